@@ -1,0 +1,216 @@
+"""Completion at an offset: keys, values, whole task roles and ports, and `$PAI_…` variables."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from . import envvars
+from .jsonc import Document, Node, node_at
+from .messages import pick
+from .model import Settings
+from .schema import description, job_schema, resolve, subschema, types_of
+
+
+@dataclass(slots=True)
+class Completion:
+    label: str
+    kind: str  # "property" | "value" | "snippet" | "variable"
+    insert: str  # snippet text (LSP snippet syntax)
+    start: int  # range the insert replaces
+    end: int
+    detail: str = ""
+    documentation: str = ""
+    filter: str = ""  # what the client matches typed text against, when not the label
+
+
+ROLE_SNIPPET = (
+    '{\n\t"name": "${1:worker}",\n\t"taskNumber": ${2:1},\n\t"cpuNumber": ${3:1},\n\t"memoryMB": ${4:8192},\n'
+    '\t"gpuNumber": ${5:0},\n\t"command": "${6:python train.py}"\n}'
+)
+PORT_SNIPPET = '{"label": "${1:jupyter}", "beginAt": ${2:0}, "portNumber": ${3:1}}'
+_WORD = re.compile(r"[\w$.~-]*\Z")
+
+
+def complete(doc: Document, offset: int, settings: Settings = Settings()) -> list[Completion]:
+    text = doc.text
+    root_schema = job_schema(settings.dialect)
+    node = node_at(doc.root, offset)
+    if node is not None and node.type == "string" and node.start < offset and (offset < node.end or _unterminated(text, node)):
+        return _in_string(doc, node, offset, settings, root_schema)
+    container, in_key_position = _container_at(doc, offset)
+    if container is None:
+        return []
+    path = container.path()
+    schema = subschema(root_schema, path)
+    if schema is None:
+        return []
+    word_start = offset - len(_WORD.search(text, 0, offset).group(0))
+    if container.type == "object" and in_key_position:
+        return _keys(container, schema, settings, word_start, offset, quoted=False, root=root_schema)
+    if container.type == "object":
+        prop = _property_before(container, offset)
+        if prop is None or prop.key is None:
+            return []
+        return _values(subschema(root_schema, path + [prop.key.value]), settings, word_start, offset, prop.key.value)
+    if container.type == "array":
+        item = resolve(schema.get("items"), root_schema) if isinstance(schema.get("items"), dict) else None
+        return _items(item, path, settings, word_start, offset)
+    return []
+
+
+def _unterminated(text: str, node: Node) -> bool:
+    return node.end - node.start < 2 or text[node.end - 1] != '"'
+
+
+def _container_at(doc: Document, offset: int) -> tuple[Node | None, bool]:
+    """Innermost object/array around `offset`, and whether a key is expected there."""
+    node = node_at(doc.root, offset, include_end=False) or (doc.root if doc.root and offset >= doc.root.end else None)
+    while node is not None and node.type not in ("object", "array"):
+        node = node.parent
+    if node is None:
+        return None, False
+    if node.start == offset:  # before the opening bracket: the parent is the container
+        parent = node.parent
+        while parent is not None and parent.type not in ("object", "array"):
+            parent = parent.parent
+        node = parent if parent is not None else node
+    if node.type != "object":
+        return node, False
+    # In an object, a key is expected unless the nearest ':' after the last ',' or '{' is before us.
+    prop = _property_before(node, offset)
+    if prop is None:
+        return node, True
+    if prop.colon >= 0 and prop.colon < offset and (prop.value_node is None or offset <= prop.value_node.end):
+        between = doc.text[prop.value_node.end:offset] if prop.value_node is not None else ""
+        return node, "," in between
+    return node, True
+
+
+def _property_before(obj: Node, offset: int) -> Node | None:
+    found = None
+    for prop in obj.children:
+        if prop.start < offset:
+            found = prop
+    return found
+
+
+def _keys(obj: Node, schema: dict, settings: Settings, start: int, end: int, quoted: bool, root: dict) -> list[Completion]:
+    present = {p.key.value for p in obj.properties() if p.key is not None and not (p.key.start <= end <= p.key.end)}
+    out = []
+    for name, prop_schema in (schema.get("properties") or {}).items():
+        if name in present or name == "$schema":
+            continue
+        prop_schema = resolve(prop_schema, root) or {}
+        value = _value_snippet(prop_schema)
+        insert = f'"{name}": {value}'
+        out.append(Completion(name, "property", insert, start, end, _detail(prop_schema), description(prop_schema, settings.locale)))
+    return out
+
+
+def _value_snippet(schema: dict) -> str:
+    kinds = types_of(schema)
+    default = schema.get("default")
+    if "string" in kinds:
+        return f'"${{1:{_escape(default) if isinstance(default, str) else ""}}}"'
+    if "integer" in kinds or "number" in kinds:
+        return f"${{1:{default if isinstance(default, int) else 1}}}"
+    if "boolean" in kinds:
+        return "${1|false,true|}"
+    if "array" in kinds:
+        return "[$1]"
+    if "object" in kinds:
+        return "{$1}"
+    return "$1"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("$", "\\$").replace("}", "\\}")
+
+
+def _detail(schema: dict) -> str:
+    kinds = "|".join(types_of(schema))
+    if "default" in schema:
+        return f"{kinds} = {json.dumps(schema['default'])}"
+    return kinds
+
+
+def _values(schema: dict | None, settings: Settings, start: int, end: int, key: str) -> list[Completion]:
+    if schema is None:
+        return []
+    out = []
+    kinds = types_of(schema)
+    for value in schema.get("enum", []):
+        out.append(Completion(json.dumps(value), "value", json.dumps(value), start, end))
+    if "boolean" in kinds:
+        out += [Completion(v, "value", v, start, end) for v in ("true", "false")]
+    if "null" in kinds:
+        out.append(Completion("null", "value", "null", start, end))
+    if "default" in schema and schema["default"] not in (None, "", []) and not isinstance(schema["default"], bool):
+        text = json.dumps(schema["default"])
+        out.append(Completion(text, "value", text, start, end, pick(settings.locale, "default", "默认值")))
+    for example in schema.get("examples", []):
+        text = json.dumps(example)
+        out.append(Completion(text, "value", _escape(text), start, end, pick(settings.locale, "example", "示例")))
+    if key == "taskRoles":
+        out.append(Completion("task role", "snippet", "[\n\t" + ROLE_SNIPPET.replace("\n", "\n\t") + "\n]", start, end,
+                              pick(settings.locale, "a list with one task role", "含一个任务角色的列表")))
+    if key == "portList":
+        out.append(Completion("port", "snippet", "[" + PORT_SNIPPET + "]", start, end,
+                              pick(settings.locale, "a list with one labelled port", "含一个带标签端口的列表")))
+    return out
+
+
+def _items(item_schema: dict | None, path: list, settings: Settings, start: int, end: int) -> list[Completion]:
+    if path == ["taskRoles"]:
+        return [Completion("task role", "snippet", ROLE_SNIPPET, start, end, pick(settings.locale, "a new task role", "新的任务角色"))]
+    if len(path) == 3 and path[0] == "taskRoles" and path[2] == "portList":
+        return [Completion("port", "snippet", PORT_SNIPPET, start, end, pick(settings.locale, "a labelled port", "带标签的端口"))]
+    return []
+
+
+def _in_string(doc: Document, node: Node, offset: int, settings: Settings, root: dict) -> list[Completion]:
+    parent = node.parent
+    before = doc.text[node.start + 1 : offset]
+    if parent is not None and parent.type == "property" and parent.key is node:
+        # Typing a key: `{"taskRoles": [{"na`
+        obj = parent.parent
+        schema = subschema(root, obj.path()) if obj is not None else None
+        if obj is None or schema is None:
+            return []
+        end = node.end if not _unterminated(doc.text, node) else offset
+        items = _keys(obj, schema, settings, node.start, end, quoted=True, root=root)
+        for item in items:
+            item.filter = f'"{item.label}"'
+            if parent.colon >= 0:  # the key already has a value: replace the name only
+                item.insert = f'"{item.label}"'
+        return items
+    var = re.search(r"\$\{?(PAI_\w*|P?A?I?_?)\Z", before)
+    if var is not None and parent is not None:
+        return _variables(doc, offset - len(var.group(0)), offset, settings)
+    return []
+
+
+def _variables(doc: Document, start: int, end: int, settings: Settings) -> list[Completion]:
+    items = _variable_items(doc, start, end, settings)
+    for item in items:
+        item.filter = item.insert
+    return items
+
+
+def _variable_items(doc: Document, start: int, end: int, settings: Settings) -> list[Completion]:
+    names = envvars.ConfigNames.of(doc.root.value if doc.root is not None else None)
+    out = []
+    for name, (en, zh, example) in envvars.STATIC.items():
+        out.append(Completion(name, "variable", "$" + name, start, end, pick(settings.locale, en, zh), _example(example, settings)))
+    for name, en, zh, example in envvars.generated(names)[:500]:
+        out.append(Completion(name, "variable", "$" + name, start, end, pick(settings.locale, en, zh), _example(example, settings)))
+    for name in sorted(names.job_envs):
+        if re.fullmatch(r"PAI_\w+", name):
+            out.append(Completion(name, "variable", "$" + name, start, end, "jobEnvs"))
+    return out
+
+
+def _example(example: str, settings: Settings) -> str:
+    return pick(settings.locale, "Example: ", "示例：") + f"`{example}`" if example else ""

@@ -1,0 +1,494 @@
+"""Tolerant JSON/JSONC parser that keeps exact offsets and survives half-typed text.
+
+The tree is made of `Node`s. Strict-JSON containers below the top level are read with
+the C scanner of the standard library and expanded into child nodes only when someone
+asks for them, so a 1 MB config costs little more than `json.loads` until a
+diagnostic, a completion or a hover needs a precise position inside it.
+"""
+
+from __future__ import annotations
+
+import json
+import json.scanner
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+# One token at a time; group 1 is the token without leading white space.
+_TOKEN = re.compile(
+    r"""[ \t\r\n\ufeff]*(
+        "(?:[^"\\\n\r]|\\.)*"?              # string, possibly unterminated
+      | -?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d*)?   # number (validated later)
+      | [{}\[\]:,]
+      | //[^\n]*
+      | /\*(?:.|\n)*?(?:\*/|\Z)
+      | [A-Za-z_$][\w$]*                    # true/false/null or a bare word
+      | [^\s]                                # anything else: one stray character
+    )""",
+    re.VERBOSE,
+)
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z")
+_LITERALS = {"true": True, "false": False, "null": None}
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _strict_pairs(pairs: list[tuple[str, Any]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _DuplicateKey
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+_decoder = json.JSONDecoder(object_pairs_hook=_strict_pairs, parse_constant=_no_constant)
+_scan_once = json.scanner.make_scanner(_decoder)
+
+
+@dataclass(slots=True)
+class ParseError:
+    code: str  # key into messages, e.g. "syntax.missing-comma"
+    start: int
+    end: int
+    args: dict = field(default_factory=dict)
+
+
+class Node:
+    """One JSON value, or a property (`type == "property"`: children are [key, value?])."""
+
+    __slots__ = ("type", "start", "end", "_value", "_children", "parent", "colon", "_lazy")
+
+    def __init__(self, type_: str, start: int, end: int, value: Any = None, parent: Node | None = None):
+        self.type = type_
+        self.start = start
+        self.end = end
+        self._value = value
+        self._children: list[Node] | None = None if type_ in ("object", "array", "property") else []
+        self.parent = parent
+        self.colon = -1
+        self._lazy: Document | None = None
+
+    # -- structure -------------------------------------------------------------------
+    @property
+    def children(self) -> list[Node]:
+        if self._children is None:
+            if self._lazy is not None:
+                self._lazy._expand(self)
+            else:
+                self._children = []
+        return self._children  # type: ignore[return-value]
+
+    @property
+    def key(self) -> Node | None:
+        """For a property: its key node."""
+        return self.children[0] if self.type == "property" and self.children else None
+
+    @property
+    def value_node(self) -> Node | None:
+        """For a property: its value node, if one was typed."""
+        if self.type == "property" and len(self.children) > 1:
+            return self.children[1]
+        return None
+
+    @property
+    def value(self) -> Any:
+        """The plain Python value (objects keep the last of duplicate keys)."""
+        if self.type == "object":
+            if self._value is None:
+                self._value = {
+                    p.key.value: p.value_node.value
+                    for p in self.children
+                    if p.key is not None and p.value_node is not None
+                }
+            return self._value
+        if self.type == "array":
+            if self._value is None:
+                self._value = [c.value for c in self.children]
+            return self._value
+        if self.type == "property":
+            v = self.value_node
+            return v.value if v is not None else None
+        return self._value
+
+    def properties(self) -> Iterator[Node]:
+        if self.type == "object":
+            yield from self.children
+
+    def get(self, key: str) -> Node | None:
+        """Value node of `key` in an object (the last one when duplicated)."""
+        found = None
+        for prop in self.properties():
+            if prop.key is not None and prop.key.value == key:
+                found = prop.value_node
+        return found
+
+    def get_property(self, key: str) -> Node | None:
+        found = None
+        for prop in self.properties():
+            if prop.key is not None and prop.key.value == key:
+                found = prop
+        return found
+
+    def path(self) -> list[str | int]:
+        """JSON path from the root to this node."""
+        out: list[str | int] = []
+        node: Node | None = self
+        while node is not None and node.parent is not None:
+            parent = node.parent
+            if parent.type == "property":
+                if parent.key is not None:
+                    out.append(parent.key.value)
+                node = parent.parent
+                continue
+            if parent.type == "array":
+                out.append(parent.children.index(node))
+            node = parent
+        out.reverse()
+        return out
+
+    def __repr__(self) -> str:
+        return f"Node({self.type}, {self.start}, {self.end})"
+
+
+class Document:
+    """The parse of one text: a root node (or None), syntax errors and comments."""
+
+    def __init__(self, text: str, lazy: bool = True):
+        self.text = text
+        self.errors: list[ParseError] = []
+        self.comments: list[tuple[int, int]] = []
+        self._lazy_enabled = lazy
+        self._pos = 0
+        self._peeked: tuple[str, int, int] | None = None
+        self._eof_reported = False
+        self.root = self._parse_root()
+
+    # -- tokens ----------------------------------------------------------------------
+    def _next(self) -> tuple[str, int, int]:
+        """(token text, start, end); ("", len, len) at the end of the text."""
+        if self._peeked is not None:
+            tok, self._peeked = self._peeked, None
+            return tok
+        text = self.text
+        while True:
+            m = _TOKEN.match(text, self._pos)
+            if m is None:
+                self._pos = len(text)
+                return ("", len(text), len(text))
+            start, end = m.span(1)
+            self._pos = end
+            tok = m.group(1)
+            if tok[0] == "/" and len(tok) > 1 and tok[1] in "/*":
+                self.comments.append((start, end))
+                if tok[1] == "*" and (len(tok) < 4 or not tok.endswith("*/")):
+                    self.errors.append(ParseError("syntax.unterminated-comment", start, end))
+                self.errors.append(ParseError("syntax.comment", start, end))
+                continue
+            return (tok, start, end)
+
+    def _peek(self) -> tuple[str, int, int]:
+        if self._peeked is None:
+            self._peeked = self._next()
+        return self._peeked
+
+    def _error(self, code: str, start: int, end: int, **args: Any) -> None:
+        # Report one error per place, and one for running out of text: recovery must not cascade.
+        if self._pos >= len(self.text) and self._peeked is not None and not self._peeked[0]:
+            if self._eof_reported:
+                return
+            self._eof_reported = True
+        if self.errors and self.errors[-1].start == start and self.errors[-1].code.startswith("syntax.") \
+                and self.errors[-1].code != "syntax.comment":
+            return
+        self.errors.append(ParseError(code, start, end, args))
+
+    # -- grammar ---------------------------------------------------------------------
+    def _parse_root(self) -> Node | None:
+        tok, start, end = self._peek()
+        if not tok:
+            self._error("syntax.empty", 0, 0)
+            return None
+        root = self._value(None, depth=0)
+        tok, start, end = self._peek()
+        while tok:
+            self._next()
+            self._error("syntax.trailing-content", start, end)
+            # Skip the rest; a second top-level value is never meaningful.
+            tok, start, end = self._peek()
+            if tok:
+                self._pos = len(self.text)
+                self._peeked = None
+                break
+        return root
+
+    def _value(self, parent: Node | None, depth: int) -> Node | None:
+        tok, start, end = self._peek()
+        c = tok[:1]
+        if c in ("{", "[") and depth >= 2 and self._lazy_enabled:
+            node = self._try_lazy(parent, start)
+            if node is not None:
+                return node
+        if c == "{":
+            self._next()
+            return self._object(parent, start, depth)
+        if c == "[":
+            self._next()
+            return self._array(parent, start, depth)
+        if c == '"':
+            self._next()
+            return self._string(parent, tok, start, end)
+        if c == "-" or c == "." or c.isdigit():
+            self._next()
+            if not _NUMBER.match(tok):
+                self._error("syntax.invalid-number", start, end, text=tok)
+                try:
+                    return Node("number", start, end, float(tok), parent)
+                except ValueError:
+                    return Node("number", start, end, 0, parent)
+            return Node("number", start, end, json.loads(tok), parent)
+        if tok in _LITERALS:
+            self._next()
+            kind = "null" if tok == "null" else "boolean"
+            return Node(kind, start, end, _LITERALS[tok], parent)
+        if c and (c.isalpha() or c in "_$"):
+            # A bare word such as True, None or an unquoted string: keep it as a string.
+            self._next()
+            self._error("syntax.bare-word", start, end, text=tok)
+            return Node("string", start, end, tok, parent)
+        self._error("syntax.expected-value", start, end if tok else start)
+        return None
+
+    def _try_lazy(self, parent: Node | None, start: int) -> Node | None:
+        try:
+            value, end = _scan_once(self.text, start)
+        except (ValueError, StopIteration, _DuplicateKey, RecursionError):
+            return None
+        node = Node("object" if isinstance(value, dict) else "array", start, end, value, parent)
+        node._lazy = self
+        self._pos = end
+        self._peeked = None
+        return node
+
+    def _expand(self, node: Node) -> None:
+        """Parse the children of a lazily scanned container (strict JSON, so no errors)."""
+        saved = (self._pos, self._peeked, self._lazy_enabled)
+        self._pos, self._peeked, self._lazy_enabled = node.start, None, False
+        node._lazy = None
+        fresh = self._value(node.parent, depth=0)
+        self._pos, self._peeked, self._lazy_enabled = saved
+        node._children = fresh.children if fresh is not None else []
+        for child in node._children:
+            child.parent = node
+
+    def _string(self, parent: Node | None, tok: str, start: int, end: int) -> Node:
+        if len(tok) < 2 or not tok.endswith('"') or tok.endswith('\\"') and _odd_backslashes(tok):
+            self._error("syntax.unterminated-string", start, end)
+            body = tok[1:]
+        else:
+            body = tok[1:-1]
+        if "\\" in body:
+            try:
+                value = json.loads('"' + body + '"')
+            except ValueError:
+                self._error("syntax.invalid-escape", start, end)
+                value = body
+        else:
+            value = body
+        return Node("string", start, end, value, parent)
+
+    def _object(self, parent: Node | None, start: int, depth: int) -> Node:
+        node = Node("object", start, start + 1, None, parent)
+        node._children = []
+        seen: dict[str, Node] = {}
+        expect_member = True
+        last_comma = -1
+        while True:
+            tok, tstart, tend = self._peek()
+            if tok == "}":
+                self._next()
+                if last_comma >= 0 and expect_member:
+                    self._error("syntax.trailing-comma", last_comma, last_comma + 1)
+                node.end = tend
+                return node
+            if not tok or tok in ("]",):
+                self._error("syntax.unclosed-object", start, start + 1)
+                node.end = node._children[-1].end if node._children else start + 1
+                return node
+            if tok == ",":
+                self._next()
+                if expect_member:
+                    self._error("syntax.expected-property", tstart, tend)
+                expect_member = True
+                last_comma = tstart
+                continue
+            if not expect_member:
+                prev_end = node._children[-1].end if node._children else tstart
+                self._error("syntax.missing-comma", prev_end, prev_end)
+            expect_member = False
+            last_comma = -1
+            prop = self._property(node, depth)
+            if prop is None:
+                continue
+            node._children.append(prop)
+            node.end = prop.end
+            key = prop.key
+            if key is not None and key.value in seen:
+                self.errors.append(ParseError("syntax.duplicate-key", key.start, key.end, {"key": key.value}))
+            elif key is not None:
+                seen[key.value] = prop
+
+    def _property(self, obj: Node, depth: int) -> Node | None:
+        tok, start, end = self._peek()
+        c = tok[:1]
+        if c == '"':
+            self._next()
+            key = self._string(None, tok, start, end)
+        elif c.isalpha() or c in "_$":
+            self._next()
+            self._error("syntax.unquoted-key", start, end, text=tok)
+            key = Node("string", start, end, tok)
+        else:
+            # Not a key: skip one token (or a whole container) and go on.
+            self._error("syntax.expected-property", start, end)
+            if c in ("{", "["):
+                self._value(None, depth + 1)
+            else:
+                self._next()
+            return None
+        prop = Node("property", start, end, None, obj)
+        prop._children = [key]
+        key.parent = prop
+        tok, cstart, cend = self._peek()
+        if tok == ":":
+            self._next()
+            prop.colon = cstart
+            prop.end = cend
+        else:
+            self._error("syntax.missing-colon", key.end, key.end)
+            # Recover when a value follows on the same line: `"a" 1`.
+            if not tok or tok in (",", "}", "]") or tok[:1] == '"' and self._newline_between(key.end, cstart):
+                return prop
+        tok, vstart, vend = self._peek()
+        if not tok or tok in (",", "}", "]"):
+            self._error("syntax.expected-value", prop.end, prop.end if not tok else vstart)
+            return prop
+        # A key on the next line means the value was never typed: `"a":\n "b": 1`.
+        if tok[:1] == '"' and self._newline_between(prop.end, vstart):
+            after = _TOKEN.match(self.text, vend)
+            if after is not None and after.group(1) == ":":
+                self._error("syntax.expected-value", prop.end, prop.end)
+                return prop
+        value = self._value(prop, depth + 1)
+        if value is not None:
+            prop._children.append(value)
+            prop.end = value.end
+        return prop
+
+    def _newline_between(self, a: int, b: int) -> bool:
+        return "\n" in self.text[a:b]
+
+    def _array(self, parent: Node | None, start: int, depth: int) -> Node:
+        node = Node("array", start, start + 1, None, parent)
+        node._children = []
+        expect_item = True
+        last_comma = -1
+        while True:
+            tok, tstart, tend = self._peek()
+            if tok == "]":
+                self._next()
+                if last_comma >= 0 and expect_item:
+                    self._error("syntax.trailing-comma", last_comma, last_comma + 1)
+                node.end = tend
+                return node
+            if not tok or tok == "}":
+                self._error("syntax.unclosed-array", start, start + 1)
+                node.end = node._children[-1].end if node._children else start + 1
+                return node
+            if tok == ",":
+                self._next()
+                if expect_item:
+                    self._error("syntax.expected-value", tstart, tend)
+                expect_item = True
+                last_comma = tstart
+                continue
+            if tok == ":":
+                self._next()
+                self._error("syntax.expected-value", tstart, tend)
+                continue
+            if not expect_item:
+                prev_end = node._children[-1].end if node._children else tstart
+                self._error("syntax.missing-comma", prev_end, prev_end)
+            expect_item = False
+            last_comma = -1
+            item = self._value(node, depth + 1)
+            if item is None:
+                self._next()  # guarantee progress past the bad token
+                continue
+            node._children.append(item)
+            node.end = item.end
+
+
+def _odd_backslashes(tok: str) -> bool:
+    """True when the final quote of `tok` is escaped."""
+    count = 0
+    i = len(tok) - 2
+    while i >= 0 and tok[i] == "\\":
+        count += 1
+        i -= 1
+    return count % 2 == 1
+
+
+def parse(text: str, lazy: bool = True) -> Document:
+    return Document(text, lazy=lazy)
+
+
+def node_at(root: Node | None, offset: int, include_end: bool = True) -> Node | None:
+    """Innermost node whose range contains `offset`."""
+    node = root
+    if node is None or not (node.start <= offset < node.end or include_end and offset == node.end):
+        return None
+    while True:
+        for child in node.children:
+            if child.start <= offset < child.end or include_end and offset == child.end:
+                node = child
+                break
+        else:
+            return node
+
+
+def find(root: Node | None, path: list[str | int] | tuple) -> Node | None:
+    """Value node at a JSON path."""
+    node = root
+    for part in path:
+        if node is None:
+            return None
+        if isinstance(part, int):
+            if node.type != "array" or part >= len(node.children):
+                return None
+            node = node.children[part]
+        else:
+            if node.type != "object":
+                return None
+            node = node.get(part)
+    return node
+
+
+def string_offset(node: Node, text: str, index: int) -> int:
+    """Source offset of character `index` of a string node's value (escapes accounted)."""
+    raw = text[node.start + 1 : node.end]
+    if "\\" not in raw:
+        return node.start + 1 + index
+    i = 0
+    pos = 0
+    while i < index and pos < len(raw):
+        if raw[pos] == "\\" and pos + 1 < len(raw):
+            pos += 6 if raw[pos + 1] == "u" else 2
+        else:
+            pos += 1
+        i += 1
+    return node.start + 1 + pos

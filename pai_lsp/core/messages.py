@@ -1,0 +1,176 @@
+"""Every user-facing diagnostic text, in English and Simplified Chinese, with its severity.
+
+One table so that a translator (or a reviewer) sees all messages at once.
+"""
+
+from __future__ import annotations
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+
+# code: (severity, English, 简体中文). Templates use str.format fields.
+CATALOGUE: dict[str, tuple[str, str, str]] = {
+    # -- syntax ------------------------------------------------------------------------
+    "syntax.empty": (ERROR, "The file is empty: a job config is a JSON object.", "文件为空：作业配置应是一个 JSON 对象。"),
+    "syntax.missing-comma": (ERROR, "Missing comma before the next entry.", "下一项之前缺少逗号。"),
+    "syntax.missing-colon": (ERROR, "Missing ':' after the key.", "键后面缺少 ':'。"),
+    "syntax.expected-value": (ERROR, "A value is expected here.", "此处需要一个值。"),
+    "syntax.expected-property": (ERROR, "A property (\"key\": value) is expected here.", "此处需要一个属性（\"键\": 值）。"),
+    "syntax.unterminated-string": (ERROR, "This string is not closed: add the closing '\"'.", "字符串未结束：请补上结尾的 '\"'。"),
+    "syntax.invalid-escape": (ERROR, "Invalid escape sequence in this string.", "字符串中有无效的转义序列。"),
+    "syntax.invalid-number": (ERROR, "'{text}' is not a valid JSON number.", "'{text}' 不是有效的 JSON 数字。"),
+    "syntax.bare-word": (
+        ERROR,
+        "'{text}' is not a JSON value: use true, false, null, a number or a \"quoted string\".",
+        "'{text}' 不是 JSON 值：请使用 true、false、null、数字或带引号的字符串。",
+    ),
+    "syntax.unquoted-key": (ERROR, "Keys must be quoted: \"{text}\".", "键必须加引号：\"{text}\"。"),
+    "syntax.unclosed-object": (ERROR, "This '{{' is never closed: add '}}'.", "此 '{{' 没有闭合：请补上 '}}'。"),
+    "syntax.unclosed-array": (ERROR, "This '[' is never closed: add ']'.", "此 '[' 没有闭合：请补上 ']'。"),
+    "syntax.trailing-content": (ERROR, "Unexpected text after the end of the config.", "配置结束后出现多余的内容。"),
+    "syntax.unterminated-comment": (ERROR, "This comment is not closed: add '*/'.", "注释未结束：请补上 '*/'。"),
+    "syntax.comment": (
+        WARNING,
+        "Comments are fine in the editor, but the PAI server refuses them: pai strips them on submit.",
+        "编辑器中可以使用注释，但 PAI 服务器不接受：提交时 pai 会删除它们。",
+    ),
+    "syntax.trailing-comma": (
+        WARNING,
+        "Trailing comma: the PAI server refuses it; pai removes it on submit.",
+        "多余的尾随逗号：PAI 服务器不接受；提交时 pai 会删除它。",
+    ),
+    "syntax.duplicate-key": (
+        ERROR,
+        "Duplicate key \"{key}\": only the last one would count.",
+        "重复的键 \"{key}\"：只有最后一个会生效。",
+    ),
+    # -- schema ------------------------------------------------------------------------
+    "schema.type": (ERROR, "\"{field}\" must be {expected}, not {actual}.", "\"{field}\" 必须是{expected}，而不是{actual}。"),
+    "schema.type-coerced": (
+        WARNING,
+        "\"{field}\" should be {expected}: the server converts {value} for you, but other tools may not.",
+        "\"{field}\" 应该是{expected}：服务器会自动转换 {value}，但其他工具可能不会。",
+    ),
+    "schema.required": (ERROR, "Missing required field \"{missing}\".", "缺少必填字段 \"{missing}\"。"),
+    "schema.unknown-key": (
+        ERROR,
+        "Unknown key \"{key}\": the server rejects unknown keys.{hint}",
+        "未知字段 \"{key}\"：服务器会拒绝未知字段。{hint}",
+    ),
+    "schema.did-you-mean": (WARNING, " Did you mean \"{suggestion}\"?", "你是不是想写 \"{suggestion}\"？"),
+    "schema.scm-only": (
+        ERROR,
+        "\"{key}\" is an SCM extension: plain OpenPAI rejects it. If your cluster is SCM, set \"pai.cluster.kind\": \"scm\".",
+        "\"{key}\" 是 SCM 扩展字段：普通 OpenPAI 会拒绝它。如果你的集群是 SCM，请设置 \"pai.cluster.kind\": \"scm\"。",
+    ),
+    "schema.minimum": (ERROR, "\"{field}\" must be at least {limit}, not {value}.", "\"{field}\" 不能小于 {limit}，当前为 {value}。"),
+    "schema.maximum": (ERROR, "\"{field}\" must be at most {limit}, not {value}.", "\"{field}\" 不能大于 {limit}，当前为 {value}。"),
+    "schema.min-length": (ERROR, "\"{field}\" must not be empty.", "\"{field}\" 不能为空。"),
+    "schema.min-items": (ERROR, "\"{field}\" needs at least {limit} entry.", "\"{field}\" 至少需要 {limit} 项。"),
+    "schema.pattern": (ERROR, "\"{value}\" is not a valid {field}: it {explanation}.", "\"{value}\" 不是有效的 {field}：{explanation}。"),
+    "schema.key-pattern": (ERROR, "Key \"{key}\" is not allowed here.", "此处不允许使用键 \"{key}\"。"),
+    "schema.deprecated": (WARNING, "\"{field}\" is obsolete. {doc}", "\"{field}\" 已废弃。{doc}"),
+    "schema.other": (ERROR, "{detail}", "{detail}"),
+    # -- semantic checks no schema expresses -------------------------------------------
+    "semantic.duplicate-role": (
+        ERROR,
+        "Task role \"{name}\" is defined twice: the server keys roles by name, so one would silently replace the other.",
+        "任务角色 \"{name}\" 被定义了两次：服务器按名称区分角色，其中一个会被悄悄覆盖。",
+    ),
+    "semantic.min-count-exceeds-tasks": (
+        ERROR,
+        "{field} is {value} but this role has only {tasks} task(s): the server refuses this "
+        "(minFailedTaskCount or minSucceededTaskCount should not be greater than tasks number).",
+        "{field} 为 {value}，但此角色只有 {tasks} 个任务：服务器会拒绝"
+        "（minFailedTaskCount 或 minSucceededTaskCount 不能大于任务数）。",
+    ),
+    "semantic.shm-exceeds-memory": (
+        ERROR,
+        "shmMB ({shm}) is larger than memoryMB ({memory}{default_note}): shared memory is part of the task's memory.",
+        "shmMB（{shm}）大于 memoryMB（{memory}{default_note}）：共享内存属于任务内存的一部分。",
+    ),
+    "semantic.duplicate-port-label": (
+        ERROR,
+        "Port label \"{label}\" is listed twice in this role.",
+        "端口标签 \"{label}\" 在此角色中出现了两次。",
+    ),
+    "semantic.unknown-variable": (
+        WARNING,
+        "${name} is not a variable PAI sets: it will be empty.{hint}",
+        "${name} 不是 PAI 设置的环境变量：它的值将为空。{hint}",
+    ),
+    "semantic.undefined-role": (
+        WARNING,
+        "${name} refers to task role \"{role}\", which this config does not define (roles: {known}).",
+        "${name} 引用了任务角色 \"{role}\"，但此配置中没有定义它（已有角色：{known}）。",
+    ),
+    "semantic.undefined-task-index": (
+        WARNING,
+        "${name} refers to task {index} of role \"{role}\", which has only {count} task(s) (indices 0–{last}).",
+        "${name} 引用了角色 \"{role}\" 的第 {index} 个任务，但该角色只有 {count} 个任务（序号 0–{last}）。",
+    ),
+    "semantic.undefined-port-label": (
+        WARNING,
+        "${name} refers to port label \"{label}\", which no portList in this config defines (labels: {known}).",
+        "${name} 引用了端口标签 \"{label}\"，但此配置的 portList 中没有定义它（已有标签：{known}）。",
+    ),
+    "semantic.not-substituted": (
+        WARNING,
+        "${name} is not replaced in {field}: the server replaces only $PAI_DEFAULT_FS_URI, $PAI_JOB_NAME and "
+        "$PAI_USER_NAME there.",
+        "{field} 中的 ${name} 不会被替换：服务器只替换 $PAI_DEFAULT_FS_URI、$PAI_JOB_NAME 和 $PAI_USER_NAME。",
+    ),
+}
+
+# Words used inside messages.
+TYPE_NAMES: dict[str, tuple[str, str]] = {
+    "string": ("a string", "字符串"),
+    "integer": ("an integer", "整数"),
+    "number": ("a number", "数字"),
+    "boolean": ("true or false", "布尔值（true 或 false）"),
+    "null": ("null", "null"),
+    "object": ("an object", "对象"),
+    "array": ("a list", "列表"),
+}
+NONE_WORD = ("none", "无")
+
+
+def is_chinese(locale: str | None) -> bool:
+    return bool(locale) and locale.lower().replace("_", "-").startswith("zh")
+
+
+def pick(locale: str | None, en: str, zh: str) -> str:
+    return zh if is_chinese(locale) else en
+
+
+def severity(code: str) -> str:
+    return CATALOGUE[code][0]
+
+
+def render(code: str, locale: str | None, **args: object) -> str:
+    _, en, zh = CATALOGUE[code]
+    template = zh if is_chinese(locale) else en
+    try:
+        return template.format(**args)
+    except (KeyError, IndexError):
+        return template
+
+
+def type_name(kind: str, locale: str | None) -> str:
+    en, zh = TYPE_NAMES.get(kind, (kind, kind))
+    return pick(locale, en, zh)
+
+
+def json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"

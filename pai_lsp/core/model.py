@@ -1,0 +1,83 @@
+"""Plain data the core hands to the language server and the CLI. Offsets are indices into the text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    title: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    start: int
+    end: int
+    code: str
+    severity: str  # "error" | "warning" | "info"
+    message: str
+    fixes: list[Fix] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the workspace says about the cluster and the user."""
+
+    dialect: str = "openpai"  # "openpai" | "scm"
+    locale: str | None = None
+
+
+class LineIndex:
+    """Offsets <-> (line, column), columns in code points or, for LSP, UTF-16 units."""
+
+    def __init__(self, text: str):
+        self.text = text
+        starts = [0]
+        find = text.find
+        pos = find("\n")
+        while pos >= 0:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        self.starts = starts
+
+    def line_of(self, offset: int) -> int:
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def position(self, offset: int, utf16: bool = True) -> tuple[int, int]:
+        offset = max(0, min(offset, len(self.text)))
+        line = self.line_of(offset)
+        prefix = self.text[self.starts[line] : offset]
+        if utf16 and not prefix.isascii():
+            return line, len(prefix.encode("utf-16-le")) // 2
+        return line, len(prefix)
+
+    def offset(self, line: int, column: int, utf16: bool = True) -> int:
+        if line >= len(self.starts):
+            return len(self.text)
+        start = self.starts[max(line, 0)]
+        end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
+        text = self.text[start:end]
+        if utf16 and not text.isascii():
+            units = 0
+            for i, ch in enumerate(text):
+                if units >= column:
+                    return start + i
+                units += 2 if ord(ch) > 0xFFFF else 1
+            return end
+        return start + min(max(column, 0), len(text))

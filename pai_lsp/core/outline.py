@@ -1,0 +1,131 @@
+"""Document structure: symbols (job → task roles → ports), folding ranges, formatting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .jsonc import _TOKEN, Document, Node
+
+
+@dataclass(slots=True)
+class Symbol:
+    name: str
+    kind: str  # "job" | "role" | "port"
+    start: int
+    end: int
+    select_start: int
+    select_end: int
+    detail: str = ""
+    children: list[Symbol] = field(default_factory=list)
+
+
+def symbols(doc: Document) -> list[Symbol]:
+    root = doc.root
+    if root is None or root.type != "object":
+        return []
+    job_name = root.get("jobName")
+    name = job_name.value if job_name is not None and isinstance(job_name.value, str) and job_name.value else "job"
+    sel = job_name or root
+    job = Symbol(name, "job", root.start, root.end, sel.start, sel.end, str(root.get("image").value if root.get("image") else ""))
+    roles = root.get("taskRoles")
+    for role in roles.children if roles is not None and roles.type == "array" else []:
+        if role.type != "object":
+            continue
+        role_name = role.get("name")
+        label = role_name.value if role_name is not None and isinstance(role_name.value, str) else "?"
+        tasks = role.get("taskNumber")
+        rsel = role_name or role
+        symbol = Symbol(label, "role", role.start, role.end, rsel.start, rsel.end, f"× {tasks.value}" if tasks is not None else "")
+        ports = role.get("portList")
+        for port in ports.children if ports is not None and ports.type == "array" else []:
+            port_label = port.get("label") if port.type == "object" else None
+            if port_label is not None:
+                symbol.children.append(Symbol(str(port_label.value), "port", port.start, port.end, port_label.start, port_label.end))
+        job.children.append(symbol)
+    return [job]
+
+
+def folding_ranges(doc: Document) -> list[tuple[int, int, str]]:
+    """(start offset, end offset, kind) of each multi-line object, array or block comment."""
+    text = doc.text
+    out: list[tuple[int, int, str]] = []
+
+    def walk(node: Node) -> None:
+        if node.type in ("object", "array"):
+            if "\n" in text[node.start : node.end]:
+                out.append((node.start, node.end, "region"))
+            for child in node.children:
+                walk(child)
+        elif node.type == "property" and node.value_node is not None:
+            walk(node.value_node)
+
+    if doc.root is not None:
+        walk(doc.root)
+    for start, end in doc.comments:
+        if "\n" in text[start:end]:
+            out.append((start, end, "comment"))
+    return out
+
+
+def format_text(doc: Document, indent: str = "  ") -> str | None:
+    """The document pretty-printed with comments and single blank lines kept; trailing commas
+    dropped (the server refuses them). None when the text has syntax errors: formatting must
+    never lose or move what the user typed in a way they cannot see."""
+    if any(e.code not in ("syntax.comment", "syntax.trailing-comma") for e in doc.errors):
+        return None
+    tokens = _tokens(doc.text)
+    out: list[str] = []
+    depth = 0
+    pending = False  # a line break is due before the next token
+    prev = ""
+    for i, (tok, newlines) in enumerate(tokens):
+        comment = tok.startswith("/")
+        if tok in ("}", "]"):
+            depth -= 1
+            pending = prev not in ("{", "[")
+        if comment and newlines == 0 and out:
+            out.append(("" if out[-1].endswith(" ") else " ") + tok)
+            pending = pending or tok.startswith("//")
+            prev = tok
+            continue
+        if pending or (comment and out):
+            while out and out[-1] == " ":
+                out.pop()
+            out.append("\n\n" if newlines > 1 else "\n")
+            out.append(indent * depth)
+            pending = False
+        elif prev.startswith("/*") and tok not in (",", ":"):
+            out.append(" ")
+        out.append(tok)
+        nxt = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+        if tok in ("{", "["):
+            depth += 1
+            pending = nxt not in ("}", "]")
+        elif tok == ",":
+            pending = True
+        elif tok == ":":
+            out.append(" ")
+        elif comment:
+            pending = True
+        prev = tok
+    return "".join(out) + "\n"
+
+
+def _tokens(text: str) -> list[tuple[str, int]]:
+    """(token, newlines before it), trailing commas removed."""
+    raw: list[tuple[str, int]] = []
+    pos = 0
+    while True:
+        m = _TOKEN.match(text, pos)
+        if m is None or m.start(1) == m.end(1):
+            break
+        raw.append((m.group(1), text.count("\n", pos, m.start(1))))
+        pos = m.end(1)
+    out = []
+    for i, (tok, newlines) in enumerate(raw):
+        if tok == ",":
+            following = next((t for t, _ in raw[i + 1 :] if not t.startswith("/")), "")
+            if following in ("}", "]", ""):
+                continue
+        out.append((tok, newlines))
+    return out

@@ -1,0 +1,102 @@
+"""The job schema, per cluster dialect, and navigation inside it for completion and hover."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .messages import pick
+
+DIALECTS = ("openpai", "scm")
+SCHEMA_FILE = "pai-job-v1.schema.json"
+
+
+def schema_path() -> Path:
+    """Where the schema lives: inside an installed wheel, or at the root of a checkout."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here / "schemas" / SCHEMA_FILE, here.parent / "schemas" / SCHEMA_FILE):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(SCHEMA_FILE)
+
+
+@lru_cache(maxsize=1)
+def raw_schema() -> dict:
+    return json.loads(schema_path().read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=len(DIALECTS))
+def job_schema(dialect: str = "openpai") -> dict:
+    """The schema for one dialect: keys of other dialects are removed, so they are unknown keys."""
+    schema = copy.deepcopy(raw_schema())
+
+    def prune(node: Any) -> None:
+        if isinstance(node, dict):
+            props = node.get("properties")
+            if isinstance(props, dict):
+                for key in [k for k, v in props.items() if v.get("x-dialect", dialect) != dialect]:
+                    del props[key]
+            for value in node.values():
+                prune(value)
+        elif isinstance(node, list):
+            for value in node:
+                prune(value)
+
+    prune(schema)
+    return schema
+
+
+def dialect_keys(dialect: str) -> dict[str, str]:
+    """Keys that exist only in some other dialect: name -> that dialect."""
+    out: dict[str, str] = {}
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, sub in (node.get("properties") or {}).items():
+                if sub.get("x-dialect", dialect) != dialect:
+                    out[key] = sub["x-dialect"]
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(raw_schema())
+    return out
+
+
+def resolve(schema: dict | None, root: dict) -> dict | None:
+    while schema is not None and "$ref" in schema:
+        ref = schema["$ref"]
+        target: Any = root
+        for part in ref.lstrip("#/").split("/"):
+            target = target.get(part) if isinstance(target, dict) else None
+        schema = target
+    return schema
+
+
+def subschema(root: dict, path: list[str | int] | tuple) -> dict | None:
+    """Schema of the value at a JSON path (None where the schema says nothing)."""
+    node: dict | None = resolve(root, root)
+    for part in path:
+        if node is None:
+            return None
+        if isinstance(part, int):
+            node = resolve(node.get("items"), root)
+        else:
+            node = resolve((node.get("properties") or {}).get(part), root)
+    return node
+
+
+def description(schema: dict, locale: str | None) -> str:
+    return pick(locale, schema.get("description", ""), schema.get("x-description-zh") or schema.get("description", ""))
+
+
+def types_of(schema: dict) -> list[str]:
+    kind = schema.get("type")
+    if kind is None:
+        return []
+    return kind if isinstance(kind, list) else [kind]

@@ -1,0 +1,278 @@
+"""Diagnostics for a job config: syntax, schema and the semantic checks in `semantic.py`."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from . import messages as msg
+from .jsonc import Document, Node, find, parse
+from .model import Diagnostic, Edit, Fix, Settings
+from .schema import dialect_keys, job_schema, subschema
+from .semantic import semantic_checks
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaError:
+    """A jsonschema error reduced to what a diagnostic needs (cacheable per task role)."""
+
+    kind: str
+    path: tuple
+    limit: Any
+    instance: Any
+    schema: dict
+
+
+@lru_cache(maxsize=4)
+def _validators(dialect: str) -> tuple[Draft202012Validator, Draft202012Validator]:
+    """Validators for the top level (roles left out) and for one task role."""
+    schema = job_schema(dialect)
+    top = dict(schema, properties=dict(schema["properties"]))
+    top["properties"]["taskRoles"] = dict(top["properties"]["taskRoles"], items=True)
+    role = dict(schema["$defs"]["taskRole"], **{"$defs": schema["$defs"]})
+    return Draft202012Validator(top), Draft202012Validator(role)
+
+
+# Task roles are validated one by one and remembered by their source text, so an edit in
+# one role of a 3,000-role file revalidates that role only.
+_ROLE_CACHE: OrderedDict[tuple[str, str], tuple[SchemaError, ...]] = OrderedDict()
+_ROLE_CACHE_SIZE = 20_000
+
+
+def _reduce(errors: Any, prefix: tuple = ()) -> list[SchemaError]:
+    out = []
+    for e in errors:
+        out.append(SchemaError(e.validator, prefix + tuple(e.absolute_path), e.validator_value, e.instance, e.schema))
+    return out
+
+
+def _role_errors(dialect: str, source: str, value: Any) -> tuple[SchemaError, ...]:
+    key = (dialect, source)
+    hit = _ROLE_CACHE.get(key)
+    if hit is not None:
+        _ROLE_CACHE.move_to_end(key)
+        return hit
+    errors = tuple(_reduce(_validators(dialect)[1].iter_errors(value)))
+    _ROLE_CACHE[key] = errors
+    if len(_ROLE_CACHE) > _ROLE_CACHE_SIZE:
+        _ROLE_CACHE.popitem(last=False)
+    return errors
+
+
+def schema_errors(doc: Document, dialect: str) -> list[SchemaError]:
+    value = doc.root.value if doc.root is not None else None
+    top, _ = _validators(dialect)
+    errors = _reduce(top.iter_errors(value))
+    roles = doc.root.get("taskRoles") if doc.root is not None and doc.root.type == "object" else None
+    if roles is not None and roles.type == "array":
+        items = roles.children if roles._children is not None or roles._lazy is None else None
+        values = roles.value
+        for index, role_value in enumerate(values):
+            if items is not None:
+                node = items[index]
+                source = doc.text[node.start : node.end] if not _has_comment(doc, node) else repr(role_value)
+            else:
+                source = repr(role_value)
+            for err in _role_errors(dialect, source, role_value):
+                errors.append(SchemaError(err.kind, ("taskRoles", index) + err.path, err.limit, err.instance, err.schema))
+    return errors
+
+
+def _has_comment(doc: Document, node: Node) -> bool:
+    return any(node.start <= c[0] < node.end for c in doc.comments)
+
+
+def validate(text: str, settings: Settings = Settings()) -> tuple[Document, list[Diagnostic]]:
+    doc = parse(text)
+    return doc, diagnose(doc, settings)
+
+
+def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
+    locale = settings.locale
+    out = [
+        Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args), _syntax_fixes(e.code, e.start, e.end))
+        for e in doc.errors
+    ]
+    if doc.root is None:
+        return out
+    if doc.root.type != "object":
+        out.append(_diag(doc.root.start, doc.root.end, "schema.type", locale, field="config",
+                         expected=msg.type_name("object", locale), actual=msg.type_name(doc.root.type if doc.root.type != "boolean" else "boolean", locale)))
+        return out
+    for err in schema_errors(doc, settings.dialect):
+        out.extend(_schema_diagnostics(doc, err, settings))
+    out.extend(semantic_checks(doc, settings))
+    out.sort(key=lambda d: (d.start, d.end))
+    return out
+
+
+def _syntax_fixes(code: str, start: int, end: int) -> list[Fix]:
+    if code == "syntax.missing-comma":
+        return [Fix("Insert ','", (Edit(start, start, ","),))]
+    if code == "syntax.trailing-comma":
+        return [Fix("Remove the trailing comma", (Edit(start, end, ""),))]
+    return []
+
+
+def _diag(start: int, end: int, code: str, locale: str | None, fixes: list[Fix] | None = None, **args: Any) -> Diagnostic:
+    return Diagnostic(start, end, code, msg.severity(code), msg.render(code, locale, **args), fixes or [])
+
+
+def field_name(path: tuple | list) -> str:
+    """How a path reads in a message: `memoryMB`, `taskRoles[0]`."""
+    for i in range(len(path) - 1, -1, -1):
+        if isinstance(path[i], str):
+            tail = "".join(f"[{p}]" for p in path[i + 1 :])
+            return f"{path[i]}{tail}"
+    return "config"
+
+
+def key_range(doc: Document, path: tuple | list) -> tuple[int, int]:
+    """Range of the key that holds the value at `path`, or of the value's opening bracket."""
+    node = find(doc.root, path)
+    if node is None:
+        return (0, 0)
+    parent = node.parent
+    if parent is not None and parent.type == "property" and parent.key is not None:
+        return (parent.key.start, parent.key.end)
+    return (node.start, node.start + 1)
+
+
+def _schema_diagnostics(doc: Document, err: SchemaError, settings: Settings) -> list[Diagnostic]:
+    locale = settings.locale
+    node = find(doc.root, err.path)
+    if node is None:
+        return []
+    field = field_name(err.path)
+    kind = err.kind
+    if kind == "required":
+        missing = [k for k in err.limit if isinstance(err.instance, dict) and k not in err.instance]
+        start, end = key_range(doc, err.path)
+        return [
+            _diag(start, end, "schema.required", locale, [_insert_field_fix(doc, node, name, err.schema, locale)], missing=name)
+            for name in missing
+        ]
+    if kind == "additionalProperties":
+        return _unknown_keys(doc, node, err, settings)
+    if kind == "type":
+        expected = err.limit if isinstance(err.limit, list) else [err.limit]
+        words = " / ".join(msg.type_name(t, locale) for t in expected)
+        coerced = _joi_converts(err.instance, expected)
+        if coerced:
+            return [_diag(node.start, node.end, "schema.type-coerced", locale,
+                          [Fix(f"Write {coerced}", (Edit(node.start, node.end, coerced),))],
+                          field=field, expected=words, value=doc.text[node.start:node.end])]
+        return [_diag(node.start, node.end, "schema.type", locale, field=field, expected=words,
+                      actual=msg.type_name(msg.json_type(err.instance), locale))]
+    if kind in ("minimum", "maximum"):
+        return [_diag(node.start, node.end, f"schema.{kind}", locale, field=field, limit=err.limit, value=err.instance)]
+    if kind == "minLength":
+        return [_diag(node.start, node.end, "schema.min-length", locale, field=field)]
+    if kind == "minItems":
+        return [_diag(node.start, node.end, "schema.min-items", locale, field=field, limit=err.limit)]
+    if kind == "pattern" and node.type == "object":
+        # jsonschema reports a `propertyNames` failure at the object, with the key as instance.
+        prop = next((p for p in node.properties() if p.key is not None and p.key.value == err.instance), None)
+        if prop is None or prop.key is None:
+            return []
+        return [_diag(prop.key.start, prop.key.end, "schema.key-pattern", locale, key=err.instance)]
+    if kind == "pattern":
+        explanation = err.schema.get("x-pattern-message") or {}
+        text = msg.pick(locale, explanation.get("en", f"must match {err.limit}"), explanation.get("zh", f"必须匹配 {err.limit}"))
+        fixed = _rewrite_to_pattern(str(err.instance), err.limit)
+        fixes = [Fix(f'Rename to "{fixed}"', (Edit(node.start, node.end, _quote(fixed)),))] if fixed else []
+        return [_diag(node.start, node.end, "schema.pattern", locale, fixes, value=err.instance, field=field, explanation=text)]
+    return [_diag(node.start, node.end, "schema.other", locale, detail=f"{field}: {kind} {err.limit}")]
+
+
+def _key_names(node: Node) -> set[str]:
+    return {p.key.value for p in node.properties() if p.key is not None}
+
+
+def _quote(text: str) -> str:
+    import json
+
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _joi_converts(instance: Any, expected: list[str]) -> str | None:
+    """The literal the server's Joi `convert` would turn a string into, if any."""
+    if not isinstance(instance, str):
+        return None
+    if "integer" in expected and re.fullmatch(r"\s*-?\d+\s*", instance):
+        return str(int(instance))
+    return None
+
+
+def _rewrite_to_pattern(value: str, pattern: str) -> str | None:
+    """For `^[class]+$` patterns: replace every character outside the class with '_'."""
+    m = re.fullmatch(r"\^(\[[^\]]+\])\+\$", pattern)
+    if m is None:
+        return None
+    allowed = re.compile(m.group(1))
+    fixed = "".join(ch if allowed.fullmatch(ch) else "_" for ch in value) or "job"
+    return fixed if fixed != value else None
+
+
+def _unknown_keys(doc: Document, node: Node, err: SchemaError, settings: Settings) -> list[Diagnostic]:
+    locale = settings.locale
+    known = list((err.schema.get("properties") or {}).keys())
+    other_dialect = dialect_keys(settings.dialect)
+    present = _key_names(node)
+    out = []
+    for prop in node.properties():
+        key = prop.key
+        if key is None or key.value in known:
+            continue
+        if key.value in other_dialect:
+            out.append(_diag(key.start, key.end, "schema.scm-only", locale, key=key.value))
+            continue
+        candidates = [k for k in known if k not in present and not k.startswith("$")] or known
+        suggestion = difflib.get_close_matches(key.value, candidates, n=1, cutoff=0.6)
+        if not suggestion:
+            lowered = {k.lower(): k for k in candidates}
+            suggestion = [lowered[key.value.lower()]] if key.value.lower() in lowered else []
+        hint = msg.render("schema.did-you-mean", locale, suggestion=suggestion[0]) if suggestion else ""
+        fixes = [Fix(f'Replace with "{suggestion[0]}"', (Edit(key.start, key.end, _quote(suggestion[0])),))] if suggestion else []
+        out.append(_diag(key.start, key.end, "schema.unknown-key", locale, fixes, key=key.value, hint=hint))
+    return out
+
+
+def placeholder(schema: dict | None) -> str:
+    """JSON text for a new value of this schema: its default, an example, or an empty value."""
+    import json
+
+    schema = schema or {}
+    if "default" in schema and schema["default"] not in ("", [], None):
+        return json.dumps(schema["default"])
+    kind = schema.get("type")
+    kind = kind[0] if isinstance(kind, list) else kind
+    return {"string": '""', "integer": "1", "number": "1", "boolean": "false", "array": "[]", "object": "{}"}.get(kind, "null")
+
+
+def _insert_field_fix(doc: Document, obj: Node, name: str, obj_schema: dict, locale: str | None) -> Fix:
+    """Insert `"name": placeholder` as the first property of `obj`, matching its indentation."""
+    field_schema = (obj_schema.get("properties") or {}).get(name)
+    if field_schema is not None and "$ref" in field_schema:
+        field_schema = subschema(job_schema(), [name])
+    value = placeholder(field_schema)
+    if name == "taskRoles":
+        value = '[{"name": "main", "command": ""}]'
+    first = obj.children[0] if obj.children else None
+    if first is not None:
+        line_start = doc.text.rfind("\n", 0, first.start) + 1
+        indent = doc.text[line_start : first.start]
+        if indent.strip() == "" and line_start > obj.start:
+            text = f'\n{indent}"{name}": {value},'
+        else:
+            text = f'"{name}": {value}, '
+            return Fix(f'Add "{name}"', (Edit(first.start, first.start, text),))
+    else:
+        text = f'"{name}": {value}'
+    return Fix(f'Add "{name}"', (Edit(obj.start + 1, obj.start + 1, text),))
