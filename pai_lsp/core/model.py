@@ -36,11 +36,21 @@ class Settings:
     locale: str | None = None
 
 
-class LineIndex:
-    """Offsets <-> (line, column), columns in code points or, for LSP, UTF-16 units."""
+def _units(text: str, encoding: str) -> int:
+    if text.isascii() or encoding == "utf-32":
+        return len(text)
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    return len(text.encode("utf-16-le")) // 2
 
-    def __init__(self, text: str):
+
+class LineIndex:
+    """Offsets <-> (line, column); columns count in `encoding` units ("utf-16" is the LSP default,
+    "utf-32" means code points, as a terminal shows them)."""
+
+    def __init__(self, text: str, encoding: str = "utf-16"):
         self.text = text
+        self.encoding = encoding
         starts = [0]
         find = text.find
         pos = find("\n")
@@ -59,25 +69,22 @@ class LineIndex:
                 hi = mid - 1
         return lo
 
-    def position(self, offset: int, utf16: bool = True) -> tuple[int, int]:
+    def position(self, offset: int) -> tuple[int, int]:
         offset = max(0, min(offset, len(self.text)))
         line = self.line_of(offset)
-        prefix = self.text[self.starts[line] : offset]
-        if utf16 and not prefix.isascii():
-            return line, len(prefix.encode("utf-16-le")) // 2
-        return line, len(prefix)
+        return line, _units(self.text[self.starts[line] : offset], self.encoding)
 
-    def offset(self, line: int, column: int, utf16: bool = True) -> int:
+    def offset(self, line: int, column: int) -> int:
         if line >= len(self.starts):
             return len(self.text)
         start = self.starts[max(line, 0)]
         end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
         text = self.text[start:end]
-        if utf16 and not text.isascii():
-            units = 0
-            for i, ch in enumerate(text):
-                if units >= column:
-                    return start + i
-                units += 2 if ord(ch) > 0xFFFF else 1
-            return end
-        return start + min(max(column, 0), len(text))
+        if text.isascii() or self.encoding == "utf-32":
+            return start + min(max(column, 0), len(text))
+        units = 0
+        for i, ch in enumerate(text):
+            if units >= column:
+                return start + i
+            units += _units(ch, self.encoding)
+        return end

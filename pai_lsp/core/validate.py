@@ -47,7 +47,14 @@ _ROLE_CACHE_SIZE = 20_000
 
 def _reduce(errors: Any, prefix: tuple = ()) -> list[SchemaError]:
     out = []
+    required_seen = set()
     for e in errors:
+        if e.validator == "required":
+            # jsonschema reports each missing key separately; the diagnostics list them all at once.
+            where = tuple(e.absolute_path)
+            if where in required_seen:
+                continue
+            required_seen.add(where)
         out.append(SchemaError(e.validator, prefix + tuple(e.absolute_path), e.validator_value, e.instance, e.schema))
     return out
 

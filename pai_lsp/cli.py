@@ -1,0 +1,93 @@
+"""`pai` (for people) and `pai-lsp` (for editors)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .core.model import LineIndex
+from .core.validate import validate
+from .settings import find_workspace_settings, terminal_locale, to_settings
+
+EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
+
+
+def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.stdout, err=sys.stderr) -> int:
+    """Print the editor's diagnostics for each file, one per line: `file:line:col: severity code message`."""
+    status = EXIT_OK
+    for name in paths:
+        path = Path(name)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            print(f"{name}: cannot read: no such file", file=err)
+            status = EXIT_UNREADABLE
+            continue
+        except IsADirectoryError:
+            print(f"{name}: cannot read: is a directory", file=err)
+            status = EXIT_UNREADABLE
+            continue
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else (exc.strerror or str(exc))
+            print(f"{name}: cannot read: {reason}", file=err)
+            status = EXIT_UNREADABLE
+            continue
+        settings = to_settings(find_workspace_settings(path.resolve()), locale)
+        if dialect:
+            settings = type(settings)(dialect=dialect, locale=settings.locale)
+        _, diagnostics = validate(text, settings)
+        lines = LineIndex(text, "utf-32")
+        for d in diagnostics:
+            line, col = lines.position(d.start)
+            print(f"{name}:{line + 1}:{col + 1}: {d.severity} {d.code} {d.message}", file=out)
+        if any(d.severity == "error" for d in diagnostics) and status == EXIT_OK:
+            status = EXIT_ERRORS
+    return status
+
+
+def serve_lsp(tcp: str | None) -> int:
+    from .server import server
+
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pai", description="PAI training jobs from the terminal and the editor.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p_check = sub.add_parser("check", help="check job configs and print their problems")
+    p_check.add_argument("files", nargs="+", metavar="FILE")
+    p_check.add_argument("--cluster-kind", choices=["openpai", "scm"], help="dialect to check against (default: the workspace's pai.cluster.kind)")
+    p_check.add_argument("--locale", help="message language, e.g. en or zh-CN (default: from LANG)")
+    p_lsp = sub.add_parser("lsp", help="run the language server on stdio (for editors)")
+    p_lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return check(args.files, args.cluster_kind, args.locale or terminal_locale())
+        if args.command == "lsp":
+            return serve_lsp(args.tcp)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    parser.print_help()
+    return EXIT_UNREADABLE
+
+
+def lsp_main(argv: list[str] | None = None) -> int:
+    return main(["lsp", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

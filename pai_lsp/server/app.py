@@ -1,0 +1,120 @@
+"""Server state: settings, and one cached analysis per open document version."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from ..core.jsonc import Document
+from ..core.model import Diagnostic, LineIndex, Settings
+from ..core.validate import diagnose
+from ..core.jsonc import parse
+from ..settings import find_workspace_settings, flatten, to_settings
+
+# Documents larger than this wait a moment for the next keystroke before being checked;
+# smaller ones are checked at once (a fixed debounce only slows them down).
+DEBOUNCE_BYTES = 256 * 1024
+DEBOUNCE_SECONDS = 0.02
+
+
+@dataclass
+class Analysis:
+    version: int | None
+    doc: Document
+    lines: LineIndex
+    diagnostics: list[Diagnostic]
+
+
+class PaiLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("pai-lsp", __version__)
+        self.locale: str | None = None
+        self.client_settings: dict[str, Any] = {}
+        self.analyses: dict[str, Analysis] = {}
+        self.pending: dict[str, asyncio.TimerHandle] = {}
+
+    # -- settings --------------------------------------------------------------------
+    def settings_for(self, uri: str) -> Settings:
+        values: dict[str, Any] = {}
+        path = to_fs_path(uri)
+        if path:
+            values.update(find_workspace_settings(Path(path)))
+        values.update(self.client_settings)
+        return to_settings(values, self.locale)
+
+    def update_client_settings(self, raw: Any) -> None:
+        self.client_settings = flatten(raw)
+        self.analyses.clear()
+
+    # -- analysis --------------------------------------------------------------------
+    @property
+    def encoding(self) -> str:
+        enc = str(self.workspace.position_encoding or "utf-16")
+        return enc if enc in ("utf-8", "utf-16", "utf-32") else "utf-16"
+
+    def analysis(self, uri: str) -> Analysis:
+        """The analysis of the document as it is now (computed once per version)."""
+        document = self.workspace.get_text_document(uri)
+        cached = self.analyses.get(uri)
+        if cached is not None and cached.version == document.version and cached.doc.text == document.source:
+            return cached
+        doc = parse(document.source)
+        result = Analysis(document.version, doc, LineIndex(doc.text, self.encoding), diagnose(doc, self.settings_for(uri)))
+        self.analyses[uri] = result
+        return result
+
+    def schedule_diagnostics(self, uri: str) -> None:
+        handle = self.pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        size = len(self.workspace.get_text_document(uri).source)
+        if size < DEBOUNCE_BYTES:
+            self.publish(uri)
+        else:
+            self.pending[uri] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self.publish, uri)
+
+    def publish(self, uri: str) -> None:
+        self.pending.pop(uri, None)
+        if uri not in self.workspace.text_documents:
+            return
+        result = self.analysis(uri)
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, version=result.version, diagnostics=[self.to_lsp(d, result) for d in result.diagnostics]
+            )
+        )
+
+    # -- conversions -----------------------------------------------------------------
+    def range(self, result: Analysis, start: int, end: int) -> types.Range:
+        a, b = result.lines.position(start), result.lines.position(end)
+        return types.Range(types.Position(*a), types.Position(*b))
+
+    def offset(self, result: Analysis, position: types.Position) -> int:
+        return result.lines.offset(position.line, position.character)
+
+    def to_lsp(self, d: Diagnostic, result: Analysis) -> types.Diagnostic:
+        return types.Diagnostic(
+            range=self.range(result, d.start, d.end),
+            message=d.message,
+            severity=SEVERITY[d.severity],
+            code=d.code,
+            source="pai",
+        )
+
+
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+}
+
+server = PaiLanguageServer()
+
+from . import features  # noqa: E402,F401  (registers the LSP features on `server`)

@@ -1,0 +1,174 @@
+"""One function per LSP feature, each a thin mapping of a core function to LSP types."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ..core.completion import complete
+from ..core.hover import hover
+from ..core.messages import pick
+from ..core.outline import folding_ranges, format_text, symbols
+from .app import PaiLanguageServer, server
+
+COMMANDS = {
+    "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
+    "pai.runLocally": ("Run locally", "在本机运行"),
+}
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
+    ls.locale = params.locale
+    if params.initialization_options:
+        ls.update_client_settings(params.initialization_options)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: PaiLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    if isinstance(params.settings, dict):
+        ls.update_client_settings(params.settings)
+    for uri in list(ls.workspace.text_documents):
+        ls.publish(uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: PaiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.publish(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: PaiLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.schedule_diagnostics(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: PaiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.analyses.pop(uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+COMPLETION_KIND = {
+    "property": types.CompletionItemKind.Property,
+    "value": types.CompletionItemKind.Value,
+    "snippet": types.CompletionItemKind.Snippet,
+    "variable": types.CompletionItemKind.Variable,
+}
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "$", ":"]))
+def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.CompletionList:
+    result = ls.analysis(params.text_document.uri)
+    offset = ls.offset(result, params.position)
+    items = []
+    for c in complete(result.doc, offset, ls.settings_for(params.text_document.uri)):
+        items.append(types.CompletionItem(
+            label=c.label,
+            kind=COMPLETION_KIND[c.kind],
+            detail=c.detail or None,
+            documentation=types.MarkupContent(types.MarkupKind.Markdown, c.documentation) if c.documentation else None,
+            filter_text=c.filter or None,
+            insert_text_format=types.InsertTextFormat.Snippet,
+            text_edit=types.TextEdit(ls.range(result, c.start, c.end), c.insert),
+        ))
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    result = ls.analysis(params.text_document.uri)
+    found = hover(result.doc, ls.offset(result, params.position), ls.settings_for(params.text_document.uri))
+    if found is None:
+        return None
+    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found.markdown), ls.range(result, found.start, found.end))
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+def code_actions(ls: PaiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    result = ls.analysis(uri)
+    start, end = ls.offset(result, params.range.start), ls.offset(result, params.range.end)
+    actions = []
+    for d in result.diagnostics:
+        if d.end < start or d.start > end:
+            continue
+        for fix in d.fixes:
+            edits = [types.TextEdit(ls.range(result, e.start, e.end), e.text) for e in fix.edits]
+            actions.append(types.CodeAction(
+                title=fix.title,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[ls.to_lsp(d, result)],
+                is_preferred=len(d.fixes) == 1,
+                edit=types.WorkspaceEdit(changes={uri: edits}),
+            ))
+    return actions
+
+
+SYMBOL_KIND = {"job": types.SymbolKind.Module, "role": types.SymbolKind.Class, "port": types.SymbolKind.Field}
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    result = ls.analysis(params.text_document.uri)
+
+    def convert(s) -> types.DocumentSymbol:
+        return types.DocumentSymbol(
+            name=s.name, kind=SYMBOL_KIND[s.kind], detail=s.detail or None,
+            range=ls.range(result, s.start, s.end), selection_range=ls.range(result, s.select_start, s.select_end),
+            children=[convert(c) for c in s.children],
+        )
+
+    return [convert(s) for s in symbols(result.doc)]
+
+
+@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
+    result = ls.analysis(params.text_document.uri)
+    out = []
+    for start, end, kind in folding_ranges(result.doc):
+        a, b = result.lines.line_of(start), result.lines.line_of(end)
+        if b > a:
+            out.append(types.FoldingRange(start_line=a, end_line=b - 1 if kind == "region" else b,
+                                          kind=types.FoldingRangeKind.Comment if kind == "comment" else types.FoldingRangeKind.Region))
+    return out
+
+
+@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) -> list[types.TextEdit]:
+    result = ls.analysis(params.text_document.uri)
+    indent = "\t" if not params.options.insert_spaces else " " * params.options.tab_size
+    formatted = format_text(result.doc, indent)
+    if formatted is None or formatted == result.doc.text:
+        return []
+    return [types.TextEdit(ls.range(result, 0, len(result.doc.text)), formatted)]
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    result = ls.analysis(params.text_document.uri)
+    root = result.doc.root
+    prop = root.get_property("jobName") if root is not None and root.type == "object" else None
+    if prop is None:
+        return []
+    where = ls.range(result, prop.start, prop.start)
+    return [
+        types.CodeLens(range=where, command=types.Command(pick(ls.locale, en, zh), name, [params.text_document.uri]))
+        for name, (en, zh) in COMMANDS.items()
+    ]
+
+
+def _not_yet(ls: PaiLanguageServer, name: str) -> dict:
+    text = pick(ls.locale, f"{COMMANDS[name][0]}: not available yet (the job daemon is not part of this version).",
+                f"{COMMANDS[name][1]}：暂不可用（此版本尚未包含作业守护进程）。")
+    ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, text))
+    return {"ok": False, "message": text}
+
+
+@server.command("pai.submitJob")
+def submit_job(ls: PaiLanguageServer, *args) -> dict:
+    return _not_yet(ls, "pai.submitJob")
+
+
+@server.command("pai.runLocally")
+def run_locally(ls: PaiLanguageServer, *args) -> dict:
+    return _not_yet(ls, "pai.runLocally")
