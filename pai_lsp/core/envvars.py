@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any
 
 VARIABLE = re.compile(r"\$\{?(PAI_[A-Za-z0-9_]*)\}?")
 
@@ -180,14 +181,14 @@ def _table(roles: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, tuple[T
 def _explain(name: str, shaped: list[tuple[Template, re.Match[str]]], names: ConfigNames) -> Resolution:
     """The name has the shape of a generated variable but does not fit this config: say why."""
     known_roles = ", ".join(names.roles) or "—"
-    for template, m in shaped:
+    for _template, m in shaped:
         groups = m.groupdict()
         role = groups.get("role")
         if role is not None and role in names.roles and "index" in groups:
             count = names.roles[role]
             return Resolution(problem="semantic.undefined-task-index", args={
                 "role": role, "index": groups["index"], "count": count, "last": max(count - 1, 0)})
-    for template, m in shaped:
+    for _template, m in shaped:
         groups = m.groupdict()
         if "label" in groups and (groups.get("role") is None or groups["role"] in names.roles):
             return Resolution(problem="semantic.undefined-port-label", args={

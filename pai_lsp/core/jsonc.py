@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import json.scanner
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 # One token at a time; group 1 is the token without leading white space.
 _TOKEN = re.compile(

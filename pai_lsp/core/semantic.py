@@ -7,13 +7,14 @@ so a large config costs little when it is fine.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from . import messages as msg
 from .envvars import DIR_FIELDS, DIR_SUBSTITUTED, ConfigNames, assigned_in, find_variables, resolve
 from .jsonc import Document, Node, find, string_offset
 from .model import Diagnostic, Edit, Fix, Settings
-from .schema import job_schema, description
+from .schema import description, job_schema
 
 DEFAULT_MEMORY_MB = 100
 DEFAULT_SHM_MB = 64

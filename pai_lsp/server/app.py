@@ -12,10 +12,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..core.jsonc import Document
+from ..core.jsonc import Document, parse
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
-from ..core.jsonc import parse
 from ..settings import find_workspace_settings, flatten, to_settings
 
 # Documents larger than this wait a moment for the next keystroke before being checked;

@@ -152,7 +152,7 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
         return []
     where = ls.range(result, prop.start, prop.start)
     return [
-        types.CodeLens(range=where, command=types.Command(pick(ls.locale, en, zh), name, [params.text_document.uri]))
+        types.CodeLens(range=where, command=types.Command(pick(ls.locale, en, zh), name, arguments=[params.text_document.uri]))
         for name, (en, zh) in COMMANDS.items()
     ]
 

@@ -1,0 +1,153 @@
+"""Completion, hover, quick fixes, outline, folding, formatting and code lenses over LSP."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from .conftest import Editor, apply_edit, text_at
+from .test_lsp_diagnostics import VALID
+
+
+async def complete(editor: Editor, position: types.Position) -> list[types.CompletionItem]:
+    result = await editor.client.text_document_completion_async(types.CompletionParams(editor.doc(), position))
+    return result.items if isinstance(result, types.CompletionList) else list(result or [])
+
+
+async def test_completion_in_half_typed_text(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    text = '{"taskRoles": [{"na'
+    await editor.open(text)
+    items = await complete(editor, types.Position(0, len(text)))
+    by_label = {i.label: i for i in items}
+    assert "name" in by_label and "command" in by_label and "jobName" not in by_label
+    edit = by_label["name"].text_edit
+    assert text_at(text, edit.range) == '"na'
+    assert edit.new_text.startswith('"name": "')
+    assert by_label["name"].insert_text_format == types.InsertTextFormat.Snippet
+
+
+async def test_completion_offers_only_missing_keys_with_docs(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    text = VALID.replace('"taskNumber": 2,', '"taskNumber": 2,\n      ')
+    await editor.open(text)
+    items = await complete(editor, editor.position('"taskNumber": 2,\n      ', len('"taskNumber": 2,\n      ')))
+    labels = {i.label for i in items}
+    assert {"cpuNumber", "gpuNumber", "shmMB", "portList"} <= labels
+    assert not labels & {"name", "taskNumber", "memoryMB", "command", "jobName"}
+    gpu = next(i for i in items if i.label == "gpuNumber")
+    assert gpu.text_edit.new_text == '"gpuNumber": ${1:0}'
+    assert "GPU" in gpu.documentation.value
+
+
+async def test_completion_of_values_and_whole_entries(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    text = '{"jobEnvs": {"isDebug": }, "taskRoles": [], "x": [{"name": "w", "portList": []}]}'
+    await editor.open(text)
+    values = {i.label for i in await complete(editor, editor.position('"isDebug": ', len('"isDebug": ')))}
+    assert values == {"true", "false"}
+    roles = await complete(editor, editor.position('"taskRoles": [', len('"taskRoles": [')))
+    assert [i.label for i in roles] == ["task role"]
+    assert '"command"' in roles[0].text_edit.new_text
+
+
+async def test_completion_of_pai_variables_from_this_config(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    text = VALID.replace("--hosts $PAI_TASK_ROLE_worker_HOST_LIST", "--host $PAI_HO")
+    await editor.open(text)
+    items = await complete(editor, editor.position("$PAI_HO", len("$PAI_HO")))
+    by_label = {i.label: i for i in items}
+    assert "PAI_HOST_IP_worker_0" in by_label and "PAI_HOST_IP_worker_1" in by_label
+    assert "PAI_HOST_IP_worker_2" not in by_label  # taskNumber is 2
+    assert "PAI_CONTAINER_HOST_ssh_PORT_LIST" in by_label
+    item = by_label["PAI_HOST_IP_worker_0"]
+    assert text_at(text, item.text_edit.range) == "$PAI_HO"
+    assert item.text_edit.new_text == "$PAI_HOST_IP_worker_0"
+
+
+async def test_hover_on_field_variable_and_role(client, client_zh, tmp_path):
+    for c, words in ((client, ("Memory for each task", "Default: `100`")), (client_zh, ("每个任务分配的内存", "默认值: `100`"))):
+        editor = Editor(c, tmp_path / "job.pai.json")
+        await editor.open(VALID)
+        result = await c.text_document_hover_async(types.HoverParams(editor.doc(), editor.position('"memoryMB"', 3)))
+        assert all(w in result.contents.value for w in words)
+    editor = Editor(client, tmp_path / "job.pai.json")
+    await editor.open(VALID)
+    variable = await client.text_document_hover_async(types.HoverParams(editor.doc(), editor.position("$PAI_TASK_ROLE_worker", 5)))
+    assert "`ip:httpPort` of every task of role worker" in variable.contents.value
+    assert text_at(VALID, variable.range) == "$PAI_TASK_ROLE_worker_HOST_LIST"
+    role = await client.text_document_hover_async(types.HoverParams(editor.doc(), editor.position('"worker"', 2)))
+    assert "2 tasks × (1 CPU, 8 GB, 0 GPU) = 2 CPU, 16 GB, 0 GPU" in role.contents.value
+
+
+async def actions_for(editor: Editor, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+    return await editor.client.text_document_code_action_async(types.CodeActionParams(
+        editor.doc(), diagnostic.range, types.CodeActionContext([diagnostic])))
+
+
+async def test_quick_fix_for_a_misspelled_key_is_applied_and_revalidated(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    (diagnostic,) = await editor.open(VALID.replace('"memoryMB"', '"memoryMb"'))
+    (action,) = await actions_for(editor, diagnostic)
+    assert action.title == 'Replace with "memoryMB"'
+    assert await editor.edit(action.edit.changes[editor.uri]) == []
+    assert editor.text == VALID
+
+
+async def test_quick_fix_inserts_missing_required_fields(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    diagnostics = await editor.open(VALID.replace('  "image": "openpai/pai.example.tensorflow",\n', ""))
+    (action,) = await actions_for(editor, diagnostics[0])
+    assert action.title == 'Add "image"'
+    after = await editor.edit(action.edit.changes[editor.uri])
+    assert editor.text.startswith('{\n  "image": "",\n  "jobName": "mnist",')
+    # The placeholder is there to be filled in: it is flagged until it is.
+    assert [(d.code, text_at(editor.text, d.range)) for d in after] == [("schema.min-length", '""')]
+
+
+async def test_quick_fix_rewrites_invalid_names(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    text = VALID.replace('"mnist"', '"alice~mnist"').replace('"name": "worker"', '"name": "ps-0"').replace("_worker_", "_ps_0_")
+    diagnostics = await editor.open(text)
+    edits = []
+    errors = [d for d in diagnostics if d.severity == types.DiagnosticSeverity.Error]
+    assert len(errors) == 2
+    for d in errors:
+        (action,) = await actions_for(editor, d)
+        edits += action.edit.changes[editor.uri]
+    assert await editor.edit(edits) == []
+    assert '"alice_mnist"' in editor.text and '"ps_0"' in editor.text
+
+
+async def test_document_symbols_and_folding(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    await editor.open(VALID.replace('"taskNumber": 2,', '"taskNumber": 2, "portList": [{"label": "tb"}],'))
+    (job,) = await client.text_document_document_symbol_async(types.DocumentSymbolParams(editor.doc()))
+    assert job.name == "mnist" and [r.name for r in job.children] == ["worker"]
+    assert [p.name for p in job.children[0].children] == ["tb"]
+    folds = await client.text_document_folding_range_async(types.FoldingRangeParams(editor.doc()))
+    assert {(f.start_line, f.end_line) for f in folds} >= {(0, 10), (3, 9), (4, 8)}  # the closing line stays visible
+
+
+async def test_formatting_keeps_comments_and_is_stable(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    messy = '{"jobName":"mnist", // keep me\n"image":"x","taskRoles":[{"name":"w","command":"c",}]}'
+    await editor.open(messy)
+    options = types.FormattingOptions(tab_size=2, insert_spaces=True)
+    (edit,) = await client.text_document_formatting_async(types.DocumentFormattingParams(editor.doc(), options))
+    formatted = apply_edit(messy, edit)
+    assert "// keep me" in formatted and '    {\n      "name": "w",' in formatted
+    diagnostics = await editor.replace_all(formatted)
+    assert [d.code for d in diagnostics] == ["syntax.comment"]  # the trailing comma is gone
+    again = await client.text_document_formatting_async(types.DocumentFormattingParams(editor.doc(), options))
+    assert not again
+
+
+async def test_code_lenses_and_commands(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    await editor.open(VALID)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(editor.doc()))
+    assert [(lens.command.title, lens.command.command) for lens in lenses] == [
+        ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run locally", "pai.runLocally")]
+    assert all(lens.range.start.line == 1 for lens in lenses)
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", [editor.uri]))
+    assert result["ok"] is False and "not available yet" in result["message"]
