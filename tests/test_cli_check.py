@@ -1,0 +1,78 @@
+"""`pai check` as a user runs it: one line per problem, exit codes 0 / 1 / 2, no tracebacks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from .conftest import SHARED
+from .test_lsp_diagnostics import VALID
+
+
+def pai(*args: str, cwd=None, lang: str = "C.UTF-8") -> subprocess.CompletedProcess:
+    env = dict(os.environ, LANG=lang, LC_ALL="", LC_MESSAGES="")
+    return subprocess.run([sys.executable, "-m", "pai_lsp", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
+
+
+def test_clean_files_exit_zero():
+    corpus = sorted(str(p) for p in (SHARED / "corpus" / "openpai-examples" / "v1").glob("*.json"))
+    result = pai("check", *corpus)
+    assert result.returncode == 0, result.stdout
+    # Only the comment warnings of cntk-mpi.json are printed.
+    assert result.stdout.count("\n") == 3 and "cntk-mpi.json:5:3: warning syntax.comment" in result.stdout
+
+
+def test_errors_print_one_line_each_and_exit_one(tmp_path):
+    job = tmp_path / "job.pai.json"
+    job.write_text(VALID.replace('"mnist"', '"alice~mnist"').replace('"memoryMB"', '"memoryMb"'))
+    result = pai("check", str(job))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines == [
+        f"{job}:2:14: error schema.pattern \"alice~mnist\" is not a valid jobName: it may contain only letters, digits, '-', '.' "
+        "and '_'; '~' is reserved as the user~job separator on OpenPAI ≥ 0.12 (older docs allowed it).",
+        f'{job}:8:7: error schema.unknown-key Unknown key "memoryMb": the server rejects unknown keys. Did you mean "memoryMB"?',
+    ]
+    assert result.stderr == ""
+
+
+def test_messages_in_chinese_from_lang(tmp_path):
+    job = tmp_path / "job.pai.json"
+    job.write_text('{"jobName": "x", "image": "y"}')
+    result = pai("check", str(job), lang="zh_CN.UTF-8")
+    assert result.returncode == 1
+    assert result.stdout == f'{job}:1:1: error schema.required 缺少必填字段 "taskRoles"。\n'
+
+
+def test_unreadable_files_exit_two_without_traceback(tmp_path):
+    good = tmp_path / "good.pai.json"
+    good.write_text(VALID)
+    binary = tmp_path / "bin.pai.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    result = pai("check", str(tmp_path / "missing.pai.json"), str(tmp_path), str(binary), str(good))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"{tmp_path / 'missing.pai.json'}: cannot read: no such file",
+        f"{tmp_path}: cannot read: is a directory",
+        f"{binary}: cannot read: not UTF-8 text",
+    ]
+    assert "Traceback" not in result.stderr
+
+
+def test_malformed_json_is_reported_not_crashed(tmp_path):
+    job = tmp_path / "job.pai.json"
+    job.write_text('{"jobName": "x",, "image": tru')
+    result = pai("check", str(job))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert ":1:17: error syntax.expected-property" in result.stdout
+
+
+def test_workspace_settings_choose_the_dialect(tmp_path):
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text('{"pai.cluster.kind": "scm"}')
+    job = tmp_path / "job.pai.json"
+    job.write_text(VALID.replace('"taskNumber": 2,', '"taskNumber": 2, "storageGB": 5,'))
+    assert pai("check", str(job)).returncode == 0
+    assert pai("check", "--cluster-kind", "openpai", str(job)).returncode == 1

@@ -1,0 +1,91 @@
+"""Property-based tests: random edits and truncations of real configs never break the core or the server."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+
+from pai_lsp.core.completion import complete
+from pai_lsp.core.hover import hover
+from pai_lsp.core.jsonc import parse
+from pai_lsp.core.model import LineIndex, Settings
+from pai_lsp.core.outline import folding_ranges, format_text, symbols
+from pai_lsp.core.validate import diagnose
+
+from .conftest import Editor
+from .test_corpus import CORPUS
+
+TEXTS = [p.read_text(encoding="utf-8") for p in CORPUS]
+JSONISH = st.text(alphabet='{}[]:,"\\ \n\t/*aPI_$019.-~eE', max_size=12)
+
+
+@st.composite
+def mutated(draw) -> str:
+    """A corpus config after a few random deletions, insertions and maybe a truncation."""
+    text = draw(st.sampled_from(TEXTS))
+    for _ in range(draw(st.integers(0, 4))):
+        a = draw(st.integers(0, len(text)))
+        b = draw(st.integers(a, min(len(text), a + 40)))
+        text = text[:a] + draw(JSONISH) + text[b:]
+    if draw(st.booleans()):
+        text = text[: draw(st.integers(0, len(text)))]
+    return text
+
+
+@settings(max_examples=400, deadline=None)
+@given(mutated(), st.data())
+def test_the_core_survives_any_edit(text, data):
+    doc = parse(text)
+    for dialect in ("openpai", "scm"):
+        for d in diagnose(doc, Settings(dialect=dialect, locale=data.draw(st.sampled_from(["en", "zh-CN"])))):
+            assert 0 <= d.start <= d.end <= len(text)
+            assert d.message
+    offset = data.draw(st.integers(0, len(text)))
+    for item in complete(doc, offset):
+        assert 0 <= item.start <= item.end <= len(text)
+    found = hover(doc, offset)
+    assert found is None or 0 <= found.start <= found.end <= len(text)
+    symbols(doc)
+    folding_ranges(doc)
+    LineIndex(text).position(offset)
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated())
+def test_lazy_and_eager_parses_agree(text):
+    lazy, eager = parse(text, lazy=True), parse(text, lazy=False)
+    assert (lazy.root.value if lazy.root else None) == (eager.root.value if eager.root else None)
+    assert [(e.code, e.start) for e in lazy.errors] == [(e.code, e.start) for e in eager.errors]
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated())
+def test_formatting_keeps_the_value_and_is_stable(text):
+    doc = parse(text)
+    formatted = format_text(doc)
+    if formatted is None:
+        return
+    again = parse(formatted)
+    assert again.root.value == doc.root.value
+    assert [text[a:b] for a, b in doc.comments] == [formatted[a:b] for a, b in again.comments]
+    assert format_text(again) == formatted
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(mutated())
+async def test_the_server_answers_every_edit(client, tmp_path, text):
+    """One long editing session: whatever is typed, every change gets a diagnostics answer."""
+    editor = test_the_server_answers_every_edit.editors.get(id(client))
+    if editor is None:
+        editor = Editor(client, tmp_path / "fuzz.pai.json")
+        test_the_server_answers_every_edit.editors[id(client)] = editor
+        await editor.open(TEXTS[0])
+    diagnostics = await editor.replace_all(text)
+    assert all(d.range.start.line <= d.range.end.line for d in diagnostics)
+    end = types.Position(text.count("\n"), len(text) - (text.rfind("\n") + 1))
+    await client.text_document_completion_async(types.CompletionParams(editor.doc(), end))
+    await client.text_document_hover_async(types.HoverParams(editor.doc(), types.Position(0, 1)))
+
+
+test_the_server_answers_every_edit.editors = {}
