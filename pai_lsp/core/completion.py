@@ -30,7 +30,7 @@ ROLE_SNIPPET = (
     '\t"gpuNumber": ${5:0},\n\t"command": "${6:python train.py}"\n}'
 )
 PORT_SNIPPET = '{"label": "${1:jupyter}", "beginAt": ${2:0}, "portNumber": ${3:1}}'
-_WORD = re.compile(r"[\w$.~-]*\Z")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.~-")
 
 
 def complete(doc: Document, offset: int, settings: Settings = Settings()) -> list[Completion]:
@@ -46,7 +46,7 @@ def complete(doc: Document, offset: int, settings: Settings = Settings()) -> lis
     schema = subschema(root_schema, path)
     if schema is None:
         return []
-    word_start = offset - len(_WORD.search(text, 0, offset).group(0))
+    word_start = _word_start(text, offset)
     if container.type == "object" and in_key_position:
         return _keys(container, schema, settings, word_start, offset, quoted=False, root=root_schema)
     if container.type == "object":
@@ -58,6 +58,14 @@ def complete(doc: Document, offset: int, settings: Settings = Settings()) -> lis
         item = resolve(schema.get("items"), root_schema) if isinstance(schema.get("items"), dict) else None
         return _items(item, path, settings, word_start, offset)
     return []
+
+
+def _word_start(text: str, offset: int) -> int:
+    """Start of the bare word being typed before `offset` (scanning back, not over the whole text)."""
+    start = offset
+    while start > 0 and text[start - 1] in _WORD_CHARS:
+        start -= 1
+    return start
 
 
 def _unterminated(text: str, node: Node) -> bool:

@@ -126,6 +126,11 @@ class ConfigNames:
                 job_envs = set(envs)
         return cls(roles, labels, job_envs)
 
+    def table(self) -> dict[str, tuple[Template, str | None, str | None]]:
+        if not hasattr(self, "_table"):
+            self._table = _table(tuple(self.roles), tuple(sorted(self.labels)))
+        return self._table
+
 
 @dataclass
 class Resolution:
@@ -144,7 +149,7 @@ def resolve(name: str, names: ConfigNames) -> Resolution:
         return Resolution(en, zh, example)
     if name in names.job_envs:
         return Resolution("Set by jobEnvs in this config", "由此配置的 jobEnvs 设置")
-    table = _table(tuple(names.roles), tuple(sorted(names.labels)))
+    table = names.table()
     candidates = [(name, None)] + [
         (name[: m.start()] + "_#" + name[m.end():], int(m.group(1)))
         for m in re.finditer(r"_(\d+)(?=_|\Z)", name)

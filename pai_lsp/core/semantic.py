@@ -77,14 +77,12 @@ def shared_memory(doc: Document, config: dict, settings: Settings) -> Iterator[D
         if memory is None:
             continue
         default_note = "" if "memoryMB" in role else msg.pick(settings.locale, ", the default", "，默认值")
-        if "shmMB" in role:
-            shm = _int(role["shmMB"])
-            node = find(doc.root, ("taskRoles", index, "shmMB"))
-        else:
-            # The server applies the default shmMB first, then checks it against memoryMB.
-            shm = DEFAULT_SHM_MB
-            node = find(doc.root, ("taskRoles", index, "memoryMB"))
-        if shm is not None and shm > memory and node is not None:
+        # Without shmMB the server applies its default first, then checks it against memoryMB.
+        shm = _int(role["shmMB"]) if "shmMB" in role else DEFAULT_SHM_MB
+        if shm is None or shm <= memory:
+            continue
+        node = find(doc.root, ("taskRoles", index, "shmMB" if "shmMB" in role else "memoryMB"))
+        if node is not None:
             yield _diag(node, "semantic.shm-exceeds-memory", settings, shm=shm, memory=memory, default_note=default_note)
 
 
