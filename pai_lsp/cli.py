@@ -47,13 +47,15 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
 
 
 def serve_lsp(tcp: str | None) -> int:
-    from .server import server
-
     if tcp:
+        from .server.app import server
+
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        from .server.fast_start import serve_stdio
+
+        serve_stdio()
     return EXIT_OK
 
 

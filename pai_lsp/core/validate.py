@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from . import messages as msg
 from .jsonc import Document, Node, find, parse
 from .model import Diagnostic, Edit, Fix, Settings
@@ -30,13 +28,20 @@ class SchemaError:
 
 
 @lru_cache(maxsize=4)
-def _validators(dialect: str) -> tuple[Draft202012Validator, Draft202012Validator]:
+def _validators(dialect: str) -> tuple[Any, Any]:
     """Validators for the top level (roles left out) and for one task role."""
+    from jsonschema import Draft202012Validator  # imported on first use: it slows server start
+
     schema = job_schema(dialect)
     top = dict(schema, properties=dict(schema["properties"]))
     top["properties"]["taskRoles"] = dict(top["properties"]["taskRoles"], items=True)
     role = dict(schema["$defs"]["taskRole"], **{"$defs": schema["$defs"]})
     return Draft202012Validator(top), Draft202012Validator(role)
+
+
+def warm_up(dialect: str = "openpai") -> None:
+    """Build the validators ahead of the first document (the server does it while starting)."""
+    _validators(dialect)
 
 
 # Task roles are validated one by one and remembered by their source text, so an edit in

@@ -1,5 +1,5 @@
-"""The language server: maps the job-config core to LSP. No job logic of its own."""
+"""The language server: maps the job-config core to LSP. No job logic of its own.
 
-from .app import server
-
-__all__ = ["server"]
+`app` (pygls and lsprotocol) is imported only when asked for, so `fast_start` can answer
+`initialize` before it has loaded.
+"""

@@ -1,0 +1,28 @@
+"""The stdio server answers `initialize` before it has loaded; the answer must be the server's own."""
+
+from __future__ import annotations
+
+import json
+
+from lsprotocol import types
+
+from pai_lsp.server.fast_start import SNAPSHOT, snapshot_from_server
+
+from .conftest import Editor
+from .test_lsp_diagnostics import VALID
+
+
+def test_capability_snapshot_matches_the_server():
+    expected = json.loads(SNAPSHOT.read_text())
+    assert snapshot_from_server() == expected, "run `python -m pai_lsp.server.fast_start` to refresh capabilities.json"
+
+
+async def test_requests_sent_right_after_initialize_are_served(client, tmp_path):
+    # The fixture's initialize came back from the snapshot; the real server answers what follows.
+    caps = client.protocol._server_capabilities if hasattr(client.protocol, "_server_capabilities") else None
+    del caps
+    editor = Editor(client, tmp_path / "job.pai.json")
+    diagnostics = await editor.open(VALID.replace('"mnist"', '"a~b"'))
+    assert [d.code for d in diagnostics] == ["schema.pattern"]
+    hover = await client.text_document_hover_async(types.HoverParams(editor.doc(), editor.position('"jobName"', 2)))
+    assert "**jobName**" in hover.contents.value
