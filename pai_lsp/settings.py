@@ -1,7 +1,8 @@
 """Workspace settings: `.vscode/settings.json` (JSONC) and the editor's LSP configuration.
 
 Keys are the ones users already have (seed 000): `pai.job.upload.*`,
-`pai.job.generateJobName.enabled`, plus `pai.cluster.kind` ("openpai" | "scm").
+`pai.job.generateJobName.enabled`, plus `pai.cluster.kind` ("openpai" | "scm") and `pai.locale`
+(e.g. "zh-CN", to read messages in another language than the editor's).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def flatten(config: Any, prefix: str = "") -> dict[str, Any]:
         return out
     for key, value in config.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict) and name in ("pai", "pai.job", "pai.cluster", "pai.job.upload", "pai.job.generateJobName"):
+        if isinstance(value, dict) and name in ("pai", "pai.job", "pai.cluster", "pai.job.upload", "pai.job.generateJobName", "pai.server"):
             out.update(flatten(value, name + "."))
         else:
             out[name] = value
@@ -45,8 +46,10 @@ def find_workspace_settings(start: Path) -> dict[str, Any]:
 
 
 def to_settings(values: dict[str, Any], locale: str | None) -> Settings:
+    """`pai.locale` (when set) overrides the editor's or terminal's locale."""
     kind = values.get("pai.cluster.kind")
-    return Settings(dialect="scm" if kind == "scm" else "openpai", locale=locale)
+    chosen = values.get("pai.locale")
+    return Settings(dialect="scm" if kind == "scm" else "openpai", locale=chosen if isinstance(chosen, str) and chosen else locale)
 
 
 def terminal_locale() -> str | None:

@@ -138,3 +138,16 @@ async def test_workspace_settings_file_selects_the_dialect(client, tmp_path):
     config = json.loads(VALID)
     config["taskRoles"][0]["storageGB"] = 5
     assert await Editor(client, tmp_path / "jobs" / "a.pai.json").open(json.dumps(config)) == []
+
+
+async def test_locale_switch_through_configuration(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    text = VALID.replace('"taskNumber": 2', '"taskNumber": -1')
+    (english,) = await editor.open(text)
+    assert english.message == '"taskNumber" must be at least 1, not -1.'
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "zh-CN"}}))
+    (chinese,) = await editor.diagnostics()
+    assert chinese.message == '"taskNumber" 不能小于 1，当前为 -1。'
+    assert chinese.range == english.range
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(editor.doc()))
+    assert lenses[0].command.title == "提交作业到 PAI 集群"

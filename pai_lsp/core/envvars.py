@@ -59,6 +59,7 @@ STATIC: dict[str, tuple[str, str, str]] = {
     "PAI_JOB_TASK_ROLE_LIST": ("Task role names, comma separated", "所有任务角色名称（逗号分隔）", "ps,worker"),
     "PAI_FRAMEWORK_NAME": ("Framework name `<user>~<jobName>` (Kubernetes clusters)", "框架名 `<用户>~<jobName>`（Kubernetes 集群）", "alice~mnist"),
     "PAI_VIRTUAL_CLUSTER": ("Virtual cluster of the job (Kubernetes clusters)", "作业所在的虚拟集群（Kubernetes 集群）", "default"),
+    "PAI_CONTAINER_ID": ("Id of this task's container", "本任务容器的 ID", "container_e01_1565337253185_0004_01_000002"),
     "PAI_JOB_VC_NAME": ("Virtual cluster of the job", "作业所在的虚拟集群", "default"),
 }
 

@@ -151,14 +151,16 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
     if prop is None:
         return []
     where = ls.range(result, prop.start, prop.start)
+    locale = ls.settings_for(params.text_document.uri).locale
     return [
-        types.CodeLens(range=where, command=types.Command(pick(ls.locale, en, zh), name, arguments=[params.text_document.uri]))
+        types.CodeLens(range=where, command=types.Command(pick(locale, en, zh), name, arguments=[params.text_document.uri]))
         for name, (en, zh) in COMMANDS.items()
     ]
 
 
-def _not_yet(ls: PaiLanguageServer, name: str) -> dict:
-    text = pick(ls.locale, f"{COMMANDS[name][0]}: not available yet (the job daemon is not part of this version).",
+def _not_yet(ls: PaiLanguageServer, name: str, args: tuple) -> dict:
+    locale = ls.settings_for(args[0]).locale if args and isinstance(args[0], str) else ls.locale
+    text = pick(locale, f"{COMMANDS[name][0]}: not available yet (the job daemon is not part of this version).",
                 f"{COMMANDS[name][1]}：暂不可用（此版本尚未包含作业守护进程）。")
     ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, text))
     return {"ok": False, "message": text}
@@ -166,9 +168,9 @@ def _not_yet(ls: PaiLanguageServer, name: str) -> dict:
 
 @server.command("pai.submitJob")
 def submit_job(ls: PaiLanguageServer, *args) -> dict:
-    return _not_yet(ls, "pai.submitJob")
+    return _not_yet(ls, "pai.submitJob", args)
 
 
 @server.command("pai.runLocally")
 def run_locally(ls: PaiLanguageServer, *args) -> dict:
-    return _not_yet(ls, "pai.runLocally")
+    return _not_yet(ls, "pai.runLocally", args)
