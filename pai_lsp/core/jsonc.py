@@ -444,6 +444,17 @@ def _odd_backslashes(tok: str) -> bool:
     return count % 2 == 1
 
 
+def tokens(text: str) -> Iterator[tuple[str, int, int]]:
+    """Every token, comments included: (text, start, end)."""
+    pos = 0
+    while True:
+        m = _TOKEN.match(text, pos)
+        if m is None or m.start(1) == m.end(1):
+            return
+        yield m.group(1), m.start(1), m.end(1)
+        pos = m.end(1)
+
+
 def parse(text: str, lazy: bool = True) -> Document:
     return Document(text, lazy=lazy)
 

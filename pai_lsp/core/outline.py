@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .jsonc import _TOKEN, Document, Node
+from .jsonc import Document, Node, tokens
 
 
 @dataclass(slots=True)
@@ -115,12 +115,9 @@ def _tokens(text: str) -> list[tuple[str, int]]:
     """(token, newlines before it), trailing commas removed."""
     raw: list[tuple[str, int]] = []
     pos = 0
-    while True:
-        m = _TOKEN.match(text, pos)
-        if m is None or m.start(1) == m.end(1):
-            break
-        raw.append((m.group(1), text.count("\n", pos, m.start(1))))
-        pos = m.end(1)
+    for tok, start, end in tokens(text):
+        raw.append((tok, text.count("\n", pos, start)))
+        pos = end
     out = []
     for i, (tok, newlines) in enumerate(raw):
         if tok == ",":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from typing import Any
 from . import messages as msg
 from .jsonc import Document, Node, find, parse
 from .model import Diagnostic, Edit, Fix, Settings
-from .schema import dialect_keys, job_schema, subschema
+from .schema import dialect_keys, job_schema, resolve
 from .semantic import semantic_checks
 
 
@@ -83,21 +84,11 @@ def schema_errors(doc: Document, dialect: str) -> list[SchemaError]:
     errors = _reduce(top.iter_errors(value))
     roles = doc.root.get("taskRoles") if doc.root is not None and doc.root.type == "object" else None
     if roles is not None and roles.type == "array":
-        items = roles.children if roles._children is not None or roles._lazy is None else None
-        values = roles.value
-        for index, role_value in enumerate(values):
-            if items is not None:
-                node = items[index]
-                source = doc.text[node.start : node.end] if not _has_comment(doc, node) else repr(role_value)
-            else:
-                source = repr(role_value)
-            for err in _role_errors(dialect, source, role_value):
+        for index, node in enumerate(roles.children):
+            # The role's source text is its cache key: same text, same value, same errors.
+            for err in _role_errors(dialect, doc.text[node.start : node.end], node.value):
                 errors.append(SchemaError(err.kind, ("taskRoles", index) + err.path, err.limit, err.instance, err.schema))
     return errors
-
-
-def _has_comment(doc: Document, node: Node) -> bool:
-    return any(node.start <= c[0] < node.end for c in doc.comments)
 
 
 def validate(text: str, settings: Settings = Settings()) -> tuple[Document, list[Diagnostic]]:
@@ -115,7 +106,7 @@ def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
         return out
     if doc.root.type != "object":
         out.append(_diag(doc.root.start, doc.root.end, "schema.type", locale, field="config",
-                         expected=msg.type_name("object", locale), actual=msg.type_name(doc.root.type if doc.root.type != "boolean" else "boolean", locale)))
+                         expected=msg.type_name("object", locale), actual=msg.type_name(msg.json_type(doc.root.value), locale)))
         return out
     for err in schema_errors(doc, settings.dialect):
         out.extend(_schema_diagnostics(doc, err, settings))
@@ -208,8 +199,6 @@ def _key_names(node: Node) -> set[str]:
 
 
 def _quote(text: str) -> str:
-    import json
-
     return json.dumps(text, ensure_ascii=False)
 
 
@@ -257,9 +246,7 @@ def _unknown_keys(doc: Document, node: Node, err: SchemaError, settings: Setting
 
 
 def placeholder(schema: dict | None) -> str:
-    """JSON text for a new value of this schema: its default, an example, or an empty value."""
-    import json
-
+    """JSON text for a new value of this schema: its default, or an empty value of its type."""
     schema = schema or {}
     if "default" in schema and schema["default"] not in ("", [], None):
         return json.dumps(schema["default"])
@@ -270,10 +257,7 @@ def placeholder(schema: dict | None) -> str:
 
 def _insert_field_fix(doc: Document, obj: Node, name: str, obj_schema: dict, locale: str | None) -> Fix:
     """Insert `"name": placeholder` as the first property of `obj`, matching its indentation."""
-    field_schema = (obj_schema.get("properties") or {}).get(name)
-    if field_schema is not None and "$ref" in field_schema:
-        field_schema = subschema(job_schema(), [name])
-    value = placeholder(field_schema)
+    value = placeholder(resolve((obj_schema.get("properties") or {}).get(name), job_schema()))
     if name == "taskRoles":
         value = '[{"name": "main", "command": ""}]'
     first = obj.children[0] if obj.children else None
