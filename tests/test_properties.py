@@ -89,3 +89,10 @@ async def test_the_server_answers_every_edit(client, tmp_path, text):
 
 
 test_the_server_answers_every_edit.editors = {}
+
+
+def test_wrong_container_types_do_not_break_the_checks():
+    # Found by the property test: `"taskRoles"1: [` leaves taskRoles = 1.
+    for text in ('{"taskRoles": 1}', '{"taskRoles": [{"name": "w", "portList": 3}]}', '{"jobEnvs": []}'):
+        diagnose(parse(text), Settings())
+        complete(parse(text), len(text) - 1)

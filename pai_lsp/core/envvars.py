@@ -100,6 +100,10 @@ TEMPLATES: tuple[Template, ...] = (
 ALWAYS_LABELS = ("http", "ssh")
 
 
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
 @dataclass
 class ConfigNames:
     """What a config defines that variable names can refer to."""
@@ -114,12 +118,12 @@ class ConfigNames:
         labels: set[str] = set(ALWAYS_LABELS)
         job_envs: set[str] = set()
         if isinstance(config, dict):
-            for role in config.get("taskRoles") or []:
+            for role in _list(config.get("taskRoles")):
                 if not isinstance(role, dict) or not isinstance(role.get("name"), str):
                     continue
                 count = role.get("taskNumber", 1)
                 roles[role["name"]] = count if isinstance(count, int) and not isinstance(count, bool) else 1
-                for port in role.get("portList") or []:
+                for port in _list(role.get("portList")):
                     if isinstance(port, dict) and isinstance(port.get("label"), str):
                         labels.add(port["label"])
             envs = config.get("jobEnvs")
