@@ -120,3 +120,13 @@ def apply_edit(text: str, edit: types.TextEdit) -> str:
 
 def text_at(text: str, rng: types.Range) -> str:
     return text[offset_of(text, rng.start) : offset_of(text, rng.end)]
+
+
+# Property tests: CI runs a fixed set of examples (a red CI must be reproducible);
+# `HYPOTHESIS_PROFILE=explore` searches afresh with many more.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("dev", max_examples=300)
+_hypothesis_settings.register_profile("ci", max_examples=300, derandomize=True)
+_hypothesis_settings.register_profile("explore", max_examples=5000)
+_hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))

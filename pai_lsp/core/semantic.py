@@ -50,7 +50,7 @@ def duplicate_roles(doc: Document, config: dict, settings: Settings) -> Iterator
     seen: set[str] = set()
     for index, role in _roles(config):
         name = role.get("name")
-        if names.get(name, 0) > 1:
+        if isinstance(name, str) and names[name] > 1:
             if name in seen:
                 node = find(doc.root, ("taskRoles", index, "name"))
                 if node is not None:
