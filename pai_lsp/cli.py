@@ -59,6 +59,53 @@ def serve_lsp(tcp: str | None) -> int:
     return EXIT_OK
 
 
+def local_cluster(args: argparse.Namespace) -> int:
+    from .localcluster.server import default_data_dir, serve
+
+    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
+    if args.lc_command == "users":
+        from .localcluster.auth import Users
+
+        password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
+        if not password:
+            print("pai local-cluster users add: give the password on standard input with --password-stdin", file=sys.stderr)
+            return EXIT_UNREADABLE
+        data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            Users(data_dir).add(args.name, password, admin=args.admin)
+        except ValueError as exc:
+            print(f"pai local-cluster users add: {exc}", file=sys.stderr)
+            return EXIT_ERRORS
+        print(f"user {args.name} added")
+        return EXIT_OK
+    try:
+        return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime)
+    except OSError as exc:
+        print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERRORS
+
+
+def _add_local_cluster(sub) -> None:
+    p_lc = sub.add_parser("local-cluster", help="run the embedded local cluster (OpenPAI REST + WebHDFS + task runner)")
+    p_lc.add_argument("--data-dir", help="where jobs, logs and HDFS files live (default: ~/.local/share/pai-lsp/local-cluster)")
+    lc_sub = p_lc.add_subparsers(dest="lc_command", metavar="COMMAND")
+    serve_args = [p_lc, lc_sub.add_parser("serve", help="serve in the foreground (the default)")]
+    serve_args[1].add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    for p in serve_args:
+        p.add_argument("--host", default="127.0.0.1")
+        p.add_argument("--port", type=int, default=9186, help="REST (and WebHDFS) port; 0 picks a free one")
+        p.add_argument("--hdfs-port", type=int, help="also serve WebHDFS on this port, as a namenode does")
+        p.add_argument("--gpus", type=int, help="GPU slots to simulate (default: from nvidia-smi, else 0)")
+        p.add_argument("--runtime", choices=["host", "container"], default="host")
+    users = lc_sub.add_parser("users", help="manage the cluster's users")
+    users_sub = users.add_subparsers(dest="users_command", metavar="COMMAND", required=True)
+    add = users_sub.add_parser("add", help="add a user")
+    add.add_argument("name")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    add.add_argument("--admin", action="store_true")
+    add.add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pai", description="PAI training jobs from the terminal and the editor.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -68,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_check.add_argument("--locale", help="message language, e.g. en or zh-CN (default: from LANG)")
     p_lsp = sub.add_parser("lsp", help="run the language server on stdio (for editors)")
     p_lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    _add_local_cluster(sub)
     return parser
 
 
@@ -79,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             return check(args.files, args.cluster_kind, args.locale or terminal_locale())
         if args.command == "lsp":
             return serve_lsp(args.tcp)
+        if args.command == "local-cluster":
+            return local_cluster(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

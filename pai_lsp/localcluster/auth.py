@@ -97,9 +97,9 @@ class Users:
         return bool(self.users.get(name, {}).get("admin"))
 
 
-def ensure_first_user(users: Users, name: str) -> str | None:
+def ensure_first_user(users: Users, name: str) -> tuple[str, bool] | None:
     """On first start: a user named after the OS user, with a random password kept in the keyring.
-    Returns the password (to print once), or None when users exist already."""
+    Returns (password to print once, whether the keyring kept it), or None when users exist."""
     if users.users:
         return None
     password = secrets.token_urlsafe(12)
@@ -108,6 +108,6 @@ def ensure_first_user(users: Users, name: str) -> str | None:
         import keyring
 
         keyring.set_password(KEYRING_SERVICE, name, password)
-    except Exception:  # noqa: BLE001 - no keyring backend: the caller says so when it prints
-        return password
-    return password
+    except Exception:  # noqa: BLE001 - any backend failure means "not kept"; the caller says so
+        return password, False
+    return password, True

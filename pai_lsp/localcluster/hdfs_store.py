@@ -15,10 +15,10 @@ import sqlite3
 import stat
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 ROOT_FILE_ID = 16385
 BLOCK_SIZE = 134217728

@@ -69,13 +69,17 @@ class WebHdfs:
         self.store = store
         self.default_user = default_user
 
-    async def __call__(self, request: Request) -> Response:
+    async def endpoint(self, request: Request) -> Response:
         try:
             return await self.handle(request)
         except HdfsException as exc:
             return _json(exc.to_json(), exc.status)
         except (PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError) as exc:
             return _json(HdfsException("AccessControlException", str(exc)).to_json(), 403)
+        except Exception as exc:  # noqa: BLE001 - clients need the RemoteException shape even for our bugs
+            body = {"RemoteException": {"exception": "RuntimeException", "javaClassName": "java.lang.RuntimeException",
+                                        "message": f"{type(exc).__name__}: {exc}"}}
+            return _json(body, 500)
 
     async def handle(self, request: Request) -> Response:
         path = "/" + request.path_params.get("path", "")

@@ -1,0 +1,390 @@
+"""OpenPAI REST routes (v1, and the v2 subset clients use) over `LocalCluster`.
+
+Errors are always `{code, message}` with the real server's status codes; every route is also
+served under `/rest-server`, the path real deployments put the API behind.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs
+
+import yaml
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from .. import __version__
+from . import shapes, v2
+from .auth import AuthError
+from .cluster import ClusterError, LocalCluster, roles_from_v1
+from .joi import InvalidParameters, validate_v1
+from .model import Job
+
+TAIL_BYTES = 16384
+
+
+def error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message}, status)
+
+
+class Api:
+    def __init__(self, cluster: LocalCluster):
+        self.cluster = cluster
+
+    # -- helpers ---------------------------------------------------------------------
+    def user_of(self, request: Request) -> str:
+        return self.cluster.users.verify(request.headers.get("authorization"))
+
+    @staticmethod
+    async def body(request: Request) -> dict:
+        raw = await request.body()
+        kind = request.headers.get("content-type", "")
+        if "application/x-www-form-urlencoded" in kind:
+            return {k: v[-1] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
+        try:
+            value = json.loads(raw or b"{}")
+        except ValueError:
+            raise ClusterError(400, "InvalidParametersError", "The request body is not valid JSON.") from None
+        return value
+
+    def base(self, request: Request) -> str:
+        return f"{request.url.scheme}://{request.url.netloc}"
+
+    def owned(self, request: Request, job: Job) -> str:
+        user = self.user_of(request)
+        if user != job.user and not self.cluster.users.is_admin(user):
+            raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to execute job {job.name}.")
+        return user
+
+    # -- auth ------------------------------------------------------------------------
+    async def login(self, request: Request) -> Response:
+        body = await self.body(request)
+        name, password = body.get("username"), body.get("password")
+        if not isinstance(name, str) or not isinstance(password, str):
+            raise ClusterError(400, "InvalidParametersError", 'child "username" fails because ["username" is required]')
+        user = self.cluster.users.check_password(name, password)
+        expiration = body.get("expiration", 7 * 24 * 3600)
+        try:
+            expiration = max(60, min(int(expiration), 604800))
+        except (TypeError, ValueError):
+            raise ClusterError(400, "InvalidParametersError", '"expiration" must be a number') from None
+        return JSONResponse({"user": name, "token": self.cluster.users.issue(name, expiration), "admin": user["admin"],
+                             "hasGitHubPAT": False})
+
+    async def info(self, request: Request) -> Response:
+        return JSONResponse({"name": "PAI RESTful API", "version": f"local-{__version__}", "launcherType": "k8s",
+                             "authnMethod": "basic"})
+
+    async def authn_info(self, request: Request) -> Response:
+        return JSONResponse({"authn_type": "basic", "loginURI": "/api/v1/authn/basic/login", "loginURIMethod": "post"})
+
+    async def user_info(self, request: Request) -> Response:
+        self.user_of(request)
+        name = request.path_params["user"]
+        record = self.cluster.users.users.get(name)
+        if record is None:
+            raise ClusterError(400, "NoUserError", f"User {name} is not found.")
+        return JSONResponse({"username": name, "grouplist": [], "email": "", "extension": {}, "admin": record["admin"],
+                             "virtualCluster": record.get("virtualCluster", ["default"]), "storageConfig": []})
+
+    async def users(self, request: Request) -> Response:
+        self.user_of(request)
+        return JSONResponse([{"username": n, "admin": r["admin"], "virtualCluster": r.get("virtualCluster", ["default"])}
+                             for n, r in self.cluster.users.users.items()])
+
+    # -- v1 jobs ---------------------------------------------------------------------
+    async def list_v1(self, request: Request) -> Response:
+        wanted = request.path_params.get("user") or request.query_params.get("username")
+        jobs = [j for j in self.cluster.jobs.values() if not wanted or j.user == wanted]
+        jobs.sort(key=lambda j: j.created, reverse=True)
+        return JSONResponse([shapes.summary_v1(j) for j in jobs])
+
+    async def submit_v1(self, request: Request) -> Response:
+        user = self.user_of(request)
+        owner = request.path_params.get("user")
+        legacy = owner is None
+        if owner is not None and owner != user and not self.cluster.users.is_admin(user):
+            raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {owner}.")
+        original = await self.body(request)
+        try:
+            config = validate_v1(original)
+        except InvalidParameters as exc:
+            raise ClusterError(400, "InvalidParametersError", str(exc)) from None
+        name = request.path_params.get("job") or config["jobName"]
+        job = Job(user=owner or user, name=name, version=1, legacy=legacy, config=config,
+                  virtual_cluster=config.get("virtualCluster") or "default", roles=roles_from_v1(config),
+                  retry_count=config.get("retryCount", 0), debug=(config.get("jobEnvs") or {}).get("isDebug") is True)
+        self.cluster.submit(job, original)
+        headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{name}")}
+        if "killAllOnCompletedTaskNumber" in original:
+            headers["X-Warning"] = ("killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount "
+                                    "and minSucceededTaskCount instead.")
+        return JSONResponse(shapes.detail_v1(job, self.base(request)), 201, headers=headers)
+
+    def job_v1(self, request: Request) -> Job:
+        user, name = request.path_params.get("user"), request.path_params["job"]
+        framework = f"{user}~{name}" if user else name
+        job = self.cluster.jobs.get(framework)
+        if job is None:
+            raise ClusterError(404, "NoJobError", f"Job {name} is not found.")
+        return job
+
+    async def detail_v1(self, request: Request) -> Response:
+        return JSONResponse(shapes.detail_v1(self.job_v1(request), self.base(request)))
+
+    async def delete_v1(self, request: Request) -> Response:
+        job = self.job_v1(request)
+        self.owned(request, job)
+        await self.cluster.delete(job)
+        return JSONResponse({"message": f"deleted job {job.name} successfully"}, 202)
+
+    async def execution_v1(self, request: Request) -> Response:
+        body = await self.body(request)
+        value = body.get("value") if isinstance(body, dict) else None
+        if not isinstance(value, str) or not value:
+            raise ClusterError(400, "InvalidParametersError", 'child "value" fails because ["value" is required]')
+        job = self.job_v1(request)
+        self.owned(request, job)
+        if value == "STOP":
+            await self.cluster.stop(job)
+        return JSONResponse({"message": f"execute job {job.name} successfully"}, 202)
+
+    async def config_v1(self, request: Request) -> Response:
+        job = self.job_v1(request)
+        path = self.cluster.job_dir(job) / "JobConfig.json"
+        if not path.exists():
+            raise ClusterError(404, "NoJobConfigError", f"Config of job {job.name} is not found.")
+        config = json.loads(path.read_text(encoding="utf-8"))
+        if "yaml" in request.headers.get("accept", "") and "json" not in request.headers.get("accept", ""):
+            return PlainTextResponse(yaml.safe_dump(config, sort_keys=False), media_type="text/yaml")
+        return JSONResponse(config)
+
+    async def ssh_v1(self, request: Request) -> Response:
+        job = self.job_v1(request)
+        running = [t for t in job.tasks if t.launched and t.ports.get("ssh")]
+        if not running:
+            raise ClusterError(404, "NoJobSshInfoError", f"SSH info of job {job.name} is not found.")
+        containers = [{"id": f"container_{job.framework}_{job.attempt}_{t.role}_{t.index}", "sshIp": "127.0.0.1",
+                       "sshPort": str(t.ports["ssh"][0]), "taskRoleName": t.role, "taskIndex": t.index} for t in running]
+        return JSONResponse({"containers": containers, "keyPair": None})
+
+    # -- v2 jobs ---------------------------------------------------------------------
+    async def submit_v2(self, request: Request) -> Response:
+        user = self.user_of(request)
+        text = (await request.body()).decode("utf-8", "replace")
+        doc = v2.parse(text)
+        vc = (doc.get("defaults") or {}).get("virtualCluster") or "default"
+        if vc not in self.cluster.virtual_clusters:
+            raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {vc}.")
+        job = Job(user=user, name=doc["name"], version=2, legacy=False,
+                  config={k: v for k, v in doc.items() if not k.startswith("_")},
+                  virtual_cluster=vc, roles=v2.roles(doc), retry_count=doc.get("jobRetryCount") or 0)
+        self.cluster.submit(job, {"protocolVersion": 2}, raw_text=v2.masked(text))
+        return JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202)
+
+    async def list_v2(self, request: Request) -> Response:
+        self.user_of(request)
+        q = request.query_params
+        jobs = list(self.cluster.jobs.values())
+        for param, attr in (("username", "user"), ("vc", "virtual_cluster"), ("state", "state")):
+            if q.get(param):
+                wanted = set(q[param].split(","))
+                jobs = [j for j in jobs if (shapes.public_state(j) if attr == "state" else getattr(j, attr)) in wanted]
+        if q.get("keyword"):
+            k = q["keyword"]
+            jobs = [j for j in jobs if k in j.user or k in j.name or k in j.virtual_cluster]
+        field, _, direction = (q.get("order") or "submissionTime,DESC").partition(",")
+        key = {"jobName": lambda j: j.name, "username": lambda j: j.user, "state": shapes.public_state,
+               "vc": lambda j: j.virtual_cluster, "retries": lambda j: j.retries,
+               "totalTaskNumber": lambda j: j.total_tasks, "totalGpuNumber": lambda j: j.total_gpus,
+               "completionTime": lambda j: j.completed or 0}.get(field, lambda j: j.created)
+        jobs.sort(key=key, reverse=direction.upper() != "ASC")
+        try:
+            offset, limit = int(q.get("offset") or 0), int(q.get("limit") or 5000)
+        except ValueError:
+            raise ClusterError(400, "InvalidParametersError", "offset and limit must be integers") from None
+        if limit > 50000:
+            raise ClusterError(400, "InvalidParametersError", "Limit exceeds max number 50000.")
+        total = len(jobs)
+        data = [shapes.summary_v2(j) for j in jobs[offset : offset + limit]]
+        if q.get("withTotalCount") == "true":
+            return JSONResponse({"totalCount": total, "data": data})
+        return JSONResponse(data)
+
+    def job_v2(self, request: Request) -> Job:
+        framework = request.path_params["framework"]
+        job = self.cluster.jobs.get(framework)
+        if job is None:
+            raise ClusterError(404, "NoJobError", f"Job {framework} is not found.")
+        return job
+
+    async def detail_v2(self, request: Request) -> Response:
+        self.user_of(request)
+        return JSONResponse(shapes.detail_v2(self.job_v2(request), self.base(request)))
+
+    async def execution_v2(self, request: Request) -> Response:
+        body = await self.body(request)
+        value = body.get("value") if isinstance(body, dict) else None
+        if value not in ("STOP", "START"):
+            raise ClusterError(400, "InvalidParametersError", 'child "value" fails because ["value" must be one of [STOP, START]]')
+        job = self.job_v2(request)
+        self.owned(request, job)
+        if value == "STOP":
+            await self.cluster.stop(job)
+        return JSONResponse({"status": 202, "message": f"Execute job {job.framework} successfully."}, 202)
+
+    async def config_v2(self, request: Request) -> Response:
+        self.user_of(request)
+        job = self.job_v2(request)
+        folder = self.cluster.job_dir(job)
+        if (folder / "JobConfig.yaml").exists():
+            config = yaml.safe_load((folder / "JobConfig.yaml").read_text(encoding="utf-8"))
+        elif (folder / "JobConfig.json").exists():
+            config = json.loads((folder / "JobConfig.json").read_text(encoding="utf-8"))
+        else:
+            raise ClusterError(404, "NoJobConfigError", f"Config of job {job.framework} is not found.")
+        # The real server sends JSON text labelled text/yaml (a quirk clients parse with a YAML loader).
+        return Response(json.dumps(config), media_type="text/yaml")
+
+    async def ssh_v2(self, request: Request) -> Response:
+        job = self.job_v2(request)
+        raise ClusterError(404, "NoJobSshInfoError", f"SSH info of job {job.framework} is not found.")
+
+    def task_of(self, request: Request) -> tuple[Job, int, str, int]:
+        job = self.job_v2(request)
+        p = request.path_params
+        attempt, role, index = int(p["attempt"]), p["role"], int(p["index"])
+        if not any(r.name == role for r in job.roles) or not 0 <= index < job.role(role).tasks or attempt > job.attempt:
+            raise ClusterError(404, "NoTaskLogError", "Log of task is not found.")
+        return job, attempt, role, index
+
+    async def logs(self, request: Request) -> Response:
+        self.user_of(request)
+        job, attempt, role, index = self.task_of(request)
+        if not self.cluster.log_file(job, attempt, role, index, "stdout").exists():
+            raise ClusterError(404, "NoTaskLogError", "Log of task is not found.")
+        tail = "?tail-mode=true" if request.query_params.get("tail-mode") == "true" else ""
+        base = request.url.path.rstrip("/")
+        return JSONResponse({"locations": [{"name": name, "uri": f"{base}/{name}{tail}"} for name in ("stdout", "stderr", "all")]})
+
+    async def log_file(self, request: Request) -> Response:
+        self.cluster.users.verify(request.headers.get("authorization") or
+                                  (f"Bearer {request.query_params['token']}" if "token" in request.query_params else None))
+        job, attempt, role, index = self.task_of(request)
+        name = request.path_params["name"]
+        if name not in ("stdout", "stderr", "all"):
+            raise ClusterError(404, "NoTaskLogError", "Log of task is not found.")
+        path = self.cluster.log_file(job, attempt, role, index, name)
+        if not path.exists():
+            raise ClusterError(404, "NoTaskLogError", "Log of task is not found.")
+        size = path.stat().st_size
+        start, end = 0, size
+        status = 200
+        ranged = request.headers.get("range", "")
+        if request.query_params.get("tail-mode") == "true":
+            ranged = f"bytes=-{TAIL_BYTES}"
+        if ranged.startswith("bytes="):
+            first, _, last = ranged[6:].partition("-")
+            if first == "":
+                start = max(0, size - int(last or 0))
+            else:
+                start = int(first)
+                end = min(size, int(last) + 1) if last else size
+            if start > size:
+                return Response(status_code=416, headers={"Content-Range": f"bytes */{size}"})
+            status = 206
+        with open(path, "rb") as f:
+            f.seek(start)
+            data = f.read(max(0, end - start))
+        headers = {"Accept-Ranges": "bytes", "Content-Disposition": f'attachment; filename="{name}"',
+                   "X-Log-Size": str(size)}
+        if status == 206:
+            headers["Content-Range"] = f"bytes {start}-{start + len(data) - 1 if data else start}/{size}"
+        return Response(data, status, media_type="text/plain", headers=headers)
+
+    # -- virtual clusters --------------------------------------------------------------
+    async def vcs(self, request: Request) -> Response:
+        if request.url.path.rstrip("/").endswith("/api/v2/virtual-clusters") or "/api/v2/" in request.url.path:
+            self.user_of(request)
+        name = request.path_params.get("vc")
+        table = {n: self._vc(n) for n in self.cluster.virtual_clusters}
+        if name is None:
+            return JSONResponse(table)
+        if name not in table:
+            raise ClusterError(404, "NoVirtualClusterError", f"Virtual cluster {name} is not found.")
+        return JSONResponse(table[name])
+
+    def _vc(self, name: str) -> dict:
+        cap = self.cluster.capacity
+        used_cpu, used_mem = self.cluster._used()
+        used_gpu = cap.gpu - len(self.cluster.gpu_free)
+        jobs = [j for j in self.cluster.jobs.values() if j.virtual_cluster == name]
+        return {
+            "capacity": 100, "maxCapacity": 100, "usedCapacity": round(100 * used_cpu / max(cap.cpu, 1), 2),
+            "numActiveJobs": sum(j.state == "RUNNING" for j in jobs), "numJobs": len(jobs),
+            "numPendingJobs": sum(j.state == "WAITING" for j in jobs), "dedicated": False, "status": "RUNNING",
+            "resourcesUsed": {"memory": used_mem, "vCores": used_cpu, "GPUs": used_gpu, "cpu": used_cpu, "gpu": used_gpu},
+            "resourcesTotal": {"memory": cap.memory_mb, "vCores": cap.cpu, "GPUs": cap.gpu, "cpu": cap.cpu, "gpu": cap.gpu},
+            "resourcesGuaranteed": {"memory": cap.memory_mb, "vCores": cap.cpu, "GPUs": cap.gpu, "cpu": cap.cpu, "gpu": cap.gpu},
+            "defaultLabel": "", "nodeList": ["localhost"],
+        }
+
+    async def protocol_version(self, request: Request) -> Response:
+        # A v2 cluster treats "protocolversion" as a job name it does not have.
+        self.user_of(request)
+        raise ClusterError(404, "NoJobError", "Job protocolversion is not found.")
+
+    # -- routing ---------------------------------------------------------------------
+    def routes(self) -> list[Route]:
+        user_job = "/api/v1/user/{user}/jobs/{job}"
+        v2_job = "/api/v2/jobs/{framework}"
+        task_logs = v2_job + "/attempts/{attempt:int}/taskRoles/{role}/taskIndex/{index:int}/attempts/{task_attempt:int}/logs"
+        table = [
+            ("/api/v1/token", self.login, ["POST"]),
+            ("/api/v1/authn/basic/login", self.login, ["POST"]),
+            ("/api/v2/authn/basic/login", self.login, ["POST"]),
+            ("/api/v1", self.info, ["GET"]),
+            ("/api/v2/info", self.info, ["GET"]),
+            ("/api/v1/authn/info", self.authn_info, ["GET"]),
+            ("/api/v1/jobs", self.list_v1, ["GET"]),
+            ("/api/v1/jobs", self.submit_v1, ["POST"]),
+            ("/api/v1/jobs/{job}", self.detail_v1, ["GET"]),
+            ("/api/v1/user/{user}/jobs", self.list_v1, ["GET"]),
+            ("/api/v1/user/{user}/jobs", self.submit_v1, ["POST"]),
+            (user_job, self.submit_v1, ["PUT"]),
+            (user_job, self.detail_v1, ["GET"]),
+            (user_job, self.delete_v1, ["DELETE"]),
+            (user_job + "/executionType", self.execution_v1, ["PUT"]),
+            (user_job + "/config", self.config_v1, ["GET"]),
+            (user_job + "/ssh", self.ssh_v1, ["GET"]),
+            ("/api/v1/user/{user}", self.user_info, ["GET"]),
+            ("/api/v2/user/{user}", self.user_info, ["GET"]),
+            ("/api/v2/users/{user}", self.user_info, ["GET"]),
+            ("/api/v2/users", self.users, ["GET"]),
+            ("/api/v1/virtual-clusters", self.vcs, ["GET"]),
+            ("/api/v1/virtual-clusters/{vc}", self.vcs, ["GET"]),
+            ("/api/v2/virtual-clusters", self.vcs, ["GET"]),
+            ("/api/v2/virtual-clusters/{vc}", self.vcs, ["GET"]),
+            ("/api/v2/jobs", self.submit_v2, ["POST"]),
+            ("/api/v2/jobs", self.list_v2, ["GET"]),
+            ("/api/v2/jobs/protocolversion/config", self.protocol_version, ["GET"]),
+            (v2_job, self.detail_v2, ["GET"]),
+            (v2_job + "/executionType", self.execution_v2, ["PUT"]),
+            (v2_job + "/config", self.config_v2, ["GET"]),
+            (v2_job + "/ssh", self.ssh_v2, ["GET"]),
+            (task_logs, self.logs, ["GET"]),
+            (task_logs + "/{name}", self.log_file, ["GET"]),
+        ]
+        return [Route(path, _guarded(handler), methods=methods) for path, handler, methods in table]
+
+
+def _guarded(handler):
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except (ClusterError, AuthError) as exc:
+            return error(exc.status, exc.code, exc.message)
+
+    endpoint.__name__ = handler.__name__
+    return endpoint

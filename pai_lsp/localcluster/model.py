@@ -1,0 +1,115 @@
+"""Jobs and tasks of the local cluster, as plain data that is saved to the data dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Exit codes from the OpenPAI exit specs (openpai-api.md §5.4, §5.6).
+STOPPED_BY_USER = {1: -7351, 2: -210}
+TASK_STOPPED_ON_COMPLETION = {1: -7400, 2: -220}
+USER_FAILURE = 255
+FINAL = ("SUCCEEDED", "FAILED", "STOPPED")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class RoleSpec:
+    """A task role in the form the runner needs, from a v1 or a v2 config."""
+
+    name: str
+    tasks: int
+    cpu: int
+    memory_mb: int
+    gpu: int
+    shm_mb: int
+    command: str
+    ports: dict[str, tuple[int, int]]  # label -> (beginAt, count)
+    min_failed: int | None
+    min_succeeded: int | None
+
+
+@dataclass
+class Task:
+    role: str
+    index: int
+    state: str = "WAITING"
+    pid: int | None = None
+    exit_code: int | None = None
+    original_exit_code: int | None = None
+    ports: dict[str, list[int]] = field(default_factory=dict)
+    gpus: list[int] = field(default_factory=list)
+    created: int = field(default_factory=now_ms)
+    launched: int | None = None
+    completed: int | None = None
+    diagnostics: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.state in FINAL
+
+
+@dataclass
+class Job:
+    user: str
+    name: str
+    version: int  # 1 or 2: which API and rules it was submitted with
+    legacy: bool
+    config: dict  # validated, defaults applied
+    virtual_cluster: str
+    roles: list[RoleSpec]
+    retry_count: int
+    debug: bool = False
+    state: str = "WAITING"
+    execution_type: str = "START"
+    created: int = field(default_factory=now_ms)
+    launched: int | None = None
+    completed: int | None = None
+    attempt: int = 0
+    retries: int = 0
+    exit_code: int | None = None
+    exit_diagnostics: str = ""
+    trigger_message: str = ""
+    trigger_role: str | None = None
+    trigger_index: int | None = None
+    runtime: str = "host"
+    tasks: list[Task] = field(default_factory=list)
+
+    @property
+    def framework(self) -> str:
+        return self.name if self.legacy else f"{self.user}~{self.name}"
+
+    @property
+    def total_tasks(self) -> int:
+        return sum(r.tasks for r in self.roles)
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(r.tasks * r.gpu for r in self.roles)
+
+    def role(self, name: str) -> RoleSpec:
+        return next(r for r in self.roles if r.name == name)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Job:
+        data = dict(data)
+        data["roles"] = [RoleSpec(**{**r, "ports": {k: tuple(v) for k, v in r["ports"].items()}}) for r in data["roles"]]
+        data["tasks"] = [Task(**t) for t in data["tasks"]]
+        return cls(**data)
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Atomic write: the file is either the old or the new content, never half of one."""
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(json.dumps(value, indent=1, ensure_ascii=False), encoding="utf-8")
+    os.replace(temp, path)

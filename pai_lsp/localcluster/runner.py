@@ -1,0 +1,196 @@
+"""Runs one task: its environment (openpai-api.md §4), its process group, its log files."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+import socket
+from pathlib import Path
+
+from .model import Job, RoleSpec, Task
+
+DEBUG_HOLD_SECONDS = 604800
+LOG_NAMES = ("stdout", "stderr", "all")
+TASK_MARKER = "PAI_LOCAL_TASK_ID"
+
+
+def free_port(preferred: int = 0) -> int:
+    """A port nothing listens on now; `preferred` when it is free."""
+    for candidate in ([preferred] if preferred else []) + [0]:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError("no free port")
+
+
+def allocate_ports(job: Job) -> None:
+    for task in job.tasks:
+        role = job.role(task.role)
+        task.ports = {}
+        for label, (begin, count) in role.ports.items():
+            fixed = begin + task.index * count if begin else 0
+            task.ports[label] = [free_port(fixed + k if fixed else 0) for k in range(count)]
+
+
+def substitute_dir(value: str, job: Job, fs_uri: str) -> str:
+    """What the server does to authFile / dataDir / outputDir / codeDir (§1.3)."""
+    value = value.replace("$PAI_DEFAULT_FS_URI", fs_uri, 1)
+    for name, replacement in (("$PAI_JOB_NAME", job.name), ("$PAI_USER_NAME", job.user), ("$PAI_USERNAME", job.user)):
+        value = value.replace(name, replacement)
+    return value
+
+
+def environment(job: Job, task: Task, fs_uri: str, virtual_cluster: str) -> dict[str, str]:
+    """The superset of current and legacy variable names (§4 emulator recommendation)."""
+    role = job.role(task.role)
+    env: dict[str, str] = {}
+    roles = job.roles
+    env.update({
+        "PAI_JOB_NAME": job.framework, "PAI_FRAMEWORK_NAME": job.framework,
+        "PAI_USER_NAME": job.user, "PAI_USERNAME": job.user, "HADOOP_USER_NAME": job.user,
+        "PAI_DEFAULT_FS_URI": fs_uri, "PAI_VIRTUAL_CLUSTER": virtual_cluster, "PAI_JOB_VC_NAME": virtual_cluster,
+        "PAI_TASK_ROLE_COUNT": str(len(roles)), "PAI_TASK_ROLES_NUM": str(len(roles)), "PAI_JOB_TASK_ROLE_COUNT": str(len(roles)),
+        "PAI_TASK_ROLE_LIST": ",".join(r.name for r in roles), "PAI_JOB_TASK_ROLE_LIST": ",".join(r.name for r in roles),
+        "PAI_TASKS_NUM": str(job.total_tasks), "PAI_JOB_TASK_COUNT": str(job.total_tasks),
+    })
+    for field in ("dataDir", "outputDir", "codeDir"):
+        value = job.config.get(field) or ""
+        env[f"PAI_{field[:-3].upper()}_DIR"] = substitute_dir(value, job, fs_uri)
+    instances = []
+    for r in roles:
+        env[f"PAI_TASK_ROLE_TASK_COUNT_{r.name}"] = str(r.tasks)
+        env[f"PAI_RESOURCE_{r.name}"] = f"{r.gpu},{r.cpu},{r.memory_mb},{r.shm_mb}"
+        env[f"PAI_MIN_FAILED_TASK_COUNT_{r.name}"] = "" if r.min_failed is None else str(r.min_failed)
+        env[f"PAI_MIN_SUCCEEDED_TASK_COUNT_{r.name}"] = "" if r.min_succeeded is None else str(r.min_succeeded)
+        hosts = []
+        for other in job.tasks:
+            if other.role != r.name:
+                continue
+            instances.append(f"{r.name}:{other.index}")
+            env[f"PAI_HOST_IP_{r.name}_{other.index}"] = "127.0.0.1"
+            for label, ports in other.ports.items():
+                joined = ",".join(map(str, ports))
+                env[f"PAI_PORT_LIST_{r.name}_{other.index}_{label}"] = joined
+                env[f"PAI_{r.name}_{other.index}_{label}_PORT"] = joined
+            hosts.append(f"127.0.0.1:{other.ports.get('http', [0])[0]}")
+        env[f"PAI_TASK_ROLE_{r.name}_HOST_LIST"] = ",".join(hosts)
+    env["PAI_TASK_ROLE_INSTANCES"] = ",".join(instances)
+    ports = task.ports
+    env.update({
+        "PAI_CURRENT_TASK_ROLE_NAME": role.name, "PAI_TASK_ROLE_NAME": role.name,
+        "PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX": str(task.index), "PAI_TASK_INDEX": str(task.index),
+        "PAI_TASK_ROLE_INDEX": str(task.index),
+        "PAI_RESOURCE": f"{role.gpu},{role.cpu},{role.memory_mb},{role.shm_mb}",
+        "PAI_CURRENT_TASK_ROLE_TASK_COUNT": str(role.tasks), "PAI_TASK_ROLE_NUM": str(role.tasks),
+        "PAI_CURRENT_TASK_ROLE_CPU_COUNT": str(role.cpu), "PAI_TASK_CPU_NUM": str(role.cpu),
+        "PAI_CURRENT_TASK_ROLE_MEM_MB": str(role.memory_mb), "PAI_TASK_MEM_MB": str(role.memory_mb),
+        "PAI_CURRENT_TASK_ROLE_GPU_COUNT": str(role.gpu), "PAI_TASK_GPU_NUM": str(role.gpu),
+        "PAI_CURRENT_TASK_ROLE_SHM_MB": str(role.shm_mb),
+        "PAI_CURRENT_TASK_ROLE_MIN_FAILED_TASK_COUNT": "" if role.min_failed is None else str(role.min_failed),
+        "PAI_CURRENT_TASK_ROLE_MIN_SUCCEEDED_TASK_COUNT": "" if role.min_succeeded is None else str(role.min_succeeded),
+        "PAI_CONTAINER_HOST_IP": "127.0.0.1", "PAI_CURRENT_CONTAINER_IP": "127.0.0.1",
+        "PAI_CONTAINER_HOST_PORT_LIST": "".join(f"{label}:{','.join(map(str, p))};" for label, p in ports.items()),
+        "PAI_CONTAINER_HOST_PORT": str(ports.get("http", [""])[0]), "PAI_CURRENT_CONTAINER_PORT": str(ports.get("http", [""])[0]),
+        "PAI_CONTAINER_SSH_PORT": str(ports.get("ssh", [""])[0]),
+        "PAI_CONTAINER_ID": f"container_{job.framework}_{job.attempt}_{role.name}_{task.index}",
+        "CUDA_VISIBLE_DEVICES": ",".join(map(str, task.gpus)),
+        "NVIDIA_VISIBLE_DEVICES": ",".join(map(str, task.gpus)) or "none",
+    })
+    for label, p in ports.items():
+        env[f"PAI_CONTAINER_HOST_{label}_PORT_LIST"] = ",".join(map(str, p))
+    # jobEnvs verbatim, as strings in the container's environment.
+    for key, value in (job.config.get("jobEnvs") or {}).items():
+        env[str(key)] = value if isinstance(value, str) else ("true" if value is True else "false" if value is False else str(value))
+    return env
+
+
+def command_line(role: RoleSpec, debug: bool) -> str:
+    """The user's command; with jobEnvs.isDebug a failing command keeps the task alive (§5.5)."""
+    if not debug:
+        return role.command
+    hold = (f'code=$?; if [ "$code" -ne 0 ]; then echo "[PAI] command exited with $code; '
+            f'task kept for debugging (stop the job to end it)" >&2; sleep {DEBUG_HOLD_SECONDS}; fi; exit $code')
+    return f"{{ {role.command}\n}}; {hold}"
+
+
+class RunningTask:
+    """A task's process group and the copy of its output into the log files."""
+
+    def __init__(self, process: asyncio.subprocess.Process, copiers: list[asyncio.Task]):
+        self.process = process
+        self.copiers = copiers
+
+    async def wait(self) -> int:
+        code = await self.process.wait()
+        await asyncio.gather(*self.copiers, return_exceptions=True)
+        return code
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        try:
+            os.killpg(self.process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str]) -> RunningTask:
+    logdir.mkdir(parents=True, exist_ok=True)
+    role = job.role(task.role)
+    full_env = dict(os.environ)
+    full_env.update(env)
+    full_env["PAI_WORK_DIR"] = str(workdir)
+    full_env[TASK_MARKER] = f"{job.framework}/{job.attempt}/{task.role}/{task.index}"
+    process = await asyncio.create_subprocess_exec(
+        "/bin/bash", "-c", command_line(role, job.debug), cwd=workdir, env=full_env,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,  # its own process group: STOP kills everything it started
+    )
+    files = {name: open(logdir / name, "ab", buffering=0) for name in LOG_NAMES}
+
+    async def copy(stream: asyncio.StreamReader, name: str) -> None:
+        try:
+            while chunk := await stream.read(65536):
+                files[name].write(chunk)
+                files["all"].write(chunk)
+        finally:
+            files[name].close()
+
+    copiers = [asyncio.ensure_future(copy(process.stdout, "stdout")), asyncio.ensure_future(copy(process.stderr, "stderr"))]
+
+    async def close_all() -> None:
+        await asyncio.gather(*copiers, return_exceptions=True)
+        files["all"].close()
+
+    return RunningTask(process, [*copiers, asyncio.ensure_future(close_all())])
+
+
+def reported_exit(code: int) -> tuple[int, int | None]:
+    """(exit code the cluster reports, the user's own code): YARN-era rules of §5.6."""
+    if code == 0:
+        return 0, None
+    if code < 0:  # killed by a signal
+        return 128 - code, None
+    if code > 128:  # the shell reports a signal as 128+N
+        return code, None
+    return 255, code
+
+
+def kill_leftover(pid: int, marker: str) -> None:
+    """Kill a task left running by an earlier run of the cluster, if that pid is still that task."""
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return
+    if f"{TASK_MARKER}={marker}".encode() in environ.split(b"\0"):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def quote(text: str) -> str:
+    return shlex.quote(text)

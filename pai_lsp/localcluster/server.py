@@ -1,0 +1,116 @@
+"""`pai local-cluster`: the ASGI app (REST + WebHDFS, also under /rest-server) served by uvicorn."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import os
+import socket
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Mount, Route
+
+from .api import Api
+from .auth import KEYRING_SERVICE, ensure_first_user
+from .cluster import Capacity, LocalCluster
+from .webhdfs import WebHdfs
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "pai-lsp" / "local-cluster"
+
+
+def build_app(cluster: LocalCluster) -> Starlette:
+    api = Api(cluster)
+    hdfs = WebHdfs(cluster.store, default_user=getpass.getuser())
+    methods = ["GET", "PUT", "POST", "DELETE"]
+    routes = [
+        *api.routes(),
+        Route("/webhdfs/v1", hdfs.endpoint, methods=methods),
+        Route("/webhdfs/v1/{path:path}", hdfs.endpoint, methods=methods),
+    ]
+
+    async def not_found(request: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 405:
+            return JSONResponse({"code": "NoApiError", "message": f"API {request.url.path} is not found."}, 404)
+        return JSONResponse({"code": "NoApiError" if exc.status_code == 404 else "UnknownError",
+                             "message": f"API {request.url.path} is not found." if exc.status_code == 404 else str(exc.detail)},
+                            exc.status_code)
+
+    async def crashed(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"code": "UnknownError", "message": str(exc) or type(exc).__name__}, 500)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        cluster.start_background()
+        yield
+        await cluster.close()
+
+    return Starlette(
+        routes=[Mount("/rest-server", routes=routes), *routes],
+        exception_handlers={HTTPException: not_found, Exception: crashed},
+        lifespan=lifespan,
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int | None, runtime: str,
+          out=sys.stdout) -> int:
+    import uvicorn
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    socks = [bind(host, port)]
+    if hdfs_port is not None:
+        socks.append(bind(host, hdfs_port))
+    actual = socks[0].getsockname()[1]
+    fs_port = socks[-1].getsockname()[1]
+    effective_runtime = runtime
+    note = ""
+    if runtime == "container":
+        import shutil
+
+        engine = shutil.which("docker") or shutil.which("podman")
+        if engine is None or not _engine_works(engine):
+            effective_runtime, note = "host", " (no working docker or podman: tasks run on the host)"
+    cluster = LocalCluster(data_dir, Capacity.of_machine(gpus), getpass.getuser(), effective_runtime)
+    cluster.fs_uri = f"hdfs://{host}:{fs_port}"
+    user = getpass.getuser()
+    created = ensure_first_user(cluster.users, user)
+    if created is not None:
+        password, kept = created
+        where = (f"kept in the keyring as '{KEYRING_SERVICE}'" if kept else
+                 "no keyring backend on this machine, so it is stored nowhere: note it now, or add users with "
+                 "`pai local-cluster users add NAME --password-stdin`")
+        print(f"Created user {user} with password {password} ({where}; shown only this once).", file=out)
+    app = build_app(cluster)
+    print(f"PAI local cluster: REST http://{host}:{actual}  WebHDFS http://{host}:{fs_port}/webhdfs/v1  "
+          f"data {data_dir}  capacity {cluster.capacity.cpu} CPU, {cluster.capacity.memory_mb} MB, "
+          f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}", file=out, flush=True)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    asyncio.run(server.serve(sockets=socks))
+    return 0
+
+
+def _engine_works(engine: str) -> bool:
+    import subprocess
+
+    try:
+        return subprocess.run([engine, "info"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False

@@ -1,0 +1,124 @@
+"""The JSON the real rest-server answers with (openpai-api.md §3.3, §3.4), built from our jobs."""
+
+from __future__ import annotations
+
+import hashlib
+
+from .model import Job, Task
+
+EXIT_SPECS = {
+    0: ("SUCCEEDED", "USER_SUCCESS", "NEVER_RETRY", "The job succeeded."),
+    255: ("CONTAINER_RUNTIME_UNKNOWN_FAILURE", "UNKNOWN_FAILURE", "RETRY_TO_MAX", "The user command exited with a non-zero code."),
+    254: ("CONTAINER_START_FAILED", "PLATFORM_FAILURE", "RETRY_TO_MAX", "The task could not be started."),
+    -7351: ("APP_STOP_FRAMEWORK_REQUESTED", "USER_STOP", "NEVER_RETRY", "The user stopped the job."),
+    -7400: ("TASK_STOPPED_ON_APP_COMPLETION", "USER_STOP", "NEVER_RETRY", "The task was stopped because the job completed."),
+    -210: ("StopFrameworkRequested", "USER_STOP", "NEVER_RETRY", "The user stopped the job."),
+    -220: ("FrameworkAttemptCompletion", "USER_STOP", "NEVER_RETRY", "The task was stopped because the job completed."),
+    -1: ("LOCAL_CLUSTER_STOPPED", "PLATFORM_FAILURE", "NEVER_RETRY", "The local cluster stopped while the job ran."),
+}
+
+
+def exit_spec(code: int | None) -> dict | None:
+    if code is None:
+        return None
+    phrase, kind, reaction, reason = EXIT_SPECS.get(code, EXIT_SPECS[255] if code > 0 else EXIT_SPECS[-1])
+    return {"code": code, "phrase": phrase, "issuer": "PAI_LOCAL", "causer": "USER" if "USER" in kind else "PAI_LOCAL",
+            "type": kind, "stage": "RUNNING", "behavior": "UNKNOWN", "reaction": reaction, "reason": reason,
+            "repro": [], "solution": []}
+
+
+def public_state(job: Job) -> str:
+    return "RUNNING" if job.state == "COMPLETING" else job.state
+
+
+def summary_v1(job: Job) -> dict:
+    out = {
+        "name": job.name, "username": job.user, "state": public_state(job), "subState": job.state,
+        "executionType": job.execution_type, "retries": job.retries,
+        "retryDetails": {"user": job.retries, "platform": 0, "resource": 0},
+        "createdTime": job.created, "completedTime": job.completed, "appExitCode": job.exit_code,
+        "virtualCluster": job.virtual_cluster, "totalGpuNumber": job.total_gpus,
+        "totalTaskNumber": job.total_tasks, "totalTaskRoleNumber": len(job.roles),
+    }
+    if job.legacy:
+        out["legacy"] = True
+    return out
+
+
+def summary_v2(job: Job) -> dict:
+    out = summary_v1(job)
+    out.pop("legacy", None)
+    out.update({"debugId": _debug_id(job), "tags": [], "retryDelayTime": 0, "submissionTime": job.created,
+                "launchedTime": job.launched, "jobPriority": "default"})
+    return out
+
+
+def _debug_id(job: Job) -> str:
+    return hashlib.md5(job.framework.encode()).hexdigest()
+
+
+def log_path(job: Job, task: Task) -> str:
+    return (f"/api/v2/jobs/{job.framework}/attempts/{job.attempt}/taskRoles/{task.role}/taskIndex/{task.index}"
+            f"/attempts/0/logs")
+
+
+def _task_status(job: Job, task: Task, base: str, v2: bool) -> dict:
+    out = {
+        "taskIndex": task.index, "taskState": task.state if task.state != "COMPLETING" else "RUNNING",
+        "containerId": f"container_{job.framework}_{job.attempt}_{task.role}_{task.index}",
+        "containerIp": "127.0.0.1" if task.launched else None,
+        "containerPorts": {label: ",".join(map(str, ports)) for label, ports in task.ports.items()},
+        "containerGpus": sum(1 << g for g in task.gpus) if not v2 else None,
+        "containerLog": (log_path(job, task) if v2 else base + log_path(job, task)),
+        "containerExitCode": task.exit_code,
+    }
+    if v2:
+        out.update({
+            "taskUid": hashlib.md5(f"{job.framework}/{task.role}/{task.index}".encode()).hexdigest(),
+            "containerNodeName": "localhost", "containerExitSpec": exit_spec(task.exit_code),
+            "containerExitDiagnostics": task.diagnostics, "retries": 0, "accountableRetries": 0,
+            "createdTime": task.created, "launchedTime": task.launched, "completedTime": task.completed,
+            "attemptId": 0, "attemptState": task.state, "currentAttemptCreatedTime": task.created,
+            "currentAttemptLaunchedTime": task.launched, "currentAttemptCompletedTime": task.completed,
+        })
+    return out
+
+
+def _job_status(job: Job) -> dict:
+    return {
+        "username": job.user, "state": public_state(job), "subState": job.state, "executionType": job.execution_type,
+        "retries": job.retries, "retryDetails": {"user": job.retries, "platform": 0, "resource": 0},
+        "createdTime": job.created, "completedTime": job.completed, "appId": f"application_local_{_debug_id(job)[:12]}",
+        "appProgress": 1 if job.completed else 0, "appTrackingUrl": "", "appLaunchedTime": job.launched,
+        "appCompletedTime": job.completed, "appExitCode": job.exit_code, "appExitSpec": exit_spec(job.exit_code),
+        "appExitDiagnostics": job.exit_diagnostics,
+        "appExitMessages": {"container": None, "runtime": None, "launcher": job.exit_diagnostics or None},
+        "appExitTriggerMessage": job.trigger_message, "appExitTriggerTaskRoleName": job.trigger_role,
+        "appExitTriggerTaskIndex": job.trigger_index, "appExitType": exit_spec(job.exit_code)["type"] if job.exit_code is not None else None,
+        "virtualCluster": job.virtual_cluster,
+        "runtime": job.runtime,  # local cluster: "host" when tasks run as plain processes
+    }
+
+
+def detail_v1(job: Job, base: str) -> dict:
+    status = _job_status(job)
+    status["name"] = job.framework
+    return {"name": job.name, "jobStatus": status, "taskRoles": _roles(job, base, v2=False)}
+
+
+def detail_v2(job: Job, base: str) -> dict:
+    status = _job_status(job)
+    status.update({"launchedTime": job.launched, "submissionTime": job.created, "attemptId": job.attempt,
+                   "attemptState": public_state(job), "retryDelayTime": 0, "appCreatedTime": job.created})
+    return {"debugId": _debug_id(job), "name": job.name, "tags": [], "jobPriority": "default",
+            "jobStatus": status, "taskRoles": _roles(job, base, v2=True)}
+
+
+def _roles(job: Job, base: str, v2: bool) -> dict:
+    return {
+        role.name: {
+            "taskRoleStatus": {"name": role.name},
+            "taskStatuses": [_task_status(job, t, base, v2) for t in job.tasks if t.role == role.name],
+        }
+        for role in job.roles
+    }

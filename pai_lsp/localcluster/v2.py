@@ -1,0 +1,174 @@
+"""OpenPAI protocol v2 (YAML) for the local cluster: the server's validation (§2.2, §2.3) and
+rendering (§2.4), turned into the same task roles v1 jobs use, with v2's completion defaults."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import yaml
+
+from .cluster import ClusterError
+from .model import RoleSpec
+
+NAME = {"type": "string", "pattern": "^[a-zA-Z0-9_-]+$", "maxLength": 255}
+KEY = "^[a-zA-Z_][a-zA-Z0-9_]*$"
+SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["protocolVersion", "name", "type", "taskRoles"],
+    "properties": {
+        "protocolVersion": {"enum": ["2", 2]},
+        "name": NAME,
+        "type": {"type": "string", "enum": ["job"]},
+        "version": {"type": ["string", "number"]},
+        "contributor": {"type": "string"},
+        "description": {"type": "string"},
+        "prerequisites": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["name", "type"],
+            "properties": {"name": NAME, "type": {"enum": ["script", "output", "data", "dockerimage"]}}}},
+        "parameters": {"type": "object"},
+        "secrets": {"type": "object"},
+        "jobRetryCount": {"type": "integer", "minimum": 0},
+        "taskRoles": {"type": "object", "minProperties": 1, "additionalProperties": False, "patternProperties": {KEY: {
+            "type": "object", "additionalProperties": False, "required": ["dockerImage", "resourcePerInstance", "commands"],
+            "properties": {
+                "protocolVersion": {"enum": ["2", 2]},
+                "instances": {"type": "integer", "minimum": 1},
+                "completion": {"type": "object", "additionalProperties": False, "properties": {
+                    "minFailedInstances": {"type": ["integer", "null"]},
+                    "minSucceededInstances": {"type": ["integer", "null"]}}},
+                "taskRetryCount": {"type": "integer"},
+                "prerequisites": {"type": "array", "items": {"type": "string"}},
+                "dockerImage": {"type": "string"}, "data": {"type": "string"}, "output": {"type": "string"},
+                "script": {"type": "string"},
+                "extraContainerOptions": {"type": "object", "properties": {"shmMB": {"type": "integer"}}},
+                "resourcePerInstance": {"type": "object", "additionalProperties": False, "required": ["cpu", "memoryMB", "gpu"],
+                                        "properties": {"cpu": {"type": "integer"}, "memoryMB": {"type": "integer"},
+                                                       "gpu": {"type": "integer"}, "ports": {
+                                                           "type": "object", "minProperties": 1, "additionalProperties": False,
+                                                           "patternProperties": {KEY: {"type": "integer"}}}}},
+                "commands": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+            }}}},
+        "deployments": {"type": "array", "minItems": 1},
+        "defaults": {"type": "object", "properties": {"deployment": {"type": "string"}}},
+        "extras": {"type": "object"},
+    },
+}
+
+
+def _invalid(message: str) -> ClusterError:
+    return ClusterError(400, "InvalidProtocolError", message)
+
+
+def parse(text: str) -> dict:
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ClusterError(500, "UnknownError", f"Failed to parse the YAML job protocol: {exc}") from None
+    from jsonschema import Draft7Validator
+
+    errors = sorted(Draft7Validator(SCHEMA).iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise _invalid(json.dumps([{
+            "keyword": e.validator,
+            "dataPath": "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path),
+            "schemaPath": "#/" + "/".join(map(str, e.absolute_schema_path)),
+            "params": {}, "message": _ajv_message(e),
+        } for e in errors]))
+    prerequisites: dict[str, dict[str, dict]] = {}
+    for item in doc.get("prerequisites") or []:
+        by_type = prerequisites.setdefault(item["type"], {})
+        if item["name"] in by_type:
+            raise _invalid(f"Duplicate {item['type']} prerequisites {item['name']}.")
+        by_type[item["name"]] = item
+    deployments = {}
+    for item in doc.get("deployments") or []:
+        if item.get("name") in deployments:
+            raise _invalid(f"Duplicate deployments {item.get('name')}.")
+        deployments[item.get("name")] = item
+    every = {name for by_type in prerequisites.values() for name in by_type}
+    for role in doc["taskRoles"].values():
+        for name in role.get("prerequisites") or []:
+            if name not in every:
+                raise _invalid(f"Prerequisite {name} does not exist.")
+        for field in ("script", "output", "data", "dockerImage"):
+            if field in role and role[field] not in prerequisites.get(field.lower(), {}):
+                raise _invalid(f"Prerequisite {role[field]} does not exist.")
+    default = (doc.get("defaults") or {}).get("deployment")
+    if default is not None and default not in deployments:
+        raise _invalid(f"Default deployment {default} does not exist.")
+    doc["_deployments"] = deployments
+    doc["_prerequisites"] = prerequisites
+    return doc
+
+
+def _ajv_message(error: Any) -> str:
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return f"should have required property '{missing}'"
+    if error.validator == "additionalProperties":
+        return "should NOT have additional properties"
+    if error.validator == "enum":
+        return "should be equal to one of the allowed values"
+    if error.validator == "type":
+        return f"should be {error.validator_value}"
+    if error.validator == "pattern":
+        return f'should match pattern "{error.validator_value}"'
+    return error.message
+
+
+def render(template: str, context: dict) -> str:
+    """`<% $parameters.x %>` tags; unknown names stay as written (HEAD behaviour)."""
+
+    def lookup(match: re.Match[str]) -> str:
+        expr = match.group(1).strip().replace("[", ".").replace("]", "")
+        value: Any = context
+        for part in expr.split("."):
+            if isinstance(value, dict) and part in value:
+                value = value[part]
+            elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                value = value[int(part)]
+            else:
+                return match.group(0)
+        return value if isinstance(value, str) else json.dumps(value)
+
+    return re.sub(r"<%\s*(.*?)\s*%>", lookup, template)
+
+
+def roles(doc: dict) -> list[RoleSpec]:
+    deployment = doc["_deployments"].get((doc.get("defaults") or {}).get("deployment"), {})
+    out = []
+    for name, role in doc["taskRoles"].items():
+        resources = role["resourcePerInstance"]
+        lines = list(role["commands"])
+        hooks = (deployment.get("taskRoles") or {}).get(name) or {}
+        lines = list(hooks.get("preCommands") or []) + lines + list(hooks.get("postCommands") or [])
+        context = {"$parameters": doc.get("parameters") or {}}
+        for field in ("script", "output", "data"):
+            if field in role:
+                context[f"${field}"] = doc["_prerequisites"][field][role[field]]
+        secrets = doc.get("secrets") or {}
+        body = "\n".join(render(line.strip(), context) for line in lines)
+        body = render(body, {"$secrets": secrets})
+        command = "set -o errexit\nset -o nounset\nset -o pipefail\n" + body
+        instances = role.get("instances", 1)
+        completion = role.get("completion") or {}
+        ports = {label: (0, count) for label, count in (resources.get("ports") or {}).items()}
+        for label in ("http", "ssh"):
+            ports.setdefault(label, (0, 1))
+        out.append(RoleSpec(
+            name, instances, resources["cpu"], resources["memoryMB"], resources["gpu"],
+            (role.get("extraContainerOptions") or {}).get("shmMB", 512), command, ports,
+            completion.get("minFailedInstances") or 1, completion.get("minSucceededInstances") or instances,
+        ))
+    return out
+
+
+def masked(text: str) -> str:
+    """The stored config: the `secrets:` block replaced by "******" (§2.4)."""
+    doc = yaml.safe_load(text)
+    if isinstance(doc, dict) and "secrets" in doc:
+        doc["secrets"] = "******"
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
