@@ -79,7 +79,7 @@ def local_cluster(args: argparse.Namespace) -> int:
         print(f"user {args.name} added")
         return EXIT_OK
     try:
-        return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime)
+        return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb)
     except OSError as exc:
         print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERRORS
@@ -96,6 +96,8 @@ def _add_local_cluster(sub) -> None:
         p.add_argument("--port", type=int, default=9186, help="REST (and WebHDFS) port; 0 picks a free one")
         p.add_argument("--hdfs-port", type=int, help="also serve WebHDFS on this port, as a namenode does")
         p.add_argument("--gpus", type=int, help="GPU slots to simulate (default: from nvidia-smi, else 0)")
+        p.add_argument("--cpus", type=int, help="CPU slots to offer (default: this machine's cores)")
+        p.add_argument("--memory-mb", type=int, help="memory to offer in MB (default: this machine's memory)")
         p.add_argument("--runtime", choices=["host", "container"], default="host")
     users = lc_sub.add_parser("users", help="manage the cluster's users")
     users_sub = users.add_subparsers(dest="users_command", metavar="COMMAND", required=True)

@@ -174,7 +174,7 @@ class HdfsStore:
             raise not_found(path)
         dirs, files, length = 0, 0, 0
         if local.is_dir():
-            for current, dirnames, filenames in os.walk(local):
+            for current, _dirs, filenames in os.walk(local):
                 dirs += 1
                 for name in filenames:
                     files += 1

@@ -115,7 +115,7 @@ def command_line(role: RoleSpec, debug: bool) -> str:
         return role.command
     hold = (f'code=$?; if [ "$code" -ne 0 ]; then echo "[PAI] command exited with $code; '
             f'task kept for debugging (stop the job to end it)" >&2; sleep {DEBUG_HOLD_SECONDS}; fi; exit $code')
-    return f"{{ {role.command}\n}}; {hold}"
+    return f"( {role.command}\n); {hold}"  # a subshell, so `exit` in the command still reaches the hold
 
 
 class RunningTask:

@@ -70,7 +70,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int | None, runtime: str,
-          out=sys.stdout) -> int:
+          cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout) -> int:
     import uvicorn
 
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -87,7 +87,10 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
         engine = shutil.which("docker") or shutil.which("podman")
         if engine is None or not _engine_works(engine):
             effective_runtime, note = "host", " (no working docker or podman: tasks run on the host)"
-    cluster = LocalCluster(data_dir, Capacity.of_machine(gpus), getpass.getuser(), effective_runtime)
+    capacity = Capacity.of_machine(gpus)
+    capacity.cpu = cpus or capacity.cpu
+    capacity.memory_mb = memory_mb or capacity.memory_mb
+    cluster = LocalCluster(data_dir, capacity, getpass.getuser(), effective_runtime)
     cluster.fs_uri = f"hdfs://{host}:{fs_port}"
     user = getpass.getuser()
     created = ensure_first_user(cluster.users, user)

@@ -37,7 +37,8 @@ def start_cluster(data_dir: Path, *extra: str) -> Cluster:
         subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data_dir), "users", "add", "bob",
                         "--password-stdin"], input=PASSWORD + "\n", text=True, check=True, capture_output=True)
     process = subprocess.Popen(
-        [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data_dir), "--port", "0", "--hdfs-port", "0", *extra],
+        [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data_dir), "--port", "0", "--hdfs-port", "0",
+         "--cpus", "64", "--memory-mb", "65536", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
     line = process.stdout.readline()
     if "REST " not in line:

@@ -1,0 +1,62 @@
+"""Clusters with their own settings: queueing by resources, simulated GPUs, restart, Ctrl-C."""
+
+from __future__ import annotations
+
+import psutil
+
+from .conftest import USER, start_cluster, stop_cluster, wait_for
+from .test_jobs import _task_pids, detail, finished, job, log, role, submit
+
+
+def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
+    cluster = start_cluster(tmp_path / "small", "--gpus", "2")
+    try:
+        with cluster.client() as c:
+            # 64 CPUs are offered; each job takes 40, so the second waits for the first.
+            submit(c, job("big1", role("r", "sleep 1; echo $CUDA_VISIBLE_DEVICES", cpuNumber=40, gpuNumber=2)))
+            submit(c, job("big2", role("r", "echo $CUDA_VISIBLE_DEVICES", cpuNumber=40, gpuNumber=1)))
+            wait_for(lambda: detail(c, "big1")["jobStatus"]["state"] == "RUNNING")
+            assert detail(c, "big2")["jobStatus"]["state"] == "WAITING"
+            assert finished(c, "big2")["jobStatus"]["state"] == "SUCCEEDED"
+            assert log(cluster, c, "big1", "r") == "0,1\n"
+            assert log(cluster, c, "big2", "r") in ("0\n", "1\n")
+            refused = submit(c, job("gpus", role("r", "true", gpuNumber=3)))
+            assert refused.status_code == 400 and "3 GPU" in refused.json()["message"]
+    finally:
+        stop_cluster(cluster)
+
+
+def test_restart_keeps_finished_jobs_and_fails_running_ones(tmp_path):
+    data = tmp_path / "restart"
+    cluster = start_cluster(data)
+    with cluster.client() as c:
+        submit(c, job("done", role("r", "echo kept")))
+        finished(c, "done")
+        submit(c, job("long", role("r", "sleep 300")))
+        wait_for(lambda: detail(c, "long")["jobStatus"]["state"] == "RUNNING")
+        pids = wait_for(lambda: _task_pids("long"))
+    stop_cluster(cluster)  # Ctrl-C: tasks are stopped with the cluster
+    assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
+    cluster = start_cluster(data)
+    try:
+        with cluster.client() as c:
+            assert detail(c, "done")["jobStatus"]["state"] == "SUCCEEDED"
+            assert log(cluster, c, "done", "r") == "kept\n"
+            long = detail(c, "long")["jobStatus"]
+            assert long["state"] == "FAILED" and "stopped while this job was running" in long["appExitDiagnostics"]
+            assert [j["name"] for j in c.get(f"/api/v1/user/{USER}/jobs").json()] == ["long", "done"]
+    finally:
+        stop_cluster(cluster)
+
+
+def test_debug_jobs_keep_a_failed_task_until_stopped(tmp_path):
+    cluster = start_cluster(tmp_path / "debug")
+    try:
+        with cluster.client() as c:
+            submit(c, job("dbg", role("r", "exit 4"), jobEnvs={"isDebug": True}))
+            wait_for(lambda: "task kept for debugging" in log(cluster, c, "dbg", "r", which="stderr"))
+            assert detail(c, "dbg")["jobStatus"]["state"] == "RUNNING"
+            c.put(f"/api/v1/user/{USER}/jobs/dbg/executionType", json={"value": "STOP"})
+            assert finished(c, "dbg")["jobStatus"]["state"] == "STOPPED"
+    finally:
+        stop_cluster(cluster)
