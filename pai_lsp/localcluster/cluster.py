@@ -74,12 +74,14 @@ def roles_from_v1(config: dict) -> list[RoleSpec]:
 
 
 class LocalCluster:
-    def __init__(self, data_dir: Path, capacity: Capacity, default_user: str, runtime: str = "host"):
+    def __init__(self, data_dir: Path, capacity: Capacity, default_user: str, runtime: str = "host",
+                 engine: str | None = None):
         self.data_dir = data_dir
         self.jobs_dir = data_dir / "jobs"
         self.jobs_dir.mkdir(parents=True, exist_ok=True)
         self.capacity = capacity
         self.runtime = runtime
+        self.engine = engine if runtime == "container" else None
         self.users = Users(data_dir)
         self.store = HdfsStore(data_dir / "hdfs", superuser=default_user)
         self.fs_uri = "hdfs://127.0.0.1:0"
@@ -211,7 +213,7 @@ class LocalCluster:
             workdir.mkdir(parents=True, exist_ok=True)
             try:
                 self._copy_code(job, workdir)
-                running = await start(job, task, workdir, folder / "logs", env)
+                running = await start(job, task, workdir, folder / "logs", env, self.engine)
             except (OSError, ValueError) as exc:
                 task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {exc}"
                 task.exit_code = 254

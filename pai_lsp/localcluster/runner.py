@@ -121,9 +121,10 @@ def command_line(role: RoleSpec, debug: bool) -> str:
 class RunningTask:
     """A task's process group and the copy of its output into the log files."""
 
-    def __init__(self, process: asyncio.subprocess.Process, copiers: list[asyncio.Task]):
+    def __init__(self, process: asyncio.subprocess.Process, copiers: list[asyncio.Task], container: tuple[str, str] | None = None):
         self.process = process
         self.copiers = copiers
+        self.container = container  # (engine, name) when the task runs in a container
 
     async def wait(self) -> int:
         code = await self.process.wait()
@@ -135,17 +136,40 @@ class RunningTask:
             os.killpg(self.process.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
+        if self.container is not None and sig == signal.SIGKILL:
+            # The engine's client is gone; the container must be killed through the engine.
+            import subprocess
+
+            subprocess.run([self.container[0], "kill", self.container[1]], capture_output=True, timeout=30)
 
 
-async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str]) -> RunningTask:
+def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir: Path, env: dict[str, str]) -> list[str]:
+    """`docker run` (or podman) of the job's image with the task's resources and environment."""
+    argv = [engine, "run", "--rm", "--init", "--name", name, "--network", "host", "--workdir", "/pai/work",
+            "--volume", f"{workdir}:/pai/work", "--cpus", str(role.cpu), "--memory", f"{role.memory_mb}m",
+            "--shm-size", f"{role.shm_mb}m"]
+    if job.debug:
+        argv += ["--cap-add=SYS_PTRACE", "--security-opt", "seccomp=unconfined"]
+    for key, value in env.items():
+        argv += ["--env", f"{key}={value}"]
+    return argv + ["--env", "PAI_WORK_DIR=/pai/work", job.config.get("image", ""), "/bin/bash", "-c", command_line(role, job.debug)]
+
+
+async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], engine: str | None = None) -> RunningTask:
     logdir.mkdir(parents=True, exist_ok=True)
     role = job.role(task.role)
     full_env = dict(os.environ)
     full_env.update(env)
     full_env["PAI_WORK_DIR"] = str(workdir)
     full_env[TASK_MARKER] = f"{job.framework}/{job.attempt}/{task.role}/{task.index}"
+    container = None
+    argv = ["/bin/bash", "-c", command_line(role, job.debug)]
+    if engine is not None:
+        name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in full_env[TASK_MARKER])
+        container = (engine, name)
+        argv = container_command(engine, name, job, role, workdir, env)
     process = await asyncio.create_subprocess_exec(
-        "/bin/bash", "-c", command_line(role, job.debug), cwd=workdir, env=full_env,
+        *argv, cwd=workdir, env=full_env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         start_new_session=True,  # its own process group: STOP kills everything it started
     )
@@ -165,7 +189,7 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         await asyncio.gather(*copiers, return_exceptions=True)
         files["all"].close()
 
-    return RunningTask(process, [*copiers, asyncio.ensure_future(close_all())])
+    return RunningTask(process, [*copiers, asyncio.ensure_future(close_all())], container)
 
 
 def reported_exit(code: int) -> tuple[int, int | None]:

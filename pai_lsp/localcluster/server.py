@@ -83,16 +83,17 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     fs_port = socks[-1].getsockname()[1]
     effective_runtime = runtime
     note = ""
+    engine = None
     if runtime == "container":
         import shutil
 
-        engine = shutil.which("docker") or shutil.which("podman")
-        if engine is None or not _engine_works(engine):
+        engine = next((e for e in (shutil.which("docker"), shutil.which("podman")) if e and _engine_works(e)), None)
+        if engine is None:
             effective_runtime, note = "host", " (no working docker or podman: tasks run on the host)"
     capacity = Capacity.of_machine(gpus)
     capacity.cpu = cpus or capacity.cpu
     capacity.memory_mb = memory_mb or capacity.memory_mb
-    cluster = LocalCluster(data_dir, capacity, getpass.getuser(), effective_runtime)
+    cluster = LocalCluster(data_dir, capacity, getpass.getuser(), effective_runtime, engine)
     cluster.fs_uri = f"hdfs://{host}:{fs_port}"
     user = getpass.getuser()
     created = ensure_first_user(cluster.users, user)

@@ -60,3 +60,34 @@ def test_debug_jobs_keep_a_failed_task_until_stopped(tmp_path):
             assert finished(c, "dbg")["jobStatus"]["state"] == "STOPPED"
     finally:
         stop_cluster(cluster)
+
+
+def test_retry_minus_two_restarts_even_after_success_until_stopped(tmp_path):
+    cluster = start_cluster(tmp_path / "service")
+    try:
+        with cluster.client() as c:
+            submit(c, job("service", role("r", "echo run; sleep 0.2"), retryCount=-2))
+            wait_for(lambda: detail(c, "service")["jobStatus"]["retries"] >= 2)
+            c.put(f"/api/v1/user/{USER}/jobs/service/executionType", json={"value": "STOP"})
+            assert finished(c, "service")["jobStatus"]["state"] == "STOPPED"
+            submit(c, job("forever", role("r", f"echo x >> {tmp_path}/tries; exit 1"), retryCount=-1))
+            wait_for(lambda: detail(c, "forever")["jobStatus"]["retries"] >= 3)
+            assert detail(c, "forever")["jobStatus"]["state"] in ("RUNNING", "WAITING")
+            c.put(f"/api/v1/user/{USER}/jobs/forever/executionType", json={"value": "STOP"})
+            assert finished(c, "forever")["jobStatus"]["state"] == "STOPPED"
+    finally:
+        stop_cluster(cluster)
+
+
+def test_container_runtime_says_when_tasks_run_on_the_host(tmp_path):
+    import shutil
+    import subprocess
+
+    engine = any(shutil.which(e) and subprocess.run([e, "info"], capture_output=True).returncode == 0 for e in ("docker", "podman"))
+    cluster = start_cluster(tmp_path / "container", "--runtime", "container")
+    try:
+        with cluster.client() as c:
+            submit(c, job("where", role("r", "true")))
+            assert finished(c, "where")["jobStatus"]["runtime"] == ("container" if engine else "host")
+    finally:
+        stop_cluster(cluster)
