@@ -276,3 +276,29 @@ def test_delete_and_permissions(cluster):
         assert (gone.status_code, gone.json()) == (202, {"message": "deleted job mine successfully"})
         assert c.get(f"/api/v1/user/{USER}/jobs/mine").status_code == 404
     assert os.path.exists(cluster.data_dir / "jobs")
+
+
+def test_put_legacy_ssh_v2_stop_virtual_clusters_and_users(cluster):
+    with cluster.client() as c:
+        put = c.put(f"/api/v1/user/{USER}/jobs/by-put", json=job("ignored-name", role("r", "sleep 30")))
+        assert put.status_code == 201 and put.json()["name"] == "by-put"
+        legacy = c.post("/api/v1/jobs", json=job("legacy1", role("r", "true")))
+        assert legacy.status_code == 201 and legacy.json()["jobStatus"]["name"] == "legacy1"
+        assert next(j for j in c.get("/api/v1/jobs").json() if j["name"] == "legacy1")["legacy"] is True
+        wait_for(lambda: detail(c, "by-put")["jobStatus"]["state"] == "RUNNING")
+        ssh = c.get(f"/api/v1/user/{USER}/jobs/by-put/ssh").json()
+        port = detail(c, "by-put")["taskRoles"]["r"]["taskStatuses"][0]["containerPorts"]["ssh"]
+        assert ssh["containers"][0]["sshIp"] == "127.0.0.1" and ssh["containers"][0]["sshPort"] == port
+        stop = c.put(f"/api/v2/jobs/{USER}~by-put/executionType", json={"value": "STOP"})
+        assert (stop.status_code, stop.json()) == (202, {"status": 202, "message": f"Execute job {USER}~by-put successfully."})
+        bad = c.put(f"/api/v2/jobs/{USER}~by-put/executionType", json={"value": "PAUSE"})
+        assert bad.status_code == 400
+        assert finished(c, "by-put")["jobStatus"]["state"] == "STOPPED"
+        vcs = c.get("/api/v2/virtual-clusters").json()
+        assert vcs["default"]["resourcesTotal"]["cpu"] == 64
+        assert c.get("/rest-server/api/v1/virtual-clusters/default").status_code == 200
+        assert c.get("/api/v1/virtual-clusters/nope").json()["code"] == "NoVirtualClusterError"
+        me = c.get(f"/api/v2/users/{USER}").json()
+        assert me["username"] == USER and me["admin"] is True
+        assert c.get("/api/v2/users/zed").json() == {"code": "NoUserError", "message": "User zed is not found."}
+        assert c.get("/api/v2/info").json()["name"] == "PAI RESTful API"
