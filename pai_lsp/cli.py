@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_lsp = sub.add_parser("lsp", help="run the language server on stdio (for editors)")
     p_lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
     _add_local_cluster(sub)
+    from .cli_jobs import add_commands
+
+    add_commands(sub)
     return parser
 
 
@@ -131,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
             return serve_lsp(args.tcp)
         if args.command == "local-cluster":
             return local_cluster(args)
+        if args.command is not None:
+            from .cli_jobs import run
+
+            return run(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

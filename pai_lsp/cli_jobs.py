@@ -1,0 +1,223 @@
+"""`pai submit|run|jobs|status|logs|stop|outputs|cluster`: thin wrappers over `service.jobs`.
+
+Every failure is one line on stderr and a non-zero exit; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+import time
+from pathlib import Path
+
+from .clusters import PaiError
+from .clusters.profiles import LOCAL, Profile, Profiles, set_secret, stop_local
+from .service import jobs as service
+
+EXIT = {"invalid": 1, "name-taken": 1, "config": 2, "not-found": 3, "auth": 4, "permission": 4, "unreachable": 5,
+        "server": 6, "interrupted": 7}
+
+
+def add_commands(sub) -> None:
+    for name, helptext in (("submit", "submit a job config (uploading its code first)"),
+                           ("run", "submit a job config to the local cluster")):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("file", metavar="FILE")
+        if name == "submit":
+            p.add_argument("--cluster", help="cluster profile (default: the default profile, else local)")
+        p.add_argument("--follow", "-f", action="store_true", help="stream the logs until the job ends")
+    p = sub.add_parser("jobs", help="list your jobs")
+    p.add_argument("--cluster")
+    p = sub.add_parser("status", help="show a job's state and tasks")
+    p.add_argument("job")
+    p.add_argument("--cluster")
+    p = sub.add_parser("logs", help="print a job's logs")
+    p.add_argument("job")
+    p.add_argument("--cluster")
+    p.add_argument("--task", metavar="ROLE:IDX", help="one task only")
+    p.add_argument("-f", "--follow", action="store_true", help="keep printing until the job ends")
+    p = sub.add_parser("stop", help="stop a job")
+    p.add_argument("job")
+    p.add_argument("--cluster")
+    p = sub.add_parser("outputs", help="download a job's outputDir")
+    p.add_argument("job")
+    p.add_argument("dest", nargs="?", default=".")
+    p.add_argument("--cluster")
+    cluster = sub.add_parser("cluster", help="manage cluster profiles")
+    csub = cluster.add_subparsers(dest="cluster_command", metavar="COMMAND", required=True)
+    add = csub.add_parser("add", help="add a cluster profile")
+    add.add_argument("name")
+    add.add_argument("--rest", required=True, help="REST server URI, e.g. http://pai.example.com/rest-server")
+    add.add_argument("--webhdfs", required=True, help="WebHDFS URI, e.g. http://pai.example.com:50070")
+    add.add_argument("--user", default=getpass.getuser())
+    add.add_argument("--kind", choices=["openpai", "scm"], default="openpai")
+    csub.add_parser("list", help="list cluster profiles")
+    rm = csub.add_parser("remove", help="remove a cluster profile")
+    rm.add_argument("name")
+    login = csub.add_parser("login", help="store a cluster password in the keyring")
+    login.add_argument("name")
+    login.add_argument("--password-stdin", action="store_true")
+    csub.add_parser("stop-local", help="stop the embedded local cluster if it runs")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return COMMANDS[args.command](args)
+    except PaiError as exc:
+        print(f"pai {args.command}: {exc.message}", file=sys.stderr)
+        return EXIT.get(exc.kind, 1)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _progress():
+    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+    return Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                    transient=True, disable=not sys.stderr.isatty())
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    cluster = LOCAL if args.command == "run" else args.cluster
+    with _progress() as bar:
+        task = bar.add_task("uploading code", total=None)
+        result = service.submit(Path(args.file), cluster,
+                                progress=lambda done, total, files, all_files: bar.update(task, completed=done, total=total))
+    up = result["upload"]
+    if up:
+        print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
+              f"({up['unchanged_files']} unchanged) in {up['seconds']:.2f} s", file=sys.stderr)
+    print(f"submitted {result['job']} to {result['cluster']}")
+    if not args.follow:
+        return 0
+    return _follow(result["cluster"], result["job"], None)
+
+
+def _follow(cluster: str | None, job: str, task: str | None) -> int:
+    conn = service.connect(cluster)
+    try:
+        multi = task is None and len(service.job_status(conn, job)["tasks"]) > 1
+        for label, data in service.follow_logs(conn, job, task, follow=True):
+            _print_chunk(label if multi else None, data)
+        status = service.job_status(conn, job)
+    finally:
+        conn.close()
+    print(f"{job}: {status['state']}" + (f" (exit {status['exitCode']}: {status['diagnostics']})"
+                                          if status["state"] != "SUCCEEDED" and status["diagnostics"] else ""), file=sys.stderr)
+    return 0 if status["state"] == "SUCCEEDED" else 1
+
+
+def _print_chunk(label: str | None, data: bytes) -> None:
+    text = data.decode("utf-8", "replace")
+    if label:
+        text = "".join(f"[{label}] {line}" for line in text.splitlines(keepends=True))
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def cmd_jobs(args: argparse.Namespace) -> int:
+    conn = service.connect(args.cluster)
+    try:
+        rows = conn.rest.jobs()
+    finally:
+        conn.close()
+    print(f"{'NAME':32} {'STATE':10} {'STARTED':19} {'DURATION':>9}  CLUSTER")
+    for job in rows:
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(job["createdTime"] / 1000)) if job.get("createdTime") else "-"
+        end = job.get("completedTime") or time.time() * 1000
+        duration = _duration((end - job["createdTime"]) / 1000) if job.get("createdTime") else "-"
+        print(f"{job['name']:32} {job['state']:10} {started:19} {duration:>9}  {conn.profile.name}")
+    return 0
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    conn = service.connect(args.cluster)
+    try:
+        status = service.job_status(conn, args.job)
+    finally:
+        conn.close()
+    print(f"{status['name']}: {status['state']}" + (f" (exit {status['exitCode']})" if status["exitCode"] not in (None, 0) else ""))
+    if status["diagnostics"]:
+        print(f"  {status['diagnostics']}")
+    for t in status["tasks"]:
+        ports = " ".join(f"{k}={v}" for k, v in t["ports"].items())
+        print(f"  {t['role']}:{t['index']}  {t['state']:10} {t['ip'] or '-'}  {ports}")
+    return 0
+
+
+def cmd_logs(args: argparse.Namespace) -> int:
+    if args.follow:
+        _follow(args.cluster, args.job, args.task)
+        return 0
+    conn = service.connect(args.cluster)
+    try:
+        for label, data in service.follow_logs(conn, args.job, args.task, follow=False):
+            _print_chunk(label if not args.task else None, data)
+    finally:
+        conn.close()
+    return 0
+
+
+def cmd_stop(args: argparse.Namespace) -> int:
+    conn = service.connect(args.cluster)
+    try:
+        conn.rest.stop(args.job)
+    finally:
+        conn.close()
+    print(f"stopped {args.job}")
+    return 0
+
+
+def cmd_outputs(args: argparse.Namespace) -> int:
+    conn = service.connect(args.cluster)
+    try:
+        target = service.outputs(conn, args.job, Path(args.dest))
+    finally:
+        conn.close()
+    print(f"downloaded outputs of {args.job} to {target}")
+    return 0
+
+
+def cmd_cluster(args: argparse.Namespace) -> int:
+    profiles = Profiles()
+    if args.cluster_command == "add":
+        profiles.add(Profile(args.name, args.rest.rstrip("/"), args.webhdfs.rstrip("/"), args.user, args.kind))
+        print(f"added cluster {args.name}")
+    elif args.cluster_command == "list":
+        default = profiles.default or LOCAL
+        print(f"{'*' if default == LOCAL else ' '} {LOCAL:16} embedded local cluster (started on demand)")
+        for name, p in profiles.clusters.items():
+            print(f"{'*' if default == name else ' '} {name:16} {p.rest_uri}  {p.user}  {p.kind}")
+    elif args.cluster_command == "remove":
+        profiles.remove(args.name)
+        print(f"removed cluster {args.name}")
+    elif args.cluster_command == "login":
+        name = profiles.resolve(args.name)
+        if name == LOCAL:
+            raise PaiError("config", "the local cluster needs no login")
+        password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {name}: ")
+        profile = profiles.clusters[name]
+        set_secret(f"{name}:{profile.user}:password", password)
+        conn = service.connect(name)
+        try:
+            conn.rest.login()
+        finally:
+            conn.close()
+        print(f"logged in to {name} as {profile.user}")
+    elif args.cluster_command == "stop-local":
+        print("stopped the local cluster" if stop_local() else "the local cluster was not running")
+    return 0
+
+
+COMMANDS = {"submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
+            "stop": cmd_stop, "outputs": cmd_outputs, "cluster": cmd_cluster}

@@ -1,0 +1,129 @@
+"""OpenPAI REST client (v1 jobs, v2 logs) over httpx. Renews an expired token by itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from . import PaiError
+
+TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
+class OpenPai:
+    def __init__(self, rest_uri: str, user: str, password: Callable[[], str | None], token: str | None = None,
+                 on_token: Callable[[str], None] | None = None):
+        self.rest_uri = rest_uri.rstrip("/")
+        self.user = user
+        self._password = password
+        self.token = token
+        self._on_token = on_token
+        self.http = httpx.Client(base_url=self.rest_uri, timeout=TIMEOUT)
+
+    def close(self) -> None:
+        self.http.close()
+
+    # -- transport -------------------------------------------------------------------
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            return self.http.request(method, path, **kwargs)
+        except httpx.ConnectError:
+            raise PaiError("unreachable", f"cannot reach the cluster at {self.rest_uri}: connection refused or no route") from None
+        except httpx.TimeoutException:
+            raise PaiError("unreachable", f"the cluster at {self.rest_uri} did not answer in time") from None
+        except httpx.HTTPError as exc:
+            raise PaiError("unreachable", f"cannot talk to the cluster at {self.rest_uri}: {exc}") from None
+
+    def login(self) -> str:
+        password = self._password()
+        if not password:
+            raise PaiError("auth", f"no password stored for {self.user} at {self.rest_uri}: run `pai cluster login`")
+        response = self._send("POST", "/api/v1/token", json={"username": self.user, "password": password})
+        if response.status_code != 200:
+            raise PaiError("auth", f"login to {self.rest_uri} as {self.user} failed: {_message(response)}")
+        self.token = response.json()["token"]
+        if self._on_token:
+            self._on_token(self.token)
+        return self.token
+
+    def request(self, method: str, path: str, allow: tuple[int, ...] = (), **kwargs: Any) -> httpx.Response:
+        """An authenticated request; on 401 the token is renewed once without asking the user.
+        Statuses in `allow` are returned instead of raised."""
+        if self.token is None:
+            self.login()
+        for attempt in (1, 2):
+            headers = dict(kwargs.pop("headers", {}) or {}, Authorization=f"Bearer {self.token}")
+            response = self._send(method, path, headers=headers, **kwargs)
+            if response.status_code == 401 and attempt == 1:
+                self.login()
+                continue
+            break
+        return response if response.status_code in allow else self.check(response)
+
+    @staticmethod
+    def check(response: httpx.Response) -> httpx.Response:
+        if response.status_code < 400:
+            return response
+        code = _code(response)
+        kind = {401: "auth", 403: "permission", 404: "not-found", 409: "name-taken"}.get(response.status_code)
+        if kind is None:
+            kind = "server" if response.status_code >= 500 else "invalid"
+        prefix = f"the cluster answered {response.status_code}" + (f" {code}" if code else "")
+        raise PaiError(kind, f"{prefix}: {_message(response)}")
+
+    # -- jobs ------------------------------------------------------------------------
+    def submit_v1(self, config: dict) -> dict:
+        return self.request("POST", f"/api/v1/user/{self.user}/jobs", json=config).json()
+
+    def job(self, name: str) -> dict:
+        return self.request("GET", f"/api/v1/user/{self.user}/jobs/{name}").json()
+
+    def job_exists(self, name: str) -> bool:
+        try:
+            self.job(name)
+        except PaiError as exc:
+            if exc.kind == "not-found":
+                return False
+            raise
+        return True
+
+    def jobs(self) -> list[dict]:
+        return self.request("GET", f"/api/v1/user/{self.user}/jobs").json()
+
+    def stop(self, name: str) -> None:
+        self.request("PUT", f"/api/v1/user/{self.user}/jobs/{name}/executionType", json={"value": "STOP"})
+
+    def ssh(self, name: str) -> dict:
+        return self.request("GET", f"/api/v1/user/{self.user}/jobs/{name}/ssh").json()
+
+    def log_uri(self, container_log: str, which: str) -> str:
+        """The file URI of one log (`stdout`, `stderr`, `all`) from a task's containerLog."""
+        path = container_log.removeprefix(self.rest_uri)
+        locations = self.request("GET", path).json()["locations"]
+        return next(loc["uri"] for loc in locations if loc["name"] == which)
+
+    def read_log(self, uri: str, offset: int) -> bytes:
+        """Bytes of a log from `offset` on (empty when nothing new)."""
+        headers = {"Range": f"bytes={offset}-"} if offset else {}
+        response = self.request("GET", uri, allow=(416,), headers=headers)
+        return b"" if response.status_code == 416 else response.content
+
+
+def _code(response: httpx.Response) -> str:
+    try:
+        return str(response.json().get("code") or "")
+    except (ValueError, AttributeError):
+        return ""
+
+
+def _message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        text = response.text.strip().splitlines()
+        return text[0][:200] if text else response.reason_phrase
+    if isinstance(body, dict):
+        return str(body.get("message") or body.get("code") or body)
+    return str(body)[:200]
