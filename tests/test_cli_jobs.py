@@ -1,0 +1,190 @@
+"""The main job through `pai`, as a user runs it: the embedded local cluster started on demand,
+code uploaded by globs, logs streamed, outputs downloaded; and every failure one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pai-home")
+    environment = dict(os.environ, XDG_CONFIG_HOME=str(root / "config"), PAI_LOCAL_CLUSTER_DIR=str(root / "local"),
+                       PAI_LSP_SECRETS="file", LANG="C.UTF-8")
+    yield environment
+    subprocess.run([sys.executable, "-m", "pai_lsp", "cluster", "stop-local"], env=environment, capture_output=True, timeout=60)
+
+
+def pai(env: dict, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pai_lsp", *args], env=env, cwd=cwd, input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def workspace(tmp_path: Path, code_dir: str, settings: dict | None = None) -> Path:
+    ws = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, ws)
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config["codeDir"] = code_dir
+    (ws / "mnist.pai.json").write_text(json.dumps(config, indent=2))
+    if settings is not None:
+        (ws / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    return ws
+
+
+def test_run_follow_status_jobs_outputs(env, tmp_path):
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    before = (ws / "mnist.pai.json").read_bytes()
+    result = pai(env, "run", "mnist.pai.json", "--follow", cwd=ws)
+    assert result.returncode == 0, result.stderr
+    job = result.stdout.splitlines()[0].split()[1]
+    assert job.startswith("mnist_") and len(job) == len("mnist_") + 8
+    assert [line for line in result.stdout.splitlines() if line.startswith("epoch")] == [
+        "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
+    assert f"{job}: SUCCEEDED" in result.stderr
+    assert (ws / "mnist.pai.json").read_bytes() == before  # the config on disk is never changed
+    table = pai(env, "jobs").stdout.splitlines()
+    assert table[0].split() == ["NAME", "STATE", "STARTED", "DURATION", "CLUSTER"]
+    assert any(line.split()[:2] == [job, "SUCCEEDED"] and line.split()[-1] == "local" for line in table[1:])
+    status = pai(env, "status", job)
+    assert status.stdout.splitlines()[0] == f"{job}: SUCCEEDED"
+    out = pai(env, "outputs", job, str(tmp_path / "out"))
+    assert out.returncode == 0 and (tmp_path / "out" / job / "result.txt").read_text() == "final loss 0.4968\n"
+
+
+def remote_files(env: dict, path: str) -> set[str]:
+    info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
+    found = set()
+    stack = [path]
+    while stack:
+        folder = stack.pop()
+        listing = httpx.get(f"{info['hdfs']}/webhdfs/v1{folder}?op=LISTSTATUS").json()["FileStatuses"]["FileStatus"]
+        for status in listing:
+            full = f"{folder}/{status['pathSuffix']}"
+            if status["type"] == "DIRECTORY":
+                stack.append(full)
+            else:
+                found.add(full[len(path) + 1:])
+    return found
+
+
+def test_upload_follows_globs_and_resubmit_sends_only_changes(env, tmp_path):
+    settings = {"pai.job.upload.include": ["**/*.py", "lib/**/*.{sh,cfg}"], "pai.job.upload.exclude": ["**/test_*"],
+                "pai.job.generateJobName.enabled": True}
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/code/globs", settings)
+    (ws / "lib" / "deep").mkdir(parents=True)
+    (ws / "lib" / "deep" / "run.sh").write_text("echo\n")
+    (ws / "lib" / "a.cfg").write_text("x=1\n")
+    (ws / "lib" / "notes.txt").write_text("not uploaded\n")
+    (ws / "test_train.py").write_text("excluded\n")
+    first = pai(env, "run", "mnist.pai.json", cwd=ws)
+    assert first.returncode == 0, first.stderr
+    assert "uploaded 3 file(s)" in first.stderr and "(0 unchanged)" in first.stderr
+    user = os.environ.get("USER") or __import__("getpass").getuser()
+    assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/deep/run.sh", "lib/a.cfg", ".pai-manifest.json"}
+    again = pai(env, "run", "mnist.pai.json", cwd=ws)
+    assert "uploaded 0 file(s), 0 bytes" in again.stderr and "(3 unchanged)" in again.stderr
+    (ws / "lib" / "a.cfg").write_text("x=2\n")
+    (ws / "lib" / "deep" / "run.sh").unlink()
+    third = pai(env, "run", "mnist.pai.json", cwd=ws)
+    assert "uploaded 1 file(s)" in third.stderr and "(1 unchanged)" in third.stderr
+    assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/a.cfg", ".pai-manifest.json"}
+
+
+def test_invalid_config_is_refused_with_one_line(env, tmp_path):
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    (ws / "bad.pai.json").write_text('{"jobName": "a~b", "image": "x", "taskRoles": [{"name": "w", "command": "c"}]}')
+    result = pai(env, "run", "bad.pai.json", cwd=ws)
+    assert result.returncode == 1
+    assert result.stderr.startswith("pai run: bad.pai.json:1:13: ") and result.stderr.count("\n") == 1
+    missing = pai(env, "run", "nope.pai.json", cwd=ws)
+    assert (missing.returncode, missing.stderr) == (1, "pai run: nope.pai.json: no such file\n")
+
+
+def test_name_taken_without_generated_names(env, tmp_path):
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME", {"pai.job.generateJobName.enabled": False})
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config["jobName"] = "fixed_name"
+    (ws / "mnist.pai.json").write_text(json.dumps(config))
+    assert pai(env, "run", "mnist.pai.json", cwd=ws).returncode == 0
+    again = pai(env, "run", "mnist.pai.json", cwd=ws)
+    assert again.returncode == 1 and "a job named fixed_name already exists on local" in again.stderr
+
+
+def test_remote_profile_login_and_expired_token_renewal(env, tmp_path):
+    pai(env, "jobs")  # make sure the local cluster runs
+    info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
+    user = __import__("getpass").getuser()
+    assert pai(env, "cluster", "add", "lab", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user).returncode == 0
+    wrong = pai(env, "cluster", "login", "lab", "--password-stdin", stdin="not-the-password\n")
+    assert wrong.returncode == 4 and "login to" in wrong.stderr and "Password is incorrect." in wrong.stderr
+    password = (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "pai-client-password").read_text()
+    assert pai(env, "cluster", "login", "lab", "--password-stdin", stdin=password + "\n").returncode == 0
+    secrets = Path(env["XDG_CONFIG_HOME"]) / "pai-lsp" / "secrets.json"
+    assert oct(secrets.stat().st_mode & 0o777) == "0o600"
+    stored = json.loads(secrets.read_text())
+    stored[f"lab:{user}:token"] = "expired.token.value"
+    secrets.write_text(json.dumps(stored))
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    submitted = pai(env, "submit", "--cluster", "lab", "mnist.pai.json", cwd=ws)  # submitting needs the token
+    assert submitted.returncode == 0, submitted.stderr
+    assert submitted.stdout.startswith("submitted mnist_") and submitted.stdout.rstrip().endswith("to lab")
+    assert json.loads(secrets.read_text())[f"lab:{user}:token"] != "expired.token.value"  # renewed, not asked
+    listed = pai(env, "cluster", "list").stdout
+    assert "lab" in listed and "local" in listed
+    assert pai(env, "cluster", "remove", "lab").returncode == 0
+
+
+def test_unreachable_cluster_is_one_line(env):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    pai(env, "cluster", "add", "gone", "--rest", f"http://127.0.0.1:{port}", "--webhdfs", f"http://127.0.0.1:{port}", "--user", "u")
+    pai(env, "cluster", "login", "gone", "--password-stdin", stdin="whatever\n")
+    result = pai(env, "jobs", "--cluster", "gone")
+    assert result.returncode == 5
+    assert result.stderr == f"pai jobs: cannot reach the cluster at http://127.0.0.1:{port}: connection refused or no route\n"
+    pai(env, "cluster", "remove", "gone")
+
+
+def test_server_errors_are_one_line(env):
+    class Broken(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the http.server API
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"token": "t"}')
+
+        def do_GET(self):  # noqa: N802
+            self.send_response(502)
+            self.end_headers()
+            self.wfile.write(b"<html>Bad Gateway</html>")
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Broken)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        pai(env, "cluster", "add", "broken", "--rest", url, "--webhdfs", url, "--user", "u")
+        pai(env, "cluster", "login", "broken", "--password-stdin", stdin="pw\n")
+        result = pai(env, "jobs", "--cluster", "broken")
+        assert result.returncode == 6
+        assert result.stderr == "pai jobs: the cluster answered 502: <html>Bad Gateway</html>\n"
+        pai(env, "cluster", "remove", "broken")
+    finally:
+        server.shutdown()
