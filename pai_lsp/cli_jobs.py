@@ -1,4 +1,5 @@
-"""`pai submit|run|jobs|status|logs|stop|outputs|cluster`: thin wrappers over `service.jobs`.
+"""`pai submit|run|jobs|status|logs|stop|outputs|cluster|daemon`: thin clients of the daemon, which
+runs `service.jobs`.
 
 Every failure is one line on stderr and a non-zero exit; never a traceback.
 """
@@ -13,7 +14,10 @@ from pathlib import Path
 
 from .clusters import PaiError
 from .clusters.profiles import LOCAL, Profile, Profiles, set_secret, stop_local
+from .daemon import client as daemon
 from .service import jobs as service
+
+RESTARTS = 5  # how often a follow reconnects to a daemon that died
 
 EXIT = {"invalid": 1, "name-taken": 1, "config": 2, "not-found": 3, "auth": 4, "permission": 4, "unreachable": 5,
         "server": 6, "interrupted": 7}
@@ -59,6 +63,11 @@ def add_commands(sub) -> None:
     login.add_argument("name")
     login.add_argument("--password-stdin", action="store_true")
     csub.add_parser("stop-local", help="stop the embedded local cluster if it runs")
+    d = sub.add_parser("daemon", help="the background job daemon (started on demand)")
+    dsub = d.add_subparsers(dest="daemon_command", metavar="COMMAND", required=True)
+    dsub.add_parser("status", help="is it running, and what does it watch")
+    dsub.add_parser("stop", help="stop it (the next command starts it again)")
+    dsub.add_parser("serve", help="run it in the foreground")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,8 +91,13 @@ def cmd_submit(args: argparse.Namespace) -> int:
     cluster = LOCAL if args.command == "run" else args.cluster
     with _progress() as bar:
         task = bar.add_task("uploading code", total=None)
-        result = service.submit(Path(args.file), cluster,
-                                progress=lambda done, total, files, all_files: bar.update(task, completed=done, total=total))
+
+        def on_progress(method: str, params: dict) -> None:
+            if method == "upload.progress":
+                bar.update(task, completed=params["bytes"], total=params["totalBytes"])
+
+        result = daemon.call("submit", {"file": str(Path(args.file).resolve()), "shown": args.file, "cluster": cluster,
+                                        "progressToken": "cli"}, on_progress)
     up = result["upload"]
     if up:
         print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
@@ -94,18 +108,43 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return _follow(result["cluster"], result["job"], None)
 
 
-def _follow(cluster: str | None, job: str, task: str | None) -> int:
-    conn = service.connect(cluster)
-    try:
-        multi = task is None and len(service.job_status(conn, job)["tasks"]) > 1
-        for label, data in service.follow_logs(conn, job, task, follow=True):
-            _print_chunk(label if multi else None, data)
-        status = service.job_status(conn, job)
-    finally:
-        conn.close()
-    print(f"{job}: {status['state']}" + (f" (exit {status['exitCode']}: {status['diagnostics']})"
-                                          if status["state"] != "SUCCEEDED" and status["diagnostics"] else ""), file=sys.stderr)
-    return 0 if status["state"] == "SUCCEEDED" else 1
+def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True) -> int:
+    """Print every task's log through the daemon. If the daemon dies, it is started again and
+    asked to go on from the bytes already printed: no line is lost or printed twice."""
+    status = daemon.call("status", {"job": job, "cluster": cluster})
+    multi = task is None and len(status["tasks"]) > 1
+    offsets: dict[str, int] = {}
+    final: dict = {}
+
+    def on_log(method: str, params: dict) -> None:
+        if method == "job.status":
+            final.update(params)
+        if method != "job.log":
+            return
+        data, start = params["text"].encode("utf-8"), params["offset"]
+        have = offsets.get(params["task"], 0)
+        if start + len(data) <= have:
+            return  # printed already, before the daemon restarted
+        if start < have:
+            data, start = data[have - start :], have
+        offsets[params["task"]] = start + len(data)
+        _print_chunk(params["task"] if multi else None, data)
+
+    for attempt in range(RESTARTS + 1):
+        try:
+            result = daemon.call("logs.follow", {"job": job, "cluster": cluster, "task": task, "offsets": offsets,
+                                                 "follow": follow}, on_log)
+            break
+        except (ConnectionError, OSError):
+            if attempt == RESTARTS:
+                raise PaiError("unreachable", "the pai daemon keeps stopping: see ~/.local/state/pai-lsp/daemon.log") from None
+    if not follow:
+        return 0
+    state = result["state"]
+    diagnostics = final.get("diagnostics") or ""
+    print(f"{job}: {state}" + (f" (exit {final.get('exitCode')}: {diagnostics})" if state != "SUCCEEDED" and diagnostics else ""),
+          file=sys.stderr)
+    return 0 if state == "SUCCEEDED" else 1
 
 
 def _print_chunk(label: str | None, data: bytes) -> None:
@@ -117,17 +156,14 @@ def _print_chunk(label: str | None, data: bytes) -> None:
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:
-    conn = service.connect(args.cluster)
-    try:
-        rows = conn.rest.jobs()
-    finally:
-        conn.close()
+    answer = daemon.call("jobs", {"cluster": args.cluster})
+    rows, cluster = answer["jobs"], answer["cluster"]
     print(f"{'NAME':32} {'STATE':10} {'STARTED':19} {'DURATION':>9}  CLUSTER")
     for job in rows:
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(job["createdTime"] / 1000)) if job.get("createdTime") else "-"
         end = job.get("completedTime") or time.time() * 1000
         duration = _duration((end - job["createdTime"]) / 1000) if job.get("createdTime") else "-"
-        print(f"{job['name']:32} {job['state']:10} {started:19} {duration:>9}  {conn.profile.name}")
+        print(f"{job['name']:32} {job['state']:10} {started:19} {duration:>9}  {cluster}")
     return 0
 
 
@@ -141,11 +177,7 @@ def _duration(seconds: float) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    conn = service.connect(args.cluster)
-    try:
-        status = service.job_status(conn, args.job)
-    finally:
-        conn.close()
+    status = daemon.call("status", {"job": args.job, "cluster": args.cluster})
     print(f"{status['name']}: {status['state']}" + (f" (exit {status['exitCode']})" if status["exitCode"] not in (None, 0) else ""))
     if status["diagnostics"]:
         print(f"  {status['diagnostics']}")
@@ -156,34 +188,18 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    if args.follow:
-        _follow(args.cluster, args.job, args.task)
-        return 0
-    conn = service.connect(args.cluster)
-    try:
-        for label, data in service.follow_logs(conn, args.job, args.task, follow=False):
-            _print_chunk(label if not args.task else None, data)
-    finally:
-        conn.close()
+    _follow(args.cluster, args.job, args.task, follow=args.follow)
     return 0
 
 
 def cmd_stop(args: argparse.Namespace) -> int:
-    conn = service.connect(args.cluster)
-    try:
-        conn.rest.stop(args.job)
-    finally:
-        conn.close()
+    daemon.call("stop", {"job": args.job, "cluster": args.cluster})
     print(f"stopped {args.job}")
     return 0
 
 
 def cmd_outputs(args: argparse.Namespace) -> int:
-    conn = service.connect(args.cluster)
-    try:
-        target = service.outputs(conn, args.job, Path(args.dest))
-    finally:
-        conn.close()
+    target = daemon.call("outputs", {"job": args.job, "cluster": args.cluster, "dest": str(Path(args.dest).resolve())})["path"]
     print(f"downloaded outputs of {args.job} to {target}")
     return 0
 
@@ -219,5 +235,28 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_daemon(args: argparse.Namespace) -> int:
+    if args.daemon_command == "serve":
+        from .daemon.server import serve
+
+        return serve()
+    try:
+        client = daemon.DaemonClient(start=False)
+    except PaiError:
+        print("the pai daemon is not running")
+        return 0 if args.daemon_command == "stop" else 1
+    try:
+        if args.daemon_command == "stop":
+            client.call("daemon.stop")
+            print("stopped the pai daemon")
+        else:
+            info = client.call("ping")
+            print(f"the pai daemon runs (pid {info['pid']}, up {_duration(info['uptime'])}, watching {info['watched']} job(s))")
+    finally:
+        client.close()
+    return 0
+
+
 COMMANDS = {"submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
-            "stop": cmd_stop, "outputs": cmd_outputs, "cluster": cmd_cluster}
+            "stop": cmd_stop, "outputs": cmd_outputs, "cluster": cmd_cluster,
+            "daemon": cmd_daemon}

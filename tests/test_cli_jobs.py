@@ -22,8 +22,9 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
 def env(tmp_path_factory):
     root = tmp_path_factory.mktemp("pai-home")
     environment = dict(os.environ, XDG_CONFIG_HOME=str(root / "config"), PAI_LOCAL_CLUSTER_DIR=str(root / "local"),
-                       PAI_LSP_SECRETS="file", LANG="C.UTF-8")
+                       XDG_STATE_HOME=str(root / "state"), PAI_LSP_SECRETS="file", LANG="C.UTF-8")
     yield environment
+    subprocess.run([sys.executable, "-m", "pai_lsp", "daemon", "stop"], env=environment, capture_output=True, timeout=60)
     subprocess.run([sys.executable, "-m", "pai_lsp", "cluster", "stop-local"], env=environment, capture_output=True, timeout=60)
 
 
@@ -188,3 +189,38 @@ def test_server_errors_are_one_line(env):
         pai(env, "cluster", "remove", "broken")
     finally:
         server.shutdown()
+
+
+def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):
+    import signal
+    import time
+
+    ws = workspace(tmp_path, "")
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config.pop("codeDir")
+    config["taskRoles"][0]["command"] = 'for i in $(seq 1 80); do echo "line $i ünïcödé"; sleep 0.04; done'
+    (ws / "count.pai.json").write_text(json.dumps(config))
+    job = pai(env, "run", "count.pai.json", cwd=ws).stdout.split()[1]
+    follower = subprocess.Popen([sys.executable, "-m", "pai_lsp", "logs", "-f", job], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+    time.sleep(1.2)
+    status = pai(env, "daemon", "status").stdout
+    pid = int(status.split("pid ")[1].split(",")[0])
+    os.kill(pid, signal.SIGKILL)  # the daemon dies while it streams
+    out, err = follower.communicate(timeout=60)
+    assert follower.returncode == 0, err
+    assert out.splitlines() == [f"line {i} ünïcödé" for i in range(1, 81)]
+    again = pai(env, "daemon", "status").stdout
+    assert again.startswith("the pai daemon runs") and f"pid {pid}," not in again
+
+
+def test_daemon_status_and_stop(env):
+    assert pai(env, "daemon", "status").returncode in (0, 1)
+    pai(env, "jobs")
+    assert pai(env, "daemon", "status").stdout.startswith("the pai daemon runs (pid ")
+    assert pai(env, "daemon", "stop").stdout == "stopped the pai daemon\n"
+    import time
+
+    time.sleep(0.3)
+    assert pai(env, "daemon", "status").stdout == "the pai daemon is not running\n"
+    assert pai(env, "jobs").returncode == 0  # started again on demand

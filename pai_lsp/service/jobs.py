@@ -77,20 +77,22 @@ def workspace_of(config_path: Path) -> Path:
     return folder
 
 
-def prepare(config_path: Path, settings: dict, conn: Connection, locale: str | None = None) -> Prepared:
+def prepare(config_path: Path, settings: dict, conn: Connection, locale: str | None = None, shown: str | None = None) -> Prepared:
+    """`shown` is how messages name the file (as the user typed it)."""
+    shown = shown or str(config_path)
     try:
         text = config_path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise PaiError("invalid", f"{config_path}: no such file") from None
+        raise PaiError("invalid", f"{shown}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise PaiError("invalid", f"{config_path}: cannot read it ({exc})") from None
+        raise PaiError("invalid", f"{shown}: cannot read it ({exc})") from None
     doc = parse(text)
     dialect = "scm" if conn.profile.kind == "scm" else "openpai"
     errors = [d for d in diagnose(doc, Settings(dialect=dialect, locale=locale)) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
-        more = f" (and {len(errors) - 1} more: run `pai check {config_path}`)" if len(errors) > 1 else ""
-        raise PaiError("invalid", f"{config_path}:{line + 1}:{col + 1}: {errors[0].message}{more}")
+        more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
+        raise PaiError("invalid", f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
     if settings.get("pai.job.generateJobName.enabled", True):
         name = f"{config['jobName']}_{secrets.token_hex(4)}"
@@ -132,13 +134,13 @@ def hdfs_path(uri: str) -> str:
 
 
 def submit(config_path: Path, cluster: str | None = None, settings: dict | None = None,
-           progress: Progress | None = None, locale: str | None = None) -> dict:
+           progress: Progress | None = None, locale: str | None = None, shown: str | None = None) -> dict:
     config_path = Path(config_path)
     values = dict(find_workspace_settings(config_path.resolve()))
     values.update(settings or {})
     conn = connect(cluster)
     try:
-        prepared = prepare(config_path, values, conn, locale)
+        prepared = prepare(config_path, values, conn, locale, shown)
         uploaded: UploadResult | None = None
         if prepared.code_dir:
             files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))

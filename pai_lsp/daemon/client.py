@@ -1,0 +1,86 @@
+"""Talking to the daemon: start it when it is not running, call methods, receive notifications."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..clusters import PaiError
+from . import socket_path, state_dir
+
+START_TIMEOUT = 15.0
+
+
+def start_daemon() -> None:
+    """Start the daemon in the background (its own session: it outlives the caller)."""
+    state_dir().mkdir(parents=True, exist_ok=True)
+    log = open(state_dir() / "daemon.log", "ab")
+    subprocess.Popen([sys.executable, "-m", "pai_lsp", "daemon", "serve"], stdin=subprocess.DEVNULL,
+                     stdout=log, stderr=log, start_new_session=True)
+
+
+def connect(start: bool = True) -> socket.socket:
+    path = socket_path()
+    deadline = time.monotonic() + START_TIMEOUT
+    started = False
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(str(path))
+            return sock
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            if not start:
+                raise PaiError("unreachable", "the pai daemon is not running") from None
+            if not started:
+                start_daemon()
+                started = True
+            if time.monotonic() > deadline:
+                raise PaiError("unreachable", f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
+            time.sleep(0.05)
+
+
+class DaemonClient:
+    def __init__(self, start: bool = True):
+        self.sock = connect(start)
+        self.file = self.sock.makefile("rwb")
+        self.ids = itertools.count(1)
+
+    def close(self) -> None:
+        self.file.close()
+        self.sock.close()
+
+    def call(self, method: str, params: dict | None = None,
+             on_notification: Callable[[str, dict], None] | None = None) -> Any:
+        rid = next(self.ids)
+        self.file.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}}).encode() + b"\n")
+        self.file.flush()
+        while True:
+            line = self.file.readline()
+            if not line:
+                raise ConnectionError("the pai daemon closed the connection")
+            message = json.loads(line)
+            if "method" in message and "id" not in message:
+                if on_notification:
+                    on_notification(message["method"], message.get("params") or {})
+                continue
+            if message.get("id") != rid:
+                continue
+            if "error" in message:
+                error = message["error"]
+                raise PaiError((error.get("data") or {}).get("kind", "server"), error["message"])
+            return message["result"]
+
+
+def call(method: str, params: dict | None = None, on_notification: Callable[[str, dict], None] | None = None) -> Any:
+    client = DaemonClient()
+    try:
+        return client.call(method, params, on_notification)
+    finally:
+        client.close()

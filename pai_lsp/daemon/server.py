@@ -1,0 +1,200 @@
+"""`pai daemon serve`: JSON-RPC over a Unix socket, each method one call into `service.jobs`.
+
+Blocking work (HTTP, uploads) runs in threads so one slow cluster never stalls other clients.
+Followers stream `job.log` and `job.status` notifications; a client passes the byte offsets it
+already has, so after a daemon restart it resumes with nothing lost or repeated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from ..clusters import PaiError
+from ..service import jobs as service
+from . import socket_path, state_dir
+
+FINAL = service.FINAL
+
+
+class Daemon:
+    def __init__(self, path: Path):
+        self.path = path
+        self.started = time.time()
+        self.server: asyncio.base_events.Server | None = None
+        self.stopping = asyncio.Event()
+        self.watch_file = state_dir() / "watched.json"
+        self.watched: dict[str, dict] = json.loads(self.watch_file.read_text()) if self.watch_file.exists() else {}
+
+    # -- transport -------------------------------------------------------------------
+    async def serve(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.path.parent, 0o700)
+        if self.path.exists():
+            self.path.unlink()
+        self.server = await asyncio.start_unix_server(self.connection, path=str(self.path))
+        os.chmod(self.path, 0o600)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.stopping.set)
+        async with self.server:
+            await self.stopping.wait()
+        self.path.unlink(missing_ok=True)
+
+    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        lock = asyncio.Lock()
+
+        async def send(message: dict) -> None:
+            async with lock:
+                writer.write(json.dumps(message).encode() + b"\n")
+                await writer.drain()
+
+        tasks: set[asyncio.Task] = set()
+        try:
+            while line := await reader.readline():
+                try:
+                    request = json.loads(line)
+                except ValueError:
+                    await send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+                    continue
+                task = asyncio.ensure_future(self.dispatch(request, send))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            for task in tasks:
+                task.cancel()
+            writer.close()
+
+    async def dispatch(self, request: dict, send) -> None:
+        method, params, rid = request.get("method"), request.get("params") or {}, request.get("id")
+        handler = getattr(self, "rpc_" + str(method).replace(".", "_"), None)
+        try:
+            if handler is None:
+                raise PaiError("invalid", f"unknown method {method}")
+            result = await handler(params, lambda m, p: send({"jsonrpc": "2.0", "method": m, "params": p}))
+            reply = {"jsonrpc": "2.0", "id": rid, "result": result}
+        except PaiError as exc:
+            reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": 1, "message": exc.message, "data": {"kind": exc.kind}}}
+        except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
+            reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": f"{type(exc).__name__}: {exc}",
+                                                            "data": {"kind": "server"}}}
+        if rid is not None:
+            await send(reply)
+
+    # -- methods ---------------------------------------------------------------------
+    async def rpc_ping(self, params: dict, notify) -> dict:
+        return {"pid": os.getpid(), "uptime": time.time() - self.started, "watched": len(self.watched)}
+
+    async def rpc_daemon_stop(self, params: dict, notify) -> dict:
+        asyncio.get_running_loop().call_later(0.05, self.stopping.set)
+        return {"stopping": True}
+
+    async def rpc_submit(self, params: dict, notify) -> dict:
+        loop = asyncio.get_running_loop()
+        token = params.get("progressToken")
+
+        def progress(done: int, total: int, files: int, all_files: int) -> None:
+            if token is not None:
+                asyncio.run_coroutine_threadsafe(
+                    notify("upload.progress", {"token": token, "bytes": done, "totalBytes": total, "files": files,
+                                               "totalFiles": all_files}), loop)
+
+        result = await asyncio.to_thread(service.submit, Path(params["file"]), params.get("cluster"),
+                                         params.get("settings"), progress, params.get("locale"), params.get("shown"))
+        self.watch(result["cluster"], result["job"])
+        return result
+
+    def watch(self, cluster: str, job: str) -> None:
+        self.watched[f"{cluster}/{job}"] = {"cluster": cluster, "job": job}
+        self._save_watched()
+
+    def _save_watched(self) -> None:
+        self.watch_file.parent.mkdir(parents=True, exist_ok=True)
+        temp = self.watch_file.with_suffix(".tmp")
+        temp.write_text(json.dumps(self.watched))
+        os.replace(temp, self.watch_file)
+
+    async def _with_connection(self, cluster: str | None, fn, *args: Any) -> Any:
+        def run() -> Any:
+            conn = service.connect(cluster)
+            try:
+                return fn(conn, *args)
+            finally:
+                conn.close()
+
+        return await asyncio.to_thread(run)
+
+    async def rpc_jobs(self, params: dict, notify) -> dict:
+        def jobs(conn: service.Connection) -> dict:
+            return {"cluster": conn.profile.name, "jobs": conn.rest.jobs()}
+
+        return await self._with_connection(params.get("cluster"), jobs)
+
+    async def rpc_status(self, params: dict, notify) -> dict:
+        return await self._with_connection(params.get("cluster"), service.job_status, params["job"])
+
+    async def rpc_stop(self, params: dict, notify) -> dict:
+        await self._with_connection(params.get("cluster"), lambda conn: conn.rest.stop(params["job"]))
+        return {"stopped": params["job"]}
+
+    async def rpc_outputs(self, params: dict, notify) -> dict:
+        target = await self._with_connection(params.get("cluster"), service.outputs, params["job"], Path(params["dest"]))
+        return {"path": str(target)}
+
+    async def rpc_logs_follow(self, params: dict, notify) -> dict:
+        """Stream `job.log` notifications from the given offsets until the job ends (or just what
+        is there now, without `follow`); `job.status` on every state change."""
+        job, cluster = params["job"], params.get("cluster")
+        offsets: dict[str, int] = dict(params.get("offsets") or {})
+        loop = asyncio.get_running_loop()
+
+        pending: dict[str, bytes] = {}
+
+        def emit(label: str, data: bytes, end: int) -> None:
+            if data:
+                text = {"job": job, "task": label, "offset": end - len(data), "text": data.decode("utf-8", "replace")}
+                asyncio.run_coroutine_threadsafe(notify("job.log", text), loop).result()
+
+        def follow(conn: service.Connection) -> dict:
+            last_state = None
+            for label, data in service.follow_logs(conn, job, params.get("task"), bool(params.get("follow", True)),
+                                                   params.get("which", "all"), offsets=offsets):
+                # Never split a UTF-8 character between two notifications.
+                data = pending.pop(label, b"") + data
+                complete, tail = split_utf8(data)
+                if tail:
+                    pending[label] = tail
+                emit(label, complete, offsets[label] - len(tail))
+            for label, tail in pending.items():
+                emit(label, tail, offsets[label])
+            status = service.job_status(conn, job)
+            if status["state"] != last_state:
+                asyncio.run_coroutine_threadsafe(notify("job.status", {"job": job, "state": status["state"],
+                                                                       "exitCode": status["exitCode"],
+                                                                       "diagnostics": status["diagnostics"]}), loop).result()
+            return {"job": job, "state": status["state"], "offsets": offsets}
+
+        return await self._with_connection(cluster, follow)
+
+
+def split_utf8(data: bytes) -> tuple[bytes, bytes]:
+    """(complete UTF-8 text, the start of a character cut off at the end)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 != 0x80:  # the first byte of the last character
+            need = 1 if byte < 0x80 else 2 if byte >> 5 == 0b110 else 3 if byte >> 4 == 0b1110 else 4
+            return (data, b"") if need <= back else (data[:-back], data[-back:])
+    return data, b""
+
+
+def serve() -> int:
+    daemon = Daemon(socket_path())
+    asyncio.run(daemon.serve())
+    return 0
