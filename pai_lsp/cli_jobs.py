@@ -113,26 +113,18 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     asked to go on from the bytes already printed: no line is lost or printed twice."""
     status = daemon.call("status", {"job": job, "cluster": cluster})
     multi = task is None and len(status["tasks"]) > 1
-    offsets: dict[str, int] = {}
+    cursor = daemon.LogCursor()
     final: dict = {}
 
     def on_log(method: str, params: dict) -> None:
         if method == "job.status":
             final.update(params)
-        if method != "job.log":
-            return
-        data, start = params["text"].encode("utf-8"), params["offset"]
-        have = offsets.get(params["task"], 0)
-        if start + len(data) <= have:
-            return  # printed already, before the daemon restarted
-        if start < have:
-            data, start = data[have - start :], have
-        offsets[params["task"]] = start + len(data)
-        _print_chunk(params["task"] if multi else None, data)
+        elif method == "job.log" and (data := cursor.accept(params)):
+            _print_chunk(params["task"] if multi else None, data)
 
     for attempt in range(RESTARTS + 1):
         try:
-            result = daemon.call("logs.follow", {"job": job, "cluster": cluster, "task": task, "offsets": offsets,
+            result = daemon.call("logs.follow", {"job": job, "cluster": cluster, "task": task, "offsets": cursor.offsets,
                                                  "follow": follow}, on_log)
             break
         except (ConnectionError, OSError):

@@ -26,7 +26,8 @@ async def _start(client: LanguageClient, locale: str | None, options: dict | Non
                         )
                     ),
                     hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
-                )
+                ),
+                window=types.WindowClientCapabilities(work_done_progress=True),
             ),
             locale=locale,
             initialization_options=options,

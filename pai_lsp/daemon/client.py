@@ -84,3 +84,21 @@ def call(method: str, params: dict | None = None, on_notification: Callable[[str
         return client.call(method, params, on_notification)
     finally:
         client.close()
+
+
+class LogCursor:
+    """What a follower has of each task's log, so a resumed stream prints nothing twice."""
+
+    def __init__(self) -> None:
+        self.offsets: dict[str, int] = {}
+
+    def accept(self, params: dict) -> bytes:
+        """The part of a `job.log` notification not seen before (may be empty)."""
+        data, start = params["text"].encode("utf-8"), params["offset"]
+        have = self.offsets.get(params["task"], 0)
+        if start + len(data) <= have:
+            return b""
+        if start < have:
+            data, start = data[have - start :], have
+        self.offsets[params["task"]] = start + len(data)
+        return data

@@ -8,6 +8,7 @@ from ..core.completion import complete
 from ..core.hover import hover
 from ..core.messages import pick
 from ..core.outline import folding_ranges, format_text, symbols
+from . import jobs
 from .app import PaiLanguageServer, server
 
 COMMANDS = {
@@ -158,19 +159,29 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
     ]
 
 
-def _not_yet(ls: PaiLanguageServer, name: str, args: tuple) -> dict:
-    locale = ls.settings_for(args[0]).locale if args and isinstance(args[0], str) else ls.locale
-    text = pick(locale, f"{COMMANDS[name][0]}: not available yet (the job daemon is not part of this version).",
-                f"{COMMANDS[name][1]}：暂不可用（此版本尚未包含作业守护进程）。")
-    ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, text))
-    return {"ok": False, "message": text}
-
-
 @server.command("pai.submitJob")
-def submit_job(ls: PaiLanguageServer, *args) -> dict:
-    return _not_yet(ls, "pai.submitJob", args)
+async def submit_job(ls: PaiLanguageServer, *args) -> dict:
+    return await jobs.submit(ls, _uri_arg(args), cluster=None)
 
 
 @server.command("pai.runLocally")
-def run_locally(ls: PaiLanguageServer, *args) -> dict:
-    return _not_yet(ls, "pai.runLocally", args)
+async def run_locally(ls: PaiLanguageServer, *args) -> dict:
+    return await jobs.submit(ls, _uri_arg(args), cluster="local")
+
+
+@server.command("pai.jobOutputs")
+async def job_outputs(ls: PaiLanguageServer, *args) -> dict:
+    """Arguments: job name, destination folder[, cluster]."""
+    flat = [a for arg in args for a in (arg if isinstance(arg, list) else [arg])]
+    if len(flat) < 2:
+        return {"ok": False, "message": "pai.jobOutputs needs a job name and a destination folder"}
+    return await jobs.call_or_fail(ls, "outputs", {"job": flat[0], "dest": flat[1], "cluster": flat[2] if len(flat) > 2 else None})
+
+
+def _uri_arg(args: tuple) -> str | None:
+    for arg in args:
+        if isinstance(arg, str):
+            return arg
+        if isinstance(arg, list) and arg and isinstance(arg[0], str):
+            return arg[0]
+    return None

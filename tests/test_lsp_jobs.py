@@ -1,0 +1,82 @@
+"""Submitting from the editor: the LSP command goes through the daemon to the local cluster, and
+upload progress, job status, log lines and the final message come back as LSP traffic."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from .conftest import SERVER, _start
+
+HOME = Path(tempfile.mkdtemp(prefix="pai-lsp-home-"))
+ENV = dict(os.environ, XDG_CONFIG_HOME=str(HOME / "config"), XDG_STATE_HOME=str(HOME / "state"),
+           PAI_LOCAL_CLUSTER_DIR=str(HOME / "local"), PAI_LSP_SECRETS="file")
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
+async def editor(lsp_client: LanguageClient):
+    events: dict[str, list] = {"log": [], "status": []}
+
+    @lsp_client.feature("pai/jobLog")
+    def _log(params):
+        events["log"].append(params._asdict())
+
+    @lsp_client.feature("pai/jobStatus")
+    def _status(params):
+        events["status"].append(params._asdict())
+
+    lsp_client.events = events
+    await _start(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
+    yield
+    await lsp_client.shutdown_session()
+    for command in (["daemon", "stop"], ["cluster", "stop-local"]):
+        subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=ENV, capture_output=True, timeout=60)
+
+
+async def test_run_locally_from_the_editor(editor, tmp_path):
+    ws = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, ws)
+    (ws / "data").mkdir()
+    (ws / "data" / "train.csv").write_text("x,y\n1,2\n")
+    (ws / "notes.md").write_text("not uploaded\n")
+    uri = (ws / "mnist.pai.json").as_uri()
+    editor.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri, "json", 1, (ws / "mnist.pai.json").read_text())))
+    await editor.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.runLocally", [uri]))
+    assert result["ok"] is True and result["cluster"] == "local", result
+    job = result["job"]
+    assert result["upload"]["sent_files"] == 2  # train.py and data/train.csv, by the client's globs
+    # Upload progress came as $/progress: begin, reports, end.
+    (reports,) = [r for r in editor.progress_reports.values() if r]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert any(isinstance(r, types.WorkDoneProgressReport) and r.percentage == 100 for r in reports)
+    while not any(s["state"] == "SUCCEEDED" for s in editor.events["status"]):
+        await editor.wait_for_notification("pai/jobStatus")
+    text = "".join(e["text"] for e in editor.events["log"])
+    assert [line for line in text.splitlines() if line.startswith("epoch")] == [
+        "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
+    assert all(e["job"] == job and e["uri"] == uri for e in editor.events["log"])
+    await editor.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+    assert any(m.message == f"Job {job} SUCCEEDED" for m in editor.messages)
+    out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [job, str(tmp_path / "out")]))
+    assert out["ok"] is True
+    assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
+
+
+async def test_invalid_config_is_one_editor_message(editor, tmp_path):
+    bad = tmp_path / "bad.pai.json"
+    bad.write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", [bad.as_uri()]))
+    assert result["ok"] is False and '"a-b" is not a valid name' in result["message"]
+    assert editor.messages[-1].type == types.MessageType.Error and editor.messages[-1].message == result["message"]
