@@ -63,6 +63,27 @@ def add_commands(sub) -> None:
     login.add_argument("name")
     login.add_argument("--password-stdin", action="store_true")
     csub.add_parser("stop-local", help="stop the embedded local cluster if it runs")
+    h = sub.add_parser("hdfs", help="browse and move files on the cluster's HDFS")
+    h.add_argument("--cluster")
+    hsub = h.add_subparsers(dest="hdfs_command", metavar="COMMAND", required=True)
+    for op, helptext in (("ls", "list a folder"), ("stat", "show one entry"), ("mkdir", "make a folder (and parents)"),
+                         ("cat", "print a file"), ("tail", "print the end of a file")):
+        p = hsub.add_parser(op, help=helptext)
+        p.add_argument("path", nargs="?" if op == "ls" else None, default="")
+        if op == "tail":
+            p.add_argument("-c", "--bytes", type=int, default=1024)
+    p = hsub.add_parser("rm", help="remove a file (a folder with -r)")
+    p.add_argument("path")
+    p.add_argument("-r", "--recursive", action="store_true")
+    p = hsub.add_parser("mv", help="move or rename")
+    p.add_argument("src")
+    p.add_argument("dst")
+    p = hsub.add_parser("put", help="upload a file or folder")
+    p.add_argument("local")
+    p.add_argument("remote")
+    p = hsub.add_parser("get", help="download a file or folder")
+    p.add_argument("remote")
+    p.add_argument("local", nargs="?", default=".")
     d = sub.add_parser("daemon", help="the background job daemon (started on demand)")
     dsub = d.add_subparsers(dest="daemon_command", metavar="COMMAND", required=True)
     dsub.add_parser("status", help="is it running, and what does it watch")
@@ -227,6 +248,54 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_hdfs(args: argparse.Namespace) -> int:
+    import base64
+
+    op, params = args.hdfs_command, {"cluster": args.cluster}
+    if op in ("ls", "stat", "mkdir", "cat", "tail", "rm"):
+        params["path"] = args.path
+    if op == "rm":
+        params["recursive"] = args.recursive
+    if op == "tail":
+        params["bytes"] = args.bytes
+    if op == "mv":
+        params.update({"from": args.src, "to": args.dst})
+    if op in ("put", "get"):
+        params.update({"local": str(Path(args.local).resolve()), "remote": args.remote, "progressToken": "cli"})
+    with _progress() as bar:
+        task = bar.add_task("transferring", total=None)
+
+        def on_progress(method: str, p: dict) -> None:
+            if method == "transfer.progress":
+                bar.update(task, completed=p["bytes"], total=p["totalBytes"])
+
+        result = daemon.call(f"hdfs.{op}", params, on_progress)
+    if op == "ls":
+        for e in result["entries"]:
+            kind = "d" if e["type"] == "dir" else "-"
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["modified"] / 1000))
+            print(f"{kind}{_mode(e['permission'])} {e['owner']:10} {e['group']:12} {e['size']:>12} {when} {e['name']}")
+    elif op == "stat":
+        print(f"{result['path']}: {result['type']}, {result['size']} bytes, {_mode(result['permission'])} "
+              f"{result['owner']}:{result['group']}, modified "
+              f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(result['modified'] / 1000))}")
+    elif op in ("cat", "tail"):
+        sys.stdout.buffer.write(base64.b64decode(result["data"]))
+        sys.stdout.flush()
+    elif op in ("put", "get"):
+        print(f"{'uploaded' if op == 'put' else 'downloaded'} {result['files']} file(s), {result['bytes']:,} bytes to {result['path']}")
+    elif op == "mv":
+        print(f"moved {result['from']} to {result['to']}")
+    else:
+        print(f"{'removed' if op == 'rm' else 'made'} {result['path']}")
+    return 0
+
+
+def _mode(octal: str) -> str:
+    bits = int(octal, 8)
+    return "".join(ch if bits & (1 << (8 - i)) else "-" for i, ch in enumerate("rwxrwxrwx"))
+
+
 def cmd_daemon(args: argparse.Namespace) -> int:
     if args.daemon_command == "serve":
         from .daemon.server import serve
@@ -251,4 +320,4 @@ def cmd_daemon(args: argparse.Namespace) -> int:
 
 COMMANDS = {"submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
             "stop": cmd_stop, "outputs": cmd_outputs, "cluster": cmd_cluster,
-            "daemon": cmd_daemon}
+            "daemon": cmd_daemon, "hdfs": cmd_hdfs}

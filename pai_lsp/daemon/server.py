@@ -8,6 +8,7 @@ already has, so after a daemon restart it resumes with nothing lost or repeated.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import signal
@@ -75,6 +76,8 @@ class Daemon:
     async def dispatch(self, request: dict, send) -> None:
         method, params, rid = request.get("method"), request.get("params") or {}, request.get("id")
         handler = getattr(self, "rpc_" + str(method).replace(".", "_"), None)
+        if handler is None and str(method).startswith("hdfs."):
+            handler = self.hdfs_handler(str(method)[5:])
         try:
             if handler is None:
                 raise PaiError("invalid", f"unknown method {method}")
@@ -89,6 +92,9 @@ class Daemon:
             await send(reply)
 
     # -- methods ---------------------------------------------------------------------
+    def hdfs_handler(self, op: str):
+        return _hdfs_handler_impl(self, op) if op in HDFS_OPS else None
+
     async def rpc_ping(self, params: dict, notify) -> dict:
         return {"pid": os.getpid(), "uptime": time.time() - self.started, "watched": len(self.watched)}
 
@@ -182,6 +188,45 @@ class Daemon:
             return {"job": job, "state": status["state"], "offsets": offsets}
 
         return await self._with_connection(cluster, follow)
+
+
+HDFS_OPS = {"ls", "stat", "mkdir", "rm", "mv", "cat", "tail", "put", "get"}
+
+
+def _hdfs_handler_impl(daemon: Daemon, op: str):
+    from ..service import hdfs as explorer
+
+    async def handler(params: dict, notify) -> dict:
+        loop = asyncio.get_running_loop()
+        token = params.get("progressToken")
+
+        def progress(done: int, total: int, files: int, all_files: int) -> None:
+            if token is not None:
+                asyncio.run_coroutine_threadsafe(notify("transfer.progress", {
+                    "token": token, "bytes": done, "totalBytes": total, "files": files, "totalFiles": all_files}), loop)
+
+        def run(conn: service.Connection) -> dict:
+            if op == "ls":
+                return explorer.ls(conn, params["path"])
+            if op == "stat":
+                return explorer.stat(conn, params["path"])
+            if op == "mkdir":
+                return explorer.mkdir(conn, params["path"])
+            if op == "rm":
+                return explorer.rm(conn, params["path"], bool(params.get("recursive")))
+            if op == "mv":
+                return explorer.mv(conn, params["from"], params["to"])
+            if op in ("cat", "tail"):
+                data = (explorer.cat(conn, params["path"], params.get("offset", 0), params.get("length")) if op == "cat"
+                        else explorer.tail(conn, params["path"], params.get("bytes", 1024)))
+                return {"path": explorer.absolute(conn, params["path"]), "data": base64.b64encode(data).decode()}
+            if op == "put":
+                return explorer.put(conn, Path(params["local"]), params["remote"], progress)
+            return explorer.get(conn, params["remote"], Path(params["local"]), progress)
+
+        return await daemon._with_connection(params.get("cluster"), run)
+
+    return handler
 
 
 def split_utf8(data: bytes) -> tuple[bytes, bytes]:

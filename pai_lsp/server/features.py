@@ -178,6 +178,28 @@ async def job_outputs(ls: PaiLanguageServer, *args) -> dict:
     return await jobs.call_or_fail(ls, "outputs", {"job": flat[0], "dest": flat[1], "cluster": flat[2] if len(flat) > 2 else None})
 
 
+def _hdfs_command(op: str):
+    """`pai.hdfs.<op>`: one argument, an object with the daemon method's params (docs/protocol.md)."""
+
+    async def command(ls: PaiLanguageServer, *args) -> dict:
+        params = next((a for a in args if isinstance(a, dict)), None)
+        if params is None and args and isinstance(args[0], list):
+            params = next((a for a in args[0] if isinstance(a, dict)), None)
+        result = await jobs.call_or_fail(ls, f"hdfs.{op}", params or {})
+        if result.get("ok") and "data" in result:
+            import base64
+
+            result["text"] = base64.b64decode(result.pop("data")).decode("utf-8", "replace")
+        return result
+
+    command.__name__ = f"hdfs_{op}"
+    return command
+
+
+for _op in ("ls", "stat", "mkdir", "rm", "mv", "cat", "tail", "put", "get"):
+    server.command(f"pai.hdfs.{_op}")(_hdfs_command(_op))
+
+
 def _uri_arg(args: tuple) -> str | None:
     for arg in args:
         if isinstance(arg, str):
