@@ -80,3 +80,19 @@ async def test_invalid_config_is_one_editor_message(editor, tmp_path):
     result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", [bad.as_uri()]))
     assert result["ok"] is False and '"a-b" is not a valid name' in result["message"]
     assert editor.messages[-1].type == types.MessageType.Error and editor.messages[-1].message == result["message"]
+
+
+async def test_hdfs_commands_return_structured_results(editor, tmp_path):
+    local = tmp_path / "up.txt"
+    local.write_text("from the editor\n")
+    put = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.hdfs.put", [{"local": str(local), "remote": "/tmp/editor/up.txt"}]))
+    assert put["ok"] is True and put["files"] == 1
+    listing = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.ls", [{"path": "/tmp/editor"}]))
+    assert listing["ok"] is True and listing["path"] == "/tmp/editor"
+    (item,) = listing["entries"]
+    assert (item["name"], item["type"], item["size"]) == ("up.txt", "file", 16)
+    cat = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.cat", [{"path": "/tmp/editor/up.txt"}]))
+    assert cat["text"] == "from the editor\n"
+    missing = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.ls", [{"path": "/nope"}]))
+    assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS"}
