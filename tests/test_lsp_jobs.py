@@ -37,10 +37,12 @@ async def editor(lsp_client: LanguageClient):
 
     lsp_client.events = events
     await _start(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
-    yield
-    await lsp_client.shutdown_session()
-    for command in (["daemon", "stop"], ["cluster", "stop-local"]):
-        subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=ENV, capture_output=True, timeout=60)
+    try:
+        yield
+    finally:
+        for command in (["daemon", "stop"], ["cluster", "stop-local"]):
+            subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=ENV, capture_output=True, timeout=60)
+        await lsp_client.shutdown_session()
 
 
 async def test_run_locally_from_the_editor(editor, tmp_path):
