@@ -21,6 +21,7 @@ from ..service import jobs as service
 from . import socket_path, state_dir
 
 FINAL = service.FINAL
+WATCH_INTERVAL = 2.0  # seconds between two looks at the watched jobs (one request per cluster)
 
 
 class Daemon:
@@ -31,6 +32,8 @@ class Daemon:
         self.stopping = asyncio.Event()
         self.watch_file = state_dir() / "watched.json"
         self.watched: dict[str, dict] = json.loads(self.watch_file.read_text()) if self.watch_file.exists() else {}
+        self.subscribers: set = set()
+        self.connections: dict[str | None, service.Connection] = {}
 
     # -- transport -------------------------------------------------------------------
     async def serve(self) -> None:
@@ -43,9 +46,13 @@ class Daemon:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
+        watcher = asyncio.ensure_future(self.watch_forever())
         async with self.server:
             await self.stopping.wait()
+        watcher.cancel()
         self.path.unlink(missing_ok=True)
+        for conn in self.connections.values():
+            conn.close()
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         lock = asyncio.Lock()
@@ -117,9 +124,49 @@ class Daemon:
         self.watch(result["cluster"], result["job"])
         return result
 
-    def watch(self, cluster: str, job: str) -> None:
-        self.watched[f"{cluster}/{job}"] = {"cluster": cluster, "job": job}
+    def watch(self, cluster: str, job: str, state: str | None = None) -> None:
+        self.watched[f"{cluster}/{job}"] = {"cluster": cluster, "job": job, "state": state}
         self._save_watched()
+
+    async def watch_forever(self) -> None:
+        """Keep the state of every watched job current and push changes to subscribers: one list
+        request per cluster per interval, however many jobs run (resumes after a restart)."""
+        while True:
+            await asyncio.sleep(WATCH_INTERVAL)
+            clusters = {w["cluster"] for w in self.watched.values() if w.get("state") not in FINAL}
+            for cluster in clusters:
+                try:
+                    answer = await self._with_connection(cluster, lambda conn: conn.rest.jobs())
+                except PaiError:
+                    continue
+                states = {j["name"]: j for j in answer}
+                changed = False
+                for w in list(self.watched.values()):
+                    job = states.get(w["job"]) if w["cluster"] == cluster else None
+                    if job is None or job["state"] == w.get("state"):
+                        continue
+                    w["state"] = job["state"]
+                    changed = True
+                    for notify in list(self.subscribers):
+                        await notify("job.status", {"job": w["job"], "cluster": cluster, "state": job["state"],
+                                                    "exitCode": job.get("appExitCode"), "diagnostics": ""})
+                if changed:
+                    self._save_watched()
+
+    async def rpc_watch(self, params: dict, notify) -> dict:
+        """Watch a job (or several) submitted elsewhere: its changes go to `jobs.subscribe`rs."""
+        for job in params.get("jobs") or [params["job"]]:
+            self.watch(params.get("cluster") or "local", job)
+        return {"watched": len(self.watched)}
+
+    async def rpc_jobs_subscribe(self, params: dict, notify) -> dict:
+        """Receive `job.status` for every watched job until the connection closes."""
+        self.subscribers.add(notify)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self.subscribers.discard(notify)
+        return {}
 
     def _save_watched(self) -> None:
         self.watch_file.parent.mkdir(parents=True, exist_ok=True)
@@ -128,12 +175,18 @@ class Daemon:
         os.replace(temp, self.watch_file)
 
     async def _with_connection(self, cluster: str | None, fn, *args: Any) -> Any:
+        """Run `fn(connection, *args)` in a thread, on a session kept per cluster (logged in once)."""
+
         def run() -> Any:
-            conn = service.connect(cluster)
+            conn = self.connections.get(cluster)
+            if conn is None:
+                conn = self.connections[cluster] = service.connect(cluster)
             try:
                 return fn(conn, *args)
-            finally:
-                conn.close()
+            except PaiError as exc:
+                if exc.kind == "unreachable":  # e.g. the local cluster restarted on another port
+                    self.connections.pop(cluster, None)
+                raise
 
         return await asyncio.to_thread(run)
 
