@@ -44,6 +44,11 @@ def add_commands(sub) -> None:
     p = sub.add_parser("stop", help="stop a job")
     p.add_argument("job")
     p.add_argument("--cluster")
+    p = sub.add_parser("ssh", help="how to reach a task: SSH and its labelled ports (Jupyter, TensorBoard, …)")
+    p.add_argument("job")
+    p.add_argument("--task", metavar="ROLE:IDX")
+    p.add_argument("--cluster")
+    p.add_argument("--connect", action="store_true", help="run ssh to the task (needs an ssh client and the job's key)")
     p = sub.add_parser("outputs", help="download a job's outputDir")
     p.add_argument("job")
     p.add_argument("dest", nargs="?", default=".")
@@ -205,6 +210,31 @@ def cmd_logs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ssh(args: argparse.Namespace) -> int:
+    status = daemon.call("status", {"job": args.job, "cluster": args.cluster})
+    tasks = [t for t in status["tasks"] if not args.task or f"{t['role']}:{t['index']}" == args.task]
+    if not tasks:
+        raise PaiError("not-found", f"job {args.job} has no task {args.task}")
+    running = [t for t in tasks if t["ip"] and t["state"] == "RUNNING"]
+    if not running:
+        raise PaiError("not-found", f"no task of {args.job} is running now (state {status['state']})")
+    for t in running:
+        ssh_port = (t["ports"].get("ssh") or "").split(",")[0]
+        print(f"{t['role']}:{t['index']}  ssh -p {ssh_port} root@{t['ip']}")
+        for label, ports in t["ports"].items():
+            if label != "ssh":
+                print(f"    {label}: " + ", ".join(f"http://{t['ip']}:{p}" for p in str(ports).split(",")))
+    if args.connect:
+        import os
+        import shutil
+
+        t = running[0]
+        if shutil.which("ssh") is None:
+            raise PaiError("config", "no ssh client on this machine")
+        os.execvp("ssh", ["ssh", "-p", str(t["ports"]["ssh"]).split(",")[0], f"root@{t['ip']}"])
+    return 0
+
+
 def cmd_stop(args: argparse.Namespace) -> int:
     daemon.call("stop", {"job": args.job, "cluster": args.cluster})
     print(f"stopped {args.job}")
@@ -318,6 +348,6 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
+COMMANDS = {"ssh": cmd_ssh, "submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
             "stop": cmd_stop, "outputs": cmd_outputs, "cluster": cmd_cluster,
             "daemon": cmd_daemon, "hdfs": cmd_hdfs}

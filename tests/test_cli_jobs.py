@@ -224,3 +224,25 @@ def test_daemon_status_and_stop(env):
     time.sleep(0.3)
     assert pai(env, "daemon", "status").stdout == "the pai daemon is not running\n"
     assert pai(env, "jobs").returncode == 0  # started again on demand
+
+
+def test_ssh_shows_how_to_reach_running_tasks(env, tmp_path):
+    ws = workspace(tmp_path, "")
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config.pop("codeDir")
+    config["taskRoles"][0].update(command="sleep 30", portList=[{"label": "jupyter", "beginAt": 0, "portNumber": 1}])
+    (ws / "svc.pai.json").write_text(json.dumps(config))
+    job = pai(env, "run", "svc.pai.json", cwd=ws).stdout.split()[1]
+    import time
+
+    for _ in range(100):
+        info = pai(env, "ssh", job)
+        if info.returncode == 0:
+            break
+        time.sleep(0.1)
+    lines = info.stdout.splitlines()
+    assert lines[0].startswith("train:0  ssh -p ") and lines[0].endswith(" root@127.0.0.1")
+    assert any(line.strip().startswith("jupyter: http://127.0.0.1:") for line in lines)
+    assert pai(env, "stop", job).stdout == f"stopped {job}\n"
+    gone = pai(env, "ssh", job)
+    assert gone.returncode == 3 and "no task of" in gone.stderr

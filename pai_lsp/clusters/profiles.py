@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shlex
 import subprocess
 import sys
 import time
@@ -161,8 +162,9 @@ def local_profile(start: bool = True) -> Profile:
     _ensure_local_user(data)
     data.mkdir(parents=True, exist_ok=True)
     log = open(data / "server.log", "ab")
+    extra = shlex.split(os.environ.get("PAI_LOCAL_CLUSTER_ARGS", ""))  # e.g. "--cpus 64" for benchmarks
     process = subprocess.Popen(
-        [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0"],
+        [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0", *extra],
         stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
     line = process.stdout.readline() if process.stdout else ""
     if "REST " not in line:

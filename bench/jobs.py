@@ -1,0 +1,194 @@
+"""Job daemon and submit speed (issue 4), against the named references in the same run:
+
+- upload of a 5,000-file / 50 MB tree to the local cluster: ours vs `hdfscli upload`, 8 threads each;
+- re-upload of the unchanged tree vs the first upload;
+- selecting files by include/exclude globs in a 100,000-file tree vs a bare `os.scandir` walk;
+- a task's log line to the LSP client (p95);
+- the daemon watching 100 running jobs: CPU share of one core and resident memory.
+
+    python bench/jobs.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pai_lsp.clusters.profiles import local_profile  # noqa: E402
+from pai_lsp.storage.upload import select, upload  # noqa: E402
+from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
+
+
+def make_tree(root: Path, files: int, size: int) -> None:
+    for i in range(files):
+        folder = root / f"pkg{i % 50}" / f"mod{i % 7}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.py").write_bytes(os.urandom(size))
+
+
+def bench_upload(work: Path) -> list[tuple[str, str]]:
+    tree = work / "tree"
+    make_tree(tree, 5000, 10_000)
+    profile = local_profile()
+    hdfs = Hdfs(profile.webhdfs_uri, profile.user)
+    files = select(tree, ["**/*.py"], [])
+    t0 = time.perf_counter()
+    upload(hdfs, files, "/bench/ours", threads=8)
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    again = upload(hdfs, files, "/bench/ours", threads=8)
+    second = time.perf_counter() - t0
+    assert again.sent_files == 0
+    config = work / "hdfscli.cfg"
+    config.write_text(f"[global]\ndefault.alias = bench\n\n[bench.alias]\nurl = {profile.webhdfs_uri}\nuser = {profile.user}\n")
+    hdfscli = Path(sys.executable).with_name("hdfscli")
+    t0 = time.perf_counter()
+    subprocess.run([str(hdfscli), "upload", "-s", "-t", "8", str(tree), "/bench/hdfscli"], check=True,
+                   env=dict(os.environ, HDFSCLI_CONFIG=str(config)), capture_output=True)
+    reference = time.perf_counter() - t0
+    mb = 50.0
+    return [
+        ("upload 5,000 files / 50 MB, 8 threads: pai (s, MB/s)", f"{first:.2f} s, {mb / first:.1f} MB/s"),
+        ("same with `hdfscli upload -t 8` (s, MB/s)", f"{reference:.2f} s, {mb / reference:.1f} MB/s"),
+        ("pai speed-up over hdfscli (target ≥ 2×)", f"{reference / first:.2f}×"),
+        ("re-upload of the unchanged tree (s; speed-up over first, target ≥ 20×)", f"{second:.3f} s; {first / second:.0f}×"),
+    ]
+
+
+def bench_selection(work: Path) -> list[tuple[str, str]]:
+    tree = work / "big"
+    for i in range(100_000):
+        folder = tree / f"a{i % 100}" / f"b{i % 10}"
+        if i < 1000:
+            folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.{'py' if i % 3 else 'txt'}").touch()
+
+    def scandir_walk() -> int:
+        count, stack = 0, [str(tree)]
+        while stack:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        count += 1
+        return count
+
+    walks, selects = [], []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        scandir_walk()
+        walks.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        chosen = select(tree, ["**/*.py", "a1*/**/*.txt"], ["**/b9/**", "!**/a19/**"])
+        selects.append(time.perf_counter() - t0)
+    walk, sel = statistics.median(walks), statistics.median(selects)
+    return [("select by globs in 100,000 files vs bare scandir walk (target ≤ 1.5×)",
+             f"{sel * 1000:.0f} ms vs {walk * 1000:.0f} ms = {sel / walk:.2f}× ({len(chosen):,} chosen)")]
+
+
+async def bench_log_latency(work: Path) -> list[tuple[str, str]]:
+    """A task prints its own clock; the LSP client notes when each line arrives as pai/jobLog."""
+    from lsprotocol import types
+    from pygls.lsp.client import LanguageClient
+
+    job_file = work / "latency.pai.json"
+    job_file.write_text(json.dumps({"jobName": "latency", "image": "local", "taskRoles": [{
+        "name": "r", "command": "python3 -c \"import time\nfor i in range(60):\n print(repr(time.time()), flush=True); time.sleep(0.05)\""}]}))
+    client = LanguageClient("bench", "1")
+    delays: list[float] = []
+    done = asyncio.Event()
+
+    @client.feature("pai/jobLog")
+    def on_log(params) -> None:
+        now = time.time()
+        for line in params.text.splitlines():
+            try:
+                delays.append(now - float(line))
+            except ValueError:
+                pass
+
+    @client.feature("pai/jobStatus")
+    def on_status(params) -> None:
+        if params.state in ("SUCCEEDED", "FAILED", "STOPPED"):
+            done.set()
+
+    await client.start_io(sys.executable, "-m", "pai_lsp", "lsp")
+    await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+    client.initialized(types.InitializedParams())
+    await client.workspace_execute_command_async(types.ExecuteCommandParams("pai.runLocally", [job_file.as_uri()]))
+    await asyncio.wait_for(done.wait(), 60)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    delays.sort()
+    p95 = delays[int(len(delays) * 0.95) - 1]
+    return [("task log line -> LSP client, p95 / median (target p95 ≤ 300 ms)",
+             f"{p95 * 1000:.0f} ms / {statistics.median(delays) * 1000:.0f} ms ({len(delays)} lines)")]
+
+
+def bench_watch() -> list[tuple[str, str]]:
+    from pai_lsp.daemon import client as daemon
+
+    profile = local_profile()
+    import httpx
+
+    token = httpx.post(f"{profile.rest_uri}/api/v1/token", json={
+        "username": profile.user, "password": (Path(os.environ["PAI_LOCAL_CLUSTER_DIR"]) / "pai-client-password").read_text()}).json()["token"]
+    names = []
+    with httpx.Client(base_url=profile.rest_uri, headers={"Authorization": f"Bearer {token}"}) as c:
+        for i in range(100):
+            name = f"watched{i}"
+            c.post(f"/api/v1/user/{profile.user}/jobs", json={"jobName": name, "image": "local", "taskRoles": [
+                {"name": "r", "command": "sleep 120", "cpuNumber": 1, "memoryMB": 16, "shmMB": 8}]}).raise_for_status()
+            names.append(name)
+        daemon.call("watch", {"cluster": "local", "jobs": names})
+        pid = daemon.call("ping")["pid"]
+        process = psutil.Process(pid)
+        time.sleep(3)
+        c0, t0 = sum(process.cpu_times()[:2]), time.perf_counter()
+        time.sleep(30)
+        share = (sum(process.cpu_times()[:2]) - c0) / (time.perf_counter() - t0)
+        rss = process.memory_info().rss / 1e6
+        for name in names:
+            c.put(f"/api/v1/user/{profile.user}/jobs/{name}/executionType", json={"value": "STOP"})
+    return [("daemon watching 100 running jobs: CPU of one core / resident memory (targets ≤ 5 %, ≤ 100 MB)",
+             f"{share * 100:.1f} % / {rss:.0f} MB")]
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        os.environ.update(XDG_CONFIG_HOME=str(work / "config"), XDG_STATE_HOME=str(work / "state"),
+                          PAI_LOCAL_CLUSTER_DIR=str(work / "local"), PAI_LSP_SECRETS="file",
+                          PAI_LOCAL_CLUSTER_ARGS="--cpus 256 --memory-mb 65536")
+        rows: list[tuple[str, str]] = []
+        try:
+            rows += bench_selection(work)
+            rows += bench_upload(work)
+            rows += asyncio.run(bench_log_latency(work))
+            rows += bench_watch()
+        finally:
+            for command in (["daemon", "stop"], ["cluster", "stop-local"]):
+                subprocess.run([sys.executable, "-m", "pai_lsp", *command], capture_output=True)
+    print("| measure | result |")
+    print("|---|---|")
+    for name, value in rows:
+        print(f"| {name} | {value} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
