@@ -250,8 +250,10 @@ def cmd_outputs(args: argparse.Namespace) -> int:
 def cmd_cluster(args: argparse.Namespace) -> int:
     profiles = Profiles()
     if args.cluster_command == "add":
-        profiles.add(Profile(args.name, args.rest.rstrip("/"), args.webhdfs.rstrip("/"), args.user, args.kind))
-        print(f"added cluster {args.name}")
+        rest = args.rest.rstrip("/")
+        protocol, note = detect_protocol(rest)
+        profiles.add(Profile(args.name, rest, args.webhdfs.rstrip("/"), args.user, args.kind, protocol))
+        print(f"added cluster {args.name} (job protocol v{protocol}{note})")
     elif args.cluster_command == "list":
         default = profiles.default or LOCAL
         print(f"{'*' if default == LOCAL else ' '} {LOCAL:16} embedded local cluster (started on demand)")
@@ -319,6 +321,20 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
     else:
         print(f"{'removed' if op == 'rm' else 'made'} {result['path']}")
     return 0
+
+
+def detect_protocol(rest: str) -> tuple[int, str]:
+    """As clients of OpenPAI do: a k8s-era server (v1.0+) answers `GET /api/v2/info` with
+    `launcherType: k8s` and takes only v2 YAML jobs; a YARN-era one (≤ 0.14, SCM) takes v1 JSON."""
+    import httpx
+
+    try:
+        info = httpx.get(f"{rest}/api/v2/info", timeout=10)
+    except httpx.HTTPError:
+        return 1, "; not reachable now, so v1 was assumed"
+    if info.status_code == 200 and isinstance(info.json(), dict) and info.json().get("launcherType") == "k8s":
+        return 2, ""
+    return 1, ""
 
 
 def _mode(octal: str) -> str:

@@ -45,6 +45,16 @@ async def editor(lsp_client: LanguageClient):
         await lsp_client.shutdown_session()
 
 
+async def until(editor, condition, timeout: float = 60) -> None:
+    """Wait for what the server sends (it may have arrived already): no waiting for a message twice."""
+    import asyncio
+
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out waiting for the server"
+        await asyncio.sleep(0.02)
+
+
 async def test_run_locally_from_the_editor(editor, tmp_path):
     ws = tmp_path / "ws"
     shutil.copytree(EXAMPLE, ws)
@@ -63,14 +73,12 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     (reports,) = [r for r in editor.progress_reports.values() if r]
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert any(isinstance(r, types.WorkDoneProgressReport) and r.percentage == 100 for r in reports)
-    while not any(s["state"] == "SUCCEEDED" for s in editor.events["status"]):
-        await editor.wait_for_notification("pai/jobStatus")
+    await until(editor, lambda: any(s["state"] == "SUCCEEDED" for s in editor.events["status"]))
     text = "".join(e["text"] for e in editor.events["log"])
     assert [line for line in text.splitlines() if line.startswith("epoch")] == [
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     assert all(e["job"] == job and e["uri"] == uri for e in editor.events["log"])
-    await editor.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
-    assert any(m.message == f"Job {job} SUCCEEDED" for m in editor.messages)
+    await until(editor, lambda: any(m.message == f"Job {job} SUCCEEDED" for m in editor.messages))
     out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [job, str(tmp_path / "out")]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"

@@ -73,7 +73,7 @@ class Api:
                              "hasGitHubPAT": False})
 
     async def info(self, request: Request) -> Response:
-        return JSONResponse({"name": "PAI RESTful API", "version": f"local-{__version__}", "launcherType": "k8s",
+        return JSONResponse({"name": "PAI RESTful API", "version": f"local-{__version__}", "launcherType": "yarn",
                              "authnMethod": "basic"})
 
     async def authn_info(self, request: Request) -> Response:

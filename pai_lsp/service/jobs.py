@@ -140,6 +140,9 @@ def submit(config_path: Path, cluster: str | None = None, settings: dict | None 
     values.update(settings or {})
     conn = connect(cluster)
     try:
+        if conn.profile.protocol == 2:
+            raise PaiError("config", f"{conn.profile.name} takes only protocol v2 (YAML) jobs, and turning a v1 "
+                                     "*.pai.json into v2 is not supported yet")
         prepared = prepare(config_path, values, conn, locale, shown)
         uploaded: UploadResult | None = None
         if prepared.code_dir:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import time
 from collections.abc import Callable
@@ -13,23 +14,23 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from wcmatch import glob
-
 from ..clusters import PaiError
 from .webhdfs import Hdfs
 
 MANIFEST = ".pai-manifest.json"
-FLAGS = glob.GLOBSTAR | glob.BRACE | glob.DOTGLOB | glob.NEGATE | glob.NEGATEALL
 DEFAULT_INCLUDE = ["**/*.py"]
 
 Progress = Callable[[int, int, int, int], None]  # bytes done, bytes total, files done, files total
 
 
-@dataclass
+@dataclass(slots=True)
 class Selected:
     rel: str  # posix path relative to the workspace
-    path: Path
-    size: int
+    root: str
+
+    @property
+    def path(self) -> Path:
+        return Path(self.root, self.rel)
 
 
 @dataclass
@@ -45,28 +46,116 @@ class UploadResult:
         return self.__dict__.copy()
 
 
+def glob_regex(pattern: str) -> str:
+    """A VS Code glob as a regex over a relative posix path: `**` spans folders, `*` and `?` stay
+    within one, `{a,b}` picks one, `[...]` is a character class."""
+    rest = pattern[4:]
+    if pattern.startswith("**/*") and not any(c in rest for c in "/*?["):
+        # `**/*.py`: any path whose name ends so. Said this way the regex never backtracks far.
+        return "[^\n]*" + glob_regex(rest)
+    out, i, depth = [], 0, 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:[^\n]*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append("[^\n]*")
+            i += 2
+            continue
+        if ch == "*":
+            out.append("[^/\n]*")
+        elif ch == "?":
+            out.append("[^/\n]")
+        elif ch == "{":
+            out.append("(?:")
+            depth += 1
+        elif ch == "}" and depth:
+            out.append(")")
+            depth -= 1
+        elif ch == "," and depth:
+            out.append("|")
+        elif ch == "[":
+            end = pattern.find("]", i + 1)
+            if end < 0:
+                out.append("\\[")
+            else:
+                body = pattern[i + 1 : end].replace("\\", "\\\\")
+                out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out) + ")" * depth
+
+
+def matcher(patterns: list[str]):
+    """All of a list of globs as one multi-line regex; `!pattern` entries take paths back out."""
+    positive = [p for p in patterns if not p.startswith("!")]
+    negative = [p[1:] for p in patterns if p.startswith("!")]
+
+    def compile_(globs: list[str]):
+        if not globs:
+            return None
+        return re.compile("^(?:" + "|".join(glob_regex(g.lstrip("/")) for g in globs) + ")$", re.M)
+
+    return compile_(positive), compile_(negative)
+
+
+def _filter(lines: str, regexes) -> list[str]:
+    """The lines (newline-separated relative paths) matched, with one regex scan for the batch."""
+    positive, negative = regexes
+    if positive is None or not lines:
+        return []
+    chosen = positive.findall(lines)
+    if negative is not None and chosen:
+        dropped = set(negative.findall("\n".join(chosen)))
+        chosen = [c for c in chosen if c not in dropped]
+    return chosen
+
+
+def _pruned_folders(exclude: list[str] | None):
+    """Excludes such as `**/node_modules/**` name whole folders: those are never walked. (Only
+    when no `!pattern` could take something inside them back.)"""
+    if not exclude or any(p.startswith("!") for p in exclude):
+        return None
+    folders = [p[:-3] for p in exclude if p.endswith("/**") and "*" not in p[:-3].replace("**/", "")]
+    return matcher(folders)[0] if folders else None
+
+
 def select(root: Path, include: list[str] | None, exclude: list[str] | None) -> list[Selected]:
     """Files under `root` that match `include` and not `exclude` (VS Code glob semantics:
     `**`, `{a,b}`, `[..]`, and `!pattern` to take files back out)."""
-    wanted = glob.compile(include or DEFAULT_INCLUDE, flags=FLAGS)
-    unwanted = glob.compile(exclude, flags=FLAGS) if exclude else None
-    out: list[Selected] = []
-    stack = [(root, "")]
+    wanted = matcher(include or DEFAULT_INCLUDE)
+    unwanted = matcher(exclude) if exclude else (None, None)
+    skip_folder = _pruned_folders(exclude)
+    batches: list[str] = []
+    stack = [(str(root), "")]
     while stack:
         folder, prefix = stack.pop()
+        names = []
         try:
-            entries = os.scandir(folder)
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        rel = prefix + entry.name
+                        if skip_folder is None or skip_folder.match(rel) is None:
+                            stack.append((entry.path, rel + "/"))
+                    elif entry.is_file(follow_symlinks=False):
+                        names.append(entry.name)
         except OSError:
             continue
-        with entries:
-            for entry in entries:
-                rel = prefix + entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((Path(entry.path), rel + "/"))
-                elif entry.is_file(follow_symlinks=False) and wanted.match(rel) and not (unwanted and unwanted.match(rel)):
-                    out.append(Selected(rel, Path(entry.path), entry.stat(follow_symlinks=False).st_size))
-    out.sort(key=lambda s: s.rel)
-    return out
+        if names:
+            # "prefix/a\nprefix/b…" built in C; all folders are matched in one regex scan below.
+            batches.append(prefix + ("\n" + prefix).join(n for n in names if "\n" not in n))
+    out = _filter("\n".join(batches), wanted)
+    if unwanted[0] is not None and out:
+        excluded = set(_filter("\n".join(out), unwanted))
+        out = [c for c in out if c not in excluded]
+    out.sort()
+    base = str(root)
+    return [Selected(rel, base) for rel in out]
 
 
 def _digest(path: Path) -> tuple[bytes, str]:

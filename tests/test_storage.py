@@ -1,0 +1,58 @@
+"""WebHDFS client behaviour against misbehaving real-world namenodes (stand-in servers on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+from pai_lsp.storage.upload import _filter, glob_regex, matcher
+from pai_lsp.storage.webhdfs import Hdfs
+
+
+def test_datanode_redirect_to_an_internal_host_is_rewritten():
+    received = {}
+
+    class Namenode(BaseHTTPRequestHandler):
+        def do_PUT(self):  # noqa: N802 - the http.server API
+            if "datanode=true" not in self.path:
+                # What real clusters do: redirect to a datanode name only their own network resolves.
+                self.send_response(307)
+                self.send_header("Location", f"http://datanode-7.cluster.internal:50075{self.path}&datanode=true")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            length = int(self.headers.get("Content-Length", 0))
+            received[self.path.split("?")[0]] = self.rfile.read(length)
+            self.send_response(201)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Namenode)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        hdfs = Hdfs(f"http://127.0.0.1:{server.server_address[1]}", "alice")
+        hdfs.write("/user/alice/x.txt", b"payload")
+        assert received == {"/webhdfs/v1/user/alice/x.txt": b"payload"}
+        assert hdfs.reachable("http://datanode-7.cluster.internal:50075/webhdfs/v1/a?op=OPEN") == \
+            f"http://127.0.0.1:{server.server_address[1]}/webhdfs/v1/a?op=OPEN"
+    finally:
+        server.shutdown()
+
+
+def test_vscode_glob_semantics():
+    cases = {
+        "**/*.py": (["a.py", "x/y/b.py"], ["a.pyc", "a.py/b", "x/y.txt"]),
+        "src/**/*.{sh,cfg}": (["src/a.sh", "src/x/y/b.cfg"], ["a.sh", "src/a.py", "lib/src/a.sh"]),
+        "*.md": (["README.md"], ["docs/a.md"]),
+        "data/[!t]*.csv": (["data/a.csv"], ["data/train.csv", "data/x/a.csv"]),
+        "**/node_modules/**": (["node_modules/a.js", "x/node_modules/b/c.js"], ["node_modules_x/a.js"]),
+        "?.txt": (["a.txt"], ["ab.txt", "a/b.txt"]),
+    }
+    for glob, (yes, no) in cases.items():
+        m = matcher([glob])
+        assert _filter("\n".join(yes + no), m) == yes, (glob, glob_regex(glob))
+    negated = matcher(["**/*.py", "!**/test_*"])
+    assert _filter("a.py\nsrc/test_a.py\ntest_b.py\nsrc/b.py", negated) == ["a.py", "src/b.py"]
