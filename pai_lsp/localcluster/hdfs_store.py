@@ -102,7 +102,7 @@ class HdfsStore:
         return (row[0], row[1]) if row else (self.superuser, "supergroup")
 
     def set_owner_record(self, path: str, owner: str | None, group: str | None) -> None:
-        current_owner, current_group = self._owner(path)
+        current_owner, current_group = (owner, group) if owner and group else self._owner(path)
         with self._db_lock:
             self._db.execute("INSERT OR REPLACE INTO owners VALUES (?, ?, ?)", (path, owner or current_owner, group or current_group))
 
@@ -244,8 +244,12 @@ class HdfsStore:
         if append:
             if not local.is_file():
                 raise not_found(path)
-        else:
-            self.check_create(path, overwrite)
+        elif local.is_dir():
+            raise HdfsException("FileAlreadyExistsException", f"{path} already exists as a directory")
+        elif not overwrite and local.exists():
+            raise HdfsException("FileAlreadyExistsException", f"{path} for client 127.0.0.1 already exists")
+        elif not local.parent.is_dir():  # the common case, a folder that exists, costs one stat
+            self._ensure_parent(path)
             self.mkdirs(self._hdfs(local.parent), user)
         temp = local.with_name(f".{local.name}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}.pai-upload")
         if append:
@@ -260,7 +264,7 @@ class HdfsStore:
             raise
         if not append:
             self.set_owner_record(path, user, "supergroup")
-        self._touch_parent(path)
+        os.utime(local.parent)
 
     def mkdirs(self, path: str, user: str, permission: int = 0o755) -> bool:
         path = self.normalize(path)

@@ -158,9 +158,17 @@ def select(root: Path, include: list[str] | None, exclude: list[str] | None) -> 
     return [Selected(rel, base) for rel in out]
 
 
-def _digest(path: Path) -> tuple[bytes, str]:
-    data = path.read_bytes()
-    return data, hashlib.md5(data).hexdigest()
+# (path, size, mtime) -> MD5: the daemon lives long, so a re-submit hashes only what changed.
+_HASHES: dict[tuple[str, int, int], str] = {}
+
+
+def fingerprint(path: Path) -> dict:
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    md5 = _HASHES.get(key)
+    if md5 is None:
+        md5 = _HASHES[key] = hashlib.md5(path.read_bytes()).hexdigest()
+    return {"size": st.st_size, "md5": md5}
 
 
 def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, progress: Progress | None = None) -> UploadResult:
@@ -168,36 +176,37 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     place; later ones send only what changed since the manifest of the last upload there."""
     started = time.perf_counter()
     remote = "/" + remote.strip("/")
-    contents = {f.rel: _digest(f.path) for f in files}
-    manifest = {"version": 1, "files": {rel: {"size": len(data), "md5": md5} for rel, (data, md5) in contents.items()}}
+    paths = {f.rel: f.path for f in files}
+    manifest = {"version": 1, "files": {rel: fingerprint(path) for rel, path in paths.items()}}
     status = hdfs.status(remote)
     if status is not None and status["type"] != "DIRECTORY":
         raise PaiError("invalid", f"codeDir {remote} is a file on HDFS, not a folder")
     if status is None:
         target = f"{remote}.pai-upload-{secrets.token_hex(4)}"
-        changed, removed, unchanged = list(contents), [], 0
+        changed, removed, unchanged = list(paths), [], 0
     else:
         target = remote
         previous = _read_manifest(hdfs, remote)
         changed = [rel for rel, entry in manifest["files"].items() if previous.get(rel) != entry]
         removed = [rel for rel in previous if rel not in manifest["files"]]
-        unchanged = len(contents) - len(changed)
+        unchanged = len(paths) - len(changed)
         if not changed and not removed and _intact(hdfs, remote, previous):
             return UploadResult(remote, 0, 0, unchanged, 0, time.perf_counter() - started)
         if previous and not _intact(hdfs, remote, previous):
-            changed, unchanged = list(contents), 0  # someone changed the folder: send everything
-    total = sum(len(contents[rel][0]) for rel in changed)
+            changed, unchanged = list(paths), 0  # someone changed the folder: send everything
+    total = sum(manifest["files"][rel]["size"] for rel in changed)
     done_bytes = done_files = 0
     sent: list[str] = []
     try:
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-            futures = {pool.submit(hdfs.write, f"{target}/{rel}", contents[rel][0]): rel for rel in changed}
+            futures = {pool.submit(lambda rel: hdfs.write(f"{target}/{rel}", paths[rel].read_bytes()), rel): rel
+                       for rel in changed}
             for future in as_completed(futures):
                 future.result()
                 rel = futures[future]
                 sent.append(rel)
                 done_files += 1
-                done_bytes += len(contents[rel][0])
+                done_bytes += manifest["files"][rel]["size"]
                 if progress:
                     progress(done_bytes, total, done_files, len(changed))
         for rel in removed:

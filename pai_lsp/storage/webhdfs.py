@@ -7,10 +7,12 @@ clusters) can be rewritten to the configured WebHDFS host.
 from __future__ import annotations
 
 import contextlib
+import http.client
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import httpx
 import requests
@@ -91,39 +93,64 @@ class Hdfs:
                 yield folder[0] if isinstance(folder, tuple) else folder, [d[0] for d in dirs], files
 
     # -- writing ---------------------------------------------------------------------
-    def _http(self) -> httpx.Client:
-        client = getattr(self._local, "http", None)
-        if client is None:
-            client = self._local.http = httpx.Client(timeout=httpx.Timeout(120.0, connect=10.0))
-        return client
+    def _connection(self, scheme: str, netloc: str) -> http.client.HTTPConnection:
+        """This thread's keep-alive connection to one host. Bulk writes use the standard library's
+        client: per request it costs a third of httpx's CPU time, which is what limits an upload
+        of many small files (bench/jobs.py)."""
+        pool = getattr(self._local, "pool", None)
+        if pool is None:
+            pool = self._local.pool = {}
+        conn = pool.get((scheme, netloc))
+        if conn is None:
+            cls = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
+            conn = pool[(scheme, netloc)] = cls(netloc, timeout=120)
+        return conn
+
+    def _put(self, url: str, body: bytes | None, headers: dict) -> tuple[int, dict, bytes]:
+        parts = urlsplit(url)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        for attempt in (1, 2):
+            conn = self._connection(parts.scheme, parts.netloc)
+            try:
+                conn.request("PUT", target, body=body or b"", headers=headers)
+                response = conn.getresponse()
+                return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                conn.close()
+                self._local.pool.pop((parts.scheme, parts.netloc), None)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
 
     def write(self, path: str, data: bytes, overwrite: bool = True) -> None:
         """One file in the two WebHDFS steps, on this thread's persistent connection."""
-        http = self._http()
-        url = f"{self.url}/webhdfs/v1{quote(path)}"
-        params = {"op": "CREATE", "overwrite": "true" if overwrite else "false", "user.name": self.user}
-        with self.errors(path):
-            step1 = http.put(url, params=params, follow_redirects=False)
-            if step1.status_code >= 400:
-                raise HdfsError(_remote_message(step1))
-            location = step1.headers.get("location") or (step1.json().get("Location") if step1.content else None)
+        query = urlencode({"op": "CREATE", "overwrite": "true" if overwrite else "false", "user.name": self.user})
+        url = f"{self.url}/webhdfs/v1{quote(path)}?{query}"
+        try:
+            status, headers, body = self._put(url, None, {})
+            if status >= 400:
+                raise _to_pai(_remote_message(body, status), path)
+            location = headers.get("location")
+            if not location and body:
+                location = json.loads(body).get("Location")
             if not location:
-                raise HdfsError(f"the namenode gave no datanode location for {path}")
-            step2 = http.put(self.reachable(location), content=data,
-                             headers={"Content-Type": "application/octet-stream"})
-            if step2.status_code >= 400:
-                raise HdfsError(_remote_message(step2))
+                raise PaiError("server", f"{path}: the namenode gave no datanode location")
+            status, _, body = self._put(self.reachable(location), data, {"Content-Type": "application/octet-stream"})
+            if status >= 400:
+                raise _to_pai(_remote_message(body, status), path)
+        except OSError as exc:  # refused, unresolvable host, reset
+            raise PaiError("unreachable", f"cannot reach HDFS at {self.url} ({exc})") from None
 
     def download(self, path: str, local: Path, overwrite: bool = False) -> None:
         with self.errors(path):
             self.client.download(path, str(local), overwrite=overwrite, n_threads=4)
 
 
-def _remote_message(response: httpx.Response) -> str:
+def _remote_message(body: bytes, status: int) -> str:
     try:
-        return response.json()["RemoteException"]["message"]
+        return json.loads(body)["RemoteException"]["message"]
     except (ValueError, KeyError, TypeError):
-        return f"HTTP {response.status_code}"
+        return f"HTTP {status}"
 
 
 def _to_pai(message: str, path: str) -> PaiError:
