@@ -246,3 +246,39 @@ def test_ssh_shows_how_to_reach_running_tasks(env, tmp_path):
     assert pai(env, "stop", job).stdout == f"stopped {job}\n"
     gone = pai(env, "ssh", job)
     assert gone.returncode == 3 and "no task of" in gone.stderr
+
+
+def test_watchers_resume_after_the_daemon_dies(env, tmp_path):
+    import signal
+    import time
+
+    ws = workspace(tmp_path, "")
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config.pop("codeDir")
+    config["taskRoles"][0]["command"] = "sleep 3"
+    (ws / "w.pai.json").write_text(json.dumps(config))
+    job = pai(env, "run", "w.pai.json", cwd=ws).stdout.split()[1]
+    pid = int(pai(env, "daemon", "status").stdout.split("pid ")[1].split(",")[0])
+    os.kill(pid, signal.SIGKILL)
+    time.sleep(0.2)
+    assert "watching" in pai(env, "daemon", "status").stdout or pai(env, "jobs").returncode == 0  # started again
+    watched = Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "watched.json"
+    for _ in range(150):
+        entry = json.loads(watched.read_text()).get(f"local/{job}", {})
+        if entry.get("state") == "SUCCEEDED":
+            break
+        time.sleep(0.1)
+    assert entry.get("state") == "SUCCEEDED"  # the new daemon went on watching the job the old one took
+
+
+def test_every_occurrence_of_job_and_user_name_is_filled_in():
+    from pai_lsp.service.jobs import substitute
+
+    config = {"codeDir": "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME/$PAI_JOB_NAME",
+              "outputDir": "${PAI_USER_NAME}/out/${PAI_JOB_NAME}", "dataDir": "$PAI_USER_NAMES_LIST",
+              "taskRoles": [{"command": "cd $PAI_JOB_NAME && echo $PAI_JOB_NAME $PAI_USER_NAME $PAI_TASK_INDEX"}]}
+    substitute(config, "mnist_1a2b3c4d", "alice")
+    assert config["codeDir"] == "$PAI_DEFAULT_FS_URI/alice/mnist_1a2b3c4d/mnist_1a2b3c4d"
+    assert config["outputDir"] == "alice/out/mnist_1a2b3c4d"
+    assert config["dataDir"] == "$PAI_USER_NAMES_LIST"  # a longer name is left alone
+    assert config["taskRoles"][0]["command"] == "cd mnist_1a2b3c4d && echo mnist_1a2b3c4d alice $PAI_TASK_INDEX"

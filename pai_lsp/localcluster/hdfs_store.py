@@ -174,11 +174,16 @@ class HdfsStore:
             raise not_found(path)
         dirs, files, length = 0, 0, 0
         if local.is_dir():
-            for current, _dirs, filenames in os.walk(local):
+            stack = [str(local)]
+            while stack:
                 dirs += 1
-                for name in filenames:
-                    files += 1
-                    length += (Path(current) / name).lstat().st_size
+                with os.scandir(stack.pop()) as entries:
+                    for entry in entries:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        elif not entry.name.endswith(".pai-upload"):
+                            files += 1
+                            length += entry.stat(follow_symlinks=False).st_size
         else:
             files, length = 1, local.stat().st_size
         return {"ContentSummary": {"directoryCount": dirs, "fileCount": files, "length": length, "quota": -1,

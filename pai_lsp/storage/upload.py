@@ -162,12 +162,13 @@ def select(root: Path, include: list[str] | None, exclude: list[str] | None) -> 
 _HASHES: dict[tuple[str, int, int], str] = {}
 
 
-def fingerprint(path: Path) -> dict:
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
+def fingerprint(path: str) -> dict:
+    st = os.stat(path)
+    key = (path, st.st_size, st.st_mtime_ns)
     md5 = _HASHES.get(key)
     if md5 is None:
-        md5 = _HASHES[key] = hashlib.md5(path.read_bytes()).hexdigest()
+        with open(path, "rb") as f:
+            md5 = _HASHES[key] = hashlib.md5(f.read()).hexdigest()
     return {"size": st.st_size, "md5": md5}
 
 
@@ -176,7 +177,7 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     place; later ones send only what changed since the manifest of the last upload there."""
     started = time.perf_counter()
     remote = "/" + remote.strip("/")
-    paths = {f.rel: f.path for f in files}
+    paths = {f.rel: os.path.join(f.root, f.rel) for f in files}
     manifest = {"version": 1, "files": {rel: fingerprint(path) for rel, path in paths.items()}}
     status = hdfs.status(remote)
     if status is not None and status["type"] != "DIRECTORY":
@@ -199,7 +200,7 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     sent: list[str] = []
     try:
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-            futures = {pool.submit(lambda rel: hdfs.write(f"{target}/{rel}", paths[rel].read_bytes()), rel): rel
+            futures = {pool.submit(lambda rel: hdfs.write(f"{target}/{rel}", Path(paths[rel]).read_bytes()), rel): rel
                        for rel in changed}
             for future in as_completed(futures):
                 future.result()
