@@ -13,9 +13,7 @@ import time
 from pathlib import Path
 
 from .clusters import PaiError
-from .clusters.profiles import LOCAL, Profile, Profiles, set_secret, stop_local
 from .daemon import client as daemon
-from .service import jobs as service
 
 RESTARTS = 5  # how often a follow reconnects to a daemon that died
 
@@ -114,7 +112,7 @@ def _progress():
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    cluster = LOCAL if args.command == "run" else args.cluster
+    cluster = "local" if args.command == "run" else args.cluster
     with _progress() as bar:
         task = bar.add_task("uploading code", total=None)
 
@@ -248,6 +246,9 @@ def cmd_outputs(args: argparse.Namespace) -> int:
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
+    from .clusters.profiles import LOCAL, Profile, Profiles, set_secret, stop_local
+    from .service import jobs as service
+
     profiles = Profiles()
     if args.cluster_command == "add":
         rest = args.rest.rstrip("/")

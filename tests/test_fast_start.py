@@ -26,3 +26,15 @@ async def test_requests_sent_right_after_initialize_are_served(client, tmp_path)
     assert [d.code for d in diagnostics] == ["schema.pattern"]
     hover = await client.text_document_hover_async(types.HoverParams(editor.doc(), editor.position('"jobName"', 2)))
     assert "**jobName**" in hover.contents.value
+
+
+def test_the_language_server_does_not_load_the_job_stack_at_start():
+    """Start-up time and memory (docs/benchmarks.md) depend on this: HTTP and HDFS clients load
+    only when a job command runs."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pai_lsp.cli; pai_lsp.cli.build_parser(); import pai_lsp.server.app; "
+            "print(sorted(m for m in ('httpx', 'requests', 'hdfs', 'starlette', 'uvicorn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
