@@ -11,7 +11,7 @@ from typing import Any
 
 from ..clusters import PaiError
 from . import socket_path, state_dir
-from .client import START_TIMEOUT, start_daemon
+from .client import START_TIMEOUT, classify, start_daemon
 
 Notify = Callable[[str, dict], Awaitable[None] | None]
 _ids = itertools.count(1)
@@ -40,19 +40,13 @@ async def call(method: str, params: dict | None = None, on_notification: Notify 
         writer.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}}).encode() + b"\n")
         await writer.drain()
         while line := await reader.readline():
-            message = json.loads(line)
-            if "method" in message and "id" not in message:
-                if on_notification is not None:
-                    result = on_notification(message["method"], message.get("params") or {})
-                    if asyncio.iscoroutine(result):
-                        await result
-                continue
-            if message.get("id") != rid:
-                continue
-            if "error" in message:
-                error = message["error"]
-                raise PaiError((error.get("data") or {}).get("kind", "server"), error["message"])
-            return message["result"]
+            kind, value = classify(json.loads(line), rid)
+            if kind == "notification" and on_notification is not None:
+                result = on_notification(*value)
+                if asyncio.iscoroutine(result):
+                    await result
+            elif kind == "result":
+                return value
         raise ConnectionError("the pai daemon closed the connection")
     finally:
         writer.close()

@@ -46,6 +46,19 @@ def connect(start: bool = True) -> socket.socket:
             time.sleep(0.05)
 
 
+def classify(message: dict, rid: int) -> tuple[str, Any]:
+    """What one line from the daemon is for a caller waiting on request `rid`:
+    ("notification", (method, params)), ("result", value), or ("other", None); errors raise."""
+    if "method" in message and "id" not in message:
+        return "notification", (message["method"], message.get("params") or {})
+    if message.get("id") != rid:
+        return "other", None
+    if "error" in message:
+        error = message["error"]
+        raise PaiError((error.get("data") or {}).get("kind", "server"), error["message"])
+    return "result", message["result"]
+
+
 class DaemonClient:
     def __init__(self, start: bool = True):
         self.sock = connect(start)
@@ -65,17 +78,11 @@ class DaemonClient:
             line = self.file.readline()
             if not line:
                 raise ConnectionError("the pai daemon closed the connection")
-            message = json.loads(line)
-            if "method" in message and "id" not in message:
-                if on_notification:
-                    on_notification(message["method"], message.get("params") or {})
-                continue
-            if message.get("id") != rid:
-                continue
-            if "error" in message:
-                error = message["error"]
-                raise PaiError((error.get("data") or {}).get("kind", "server"), error["message"])
-            return message["result"]
+            kind, value = classify(json.loads(line), rid)
+            if kind == "notification" and on_notification:
+                on_notification(*value)
+            elif kind == "result":
+                return value
 
 
 def call(method: str, params: dict | None = None, on_notification: Callable[[str, dict], None] | None = None) -> Any:
