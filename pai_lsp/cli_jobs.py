@@ -59,6 +59,7 @@ def add_commands(sub) -> None:
     add.add_argument("--webhdfs", required=True, help="WebHDFS URI, e.g. http://pai.example.com:50070")
     add.add_argument("--user", default=getpass.getuser())
     add.add_argument("--kind", choices=["openpai", "scm"], default="openpai")
+    add.add_argument("--protocol", type=int, choices=[1, 2], help="job protocol (default: detected from the server)")
     csub.add_parser("list", help="list cluster profiles")
     rm = csub.add_parser("remove", help="remove a cluster profile")
     rm.add_argument("name")
@@ -252,7 +253,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     profiles = Profiles()
     if args.cluster_command == "add":
         rest = args.rest.rstrip("/")
-        protocol, note = detect_protocol(rest)
+        protocol, note = (args.protocol, " as given") if args.protocol else detect_protocol(rest)
         profiles.add(Profile(args.name, rest, args.webhdfs.rstrip("/"), args.user, args.kind, protocol))
         print(f"added cluster {args.name} (job protocol v{protocol}{note})")
     elif args.cluster_command == "list":

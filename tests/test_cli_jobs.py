@@ -282,3 +282,30 @@ def test_every_occurrence_of_job_and_user_name_is_filled_in():
     assert config["outputDir"] == "alice/out/mnist_1a2b3c4d"
     assert config["dataDir"] == "$PAI_USER_NAMES_LIST"  # a longer name is left alone
     assert config["taskRoles"][0]["command"] == "cd mnist_1a2b3c4d && echo mnist_1a2b3c4d alice $PAI_TASK_INDEX"
+
+
+def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
+    """A Kubernetes-era cluster takes only v2 YAML: the same *.pai.json is converted on the way."""
+    pai(env, "jobs")
+    info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
+    user = __import__("getpass").getuser()
+    added = pai(env, "cluster", "add", "k8s", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user, "--protocol", "2")
+    assert added.stdout == "added cluster k8s (job protocol v2 as given)\n"
+    password = (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "pai-client-password").read_text()
+    assert pai(env, "cluster", "login", "k8s", "--password-stdin", stdin=password + "\n").returncode == 0
+    ws = workspace(tmp_path, "")
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config.pop("codeDir")
+    config["taskRoles"][0].update(name="train.v1", command='echo "role $PAI_CURRENT_TASK_ROLE_NAME out $PAI_OUTPUT_DIR"')
+    (ws / "v2.pai.json").write_text(json.dumps(config))
+    result = pai(env, "submit", "--cluster", "k8s", "v2.pai.json", "--follow", cwd=ws)
+    assert result.returncode == 0, result.stderr
+    job = result.stdout.splitlines()[0].split()[1]
+    assert result.stdout.splitlines()[1] == f"role train_v1 out hdfs://127.0.0.1:{info['hdfs'].rsplit(':', 1)[1]}/{user}/output/{job}"
+    v2 = httpx.get(f"{info['url']}/api/v2/jobs/{user}~{job}/config",
+                   headers={"Authorization": "Bearer " + httpx.post(f"{info['url']}/api/v1/token", json={
+                       "username": user, "password": password}).json()["token"]})
+    assert json.loads(v2.text)["protocolVersion"] == 2
+    table = pai(env, "jobs", "--cluster", "k8s").stdout
+    assert any(line.split()[:2] == [job, "SUCCEEDED"] for line in table.splitlines())
+    pai(env, "cluster", "remove", "k8s")

@@ -13,10 +13,13 @@ TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 
 class OpenPai:
+    """`protocol` 1: a YARN-era server (v1 JSON jobs); 2: a Kubernetes-era one (v2 YAML jobs, v2 routes)."""
+
     def __init__(self, rest_uri: str, user: str, password: Callable[[], str | None], token: str | None = None,
-                 on_token: Callable[[str], None] | None = None):
+                 on_token: Callable[[str], None] | None = None, protocol: int = 1):
         self.rest_uri = rest_uri.rstrip("/")
         self.user = user
+        self.protocol = protocol
         self._password = password
         self.token = token
         self._on_token = on_token
@@ -74,11 +77,26 @@ class OpenPai:
         raise PaiError(kind, f"{prefix}: {_message(response)}")
 
     # -- jobs ------------------------------------------------------------------------
-    def submit_v1(self, config: dict) -> dict:
-        return self.request("POST", f"/api/v1/user/{self.user}/jobs", json=config).json()
+    def submit(self, config: dict) -> None:
+        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML."""
+        if self.protocol == 2:
+            from .v2convert import to_v2_yaml
+
+            self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(), headers={"Content-Type": "text/yaml"})
+        else:
+            self.request("POST", f"/api/v1/user/{self.user}/jobs", json=config)
+
+    def _job_path(self, name: str) -> str:
+        return f"/api/v2/jobs/{self.user}~{name}" if self.protocol == 2 else f"/api/v1/user/{self.user}/jobs/{name}"
 
     def job(self, name: str) -> dict:
-        return self.request("GET", f"/api/v1/user/{self.user}/jobs/{name}").json()
+        return self.request("GET", self._job_path(name)).json()
+
+    def config(self, name: str) -> dict:
+        """The submitted config (v2 servers send JSON text labelled YAML: a YAML loader reads both)."""
+        import yaml
+
+        return yaml.safe_load(self.request("GET", self._job_path(name) + "/config").text)
 
     def job_exists(self, name: str) -> bool:
         try:
@@ -90,10 +108,12 @@ class OpenPai:
         return True
 
     def jobs(self) -> list[dict]:
+        if self.protocol == 2:
+            return self.request("GET", "/api/v2/jobs", params={"username": self.user}).json()
         return self.request("GET", f"/api/v1/user/{self.user}/jobs").json()
 
     def stop(self, name: str) -> None:
-        self.request("PUT", f"/api/v1/user/{self.user}/jobs/{name}/executionType", json={"value": "STOP"})
+        self.request("PUT", self._job_path(name) + "/executionType", json={"value": "STOP"})
 
     def ssh(self, name: str) -> dict:
         return self.request("GET", f"/api/v1/user/{self.user}/jobs/{name}/ssh").json()

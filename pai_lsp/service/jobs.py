@@ -48,7 +48,8 @@ def connect(cluster: str | None = None) -> Connection:
         profile = profiles.clusters[name]
         key = f"{name}:{profile.user}"
         rest = OpenPai(profile.rest_uri, profile.user, lambda: get_secret(key + ":password"),
-                       token=get_secret(key + ":token"), on_token=lambda token: _keep_token(key, token))
+                       token=get_secret(key + ":token"), on_token=lambda token: _keep_token(key, token),
+                       protocol=profile.protocol)
     return Connection(profile, rest, Hdfs(profile.webhdfs_uri, profile.user))
 
 
@@ -140,15 +141,12 @@ def submit(config_path: Path, cluster: str | None = None, settings: dict | None 
     values.update(settings or {})
     conn = connect(cluster)
     try:
-        if conn.profile.protocol == 2:
-            raise PaiError("config", f"{conn.profile.name} takes only protocol v2 (YAML) jobs, and turning a v1 "
-                                     "*.pai.json into v2 is not supported yet")
         prepared = prepare(config_path, values, conn, locale, shown)
         uploaded: UploadResult | None = None
         if prepared.code_dir:
             files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
             uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=progress)
-        conn.rest.submit_v1(prepared.config)
+        conn.rest.submit(prepared.config)
         return {"job": prepared.name, "cluster": conn.profile.name, "user": conn.profile.user,
                 "upload": uploaded.to_json() if uploaded else None}
     finally:
@@ -216,8 +214,8 @@ def wait(conn: Connection, name: str, on_state: Callable[[str], None] | None = N
 
 def outputs(conn: Connection, name: str, dest: Path) -> Path:
     """Download the job's outputDir into `dest`/<last part of outputDir>."""
-    config = conn.rest.request("GET", f"/api/v1/user/{conn.profile.user}/jobs/{name}/config").json()
-    output_dir = config.get("outputDir") or ""
+    config = conn.rest.config(name)
+    output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
     if not output_dir:
         raise PaiError("invalid", f"job {name} has no outputDir")
     remote = hdfs_path(output_dir)

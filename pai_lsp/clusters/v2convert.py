@@ -1,0 +1,71 @@
+"""A v1 job config (`*.pai.json`) as OpenPAI protocol v2 YAML, for Kubernetes-era clusters.
+
+Field by field what OpenPAI's own converter (rest-server `utils/converter.js`) does: the image
+becomes a `dockerimage` prerequisite, each task role keeps its resources, ports, completion
+counts and command; v2-only names (role keys, port labels) lose the characters v2 refuses.
+Directories and job environment variables, which v2 has no fields for, travel as `extras` and
+as exported variables in front of each command, so `$PAI_DATA_DIR` & co. still work.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import yaml
+
+from . import PaiError
+
+V2_KEY = re.compile(r"[^A-Za-z0-9_]")
+
+
+def v2_key(name: str) -> str:
+    key = V2_KEY.sub("_", name)
+    return key if re.match(r"[A-Za-z_]", key) else f"_{key}"
+
+
+def _count(value: int | None) -> int:
+    return -1 if value is None else value
+
+
+def _shell_value(value: str) -> str:
+    """Quoted for bash, with $PAI_DEFAULT_FS_URI left to expand (v1 servers replace it in dirs)."""
+    return '"${PAI_DEFAULT_FS_URI}"'.join(shlex.quote(part) if part else "" for part in value.split("$PAI_DEFAULT_FS_URI")) or "''"
+
+
+def to_v2_yaml(config: dict) -> str:
+    if config.get("authFile"):
+        raise PaiError("invalid", "authFile (a private registry login on HDFS) has no v2 equivalent: "
+                                  "give the image's registry credentials to the cluster's admins or use a public image")
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", config["jobName"])
+    exports = {f"PAI_{field[:-3].upper()}_DIR": config[field] for field in ("dataDir", "outputDir", "codeDir") if config.get(field)}
+    exports.update({str(k): str(v) for k, v in (config.get("jobEnvs") or {}).items() if re.fullmatch(r"[A-Za-z_]\w*", str(k))})
+    prelude = "".join(f"export {k}={_shell_value(v)}\n" for k, v in exports.items())
+    roles = {}
+    for role in config["taskRoles"]:
+        ports = {v2_key(p["label"]): p.get("portNumber", 1) for p in role.get("portList", [])}
+        resources = {"cpu": role.get("cpuNumber", 1), "memoryMB": role.get("memoryMB", 100), "gpu": role.get("gpuNumber", 0)}
+        if ports:
+            resources["ports"] = ports
+        roles[v2_key(role["name"])] = {
+            "instances": role.get("taskNumber", 1),
+            # v1's null ("never" / "wait for all") is v2's -1; v2's own default would end the job early.
+            "completion": {"minFailedInstances": _count(role.get("minFailedTaskCount", 1)),
+                           "minSucceededInstances": _count(role.get("minSucceededTaskCount"))},
+            "dockerImage": "image",
+            "resourcePerInstance": resources,
+            "extraContainerOptions": {"shmMB": role.get("shmMB", 64)},
+            "commands": [prelude + role["command"]] if prelude else [role["command"]],
+        }
+    doc = {
+        "protocolVersion": 2,
+        "name": name,
+        "type": "job",
+        "prerequisites": [{"name": "image", "type": "dockerimage", "uri": config["image"]}],
+        "taskRoles": roles,
+        "jobRetryCount": max(int(config.get("retryCount", 0)), 0),
+        "defaults": {"virtualCluster": config.get("virtualCluster") or "default"},
+        "extras": {"submitFrom": "pai-lsp", **{k: config[k] for k in ("dataDir", "outputDir", "codeDir", "gpuType") if config.get(k)},
+                   **(config.get("extras") or {})},
+    }
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
