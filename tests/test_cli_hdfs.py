@@ -70,3 +70,32 @@ def test_downloads_refuse_names_that_escape(env, tmp_path):  # noqa: F811
     finally:
         pai(env, "cluster", "remove", "evil")
         server.shutdown()
+
+
+def test_hdfs_permission_denied_is_one_line(env):  # noqa: F811
+    class Guarded(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server API
+            body = json.dumps({"RemoteException": {"exception": "AccessControlException",
+                                                   "javaClassName": "org.apache.hadoop.security.AccessControlException",
+                                                   "message": "Permission denied: user=u, access=READ_EXECUTE, inode=\"/secret\""}})
+            self.send_response(403)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Guarded)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        pai(env, "cluster", "add", "guarded", "--rest", url, "--webhdfs", url, "--user", "u")
+        result = pai(env, "hdfs", "--cluster", "guarded", "ls", "/secret")
+        assert result.returncode == 4
+        assert result.stderr.startswith("pai hdfs: /secret: permission denied on HDFS (Permission denied: user=u")
+        assert result.stderr.count("\n") == 1
+    finally:
+        pai(env, "cluster", "remove", "guarded")
+        server.shutdown()

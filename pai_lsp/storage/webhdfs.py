@@ -60,8 +60,14 @@ class Hdfs:
 
     # -- browsing --------------------------------------------------------------------
     def status(self, path: str) -> dict | None:
-        with self.errors(path):
-            return self.client.status(path, strict=False)
+        """The FileStatus, or None when nothing is there (any other failure is an error)."""
+        try:
+            with self.errors(path):
+                return self.client.status(path)
+        except PaiError as exc:
+            if exc.kind == "not-found":
+                return None
+            raise
 
     def list(self, path: str) -> list[dict]:
         with self.errors(path):
