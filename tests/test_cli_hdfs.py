@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
+from .conftest import StandIn
 from .test_cli_jobs import env, pai  # noqa: F401  (the module-scoped environment fixture)
 
 
@@ -37,65 +34,32 @@ def test_put_ls_cat_tail_mv_get_rm(env, tmp_path):  # noqa: F811
 
 def test_downloads_refuse_names_that_escape(env, tmp_path):  # noqa: F811
     """A misbehaving server lists an entry named '../evil': nothing is written outside the destination."""
+    status = {"type": "DIRECTORY", "length": 0, "modificationTime": 0, "permission": "755", "owner": "x", "group": "x",
+              "pathSuffix": "", "accessTime": 0, "blockSize": 0, "childrenNum": 1, "fileId": 1, "replication": 0}
 
-    class Evil(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the http.server API
-            status = {"type": "DIRECTORY", "length": 0, "modificationTime": 0, "permission": "755", "owner": "x",
-                      "group": "x", "pathSuffix": "", "accessTime": 0, "blockSize": 0, "childrenNum": 1, "fileId": 1,
-                      "replication": 0}
-            if "GETFILESTATUS" in self.path:
-                body = {"FileStatus": status}
-            else:
-                body = {"FileStatuses": {"FileStatus": [dict(status, type="FILE", length=4, pathSuffix="../evil")]}}
-            data = json.dumps(body).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    def respond(method, path, body):
+        if "GETFILESTATUS" in path:
+            return 200, {}, {"FileStatus": status}
+        return 200, {}, {"FileStatuses": {"FileStatus": [dict(status, type="FILE", length=4, pathSuffix="../evil")]}}
 
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Evil)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
-        pai(env, "cluster", "add", "evil", "--rest", url, "--webhdfs", url, "--user", "u")
+    with StandIn(respond) as server:
+        pai(env, "cluster", "add", "evil", "--rest", server.url, "--webhdfs", server.url, "--user", "u")
         dest = tmp_path / "dest"
         dest.mkdir()
         result = pai(env, "hdfs", "--cluster", "evil", "get", "/folder", str(dest))
-        assert result.returncode == 4 and "refusing to download a remote entry named '../evil'" in result.stderr
-        assert not (tmp_path / "evil").exists() and list(dest.rglob("*")) == []
-    finally:
         pai(env, "cluster", "remove", "evil")
-        server.shutdown()
+    assert result.returncode == 4 and "refusing to download a remote entry named '../evil'" in result.stderr
+    assert not (tmp_path / "evil").exists() and list(dest.rglob("*")) == []
 
 
 def test_hdfs_permission_denied_is_one_line(env):  # noqa: F811
-    class Guarded(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the http.server API
-            body = json.dumps({"RemoteException": {"exception": "AccessControlException",
-                                                   "javaClassName": "org.apache.hadoop.security.AccessControlException",
-                                                   "message": "Permission denied: user=u, access=READ_EXECUTE, inode=\"/secret\""}})
-            self.send_response(403)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body.encode())
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Guarded)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
-        pai(env, "cluster", "add", "guarded", "--rest", url, "--webhdfs", url, "--user", "u")
+    denied = {"RemoteException": {"exception": "AccessControlException",
+                                  "javaClassName": "org.apache.hadoop.security.AccessControlException",
+                                  "message": 'Permission denied: user=u, access=READ_EXECUTE, inode="/secret"'}}
+    with StandIn(lambda method, path, body: (403, {}, denied)) as server:
+        pai(env, "cluster", "add", "guarded", "--rest", server.url, "--webhdfs", server.url, "--user", "u")
         result = pai(env, "hdfs", "--cluster", "guarded", "ls", "/secret")
-        assert result.returncode == 4
-        assert result.stderr.startswith("pai hdfs: /secret: permission denied on HDFS (Permission denied: user=u")
-        assert result.stderr.count("\n") == 1
-    finally:
         pai(env, "cluster", "remove", "guarded")
-        server.shutdown()
+    assert result.returncode == 4
+    assert result.stderr.startswith("pai hdfs: /secret: permission denied on HDFS (Permission denied: user=u")
+    assert result.stderr.count("\n") == 1

@@ -8,12 +8,12 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import httpx
 import pytest
+
+from .conftest import StandIn
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
 
@@ -162,33 +162,18 @@ def test_unreachable_cluster_is_one_line(env):
 
 
 def test_server_errors_are_one_line(env):
-    class Broken(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 - the http.server API
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(b'{"token": "t"}')
+    def respond(method, path, body):
+        if method == "POST":
+            return 200, {}, {"token": "t"}
+        return 502, {}, b"<html>Bad Gateway</html>"
 
-        def do_GET(self):  # noqa: N802
-            self.send_response(502)
-            self.end_headers()
-            self.wfile.write(b"<html>Bad Gateway</html>")
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Broken)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
-        pai(env, "cluster", "add", "broken", "--rest", url, "--webhdfs", url, "--user", "u")
+    with StandIn(respond) as server:
+        pai(env, "cluster", "add", "broken", "--rest", server.url, "--webhdfs", server.url, "--user", "u")
         pai(env, "cluster", "login", "broken", "--password-stdin", stdin="pw\n")
         result = pai(env, "jobs", "--cluster", "broken")
-        assert result.returncode == 6
-        assert result.stderr == "pai jobs: the cluster answered 502: <html>Bad Gateway</html>\n"
         pai(env, "cluster", "remove", "broken")
-    finally:
-        server.shutdown()
+    assert result.returncode == 6
+    assert result.stderr == "pai jobs: the cluster answered 502: <html>Bad Gateway</html>\n"
 
 
 def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):

@@ -2,44 +2,28 @@
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
 from pai_lsp.storage.upload import _filter, glob_regex, matcher
 from pai_lsp.storage.webhdfs import Hdfs
+
+from .conftest import StandIn
 
 
 def test_datanode_redirect_to_an_internal_host_is_rewritten():
     received = {}
 
-    class Namenode(BaseHTTPRequestHandler):
-        def do_PUT(self):  # noqa: N802 - the http.server API
-            if "datanode=true" not in self.path:
-                # What real clusters do: redirect to a datanode name only their own network resolves.
-                self.send_response(307)
-                self.send_header("Location", f"http://datanode-7.cluster.internal:50075{self.path}&datanode=true")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            length = int(self.headers.get("Content-Length", 0))
-            received[self.path.split("?")[0]] = self.rfile.read(length)
-            self.send_response(201)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+    def respond(method, path, body):
+        if "datanode=true" not in path:
+            # What real clusters do: redirect to a datanode name only their own network resolves.
+            return 307, {"Location": f"http://datanode-7.cluster.internal:50075{path}&datanode=true"}, b""
+        received[path.split("?")[0]] = body
+        return 201, {}, b""
 
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Namenode)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        hdfs = Hdfs(f"http://127.0.0.1:{server.server_address[1]}", "alice")
+    with StandIn(respond) as server:
+        hdfs = Hdfs(server.url, "alice")
         hdfs.write("/user/alice/x.txt", b"payload")
         assert received == {"/webhdfs/v1/user/alice/x.txt": b"payload"}
         assert hdfs.reachable("http://datanode-7.cluster.internal:50075/webhdfs/v1/a?op=OPEN") == \
-            f"http://127.0.0.1:{server.server_address[1]}/webhdfs/v1/a?op=OPEN"
-    finally:
-        server.shutdown()
+            f"{server.url}/webhdfs/v1/a?op=OPEN"
 
 
 def test_vscode_glob_semantics():
