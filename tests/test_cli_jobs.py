@@ -183,7 +183,7 @@ def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):
     ws = workspace(tmp_path, "")
     config = json.loads((ws / "mnist.pai.json").read_text())
     config.pop("codeDir")
-    config["taskRoles"][0]["command"] = 'for i in $(seq 1 80); do echo "line $i ünïcödé"; sleep 0.04; done'
+    config["taskRoles"][0]["command"] = 'for i in $(seq 1 120); do echo "line $i ünïcödé"; sleep 0.05; done'
     (ws / "count.pai.json").write_text(json.dumps(config))
     job = pai(env, "run", "count.pai.json", cwd=ws).stdout.split()[1]
     follower = subprocess.Popen([sys.executable, "-m", "pai_lsp", "logs", "-f", job], env=env, stdout=subprocess.PIPE,
@@ -194,7 +194,7 @@ def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):
     os.kill(pid, signal.SIGKILL)  # the daemon dies while it streams
     out, err = follower.communicate(timeout=60)
     assert follower.returncode == 0, err
-    assert out.splitlines() == [f"line {i} ünïcödé" for i in range(1, 81)]
+    assert out.splitlines() == [f"line {i} ünïcödé" for i in range(1, 121)]
     again = pai(env, "daemon", "status").stdout
     assert again.startswith("the pai daemon runs") and f"pid {pid}," not in again
 

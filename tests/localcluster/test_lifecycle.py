@@ -13,7 +13,7 @@ def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
     try:
         with cluster.client() as c:
             # 64 CPUs are offered; each job takes 40, so the second waits for the first.
-            submit(c, job("big1", role("r", "sleep 1; echo $CUDA_VISIBLE_DEVICES", cpuNumber=40, gpuNumber=2)))
+            submit(c, job("big1", role("r", "sleep 4; echo $CUDA_VISIBLE_DEVICES", cpuNumber=40, gpuNumber=2)))
             submit(c, job("big2", role("r", "echo $CUDA_VISIBLE_DEVICES", cpuNumber=40, gpuNumber=1)))
             wait_for(lambda: detail(c, "big1")["jobStatus"]["state"] == "RUNNING")
             assert detail(c, "big2")["jobStatus"]["state"] == "WAITING"
