@@ -48,7 +48,7 @@ def complete(doc: Document, offset: int, settings: Settings = Settings()) -> lis
         return []
     word_start = _word_start(text, offset)
     if container.type == "object" and in_key_position:
-        return _keys(container, schema, settings, word_start, offset, quoted=False, root=root_schema)
+        return _keys(container, schema, settings, word_start, offset, root=root_schema)
     if container.type == "object":
         prop = _property_before(container, offset)
         if prop is None or prop.key is None:
@@ -104,7 +104,7 @@ def _property_before(obj: Node, offset: int) -> Node | None:
     return found
 
 
-def _keys(obj: Node, schema: dict, settings: Settings, start: int, end: int, quoted: bool, root: dict) -> list[Completion]:
+def _keys(obj: Node, schema: dict, settings: Settings, start: int, end: int, root: dict) -> list[Completion]:
     present = {p.key.value for p in obj.properties() if p.key is not None and not (p.key.start <= end <= p.key.end)}
     out = []
     for name, prop_schema in (schema.get("properties") or {}).items():
@@ -188,7 +188,7 @@ def _in_string(doc: Document, node: Node, offset: int, settings: Settings, root:
         if obj is None or schema is None:
             return []
         end = node.end if not _unterminated(doc.text, node) else offset
-        items = _keys(obj, schema, settings, node.start, end, quoted=True, root=root)
+        items = _keys(obj, schema, settings, node.start, end, root=root)
         for item in items:
             item.filter = f'"{item.label}"'
             if parent.colon >= 0:  # the key already has a value: replace the name only

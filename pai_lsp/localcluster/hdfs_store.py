@@ -80,7 +80,7 @@ class HdfsStore:
         if not path.startswith("/"):
             path = "/" + path
         parts = [p for p in path.split("/") if p not in ("", ".")]
-        if any(p == ".." or "\x00" in p or ":" in p and p.count(":") > 1 for p in parts):
+        if any(p == ".." or "\x00" in p or ":" in p for p in parts):  # HDFS refuses ':' in names too
             raise HdfsException("IllegalArgumentException", f"Invalid path name {path}")
         return "/" + "/".join(parts)
 
@@ -220,15 +220,6 @@ class HdfsStore:
         return local, offset, end
 
     # -- writing ---------------------------------------------------------------------
-    def check_create(self, path: str, overwrite: bool) -> None:
-        path = self.normalize(path)
-        local = self.local(path)
-        if local.is_dir():
-            raise HdfsException("FileAlreadyExistsException", f"{path} already exists as a directory")
-        if local.exists() and not overwrite:
-            raise HdfsException("FileAlreadyExistsException", f"{path} for client 127.0.0.1 already exists")
-        self._ensure_parent(path)
-
     def _ensure_parent(self, path: str) -> None:
         parent = self.local(path).parent
         probe = parent

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import signal
 import socket
 from pathlib import Path
@@ -214,7 +213,3 @@ def kill_leftover(pid: int, marker: str) -> None:
             os.killpg(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-
-
-def quote(text: str) -> str:
-    return shlex.quote(text)
