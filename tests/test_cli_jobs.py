@@ -44,6 +44,16 @@ def workspace(tmp_path: Path, code_dir: str, settings: dict | None = None) -> Pa
     return ws
 
 
+def command_job(tmp_path: Path, file: str, command: str, **role) -> Path:
+    """A workspace whose config `file` runs `command` alone (no code to upload)."""
+    ws = workspace(tmp_path, "")
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config.pop("codeDir")
+    config["taskRoles"][0].update(command=command, **role)
+    (ws / file).write_text(json.dumps(config))
+    return ws
+
+
 def test_run_follow_status_jobs_outputs(env, tmp_path):
     ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
     before = (ws / "mnist.pai.json").read_bytes()
@@ -180,11 +190,7 @@ def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):
     import signal
     import time
 
-    ws = workspace(tmp_path, "")
-    config = json.loads((ws / "mnist.pai.json").read_text())
-    config.pop("codeDir")
-    config["taskRoles"][0]["command"] = 'for i in $(seq 1 120); do echo "line $i ünïcödé"; sleep 0.05; done'
-    (ws / "count.pai.json").write_text(json.dumps(config))
+    ws = command_job(tmp_path, "count.pai.json", 'for i in $(seq 1 120); do echo "line $i ünïcödé"; sleep 0.05; done')
     job = pai(env, "run", "count.pai.json", cwd=ws).stdout.split()[1]
     follower = subprocess.Popen([sys.executable, "-m", "pai_lsp", "logs", "-f", job], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
@@ -212,11 +218,7 @@ def test_daemon_status_and_stop(env):
 
 
 def test_ssh_shows_how_to_reach_running_tasks(env, tmp_path):
-    ws = workspace(tmp_path, "")
-    config = json.loads((ws / "mnist.pai.json").read_text())
-    config.pop("codeDir")
-    config["taskRoles"][0].update(command="sleep 30", portList=[{"label": "jupyter", "beginAt": 0, "portNumber": 1}])
-    (ws / "svc.pai.json").write_text(json.dumps(config))
+    ws = command_job(tmp_path, "svc.pai.json", "sleep 30", portList=[{"label": "jupyter", "beginAt": 0, "portNumber": 1}])
     job = pai(env, "run", "svc.pai.json", cwd=ws).stdout.split()[1]
     import time
 
@@ -237,11 +239,7 @@ def test_watchers_resume_after_the_daemon_dies(env, tmp_path):
     import signal
     import time
 
-    ws = workspace(tmp_path, "")
-    config = json.loads((ws / "mnist.pai.json").read_text())
-    config.pop("codeDir")
-    config["taskRoles"][0]["command"] = "sleep 3"
-    (ws / "w.pai.json").write_text(json.dumps(config))
+    ws = command_job(tmp_path, "w.pai.json", "sleep 3")
     job = pai(env, "run", "w.pai.json", cwd=ws).stdout.split()[1]
     pid = int(pai(env, "daemon", "status").stdout.split("pid ")[1].split(",")[0])
     os.kill(pid, signal.SIGKILL)
@@ -278,11 +276,7 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     assert added.stdout == "added cluster k8s (job protocol v2 as given)\n"
     password = (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "pai-client-password").read_text()
     assert pai(env, "cluster", "login", "k8s", "--password-stdin", stdin=password + "\n").returncode == 0
-    ws = workspace(tmp_path, "")
-    config = json.loads((ws / "mnist.pai.json").read_text())
-    config.pop("codeDir")
-    config["taskRoles"][0].update(name="train.v1", command='echo "role $PAI_CURRENT_TASK_ROLE_NAME out $PAI_OUTPUT_DIR"')
-    (ws / "v2.pai.json").write_text(json.dumps(config))
+    ws = command_job(tmp_path, "v2.pai.json", 'echo "role $PAI_CURRENT_TASK_ROLE_NAME out $PAI_OUTPUT_DIR"', name="train.v1")
     result = pai(env, "submit", "--cluster", "k8s", "v2.pai.json", "--follow", cwd=ws)
     assert result.returncode == 0, result.stderr
     job = result.stdout.splitlines()[0].split()[1]

@@ -7,6 +7,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +60,16 @@ def stop_cluster(cluster: Cluster) -> None:
     except subprocess.TimeoutExpired:
         cluster.process.kill()
         cluster.process.wait()
+
+
+@contextmanager
+def own_cluster(data_dir: Path, *extra: str) -> Iterator[Cluster]:
+    """A cluster of the test's own (its own data dir and settings), stopped whatever happens."""
+    cluster = start_cluster(data_dir, *extra)
+    try:
+        yield cluster
+    finally:
+        stop_cluster(cluster)
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import psutil
 
-from .conftest import USER, start_cluster, stop_cluster, wait_for
+from .conftest import USER, own_cluster, start_cluster, stop_cluster, wait_for
 from .test_jobs import _task_pids, detail, finished, job, log, role, submit
 
 
 def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
-    cluster = start_cluster(tmp_path / "small", "--gpus", "2")
-    try:
+    with own_cluster(tmp_path / "small", "--gpus", "2") as cluster:
         with cluster.client() as c:
             # 64 CPUs are offered; each job takes 40, so the second waits for the first.
             submit(c, job("big1", role("r", "sleep 4; echo $CUDA_VISIBLE_DEVICES", cpuNumber=40, gpuNumber=2)))
@@ -22,8 +21,6 @@ def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
             assert log(cluster, c, "big2", "r") in ("0\n", "1\n")
             refused = submit(c, job("gpus", role("r", "true", gpuNumber=3)))
             assert refused.status_code == 400 and "3 GPU" in refused.json()["message"]
-    finally:
-        stop_cluster(cluster)
 
 
 def test_restart_keeps_finished_jobs_and_fails_running_ones(tmp_path):
@@ -37,34 +34,27 @@ def test_restart_keeps_finished_jobs_and_fails_running_ones(tmp_path):
         pids = wait_for(lambda: _task_pids("long"))
     stop_cluster(cluster)  # Ctrl-C: tasks are stopped with the cluster
     assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
-    cluster = start_cluster(data)
-    try:
+    with own_cluster(data) as cluster:
         with cluster.client() as c:
             assert detail(c, "done")["jobStatus"]["state"] == "SUCCEEDED"
             assert log(cluster, c, "done", "r") == "kept\n"
             long = detail(c, "long")["jobStatus"]
             assert long["state"] == "FAILED" and "stopped while this job was running" in long["appExitDiagnostics"]
             assert [j["name"] for j in c.get(f"/api/v1/user/{USER}/jobs").json()] == ["long", "done"]
-    finally:
-        stop_cluster(cluster)
 
 
 def test_debug_jobs_keep_a_failed_task_until_stopped(tmp_path):
-    cluster = start_cluster(tmp_path / "debug")
-    try:
+    with own_cluster(tmp_path / "debug") as cluster:
         with cluster.client() as c:
             submit(c, job("dbg", role("r", "exit 4"), jobEnvs={"isDebug": True}))
             wait_for(lambda: "task kept for debugging" in log(cluster, c, "dbg", "r", which="stderr"))
             assert detail(c, "dbg")["jobStatus"]["state"] == "RUNNING"
             c.put(f"/api/v1/user/{USER}/jobs/dbg/executionType", json={"value": "STOP"})
             assert finished(c, "dbg")["jobStatus"]["state"] == "STOPPED"
-    finally:
-        stop_cluster(cluster)
 
 
 def test_retry_minus_two_restarts_even_after_success_until_stopped(tmp_path):
-    cluster = start_cluster(tmp_path / "service")
-    try:
+    with own_cluster(tmp_path / "service") as cluster:
         with cluster.client() as c:
             submit(c, job("service", role("r", "echo run; sleep 0.2"), retryCount=-2))
             wait_for(lambda: detail(c, "service")["jobStatus"]["retries"] >= 2)
@@ -75,8 +65,6 @@ def test_retry_minus_two_restarts_even_after_success_until_stopped(tmp_path):
             assert detail(c, "forever")["jobStatus"]["state"] in ("RUNNING", "WAITING")
             c.put(f"/api/v1/user/{USER}/jobs/forever/executionType", json={"value": "STOP"})
             assert finished(c, "forever")["jobStatus"]["state"] == "STOPPED"
-    finally:
-        stop_cluster(cluster)
 
 
 def test_container_runtime_says_when_tasks_run_on_the_host(tmp_path):
@@ -84,10 +72,7 @@ def test_container_runtime_says_when_tasks_run_on_the_host(tmp_path):
     import subprocess
 
     engine = any(shutil.which(e) and subprocess.run([e, "info"], capture_output=True).returncode == 0 for e in ("docker", "podman"))
-    cluster = start_cluster(tmp_path / "container", "--runtime", "container")
-    try:
+    with own_cluster(tmp_path / "container", "--runtime", "container") as cluster:
         with cluster.client() as c:
             submit(c, job("where", role("r", "true")))
             assert finished(c, "where")["jobStatus"]["runtime"] == ("container" if engine else "host")
-    finally:
-        stop_cluster(cluster)
