@@ -15,7 +15,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from ..clusters import PaiError
+from ..errors import InvalidInput
 
 P = TypeVar("P", bound="Params")
 
@@ -78,17 +78,17 @@ class Params:
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            raise PaiError("invalid", f"{cls.METHOD}: params must be an object")
+            raise InvalidInput(f"{cls.METHOD}: params must be an object")
         hints = _hints(cls)
         values = {}
         for f in dataclasses.fields(cls):
             key = _wire(f)
             if key not in data:
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    raise PaiError("invalid", f"{cls.METHOD}: `{key}` is missing")
+                    raise InvalidInput(f"{cls.METHOD}: `{key}` is missing")
                 continue
             if not _matches(data[key], hints[f.name]):
-                raise PaiError("invalid", f"{cls.METHOD}: `{key}` must be {_type_name(hints[f.name])}")
+                raise InvalidInput(f"{cls.METHOD}: `{key}` must be {_type_name(hints[f.name])}")
             values[f.name] = data[key]
         return cls(**values)
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..clusters import PaiError
 from ..core.messages import pick
 from ..daemon import aclient, protocol
 from ..daemon.client import LogCursor
+from ..errors import PaiError
 
 if TYPE_CHECKING:
     from .app import PaiLanguageServer
