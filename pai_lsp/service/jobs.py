@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,23 +132,20 @@ def hdfs_path(uri: str) -> str:
     return path
 
 
-def submit(config_path: Path, cluster: str | None = None, settings: dict | None = None,
-           progress: Progress | None = None, locale: str | None = None, shown: str | None = None) -> dict:
+def submit(conn: Connection, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
+           locale: str | None = None, shown: str | None = None) -> dict:
+    """Check, name, upload and submit on a session already open (the daemon keeps one per cluster)."""
     config_path = Path(config_path)
     values = dict(find_workspace_settings(config_path.resolve()))
     values.update(settings or {})
-    conn = connect(cluster)
-    try:
-        prepared = prepare(config_path, values, conn, locale, shown)
-        uploaded: UploadResult | None = None
-        if prepared.code_dir:
-            files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
-            uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=progress)
-        conn.rest.submit(prepared.config)
-        return {"job": prepared.name, "cluster": conn.profile.name, "user": conn.profile.user,
-                "upload": uploaded.to_json() if uploaded else None}
-    finally:
-        conn.close()
+    prepared = prepare(config_path, values, conn, locale, shown)
+    uploaded: UploadResult | None = None
+    if prepared.code_dir:
+        files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
+        uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=progress)
+    conn.rest.submit(prepared.config)
+    return {"job": prepared.name, "cluster": conn.profile.name, "user": conn.profile.user,
+            "upload": uploaded.to_json() if uploaded else None}
 
 
 # -- watch and act ---------------------------------------------------------------------
@@ -165,50 +160,34 @@ def job_status(conn: Connection, name: str) -> dict:
             "diagnostics": status.get("appExitDiagnostics") or "", "tasks": tasks}
 
 
-def follow_logs(conn: Connection, name: str, task: str | None, follow: bool, which: str = "all",
-                poll: float = 0.1, offsets: dict | None = None) -> Iterator[tuple[str, bytes]]:
-    """(task label, new bytes) from every task's log, by offset, until the job ends (with `follow`).
-    `offsets` is updated in place, so a caller can resume without a byte lost or repeated."""
-    offsets = {} if offsets is None else offsets
-    uris: dict[str, str] = {}
-    while True:
-        status = job_status(conn, name)
+class TaskLogs:
+    """Each task's log, read by byte offset: where it is (known once the task runs) and how much of
+    it was read. `offsets` may start where a follower left off."""
+
+    def __init__(self, task: str | None = None, which: str = "all", offsets: dict[str, int] | None = None):
+        self.task, self.which = task, which
+        self.offsets: dict[str, int] = dict(offsets or {})
+        self.uris: dict[str, str] = {}
+
+    def read(self, conn: Connection, status: dict) -> list[tuple[str, int, bytes]]:
+        """What the tasks of `status` wrote since the last read: (task label, byte offset, bytes)."""
+        out = []
         for t in status["tasks"]:
             label = f"{t['role']}:{t['index']}"
-            if task and label != task:
+            if self.task and label != self.task:
                 continue
-            if label not in uris and t["log"] and t["ip"]:
+            if label not in self.uris and t["log"] and t["ip"]:
                 try:
-                    uris[label] = conn.rest.log_uri(t["log"], which)
+                    self.uris[label] = conn.rest.log_uri(t["log"], self.which)
                 except NotFound:
                     pass
-            if label in uris:
-                data = conn.rest.read_log(uris[label], offsets.get(label, 0))
+            if label in self.uris:
+                start = self.offsets.get(label, 0)
+                data = conn.rest.read_log(self.uris[label], start)
                 if data:
-                    offsets[label] = offsets.get(label, 0) + len(data)
-                    yield label, data
-        if not follow or status["state"] in FINAL:
-            if follow and status["state"] in FINAL:
-                # One more pass: lines written just before the end.
-                for label, uri in uris.items():
-                    data = conn.rest.read_log(uri, offsets.get(label, 0))
-                    if data:
-                        offsets[label] = offsets.get(label, 0) + len(data)
-                        yield label, data
-            return
-        time.sleep(poll)
-
-
-def wait(conn: Connection, name: str, on_state: Callable[[str], None] | None = None, poll: float = 0.2) -> dict:
-    last = None
-    while True:
-        status = job_status(conn, name)
-        if status["state"] != last and on_state:
-            on_state(status["state"])
-        last = status["state"]
-        if status["state"] in FINAL:
-            return status
-        time.sleep(poll)
+                    self.offsets[label] = start + len(data)
+                    out.append((label, start, data))
+        return out
 
 
 def outputs(conn: Connection, name: str, dest: Path) -> Path:
