@@ -230,8 +230,8 @@ def cmd_outputs(args: argparse.Namespace) -> int:
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
+    from .clusters.connect import connect
     from .clusters.profiles import LOCAL, Profile, Profiles, set_secret, stop_local
-    from .service import jobs as service
 
     profiles = Profiles()
     if args.cluster_command == "add":
@@ -254,11 +254,11 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {name}: ")
         profile = profiles.clusters[name]
         set_secret(f"{name}:{profile.user}:password", password)
-        conn = service.connect(name)
+        backend = connect(name)
         try:
-            conn.rest.login()
+            backend.login()
         finally:
-            conn.close()
+            backend.close()
         print(f"logged in to {name} as {profile.user}")
     elif args.cluster_command == "stop-local":
         print("stopped the local cluster" if stop_local() else "the local cluster was not running")

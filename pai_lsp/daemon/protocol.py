@@ -18,6 +18,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from ..core.openpai import JobDetail
 from ..errors import InvalidInput, PaiError
 
 W = TypeVar("W", bound="Wire")
@@ -327,6 +328,15 @@ class JobStatus(Event):
 
 
 EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus)}
+
+
+# -- results ---------------------------------------------------------------------------
+def status_result(job: JobDetail) -> dict:
+    """The result of `status`."""
+    return {"name": job.name, "state": job.state, "created": job.created, "completed": job.completed,
+            "exitCode": job.exit_code, "diagnostics": job.diagnostics,
+            "tasks": [{"role": t.role, "index": t.index, "state": t.state, "ports": t.ports, "ip": t.ip,
+                       "exitCode": t.exit_code, "log": t.log} for t in job.tasks]}
 
 
 # -- framing -----------------------------------------------------------------------------

@@ -15,14 +15,18 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..core.openpai import FINAL
 from ..errors import InvalidInput, PaiError
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from . import protocol, socket_path, state_dir
 from .sessions import Sessions
 from .watcher import Watcher, status_event
+
+if TYPE_CHECKING:
+    from ..clusters.backend import Backend
 
 Notify = Callable[[protocol.Event], Awaitable[None]]
 Handler = Callable[[Any, Notify], Awaitable[Any]]
@@ -139,13 +143,14 @@ class Daemon:
         return result
 
     async def jobs(self, p: protocol.Jobs, notify: Notify) -> dict:
-        return await self.sessions.run(p.cluster, lambda conn: {"cluster": conn.profile.name, "jobs": conn.rest.jobs()})
+        return await self.sessions.run(p.cluster, lambda backend: {"cluster": backend.profile.name,
+                                                                  "jobs": [j.to_json() for j in backend.jobs()]})
 
     async def status(self, p: protocol.Status, notify: Notify) -> dict:
-        return await self.sessions.run(p.cluster, service.job_status, p.job)
+        return protocol.status_result(await self.sessions.run(p.cluster, lambda backend: backend.job(p.job)))
 
     async def stop(self, p: protocol.Stop, notify: Notify) -> dict:
-        await self.sessions.run(p.cluster, lambda conn: conn.rest.stop(p.job))
+        await self.sessions.run(p.cluster, lambda backend: backend.stop(p.job))
         return {"stopped": p.job}
 
     async def outputs(self, p: protocol.Outputs, notify: Notify) -> dict:
@@ -178,16 +183,16 @@ class Daemon:
             version, status = await feed.next(0, None)
             last_state = None
             while True:
-                if status["state"] != last_state:
-                    last_state = status["state"]
+                if status.state != last_state:
+                    last_state = status.state
                     await notify(status_event(cluster, status))
                 for label, offset, data in await self.sessions.run(cluster, logs.read, status):
                     await text.send(label, offset, data)
-                if not p.follow or status["state"] in service.FINAL:
+                if not p.follow or status.state in FINAL:
                     break
                 version, status = await feed.next(version, LOG_INTERVAL)
         await text.flush()
-        return {"job": p.job, "state": status["state"], "offsets": logs.offsets}
+        return {"job": p.job, "state": status.state, "offsets": logs.offsets}
 
     async def hdfs(self, p: protocol.Params, notify: Notify) -> dict:
         progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)
@@ -233,22 +238,22 @@ def split_utf8(data: bytes) -> tuple[bytes, bytes]:
 
 
 def _read(op: Callable[..., bytes]) -> Callable[..., dict]:
-    def run(conn: service.Connection, p: Any, progress: Any) -> dict:
-        return {"path": explorer.absolute(conn, p.path), "data": base64.b64encode(op(conn, p)).decode()}
+    def run(backend: Backend, p: Any, progress: Any) -> dict:
+        return {"path": explorer.absolute(backend, p.path), "data": base64.b64encode(op(backend, p)).decode()}
 
     return run
 
 
 HDFS: dict[type, Callable[..., dict]] = {
-    protocol.HdfsList: lambda conn, p, progress: explorer.ls(conn, p.path),
-    protocol.HdfsStat: lambda conn, p, progress: explorer.stat(conn, p.path),
-    protocol.HdfsMkdir: lambda conn, p, progress: explorer.mkdir(conn, p.path),
-    protocol.HdfsRemove: lambda conn, p, progress: explorer.rm(conn, p.path, p.recursive),
-    protocol.HdfsMove: lambda conn, p, progress: explorer.mv(conn, p.source, p.target),
-    protocol.HdfsCat: _read(lambda conn, p: explorer.cat(conn, p.path, p.offset, p.length)),
-    protocol.HdfsTail: _read(lambda conn, p: explorer.tail(conn, p.path, p.size)),
-    protocol.HdfsPut: lambda conn, p, progress: explorer.put(conn, Path(p.local), p.remote, progress),
-    protocol.HdfsGet: lambda conn, p, progress: explorer.get(conn, p.remote, Path(p.local), progress),
+    protocol.HdfsList: lambda backend, p, progress: explorer.ls(backend, p.path),
+    protocol.HdfsStat: lambda backend, p, progress: explorer.stat(backend, p.path),
+    protocol.HdfsMkdir: lambda backend, p, progress: explorer.mkdir(backend, p.path),
+    protocol.HdfsRemove: lambda backend, p, progress: explorer.rm(backend, p.path, p.recursive),
+    protocol.HdfsMove: lambda backend, p, progress: explorer.mv(backend, p.source, p.target),
+    protocol.HdfsCat: _read(lambda backend, p: explorer.cat(backend, p.path, p.offset, p.length)),
+    protocol.HdfsTail: _read(lambda backend, p: explorer.tail(backend, p.path, p.size)),
+    protocol.HdfsPut: lambda backend, p, progress: explorer.put(backend, Path(p.local), p.remote, progress),
+    protocol.HdfsGet: lambda backend, p, progress: explorer.get(backend, p.remote, Path(p.local), progress),
 }
 
 

@@ -7,16 +7,17 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..clusters.backend import Backend
+from ..clusters.connect import connect
 from ..clusters.profiles import LOCAL, Profiles
 from ..errors import Unreachable
-from ..service import jobs as service
 
 T = TypeVar("T")
 
 
 class Sessions:
     def __init__(self) -> None:
-        self.connections: dict[str, service.Connection] = {}
+        self.backends: dict[str, Backend] = {}
 
     @staticmethod
     def resolve(cluster: str | None) -> str:
@@ -24,29 +25,29 @@ class Sessions:
         return Profiles().resolve(cluster)
 
     async def run(self, cluster: str | None, fn: Callable[..., T], *args: Any) -> T:
-        """`fn(connection, *args)` in a thread. A kept session that cannot reach its cluster is
+        """`fn(backend, *args)` in a thread. A kept session that cannot reach its cluster is
         dropped; for the local cluster (which may have restarted on another port, or stopped) a new
         one is opened, starting the cluster as `pai run` does, and `fn` runs again."""
         name = self.resolve(cluster)
 
         def call() -> T:
-            conn = self.connections.get(name)
-            kept = conn is not None
-            if conn is None:
-                conn = self.connections[name] = service.connect(name)
+            backend = self.backends.get(name)
+            kept = backend is not None
+            if backend is None:
+                backend = self.backends[name] = connect(name)
             try:
-                return fn(conn, *args)
+                return fn(backend, *args)
             except Unreachable:
-                self.connections.pop(name, None)
-                conn.close()
+                self.backends.pop(name, None)
+                backend.close()
                 if not kept or name != LOCAL:
                     raise
-            conn = self.connections[name] = service.connect(name)
-            return fn(conn, *args)
+            backend = self.backends[name] = connect(name)
+            return fn(backend, *args)
 
         return await asyncio.to_thread(call)
 
     def close(self) -> None:
-        for conn in self.connections.values():
-            conn.close()
-        self.connections.clear()
+        for backend in self.backends.values():
+            backend.close()
+        self.backends.clear()

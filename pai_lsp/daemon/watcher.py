@@ -15,8 +15,8 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
+from ..core.openpai import FINAL, JobDetail
 from ..errors import PaiError, ServerError
-from ..service import jobs as service
 from .protocol import JobStatus
 from .sessions import Sessions
 
@@ -30,20 +30,20 @@ class Feed:
     """The latest detailed status of one job, published by its poller to every follower."""
 
     def __init__(self) -> None:
-        self.status: dict | None = None
+        self.status: JobDetail | None = None
         self.error: PaiError | None = None
         self.version = 0
         self.followers = 0
         self.poller: asyncio.Task | None = None
         self._changed = asyncio.Event()
 
-    def publish(self, status: dict | None, error: PaiError | None = None) -> None:
+    def publish(self, status: JobDetail | None, error: PaiError | None = None) -> None:
         self.status, self.error = status, error
         self.version += 1
         self._changed.set()
         self._changed = asyncio.Event()
 
-    async def next(self, seen: int, timeout: float | None) -> tuple[int, dict]:
+    async def next(self, seen: int, timeout: float | None) -> tuple[int, JobDetail]:
         """(version, status) newer than version `seen`, or the current one once `timeout` passed."""
         if self.version == seen:
             with contextlib.suppress(asyncio.TimeoutError):
@@ -108,7 +108,7 @@ class Watcher:
     async def _poll(self, cluster: str, job: str, feed: Feed) -> None:
         while True:
             try:
-                status = await self.sessions.run(cluster, service.job_status, job)
+                status = await self.sessions.run(cluster, lambda backend: backend.job(job))
             except PaiError as exc:
                 feed.publish(None, exc)
                 return
@@ -117,7 +117,7 @@ class Watcher:
                 return
             feed.publish(status)
             await self._record(status_event(cluster, status))
-            if status["state"] in service.FINAL:
+            if status.state in FINAL:
                 return
             await asyncio.sleep(FOLLOW_INTERVAL)
 
@@ -127,20 +127,20 @@ class Watcher:
         while True:
             await asyncio.sleep(WATCH_INTERVAL)
             waiting = [w for w in self.watched.values()
-                       if w.get("state") not in service.FINAL and (w["cluster"], w["job"]) not in self.feeds]
+                       if w.get("state") not in FINAL and (w["cluster"], w["job"]) not in self.feeds]
             for cluster in {w["cluster"] for w in waiting}:
                 try:
-                    listed = await self.sessions.run(cluster, lambda conn: conn.rest.jobs())
+                    listed = await self.sessions.run(cluster, lambda backend: backend.jobs())
                 except PaiError:
                     continue
-                states = {j["name"]: j for j in listed}
+                states = {j.name: j for j in listed}
                 for w in waiting:
                     found = states.get(w["job"]) if w["cluster"] == cluster else None
                     if found is not None:
-                        await self._record(JobStatus(job=w["job"], cluster=cluster, state=found["state"],
-                                                     exit_code=found.get("appExitCode")))
+                        await self._record(JobStatus(job=w["job"], cluster=cluster, state=found.state,
+                                                     exit_code=found.exit_code))
 
 
-def status_event(cluster: str, status: dict) -> JobStatus:
-    return JobStatus(job=status["name"], cluster=cluster, state=status["state"], exit_code=status["exitCode"],
-                     diagnostics=status["diagnostics"])
+def status_event(cluster: str, status: JobDetail) -> JobStatus:
+    return JobStatus(job=status.name, cluster=cluster, state=status.state, exit_code=status.exit_code,
+                     diagnostics=status.diagnostics)

@@ -8,7 +8,8 @@ import signal
 import socket
 from pathlib import Path
 
-from .model import Job, RoleSpec, Task
+from ..core.roles import TaskRole
+from .model import Job, Task
 
 DEBUG_HOLD_SECONDS = 604800
 LOG_NAMES = ("stdout", "stderr", "all")
@@ -108,7 +109,7 @@ def environment(job: Job, task: Task, fs_uri: str, virtual_cluster: str) -> dict
     return env
 
 
-def command_line(role: RoleSpec, debug: bool) -> str:
+def command_line(role: TaskRole, debug: bool) -> str:
     """The user's command; with jobEnvs.isDebug a failing command keeps the task alive (§5.5)."""
     if not debug:
         return role.command
@@ -142,7 +143,7 @@ class RunningTask:
             subprocess.run([self.container[0], "kill", self.container[1]], capture_output=True, timeout=30)
 
 
-def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir: Path, env: dict[str, str]) -> list[str]:
+def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir: Path, env: dict[str, str]) -> list[str]:
     """`docker run` (or podman) of the job's image with the task's resources and environment."""
     argv = [engine, "run", "--rm", "--init", "--name", name, "--network", "host", "--workdir", "/pai/work",
             "--volume", f"{workdir}:/pai/work", "--cpus", str(role.cpu), "--memory", f"{role.memory_mb}m",
