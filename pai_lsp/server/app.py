@@ -21,7 +21,7 @@ from ..core.jsonc import Document, parse
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
-from ..settings import find_workspace_settings, flatten, to_settings
+from ..settings import find_workspace_settings, flatten, read
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -59,7 +59,7 @@ class PaiLanguageServer(LanguageServer):
         if path:
             values.update(find_workspace_settings(Path(path)))
         values.update(self.client_settings)
-        return to_settings(values, self.locale)
+        return read(values, self.locale)
 
     def update_client_settings(self, raw: Any) -> None:
         self.client_settings = flatten(raw)
