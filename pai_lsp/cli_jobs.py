@@ -12,13 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from .clusters import PaiError
 from .daemon import client as daemon
+from .errors import ConfigError, NotFound, PaiError, Unreachable
 
 RESTARTS = 5  # how often a follow reconnects to a daemon that died
-
-EXIT = {"invalid": 1, "name-taken": 1, "config": 2, "not-found": 3, "auth": 4, "permission": 4, "unreachable": 5,
-        "server": 6, "interrupted": 7}
 
 
 def add_commands(sub) -> None:
@@ -100,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         return COMMANDS[args.command](args)
     except PaiError as exc:
         print(f"pai {args.command}: {exc.message}", file=sys.stderr)
-        return EXIT.get(exc.kind, 1)
+        return exc.exit_code
     except KeyboardInterrupt:
         return 130
 
@@ -154,7 +151,7 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
             break
         except (ConnectionError, OSError):
             if attempt == RESTARTS:
-                raise PaiError("unreachable", "the pai daemon keeps stopping: see ~/.local/state/pai-lsp/daemon.log") from None
+                raise Unreachable("the pai daemon keeps stopping: see ~/.local/state/pai-lsp/daemon.log") from None
     if not follow:
         return 0
     state = result["state"]
@@ -213,10 +210,10 @@ def cmd_ssh(args: argparse.Namespace) -> int:
     status = daemon.call("status", {"job": args.job, "cluster": args.cluster})
     tasks = [t for t in status["tasks"] if not args.task or f"{t['role']}:{t['index']}" == args.task]
     if not tasks:
-        raise PaiError("not-found", f"job {args.job} has no task {args.task}")
+        raise NotFound(f"job {args.job} has no task {args.task}")
     running = [t for t in tasks if t["ip"] and t["state"] == "RUNNING"]
     if not running:
-        raise PaiError("not-found", f"no task of {args.job} is running now (state {status['state']})")
+        raise NotFound(f"no task of {args.job} is running now (state {status['state']})")
     for t in running:
         ssh_port = (t["ports"].get("ssh") or "").split(",")[0]
         print(f"{t['role']}:{t['index']}  ssh -p {ssh_port} root@{t['ip']}")
@@ -229,7 +226,7 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
         t = running[0]
         if shutil.which("ssh") is None:
-            raise PaiError("config", "no ssh client on this machine")
+            raise ConfigError("no ssh client on this machine")
         os.execvp("ssh", ["ssh", "-p", str(t["ports"]["ssh"]).split(",")[0], f"root@{t['ip']}"])
     return 0
 
@@ -267,7 +264,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     elif args.cluster_command == "login":
         name = profiles.resolve(args.name)
         if name == LOCAL:
-            raise PaiError("config", "the local cluster needs no login")
+            raise ConfigError("the local cluster needs no login")
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {name}: ")
         profile = profiles.clusters[name]
         set_secret(f"{name}:{profile.user}:password", password)
@@ -351,7 +348,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         return serve()
     try:
         client = daemon.DaemonClient(start=False)
-    except PaiError:
+    except Unreachable:
         print("the pai daemon is not running")
         return 0 if args.daemon_command == "stop" else 1
     try:

@@ -15,16 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .datadir import secrets_dir, write_private
+from .errors import ClusterError
 
 USER_NAME = re.compile(r"^[\w.-]+$")
 DEFAULT_EXPIRATION = 7 * 24 * 3600
 KEYRING_SERVICE = "pai-lsp local-cluster"
-
-
-class AuthError(Exception):
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 def _b64(data: bytes) -> str:
@@ -96,10 +91,10 @@ class Users:
     def check_password(self, name: str, password: str) -> dict:
         user = self.users.get(name)
         if user is None:
-            raise AuthError(400, "NoUserError", f"User {name} is not found.")
+            raise ClusterError(400, "NoUserError", f"User {name} is not found.")
         digest = hashlib.pbkdf2_hmac("sha256", password.encode(), user["salt"].encode(), 100_000).hex()
         if not hmac.compare_digest(digest, user["hash"]):
-            raise AuthError(400, "IncorrectPasswordError", "Password is incorrect.")
+            raise ClusterError(400, "IncorrectPasswordError", "Password is incorrect.")
         return user
 
     def issue(self, name: str, expiration: int = DEFAULT_EXPIRATION) -> str:
@@ -113,11 +108,11 @@ class Users:
     def verify(self, authorization: str | None) -> str:
         """The user a `Bearer` header belongs to; 401 UnauthorizedUserError otherwise."""
         if not authorization:
-            raise AuthError(401, "UnauthorizedUserError", "Guest is not allowed to do this operation.")
+            raise ClusterError(401, "UnauthorizedUserError", "Guest is not allowed to do this operation.")
         scheme, _, token = authorization.partition(" ")
         user = self._user_of(token) if scheme.lower() == "bearer" else None
         if user is None:
-            raise AuthError(401, "UnauthorizedUserError", "Your token is invalid.")
+            raise ClusterError(401, "UnauthorizedUserError", "Your token is invalid.")
         return user
 
     def _user_of(self, token: str) -> str | None:
@@ -138,7 +133,7 @@ class Users:
         return name if isinstance(name, str) and name in self.users else None
 
     def user_of_token(self, token: str) -> str:
-        """For WebHDFS `delegation=`: the token's user, or AuthError."""
+        """For WebHDFS `delegation=`: the token's user, or ClusterError."""
         return self.verify(f"Bearer {token}")
 
     def is_admin(self, name: str) -> bool:

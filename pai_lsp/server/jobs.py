@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..clusters import PaiError
 from ..core.messages import pick
-from ..daemon import aclient
+from ..daemon import aclient, protocol
 from ..daemon.client import LogCursor
-from .app import PaiLanguageServer
+from ..errors import PaiError
+
+if TYPE_CHECKING:
+    from .app import PaiLanguageServer
 
 _followers: set[asyncio.Task] = set()
 
@@ -86,10 +89,10 @@ async def follow(ls: PaiLanguageServer, uri: str, job: str, cluster: str, locale
     ls.window_show_message(types.ShowMessageParams(kind, pick(locale, f"Job {job} {state}", f"作业 {job} {state}")))
 
 
-async def call_or_fail(ls: PaiLanguageServer, method: str, params: dict) -> dict:
+async def call_or_fail(ls: PaiLanguageServer, params: protocol.Params) -> dict:
     """A daemon call whose failure becomes one editor message."""
     try:
-        return {"ok": True, **await aclient.call(method, params)}
+        return {"ok": True, **await aclient.call(params.METHOD, params.to_json())}
     except (PaiError, ConnectionError, OSError) as exc:
         return _fail(ls, getattr(exc, "message", str(exc)))
 

@@ -14,12 +14,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..clusters import PaiError
 from ..clusters.openpai import OpenPai
 from ..clusters.profiles import LOCAL, Profile, Profiles, get_secret, local_password, local_profile, set_secret
 from ..core.jsonc import parse
 from ..core.model import LineIndex, Settings
 from ..core.validate import diagnose
+from ..errors import InvalidInput, NameTaken, NotFound, PaiError
 from ..settings import find_workspace_settings
 from ..storage.upload import Progress, UploadResult, select, upload
 from ..storage.webhdfs import Hdfs
@@ -84,23 +84,23 @@ def prepare(config_path: Path, settings: dict, conn: Connection, locale: str | N
     try:
         text = config_path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise PaiError("invalid", f"{shown}: no such file") from None
+        raise InvalidInput(f"{shown}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise PaiError("invalid", f"{shown}: cannot read it ({exc})") from None
+        raise InvalidInput(f"{shown}: cannot read it ({exc})") from None
     doc = parse(text)
     dialect = "scm" if conn.profile.kind == "scm" else "openpai"
     errors = [d for d in diagnose(doc, Settings(dialect=dialect, locale=locale)) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
         more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
-        raise PaiError("invalid", f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
+        raise InvalidInput(f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
     if settings.get("pai.job.generateJobName.enabled", True):
         name = f"{config['jobName']}_{secrets.token_hex(4)}"
     else:
         name = config["jobName"]
         if conn.rest.job_exists(name):
-            raise PaiError("name-taken", f"a job named {name} already exists on {conn.profile.name}: rename it or "
+            raise NameTaken(f"a job named {name} already exists on {conn.profile.name}: rename it or "
                                          "enable pai.job.generateJobName.enabled")
     config["jobName"] = name
     substitute(config, name, conn.profile.user)
@@ -130,7 +130,7 @@ def hdfs_path(uri: str) -> str:
     path = re.sub(r"^\$\{?PAI_DEFAULT_FS_URI\}?", "", uri)
     path = re.sub(r"^[a-z]+://[^/]*", "", path)
     if not path.startswith("/") or "$" in path:
-        raise PaiError("invalid", f"codeDir {uri!r} is not a path on the cluster's HDFS")
+        raise InvalidInput(f"codeDir {uri!r} is not a path on the cluster's HDFS")
     return path
 
 
@@ -180,9 +180,8 @@ def follow_logs(conn: Connection, name: str, task: str | None, follow: bool, whi
             if label not in uris and t["log"] and t["ip"]:
                 try:
                     uris[label] = conn.rest.log_uri(t["log"], which)
-                except PaiError as exc:
-                    if exc.kind != "not-found":
-                        raise
+                except NotFound:
+                    pass
             if label in uris:
                 data = conn.rest.read_log(uris[label], offsets.get(label, 0))
                 if data:
@@ -217,10 +216,10 @@ def outputs(conn: Connection, name: str, dest: Path) -> Path:
     config = conn.rest.config(name)
     output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
     if not output_dir:
-        raise PaiError("invalid", f"job {name} has no outputDir")
+        raise InvalidInput(f"job {name} has no outputDir")
     remote = hdfs_path(output_dir)
     if conn.hdfs.status(remote) is None:
-        raise PaiError("not-found", f"job {name} wrote nothing to its outputDir {remote}")
+        raise NotFound(f"job {name} wrote nothing to its outputDir {remote}")
     dest.mkdir(parents=True, exist_ok=True)
     target = dest / remote.rstrip("/").rsplit("/", 1)[-1]
     conn.hdfs.download(remote, target, overwrite=True)
