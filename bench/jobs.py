@@ -26,7 +26,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pai_lsp.clusters.profiles import local_profile  # noqa: E402
+from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.storage.upload import select, upload  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
 
@@ -153,7 +153,7 @@ def bench_watch() -> list[tuple[str, str]]:
     import httpx
 
     token = httpx.post(f"{profile.rest_uri}/api/v1/token", json={
-        "username": profile.user, "password": (Path(os.environ["PAI_LOCAL_CLUSTER_DIR"]) / "pai-client-password").read_text()}).json()["token"]
+        "username": profile.user, "password": local_password()}).json()["token"]
     names = []
     with httpx.Client(base_url=profile.rest_uri, headers={"Authorization": f"Bearer {token}"}) as c:
         for i in range(100):

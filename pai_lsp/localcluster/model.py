@@ -103,7 +103,8 @@ class Job:
 
 
 def write_json(path: Path, value: Any) -> None:
-    """Atomic write: the file is either the old or the new content, never half of one."""
+    """Atomic write, private to the user: the file is either the old or the new content, never half of one."""
     temp = path.with_name(f".{path.name}.tmp")
-    temp.write_text(json.dumps(value, indent=1, ensure_ascii=False), encoding="utf-8")
+    with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
+        f.write(json.dumps(value, indent=1, ensure_ascii=False))
     os.replace(temp, path)
