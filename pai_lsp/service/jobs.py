@@ -17,6 +17,7 @@ from pathlib import Path
 from ..clusters import PaiError
 from ..clusters.openpai import OpenPai
 from ..clusters.profiles import LOCAL, Profile, Profiles, get_secret, local_password, local_profile, set_secret
+from ..config_file import UnreadableConfig, read_config
 from ..core.jsonc import parse
 from ..core.model import LineIndex, Settings
 from ..core.validate import diagnose
@@ -82,11 +83,9 @@ def prepare(config_path: Path, settings: dict, conn: Connection, locale: str | N
     """`shown` is how messages name the file (as the user typed it)."""
     shown = shown or str(config_path)
     try:
-        text = config_path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise PaiError("invalid", f"{shown}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PaiError("invalid", f"{shown}: cannot read it ({exc})") from None
+        text = read_config(config_path)
+    except UnreadableConfig as exc:
+        raise PaiError("invalid", f"{shown}: {exc}") from None
     doc = parse(text)
     dialect = "scm" if conn.profile.kind == "scm" else "openpai"
     errors = [d for d in diagnose(doc, Settings(dialect=dialect, locale=locale)) if d.severity == "error"]
