@@ -1,4 +1,8 @@
-"""Server state: settings, and one cached analysis per open document version."""
+"""The server's state: settings, and one cached analysis per open document version.
+
+Features and commands live in their own modules; `create_language_server` (in `__init__`) puts
+them on a `PaiLanguageServer`.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +13,14 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..core.jsonc import Document
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
+from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, to_settings
 from .documents import Documents, OpenDocument, SyncProtocol
 
@@ -32,9 +38,16 @@ class Analysis:
     diagnostics: list[Diagnostic]
 
 
+def _converter():
+    """pygls's converter, which also reads the daemon protocol's params (typed command arguments)."""
+    converter = default_converter()
+    converter.register_structure_hook_func(is_params, lambda data, cls: cls.from_json(data))
+    return converter
+
+
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol)
+        super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
         self.analyses: dict[str, Analysis] = {}
@@ -115,7 +128,3 @@ SEVERITY = {
     "warning": types.DiagnosticSeverity.Warning,
     "info": types.DiagnosticSeverity.Information,
 }
-
-server = PaiLanguageServer()
-
-from . import features  # noqa: E402,F401  (registers the LSP features on `server`)

@@ -2,29 +2,35 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
 from ..core.completion import complete
 from ..core.hover import hover
 from ..core.messages import pick
 from ..core.outline import folding_ranges, format_text, symbols
-from . import jobs
-from .app import PaiLanguageServer, server
+from .registry import Registry
 
-COMMANDS = {
+if TYPE_CHECKING:
+    from .app import PaiLanguageServer
+
+registry = Registry()
+
+CODE_LENSES = {
     "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
     "pai.runLocally": ("Run locally", "在本机运行"),
 }
 
 
-@server.feature(types.INITIALIZE)
+@registry.feature(types.INITIALIZE)
 def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
     ls.locale = params.locale
     if params.initialization_options:
         ls.update_client_settings(params.initialization_options)
 
 
-@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+@registry.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: PaiLanguageServer, params: types.DidChangeConfigurationParams) -> None:
     if isinstance(params.settings, dict):
         ls.update_client_settings(params.settings)
@@ -32,17 +38,17 @@ def did_change_configuration(ls: PaiLanguageServer, params: types.DidChangeConfi
         ls.publish(uri)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@registry.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: PaiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.publish(params.text_document.uri)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@registry.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: PaiLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.schedule_diagnostics(params.text_document.uri)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@registry.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: PaiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.analyses.pop(uri, None)
@@ -57,7 +63,7 @@ COMPLETION_KIND = {
 }
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "$", ":"]))
+@registry.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "$", ":"]))
 def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.CompletionList:
     result = ls.analysis(params.text_document.uri)
     offset = ls.offset(result, params.position)
@@ -75,7 +81,7 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     return types.CompletionList(is_incomplete=False, items=items)
 
 
-@server.feature(types.TEXT_DOCUMENT_HOVER)
+@registry.feature(types.TEXT_DOCUMENT_HOVER)
 def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Hover | None:
     result = ls.analysis(params.text_document.uri)
     found = hover(result.doc, ls.offset(result, params.position), ls.settings_for(params.text_document.uri))
@@ -84,7 +90,7 @@ def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Hover | 
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found.markdown), ls.range(result, found.start, found.end))
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+@registry.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
 def code_actions(ls: PaiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     result = ls.analysis(uri)
@@ -108,7 +114,7 @@ def code_actions(ls: PaiLanguageServer, params: types.CodeActionParams) -> list[
 SYMBOL_KIND = {"job": types.SymbolKind.Module, "role": types.SymbolKind.Class, "port": types.SymbolKind.Field}
 
 
-@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@registry.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
     result = ls.analysis(params.text_document.uri)
 
@@ -122,7 +128,7 @@ def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) 
     return [convert(s) for s in symbols(result.doc)]
 
 
-@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+@registry.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
 def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
     result = ls.analysis(params.text_document.uri)
     out = []
@@ -134,7 +140,7 @@ def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[typ
     return out
 
 
-@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+@registry.feature(types.TEXT_DOCUMENT_FORMATTING)
 def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) -> list[types.TextEdit]:
     result = ls.analysis(params.text_document.uri)
     indent = "\t" if not params.options.insert_spaces else " " * params.options.tab_size
@@ -144,7 +150,7 @@ def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) ->
     return [types.TextEdit(ls.range(result, 0, len(result.doc.text)), formatted)]
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+@registry.feature(types.TEXT_DOCUMENT_CODE_LENS)
 def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     result = ls.analysis(params.text_document.uri)
     root = result.doc.root
@@ -155,55 +161,5 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
     locale = ls.settings_for(params.text_document.uri).locale
     return [
         types.CodeLens(range=where, command=types.Command(pick(locale, en, zh), name, arguments=[params.text_document.uri]))
-        for name, (en, zh) in COMMANDS.items()
+        for name, (en, zh) in CODE_LENSES.items()
     ]
-
-
-@server.command("pai.submitJob")
-async def submit_job(ls: PaiLanguageServer, *args) -> dict:
-    return await jobs.submit(ls, _uri_arg(args), cluster=None)
-
-
-@server.command("pai.runLocally")
-async def run_locally(ls: PaiLanguageServer, *args) -> dict:
-    return await jobs.submit(ls, _uri_arg(args), cluster="local")
-
-
-@server.command("pai.jobOutputs")
-async def job_outputs(ls: PaiLanguageServer, *args) -> dict:
-    """Arguments: job name, destination folder[, cluster]."""
-    flat = [a for arg in args for a in (arg if isinstance(arg, list) else [arg])]
-    if len(flat) < 2:
-        return {"ok": False, "message": "pai.jobOutputs needs a job name and a destination folder"}
-    return await jobs.call_or_fail(ls, "outputs", {"job": flat[0], "dest": flat[1], "cluster": flat[2] if len(flat) > 2 else None})
-
-
-def _hdfs_command(op: str):
-    """`pai.hdfs.<op>`: one argument, an object with the daemon method's params (docs/protocol.md)."""
-
-    async def command(ls: PaiLanguageServer, *args) -> dict:
-        params = next((a for a in args if isinstance(a, dict)), None)
-        if params is None and args and isinstance(args[0], list):
-            params = next((a for a in args[0] if isinstance(a, dict)), None)
-        result = await jobs.call_or_fail(ls, f"hdfs.{op}", params or {})
-        if result.get("ok") and "data" in result:
-            import base64
-
-            result["text"] = base64.b64decode(result.pop("data")).decode("utf-8", "replace")
-        return result
-
-    command.__name__ = f"hdfs_{op}"
-    return command
-
-
-for _op in ("ls", "stat", "mkdir", "rm", "mv", "cat", "tail", "put", "get"):
-    server.command(f"pai.hdfs.{_op}")(_hdfs_command(_op))
-
-
-def _uri_arg(args: tuple) -> str | None:
-    for arg in args:
-        if isinstance(arg, str):
-            return arg
-        if isinstance(arg, list) and arg and isinstance(arg[0], str):
-            return arg[0]
-    return None
