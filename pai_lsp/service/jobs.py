@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..config_file import UnreadableConfig, read_config
 from ..core.jsonc import parse
 from ..core.model import LineIndex, Settings, dialect_of
 from ..core.validate import diagnose
@@ -51,11 +52,9 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     dialect of the cluster it goes to."""
     shown = shown or str(config_path)
     try:
-        text = config_path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidInput(f"{shown}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"{shown}: cannot read it ({exc})") from None
+        text = read_config(config_path)
+    except UnreadableConfig as exc:
+        raise InvalidInput(f"{shown}: {exc}") from None
     doc = parse(text)
     checked = replace(settings, dialect=dialect_of(backend.profile.kind))
     errors = [d for d in diagnose(doc, checked) if d.severity == "error"]
