@@ -165,6 +165,38 @@ def job_status(conn: Connection, name: str) -> dict:
             "diagnostics": status.get("appExitDiagnostics") or "", "tasks": tasks}
 
 
+def summary(job: dict) -> dict:
+    """One row of a job list (OpenPAI v1 and v2 lists name these fields alike)."""
+    return {"name": job["name"], "state": job.get("state"), "created": job.get("createdTime"),
+            "completed": job.get("completedTime"), "exitCode": job.get("appExitCode"), "retries": job.get("retries"),
+            "virtualCluster": job.get("virtualCluster")}
+
+
+def list_jobs(conn: Connection, offset: int = 0, limit: int | None = None) -> dict:
+    """The user's jobs, newest first, one page of them."""
+    rows = sorted((summary(j) for j in conn.rest.jobs()), key=lambda j: j["created"] or 0, reverse=True)
+    page = rows[offset:offset + limit] if limit is not None else rows[offset:]
+    return {"cluster": conn.profile.name, "user": conn.profile.user, "total": len(rows), "offset": offset, "jobs": page}
+
+
+def ssh_info(status: dict, task: str | None = None) -> list[dict]:
+    """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+    tasks = [t for t in status["tasks"] if not task or f"{t['role']}:{t['index']}" == task]
+    if not tasks:
+        raise PaiError("not-found", f"job {status['name']} has no task {task}")
+    running = [t for t in tasks if t["ip"] and t["state"] == "RUNNING"]
+    if not running:
+        raise PaiError("not-found", f"no task of {status['name']} is running now (state {status['state']})")
+    rows = []
+    for t in running:
+        ssh_port = str(t["ports"].get("ssh") or "").split(",")[0]
+        rows.append({"task": f"{t['role']}:{t['index']}", "ip": t["ip"], "sshPort": ssh_port or None,
+                     "command": f"ssh -p {ssh_port} root@{t['ip']}" if ssh_port else None,
+                     "urls": {label: [f"http://{t['ip']}:{p}" for p in str(ports).split(",")]
+                              for label, ports in t["ports"].items() if label != "ssh"}})
+    return rows
+
+
 def follow_logs(conn: Connection, name: str, task: str | None, follow: bool, which: str = "all",
                 poll: float = 0.1, offsets: dict | None = None) -> Iterator[tuple[str, bytes]]:
     """(task label, new bytes) from every task's log, by offset, until the job ends (with `follow`).
