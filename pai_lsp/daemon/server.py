@@ -118,8 +118,6 @@ class Daemon:
         cancelled = threading.Event()
 
         def progress(done: int, total: int, files: int, all_files: int) -> None:
-            if cancelled.is_set():
-                raise PaiError("interrupted", "cancelled")
             if token is not None:
                 asyncio.run_coroutine_threadsafe(
                     notify("upload.progress", {"token": token, "bytes": done, "totalBytes": total, "files": files,
@@ -127,7 +125,8 @@ class Daemon:
 
         try:
             result = await asyncio.to_thread(service.submit, Path(params["file"]), params.get("cluster"),
-                                             params.get("settings"), progress, params.get("locale"), params.get("shown"))
+                                             params.get("settings"), progress, params.get("locale"), params.get("shown"),
+                                             cancelled)
         except asyncio.CancelledError:
             cancelled.set()
             raise

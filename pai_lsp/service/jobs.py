@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -135,7 +136,9 @@ def hdfs_path(uri: str) -> str:
 
 
 def submit(config_path: Path, cluster: str | None = None, settings: dict | None = None,
-           progress: Progress | None = None, locale: str | None = None, shown: str | None = None) -> dict:
+           progress: Progress | None = None, locale: str | None = None, shown: str | None = None,
+           cancelled: threading.Event | None = None) -> dict:
+    """`cancelled` set (e.g. by the daemon when the caller hung up) stops the upload and the submit."""
     config_path = Path(config_path)
     values = dict(find_workspace_settings(config_path.resolve()))
     values.update(settings or {})
@@ -145,12 +148,27 @@ def submit(config_path: Path, cluster: str | None = None, settings: dict | None 
         uploaded: UploadResult | None = None
         if prepared.code_dir:
             files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
-            uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=progress)
+            uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+        if cancelled is not None and cancelled.is_set():
+            raise PaiError("interrupted", "cancelled: nothing was submitted")
         conn.rest.submit(prepared.config)
         return {"job": prepared.name, "cluster": conn.profile.name, "user": conn.profile.user,
                 "upload": uploaded.to_json() if uploaded else None}
     finally:
         conn.close()
+
+
+def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:
+    if cancelled is None:
+        return progress
+
+    def report(*args: int) -> None:
+        if cancelled.is_set():
+            raise PaiError("interrupted", "cancelled")
+        if progress is not None:
+            progress(*args)
+
+    return report
 
 
 # -- watch and act ---------------------------------------------------------------------
