@@ -48,10 +48,10 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
 
 def serve_lsp(tcp: str | None) -> int:
     if tcp:
-        from .server.app import server
+        from .server import create_language_server
 
         host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
+        create_language_server().start_tcp(host or "127.0.0.1", int(port))
     else:
         from .server.fast_start import serve_stdio
 

@@ -12,13 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from .clusters import PaiError
 from .daemon import client as daemon
+from .errors import ConfigError, NotFound, PaiError, Unreachable
 
 RESTARTS = 5  # how often a follow reconnects to a daemon that died
-
-EXIT = {"invalid": 1, "name-taken": 1, "config": 2, "not-found": 3, "auth": 4, "permission": 4, "unreachable": 5,
-        "server": 6, "interrupted": 7}
 
 
 def add_commands(sub) -> None:
@@ -103,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         return COMMANDS[args.command](args)
     except PaiError as exc:
         print(f"pai {args.command}: {exc.message}", file=sys.stderr)
-        return EXIT.get(exc.kind, 1)
+        return exc.exit_code
     except KeyboardInterrupt:
         return 130
 
@@ -157,7 +154,7 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
             break
         except (ConnectionError, OSError):
             if attempt == RESTARTS:
-                raise PaiError("unreachable", "the pai daemon keeps stopping: see ~/.local/state/pai-lsp/daemon.log") from None
+                raise Unreachable("the pai daemon keeps stopping: see ~/.local/state/pai-lsp/daemon.log") from None
     if not follow:
         return 0
     state = result["state"]
@@ -224,9 +221,9 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
         t = running[0]
         if shutil.which("ssh") is None:
-            raise PaiError("config", "no ssh client on this machine")
+            raise ConfigError("no ssh client on this machine")
         if not t["sshPort"]:
-            raise PaiError("not-found", f"task {t['task']} of {args.job} has no ssh port")
+            raise NotFound(f"task {t['task']} of {args.job} has no ssh port")
         os.execvp("ssh", ["ssh", "-p", t["sshPort"], f"root@{t['ip']}"])
     return 0
 
@@ -265,7 +262,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         print(f"default cluster: {daemon.call('clusters.setDefault', {'name': args.name})['default']}")
     elif command == "login":
         if args.name == "local":
-            raise PaiError("config", "the local cluster needs no login")
+            raise ConfigError("the local cluster needs no login")
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {args.name}: ")
         done = daemon.call("clusters.login", {"name": args.name, "password": password})
         print(f"logged in to {done['name']} as {done['user']}")
@@ -332,7 +329,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
         return serve()
     try:
         client = daemon.DaemonClient(start=False)
-    except PaiError:
+    except Unreachable:
         print("the pai daemon is not running")
         return 0 if args.daemon_command == "stop" else 1
     try:

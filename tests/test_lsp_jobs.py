@@ -106,3 +106,21 @@ async def test_hdfs_commands_return_structured_results(editor, tmp_path):
     assert cat["text"] == "from the editor\n"
     missing = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.ls", [{"path": "/nope"}]))
     assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS", "kind": "not-found"}
+
+
+async def test_command_arguments_are_typed(editor):
+    """Arguments are read into the command's types: a wrong shape is an InvalidParams error naming
+    what is wrong, and no daemon is asked."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    for command, arguments, wanted in (("pai.hdfs.ls", [{"cluster": "x"}], "hdfs.ls: `path` is missing"),
+                                       ("pai.hdfs.mv", [{"from": "/a", "to": 3}], "hdfs.mv: `to` must be a string"),
+                                       ("pai.jobOutputs", ["only-a-job"], "Expected")):
+        try:
+            await editor.workspace_execute_command_async(types.ExecuteCommandParams(command, arguments))
+        except JsonRpcInvalidParams as exc:
+            assert wanted in str(exc), exc
+        else:
+            raise AssertionError(f"{command} {arguments} was accepted")
+    none = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", []))
+    assert none == {"ok": False, "message": "Open a *.pai.json file to submit it.", "kind": "invalid"}

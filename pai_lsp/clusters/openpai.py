@@ -7,9 +7,10 @@ from typing import Any
 
 import httpx
 
-from . import PaiError
+from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+STATUS_ERRORS: dict[int, type[PaiError]] = {401: AuthFailed, 403: PermissionDenied, 404: NotFound, 409: NameTaken}
 
 
 class OpenPai:
@@ -33,19 +34,19 @@ class OpenPai:
         try:
             return self.http.request(method, path, **kwargs)
         except httpx.ConnectError:
-            raise PaiError("unreachable", f"cannot reach the cluster at {self.rest_uri}: connection refused or no route") from None
+            raise Unreachable(f"cannot reach the cluster at {self.rest_uri}: connection refused or no route") from None
         except httpx.TimeoutException:
-            raise PaiError("unreachable", f"the cluster at {self.rest_uri} did not answer in time") from None
+            raise Unreachable(f"the cluster at {self.rest_uri} did not answer in time") from None
         except httpx.HTTPError as exc:
-            raise PaiError("unreachable", f"cannot talk to the cluster at {self.rest_uri}: {exc}") from None
+            raise Unreachable(f"cannot talk to the cluster at {self.rest_uri}: {exc}") from None
 
     def login(self) -> str:
         password = self._password()
         if not password:
-            raise PaiError("auth", f"no password stored for {self.user} at {self.rest_uri}: run `pai cluster login`")
+            raise AuthFailed(f"no password stored for {self.user} at {self.rest_uri}: run `pai cluster login`")
         response = self._send("POST", "/api/v1/token", json={"username": self.user, "password": password})
         if response.status_code != 200:
-            raise PaiError("auth", f"login to {self.rest_uri} as {self.user} failed: {_message(response)}")
+            raise AuthFailed(f"login to {self.rest_uri} as {self.user} failed: {_message(response)}")
         self.token = response.json()["token"]
         if self._on_token:
             self._on_token(self.token)
@@ -70,11 +71,9 @@ class OpenPai:
         if response.status_code < 400:
             return response
         code = _code(response)
-        kind = {401: "auth", 403: "permission", 404: "not-found", 409: "name-taken"}.get(response.status_code)
-        if kind is None:
-            kind = "server" if response.status_code >= 500 else "invalid"
+        error = STATUS_ERRORS.get(response.status_code) or (ServerError if response.status_code >= 500 else InvalidInput)
         prefix = f"the cluster answered {response.status_code}" + (f" {code}" if code else "")
-        raise PaiError(kind, f"{prefix}: {_message(response)}")
+        raise error(f"{prefix}: {_message(response)}")
 
     # -- jobs ------------------------------------------------------------------------
     def submit(self, config: dict) -> None:
@@ -101,10 +100,8 @@ class OpenPai:
     def job_exists(self, name: str) -> bool:
         try:
             self.job(name)
-        except PaiError as exc:
-            if exc.kind == "not-found":
-                return False
-            raise
+        except NotFound:
+            return False
         return True
 
     def jobs(self) -> list[dict]:

@@ -14,7 +14,7 @@ import shlex
 
 import yaml
 
-from . import PaiError
+from ..errors import InvalidInput
 
 V2_KEY = re.compile(r"[^A-Za-z0-9_]")
 
@@ -35,7 +35,7 @@ def _shell_value(value: str) -> str:
 
 def to_v2_yaml(config: dict) -> str:
     if config.get("authFile"):
-        raise PaiError("invalid", "authFile (a private registry login on HDFS) has no v2 equivalent: "
+        raise InvalidInput("authFile (a private registry login on HDFS) has no v2 equivalent: "
                                   "give the image's registry credentials to the cluster's admins or use a public image")
     name = re.sub(r"[^A-Za-z0-9_-]", "_", config["jobName"])
     exports = {f"PAI_{field[:-3].upper()}_DIR": config[field] for field in ("dataDir", "outputDir", "codeDir") if config.get(field)}

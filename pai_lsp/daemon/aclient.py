@@ -9,7 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..clusters import PaiError
+from ..errors import Unreachable
 from . import socket_path, state_dir
 from .client import START_TIMEOUT, classify, start_daemon
 
@@ -28,7 +28,7 @@ async def _connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
                 await asyncio.to_thread(start_daemon)
                 started = True
             if time.monotonic() > deadline:
-                raise PaiError("unreachable", f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
+                raise Unreachable(f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
             await asyncio.sleep(0.05)
 
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..clusters import PaiError
+from ..errors import PaiError, Unreachable
 from . import socket_path, state_dir
 
 START_TIMEOUT = 15.0
@@ -37,12 +37,12 @@ def connect(start: bool = True) -> socket.socket:
         except (FileNotFoundError, ConnectionRefusedError):
             sock.close()
             if not start:
-                raise PaiError("unreachable", "the pai daemon is not running") from None
+                raise Unreachable("the pai daemon is not running") from None
             if not started:
                 start_daemon()
                 started = True
             if time.monotonic() > deadline:
-                raise PaiError("unreachable", f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
+                raise Unreachable(f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
             time.sleep(0.05)
 
 
@@ -55,7 +55,7 @@ def classify(message: dict, rid: int) -> tuple[str, Any]:
         return "other", None
     if "error" in message:
         error = message["error"]
-        raise PaiError((error.get("data") or {}).get("kind", "server"), error["message"])
+        raise PaiError.from_wire((error.get("data") or {}).get("kind"), error["message"])
     return "result", message["result"]
 
 

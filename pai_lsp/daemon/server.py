@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..clusters import PaiError
+from ..errors import InvalidInput, PaiError, Unreachable
 from ..service import clusters
 from ..service import jobs as service
 from . import socket_path, state_dir
@@ -89,11 +89,11 @@ class Daemon:
             handler = self.hdfs_handler(str(method)[5:])
         try:
             if handler is None:
-                raise PaiError("invalid", f"unknown method {method}")
+                raise InvalidInput(f"unknown method {method}")
             result = await handler(params, lambda m, p: send({"jsonrpc": "2.0", "method": m, "params": p}))
             reply = {"jsonrpc": "2.0", "id": rid, "result": result}
         except PaiError as exc:
-            reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": 1, "message": exc.message, "data": {"kind": exc.kind}}}
+            reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": 1, "message": exc.message, "data": exc.to_wire()}}
         except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
             reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": f"{type(exc).__name__}: {exc}",
                                                             "data": {"kind": "server"}}}
@@ -192,9 +192,8 @@ class Daemon:
                 conn = self.connections[cluster] = service.connect(cluster)
             try:
                 return fn(conn, *args)
-            except PaiError as exc:
-                if exc.kind == "unreachable":  # e.g. the local cluster restarted on another port
-                    self.connections.pop(cluster, None)
+            except Unreachable:  # e.g. the local cluster restarted on another port
+                self.connections.pop(cluster, None)
                 raise
 
         return await asyncio.to_thread(run)

@@ -16,8 +16,8 @@ from starlette.routing import Route
 
 from .. import __version__
 from . import shapes, v2
-from .auth import AuthError
-from .cluster import ClusterError, LocalCluster, roles_from_v1
+from .cluster import LocalCluster, roles_from_v1
+from .errors import ClusterError
 from .joi import InvalidParameters, validate_v1
 from .model import Job
 
@@ -383,7 +383,7 @@ def _guarded(handler):
     async def endpoint(request: Request) -> Response:
         try:
             return await handler(request)
-        except (ClusterError, AuthError) as exc:
+        except ClusterError as exc:
             return error(exc.status, exc.code, exc.message)
 
     endpoint.__name__ = handler.__name__

@@ -12,15 +12,11 @@ import secrets
 import time
 from pathlib import Path
 
+from .errors import ClusterError
+
 USER_NAME = re.compile(r"^[\w.-]+$")
 DEFAULT_EXPIRATION = 7 * 24 * 3600
 KEYRING_SERVICE = "pai-lsp local-cluster"
-
-
-class AuthError(Exception):
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 def _b64(data: bytes) -> str:
@@ -61,10 +57,10 @@ class Users:
     def check_password(self, name: str, password: str) -> dict:
         user = self.users.get(name)
         if user is None:
-            raise AuthError(400, "NoUserError", f"User {name} is not found.")
+            raise ClusterError(400, "NoUserError", f"User {name} is not found.")
         digest = hashlib.pbkdf2_hmac("sha256", password.encode(), user["salt"].encode(), 100_000).hex()
         if not hmac.compare_digest(digest, user["hash"]):
-            raise AuthError(400, "IncorrectPasswordError", "Password is incorrect.")
+            raise ClusterError(400, "IncorrectPasswordError", "Password is incorrect.")
         return user
 
     def issue(self, name: str, expiration: int = DEFAULT_EXPIRATION) -> str:
@@ -78,10 +74,10 @@ class Users:
     def verify(self, authorization: str | None) -> str:
         """The user a `Bearer` header belongs to; 401 UnauthorizedUserError otherwise."""
         if not authorization:
-            raise AuthError(401, "UnauthorizedUserError", "Guest is not allowed to do this operation.")
+            raise ClusterError(401, "UnauthorizedUserError", "Guest is not allowed to do this operation.")
         scheme, _, token = authorization.partition(" ")
         if scheme.lower() != "bearer" or token.count(".") != 2:
-            raise AuthError(401, "UnauthorizedUserError", "Your token is invalid.")
+            raise ClusterError(401, "UnauthorizedUserError", "Your token is invalid.")
         header, payload, signature = token.split(".")
         expected = _b64(hmac.new(self.secret, f"{header}.{payload}".encode(), hashlib.sha256).digest())
         try:
@@ -90,7 +86,7 @@ class Users:
             claims = None
         if not hmac.compare_digest(signature, expected) or not isinstance(claims, dict) \
                 or claims.get("exp", 0) < time.time() or claims.get("username") not in self.users:
-            raise AuthError(401, "UnauthorizedUserError", "Your token is invalid.")
+            raise ClusterError(401, "UnauthorizedUserError", "Your token is invalid.")
         return claims["username"]
 
     def is_admin(self, name: str) -> bool:

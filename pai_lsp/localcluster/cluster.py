@@ -15,19 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .auth import Users
+from .errors import ClusterError
 from .hdfs_store import HdfsStore
 from .model import FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, RoleSpec, Task, now_ms, write_json
 from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
 
 STOP_GRACE_SECONDS = 2.0
-
-
-class ClusterError(Exception):
-    """An error the REST API reports as `{code, message}` with an HTTP status."""
-
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from .cluster import ClusterError
+from .errors import ClusterError
 from .model import RoleSpec
 
 NAME = {"type": "string", "pattern": "^[a-zA-Z0-9_-]+$", "maxLength": 255}

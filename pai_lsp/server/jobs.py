@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..clusters import PaiError
 from ..core.messages import pick
-from ..daemon import aclient
+from ..daemon import aclient, protocol
 from ..daemon.client import LogCursor
-from .app import PaiLanguageServer
+from ..errors import PaiError
+
+if TYPE_CHECKING:
+    from .app import PaiLanguageServer
 
 FINAL = ("SUCCEEDED", "FAILED", "STOPPED")
 RESTARTS = 5  # how often a follower reconnects to a daemon that died
@@ -61,8 +63,8 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
     settings = {k: v for k, v in ls.client_settings.items() if k.startswith("pai.job.")}
-    call = asyncio.ensure_future(aclient.call("submit", {"file": path, "cluster": cluster, "settings": settings,
-                                                         "progressToken": token, "locale": locale}, on_progress))
+    params = protocol.Submit(file=path, cluster=cluster, settings=settings, progress_token=token, locale=locale)
+    call = asyncio.ensure_future(aclient.call(params.METHOD, params.to_json(), on_progress))
     if client_token is not None:
         ls.cancellable[client_token] = call
     try:
@@ -137,7 +139,7 @@ async def _follow(ls: PaiLanguageServer, job: str, cluster: str | None, offsets:
     cursor = LogCursor()
     cursor.offsets.update(offsets)
     try:
-        status = await aclient.call("status", {"job": job, "cluster": cluster})
+        status = await aclient.call(protocol.Status.METHOD, protocol.Status(job=job, cluster=cluster).to_json())
         task_count = len(status["tasks"])
     except (PaiError, ConnectionError, OSError):
         task_count = None
@@ -155,7 +157,8 @@ async def _follow(ls: PaiLanguageServer, job: str, cluster: str | None, offsets:
 
     for _ in range(RESTARTS):
         try:
-            final = await aclient.call("logs.follow", {"job": job, "cluster": cluster, "offsets": cursor.offsets}, on_event)
+            params = protocol.FollowLogs(job=job, cluster=cluster, offsets=cursor.offsets)
+            final = await aclient.call(params.METHOD, params.to_json(), on_event)
             break
         except (ConnectionError, OSError):
             await asyncio.sleep(0.2)
@@ -188,17 +191,17 @@ async def _status_feed(ls: PaiLanguageServer) -> None:
 
     while True:
         try:
-            await aclient.call("jobs.subscribe", {}, on_event)
+            await aclient.call(protocol.Subscribe.METHOD, {}, on_event)
         except (PaiError, ConnectionError, OSError):
             pass
         await asyncio.sleep(1.0)
 
 
 # -- plain calls ---------------------------------------------------------------------------
-async def call_or_fail(ls: PaiLanguageServer, method: str, params: dict, on_notification=None) -> dict:
+async def call_or_fail(ls: PaiLanguageServer, params: protocol.Params, on_notification=None) -> dict:
     """A daemon call: `{ok: true, …result}`, or `{ok: false, message, kind}` (also shown once)."""
     try:
-        result: Any = await aclient.call(method, params, on_notification)
+        result: Any = await aclient.call(params.METHOD, params.to_json(), on_notification)
     except (PaiError, ConnectionError, OSError) as exc:
         return fail(ls, getattr(exc, "message", str(exc)), getattr(exc, "kind", "unreachable"))
     return {"ok": True, **result}

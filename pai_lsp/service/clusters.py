@@ -10,8 +10,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from ..clusters import PaiError
 from ..clusters.profiles import LOCAL, Profile, Profiles, delete_secret, get_secret, local_profile, set_secret, stop_local
+from ..errors import AuthFailed, ConfigError, PaiError
 from .jobs import connect
 
 
@@ -55,15 +55,14 @@ def login(name: str | None, password: str) -> dict:
     profiles = Profiles()
     name = profiles.resolve(name)
     if name == LOCAL:
-        raise PaiError("config", "the local cluster needs no login")
+        raise ConfigError("the local cluster needs no login")
     profile = profiles.clusters[name]
     set_secret(secret_key(profile, "password"), password)
     conn = connect(name)
     try:
         conn.rest.login()
-    except PaiError as exc:
-        if exc.kind == "auth":
-            delete_secret(secret_key(profile, "password"))
+    except AuthFailed:
+        delete_secret(secret_key(profile, "password"))
         raise
     finally:
         conn.close()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ..clusters import PaiError
+from ..errors import InvalidInput, NotFound, PermissionDenied
 from .jobs import Connection
 
 Progress = Callable[[int, int, int, int], None]
@@ -35,7 +35,7 @@ def ls(conn: Connection, path: str) -> dict:
     path = absolute(conn, path)
     status = conn.hdfs.status(path)
     if status is None:
-        raise PaiError("not-found", f"{path}: no such file or directory on HDFS")
+        raise NotFound(f"{path}: no such file or directory on HDFS")
     if status["type"] != "DIRECTORY":
         return {"path": path, "entries": [entry(posixpath.basename(path), status)]}
     return {"path": path, "entries": [entry(s["name"], s) for s in conn.hdfs.list(path)]}
@@ -45,7 +45,7 @@ def stat(conn: Connection, path: str) -> dict:
     path = absolute(conn, path)
     status = conn.hdfs.status(path)
     if status is None:
-        raise PaiError("not-found", f"{path}: no such file or directory on HDFS")
+        raise NotFound(f"{path}: no such file or directory on HDFS")
     return {"path": path, **entry(posixpath.basename(path) or "/", status)}
 
 
@@ -59,9 +59,9 @@ def rm(conn: Connection, path: str, recursive: bool = False) -> dict:
     path = absolute(conn, path)
     status = conn.hdfs.status(path)
     if status is None:
-        raise PaiError("not-found", f"{path}: no such file or directory on HDFS")
+        raise NotFound(f"{path}: no such file or directory on HDFS")
     if status["type"] == "DIRECTORY" and not recursive:
-        raise PaiError("invalid", f"{path} is a folder: use -r to remove it with everything in it")
+        raise InvalidInput(f"{path} is a folder: use -r to remove it with everything in it")
     conn.hdfs.delete(path, recursive=recursive)
     return {"path": path}
 
@@ -69,7 +69,7 @@ def rm(conn: Connection, path: str, recursive: bool = False) -> dict:
 def mv(conn: Connection, src: str, dst: str) -> dict:
     src, dst = absolute(conn, src), absolute(conn, dst)
     if conn.hdfs.status(src) is None:
-        raise PaiError("not-found", f"{src}: no such file or directory on HDFS")
+        raise NotFound(f"{src}: no such file or directory on HDFS")
     conn.hdfs.rename(src, dst)
     return {"from": src, "to": dst}
 
@@ -78,9 +78,9 @@ def cat(conn: Connection, path: str, offset: int = 0, length: int | None = None)
     path = absolute(conn, path)
     status = conn.hdfs.status(path)
     if status is None:
-        raise PaiError("not-found", f"{path}: no such file or directory on HDFS")
+        raise NotFound(f"{path}: no such file or directory on HDFS")
     if status["type"] == "DIRECTORY":
-        raise PaiError("invalid", f"{path} is a folder, not a file")
+        raise InvalidInput(f"{path} is a folder, not a file")
     if status["length"] == 0 or offset >= status["length"]:
         return b""
     return conn.hdfs.read(path, offset=offset, length=length)
@@ -95,7 +95,7 @@ def put(conn: Connection, local: Path, remote: str, progress: Progress | None = 
     """A file or a folder (recursively); into `remote` when that is an existing folder."""
     remote = absolute(conn, remote)
     if not local.exists():
-        raise PaiError("not-found", f"{local}: no such local file or folder")
+        raise NotFound(f"{local}: no such local file or folder")
     target = conn.hdfs.status(remote)
     if target is not None and target["type"] == "DIRECTORY":
         remote = posixpath.join(remote, local.name)
@@ -120,7 +120,7 @@ def put(conn: Connection, local: Path, remote: str, progress: Progress | None = 
 
 def safe_name(name: str) -> str:
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
-        raise PaiError("permission", f"refusing to download a remote entry named {name!r}: it would land outside the destination")
+        raise PermissionDenied(f"refusing to download a remote entry named {name!r}: it would land outside the destination")
     return name
 
 
@@ -129,7 +129,7 @@ def get(conn: Connection, remote: str, local: Path, progress: Progress | None = 
     remote = absolute(conn, remote)
     status = conn.hdfs.status(remote)
     if status is None:
-        raise PaiError("not-found", f"{remote}: no such file or directory on HDFS")
+        raise NotFound(f"{remote}: no such file or directory on HDFS")
     if local.is_dir():
         local = local / safe_name(posixpath.basename(remote) or "root")
     root = local.resolve()
@@ -143,7 +143,7 @@ def get(conn: Connection, remote: str, local: Path, progress: Progress | None = 
             name = safe_name(child["name"])
             target = lpath / name
             if not str(target.resolve()).startswith(str(root)):
-                raise PaiError("permission", f"refusing to write {target}: outside {root}")
+                raise PermissionDenied(f"refusing to write {target}: outside {root}")
             collect(posixpath.join(rpath, name), target, child)
 
     collect(remote, local, status)

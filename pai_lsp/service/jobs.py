@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..clusters import PaiError
 from ..clusters.openpai import OpenPai
 from ..clusters.profiles import LOCAL, Profile, Profiles, get_secret, local_password, local_profile, set_secret
 from ..core.jsonc import parse
 from ..core.model import LineIndex, Settings
 from ..core.validate import diagnose
+from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
 from ..settings import find_workspace_settings
 from ..storage.upload import Progress, UploadResult, select, upload
 from ..storage.webhdfs import Hdfs
@@ -85,23 +85,23 @@ def prepare(config_path: Path, settings: dict, conn: Connection, locale: str | N
     try:
         text = config_path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise PaiError("invalid", f"{shown}: no such file") from None
+        raise InvalidInput(f"{shown}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise PaiError("invalid", f"{shown}: cannot read it ({exc})") from None
+        raise InvalidInput(f"{shown}: cannot read it ({exc})") from None
     doc = parse(text)
     dialect = "scm" if conn.profile.kind == "scm" else "openpai"
     errors = [d for d in diagnose(doc, Settings(dialect=dialect, locale=locale)) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
         more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
-        raise PaiError("invalid", f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
+        raise InvalidInput(f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
     if settings.get("pai.job.generateJobName.enabled", True):
         name = f"{config['jobName']}_{secrets.token_hex(4)}"
     else:
         name = config["jobName"]
         if conn.rest.job_exists(name):
-            raise PaiError("name-taken", f"a job named {name} already exists on {conn.profile.name}: rename it or "
+            raise NameTaken(f"a job named {name} already exists on {conn.profile.name}: rename it or "
                                          "enable pai.job.generateJobName.enabled")
     config["jobName"] = name
     substitute(config, name, conn.profile.user)
@@ -131,7 +131,7 @@ def hdfs_path(uri: str) -> str:
     path = re.sub(r"^\$\{?PAI_DEFAULT_FS_URI\}?", "", uri)
     path = re.sub(r"^[a-z]+://[^/]*", "", path)
     if not path.startswith("/") or "$" in path:
-        raise PaiError("invalid", f"codeDir {uri!r} is not a path on the cluster's HDFS")
+        raise InvalidInput(f"codeDir {uri!r} is not a path on the cluster's HDFS")
     return path
 
 
@@ -150,7 +150,7 @@ def submit(config_path: Path, cluster: str | None = None, settings: dict | None 
             files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
             uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=_stoppable(progress, cancelled))
         if cancelled is not None and cancelled.is_set():
-            raise PaiError("interrupted", "cancelled: nothing was submitted")
+            raise Interrupted("cancelled: nothing was submitted")
         conn.rest.submit(prepared.config)
         return {"job": prepared.name, "cluster": conn.profile.name, "user": conn.profile.user,
                 "upload": uploaded.to_json() if uploaded else None}
@@ -164,7 +164,7 @@ def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> 
 
     def report(*args: int) -> None:
         if cancelled.is_set():
-            raise PaiError("interrupted", "cancelled")
+            raise Interrupted("cancelled")
         if progress is not None:
             progress(*args)
 
@@ -201,10 +201,10 @@ def ssh_info(status: dict, task: str | None = None) -> list[dict]:
     """How to reach each running task: its SSH command and the URLs of its labelled ports."""
     tasks = [t for t in status["tasks"] if not task or f"{t['role']}:{t['index']}" == task]
     if not tasks:
-        raise PaiError("not-found", f"job {status['name']} has no task {task}")
+        raise NotFound(f"job {status['name']} has no task {task}")
     running = [t for t in tasks if t["ip"] and t["state"] == "RUNNING"]
     if not running:
-        raise PaiError("not-found", f"no task of {status['name']} is running now (state {status['state']})")
+        raise NotFound(f"no task of {status['name']} is running now (state {status['state']})")
     rows = []
     for t in running:
         ssh_port = str(t["ports"].get("ssh") or "").split(",")[0]
@@ -230,9 +230,8 @@ def follow_logs(conn: Connection, name: str, task: str | None, follow: bool, whi
             if label not in uris and t["log"] and t["ip"]:
                 try:
                     uris[label] = conn.rest.log_uri(t["log"], which)
-                except PaiError as exc:
-                    if exc.kind != "not-found":
-                        raise
+                except NotFound:
+                    pass
             if label in uris:
                 data = conn.rest.read_log(uris[label], offsets.get(label, 0))
                 if data:
@@ -267,10 +266,10 @@ def outputs(conn: Connection, name: str, dest: Path) -> Path:
     config = conn.rest.config(name)
     output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
     if not output_dir:
-        raise PaiError("invalid", f"job {name} has no outputDir")
+        raise InvalidInput(f"job {name} has no outputDir")
     remote = hdfs_path(output_dir)
     if conn.hdfs.status(remote) is None:
-        raise PaiError("not-found", f"job {name} wrote nothing to its outputDir {remote}")
+        raise NotFound(f"job {name} wrote nothing to its outputDir {remote}")
     dest.mkdir(parents=True, exist_ok=True)
     target = dest / remote.rstrip("/").rsplit("/", 1)[-1]
     conn.hdfs.download(remote, target, overwrite=True)
