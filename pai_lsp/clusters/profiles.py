@@ -220,7 +220,7 @@ def _ensure_local_user(data: Path) -> None:
     data.mkdir(parents=True, exist_ok=True)
     users = Users(data)
     user = getpass.getuser()
-    secret = data / "pai-client-password"
+    secret = _local_password_file(data)
     if user in users.users and secret.exists():
         return
     password = secrets.token_urlsafe(16)
@@ -228,8 +228,15 @@ def _ensure_local_user(data: Path) -> None:
     _write_private(secret, password)
 
 
+def _local_password_file(data: Path) -> Path:
+    """Beside the local cluster's own secrets, outside the data folder its tasks run in."""
+    from ..localcluster.datadir import secrets_dir
+
+    return secrets_dir(data) / "pai-client-password"
+
+
 def local_password() -> str | None:
-    path = local_data_dir() / "pai-client-password"
+    path = _local_password_file(local_data_dir())
     return path.read_text().strip() if path.exists() else None
 
 

@@ -204,8 +204,8 @@ async def _transfer(ls: PaiLanguageServer, cls: type[protocol.HdfsTransfer], arg
     if token is None:
         return await jobs.call_or_fail(ls, params)
 
-    def relay(method: str, event: dict) -> None:
-        if method == "transfer.progress":
+    def relay(event: protocol.Event) -> None:
+        if isinstance(event, protocol.TransferProgress):
             jobs.report_transfer(ls, token, event, ls.locale, verb)
 
     ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=verb, percentage=0))

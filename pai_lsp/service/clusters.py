@@ -10,9 +10,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from ..clusters.connect import connect
 from ..clusters.profiles import LOCAL, Profile, Profiles, delete_secret, get_secret, local_profile, set_secret, stop_local
 from ..errors import AuthFailed, ConfigError, PaiError
-from .jobs import connect
 
 
 def secret_key(profile: Profile, what: str) -> str:
@@ -58,14 +58,14 @@ def login(name: str | None, password: str) -> dict:
         raise ConfigError("the local cluster needs no login")
     profile = profiles.clusters[name]
     set_secret(secret_key(profile, "password"), password)
-    conn = connect(name)
+    backend = connect(name)
     try:
-        conn.rest.login()
+        backend.login()
     except AuthFailed:
         delete_secret(secret_key(profile, "password"))
         raise
     finally:
-        conn.close()
+        backend.close()
     return {"name": name, "user": profile.user}
 
 
