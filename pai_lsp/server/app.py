@@ -54,6 +54,7 @@ class PaiLanguageServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.followers: dict[tuple[str | None, str], asyncio.Task] = {}  # (cluster, job) -> log relay
         self.status_feed: asyncio.Task | None = None
+        self.job_states: dict[tuple[str | None, str], str] = {}  # (cluster, job) -> the state last sent
         self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
         self.cancelled_tokens: set[str | int] = set()
 

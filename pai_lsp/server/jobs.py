@@ -148,8 +148,7 @@ async def _follow(ls: PaiLanguageServer, job: str, cluster: str | None, offsets:
                                           "length": log.offset + log.length - start, "text": text})
 
     def on_status(status: protocol.JobStatus) -> None:
-        ls.protocol.notify("pai/jobStatus", {**base, "state": status.state, "exitCode": status.exit_code,
-                                             "diagnostics": status.diagnostics})
+        notify_status(ls, {**base, "state": status.state, "exitCode": status.exit_code, "diagnostics": status.diagnostics})
 
     try:
         final = await client.follow(protocol.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
@@ -173,11 +172,19 @@ def watch_statuses(ls: PaiLanguageServer) -> None:
         ls.status_feed = _spawn(_status_feed(ls))
 
 
+def notify_status(ls: PaiLanguageServer, status: dict) -> None:
+    """`pai/jobStatus`, once per change of a job's state (a follower and the status feed both see it)."""
+    key = (status["cluster"], status["job"])
+    if ls.job_states.get(key) != status["state"]:
+        ls.job_states[key] = status["state"]
+        ls.protocol.notify("pai/jobStatus", status)
+
+
 async def _status_feed(ls: PaiLanguageServer) -> None:
     def on_event(event: protocol.Event) -> None:
         if isinstance(event, protocol.JobStatus):
-            ls.protocol.notify("pai/jobStatus", {"job": event.job, "cluster": event.cluster, "state": event.state,
-                                                 "exitCode": event.exit_code, "diagnostics": event.diagnostics})
+            notify_status(ls, {"job": event.job, "cluster": event.cluster, "state": event.state,
+                               "exitCode": event.exit_code, "diagnostics": event.diagnostics})
 
     while True:
         try:
