@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 
 from ..errors import ConfigError, Unreachable
+from ..filelock import held
 
 KEYRING_SERVICE = "pai-lsp"
 LOCAL = "local"
@@ -169,15 +170,29 @@ def _validate(data: dict) -> None:
 
 # -- the local cluster, on demand ------------------------------------------------------
 def local_profile(start: bool = True) -> Profile:
-    """The running local cluster (started when needed), as a profile with its credentials ready."""
+    """The running local cluster (started when needed), as a profile with its credentials ready.
+    Callers that come at once (threads of the daemon, several processes) start one cluster: the
+    check and the start happen under one lock."""
     data = local_data_dir()
+    running = _running_local(data)
+    if running is not None:
+        return running
+    if not start:
+        raise Unreachable("the local cluster is not running")
+    with held(data / "server.lock"):
+        return _running_local(data) or _start_local(data)
+
+
+def _running_local(data: Path) -> Profile | None:
     state = data / "server.json"
     if state.exists():
         info = json.loads(state.read_text())
         if _alive(info["url"]):
             return _profile_of(info)
-    if not start:
-        raise Unreachable("the local cluster is not running")
+    return None
+
+
+def _start_local(data: Path) -> Profile:
     _ensure_local_user(data)
     data.mkdir(parents=True, exist_ok=True)
     log = open(data / "server.log", "ab")
@@ -190,7 +205,7 @@ def local_profile(start: bool = True) -> Profile:
         raise Unreachable(f"the local cluster did not start: see {data / 'server.log'}")
     url = line.split("REST ")[1].split()[0]
     info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
-    _write_private(state, json.dumps(info))
+    _write_private(data / "server.json", json.dumps(info))
     deadline = time.monotonic() + 10
     while not _alive(url):
         if time.monotonic() > deadline:
