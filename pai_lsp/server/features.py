@@ -19,7 +19,7 @@ registry = Registry()
 
 CODE_LENSES = {
     "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
-    "pai.runLocally": ("Run locally", "在本机运行"),
+    "pai.runLocally": ("Run Job Locally", "在本地运行作业"),
 }
 
 
