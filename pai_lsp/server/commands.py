@@ -9,6 +9,7 @@ InvalidParams error by pygls.
 from __future__ import annotations
 
 import base64
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -92,7 +93,12 @@ async def job_status(ls: PaiLanguageServer, params: protocol.Status) -> dict:
 
 @registry.command("pai.job.config")
 async def job_config(ls: PaiLanguageServer, params: protocol.Config) -> dict:
-    return await jobs.call_or_fail(ls, params)
+    """Also as `text`, formatted with the cluster's key order, for clients that show it as it is."""
+    result = await jobs.call_or_fail(ls, params)
+    if result["ok"]:
+        config = result["config"]
+        result["text"] = config if isinstance(config, str) else json.dumps(config, indent=2, ensure_ascii=False) + "\n"
+    return result
 
 
 @registry.command("pai.job.ssh")
