@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
 from .neovim import Neovim, isolated_env, stop_services
@@ -144,11 +145,22 @@ def test_several_tasks_hidden_log_and_stop(nvim, env, workspace):
     job = submitted_job(nvim)
     name = f"pai://logs/{job}"
     nvim.wait(f"vim.tbl_contains(vim.api.nvim_buf_get_lines(vim.fn.bufnr('{name}'), 0, -1, false), '[worker:0] line 1 of 0')")
-    # Hide the log: it goes on filling.
+    # Hide the log: it goes on filling. Kill the language server meanwhile: it is started again
+    # and the log goes on from the bytes the buffer has, no line lost or repeated.
     nvim.lua("for _, w in ipairs(vim.fn.win_findbuf(vim.fn.bufnr(...))) do vim.api.nvim_win_close(w, true) end", name)
     assert nvim.lua("return #vim.fn.win_findbuf(vim.fn.bufnr(...))", name) == 0
-    nvim.wait(f"#vim.api.nvim_buf_get_lines(vim.fn.bufnr('{name}'), 0, -1, false) == 8", what="all 8 lines")
-    assert sorted(nvim.buffer_lines(name)) == sorted(f"[worker:{t}] line {i} of {t}" for t in (0, 1) for i in range(1, 5))
+    (server,) = [p for p in psutil.Process(nvim.lua("return vim.fn.getpid()")).children(recursive=True)
+                 if p.cmdline()[-3:] == ["-m", "pai_lsp", "lsp"]]
+    server.kill()
+    assert len(nvim.buffer_lines(name)) < 8  # the job still prints
+    nvim.wait_message("the language server stopped")
+    nvim.wait(f"#vim.api.nvim_buf_get_lines(vim.fn.bufnr('{name}'), 0, -1, false) >= 8", what="all 8 lines")
+    nvim.lua("vim.wait(600)")  # a repeated line would arrive now
+    lines = nvim.buffer_lines(name)
+    for task in (0, 1):
+        assert [line for line in lines if line.startswith(f"[worker:{task}]")] == [
+            f"[worker:{task}] line {i} of {task}" for i in range(1, 5)], lines
+    assert len(lines) == 8 and not server.is_running()
     # s on the running job, confirmed: it stops, and the end is notified.
     nvim.command("PaiJobs")
     nvim.wait(f"vim.fn.search('{job} *RUNNING', 'n') > 0", what="the job listed RUNNING")

@@ -53,6 +53,34 @@ local function dispatch(method)
   end
 end
 
+local RESTARTS = 5 -- unexpected exits in a row after which the server is no longer restarted by itself
+local restarts = 0
+local keep_alive = {} -- functions: does something need the server running (a log being followed)?
+
+--- Keep the server running while `fn()` is true: it is started again if it dies.
+function M.keep_alive(fn)
+  table.insert(keep_alive, fn)
+end
+
+local function restart_wanted()
+  for _, fn in ipairs(keep_alive) do
+    if fn() then
+      restarts = restarts + 1
+      return restarts <= RESTARTS
+    end
+  end
+  return false
+end
+
+-- A restarted server knows no buffers: attach the *.pai.json ones again.
+local function attach_configs(id)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf):match("%.pai%.json$") then
+      vim.lsp.buf_attach_client(buf, id)
+    end
+  end
+end
+
 local function root_dir(path)
   local dir = path ~= "" and vim.fn.fnamemodify(path, ":p:h") or vim.fn.getcwd()
   local found = vim.fn.finddir(".vscode", dir .. ";")
@@ -93,6 +121,13 @@ local function server_config(path)
       -- Neovim lists the client (get_client_by_id) only once on_init has returned.
       vim.schedule(function()
         ready = true
+        local id = client_id
+        vim.defer_fn(function()
+          if client_id == id then
+            restarts = 0 -- it has run a while: count unexpected exits afresh
+          end
+        end, 60000)
+        attach_configs(id)
         local queued = waiting
         waiting = {}
         for _, fn in ipairs(on_start) do
@@ -104,15 +139,24 @@ local function server_config(path)
       end)
     end,
     on_exit = function(code, signal, id)
-      if id == client_id then
-        client_id, ready = nil, false
-        vim.schedule(function()
-          if code ~= 0 and not M.stopping then
-            vim.notify(("pai: the language server stopped (exit %s); the next command starts it again"):format(code),
-              vim.log.levels.WARN)
-          end
-        end)
+      if id ~= client_id then
+        return
       end
+      client_id, ready = nil, false
+      vim.schedule(function()
+        if M.stopping then
+          M.stopping = false
+          return
+        end
+        if restart_wanted() then
+          vim.notify(("pai: the language server stopped (exit %s, signal %s); starting it again"):format(code, signal),
+            vim.log.levels.WARN)
+          vim.defer_fn(function() M.start() end, 200)
+        elseif code ~= 0 then
+          vim.notify(("pai: the language server stopped (exit %s); the next command starts it again"):format(code),
+            vim.log.levels.WARN)
+        end
+      end)
     end,
   }
 end

@@ -213,6 +213,17 @@ client.on("pai/jobLogEnd", function(p)
   end
 end)
 
+local function any_following()
+  for _, log in pairs(logs) do
+    if log.following then
+      return true
+    end
+  end
+  return false
+end
+
+client.keep_alive(any_following)
+
 -- A restarted server has no relays: follow again from what each buffer has.
 client.on_start(function()
   for _, log in pairs(logs) do
