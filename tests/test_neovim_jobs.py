@@ -15,7 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from .neovim import Neovim, isolated_env, stop_services
+from .neovim import CLIENT, Neovim, isolated_env, stop_services
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
 MNIST_LOG = ["epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
@@ -272,3 +272,22 @@ def test_add_a_cluster(nvim, env):
     nvim.keys("Dy<CR>")
     nvim.wait("vim.fn.search(' team ', 'n') == 0", what="team removed")
     assert "s3cret-pw" not in (config / "secrets.json").read_text()
+
+
+def test_help(env, tmp_path):
+    """:help pai-lsp and the commands' tags (helptags fails on a duplicate tag)."""
+    plugin = tmp_path / "nvim"
+    shutil.copytree(CLIENT, plugin)
+    editor = Neovim(env, tmp_path, runtimepath=plugin)
+    try:
+        editor.command(f"helptags {plugin / 'doc'}")
+        for tag, line in (("pai-lsp", "*pai-lsp*"), (":PaiJobs", "*:PaiJobs*"), ("pai-lsp-hdfs", "*pai-lsp-hdfs*")):
+            editor.command(f"help {tag}")
+            assert editor.current_name() == str(plugin / "doc" / "pai_lsp.txt")
+            assert line in editor.lua("return vim.api.nvim_get_current_line()")
+        # every |link| of the page leads somewhere
+        text = (plugin / "doc" / "pai_lsp.txt").read_text()
+        for link in set(re.findall(r"\|([^ |]+)\|", text)):
+            editor.command(f"help {link}")
+    finally:
+        editor.close()
