@@ -15,7 +15,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import SERVER, _start
+from .helpers.lsp import SERVER, start_session
 
 HOME = Path(tempfile.mkdtemp(prefix="pai-lsp-home-"))
 ENV = dict(os.environ, XDG_CONFIG_HOME=str(HOME / "config"), XDG_STATE_HOME=str(HOME / "state"),
@@ -36,7 +36,7 @@ async def editor(lsp_client: LanguageClient):
         events["status"].append(params._asdict())
 
     lsp_client.events = events
-    await _start(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
+    await start_session(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
     try:
         yield
     finally:
