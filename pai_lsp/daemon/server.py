@@ -34,11 +34,11 @@ LOG_INTERVAL = 0.1  # seconds between two reads of a followed job's logs
 
 
 class Daemon:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, sessions: Sessions | None = None):
         self.path = path
         self.started = time.time()
         self.stopping = asyncio.Event()
-        self.sessions = Sessions()
+        self.sessions = sessions or Sessions()
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.handlers: dict[str, Handler] = {
             protocol.Ping.METHOD: self.ping,
