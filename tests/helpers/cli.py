@@ -73,3 +73,9 @@ def local_client_password(env: dict) -> str:
     from pai_lsp.localcluster.datadir import secrets_dir
 
     return (secrets_dir(Path(env["PAI_LOCAL_CLUSTER_DIR"]), Path(env["XDG_CONFIG_HOME"])) / "pai-client-password").read_text()
+
+
+def pai_lang(*args: str, cwd=None, lang: str = "C.UTF-8") -> subprocess.CompletedProcess:
+    """`pai` in the user's own environment, with messages in `lang`."""
+    env = dict(os.environ, LANG=lang, LC_ALL="", LC_MESSAGES="")
+    return subprocess.run([sys.executable, "-m", "pai_lsp", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
