@@ -18,12 +18,12 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .helpers.lsp import SERVER, start_session
+from .helpers.cli import isolated_env, stop_all
+from .helpers.lsp import SERVER, start_session, until
+from .helpers.paths import EXAMPLE
 
 HOME = Path(tempfile.mkdtemp(prefix="pai-lsp-wb-"))
-ENV = dict(os.environ, XDG_CONFIG_HOME=str(HOME / "config"), XDG_STATE_HOME=str(HOME / "state"),
-           PAI_LOCAL_CLUSTER_DIR=str(HOME / "local"), PAI_LSP_SECRETS="file")
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
+ENV = isolated_env(HOME)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
@@ -38,20 +38,12 @@ async def editor(lsp_client: LanguageClient):
     try:
         yield
     finally:
-        for command in (["daemon", "stop"], ["cluster", "stop-local"]):
-            subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=ENV, capture_output=True, timeout=60)
+        stop_all(ENV)
         await lsp_client.shutdown_session()
 
 
 async def run(editor: LanguageClient, command: str, *arguments) -> dict:
     return await editor.workspace_execute_command_async(types.ExecuteCommandParams(command, list(arguments)))
-
-
-async def until(condition, timeout: float = 60) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out waiting for the server"
-        await asyncio.sleep(0.02)
 
 
 def workspace(tmp_path: Path, command: str | None = None) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 from pathlib import Path
@@ -137,3 +138,11 @@ def apply_edit(text: str, edit: types.TextEdit, encoding: str = "utf-16") -> str
 
 def text_at(text: str, rng: types.Range) -> str:
     return text[offset_of(text, rng.start) : offset_of(text, rng.end)]
+
+
+async def until(condition, timeout: float = 60) -> None:
+    """Wait for what the server sends (it may have arrived already): no waiting for a message twice."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out waiting for the server"
+        await asyncio.sleep(0.02)
