@@ -168,6 +168,7 @@ class Document:
         self.text = text
         self.errors: list[ParseError] = []
         self.comments: list[tuple[int, int]] = []
+        self.memo: dict[str, Any] = {}  # what the analysis derived from this parse (dropped with it)
         self._lazy_enabled = lazy
         self._pos = 0
         self._peeked: tuple[str, int, int] | None = None
