@@ -205,7 +205,7 @@ def _in_string(doc: Document, node: Node, offset: int, settings: Settings, root:
 # At most this many `$PAI_…` names at once: a 10,000-role config defines millions. When there
 # are more, the list holds those starting with what was typed and says it is incomplete, so the
 # editor asks again as the user types on.
-VARIABLE_LIMIT = 200
+VARIABLE_LIMIT = 100
 
 
 class Completions(list):

@@ -132,6 +132,7 @@ class ConfigNames:
     roles: dict[str, int]  # role name -> taskNumber
     labels: set[str]
     job_envs: set[str]
+    named: int = 0  # how many roles have a name (more than len(roles): some share one)
 
     @classmethod
     def of(cls, config: Any) -> ConfigNames:
@@ -141,11 +142,10 @@ class ConfigNames:
     @classmethod
     def from_roles(cls, roles: list[RoleNames], job_envs: Any) -> ConfigNames:
         """From each role's `role_names` (cached per role by the caller) and the config's jobEnvs."""
-        labels: set[str] = set(ALWAYS_PORTS)
-        for _, _, role_labels in roles:
-            labels.update(role_labels)
+        labels = set(ALWAYS_PORTS).union(*(role_labels for _, _, role_labels in roles if role_labels))
         counts = {name: count for name, count, _ in roles if name is not None}
-        return cls(counts, labels, set(job_envs) if isinstance(job_envs, dict) else set())
+        named = sum(1 for name, _, _ in roles if name is not None)
+        return cls(counts, labels, set(job_envs) if isinstance(job_envs, dict) else set(), named)
 
 
 @dataclass
@@ -165,8 +165,9 @@ def resolve(name: str, names: ConfigNames) -> Resolution:
         return Resolution(en, zh, example)
     if name in names.job_envs:
         return Resolution("Set by jobEnvs in this config", "由此配置的 jobEnvs 设置")
-    # Names without a task index first, as a role name may itself end in `_<digits>`.
-    for template in sorted(TEMPLATES, key=lambda t: "index" in t.parts):
+    for template in _BY_INDEX:
+        if not name.startswith(template.parts[0]):
+            continue
         for found in _fillings(template, name, names):
             role, index = found.get("role"), found.get("index")
             if index is not None and role is not None and index >= names.roles[role]:
@@ -180,6 +181,10 @@ def resolve(name: str, names: ConfigNames) -> Resolution:
         return _explain(name, shaped, names)
     suggestion = difflib.get_close_matches(name, _suggestions(name, names), n=1)
     return Resolution(problem="semantic.unknown-variable", args={"suggestion": suggestion[0] if suggestion else ""})
+
+
+# Names without a task index first, as a role name may itself end in `_<digits>`.
+_BY_INDEX = sorted(TEMPLATES, key=lambda t: "index" in t.parts)
 
 
 def _fillings(template: Template, name: str, names: ConfigNames) -> Iterator[dict[str, Any]]:
@@ -208,8 +213,7 @@ def _fillings(template: Template, name: str, names: ConfigNames) -> Iterator[dic
             elif value in (names.roles if part == "role" else names.labels):
                 yield from walk(i + 1, end, {**found, part: value})
 
-    if name.startswith(parts[0]) or parts[0] in PLACEHOLDERS:
-        yield from walk(0, 0, {})
+    yield from walk(0, 0, {})
 
 
 def _occurrences(text: str, part: str, start: int) -> list[int]:

@@ -28,11 +28,13 @@ def _diag(node: Node, code: str, settings: Settings, fixes: list[Fix] | None = N
     return Diagnostic(node.start, node.end, code, msg.severity(code), msg.render(code, settings.locale, **args), fixes or [])
 
 
-def _roles(config: dict) -> list[tuple[int, dict]]:
+def _roles(config: dict) -> Iterator[tuple[int, dict]]:
+    """(index, role) of each task role that is an object (one at a time: a config may have 10,000)."""
     roles = config.get("taskRoles")
-    if not isinstance(roles, list):
-        return []
-    return [(i, r) for i, r in enumerate(roles) if isinstance(r, dict)]
+    if isinstance(roles, list):
+        for i, r in enumerate(roles):
+            if isinstance(r, dict):
+                yield i, r
 
 
 def semantic_checks(doc: Document, settings: Settings) -> list[Diagnostic]:
@@ -67,11 +69,13 @@ def role_checks(doc: Document, role_node: Node, names: ConfigNames, settings: Se
 
 
 def duplicate_roles(doc: Document, config: dict, names: ConfigNames, settings: Settings) -> Iterator[Diagnostic]:
-    names = Counter(r.get("name") for _, r in _roles(config) if isinstance(r.get("name"), str))
+    if names.named == len(names.roles):
+        return  # every name once: nothing to look for in 10,000 roles
+    counts = Counter(r.get("name") for _, r in _roles(config) if isinstance(r.get("name"), str))
     seen: set[str] = set()
     for index, role in _roles(config):
         name = role.get("name")
-        if isinstance(name, str) and names[name] > 1:
+        if isinstance(name, str) and counts[name] > 1:
             if name in seen:
                 node = find(doc.root, ("taskRoles", index, "name"))
                 if node is not None:

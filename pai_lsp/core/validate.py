@@ -69,12 +69,31 @@ def _remembered_properties(validator: Any, properties: dict, instance: Any, sche
             key = (id(subschema), json.dumps(value, sort_keys=True))
         errors = _PROPERTY_OUTCOMES.get(key)
         if errors is None:
-            errors = tuple(validator.descend(value, subschema, path=prop, schema_path=prop))
+            errors = tuple(_descend(validator, value, subschema, prop))
             if len(_PROPERTY_OUTCOMES) >= _PROPERTY_OUTCOMES_SIZE:
                 _PROPERTY_OUTCOMES.clear()
             _PROPERTY_OUTCOMES[key] = errors
         for error in errors:
             yield ValidationError.create_from(error)  # a copy: jsonschema extends the paths of what it gets
+
+
+_STANDALONE: dict[int, Any] = {}  # id(subschema) -> a validator of it, for subschemas without "$ref"
+
+
+def _descend(validator: Any, value: Any, subschema: Any, prop: str) -> Any:
+    """`validator.descend(value, subschema, path=prop, schema_path=prop)`, without building a new
+    validator each time for the subschemas that refer to nothing (most of a role's)."""
+    standalone = _STANDALONE.get(id(subschema))
+    if standalone is None:
+        refers = not isinstance(subschema, dict) or "$ref" in json.dumps(subschema)
+        standalone = _STANDALONE[id(subschema)] = False if refers else type(validator)(subschema)
+    if standalone is False:
+        return validator.descend(value, subschema, path=prop, schema_path=prop)
+    errors = list(standalone.iter_errors(value))
+    for error in errors:
+        error.path.appendleft(prop)
+        error.schema_path.appendleft(prop)
+    return errors
 
 
 def _reduce(errors: Any, prefix: tuple = ()) -> list[SchemaError]:
@@ -118,17 +137,18 @@ def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
         out.extend(_schema_diagnostics(doc, err, settings))
     # Each role's findings depend on its text, its index, the settings and the names the whole
     # config defines (its `$PAI_…` variables may name other roles): found again when those are.
-    text = doc.text
-    roles = [(node, role_cache.entry(text[node.start : node.end], node)) for node in _role_nodes(doc)]
-    names = ConfigNames.from_roles([entry.names for _, entry in roles], config.get("jobEnvs"))
+    nodes = _role_nodes(doc)
+    entries = [role_cache.entry(doc.text, node) for node in nodes]
+    names, generation = role_cache.config_names([entry.names for entry in entries], config.get("jobEnvs"))
     doc.memo["names"] = names
-    generation = role_cache.generation(names)
-    for index, (node, entry) in enumerate(roles):
-        key = (settings, generation, index)
-        if entry.key != key:
+    context = role_cache.context(settings, generation)
+    for index, node in enumerate(nodes):
+        entry = entries[index]
+        if entry.key is not context or entry.index != index:
             entry.diagnostics = tuple(d.moved(-node.start) for d in _role_diagnostics(doc, index, node, entry, names, settings))
-            entry.key = key
-        out.extend(d.moved(node.start) for d in entry.diagnostics)
+            entry.key, entry.index = context, index
+        if entry.diagnostics:
+            out.extend(d.moved(node.start) for d in entry.diagnostics)
     out.extend(config_checks(doc, config, names, settings))
     out.sort(key=lambda d: (d.start, d.end))
     return out
