@@ -33,6 +33,7 @@ DEBOUNCE_SECONDS = 0.02
 @dataclass
 class Analysis:
     version: int | None
+    revision: int  # of the OpenDocument analysed
     doc: Document
     lines: LineIndex
     diagnostics: list[Diagnostic]
@@ -82,10 +83,10 @@ class PaiLanguageServer(LanguageServer):
         """The analysis of the document as it is now (computed once per change)."""
         document = self.documents.get(uri) or OpenDocument(uri, None, LineIndex("", self.documents.encoding))
         cached = self.analyses.get(uri)
-        if cached is not None and cached.doc.text is document.text:
+        if cached is not None and cached.revision == document.revision and cached.doc.text is document.text:
             return cached
         doc = document.parsed
-        result = Analysis(document.version, doc, document.lines, diagnose(doc, self.settings_for(uri)))
+        result = Analysis(document.version, document.revision, doc, document.lines, diagnose(doc, self.settings_for(uri)))
         self.analyses[uri] = result
         return result
 
