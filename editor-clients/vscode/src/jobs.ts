@@ -81,6 +81,8 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly tasks = new Map<JobNode, Task[]>();
   /** Jobs started from this window that have not ended: the status bar counts them. */
   private readonly mine = new Map<string, { cluster: string; state: string }>();
+  /** The last state pushed for any job. */
+  private readonly seen = new Map<string, string>();
   private readonly statusBar = vscode.window.createStatusBarItem("pai.runningJobs", vscode.StatusBarAlignment.Left, 10);
   private readonly ticker: NodeJS.Timeout;
   readonly view: vscode.TreeView<Node>;
@@ -108,8 +110,13 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
 
   /** A job submitted from this window: listed at once, counted in the status bar, announced at its end. */
   started(job: string, cluster: string): void {
-    this.mine.set(job, { cluster, state: "WAITING" });
-    this.updateStatusBar();
+    const seen = this.seen.get(job);
+    if (seen && FINAL_STATES.includes(seen)) {
+      void this.announceEnd(job, cluster, seen); // it ended before the submit's answer was read
+    } else {
+      this.mine.set(job, { cluster, state: seen ?? "WAITING" });
+      this.updateStatusBar();
+    }
     const node = this.clusters?.find((c) => c.name === cluster);
     if (node) {
       node.jobs.unshift(new JobNode(node, { name: job, state: "WAITING", created: Date.now() }));
@@ -121,6 +128,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   }
 
   private onStatus(p: { job: string; cluster?: string; state: string; exitCode?: number | null }): void {
+    this.seen.set(p.job, p.state);
     for (const c of this.clusters ?? []) {
       for (const node of c.jobs) {
         if (node.job.name === p.job && (!p.cluster || p.cluster === c.name) && node.job.state !== p.state) {
