@@ -100,6 +100,14 @@ async def test_run_with_client_progress_then_list_inspect_and_refollow(editor, t
     config = await run(editor, "pai.job.config", {"job": job, "cluster": "local"})
     assert config["config"]["jobName"] == job and config["config"]["taskRoles"][0]["name"] == "train"
 
+    # Download Outputs with its progress on the client's token.
+    editor.progress_reports["out-1"] = []
+    out = await run(editor, "pai.jobOutputs", job, str(tmp_path / "out"), "local", "out-1")
+    assert out["ok"] and (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
+    reports = editor.progress_reports["out-1"]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert any(isinstance(r, types.WorkDoneProgressReport) and r.message.startswith("downloading 1/1 files") for r in reports)
+
     # Reopening the log from the jobs view: from the start, or only what is missing.
     first = len(editor.events["log"])
     assert (await run(editor, "pai.job.follow", {"job": job, "cluster": "local"}))["ok"]

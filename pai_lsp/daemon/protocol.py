@@ -200,6 +200,7 @@ class Ssh(JobRef):
 class Outputs(JobRef):
     METHOD: ClassVar[str] = "outputs"
     dest: str
+    progress_token: str | int | None = None  # `transfer.progress` events on it
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -181,7 +181,8 @@ class Daemon:
         return {"stopped": p.job}
 
     async def outputs(self, p: protocol.Outputs, notify: Notify) -> dict:
-        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest))
+        progress = self.progress(p.progress_token, protocol.TransferProgress, notify)
+        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest), progress)
         return {"path": str(target)}
 
     async def watch(self, p: protocol.Watch, notify: Notify) -> dict:
