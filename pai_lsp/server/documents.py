@@ -15,6 +15,7 @@ waiting for an answer that never came.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -143,6 +144,14 @@ class _Refused:
     id: Any
     error: JsonRpcException
     jsonrpc: str = "2.0"
+
+
+def tune_garbage_collection() -> None:
+    """Collect young objects after 50,000 allocations rather than 700. Opening a 10,000-role config
+    allocates some 150,000 objects that all stay alive, and with the default thresholds each
+    one of the resulting full collections walks every object of every open document (0.3 s of
+    CPU for the open, measured). Garbage cycles wait a little longer; the analysis makes few."""
+    gc.set_threshold(50_000, 20, 10)
 
 
 class SyncProtocol(LanguageServerProtocol):
