@@ -9,7 +9,7 @@ from pathlib import Path
 from .config_file import UnreadableConfig, read_config
 from .core.model import LineIndex
 from .core.validate import validate
-from .settings import find_workspace_settings, terminal_locale, to_settings
+from .settings import find_workspace_settings, read, terminal_locale
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
 
@@ -25,9 +25,8 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
             print(f"{name}: cannot read: {exc}", file=err)
             status = EXIT_UNREADABLE
             continue
-        settings = to_settings(find_workspace_settings(path.resolve()), locale)
-        if dialect:
-            settings = type(settings)(dialect=dialect, locale=settings.locale)
+        values = find_workspace_settings(path.resolve())
+        settings = read({**values, "pai.cluster.kind": dialect} if dialect else values, locale)
         _, diagnostics = validate(text, settings)
         lines = LineIndex(text, "utf-32")
         for d in diagnostics:

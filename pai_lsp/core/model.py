@@ -37,10 +37,22 @@ class Diagnostic:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What the workspace says about the cluster and the user."""
+    """Every `pai.*` setting, with its default (here and nowhere else). `pai_lsp.settings.read` builds
+    it from `.vscode/settings.json` and the editor's configuration; the key each field comes from
+    is its `key`."""
 
-    dialect: str = "openpai"  # "openpai" | "scm"
-    locale: str | None = None
+    dialect: str = field(default="openpai", metadata={"key": "pai.cluster.kind"})  # "openpai" | "scm"
+    locale: str | None = field(default=None, metadata={"key": "pai.locale"})  # else the editor's or terminal's
+    upload_enabled: bool = field(default=True, metadata={"key": "pai.job.upload.enabled"})
+    upload_include: tuple[str, ...] = field(default=("**/*.py",), metadata={"key": "pai.job.upload.include"})  # VS Code globs
+    upload_exclude: tuple[str, ...] = field(default=(), metadata={"key": "pai.job.upload.exclude"})
+    generate_job_name: bool = field(default=True, metadata={"key": "pai.job.generateJobName.enabled"})
+
+
+def dialect_of(kind: object) -> str:
+    """The job-config dialect of a cluster kind (`pai.cluster.kind`, or a cluster profile's kind):
+    the one place the editor, `pai check` and submit decide it."""
+    return "scm" if kind == "scm" else "openpai"
 
 
 # LSP counts exactly these as line ends (not U+2028, U+2029, U+0085, \x0b, \x0c, \x1c as

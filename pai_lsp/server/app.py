@@ -21,7 +21,7 @@ from ..core.jsonc import Document
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
-from ..settings import find_workspace_settings, flatten, to_settings
+from ..settings import find_workspace_settings, flatten, read
 from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
@@ -52,8 +52,14 @@ class PaiLanguageServer(LanguageServer):
         tune_garbage_collection()
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
+        self.client_shows_messages = False  # the client shows command failures and job ends itself
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.followers: dict[tuple[str | None, str], asyncio.Task] = {}  # (cluster, job) -> log relay
+        self.status_feed: asyncio.Task | None = None
+        self.job_states: dict[tuple[str | None, str], str] = {}  # (cluster, job) -> the state last sent
+        self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
+        self.cancelled_tokens: set[str | int] = set()
 
     # -- settings --------------------------------------------------------------------
     def settings_for(self, uri: str) -> Settings:
@@ -62,7 +68,7 @@ class PaiLanguageServer(LanguageServer):
         if path:
             values.update(find_workspace_settings(Path(path)))
         values.update(self.client_settings)
-        return to_settings(values, self.locale)
+        return read(values, self.locale)
 
     def update_client_settings(self, raw: Any) -> None:
         self.client_settings = flatten(raw)

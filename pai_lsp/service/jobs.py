@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config_file import UnreadableConfig, read_config
 from ..core.jsonc import parse
-from ..core.model import LineIndex, Settings
+from ..core.model import LineIndex, Settings, dialect_of
 from ..core.validate import diagnose
-from ..errors import InvalidInput, NameTaken, NotFound
-from ..settings import find_workspace_settings
+from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
+from ..settings import find_workspace_settings, read
 from ..storage.upload import Progress, UploadResult, select, upload
 
 if TYPE_CHECKING:
@@ -47,22 +48,23 @@ def workspace_of(config_path: Path) -> Path:
     return folder
 
 
-def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | None = None, shown: str | None = None) -> Prepared:
-    """`shown` is how messages name the file (as the user typed it)."""
+def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None) -> Prepared:
+    """`shown` is how messages name the file (as the user typed it). The config is checked in the
+    dialect of the cluster it goes to."""
     shown = shown or str(config_path)
     try:
         text = read_config(config_path)
     except UnreadableConfig as exc:
         raise InvalidInput(f"{shown}: {exc}") from None
     doc = parse(text)
-    dialect = "scm" if backend.profile.kind == "scm" else "openpai"
-    errors = [d for d in diagnose(doc, Settings(dialect=dialect, locale=locale)) if d.severity == "error"]
+    checked = replace(settings, dialect=dialect_of(backend.profile.kind))
+    errors = [d for d in diagnose(doc, checked) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
         more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
         raise InvalidInput(f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
-    if settings.get("pai.job.generateJobName.enabled", True):
+    if settings.generate_job_name:
         name = f"{config['jobName']}_{secrets.token_hex(4)}"
     else:
         name = config["jobName"]
@@ -72,7 +74,7 @@ def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | N
     config["jobName"] = name
     substitute(config, name, backend.profile.user)
     code_dir = None
-    if settings.get("pai.job.upload.enabled", True) and config.get("codeDir"):
+    if settings.upload_enabled and config.get("codeDir"):
         code_dir = hdfs_path(config["codeDir"])
     return Prepared(config, name, code_dir, workspace_of(config_path))
 
@@ -102,22 +104,64 @@ def hdfs_path(uri: str) -> str:
 
 
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
-           locale: str | None = None, shown: str | None = None) -> dict:
-    """Check, name, upload and submit on a session already open (the daemon keeps one per cluster)."""
+           locale: str | None = None, shown: str | None = None, cancelled: threading.Event | None = None) -> dict:
+    """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
+    `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`.
+    `cancelled`, once set (the caller hung up), stops the upload and the submit."""
     config_path = Path(config_path)
-    values = dict(find_workspace_settings(config_path.resolve()))
-    values.update(settings or {})
-    prepared = prepare(config_path, values, backend, locale, shown)
+    chosen = read({**find_workspace_settings(config_path.resolve()), **(settings or {})}, locale)
+    prepared = prepare(config_path, chosen, backend, shown)
     uploaded: UploadResult | None = None
     if prepared.code_dir:
-        files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
-        uploaded = upload(backend.storage, files, prepared.code_dir, progress=progress)
+        files = select(prepared.workspace, list(chosen.upload_include), list(chosen.upload_exclude))
+        uploaded = upload(backend.storage, files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+    if cancelled is not None and cancelled.is_set():
+        raise Interrupted("cancelled: nothing was submitted")
     backend.submit(prepared.config)
     return {"job": prepared.name, "cluster": backend.profile.name, "user": backend.profile.user,
             "upload": uploaded.to_json() if uploaded else None}
 
 
+def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:
+    """`progress`, raising Interrupted once `cancelled` is set (the upload then stops and cleans up)."""
+    if cancelled is None:
+        return progress
+
+    def report(*args: int) -> None:
+        if cancelled.is_set():
+            raise Interrupted("cancelled")
+        if progress is not None:
+            progress(*args)
+
+    return report
+
+
 # -- watch and act ---------------------------------------------------------------------
+def list_jobs(backend: Backend, offset: int = 0, limit: int | None = None) -> dict:
+    """The user's jobs, newest first, one page of them."""
+    rows = sorted(backend.jobs(), key=lambda j: j.created or 0, reverse=True)
+    page = rows[offset:offset + limit] if limit is not None else rows[offset:]
+    return {"cluster": backend.profile.name, "user": backend.profile.user, "total": len(rows), "offset": offset,
+            "jobs": [{"name": j.name, "state": j.state, "created": j.created, "completed": j.completed,
+                      "exitCode": j.exit_code, "retries": j.retries, "virtualCluster": j.virtual_cluster} for j in page]}
+
+
+def ssh_info(job: JobDetail, task: str | None = None) -> list[dict]:
+    """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+    tasks = [t for t in job.tasks if not task or t.label == task]
+    if not tasks:
+        raise NotFound(f"job {job.name} has no task {task}")
+    running = [t for t in tasks if t.ip and t.state == "RUNNING"]
+    if not running:
+        raise NotFound(f"no task of {job.name} is running now (state {job.state})")
+    rows = []
+    for t in running:
+        ssh_port = str(t.ports.get("ssh") or "").split(",")[0]
+        rows.append({"task": t.label, "ip": t.ip, "sshPort": ssh_port or None,
+                     "command": f"ssh -p {ssh_port} root@{t.ip}" if ssh_port else None,
+                     "urls": {label: [f"http://{t.ip}:{p}" for p in str(ports).split(",")]
+                              for label, ports in t.ports.items() if label != "ssh"}})
+    return rows
 class TaskLogs:
     """Each task's log, read by byte offset: where it is (known once the task runs) and how much of
     it was read. `offsets` may start where a follower left off."""

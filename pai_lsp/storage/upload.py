@@ -18,7 +18,6 @@ from ..errors import Interrupted, InvalidInput, PaiError
 from .webhdfs import Hdfs
 
 MANIFEST = ".pai-manifest.json"
-DEFAULT_INCLUDE = ["**/*.py"]
 
 Progress = Callable[[int, int, int, int], None]  # bytes done, bytes total, files done, files total
 
@@ -124,10 +123,10 @@ def _pruned_folders(exclude: list[str] | None):
     return matcher(folders)[0] if folders else None
 
 
-def select(root: Path, include: list[str] | None, exclude: list[str] | None) -> list[Selected]:
+def select(root: Path, include: list[str], exclude: list[str] | None) -> list[Selected]:
     """Files under `root` that match `include` and not `exclude` (VS Code glob semantics:
     `**`, `{a,b}`, `[..]`, and `!pattern` to take files back out)."""
-    wanted = matcher(include or DEFAULT_INCLUDE)
+    wanted = matcher(include)
     unwanted = matcher(exclude) if exclude else (None, None)
     skip_folder = _pruned_folders(exclude)
     batches: list[str] = []
@@ -199,7 +198,8 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     done_bytes = done_files = 0
     sent: list[str] = []
     try:
-        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        pool = ThreadPoolExecutor(max_workers=max(1, threads))
+        try:
             futures = {pool.submit(lambda rel: hdfs.write(f"{target}/{rel}", Path(paths[rel]).read_bytes()), rel): rel
                        for rel in changed}
             for future in as_completed(futures):
@@ -209,7 +209,9 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
                 done_files += 1
                 done_bytes += manifest["files"][rel]["size"]
                 if progress:
-                    progress(done_bytes, total, done_files, len(changed))
+                    progress(done_bytes, total, done_files, len(changed))  # may raise to cancel the upload
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)  # a failure or a cancel sends nothing more
         for rel in removed:
             hdfs.delete(f"{target}/{rel}")
         hdfs.write(f"{target}/{MANIFEST}", json.dumps(manifest).encode())
