@@ -9,8 +9,8 @@ import re
 
 from lsprotocol import types
 
-from .conftest import Editor
-from .test_cli_check import pai
+from .helpers.cli import pai_lang
+from .helpers.lsp import Editor
 
 ROLES = 300
 
@@ -35,7 +35,7 @@ def fresh_check(tmp_path, text: str) -> list[tuple]:
     job = tmp_path / "fresh.pai.json"
     job.write_text(text)
     out = []
-    for line in pai("check", str(job)).stdout.splitlines():
+    for line in pai_lang("check", str(job)).stdout.splitlines():
         m = re.match(rf"{re.escape(str(job))}:(\d+):(\d+): \w+ (\S+) (.*)", line)
         assert m, line
         out.append((int(m.group(1)) - 1, int(m.group(2)) - 1, m.group(3), m.group(4)))

@@ -43,7 +43,7 @@ class OpenDocument:
     warned: set[str] = field(default_factory=set)  # problems already logged for this document
     revision: int = 0  # counts the changes applied: what an analysis of this document belongs to
     _parsed: Document | None = None
-    _edits: list[tuple[int, int, str, str]] = field(default_factory=list)  # not yet in _parsed
+    _edits: list[tuple[int, int, str]] = field(default_factory=list)  # not yet in _parsed
 
     @property
     def text(self) -> str:
@@ -57,7 +57,7 @@ class OpenDocument:
     def edited(self, start: int, end: int, new: str, lines: LineIndex) -> None:
         """text[start:end] became `new`; `lines` indexes the result."""
         self.lines = lines
-        self._edits.append((start, end, new, lines.text))
+        self._edits.append((start, end, new))
         self.revision += 1
 
     @property
@@ -66,8 +66,9 @@ class OpenDocument:
         task role an edit falls in is read again), or a fresh parse."""
         if self._parsed is None or len(self._edits) > 16:
             self._parsed, self._edits = parse(self.lines.text), []
-        for start, end, new, text in self._edits:
-            self._parsed = self._parsed.edit(start, end, new, text)
+        last = len(self._edits) - 1
+        for i, (start, end, new) in enumerate(self._edits):
+            self._parsed = self._parsed.edit(start, end, new, self.lines.text if i == last else None)
         self._edits = []
         return self._parsed
 
