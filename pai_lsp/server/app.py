@@ -22,7 +22,7 @@ from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, read
-from .documents import Documents, OpenDocument, SyncProtocol
+from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -49,6 +49,7 @@ def _converter():
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
+        tune_garbage_collection()
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
         self.client_shows_messages = False  # the client shows command failures and job ends itself
