@@ -13,7 +13,9 @@ from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import Settings
 from pai_lsp.core.validate import diagnose
 
-from .test_properties import TEXTS
+from .helpers.paths import sample_texts
+
+TEXTS = sample_texts()
 
 ROLES = json.dumps({
     "jobName": "j", "image": "i", "codeDir": "$PAI_DEFAULT_FS_URI/x",
