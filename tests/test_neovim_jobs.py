@@ -8,16 +8,15 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import psutil
 import pytest
 
-from .neovim import CLIENT, Neovim, isolated_env, stop_services
+from .helpers.cli import pai as run_pai
+from .helpers.neovim import CLIENT, Neovim, isolated_env, stop_services
+from .helpers.paths import EXAMPLE
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
 MNIST_LOG = ["epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
 
 pytestmark = pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed (.ci/run installs it)")
@@ -45,8 +44,7 @@ def nvim(env, workspace):
 
 
 def pai(env: dict, *args: str, cwd: Path | None = None, stdin: str | None = None) -> str:
-    done = subprocess.run([sys.executable, "-m", "pai_lsp", *args], env=env, cwd=cwd, input=stdin, capture_output=True,
-                          text=True, timeout=120)
+    done = run_pai(env, *args, cwd=cwd, stdin=stdin)
     assert done.returncode == 0, done.stderr
     return done.stdout + done.stderr
 

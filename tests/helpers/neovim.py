@@ -11,36 +11,33 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pynvim
 
-CLIENT = Path(__file__).resolve().parents[1] / "editor-clients" / "nvim"
-SERVER = [sys.executable, "-m", "pai_lsp", "lsp"]
+from .cli import isolated_env as cli_env
+from .cli import stop_all
+from .lsp import SERVER
+from .paths import ROOT
+
+CLIENT = ROOT / "editor-clients" / "nvim"
 
 
 def isolated_env() -> dict[str, str]:
-    """Environment variables for one test: its own config, state (the daemon's socket), local
-    cluster and secrets file (a short path: a Unix socket's path is at most 107 bytes)."""
+    """The environment of one test: `pai`'s own (config, state with the daemon's socket, local
+    cluster, secrets file) under a short temporary path (a Unix socket's path is at most 107 bytes),
+    and Neovim's data and cache folders there too."""
     home = Path(tempfile.mkdtemp(prefix="pai-nvim-"))
-    env = dict(os.environ)
-    env.pop("XDG_RUNTIME_DIR", None)
-    env.update(
-        XDG_CONFIG_HOME=str(home / "config"), XDG_STATE_HOME=str(home / "state"), XDG_DATA_HOME=str(home / "data"),
-        XDG_CACHE_HOME=str(home / "cache"), PAI_LOCAL_CLUSTER_DIR=str(home / "local"), PAI_LSP_SECRETS="file",
-        PAI_NVIM_TEST_HOME=str(home),
-    )
+    env = cli_env(home)
+    env.update(XDG_DATA_HOME=str(home / "data"), XDG_CACHE_HOME=str(home / "cache"), PAI_NVIM_TEST_HOME=str(home))
     return env
 
 
 def stop_services(env: dict[str, str]) -> None:
     """Stop the test's daemon and local cluster, and remove its home."""
-    for command in (["daemon", "stop"], ["cluster", "stop-local"]):
-        subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=env, capture_output=True, timeout=60)
+    stop_all(env)
     shutil.rmtree(env["PAI_NVIM_TEST_HOME"], ignore_errors=True)
 
 
