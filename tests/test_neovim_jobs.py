@@ -287,5 +287,10 @@ def test_help(env, tmp_path):
         text = (plugin / "doc" / "pai_lsp.txt").read_text()
         for link in set(re.findall(r"\|([^ |]+)\|", text)):
             editor.command(f"help {link}")
+        # the buffers' syntax files load
+        editor.command("enew | syntax on")
+        for filetype in ("pailog", "paijobs", "paihdfs", "paiclusters"):
+            editor.command(f"set filetype={filetype}")
+            assert editor.lua("return vim.b.current_syntax") == filetype
     finally:
         editor.close()

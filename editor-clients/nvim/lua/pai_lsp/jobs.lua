@@ -7,6 +7,7 @@ local ui = require("pai_lsp.ui")
 local M = {}
 
 local PAGE = 50
+local TICK_MS = 5000
 local views = {} -- buffer -> view {cluster, resolved, user, jobs, total, limit, entries}
 
 local function header(view)
@@ -170,10 +171,7 @@ function M.outputs(buf)
       return
     end
     dest = vim.fn.fnamemodify(vim.fn.expand(dest), ":p")
-    local args = { job.name, dest }
-    if r.cluster then
-      table.insert(args, r.cluster)
-    end
+    local args = { job.name, dest, r.cluster or "", require("pai_lsp.submit").token("outputs") }
     client.execute("pai.jobOutputs", args, function(result)
       ui.notify(("outputs of %s downloaded to %s"):format(job.name, result.path))
     end)
@@ -201,7 +199,23 @@ function M.open(cluster)
   ui.show(buf, "current")
   if created then
     views[buf] = { cluster = cluster, jobs = {}, limit = PAGE }
-    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function() views[buf] = nil end })
+    -- Durations of running jobs go on while the list is shown.
+    local timer = (vim.uv or vim.loop).new_timer()
+    timer:start(TICK_MS, TICK_MS, vim.schedule_wrap(function()
+      local view = views[buf]
+      if view and #vim.fn.win_findbuf(buf) > 0 then
+        for _, job in ipairs(view.jobs) do
+          if not ui.FINAL[job.state] then
+            return render(buf)
+          end
+        end
+      end
+    end))
+    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function()
+      views[buf] = nil
+      timer:stop()
+      timer:close()
+    end })
     ui.keymaps(buf, ":PaiJobs keys", {
       { "<CR>", function() M.details(buf) end, "tasks, ports and state of the job" },
       { "l", function()
@@ -222,6 +236,17 @@ function M.open(cluster)
     ui.set_lines(buf, 0, -1, { "Listing jobs…" })
   end
   refresh(buf)
+end
+
+--- Job names listed (for completion).
+function M.names()
+  local names = {}
+  for _, view in pairs(views) do
+    for _, job in ipairs(view.jobs) do
+      table.insert(names, job.name)
+    end
+  end
+  return names
 end
 
 client.on("pai/jobStatus", function(p)

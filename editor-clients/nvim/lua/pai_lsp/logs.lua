@@ -173,9 +173,14 @@ function M.open(job, cluster)
   end
 end
 
---- Job names with a log buffer (for completion).
+--- Job names with a log buffer or in a job list (for completion).
 function M.jobs()
   local names = vim.tbl_keys(logs)
+  for _, name in ipairs(require("pai_lsp.jobs").names()) do
+    if not logs[name] then
+      table.insert(names, name)
+    end
+  end
   table.sort(names)
   return names
 end

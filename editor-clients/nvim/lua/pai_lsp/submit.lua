@@ -16,7 +16,7 @@ local started = {} -- job name -> true: jobs submitted from this Neovim, not end
 local sequence = 0
 
 local function now_ms()
-  return vim.loop.now()
+  return (vim.uv or vim.loop).now()
 end
 
 --- A fresh progress token (the server reports the upload on it).
