@@ -179,6 +179,24 @@ def test_invalid_config_is_one_error(nvim, workspace):
     assert not nvim.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('^pai://logs/') then return true end end return false")
 
 
+def test_in_chinese(env, workspace):
+    """With a Chinese $LANG, the plugin's texts and the server's messages are in Chinese."""
+    env = dict(env, LANG="zh_CN.UTF-8", LC_ALL="", LC_MESSAGES="")
+    editor = Neovim(env, workspace)
+    try:
+        (workspace / "bad.pai.json").write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
+        editor.command("edit bad.pai.json")
+        editor.command("PaiSubmit")
+        assert '"a-b" 不是有效的' in editor.wait_message("不是有效的")
+        editor.command("PaiClusters")
+        editor.wait("vim.fn.search('^\\\\* local ', 'n') > 0")
+        lines = editor.current_lines()
+        assert lines[0] == "集群配置   (? 帮助)" and lines[1].split() == ["名称", "用户", "类型", "登录", "REST"]
+        assert lines[2].split()[-2:] == ["运行中", "（内置，在本机）"] or lines[2].split()[-2:] == ["已停止", "（内置，在本机）"], lines
+    finally:
+        editor.close()
+
+
 def test_hdfs_browser(nvim, env, workspace, tmp_path):
     out = pai(env, "run", "mnist.pai.json", cwd=workspace)
     code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file(s), … to /<user>/<job> (0 unchanged)"

@@ -15,6 +15,8 @@ local listeners = {} -- method -> list of functions(result, ctx)
 local on_start = {} -- functions run each time a new server is ready (e.g. to follow logs again)
 
 local has_011 = vim.fn.has("nvim-0.11") == 1
+local i18n = require("pai_lsp.i18n")
+local t = i18n.t
 
 -- client:method(...) in 0.11+, client.method(...) before (the dot form is deprecated there).
 local function invoke(client, name, ...)
@@ -90,19 +92,11 @@ local function root_dir(path)
   return dir
 end
 
-local function locale()
-  local lang = vim.env.LC_ALL or vim.env.LC_MESSAGES or vim.env.LANG or vim.v.lang or ""
-  if lang:match("^zh") then
-    return "zh-CN"
-  end
-  return nil
-end
-
 local function server_config(path)
   local settings = vim.deepcopy(M.config.settings or {})
-  if locale() and not (settings.pai and settings.pai.locale) then
+  if i18n.locale() and not (settings.pai and settings.pai.locale) then
     settings.pai = settings.pai or {}
-    settings.pai.locale = locale()
+    settings.pai.locale = i18n.locale()
   end
   local init = vim.deepcopy(settings)
   init.client = { showsMessages = true } -- this client shows failed commands and job ends itself
@@ -149,11 +143,11 @@ local function server_config(path)
           return
         end
         if restart_wanted() then
-          vim.notify(("pai: the language server stopped (exit %s, signal %s); starting it again"):format(code, signal),
+          vim.notify("pai: " .. t("the language server stopped (exit %s, signal %s); starting it again", code, signal),
             vim.log.levels.WARN)
           vim.defer_fn(function() M.start() end, 200)
         elseif code ~= 0 then
-          vim.notify(("pai: the language server stopped (exit %s); the next command starts it again"):format(code),
+          vim.notify("pai: " .. t("the language server stopped (exit %s); the next command starts it again", code),
             vim.log.levels.WARN)
         end
       end)
@@ -174,7 +168,7 @@ function M.start(path)
     client_id = vim.lsp.start_client(config)
   end
   if not client_id then
-    vim.notify("pai: could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
+    vim.notify("pai: " .. t("could not start %s", table.concat(M.config.cmd, " ")), vim.log.levels.ERROR)
   end
   return client_id
 end

@@ -50,7 +50,7 @@ end
 --- :PaiLogs {job} [cluster]
 function M.logs(job, cluster)
   if not job or job == "" then
-    require("pai_lsp.ui").error("which job? :PaiLogs {job}")
+    require("pai_lsp.ui").error(require("pai_lsp.i18n").t("which job? :PaiLogs {job}"))
     return
   end
   require("pai_lsp.logs").open(job, cluster ~= "" and cluster or nil)

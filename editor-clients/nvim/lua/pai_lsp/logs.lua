@@ -4,6 +4,7 @@
 -- restart asks only for the bytes this buffer does not have. The buffer keeps filling while hidden.
 local client = require("pai_lsp.client")
 local ui = require("pai_lsp.ui")
+local t = require("pai_lsp.i18n").t
 
 local M = {}
 
@@ -146,8 +147,8 @@ local function follow(log)
   client.execute("pai.job.follow", { { job = log.job, cluster = log.cluster, offsets = M.offsets(log) } }, nil,
     function(result)
       log.following = false
-      append_note(log, result.message or "could not follow the log")
-      ui.error(log.job .. ": " .. (result.message or "could not follow the log"))
+      append_note(log, result.message or t("could not follow the log"))
+      ui.error(log.job .. ": " .. (result.message or t("could not follow the log")))
       return true
     end)
 end

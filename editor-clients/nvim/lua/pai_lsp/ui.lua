@@ -1,5 +1,7 @@
 -- What the plugin's buffers share: read-only scratch buffers, showing them, keymaps with a `?`
 -- help, notifications, confirmations and the formats of sizes, times and durations.
+local t = require("pai_lsp.i18n").t
+
 local M = {}
 
 M.FINAL = { SUCCEEDED = true, FAILED = true, STOPPED = true }
@@ -73,9 +75,9 @@ end
 --- all and `q` closes the window.
 function M.keymaps(buf, title, keys)
   local all = vim.list_extend(vim.deepcopy(keys), {
-    { "q", M.close, "close this window" },
+    { "q", M.close, t("close this window") },
   })
-  table.insert(all, { "?", function() M.help(title, all) end, "this help" })
+  table.insert(all, { "?", function() M.help(title, all) end, t("this help") })
   for _, key in ipairs(all) do
     vim.keymap.set("n", key[1], key[2], { buffer = buf, nowait = true, silent = true, desc = key[3] })
   end
@@ -102,6 +104,20 @@ function M.help(title, keys)
     table.insert(lines, ("  %-6s %s"):format(key[1], key[3]))
   end
   M.notify(table.concat(lines, "\n"))
+end
+
+--- `cells` joined by spaces, each but the last padded to its width in `widths` (display cells,
+--- so Chinese text lines up).
+function M.row(widths, cells)
+  local out = {}
+  for i, cell in ipairs(cells) do
+    cell = tostring(cell)
+    if widths[i] then
+      cell = cell .. string.rep(" ", widths[i] - vim.fn.strdisplaywidth(cell))
+    end
+    table.insert(out, cell)
+  end
+  return table.concat(out, " ")
 end
 
 --- Ask yes/no (no unless the answer is y or yes) and call `on_yes` on yes. A prompt through
