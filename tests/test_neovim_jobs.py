@@ -219,6 +219,10 @@ def test_hdfs_browser(nvim, env, workspace, tmp_path):
     assert nvim.lua("return vim.bo.modifiable or vim.bo.filetype ~= 'python'") is False
     nvim.command(f"PaiHdfs {code_dir}")
     nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}'")
+    nvim.command(f"PaiHdfs {code_dir}/train.py")  # a file's path opens the file
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}/train.py'")
+    nvim.command(f"PaiHdfs {code_dir}")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}'")
 
     # u: upload a local file typed at the prompt.
     notes = tmp_path / "notes.txt"

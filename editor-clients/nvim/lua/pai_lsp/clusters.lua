@@ -144,17 +144,16 @@ end
 
 --- :PaiClusters
 function M.open()
-  local buf, created = ui.scratch("pai://clusters", "paiclusters")
-  if created then
-    views[buf] = {}
-    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function() views[buf] = nil end })
-    ui.keymaps(buf, t(":PaiClusters keys"), {
+  local buf, created = ui.listing("pai://clusters", "paiclusters", views, {}, t(":PaiClusters keys"), function(buf)
+    return {
       { "a", function() M.add(buf) end, t("add a cluster profile (asks for its URLs, user and password)") },
       { "d", function() M.set_default(buf) end, t("make it the default cluster") },
       { "L", function() M.login(buf) end, t("log in again (asks for the password)") },
       { "D", function() M.remove(buf) end, t("remove the profile (asks first)") },
       { "R", function() M.refresh(buf) end, t("refresh") },
-    })
+    }
+  end)
+  if created then
     ui.set_lines(buf, 0, -1, { t("Listing clusters…") })
   end
   ui.show(buf, "current")

@@ -10,6 +10,7 @@ local M = {}
 M.max_open_bytes = 4 * 1024 * 1024 -- a larger file opens with its first this many bytes
 
 local views = {} -- buffer -> {path, cluster, entries}
+local list -- (below)
 
 local function join(dir, name)
   return (dir == "/" and "" or dir) .. "/" .. name
@@ -184,7 +185,7 @@ local function enter(buf)
     return
   end
   if entry.type == "dir" then
-    M.open(entry.path, view.cluster)
+    list(entry.path, view.cluster)
   else
     open_file(entry.path, view.cluster, entry.size)
   end
@@ -194,27 +195,32 @@ end
 function M.open(path, cluster)
   path = (path and path ~= "") and path or "."
   cluster = (cluster and cluster ~= "") and cluster or nil
+  client.execute("pai.hdfs.stat", { { path = path, cluster = cluster } }, function(entry)
+    if entry.type == "file" then
+      open_file(entry.path, cluster, entry.size)
+    else
+      list(entry.path, cluster)
+    end
+  end)
+end
+
+-- The folder `path` in its listing buffer, in the current window.
+list = function(path, cluster)
   client.execute("pai.hdfs.ls", { { path = path, cluster = cluster } }, function(listing)
-    if #(listing.entries or {}) == 1 and listing.entries[1].type == "file" and listing.path:match("/" .. vim.pesc(listing.entries[1].name) .. "$") then
-      open_file(listing.path, cluster, listing.entries[1].size) -- a file's path: open it
-      return
-    end
-    local buf, created = ui.scratch(buffer_name(listing.path, cluster), "paihdfs")
-    if created then
-      views[buf] = { path = listing.path, cluster = cluster }
-      vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function() views[buf] = nil end })
-      ui.keymaps(buf, t(":PaiHdfs keys"), {
-        { "<CR>", function() enter(buf) end, t("open the folder, or the file (read-only)") },
-        { "-", function() M.open(parent(views[buf].path), cluster) end, t("the parent folder") },
-        { "u", function() M.upload(buf) end, t("upload a local file or folder here") },
-        { "d", function() M.download(buf) end, t("download the file or folder") },
-        { "D", function() M.delete(buf) end, t("delete the file or folder (asks first)") },
-        { "m", function() M.mkdir(buf) end, t("new folder") },
-        { "r", function() M.rename(buf) end, t("rename or move") },
-        { "y", function() M.copy_path(buf) end, t("copy the path") },
-        { "R", function() M.refresh(buf) end, t("refresh") },
-      })
-    end
+    local buf = ui.listing(buffer_name(listing.path, cluster), "paihdfs", views, { path = listing.path, cluster = cluster },
+      t(":PaiHdfs keys"), function(buf)
+        return {
+          { "<CR>", function() enter(buf) end, t("open the folder, or the file (read-only)") },
+          { "-", function() list(parent(views[buf].path), cluster) end, t("the parent folder") },
+          { "u", function() M.upload(buf) end, t("upload a local file or folder here") },
+          { "d", function() M.download(buf) end, t("download the file or folder") },
+          { "D", function() M.delete(buf) end, t("delete the file or folder (asks first)") },
+          { "m", function() M.mkdir(buf) end, t("new folder") },
+          { "r", function() M.rename(buf) end, t("rename or move") },
+          { "y", function() M.copy_path(buf) end, t("copy the path") },
+          { "R", function() M.refresh(buf) end, t("refresh") },
+        }
+      end)
     render(buf, listing)
     ui.show(buf, "current")
   end)

@@ -202,10 +202,28 @@ function M.open(cluster)
   if cluster == "" then
     cluster = nil
   end
-  local buf, created = ui.scratch("pai://jobs" .. (cluster and ("/" .. cluster) or ""), "paijobs")
+  local buf, created = ui.listing("pai://jobs" .. (cluster and ("/" .. cluster) or ""), "paijobs", views,
+    { cluster = cluster, jobs = {}, limit = PAGE }, t(":PaiJobs keys"), function(buf)
+      return {
+        { "<CR>", function() M.details(buf) end, t("tasks, ports and state of the job") },
+        { "l", function()
+          local job = current(buf)
+          if job then
+            logs.open(job.name, ref(buf, job).cluster)
+          end
+        end, t("the job's log (live while it runs)") },
+        { "s", function() M.stop(buf) end, t("stop the job (asks first)") },
+        { "o", function() M.outputs(buf) end, t("download the job's outputs") },
+        { "c", function() M.config(buf) end, t("the job's config as submitted") },
+        { "R", function() refresh(buf) end, t("refresh the list") },
+        { "+", function()
+          views[buf].limit = views[buf].limit + PAGE
+          refresh(buf)
+        end, t("show more jobs") },
+      }
+    end)
   ui.show(buf, "current")
   if created then
-    views[buf] = { cluster = cluster, jobs = {}, limit = PAGE }
     -- Durations of running jobs go on while the list is shown.
     local timer = (vim.uv or vim.loop).new_timer()
     timer:start(TICK_MS, TICK_MS, vim.schedule_wrap(function()
@@ -218,28 +236,10 @@ function M.open(cluster)
         end
       end
     end))
-    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function()
-      views[buf] = nil
+    views[buf].on_wipe = function()
       timer:stop()
       timer:close()
-    end })
-    ui.keymaps(buf, t(":PaiJobs keys"), {
-      { "<CR>", function() M.details(buf) end, t("tasks, ports and state of the job") },
-      { "l", function()
-        local job = current(buf)
-        if job then
-          logs.open(job.name, ref(buf, job).cluster)
-        end
-      end, t("the job's log (live while it runs)") },
-      { "s", function() M.stop(buf) end, t("stop the job (asks first)") },
-      { "o", function() M.outputs(buf) end, t("download the job's outputs") },
-      { "c", function() M.config(buf) end, t("the job's config as submitted") },
-      { "R", function() refresh(buf) end, t("refresh the list") },
-      { "+", function()
-        views[buf].limit = views[buf].limit + PAGE
-        refresh(buf)
-      end, t("show more jobs") },
-    })
+    end
     ui.set_lines(buf, 0, -1, { t("Listing jobs…") })
   end
   refresh(buf)

@@ -43,6 +43,25 @@ function M.scratch(name, filetype, listed)
   return buf, true
 end
 
+--- A listing buffer `name` (:PaiJobs, :PaiHdfs, :PaiClusters) with its state in `views[buf]`
+--- (forgotten, and `state.on_wipe()` called, when the buffer is wiped) and the keys `keys(buf)`
+--- returns (see M.keymaps). An existing one is reused as it is. Returns the buffer and whether it
+--- is new.
+function M.listing(name, filetype, views, state, title, keys)
+  local buf, created = M.scratch(name, filetype)
+  if created then
+    views[buf] = state
+    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function()
+      views[buf] = nil
+      if state.on_wipe then
+        state.on_wipe()
+      end
+    end })
+    M.keymaps(buf, title, keys(buf))
+  end
+  return buf, created
+end
+
 --- Replace lines `first`..`last` (0-based, end-exclusive, -1 = end) of a read-only buffer.
 function M.set_lines(buf, first, last, lines)
   vim.bo[buf].modifiable = true
