@@ -104,6 +104,15 @@ def test_submit_from_a_buffer_logs_jobs_outputs(nvim, env, workspace, tmp_path):
     config = nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://job/{job}.pai.json' and vim.api.nvim_buf_get_lines(0, 0, -1, false)")
     assert json.loads("\n".join(config))["jobName"] == job and config[1] == f'  "jobName": "{job}",'
 
+    # ?: the keys; l: the job's log.
+    nvim.command("PaiJobs")
+    nvim.keys("?")
+    assert nvim.wait_message(":PaiJobs keys") == "pai: :PaiJobs keys"
+    assert "  o      download the job's outputs" in nvim.messages().splitlines()
+    nvim.cursor_to(job)
+    nvim.keys("l")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://logs/{job}'")
+
     # :PaiLogs after wiping the buffer: the whole log again, once.
     nvim.command(f"bwipeout pai://logs/{job}")
     nvim.command(f"PaiLogs {job}")
@@ -131,7 +140,7 @@ MULTI = {
     "image": "python:3",
     "taskRoles": [{
         "name": "worker", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
-        "command": "for i in 1 2 3 4; do echo \"line $i of $PAI_TASK_INDEX\"; sleep 0.5; done; sleep 120",
+        "command": "for i in 1 2 3 4; do echo \"line $i of $PAI_TASK_INDEX\"; sleep 0.8; done; sleep 120",
     }],
 }
 
@@ -177,6 +186,10 @@ def test_invalid_config_is_one_error(nvim, workspace):
     nvim.lua("vim.wait(300)")
     assert sum("a-b" in m for m in nvim.messages().splitlines()) == 1
     assert not nvim.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('^pai://logs/') then return true end end return false")
+    # :PaiLogs of a job that does not exist: its buffer and a warning say so.
+    nvim.command("PaiLogs no_such_job")
+    line = nvim.wait_message("no_such_job: ")
+    assert nvim.buffer_lines("pai://logs/no_such_job")[-1] == "[pai] " + line.split("no_such_job: ", 1)[1]
 
 
 def test_in_chinese(env, workspace):

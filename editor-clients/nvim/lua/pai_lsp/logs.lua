@@ -216,6 +216,7 @@ client.on("pai/jobLogEnd", function(p)
   log.ended = state ~= nil and ui.FINAL[state] == true
   if ui.value(p.message) then
     append_note(log, p.message)
+    ui.notify(log.job .. ": " .. p.message, vim.log.levels.WARN)
   end
 end)
 
