@@ -74,10 +74,15 @@ local function restart_wanted()
   return false
 end
 
+--- A job config the server reads: *.pai.json, or a PaddlePaddle Cloud *.paddle.json.
+function M.is_job_file(path)
+  return path:match("%.pai%.json$") ~= nil or path:match("%.paddle%.json$") ~= nil
+end
+
 -- A restarted server knows no buffers: attach the *.pai.json ones again.
 local function attach_configs(id)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf):match("%.pai%.json$") then
+    if vim.api.nvim_buf_is_loaded(buf) and M.is_job_file(vim.api.nvim_buf_get_name(buf)) then
       vim.lsp.buf_attach_client(buf, id)
     end
   end
@@ -173,7 +178,7 @@ function M.start(path)
   return client_id
 end
 
---- Start the server (if needed) for a *.pai.json buffer and attach it.
+--- Start the server (if needed) for a job-config buffer and attach it.
 function M.attach(bufnr)
   local id = M.start(vim.api.nvim_buf_get_name(bufnr))
   if id then

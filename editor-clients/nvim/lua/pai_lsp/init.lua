@@ -20,14 +20,14 @@ function M.setup(opts)
   local group = vim.api.nvim_create_augroup("pai_lsp", { clear = true })
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     group = group,
-    pattern = "*.pai.json",
+    pattern = { "*.pai.json", "*.paddle.json" }, -- PaddlePaddle Cloud job files too (the server tells them apart)
     callback = function(args)
       M.attach(args.buf)
     end,
   })
 end
 
---- Start the server for a *.pai.json buffer (once per Neovim) and attach it.
+--- Start the server for a job-config buffer (once per Neovim) and attach it.
 function M.attach(bufnr)
   return client.attach(bufnr)
 end

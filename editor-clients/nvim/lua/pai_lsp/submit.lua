@@ -62,7 +62,7 @@ end
 function M.submit(bufnr, cluster, local_run)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local path = vim.api.nvim_buf_get_name(bufnr)
-  if not path:match("%.pai%.json$") then
+  if not client.is_job_file(path) then
     ui.error(t("open a *.pai.json job config to submit it"))
     return
   end
