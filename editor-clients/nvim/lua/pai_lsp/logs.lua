@@ -43,7 +43,7 @@ local function get(job, cluster)
     log = nil
   end
   if not log then
-    log = { job = job, cluster = cluster, have = {}, partial = {}, tasks = {}, count = 0, tail = 0,
+    log = { job = job, cluster = cluster, have = {}, partial = {}, tasks = {}, count = 0,
       following = false, ended = false }
     logs[job] = log
   end
@@ -91,17 +91,17 @@ local function write(log, task, text, flush)
     table.insert(pieces, log.partial[task])
     log.partial[task] = ""
   end
-  local function lead(t)
-    return log.prefix and ("[" .. t .. "] ") or ""
+  local function lead(name)
+    return log.prefix and ("[" .. name .. "] ") or ""
   end
   local lines = {}
   for _, piece in ipairs(pieces) do
     table.insert(lines, lead(task) .. shown(piece))
   end
   local committed = #lines
-  for _, t in ipairs(log.tasks) do
-    if log.partial[t] ~= "" then
-      table.insert(lines, lead(t) .. shown(log.partial[t]))
+  for _, other in ipairs(log.tasks) do
+    if log.partial[other] ~= "" then
+      table.insert(lines, lead(other) .. shown(log.partial[other]))
     end
   end
   local buf = buffer_of(log)
