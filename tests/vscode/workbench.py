@@ -1,0 +1,191 @@
+"""The VS Code workbench as a user drives it: the command palette, the keyboard, menus, and what is on
+screen. Every wait is for a state of the DOM (never a fixed sleep), with timeouts generous enough for a
+loaded 2-core machine. Selectors are the workbench's own stable class names (as in VS Code's smoke tests)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.sync_api import Locator, Page
+
+QUICK_INPUT = ".quick-input-widget"
+QUICK_INPUT_BOX = f"{QUICK_INPUT} .quick-input-box input"
+QUICK_INPUT_ROWS = f"{QUICK_INPUT} .quick-input-list .monaco-list-row"
+EXPLORER_ROWS = ".explorer-folders-view .monaco-list-row"
+PROBLEM_ROWS = ".markers-panel .monaco-list-row"
+CONTEXT_MENU_ITEMS = ".context-view .monaco-menu .action-item"
+NOTIFICATION_MESSAGES = ".notifications-center .notification-list-item"
+OUTPUT_LINES = ".output-view .view-lines"
+SUGGEST_ROWS = ".editor-widget.suggest-widget.visible .monaco-list-row"
+HOVER = ".monaco-hover:not(.hidden) .monaco-hover-content"
+
+LONG = 60.0  # seconds: a first action on a loaded machine (extension host, language server starting)
+
+
+class ErrorShown(AssertionError):
+    """An error notification appeared while we waited for something else: the test fails with its text."""
+
+
+class Workbench:
+    def __init__(self, page: Page, artifacts: Path):
+        self.page = page
+        self.artifacts = artifacts
+        self._shots = 0
+
+    # --- waiting -----------------------------------------------------------------------------------
+
+    def wait_for(self, condition: Callable[[], object], what: str, timeout: float = LONG, errors: bool = True):
+        """Poll `condition` until it returns something truthy. With `errors`, fail at once with the text
+        of any error notification that shows up meanwhile (an error the user sees is the real cause)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            result = condition()
+            if result:
+                return result
+            if errors and (shown := self.error_toasts()):
+                raise ErrorShown(f"while waiting for {what}, VS Code showed: {shown}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+            self.page.wait_for_timeout(200)
+
+    def error_toasts(self) -> list[str]:
+        toasts = self.page.locator(".notification-toast .monaco-list-row[aria-label^='Error: ']")
+        return [label for label in (t.get_attribute("aria-label") for t in toasts.all()) if label]
+
+    def screenshot(self, name: str) -> Path:
+        """Save what the user sees now as test-artifacts/vscode/<module>/NN-name.png."""
+        self._shots += 1
+        path = self.artifacts / f"{self._shots:02d}-{name}.png"
+        self.page.screenshot(path=str(path))
+        return path
+
+    # --- the window --------------------------------------------------------------------------------
+
+    def open(self, url: str) -> None:
+        self.page.goto(url)
+        self.page.wait_for_selector(".monaco-workbench", timeout=LONG * 1000)
+        # The folder is open when the explorer lists its files.
+        self.page.wait_for_selector(EXPLORER_ROWS, timeout=LONG * 1000)
+
+    def command(self, title: str) -> None:
+        """Run a command from the command palette (F1), by its exact title as the palette shows it."""
+        self.page.keyboard.press("F1")
+        box = self.page.locator(QUICK_INPUT_BOX)
+        box.wait_for(state="visible")
+        box.fill(">" + title)
+        self.pick(title)
+
+    def pick(self, label: str, timeout: float = LONG) -> None:
+        """Choose the quick-pick row labelled `label` (the palette, or a pick list a command showed)."""
+        index = self.wait_for(lambda: _index_of(label, self.quick_pick_labels()), f"'{label}' in the quick pick", timeout)
+        self.page.locator(QUICK_INPUT_ROWS).nth(index - 1).click()
+
+    def quick_pick_labels(self) -> list[str]:
+        return [r.get_attribute("aria-label") or "" for r in self.page.locator(QUICK_INPUT_ROWS).all()]
+
+    def type_into_input(self, text: str, submit: bool = True) -> None:
+        """Answer an input box (showInputBox) the way a user types."""
+        box = self.page.locator(QUICK_INPUT_BOX)
+        box.wait_for(state="visible")
+        box.fill(text)
+        if submit:
+            box.press("Enter")
+
+    def notifications(self) -> list[str]:
+        """Every notification of this window (the notification centre keeps the ones whose toast is gone)."""
+        center = self.page.locator(".notifications-center")
+        if not center.is_visible():
+            self.command("Notifications: Show Notifications")
+            center.wait_for(state="visible")
+        return [item.inner_text() for item in self.page.locator(NOTIFICATION_MESSAGES).all()]
+
+    def close_notifications(self) -> None:
+        if self.page.locator(".notifications-center").is_visible():
+            self.command("Notifications: Toggle Notifications")
+
+    # --- explorer and editors ------------------------------------------------------------------------
+
+    def explorer_row(self, name: str) -> Locator:
+        return self.page.locator(f"{EXPLORER_ROWS}[aria-label='{_css(name)}']")
+
+    def context_menu(self, target: Locator, item: str) -> None:
+        """Right-click `target` and choose `item` from the context menu."""
+        target.wait_for(state="visible", timeout=LONG * 1000)
+        target.click(button="right")
+        entry = self.page.locator(CONTEXT_MENU_ITEMS).filter(has=self.page.get_by_text(item, exact=True))
+        entry.first.wait_for(state="visible", timeout=LONG * 1000)
+        entry.first.click()
+
+    def open_file(self, name: str) -> Locator:
+        """Open a workspace file by name with Quick Open (Ctrl+P); returns its editor."""
+        self.page.keyboard.press("Control+P")
+        box = self.page.locator(QUICK_INPUT_BOX)
+        box.wait_for(state="visible")
+        box.fill(name)
+        self.wait_for(lambda: any(label.startswith(name) for label in self.quick_pick_labels()), f"{name} in Quick Open")
+        box.press("Enter")
+        editor = self.editor(name)
+        editor.wait_for(state="visible", timeout=LONG * 1000)
+        return editor
+
+    def editor(self, name: str) -> Locator:
+        return self.page.locator(f".editor-instance .monaco-editor[data-uri$='/{_css(name)}']")
+
+    def editor_text(self, name: str) -> str:
+        return self.editor(name).locator(".view-lines").inner_text().replace("\u00a0", " ")
+
+    def go_to(self, line: int, column: int = 1) -> None:
+        """Put the cursor at a position in the active editor (Ctrl+G, 'line:column')."""
+        self.page.keyboard.press("Control+G")
+        self.type_into_input(f"{line}:{column}")
+
+    def double_click_word(self, name: str, token: str) -> None:
+        """Double-click the first token `token` (as the editor shows it) in the editor: selects its word."""
+        span = self.editor(name).locator(".view-lines span span").filter(has_text=token).first
+        span.wait_for(state="visible", timeout=LONG * 1000)
+        box = span.bounding_box()
+        self.page.mouse.dblclick(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    # --- panels --------------------------------------------------------------------------------------
+
+    def problems(self) -> list[str]:
+        """The Problems view's rows (aria-labels: message, source, code, position)."""
+        if not self.page.locator(".markers-panel").is_visible():
+            self.command("Problems: Focus on Problems View")
+            self.page.locator(".markers-panel").wait_for(state="visible")
+        return [r.get_attribute("aria-label") or "" for r in self.page.locator(PROBLEM_ROWS).all()]
+
+    def show_output(self, channel: str) -> None:
+        self.command("Output: Show Output Channels...")
+        self.pick(channel)
+        self.page.locator(OUTPUT_LINES).first.wait_for(state="visible")
+
+    def output_text(self) -> str:
+        return self.page.locator(OUTPUT_LINES).first.inner_text().replace("\u00a0", " ")
+
+    def hover_text(self) -> str:
+        """Show the hover at the cursor (as Ctrl+K Ctrl+I does) and return its text."""
+        self.command("Show or Focus Hover")
+        hover = self.page.locator(HOVER)
+        return self.wait_for(lambda: hover.count() and hover.first.inner_text().strip(), "the hover")
+
+    def completions(self) -> list[str]:
+        """Trigger suggestions at the cursor (Ctrl+Space) and return the labels offered."""
+        self.page.keyboard.press("Control+Space")
+        rows = self.page.locator(SUGGEST_ROWS)
+        self.wait_for(lambda: rows.count() > 0, "the suggestion list")
+        return [r.get_attribute("aria-label") or "" for r in rows.all()]
+
+
+def _index_of(label: str, labels: list[str]) -> int:
+    """1-based index of the row whose aria-label is `label` (possibly followed by ', keybinding')."""
+    for i, text in enumerate(labels, 1):
+        if text == label or text.startswith(label + ", "):
+            return i
+    return 0
+
+
+def _css(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("'", "\\'")
