@@ -12,11 +12,13 @@ import base64
 import json
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from ..clusters import PaiError
+from ..service import clusters
 from ..service import jobs as service
 from . import socket_path, state_dir
 
@@ -110,8 +112,10 @@ class Daemon:
         return {"stopping": True}
 
     async def rpc_submit(self, params: dict, notify) -> dict:
+        """Submit; closing the connection while the upload runs stops it (nothing is submitted)."""
         loop = asyncio.get_running_loop()
         token = params.get("progressToken")
+        cancelled = threading.Event()
 
         def progress(done: int, total: int, files: int, all_files: int) -> None:
             if token is not None:
@@ -119,8 +123,13 @@ class Daemon:
                     notify("upload.progress", {"token": token, "bytes": done, "totalBytes": total, "files": files,
                                                "totalFiles": all_files}), loop)
 
-        result = await asyncio.to_thread(service.submit, Path(params["file"]), params.get("cluster"),
-                                         params.get("settings"), progress, params.get("locale"), params.get("shown"))
+        try:
+            result = await asyncio.to_thread(service.submit, Path(params["file"]), params.get("cluster"),
+                                             params.get("settings"), progress, params.get("locale"), params.get("shown"),
+                                             cancelled)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
         self.watch(result["cluster"], result["job"])
         return result
 
@@ -191,13 +200,49 @@ class Daemon:
         return await asyncio.to_thread(run)
 
     async def rpc_jobs(self, params: dict, notify) -> dict:
-        def jobs(conn: service.Connection) -> dict:
-            return {"cluster": conn.profile.name, "jobs": conn.rest.jobs()}
-
-        return await self._with_connection(params.get("cluster"), jobs)
+        return await self._with_connection(params.get("cluster"), service.list_jobs, int(params.get("offset") or 0),
+                                           params.get("limit"))
 
     async def rpc_status(self, params: dict, notify) -> dict:
-        return await self._with_connection(params.get("cluster"), service.job_status, params["job"])
+        def status(conn: service.Connection) -> dict:
+            return {**service.job_status(conn, params["job"]), "cluster": conn.profile.name,
+                    "webPortal": clusters.web_portal(conn.profile, params["job"])}
+
+        return await self._with_connection(params.get("cluster"), status)
+
+    async def rpc_ssh(self, params: dict, notify) -> dict:
+        def ssh(conn: service.Connection) -> dict:
+            return {"job": params["job"], "tasks": service.ssh_info(service.job_status(conn, params["job"]), params.get("task"))}
+
+        return await self._with_connection(params.get("cluster"), ssh)
+
+    async def rpc_config(self, params: dict, notify) -> dict:
+        return await self._with_connection(params.get("cluster"), lambda conn: {"job": params["job"],
+                                                                                "config": conn.rest.config(params["job"])})
+
+    # -- cluster profiles: every change drops the cached sessions, which may be stale now -----
+    async def rpc_clusters_list(self, params: dict, notify) -> dict:
+        return await asyncio.to_thread(clusters.list_profiles)
+
+    async def rpc_clusters_add(self, params: dict, notify) -> dict:
+        return await self._changing_profiles(clusters.add, params["name"], params["rest"], params["webhdfs"], params["user"],
+                                             params.get("kind") or "openpai", params.get("protocol"), params.get("password"))
+
+    async def rpc_clusters_login(self, params: dict, notify) -> dict:
+        return await self._changing_profiles(clusters.login, params.get("name"), params["password"])
+
+    async def rpc_clusters_remove(self, params: dict, notify) -> dict:
+        return await self._changing_profiles(clusters.remove, params["name"])
+
+    async def rpc_clusters_setDefault(self, params: dict, notify) -> dict:
+        return await self._changing_profiles(clusters.set_default, params["name"])
+
+    async def rpc_clusters_stopLocal(self, params: dict, notify) -> dict:
+        return await self._changing_profiles(clusters.stop_local_cluster)
+
+    async def _changing_profiles(self, fn, *args: Any) -> dict:
+        self.connections.clear()  # not closed: a request may still be using one
+        return await asyncio.to_thread(fn, *args)
 
     async def rpc_stop(self, params: dict, notify) -> dict:
         await self._with_connection(params.get("cluster"), lambda conn: conn.rest.stop(params["job"]))

@@ -16,6 +16,7 @@ from ..core.jsonc import Document, parse
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
 from ..settings import find_workspace_settings, flatten, to_settings
+from . import arguments
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -33,11 +34,16 @@ class Analysis:
 
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("pai-lsp", __version__)
+        super().__init__("pai-lsp", __version__, converter_factory=arguments.converter)
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
+        self.client_shows_messages = False  # the client shows command failures and job ends itself
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.followers: dict[tuple[str | None, str], asyncio.Task] = {}  # (cluster, job) -> log relay
+        self.status_feed: asyncio.Task | None = None
+        self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
+        self.cancelled_tokens: set[str | int] = set()
 
     # -- settings --------------------------------------------------------------------
     def settings_for(self, uri: str) -> Settings:
@@ -116,4 +122,4 @@ SEVERITY = {
 
 server = PaiLanguageServer()
 
-from . import features  # noqa: E402,F401  (registers the LSP features on `server`)
+from . import commands, features  # noqa: E402,F401  (register the LSP features and commands on `server`)

@@ -8,7 +8,6 @@ from ..core.completion import complete
 from ..core.hover import hover
 from ..core.messages import pick
 from ..core.outline import folding_ranges, format_text, symbols
-from . import jobs
 from .app import PaiLanguageServer, server
 
 COMMANDS = {
@@ -22,6 +21,8 @@ def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
     ls.locale = params.locale
     if params.initialization_options:
         ls.update_client_settings(params.initialization_options)
+        client = params.initialization_options.get("client") if isinstance(params.initialization_options, dict) else None
+        ls.client_shows_messages = bool(isinstance(client, dict) and client.get("showsMessages"))
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -157,53 +158,3 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
         types.CodeLens(range=where, command=types.Command(pick(locale, en, zh), name, arguments=[params.text_document.uri]))
         for name, (en, zh) in COMMANDS.items()
     ]
-
-
-@server.command("pai.submitJob")
-async def submit_job(ls: PaiLanguageServer, *args) -> dict:
-    return await jobs.submit(ls, _uri_arg(args), cluster=None)
-
-
-@server.command("pai.runLocally")
-async def run_locally(ls: PaiLanguageServer, *args) -> dict:
-    return await jobs.submit(ls, _uri_arg(args), cluster="local")
-
-
-@server.command("pai.jobOutputs")
-async def job_outputs(ls: PaiLanguageServer, *args) -> dict:
-    """Arguments: job name, destination folder[, cluster]."""
-    flat = [a for arg in args for a in (arg if isinstance(arg, list) else [arg])]
-    if len(flat) < 2:
-        return {"ok": False, "message": "pai.jobOutputs needs a job name and a destination folder"}
-    return await jobs.call_or_fail(ls, "outputs", {"job": flat[0], "dest": flat[1], "cluster": flat[2] if len(flat) > 2 else None})
-
-
-def _hdfs_command(op: str):
-    """`pai.hdfs.<op>`: one argument, an object with the daemon method's params (docs/protocol.md)."""
-
-    async def command(ls: PaiLanguageServer, *args) -> dict:
-        params = next((a for a in args if isinstance(a, dict)), None)
-        if params is None and args and isinstance(args[0], list):
-            params = next((a for a in args[0] if isinstance(a, dict)), None)
-        result = await jobs.call_or_fail(ls, f"hdfs.{op}", params or {})
-        if result.get("ok") and "data" in result:
-            import base64
-
-            result["text"] = base64.b64decode(result.pop("data")).decode("utf-8", "replace")
-        return result
-
-    command.__name__ = f"hdfs_{op}"
-    return command
-
-
-for _op in ("ls", "stat", "mkdir", "rm", "mv", "cat", "tail", "put", "get"):
-    server.command(f"pai.hdfs.{_op}")(_hdfs_command(_op))
-
-
-def _uri_arg(args: tuple) -> str | None:
-    for arg in args:
-        if isinstance(arg, str):
-            return arg
-        if isinstance(arg, list) and arg and isinstance(arg[0], str):
-            return arg[0]
-    return None

@@ -1,14 +1,17 @@
-"""Job commands in the editor: forwarded to the daemon, its events relayed to the client.
+"""Job work in the editor: forwarded to the daemon, its events relayed to the client.
 
-Upload progress becomes `$/progress`; the job's log lines and state changes become the
-notifications `pai/jobLog` and `pai/jobStatus` (docs/protocol.md); the end of the job a
-`window/showMessage`.
+Upload progress becomes `$/progress` (on the client's token when it gave one, so it can show and
+cancel it); each followed job's log becomes `pai/jobLog` (with byte offsets, so a client resumes
+without a line lost or repeated); state changes of every watched job become `pai/jobStatus`
+(docs/protocol.md). Failures and the end of a job are also a `window/showMessage`, unless the
+client said at `initialize` that it shows them itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -19,81 +22,189 @@ from ..daemon import aclient
 from ..daemon.client import LogCursor
 from .app import PaiLanguageServer
 
-_followers: set[asyncio.Task] = set()
+FINAL = ("SUCCEEDED", "FAILED", "STOPPED")
+RESTARTS = 5  # how often a follower reconnects to a daemon that died
+_tasks: set[asyncio.Task] = set()
 
 
-async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None) -> dict:
+def _spawn(coro) -> asyncio.Task:
+    task = asyncio.ensure_future(coro)
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+    return task
+
+
+async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, client_token: str | int | None = None) -> dict:
     locale = ls.settings_for(uri).locale if uri else ls.locale
     path = to_fs_path(uri) if uri else None
     if not path:
-        return _fail(ls, pick(locale, "Open a *.pai.json file to submit it.", "请先打开要提交的 *.pai.json 文件。"))
-    window = ls.client_capabilities.window
-    token = str(uuid.uuid4()) if window is not None and window.work_done_progress else None
-    if token is not None:
+        return fail(ls, pick(locale, "Open a *.pai.json file to submit it.", "请先打开要提交的 *.pai.json 文件。"), "invalid")
+    token = client_token
+    if token is None and ls.client_capabilities.window is not None and ls.client_capabilities.window.work_done_progress:
+        token = str(uuid.uuid4())
         await ls.work_done_progress.create_async(token)
+    if token is not None:
         ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-            title=pick(locale, "Submitting job", "正在提交作业"), message=path, percentage=0, cancellable=False))
+            title=pick(locale, "Submitting job", "正在提交作业"), message=path, percentage=0,
+            cancellable=client_token is not None))
 
     def on_progress(method: str, params: dict) -> None:
-        if method == "upload.progress" and params["totalBytes"] and token is not None:
-            percent = int(100 * params["bytes"] / params["totalBytes"])
-            ls.work_done_progress.report(token, types.WorkDoneProgressReport(
-                message=pick(locale, f"uploading {params['files']}/{params['totalFiles']} files",
-                             f"正在上传 {params['files']}/{params['totalFiles']} 个文件"), percentage=percent))
+        if method == "upload.progress" and token is not None:
+            report_transfer(ls, token, params, locale, pick(locale, "uploading", "正在上传"))
+            if params["files"] == params["totalFiles"]:
+                ls.cancellable.pop(token, None)  # uploaded: the job is being submitted, too late to cancel
+                ls.work_done_progress.report(token, types.WorkDoneProgressReport(
+                    message=pick(locale, "submitting", "正在提交"), percentage=100))
 
     def end(message: str) -> None:
         if token is not None:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
     settings = {k: v for k, v in ls.client_settings.items() if k.startswith("pai.job.")}
+    call = asyncio.ensure_future(aclient.call("submit", {"file": path, "cluster": cluster, "settings": settings,
+                                                         "progressToken": token, "locale": locale}, on_progress))
+    if client_token is not None:
+        ls.cancellable[client_token] = call
     try:
-        result = await aclient.call("submit", {"file": path, "cluster": cluster, "settings": settings,
-                                               "progressToken": token, "locale": locale}, on_progress)
+        result = await call
+    except asyncio.CancelledError:
+        if client_token not in ls.cancelled_tokens:
+            raise  # the command itself was cancelled
+        ls.cancelled_tokens.discard(client_token)
+        message = pick(locale, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。")
+        end(message)
+        return {"ok": False, "message": message, "kind": "cancelled"}
     except (PaiError, ConnectionError, OSError) as exc:
-        end(str(exc))
-        return _fail(ls, getattr(exc, "message", str(exc)))
+        end(getattr(exc, "message", str(exc)))
+        return fail(ls, getattr(exc, "message", str(exc)), getattr(exc, "kind", "unreachable"))
+    finally:
+        ls.cancellable.pop(client_token, None)
     end(pick(locale, f"submitted {result['job']}", f"已提交 {result['job']}"))
-    task = asyncio.ensure_future(follow(ls, uri, result["job"], result["cluster"], locale))
-    _followers.add(task)
-    task.add_done_callback(_followers.discard)
+    follow(ls, result["job"], result["cluster"], {}, uri)
+    watch_statuses(ls)
     return {"ok": True, **result}
 
 
-async def follow(ls: PaiLanguageServer, uri: str, job: str, cluster: str, locale: str | None) -> None:
-    """Relay the job's log and state until it ends; resume after a daemon restart from the offsets seen."""
+def cancel(ls: PaiLanguageServer, token: str | int) -> None:
+    """`window/workDoneProgress/cancel`: stop a submit that is still uploading."""
+    call = ls.cancellable.pop(token, None)
+    if call is not None:
+        ls.cancelled_tokens.add(token)
+        call.cancel()
+
+
+def report_transfer(ls: PaiLanguageServer, token: str | int, params: dict, locale: str | None, verb: str) -> None:
+    """A daemon `upload.progress` / `transfer.progress` as a `$/progress` report."""
+    total = params["totalBytes"] or 0
+    percent = int(100 * params["bytes"] / total) if total else 100
+    ls.work_done_progress.report(token, types.WorkDoneProgressReport(
+        message=pick(locale, f"{verb} {params['files']}/{params['totalFiles']} files, {_size(params['bytes'])} of {_size(total)}",
+                     f"{verb} {params['files']}/{params['totalFiles']} 个文件，{_size(params['bytes'])} / {_size(total)}"),
+        percentage=percent))
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+# -- logs ----------------------------------------------------------------------------------
+def follow(ls: PaiLanguageServer, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None = None) -> None:
+    """Relay the job's log from `offsets` on (replacing a relay of the same job already running)."""
+    key = (cluster, job)
+    running = ls.followers.pop(key, None)
+    if running is not None:
+        running.cancel()
+    task = _spawn(_follow(ls, job, cluster, dict(offsets), uri))
+    ls.followers[key] = task
+    task.add_done_callback(lambda t: ls.followers.pop(key, None) if ls.followers.get(key) is t else None)
+
+
+def unfollow(ls: PaiLanguageServer, job: str, cluster: str | None) -> bool:
+    task = ls.followers.pop((cluster, job), None)
+    if task is not None:
+        task.cancel()
+    return task is not None
+
+
+async def _follow(ls: PaiLanguageServer, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None) -> None:
+    """Until the job ends; after a daemon restart it resumes from the offsets seen, so nothing is
+    lost or repeated."""
+    locale = ls.locale
     cursor = LogCursor()
+    cursor.offsets.update(offsets)
+    try:
+        status = await aclient.call("status", {"job": job, "cluster": cluster})
+        task_count = len(status["tasks"])
+    except (PaiError, ConnectionError, OSError):
+        task_count = None
+    base = {"job": job, "cluster": cluster, **({"uri": uri} if uri else {})}
 
     def on_event(method: str, params: dict) -> None:
-        if method == "job.log" and (data := cursor.accept(params)):
-            ls.protocol.notify("pai/jobLog", {"uri": uri, "job": job, "cluster": cluster, "task": params["task"],
-                                              "text": data.decode("utf-8", "replace")})
+        if method == "job.log":
+            start = max(params["offset"], cursor.offsets.get(params["task"], 0))
+            data = cursor.accept(params)
+            if data:
+                ls.protocol.notify("pai/jobLog", {**base, "task": params["task"], "taskCount": task_count, "offset": start,
+                                                  "length": len(data), "text": data.decode("utf-8", "replace")})
         elif method == "job.status":
-            ls.protocol.notify("pai/jobStatus", {"uri": uri, "job": job, "cluster": cluster, **params})
+            ls.protocol.notify("pai/jobStatus", {**base, **params})
 
-    for _ in range(5):
+    for _ in range(RESTARTS):
         try:
             final = await aclient.call("logs.follow", {"job": job, "cluster": cluster, "offsets": cursor.offsets}, on_event)
             break
         except (ConnectionError, OSError):
-            continue
+            await asyncio.sleep(0.2)
         except PaiError as exc:
-            ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {exc.message}"))
+            ls.protocol.notify("pai/jobLogEnd", {**base, "state": None, "offsets": cursor.offsets, "message": exc.message})
+            if not ls.client_shows_messages:
+                ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {exc.message}"))
             return
     else:
         return
     state = final["state"]
-    kind = types.MessageType.Info if state == "SUCCEEDED" else types.MessageType.Warning
-    ls.window_show_message(types.ShowMessageParams(kind, pick(locale, f"Job {job} {state}", f"作业 {job} {state}")))
+    ls.protocol.notify("pai/jobLogEnd", {**base, "state": state, "offsets": cursor.offsets})
+    if state in FINAL and not ls.client_shows_messages:
+        kind = types.MessageType.Info if state == "SUCCEEDED" else types.MessageType.Warning
+        ls.window_show_message(types.ShowMessageParams(kind, pick(locale, f"Job {job} {state}", f"作业 {job} {state}")))
 
 
-async def call_or_fail(ls: PaiLanguageServer, method: str, params: dict) -> dict:
-    """A daemon call whose failure becomes one editor message."""
+# -- status of every watched job -------------------------------------------------------------
+def watch_statuses(ls: PaiLanguageServer) -> None:
+    """Relay the daemon's `job.status` of every watched job as `pai/jobStatus` (once per server;
+    resubscribes when the daemon restarts)."""
+    if ls.status_feed is None or ls.status_feed.done():
+        ls.status_feed = _spawn(_status_feed(ls))
+
+
+async def _status_feed(ls: PaiLanguageServer) -> None:
+    def on_event(method: str, params: dict) -> None:
+        if method == "job.status":
+            ls.protocol.notify("pai/jobStatus", params)
+
+    while True:
+        try:
+            await aclient.call("jobs.subscribe", {}, on_event)
+        except (PaiError, ConnectionError, OSError):
+            pass
+        await asyncio.sleep(1.0)
+
+
+# -- plain calls ---------------------------------------------------------------------------
+async def call_or_fail(ls: PaiLanguageServer, method: str, params: dict, on_notification=None) -> dict:
+    """A daemon call: `{ok: true, …result}`, or `{ok: false, message, kind}` (also shown once)."""
     try:
-        return {"ok": True, **await aclient.call(method, params)}
+        result: Any = await aclient.call(method, params, on_notification)
     except (PaiError, ConnectionError, OSError) as exc:
-        return _fail(ls, getattr(exc, "message", str(exc)))
+        return fail(ls, getattr(exc, "message", str(exc)), getattr(exc, "kind", "unreachable"))
+    return {"ok": True, **result}
 
 
-def _fail(ls: PaiLanguageServer, message: str) -> dict:
-    ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
-    return {"ok": False, "message": message}
+def fail(ls: PaiLanguageServer, message: str, kind: str) -> dict:
+    if not ls.client_shows_messages:
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
+    return {"ok": False, "message": message, "kind": kind}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -135,7 +136,9 @@ def hdfs_path(uri: str) -> str:
 
 
 def submit(config_path: Path, cluster: str | None = None, settings: dict | None = None,
-           progress: Progress | None = None, locale: str | None = None, shown: str | None = None) -> dict:
+           progress: Progress | None = None, locale: str | None = None, shown: str | None = None,
+           cancelled: threading.Event | None = None) -> dict:
+    """`cancelled` set (e.g. by the daemon when the caller hung up) stops the upload and the submit."""
     config_path = Path(config_path)
     values = dict(find_workspace_settings(config_path.resolve()))
     values.update(settings or {})
@@ -145,12 +148,27 @@ def submit(config_path: Path, cluster: str | None = None, settings: dict | None 
         uploaded: UploadResult | None = None
         if prepared.code_dir:
             files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
-            uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=progress)
+            uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+        if cancelled is not None and cancelled.is_set():
+            raise PaiError("interrupted", "cancelled: nothing was submitted")
         conn.rest.submit(prepared.config)
         return {"job": prepared.name, "cluster": conn.profile.name, "user": conn.profile.user,
                 "upload": uploaded.to_json() if uploaded else None}
     finally:
         conn.close()
+
+
+def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:
+    if cancelled is None:
+        return progress
+
+    def report(*args: int) -> None:
+        if cancelled.is_set():
+            raise PaiError("interrupted", "cancelled")
+        if progress is not None:
+            progress(*args)
+
+    return report
 
 
 # -- watch and act ---------------------------------------------------------------------
@@ -163,6 +181,38 @@ def job_status(conn: Connection, name: str) -> dict:
     return {"name": name, "state": status["state"], "created": status.get("createdTime"),
             "completed": status.get("completedTime"), "exitCode": status.get("appExitCode"),
             "diagnostics": status.get("appExitDiagnostics") or "", "tasks": tasks}
+
+
+def summary(job: dict) -> dict:
+    """One row of a job list (OpenPAI v1 and v2 lists name these fields alike)."""
+    return {"name": job["name"], "state": job.get("state"), "created": job.get("createdTime"),
+            "completed": job.get("completedTime"), "exitCode": job.get("appExitCode"), "retries": job.get("retries"),
+            "virtualCluster": job.get("virtualCluster")}
+
+
+def list_jobs(conn: Connection, offset: int = 0, limit: int | None = None) -> dict:
+    """The user's jobs, newest first, one page of them."""
+    rows = sorted((summary(j) for j in conn.rest.jobs()), key=lambda j: j["created"] or 0, reverse=True)
+    page = rows[offset:offset + limit] if limit is not None else rows[offset:]
+    return {"cluster": conn.profile.name, "user": conn.profile.user, "total": len(rows), "offset": offset, "jobs": page}
+
+
+def ssh_info(status: dict, task: str | None = None) -> list[dict]:
+    """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+    tasks = [t for t in status["tasks"] if not task or f"{t['role']}:{t['index']}" == task]
+    if not tasks:
+        raise PaiError("not-found", f"job {status['name']} has no task {task}")
+    running = [t for t in tasks if t["ip"] and t["state"] == "RUNNING"]
+    if not running:
+        raise PaiError("not-found", f"no task of {status['name']} is running now (state {status['state']})")
+    rows = []
+    for t in running:
+        ssh_port = str(t["ports"].get("ssh") or "").split(",")[0]
+        rows.append({"task": f"{t['role']}:{t['index']}", "ip": t["ip"], "sshPort": ssh_port or None,
+                     "command": f"ssh -p {ssh_port} root@{t['ip']}" if ssh_port else None,
+                     "urls": {label: [f"http://{t['ip']}:{p}" for p in str(ports).split(",")]
+                              for label, ports in t["ports"].items() if label != "ssh"}})
+    return rows
 
 
 def follow_logs(conn: Connection, name: str, task: str | None, follow: bool, which: str = "all",

@@ -1,31 +1,30 @@
-// Thin client: starts `pai-lsp` on stdio for *.pai.json files and forwards the menu commands.
-// Every feature lives in the server, so other editors get the same behaviour.
+// Thin client: every feature lives in the pai language server, so other editors get the same behaviour.
+// The extension's own commands are `pai-lsp.*`; the server's (`pai.*`) are registered by the language client.
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
-import { serverCommand, documentSelector, commandArguments } from "./config";
-
-let client: LanguageClient | undefined;
+import { ExecuteCommandRequest } from "vscode-languageclient/node";
+import { isJobConfig } from "./config";
+import { PaiServer } from "./server";
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const [command, ...args] = serverCommand(vscode.workspace.getConfiguration("pai").get<string[]>("server.command"));
-  const serverOptions: ServerOptions = { command, args };
-  const clientOptions: LanguageClientOptions = {
-    documentSelector,
-    synchronize: { configurationSection: "pai" },
-    initializationOptions: { pai: vscode.workspace.getConfiguration("pai") },
+  const server = new PaiServer(context);
+  context.subscriptions.push(server);
+
+  const submitWith = (serverCommand: string) => async (target?: vscode.Uri | string) => {
+    const uri = typeof target === "string" ? target : (target ?? vscode.window.activeTextEditor?.document.uri)?.toString();
+    const client = await server.client();
+    return client.sendRequest(ExecuteCommandRequest.type, { command: serverCommand, arguments: uri ? [uri] : [] });
   };
-  client = new LanguageClient("pai-lsp", "PAI Jobs", serverOptions, clientOptions);
-  for (const name of ["pai.submitJob", "pai.runLocally"]) {
-    context.subscriptions.push(
-      vscode.commands.registerCommand(name, async (uri?: vscode.Uri) => {
-        const target = uri ?? vscode.window.activeTextEditor?.document.uri;
-        return client?.sendRequest("workspace/executeCommand", { command: name, arguments: commandArguments(target?.toString()) });
-      }),
-    );
-  }
-  await client.start();
+  context.subscriptions.push(
+    vscode.commands.registerCommand("pai-lsp.submitJob", submitWith("pai.submitJob")),
+    vscode.commands.registerCommand("pai-lsp.runLocally", submitWith("pai.runLocally")),
+  );
+
+  // Start the server as soon as a job config is open (diagnostics, code lens …).
+  const startFor = (doc: vscode.TextDocument) => {
+    if (doc.uri.scheme === "file" && isJobConfig(doc.uri.fsPath)) void server.client();
+  };
+  context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(startFor));
+  vscode.workspace.textDocuments.forEach(startFor);
 }
 
-export async function deactivate(): Promise<void> {
-  await client?.stop();
-}
+export function deactivate(): void {}
