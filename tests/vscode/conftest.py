@@ -32,6 +32,7 @@ SETTINGS = {
     "editor.minimap.enabled": False,
     "files.autoSave": "off",
     "git.enabled": False,
+    "remote.autoForwardPorts": False,
 }
 
 

@@ -1,5 +1,6 @@
 """Editing a job config in a real VS Code: the extension starts, a mistake shows in Problems with our
-code and a squiggle, hover explains a field, completion offers the right key."""
+code and a squiggle, hover explains a field, a quick fix
+corrects it, completion offers the right key."""
 
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ def test_a_mistake_shows_in_problems_with_our_code(workbench):
     workbench.page.keyboard.type("memoryMb")
     rows = workbench.wait_for(lambda: [r for r in workbench.problems() if "memoryMb" in r], "the mistake in Problems")
     (row,) = rows
-    assert 'Unknown key "memoryMb"' in row and "schema.unknown-key" in row and "Did you mean \"memoryMB\"?" in row
+    assert 'Unknown key "memoryMb"' in row and "pai schema.unknown-key" in row and "Did you mean \"memoryMB\"?" in row
     workbench.wait_for(lambda: workbench.editor("mnist.pai.json").locator(".squiggly-error").count(), "the squiggle")
+    assert "Did you mean" in workbench.hover_text()  # the hover on the squiggle says it too
     workbench.screenshot("editor-diagnostic")
-    # Fixed again, the problem goes away.
-    workbench.page.keyboard.press("Control+Z")
+    workbench.quick_fix('Replace with "memoryMB"')
+    workbench.wait_for(lambda: '"memoryMB": 1024' in workbench.editor_text("mnist.pai.json"), "the fix in the editor")
     workbench.wait_for(lambda: not [r for r in workbench.problems() if "memoryMb" in r], "Problems to clear")
 
 

@@ -19,6 +19,7 @@ CONTEXT_MENU_ITEMS = ".context-view .monaco-menu .action-item"
 NOTIFICATION_MESSAGES = ".notifications-center .notification-list-item"
 OUTPUT_LINES = ".output-view .view-lines"
 SUGGEST_ROWS = ".editor-widget.suggest-widget.visible .monaco-list-row"
+ACTION_ROWS = ".action-widget .monaco-list-row"
 HOVER = ".monaco-hover:not(.hidden) .monaco-hover-content"
 
 LONG = 60.0  # seconds: a first action on a loaded machine (extension host, language server starting)
@@ -119,16 +120,20 @@ class Workbench:
         entry.first.click()
 
     def open_file(self, name: str) -> Locator:
-        """Open a workspace file by name with Quick Open (Ctrl+P); returns its editor."""
-        self.page.keyboard.press("Control+P")
-        box = self.page.locator(QUICK_INPUT_BOX)
-        box.wait_for(state="visible")
-        box.fill(name)
-        self.wait_for(lambda: any(label.startswith(name) for label in self.quick_pick_labels()), f"{name} in Quick Open")
-        box.press("Enter")
+        """Open a file of the workspace folder by clicking it in the Explorer (once the file watcher
+        has shown it there); returns its editor."""
+        if not self.page.locator(".explorer-folders-view").is_visible():
+            self.command("File: Focus on Files Explorer")
+        row = self.explorer_row(name)
+        row.wait_for(state="visible", timeout=LONG * 1000)
+        row.click()
         editor = self.editor(name)
         editor.wait_for(state="visible", timeout=LONG * 1000)
         return editor
+
+    def focus_editor(self) -> None:
+        """Give the keyboard back to the editor (after a view took it)."""
+        self.command("View: Focus Active Editor Group")
 
     def editor(self, name: str) -> Locator:
         return self.page.locator(f".editor-instance .monaco-editor[data-uri$='/{_css(name)}']")
@@ -139,7 +144,7 @@ class Workbench:
     def go_to(self, line: int, column: int = 1) -> None:
         """Put the cursor at a position in the active editor (Ctrl+G, 'line:column')."""
         self.page.keyboard.press("Control+G")
-        self.type_into_input(f"{line}:{column}")
+        self.type_into_input(f":{line}:{column}")
 
     def double_click_word(self, name: str, token: str) -> None:
         """Double-click the first token `token` (as the editor shows it) in the editor: selects its word."""
@@ -151,11 +156,12 @@ class Workbench:
     # --- panels --------------------------------------------------------------------------------------
 
     def problems(self) -> list[str]:
-        """The Problems view's rows (aria-labels: message, source, code, position)."""
+        """The Problems view's rows as shown: message, source(code), [Ln, Col]."""
         if not self.page.locator(".markers-panel").is_visible():
             self.command("Problems: Focus on Problems View")
             self.page.locator(".markers-panel").wait_for(state="visible")
-        return [r.get_attribute("aria-label") or "" for r in self.page.locator(PROBLEM_ROWS).all()]
+            self.focus_editor()
+        return [r.inner_text().replace("\n", " ") for r in self.page.locator(PROBLEM_ROWS).all()]
 
     def show_output(self, channel: str) -> None:
         self.command("Output: Show Output Channels...")
@@ -170,6 +176,13 @@ class Workbench:
         self.command("Show or Focus Hover")
         hover = self.page.locator(HOVER)
         return self.wait_for(lambda: hover.count() and hover.first.inner_text().strip(), "the hover")
+
+    def quick_fix(self, title: str) -> None:
+        """Open the quick fixes at the cursor (Ctrl+.) and apply the one titled `title`."""
+        self.page.keyboard.press("Control+Period")
+        item = self.page.locator(ACTION_ROWS).filter(has_text=title)
+        self.wait_for(lambda: item.count() > 0, f"the quick fix '{title}'")
+        item.first.click()
 
     def completions(self) -> list[str]:
         """Trigger suggestions at the cursor (Ctrl+Space) and return the labels offered."""
