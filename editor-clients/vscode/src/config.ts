@@ -32,3 +32,56 @@ export function clientCommandFor(serverCommand: string): string | undefined {
   };
   return wrapped[serverCommand];
 }
+
+/** What a client has of one task's log, by UTF-8 byte offset: each byte is accepted once. */
+export class TaskLog {
+  have = 0;
+
+  /** The part of a chunk (`text` starting at byte `offset`) not accepted before; "" when none. */
+  accept(offset: number, text: string): string {
+    const bytes = Buffer.from(text, "utf8");
+    const end = offset + bytes.length;
+    if (end <= this.have) return "";
+    const fresh = offset < this.have ? bytes.subarray(this.have - offset) : bytes;
+    this.have = end;
+    return fresh.toString("utf8");
+  }
+}
+
+/**
+ * Writes logs of several tasks into one stream: with `prefix`, whole lines only, each as
+ * `[role:index] line` (a task's unfinished line waits for its end); without, as they come.
+ */
+export class LineJoiner {
+  private readonly partial = new Map<string, string>();
+
+  constructor(private readonly out: (text: string) => void) {}
+
+  write(task: string, text: string, prefix: boolean): void {
+    if (!prefix) {
+      this.out(text);
+      return;
+    }
+    const pending = (this.partial.get(task) ?? "") + text;
+    const cut = pending.lastIndexOf("\n") + 1;
+    this.partial.set(task, pending.slice(cut));
+    if (cut > 0) this.out(pending.slice(0, cut).split(/(?<=\n)/).map((line) => `[${task}] ${line}`).join(""));
+  }
+
+  /** Write what is left of unfinished lines (at the end of the job). */
+  flush(): void {
+    for (const [task, rest] of this.partial) if (rest) this.out(`[${task}] ${rest}\n`);
+    this.partial.clear();
+  }
+}
+
+/** "1h02m", "3m05s", "42s": how long a job ran (or runs), from times in ms. */
+export function duration(created?: number | null, completed?: number | null, now = Date.now()): string {
+  if (!created) return "";
+  const seconds = Math.max(0, Math.floor(((completed || now) - created) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+export const FINAL_STATES = ["SUCCEEDED", "FAILED", "STOPPED"];

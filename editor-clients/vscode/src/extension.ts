@@ -1,27 +1,56 @@
 // Thin client: every feature lives in the pai language server, so other editors get the same behaviour.
 // The extension's own commands are `pai-lsp.*`; the server's (`pai.*`) are registered by the language client.
 import * as vscode from "vscode";
-import { ExecuteCommandRequest } from "vscode-languageclient/node";
+import { ClustersView, registerClusters } from "./clusters";
 import { isJobConfig } from "./config";
+import { HdfsView, registerHdfs } from "./hdfs";
+import { JobsView, registerJobCommands } from "./jobs";
+import { LogBook } from "./logs";
 import { PaiServer } from "./server";
+import { submit } from "./submit";
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const server = new PaiServer(context);
-  context.subscriptions.push(server);
+  const logs = new LogBook(server);
+  const jobs = new JobsView(server, logs);
+  const hdfs = new HdfsView(server);
+  const clusters = new ClustersView(server);
+  context.subscriptions.push(server, logs, jobs, hdfs, clusters);
+  registerJobCommands(context, server, jobs, logs);
+  registerHdfs(context, server, hdfs);
+  registerClusters(context, server, clusters);
+  clusters.onDidChangeProfiles.event(() => {
+    jobs.refresh();
+    hdfs.refresh();
+  });
 
-  const submitWith = (serverCommand: string) => async (target?: vscode.Uri | string) => {
-    const uri = typeof target === "string" ? target : (target ?? vscode.window.activeTextEditor?.document.uri)?.toString();
-    const client = await server.client();
-    return client.sendRequest(ExecuteCommandRequest.type, { command: serverCommand, arguments: uri ? [uri] : [] });
+  const submitWith = (local: boolean) => async (target?: vscode.Uri | string) => {
+    const result = await submit(server, target, local);
+    if (result) {
+      logs.started({ job: result.job, cluster: result.cluster });
+      jobs.started(result.job, result.cluster);
+    }
+    return result;
   };
   context.subscriptions.push(
-    vscode.commands.registerCommand("pai-lsp.submitJob", submitWith("pai.submitJob")),
-    vscode.commands.registerCommand("pai-lsp.runLocally", submitWith("pai.runLocally")),
+    vscode.commands.registerCommand("pai-lsp.submitJob", submitWith(false)),
+    vscode.commands.registerCommand("pai-lsp.runLocally", submitWith(true)),
+    vscode.commands.registerCommand("pai-lsp.restartServer", async () => {
+      const client = await server.client();
+      await client.restart();
+    }),
   );
 
-  // Start the server as soon as a job config is open (diagnostics, code lens …).
+  // Start the server as soon as a job config is open (diagnostics, code lens …); a failure to
+  // start is said once, not for every file opened.
+  let told = false;
   const startFor = (doc: vscode.TextDocument) => {
-    if (doc.uri.scheme === "file" && isJobConfig(doc.uri.fsPath)) void server.client();
+    if (doc.uri.scheme === "file" && isJobConfig(doc.uri.fsPath)) {
+      server.client().catch((err) => {
+        if (!told) void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
+        told = true;
+      });
+    }
   };
   context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(startFor));
   vscode.workspace.textDocuments.forEach(startFor);

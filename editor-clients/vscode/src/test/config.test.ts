@@ -2,7 +2,7 @@ import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, isJobConfig } from "../config";
+import { configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, duration, isJobConfig, LineJoiner, TaskLog } from "../config";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
 
@@ -33,4 +33,35 @@ test("every %key% of the manifest has an English and a Chinese text", () => {
     const texts = JSON.parse(readFileSync(join(__dirname, "..", "..", file), "utf8"));
     for (const key of keys) assert.ok(texts[key], `${file}: ${key}`);
   }
+});
+
+test("every vscode.l10n.t text of the sources has a Simplified Chinese translation", () => {
+  const { readdirSync } = require("node:fs") as typeof import("node:fs");
+  const src = join(__dirname, "..", "..", "src");
+  const bundle = JSON.parse(readFileSync(join(__dirname, "..", "..", "l10n", "bundle.l10n.zh-cn.json"), "utf8"));
+  const texts = readdirSync(src).filter((f) => f.endsWith(".ts"))
+    .flatMap((f) => [...readFileSync(join(src, f), "utf8").matchAll(/l10n\.t\("((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`)));
+  assert.ok(texts.length > 50);
+  for (const text of texts) assert.ok(bundle[text], `no translation of ${JSON.stringify(text)}`);
+});
+
+test("a task's log accepts each byte once, whatever the chunks overlap", () => {
+  const log = new TaskLog();
+  assert.equal(log.accept(0, "héllo\n"), "héllo\n");
+  assert.equal(log.accept(0, "héllo\n"), "");
+  assert.equal(log.accept(3, "llo\nworld\n"), "world\n");
+  assert.equal(log.have, Buffer.byteLength("héllo\nworld\n"));
+});
+
+test("logs of several tasks are joined by whole lines with their task prefix", () => {
+  let out = "";
+  const lines = new LineJoiner((t) => (out += t));
+  lines.write("ps:0", "a\nb", true);
+  lines.write("worker:0", "c\n", true);
+  lines.write("ps:0", "c\n", true);
+  lines.write("worker:0", "tail", true);
+  lines.flush();
+  assert.equal(out, "[ps:0] a\n[worker:0] c\n[ps:0] bc\n[worker:0] tail\n");
+  assert.equal(duration(1000, 63000), "1m02s");
+  assert.equal(duration(0, 5), "");
 });
