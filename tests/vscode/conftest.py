@@ -65,6 +65,7 @@ def user(tmp_path_factory, artifacts):
         yield person
     finally:
         killed = person.close()
+        (artifacts / "stop.log").write_text("\n".join(person.stop_log + [f"killed: {k}" for k in killed]) + "\n")
         if killed:
             warnings.warn(f"still running after the test and killed: {killed}", stacklevel=1)
 

@@ -98,6 +98,7 @@ class User:
             PATH=f"{VENV_BIN}{os.pathsep}{base.get('PATH', '')}", **{MARKER: self.marker},
         )
         self._procs: list[tuple[subprocess.Popen, bool]] = []
+        self.stop_log: list[str] = []
 
     def spawn(self, args: list[str], log: Path, group: bool = False, **kw) -> subprocess.Popen:
         """Start a long-running process in this user's environment, stopped by `close()`."""
@@ -141,16 +142,33 @@ class User:
                 continue
         return found
 
+    def start_local_cluster(self, name: str, user: str, password: str, logs: Path) -> str:
+        """Another cluster for this user to add: `pai local-cluster serve` on a free port with its own data
+        dir and one user with a password. Returns its URL (REST and WebHDFS are served on the same port)."""
+        data = self.root / name
+        added = self.pai("local-cluster", "--data-dir", str(data), "users", "add", user, "--password-stdin", input=password + "\n")
+        assert added.returncode == 0, added.stderr
+        log = logs / f"local-cluster-{name}.log"
+        self.spawn([str(VENV_BIN / "pai"), "local-cluster", "--data-dir", str(data), "--host", "127.0.0.1", "--port", "0", "serve"],
+                   log, env=dict(self.env, PYTHONUNBUFFERED="1"))
+        line = wait_until(lambda: next((x for x in log.read_text().splitlines() if "REST " in x), None), 60, f"local cluster {name}")
+        return line.split("REST ")[1].split()[0]
+
     def close(self) -> list[str]:
         """Stop the daemon and local clusters the way a user would, then everything started here.
         Returns the command lines of processes that were still running and had to be killed."""
-        for args in (("daemon", "stop"), ("cluster", "stop-local")):
+        for args in (("cluster", "stop-local"), ("daemon", "stop")):
             try:
-                self.pai(*args, timeout=60)
+                done = self.pai(*args, timeout=60)
+                self.stop_log.append(f"pai {' '.join(args)}: exit {done.returncode} {done.stdout}{done.stderr}")
             except subprocess.TimeoutExpired:
-                pass
+                self.stop_log.append(f"pai {' '.join(args)}: timed out")
         for proc, group in reversed(self._procs):
             stop_process(proc, group)
+        try:  # a stopped daemon may take a moment to exit
+            wait_until(lambda: not self.leftovers(), 15, "the user's processes to exit", interval=0.5)
+        except TimeoutError:
+            pass
         killed = []
         for proc in self.leftovers():
             try:

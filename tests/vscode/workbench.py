@@ -59,24 +59,35 @@ class Workbench:
         """Save what the user sees now as test-artifacts/vscode/<module>/NN-name.png."""
         self._shots += 1
         path = self.artifacts / f"{self._shots:02d}-{name}.png"
-        self.page.screenshot(path=str(path))
+        self.page.screenshot(path=str(path), animations="disabled")
         return path
 
     # --- the window --------------------------------------------------------------------------------
 
     def open(self, url: str) -> None:
+        """Load the workbench; ready when the folder's files are listed and our extension's
+        activity-bar entry ("PAI") is there (the extension host has read its contributions)."""
         self.page.goto(url)
         self.page.wait_for_selector(".monaco-workbench", timeout=LONG * 1000)
-        # The folder is open when the explorer lists its files.
         self.page.wait_for_selector(EXPLORER_ROWS, timeout=LONG * 1000)
+        self.page.wait_for_selector(".part.activitybar .action-item [aria-label^='PAI']", timeout=LONG * 1000)
 
-    def command(self, title: str) -> None:
-        """Run a command from the command palette (F1), by its exact title as the palette shows it."""
-        self.page.keyboard.press("F1")
-        box = self.page.locator(QUICK_INPUT_BOX)
-        box.wait_for(state="visible")
-        box.fill(">" + title)
-        self.pick(title)
+    def command(self, title: str, timeout: float = LONG) -> None:
+        """Run a command from the command palette (F1), by its exact title as the palette shows it.
+        The palette lists the commands known when it opened, so it is reopened until `title` is there."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.page.keyboard.press("F1")
+            box = self.page.locator(QUICK_INPUT_BOX)
+            box.wait_for(state="visible")
+            box.fill(">" + title)
+            try:
+                self.pick(title, timeout=min(10.0, max(1.0, deadline - time.monotonic())))
+                return
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise
+                self.page.keyboard.press("Escape")
 
     def pick(self, label: str, timeout: float = LONG) -> None:
         """Choose the quick-pick row labelled `label` (the palette, or a pick list a command showed)."""
@@ -94,6 +105,11 @@ class Workbench:
         if submit:
             box.press("Enter")
 
+    def toasts(self) -> list[str]:
+        """The notifications on screen now ("Info: …", "Error: …")."""
+        rows = self.page.locator(".notification-toast .monaco-list-row")
+        return [label.split(", source: ")[0] for label in (r.get_attribute("aria-label") for r in rows.all()) if label]
+
     def notifications(self) -> list[str]:
         """Every notification of this window (the notification centre keeps the ones whose toast is gone)."""
         center = self.page.locator(".notifications-center")
@@ -104,7 +120,11 @@ class Workbench:
 
     def close_notifications(self) -> None:
         if self.page.locator(".notifications-center").is_visible():
-            self.command("Notifications: Toggle Notifications")
+            self.command("Notifications: Hide Notifications")
+
+    def clear_notifications(self) -> None:
+        self.command("Notifications: Clear All Notifications")
+        self.wait_for(lambda: not self.page.locator(".notification-toast").count(), "the notifications to go", errors=False)
 
     # --- explorer and editors ------------------------------------------------------------------------
 
@@ -112,12 +132,46 @@ class Workbench:
         return self.page.locator(f"{EXPLORER_ROWS}[aria-label='{_css(name)}']")
 
     def context_menu(self, target: Locator, item: str) -> None:
-        """Right-click `target` and choose `item` from the context menu."""
+        """Right-click `target` and choose `item` from the context menu. VS Code ignores a click that
+        comes too soon after the menu opened, so the item is clicked until the menu closes."""
         target.wait_for(state="visible", timeout=LONG * 1000)
         target.click(button="right")
-        entry = self.page.locator(CONTEXT_MENU_ITEMS).filter(has=self.page.get_by_text(item, exact=True))
-        entry.first.wait_for(state="visible", timeout=LONG * 1000)
-        entry.first.click()
+        menu = self.page.locator(".context-view .monaco-menu")
+        entry = menu.locator(".action-menu-item").filter(has=self.page.get_by_text(item, exact=True)).first
+        entry.wait_for(state="visible", timeout=LONG * 1000)
+        entry.hover()
+
+        def chosen() -> bool:
+            if menu.count() and entry.is_visible():
+                entry.click()
+                self.page.wait_for_timeout(300)
+            return not menu.count() or not menu.first.is_visible()
+
+        self.wait_for(chosen, f"'{item}' to be chosen from the context menu", timeout=30)
+
+    def view_rows(self, view: str) -> Locator:
+        """The rows of a side-bar view, by its name as its header shows it ("Jobs", "HDFS" …)."""
+        return self.page.locator(f".pane:has(> .pane-header[aria-label='{_css(view)} Section']) .monaco-list-row")
+
+    def view_labels(self, view: str) -> list[str]:
+        return [r.get_attribute("aria-label") or "" for r in self.view_rows(view).all()]
+
+    def dialog(self, button: str) -> str:
+        """Answer a modal dialog by pressing `button`; returns the dialog's text."""
+        box = self.page.locator(".monaco-dialog-box")
+        box.wait_for(state="visible", timeout=LONG * 1000)
+        text = box.inner_text()
+        box.locator(".dialog-buttons .monaco-button").filter(has_text=button).click()
+        box.wait_for(state="hidden", timeout=LONG * 1000)
+        return text
+
+    def file_dialog(self, path: Path, button: str) -> None:
+        """Answer VS Code's own open dialog (the one code-server shows): type the path, press `button`."""
+        box = self.page.locator(QUICK_INPUT_BOX)
+        box.wait_for(state="visible")
+        self.page.locator(QUICK_INPUT).locator(".monaco-button").filter(has_text=button).wait_for(state="visible")
+        box.fill(str(path))
+        self.page.locator(QUICK_INPUT).locator(".monaco-button").filter(has_text=button).click()
 
     def open_file(self, name: str) -> Locator:
         """Open a file of the workspace folder by clicking it in the Explorer (once the file watcher
@@ -135,8 +189,10 @@ class Workbench:
         """Give the keyboard back to the editor (after a view took it)."""
         self.command("View: Focus Active Editor Group")
 
-    def editor(self, name: str) -> Locator:
-        return self.page.locator(f".editor-instance .monaco-editor[data-uri$='/{_css(name)}']")
+    def editor(self, name: str, scheme: str = "") -> Locator:
+        """The editor of a file named `name` (of a URI scheme such as `pai-hdfs:` when given)."""
+        start = f"[data-uri^='{scheme}']" if scheme else ""
+        return self.page.locator(f".editor-instance .monaco-editor{start}[data-uri$='/{_css(name)}']")
 
     def editor_text(self, name: str) -> str:
         return self.editor(name).locator(".view-lines").inner_text().replace("\u00a0", " ")
@@ -167,6 +223,15 @@ class Workbench:
         self.command("Output: Show Output Channels...")
         self.pick(channel)
         self.page.locator(OUTPUT_LINES).first.wait_for(state="visible")
+
+    def output_channel(self) -> str:
+        """The name of the Output channel on screen ('' when the Output panel is not showing)."""
+        select = self.page.locator(".panel .output-view, #workbench\\.panel\\.output").first
+        if not select.is_visible():
+            return ""
+        chooser = self.page.locator(".panel .title-actions select.monaco-select-box, .panel .global-actions select.monaco-select-box, "
+                                    ".panel select.monaco-select-box")
+        return chooser.first.evaluate("s => s.options[s.selectedIndex] ? s.options[s.selectedIndex].text : ''") if chooser.count() else ""
 
     def output_text(self) -> str:
         return self.page.locator(OUTPUT_LINES).first.inner_text().replace("\u00a0", " ")
