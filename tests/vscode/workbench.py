@@ -97,13 +97,16 @@ class Workbench:
     def quick_pick_labels(self) -> list[str]:
         return [r.get_attribute("aria-label") or "" for r in self.page.locator(QUICK_INPUT_ROWS).all()]
 
-    def type_into_input(self, text: str, submit: bool = True) -> None:
-        """Answer an input box (showInputBox) the way a user types."""
+    def type_into_input(self, text: str, prompt: str = "") -> None:
+        """Answer an input box (showInputBox) the way a user types; with `prompt`, first wait until the
+        box asks that (input boxes shown one after another reuse the same widget)."""
+        widget = self.page.locator(QUICK_INPUT)
         box = self.page.locator(QUICK_INPUT_BOX)
         box.wait_for(state="visible")
+        if prompt:
+            self.wait_for(lambda: prompt in widget.inner_text(), f"the input box asking '{prompt}'")
         box.fill(text)
-        if submit:
-            box.press("Enter")
+        box.press("Enter")
 
     def toasts(self) -> list[str]:
         """The notifications on screen now ("Info: …", "Error: …")."""
@@ -154,7 +157,12 @@ class Workbench:
         return self.page.locator(f".pane:has(> .pane-header[aria-label='{_css(view)} Section']) .monaco-list-row")
 
     def view_labels(self, view: str) -> list[str]:
+        """The rows' accessible labels (a tree item's label, or its tooltip when it has one)."""
         return [r.get_attribute("aria-label") or "" for r in self.view_rows(view).all()]
+
+    def view_texts(self, view: str) -> list[str]:
+        """The rows as shown: label and description."""
+        return [r.inner_text().replace("\n", " ") for r in self.view_rows(view).all()]
 
     def dialog(self, button: str) -> str:
         """Answer a modal dialog by pressing `button`; returns the dialog's text."""
