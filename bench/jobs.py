@@ -26,7 +26,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pai_lsp.clusters.profiles import local_profile  # noqa: E402
+from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.storage.upload import select, upload  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
 
@@ -147,12 +147,13 @@ async def bench_log_latency(work: Path) -> list[tuple[str, str]]:
 
 def bench_watch() -> list[tuple[str, str]]:
     from pai_lsp.daemon import client as daemon
+    from pai_lsp.daemon import protocol
 
     profile = local_profile()
     import httpx
 
     token = httpx.post(f"{profile.rest_uri}/api/v1/token", json={
-        "username": profile.user, "password": (Path(os.environ["PAI_LOCAL_CLUSTER_DIR"]) / "pai-client-password").read_text()}).json()["token"]
+        "username": profile.user, "password": local_password()}).json()["token"]
     names = []
     with httpx.Client(base_url=profile.rest_uri, headers={"Authorization": f"Bearer {token}"}) as c:
         for i in range(100):
@@ -160,8 +161,8 @@ def bench_watch() -> list[tuple[str, str]]:
             c.post(f"/api/v1/user/{profile.user}/jobs", json={"jobName": name, "image": "local", "taskRoles": [
                 {"name": "r", "command": "sleep 120", "cpuNumber": 1, "memoryMB": 16, "shmMB": 8}]}).raise_for_status()
             names.append(name)
-        daemon.call("watch", {"cluster": "local", "jobs": names})
-        pid = daemon.call("ping")["pid"]
+        daemon.call_sync(protocol.Watch(cluster="local", jobs=names))
+        pid = daemon.call_sync(protocol.Ping())["pid"]
         process = psutil.Process(pid)
         time.sleep(3)
         c0, t0 = sum(process.cpu_times()[:2]), time.perf_counter()

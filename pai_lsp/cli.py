@@ -48,10 +48,10 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
 
 def serve_lsp(tcp: str | None) -> int:
     if tcp:
-        from .server.app import server
+        from .server import create_language_server
 
         host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
+        create_language_server().start_tcp(host or "127.0.0.1", int(port))
     else:
         from .server.fast_start import serve_stdio
 
@@ -79,7 +79,8 @@ def local_cluster(args: argparse.Namespace) -> int:
         print(f"user {args.name} added")
         return EXIT_OK
     try:
-        return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb)
+        return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
+                     allow_remote=args.allow_remote, private=args.private)
     except OSError as exc:
         print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERRORS
@@ -99,6 +100,10 @@ def _add_local_cluster(sub) -> None:
         p.add_argument("--cpus", type=int, help="CPU slots to offer (default: this machine's cores)")
         p.add_argument("--memory-mb", type=int, help="memory to offer in MB (default: this machine's memory)")
         p.add_argument("--runtime", choices=["host", "container"], default="host")
+        p.add_argument("--allow-remote", action="store_true",
+                       help="allow a --host reachable from other machines (every call then needs a token)")
+        p.add_argument("--private", action="store_true",
+                       help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
     users = lc_sub.add_parser("users", help="manage the cluster's users")
     users_sub = users.add_subparsers(dest="users_command", metavar="COMMAND", required=True)
     add = users_sub.add_parser("add", help="add a user")

@@ -140,7 +140,7 @@ def test_remote_profile_login_and_expired_token_renewal(env, tmp_path):
     assert pai(env, "cluster", "add", "lab", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user).returncode == 0
     wrong = pai(env, "cluster", "login", "lab", "--password-stdin", stdin="not-the-password\n")
     assert wrong.returncode == 4 and "login to" in wrong.stderr and "Password is incorrect." in wrong.stderr
-    password = (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "pai-client-password").read_text()
+    password = local_client_password(env)
     assert pai(env, "cluster", "login", "lab", "--password-stdin", stdin=password + "\n").returncode == 0
     secrets = Path(env["XDG_CONFIG_HOME"]) / "pai-lsp" / "secrets.json"
     assert oct(secrets.stat().st_mode & 0o777) == "0o600"
@@ -190,7 +190,8 @@ def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):
     import signal
     import time
 
-    ws = command_job(tmp_path, "count.pai.json", 'for i in $(seq 1 120); do echo "line $i ünïcödé"; sleep 0.05; done')
+    # Each line ends with a byte that is not UTF-8: offsets count bytes written, not text, so none drift.
+    ws = command_job(tmp_path, "count.pai.json", r'for i in $(seq 1 120); do printf "line %s ünïcödé \377\n" $i; sleep 0.05; done')
     job = pai(env, "run", "count.pai.json", cwd=ws).stdout.split()[1]
     follower = subprocess.Popen([sys.executable, "-m", "pai_lsp", "logs", "-f", job], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
@@ -200,7 +201,7 @@ def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):
     os.kill(pid, signal.SIGKILL)  # the daemon dies while it streams
     out, err = follower.communicate(timeout=60)
     assert follower.returncode == 0, err
-    assert out.splitlines() == [f"line {i} ünïcödé" for i in range(1, 121)]
+    assert out.splitlines() == [f"line {i} ünïcödé \ufffd" for i in range(1, 121)]
     again = pai(env, "daemon", "status").stdout
     assert again.startswith("the pai daemon runs") and f"pid {pid}," not in again
 
@@ -274,7 +275,7 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     user = __import__("getpass").getuser()
     added = pai(env, "cluster", "add", "k8s", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user, "--protocol", "2")
     assert added.stdout == "added cluster k8s (job protocol v2 as given)\n"
-    password = (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "pai-client-password").read_text()
+    password = local_client_password(env)
     assert pai(env, "cluster", "login", "k8s", "--password-stdin", stdin=password + "\n").returncode == 0
     ws = command_job(tmp_path, "v2.pai.json", 'echo "role $PAI_CURRENT_TASK_ROLE_NAME out $PAI_OUTPUT_DIR"', name="train.v1")
     result = pai(env, "submit", "--cluster", "k8s", "v2.pai.json", "--follow", cwd=ws)
@@ -288,3 +289,10 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     table = pai(env, "jobs", "--cluster", "k8s").stdout
     assert any(line.split()[:2] == [job, "SUCCEEDED"] for line in table.splitlines())
     pai(env, "cluster", "remove", "k8s")
+
+
+def local_client_password(env: dict) -> str:
+    """The password `pai` keeps for the local cluster, beside that cluster's secrets."""
+    from pai_lsp.localcluster.datadir import secrets_dir
+
+    return (secrets_dir(Path(env["PAI_LOCAL_CLUSTER_DIR"]), Path(env["XDG_CONFIG_HOME"])) / "pai-client-password").read_text()

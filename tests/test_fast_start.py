@@ -34,7 +34,7 @@ def test_the_language_server_does_not_load_the_job_stack_at_start():
     import subprocess
     import sys
 
-    code = ("import sys, pai_lsp.cli; pai_lsp.cli.build_parser(); import pai_lsp.server.app; "
+    code = ("import sys, pai_lsp.cli; pai_lsp.cli.build_parser(); from pai_lsp.server import create_language_server; create_language_server(); "
             "print(sorted(m for m in ('httpx', 'requests', 'hdfs', 'starlette', 'uvicorn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

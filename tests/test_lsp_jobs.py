@@ -74,6 +74,8 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert any(isinstance(r, types.WorkDoneProgressReport) and r.percentage == 100 for r in reports)
     await until(editor, lambda: any(s["state"] == "SUCCEEDED" for s in editor.events["status"]))
+    states = [s["state"] for s in editor.events["status"]]
+    assert len(states) >= 2 and states[-1] == "SUCCEEDED" and len(set(states)) == len(states), states  # each change, once
     text = "".join(e["text"] for e in editor.events["log"])
     assert [line for line in text.splitlines() if line.startswith("epoch")] == [
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
@@ -106,3 +108,21 @@ async def test_hdfs_commands_return_structured_results(editor, tmp_path):
     assert cat["text"] == "from the editor\n"
     missing = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.ls", [{"path": "/nope"}]))
     assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS", "kind": "not-found"}
+
+
+async def test_command_arguments_are_typed(editor):
+    """Arguments are read into the command's types: a wrong shape is an InvalidParams error naming
+    what is wrong, and no daemon is asked."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    for command, arguments, wanted in (("pai.hdfs.ls", [{"cluster": "x"}], "hdfs.ls: `path` is missing"),
+                                       ("pai.hdfs.mv", [{"from": "/a", "to": 3}], "hdfs.mv: `to` must be a string"),
+                                       ("pai.jobOutputs", ["only-a-job"], "Expected")):
+        try:
+            await editor.workspace_execute_command_async(types.ExecuteCommandParams(command, arguments))
+        except JsonRpcInvalidParams as exc:
+            assert wanted in str(exc), exc
+        else:
+            raise AssertionError(f"{command} {arguments} was accepted")
+    none = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", []))
+    assert none == {"ok": False, "message": "Open a *.pai.json file to submit it.", "kind": "invalid"}

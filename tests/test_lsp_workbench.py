@@ -164,7 +164,9 @@ async def test_cancel_while_uploading_submits_nothing(editor, tmp_path):
 async def test_cluster_profiles_from_the_editor_are_the_cli_s(editor):
     await run(editor, "pai.jobs.list", {})  # the local cluster runs
     info = json.loads((HOME / "local" / "server.json").read_text())
-    password = (HOME / "local" / "pai-client-password").read_text()
+    from pai_lsp.localcluster.datadir import secrets_dir
+
+    password = (secrets_dir(HOME / "local", HOME / "config") / "pai-client-password").read_text()
     user = getpass.getuser()
     wrong = await run(editor, "pai.clusters.add", {"name": "lab", "rest": info["url"], "webhdfs": info["hdfs"],
                                                    "user": user, "password": "not-it"})

@@ -40,3 +40,37 @@ def test_vscode_glob_semantics():
         assert _filter("\n".join(yes + no), m) == yes, (glob, glob_regex(glob))
     negated = matcher(["**/*.py", "!**/test_*"])
     assert _filter("a.py\nsrc/test_a.py\ntest_b.py\nsrc/b.py", negated) == ["a.py", "src/b.py"]
+
+
+def test_hdfs_errors_are_classified_by_the_remote_exception_not_its_wording():
+    """Hadoop names its exception (`RemoteException.exception`): that decides, not the message text."""
+    from pai_lsp.errors import AuthFailed, NotFound, PermissionDenied, ServerError
+
+    def remote(status, exception, message):
+        return status, {}, {"RemoteException": {"exception": exception, "javaClassName": f"x.{exception}", "message": message}}
+
+    answers = {
+        "/missing": remote(404, "FileNotFoundException", "File /missing does not exist."),
+        "/denied": remote(403, "AccessControlException", "Permission denied: user=alice"),
+        "/odd": remote(500, "IOException", "Permission denied is not what this is; File not found either"),
+        "/stranger": remote(403, "SecurityException", "Failed to obtain user group information"),
+        "/login": (401, {}, b"Unauthorized"),
+    }
+    with StandIn(lambda method, path, body: answers[path.split("?")[0].removeprefix("/webhdfs/v1")]) as server:
+        hdfs = Hdfs(server.url, "alice")
+        assert hdfs.status("/missing") is None
+        for path, error in (("/denied", PermissionDenied), ("/odd", ServerError), ("/stranger", AuthFailed),
+                            ("/login", AuthFailed)):
+            try:
+                hdfs.list(path)
+            except error as exc:
+                assert "\n" not in exc.message
+            else:
+                raise AssertionError(f"{path} did not raise {error.__name__}")
+        for path, error in (("/denied", PermissionDenied), ("/missing", NotFound), ("/login", AuthFailed)):
+            try:
+                hdfs.write(path, b"x")
+            except error:
+                pass
+            else:
+                raise AssertionError(f"write {path} did not raise {error.__name__}")

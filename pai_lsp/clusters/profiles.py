@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from . import PaiError
+from ..errors import ConfigError, Unreachable
 
 KEYRING_SERVICE = "pai-lsp"
 LOCAL = "local"
@@ -76,7 +76,7 @@ def set_secret(key: str, value: str) -> None:
 
         keyring.set_password(KEYRING_SERVICE, key, value)
     except Exception:  # noqa: BLE001 - every backend failure means the same to the user
-        raise PaiError("config", "no OS keyring is available to keep the password: install one (e.g. gnome-keyring), "
+        raise ConfigError("no OS keyring is available to keep the password: install one (e.g. gnome-keyring), "
                                  f"or set PAI_LSP_SECRETS=file to keep secrets in {_secret_file()} (mode 600)") from None
 
 
@@ -131,12 +131,12 @@ class Profiles:
     def resolve(self, name: str | None) -> str:
         name = name or self.default or LOCAL
         if name != LOCAL and name not in self.clusters:
-            raise PaiError("config", f"no cluster named {name!r}: see `pai cluster list`")
+            raise ConfigError(f"no cluster named {name!r}: see `pai cluster list`")
         return name
 
     def add(self, profile: Profile) -> None:
         if profile.name == LOCAL:
-            raise PaiError("config", "the name 'local' is the embedded local cluster; choose another")
+            raise ConfigError("the name 'local' is the embedded local cluster; choose another")
         self.clusters[profile.name] = profile
         if self.default is None:
             self.default = profile.name
@@ -148,7 +148,7 @@ class Profiles:
 
     def remove(self, name: str) -> None:
         if name not in self.clusters:
-            raise PaiError("config", f"no cluster named {name!r}")
+            raise ConfigError(f"no cluster named {name!r}")
         del self.clusters[name]
         if self.default == name:
             self.default = next(iter(self.clusters), None)
@@ -164,7 +164,7 @@ def _validate(data: dict) -> None:
     error = next(iter(Draft202012Validator(schema).iter_errors(data)), None)
     if error is not None:
         where = "/".join(map(str, error.absolute_path)) or "profiles"
-        raise PaiError("config", f"invalid cluster profile ({where}): {error.message}")
+        raise ConfigError(f"invalid cluster profile ({where}): {error.message}")
 
 
 # -- the local cluster, on demand ------------------------------------------------------
@@ -177,7 +177,7 @@ def local_profile(start: bool = True) -> Profile:
         if _alive(info["url"]):
             return _profile_of(info)
     if not start:
-        raise PaiError("unreachable", "the local cluster is not running")
+        raise Unreachable("the local cluster is not running")
     _ensure_local_user(data)
     data.mkdir(parents=True, exist_ok=True)
     log = open(data / "server.log", "ab")
@@ -187,14 +187,14 @@ def local_profile(start: bool = True) -> Profile:
         stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
     line = process.stdout.readline() if process.stdout else ""
     if "REST " not in line:
-        raise PaiError("unreachable", f"the local cluster did not start: see {data / 'server.log'}")
+        raise Unreachable(f"the local cluster did not start: see {data / 'server.log'}")
     url = line.split("REST ")[1].split()[0]
     info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
     _write_private(state, json.dumps(info))
     deadline = time.monotonic() + 10
     while not _alive(url):
         if time.monotonic() > deadline:
-            raise PaiError("unreachable", f"the local cluster at {url} does not answer")
+            raise Unreachable(f"the local cluster at {url} does not answer")
         time.sleep(0.05)
     return _profile_of(info)
 
@@ -220,7 +220,7 @@ def _ensure_local_user(data: Path) -> None:
     data.mkdir(parents=True, exist_ok=True)
     users = Users(data)
     user = getpass.getuser()
-    secret = data / "pai-client-password"
+    secret = _local_password_file(data)
     if user in users.users and secret.exists():
         return
     password = secrets.token_urlsafe(16)
@@ -228,8 +228,15 @@ def _ensure_local_user(data: Path) -> None:
     _write_private(secret, password)
 
 
+def _local_password_file(data: Path) -> Path:
+    """Beside the local cluster's own secrets, outside the data folder its tasks run in."""
+    from ..localcluster.datadir import secrets_dir
+
+    return secrets_dir(data) / "pai-client-password"
+
+
 def local_password() -> str | None:
-    path = local_data_dir() / "pai-client-password"
+    path = _local_password_file(local_data_dir())
     return path.read_text().strip() if path.exists() else None
 
 

@@ -7,6 +7,7 @@ served under `/rest-server`, the path real deployments put the API behind.
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qs
 
 import yaml
@@ -15,11 +16,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
+from ..core.roles import roles_from_v1
 from . import shapes, v2
-from .auth import AuthError
-from .cluster import ClusterError, LocalCluster, roles_from_v1
+from .cluster import LocalCluster
+from .errors import ClusterError
 from .joi import InvalidParameters, validate_v1
-from .model import Job
+from .model import Job, with_always_ports
 
 TAIL_BYTES = 16384
 
@@ -29,12 +31,20 @@ def error(status: int, code: str, message: str) -> JSONResponse:
 
 
 class Api:
-    def __init__(self, cluster: LocalCluster):
+    def __init__(self, cluster: LocalCluster, private: bool = False):
+        """`private`: also require a token where the YARN-era server leaves reading open (job list,
+        detail, config, SSH info, virtual clusters), as needed off loopback or on a shared machine."""
         self.cluster = cluster
+        self.private = private
 
     # -- helpers ---------------------------------------------------------------------
     def user_of(self, request: Request) -> str:
         return self.cluster.users.verify(request.headers.get("authorization"))
+
+    def reader(self, request: Request) -> None:
+        """Reading that real clients do without a token: open unless the cluster is private."""
+        if self.private:
+            self.user_of(request)
 
     @staticmethod
     async def body(request: Request) -> dict:
@@ -95,6 +105,7 @@ class Api:
 
     # -- v1 jobs ---------------------------------------------------------------------
     async def list_v1(self, request: Request) -> Response:
+        self.reader(request)
         wanted = request.path_params.get("user") or request.query_params.get("username")
         jobs = [j for j in self.cluster.jobs.values() if not wanted or j.user == wanted]
         jobs.sort(key=lambda j: j.created, reverse=True)
@@ -113,7 +124,7 @@ class Api:
             raise ClusterError(400, "InvalidParametersError", str(exc)) from None
         name = request.path_params.get("job") or config["jobName"]
         job = Job(user=owner or user, name=name, version=1, legacy=legacy, config=config,
-                  virtual_cluster=config.get("virtualCluster") or "default", roles=roles_from_v1(config),
+                  virtual_cluster=config.get("virtualCluster") or "default", roles=with_always_ports(roles_from_v1(config)),
                   retry_count=config.get("retryCount", 0), debug=(config.get("jobEnvs") or {}).get("isDebug") is True)
         self.cluster.submit(job, original)
         headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{name}")}
@@ -131,6 +142,7 @@ class Api:
         return job
 
     async def detail_v1(self, request: Request) -> Response:
+        self.reader(request)
         return JSONResponse(shapes.detail_v1(self.job_v1(request), self.base(request)))
 
     async def delete_v1(self, request: Request) -> Response:
@@ -151,6 +163,7 @@ class Api:
         return JSONResponse({"message": f"execute job {job.name} successfully"}, 202)
 
     async def config_v1(self, request: Request) -> Response:
+        self.reader(request)
         job = self.job_v1(request)
         path = self.cluster.job_dir(job) / "JobConfig.json"
         if not path.exists():
@@ -161,6 +174,7 @@ class Api:
         return JSONResponse(config)
 
     async def ssh_v1(self, request: Request) -> Response:
+        self.reader(request)
         job = self.job_v1(request)
         running = [t for t in job.tasks if t.launched and t.ports.get("ssh")]
         if not running:
@@ -266,7 +280,7 @@ class Api:
             raise ClusterError(404, "NoTaskLogError", "Log of task is not found.")
         tail = "?tail-mode=true" if request.query_params.get("tail-mode") == "true" else ""
         base = request.url.path.rstrip("/")
-        return JSONResponse({"locations": [{"name": name, "uri": f"{base}/{name}{tail}"} for name in ("stdout", "stderr", "all")]})
+        return JSONResponse(shapes.log_locations(base, tail))
 
     async def log_file(self, request: Request) -> Response:
         self.cluster.users.verify(request.headers.get("authorization") or
@@ -279,34 +293,28 @@ class Api:
         if not path.exists():
             raise ClusterError(404, "NoTaskLogError", "Log of task is not found.")
         size = path.stat().st_size
-        start, end = 0, size
-        status = 200
         ranged = request.headers.get("range", "")
         if request.query_params.get("tail-mode") == "true":
-            ranged = f"bytes=-{TAIL_BYTES}"
-        if ranged.startswith("bytes="):
-            first, _, last = ranged[6:].partition("-")
-            if first == "":
-                start = max(0, size - int(last or 0))
-            else:
-                start = int(first)
-                end = min(size, int(last) + 1) if last else size
-            if start > size:
-                return Response(status_code=416, headers={"Content-Range": f"bytes */{size}"})
-            status = 206
+            ranged = f"bytes=-{min(TAIL_BYTES, size)}" if size else ""
+        wanted = byte_range(ranged, size)
+        if wanted == "unsatisfiable":
+            return Response(status_code=416, headers={"Content-Range": f"bytes */{size}"})
+        start, end = wanted or (0, size - 1)
         with open(path, "rb") as f:
             f.seek(start)
-            data = f.read(max(0, end - start))
+            data = f.read(max(0, end + 1 - start))
         headers = {"Accept-Ranges": "bytes", "Content-Disposition": f'attachment; filename="{name}"',
                    "X-Log-Size": str(size)}
-        if status == 206:
-            headers["Content-Range"] = f"bytes {start}-{start + len(data) - 1 if data else start}/{size}"
-        return Response(data, status, media_type="text/plain", headers=headers)
+        if wanted is not None:
+            headers["Content-Range"] = f"bytes {start}-{end}/{size}"
+        return Response(data, 206 if wanted is not None else 200, media_type="text/plain", headers=headers)
 
     # -- virtual clusters --------------------------------------------------------------
     async def vcs(self, request: Request) -> Response:
-        if request.url.path.rstrip("/").endswith("/api/v2/virtual-clusters") or "/api/v2/" in request.url.path:
+        if "/api/v2/" in request.url.path:
             self.user_of(request)
+        else:
+            self.reader(request)
         name = request.path_params.get("vc")
         table = {n: self._vc(n) for n in self.cluster.virtual_clusters}
         if name is None:
@@ -379,11 +387,40 @@ class Api:
         return [Route(path, _guarded(handler), methods=methods) for path, handler, methods in table]
 
 
+def _js_int(text: str) -> int | None:
+    """JavaScript's parseInt(text, 10): leading digits after optional blanks and sign, else NaN (None)."""
+    match = re.match(r"\s*([+-]?\d+)", text)
+    return int(match.group(1)) if match else None
+
+
+def byte_range(header: str, size: int) -> tuple[int, int] | str | None:
+    """A `Range` header as the log server's `send`/range-parser reads it: (first, last byte) to send,
+    "unsatisfiable" (416), or None to send the whole file (no, malformed or several ranges)."""
+    if not re.match(r"^ *bytes=", header):
+        return None
+    ranges = []
+    for part in header.split("=", 1)[1].split(","):
+        pieces = part.split("-")
+        start, end = _js_int(pieces[0]), _js_int(pieces[1]) if len(pieces) > 1 else None
+        if start is None:
+            start, end = (max(0, size - end), size - 1) if end is not None else (None, None)  # a suffix longer than the file: all of it
+        elif end is None:
+            end = size - 1
+        if end is not None and end > size - 1:
+            end = size - 1
+        if start is None or end is None or start > end or start < 0:
+            continue
+        ranges.append((start, end))
+    if not ranges:
+        return "unsatisfiable"
+    return ranges[0] if len(ranges) == 1 else None
+
+
 def _guarded(handler):
     async def endpoint(request: Request) -> Response:
         try:
             return await handler(request)
-        except (ClusterError, AuthError) as exc:
+        except ClusterError as exc:
             return error(exc.status, exc.code, exc.message)
 
     endpoint.__name__ = handler.__name__

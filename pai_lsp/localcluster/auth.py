@@ -1,4 +1,5 @@
-"""Users and tokens of the local cluster: salted password hashes in the data dir, HS256 JWTs."""
+"""Users and tokens of the local cluster: salted password hashes and the HS256 signing key in the
+cluster's secrets folder (outside the data folder tasks run in), JWTs as the real server issues them."""
 
 from __future__ import annotations
 
@@ -10,17 +11,15 @@ import os
 import re
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from .datadir import secrets_dir, write_private
+from .errors import ClusterError
 
 USER_NAME = re.compile(r"^[\w.-]+$")
 DEFAULT_EXPIRATION = 7 * 24 * 3600
 KEYRING_SERVICE = "pai-lsp local-cluster"
-
-
-class AuthError(Exception):
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 def _b64(data: bytes) -> str:
@@ -31,22 +30,52 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def _write_private(path: Path, text: str) -> None:
-    temp = path.with_suffix(".tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(temp, path)
-
-
 class Users:
-    def __init__(self, data_dir: Path):
-        self.path = data_dir / "users.json"
-        self.users: dict[str, dict] = json.loads(self.path.read_text()) if self.path.exists() else {}
-        secret_file = data_dir / "token-secret"
+    """The users file is read again whenever it changes, so `pai local-cluster users add` takes
+    effect on a running cluster; `on_new_user` hears of each name the cluster did not know."""
+
+    def __init__(self, data_dir: Path, on_new_user: Callable[[str], None] | None = None):
+        folder = secrets_dir(data_dir)
+        self.path = folder / "users.json"
+        self.on_new_user = on_new_user
+        self._users: dict[str, dict] = {}
+        self._stamp: tuple | None = None
+        secret_file = folder / "token-secret"
         if not secret_file.exists():
-            _write_private(secret_file, secrets.token_hex(32))
+            temp = folder / f".token-secret.{os.getpid()}"
+            write_private(temp, secrets.token_hex(32))
+            try:
+                os.link(temp, secret_file)  # the first process to create it wins; everyone reads the same key
+            except FileExistsError:
+                pass
+            temp.unlink()
         self.secret = secret_file.read_text().strip().encode()
+        self._refresh()
+
+    @property
+    def users(self) -> dict[str, dict]:
+        return self._refresh()
+
+    def _refresh(self) -> dict[str, dict]:
+        try:
+            st = os.stat(self.path)
+            stamp: tuple | None = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except FileNotFoundError:
+            stamp = None
+        if stamp != self._stamp:
+            known = set(self._users)
+            try:
+                self._users = json.loads(self.path.read_text()) if stamp else {}
+            except ValueError:
+                return self._users  # being replaced right now: keep what we had
+            self._stamp = stamp
+            for name in self._users.keys() - known:
+                if self.on_new_user is not None:
+                    self.on_new_user(name)
+        return self._users
+
+    def groups(self, name: str) -> set[str]:
+        return set(self.users.get(name, {}).get("grouplist") or [])
 
     def add(self, name: str, password: str, admin: bool = False) -> None:
         if not USER_NAME.match(name):
@@ -55,16 +84,17 @@ class Users:
             raise ValueError("the password needs at least 6 characters")
         salt = secrets.token_hex(16)
         digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt.encode(), 100_000).hex()
-        self.users[name] = {"salt": salt, "hash": digest, "admin": admin, "virtualCluster": ["default"]}
-        _write_private(self.path, json.dumps(self.users, indent=2))
+        users = dict(self.users)
+        users[name] = {"salt": salt, "hash": digest, "admin": admin, "virtualCluster": ["default"]}
+        write_private(self.path, json.dumps(users, indent=2))
 
     def check_password(self, name: str, password: str) -> dict:
         user = self.users.get(name)
         if user is None:
-            raise AuthError(400, "NoUserError", f"User {name} is not found.")
+            raise ClusterError(400, "NoUserError", f"User {name} is not found.")
         digest = hashlib.pbkdf2_hmac("sha256", password.encode(), user["salt"].encode(), 100_000).hex()
         if not hmac.compare_digest(digest, user["hash"]):
-            raise AuthError(400, "IncorrectPasswordError", "Password is incorrect.")
+            raise ClusterError(400, "IncorrectPasswordError", "Password is incorrect.")
         return user
 
     def issue(self, name: str, expiration: int = DEFAULT_EXPIRATION) -> str:
@@ -78,20 +108,33 @@ class Users:
     def verify(self, authorization: str | None) -> str:
         """The user a `Bearer` header belongs to; 401 UnauthorizedUserError otherwise."""
         if not authorization:
-            raise AuthError(401, "UnauthorizedUserError", "Guest is not allowed to do this operation.")
+            raise ClusterError(401, "UnauthorizedUserError", "Guest is not allowed to do this operation.")
         scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer" or token.count(".") != 2:
-            raise AuthError(401, "UnauthorizedUserError", "Your token is invalid.")
+        user = self._user_of(token) if scheme.lower() == "bearer" else None
+        if user is None:
+            raise ClusterError(401, "UnauthorizedUserError", "Your token is invalid.")
+        return user
+
+    def _user_of(self, token: str) -> str | None:
+        """The user of a valid, unexpired token signed by this cluster; None for anything else."""
+        if token.count(".") != 2 or not token.isascii():
+            return None
         header, payload, signature = token.split(".")
         expected = _b64(hmac.new(self.secret, f"{header}.{payload}".encode(), hashlib.sha256).digest())
+        if not hmac.compare_digest(signature.encode(), expected.encode()):
+            return None
         try:
             claims = json.loads(_unb64(payload))
         except ValueError:
-            claims = None
-        if not hmac.compare_digest(signature, expected) or not isinstance(claims, dict) \
-                or claims.get("exp", 0) < time.time() or claims.get("username") not in self.users:
-            raise AuthError(401, "UnauthorizedUserError", "Your token is invalid.")
-        return claims["username"]
+            return None
+        if not isinstance(claims, dict) or not isinstance(claims.get("exp"), (int, float)) or claims["exp"] < time.time():
+            return None
+        name = claims.get("username")
+        return name if isinstance(name, str) and name in self.users else None
+
+    def user_of_token(self, token: str) -> str:
+        """For WebHDFS `delegation=`: the token's user, or ClusterError."""
+        return self.verify(f"Bearer {token}")
 
     def is_admin(self, name: str) -> bool:
         return bool(self.users.get(name, {}).get("admin"))

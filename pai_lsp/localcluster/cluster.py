@@ -15,19 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .auth import Users
+from .datadir import write_private
+from .errors import ClusterError
 from .hdfs_store import HdfsStore
-from .model import FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, RoleSpec, Task, now_ms, write_json
+from .model import FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
 from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
 
 STOP_GRACE_SECONDS = 2.0
-
-
-class ClusterError(Exception):
-    """An error the REST API reports as `{code, message}` with an HTTP status."""
-
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 @dataclass
@@ -62,28 +56,20 @@ def _nvidia_gpus() -> int:
     return sum(1 for line in out.splitlines() if line.startswith("GPU "))
 
 
-def roles_from_v1(config: dict) -> list[RoleSpec]:
-    out = []
-    for role in config["taskRoles"]:
-        ports = {p["label"]: (p.get("beginAt", 0), p.get("portNumber", 1)) for p in role.get("portList", [])}
-        for label in ("http", "ssh"):  # every role always gets these (§1.3)
-            ports.setdefault(label, (0, 1))
-        out.append(RoleSpec(role["name"], role["taskNumber"], role["cpuNumber"], role["memoryMB"], role["gpuNumber"],
-                            role["shmMB"], role["command"], ports, role["minFailedTaskCount"], role["minSucceededTaskCount"]))
-    return out
-
-
 class LocalCluster:
     def __init__(self, data_dir: Path, capacity: Capacity, default_user: str, runtime: str = "host",
-                 engine: str | None = None):
+                 engine: str | None = None, task_umask: int = 0o022):
+        """`default_user` is the OS user the cluster runs as: HDFS's superuser. Tasks create their
+        files with `task_umask` (the user's own), while the cluster's files are private."""
         self.data_dir = data_dir
         self.jobs_dir = data_dir / "jobs"
-        self.jobs_dir.mkdir(parents=True, exist_ok=True)
+        self.jobs_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.capacity = capacity
         self.runtime = runtime
         self.engine = engine if runtime == "container" else None
-        self.users = Users(data_dir)
-        self.store = HdfsStore(data_dir / "hdfs", superuser=default_user)
+        self.task_umask = task_umask
+        self.store = HdfsStore(data_dir / "hdfs", superuser=default_user, groups_of=lambda name: self.users.groups(name))
+        self.users = Users(data_dir, on_new_user=self.store.ensure_home)  # each user gets an HDFS home
         self.fs_uri = "hdfs://127.0.0.1:0"
         self.jobs: dict[str, Job] = {}
         self.order: list[str] = []  # submission order, for scheduling
@@ -120,7 +106,7 @@ class LocalCluster:
 
     def save(self, job: Job) -> None:
         folder = self.jobs_dir / job.framework
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         write_json(folder / "status.json", job.to_json())
 
     def job_dir(self, job: Job) -> Path:
@@ -154,9 +140,9 @@ class LocalCluster:
         folder = self.job_dir(job)
         if folder.exists():
             shutil.rmtree(folder)  # left over from a deleted job of the same name
-        folder.mkdir(parents=True)
+        folder.mkdir(mode=0o700, parents=True)
         if raw_text is not None:
-            (folder / "JobConfig.yaml").write_text(raw_text, encoding="utf-8")
+            write_private(folder / "JobConfig.yaml", raw_text)
         write_json(folder / "JobConfig.json", original)
         job.runtime = self.runtime
         job.tasks = [Task(r.name, i) for r in job.roles for i in range(r.tasks)]
@@ -210,10 +196,10 @@ class LocalCluster:
             env = environment(job, task, self.fs_uri, job.virtual_cluster)
             folder = self.task_dir(job, job.attempt, task.role, task.index)
             workdir = folder / "work"
-            workdir.mkdir(parents=True, exist_ok=True)
+            workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
             try:
                 self._copy_code(job, workdir)
-                running = await start(job, task, workdir, folder / "logs", env, self.engine)
+                running = await start(job, task, workdir, folder / "logs", env, self.engine, self.task_umask)
             except (OSError, ValueError) as exc:
                 task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {exc}"
                 task.exit_code = 254

@@ -1,28 +1,42 @@
 """HDFS semantics over a local folder: what the WebHDFS routes call.
 
 Paths are HDFS absolute paths ("/user/alice/x"). None can leave the folder: `..` is refused
-outright (as HDFS does: "Invalid path name"), and symbolic links are never followed. Owners
-and groups live in a small SQLite table beside the folder; permissions and times are the
-files' own. Errors are `HdfsException`s named and worded as Hadoop's.
+outright (as HDFS does: "Invalid path name"), and symbolic links are never followed. Owners,
+groups, modes, ACLs, replication and snapshot settings live in a small SQLite table beside the
+folder; the files on disk are private to the cluster (600 / 700). Every operation is checked as
+Hadoop's FSPermissionChecker checks it (`hdfs_acl.py`), with the cluster's own user as the
+superuser. Snapshots are read-only hard-linked copies under `<dir>/.snapshot/<name>`: every
+write replaces a file by rename, so a snapshot never sees later changes. Errors are
+`HdfsException`s named and worded as Hadoop's.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import hdfs_acl as acls
+from .hdfs_acl import ALL, EXECUTE, READ, READ_EXECUTE, STICKY, WRITE, Acl, AclEntry
+
 ROOT_FILE_ID = 16385
 BLOCK_SIZE = 134217728
 CHECKSUM_BYTES_PER_CRC = 512
+SUPERGROUP = "supergroup"
+ANONYMOUS = "dr.who"  # Hadoop's static web user: who a request without user.name is
+SNAPSHOT = ".snapshot"
+UPLOAD_SUFFIX = ".pai-upload"
+DEFAULT_REPLICATION = 1  # a one-node cluster (dfs.replication=1)
+MAX_REPLICATION = 512
 
 
 @dataclass
@@ -37,10 +51,18 @@ class HdfsException(Exception):
         "IllegalArgumentException": "java.lang.IllegalArgumentException",
         "UnsupportedOperationException": "java.lang.UnsupportedOperationException",
         "SecurityException": "java.lang.SecurityException",
+        "AccessControlException": "org.apache.hadoop.security.AccessControlException",
+        "AuthorizationException": "org.apache.hadoop.security.authorize.AuthorizationException",
+        "AclException": "org.apache.hadoop.hdfs.protocol.AclException",
+        "SnapshotException": "org.apache.hadoop.hdfs.protocol.SnapshotException",
+        "SnapshotAccessControlException": "org.apache.hadoop.hdfs.protocol.SnapshotAccessControlException",
+        "HadoopIllegalArgumentException": "org.apache.hadoop.HadoopIllegalArgumentException",
+        "IOException": "java.io.IOException",
     }
     STATUS = {
         "FileNotFoundException": 404,
         "IllegalArgumentException": 400,
+        "HadoopIllegalArgumentException": 400,
         "UnsupportedOperationException": 400,
         "SecurityException": 403,
         "AuthorizationException": 403,
@@ -53,8 +75,6 @@ class HdfsException(Exception):
 
     def to_json(self) -> dict:
         java = self.JAVA.get(self.exception, f"org.apache.hadoop.fs.{self.exception}")
-        if self.exception == "AccessControlException":
-            java = "org.apache.hadoop.security.AccessControlException"
         return {"RemoteException": {"exception": self.exception, "javaClassName": java, "message": self.message}}
 
 
@@ -62,16 +82,63 @@ def not_found(path: str) -> HdfsException:
     return HdfsException("FileNotFoundException", f"File does not exist: {path}")
 
 
+def denied(message: str) -> HdfsException:
+    return HdfsException("AccessControlException", message)
+
+
+@dataclass
+class Inode:
+    """One existing path with its metadata."""
+
+    path: str
+    local: Path
+    st: os.stat_result
+    owner: str
+    group: str
+    acl: Acl
+    replication: int
+    atime: int  # folders only: files use the file's own access time
+    snapshottable: bool
+
+    @property
+    def is_dir(self) -> bool:
+        return stat.S_ISDIR(self.st.st_mode)
+
+    def describe(self) -> str:
+        """`"/p":owner:group:drwxr-xr-x` as permission errors show an inode."""
+        return f'"{self.path}":{self.owner}:{self.group}:{acls.mode_string(self.acl.mode, self.is_dir, self.acl.extended)}'
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] or "/"
+
+
+def _under(path: str) -> str:
+    """SQL condition values for "this path and everything below it"."""
+    return path.rstrip("/") + "/"
+
+
 class HdfsStore:
-    def __init__(self, root: Path, superuser: str):
+    def __init__(self, root: Path, superuser: str, groups_of: Callable[[str], set[str]] | None = None):
         self.root = root
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.superuser = superuser
-        self._db_lock = threading.Lock()
+        self.groups_of = groups_of or (lambda user: set())
+        self._db_lock = threading.RLock()
         self._db = sqlite3.connect(root.parent / "hdfs-owners.sqlite3", check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS owners (path TEXT PRIMARY KEY, owner TEXT, grp TEXT)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS inodes (path TEXT PRIMARY KEY, owner TEXT, grp TEXT, perm INTEGER, "
+                         "replication INTEGER, atime INTEGER, acl TEXT, snapshottable INTEGER)")
+        if self._db.execute("SELECT 1 FROM sqlite_master WHERE name = 'owners'").fetchone():  # before permissions were kept
+            self._db.execute("INSERT OR IGNORE INTO inodes (path, owner, grp) SELECT path, owner, grp FROM owners")
+            self._db.execute("DROP TABLE owners")
+        if self._row("/") is None:
+            self._put("/", owner=superuser, grp=SUPERGROUP, perm=0o1777)  # anyone may create, only owners remove
+        tmp = self.root / "tmp"
+        if not tmp.exists():
+            tmp.mkdir(mode=0o700)
+            self._put("/tmp", owner=superuser, grp=SUPERGROUP, perm=0o1777)
 
     # -- paths -----------------------------------------------------------------------
     @staticmethod
@@ -95,64 +162,173 @@ class HdfsStore:
                 raise HdfsException("AccessControlException", f"Permission denied: {path} is a symbolic link outside HDFS")
         return local
 
-    # -- status ----------------------------------------------------------------------
-    def _owner(self, path: str) -> tuple[str, str]:
+    def _hdfs(self, local: Path) -> str:
+        return "/" + local.relative_to(self.root).as_posix() if local != self.root else "/"
+
+    # -- metadata --------------------------------------------------------------------
+    def _row(self, path: str) -> tuple | None:
         with self._db_lock:
-            row = self._db.execute("SELECT owner, grp FROM owners WHERE path = ?", (path,)).fetchone()
-        return (row[0], row[1]) if row else (self.superuser, "supergroup")
+            return self._db.execute("SELECT owner, grp, perm, replication, atime, acl, snapshottable FROM inodes WHERE path = ?",
+                                    (path,)).fetchone()
 
-    def set_owner_record(self, path: str, owner: str | None, group: str | None) -> None:
-        current_owner, current_group = (owner, group) if owner and group else self._owner(path)
+    def _put(self, path: str, **fields) -> None:
+        """Insert or update some columns of a path's row."""
+        names = list(fields)
         with self._db_lock:
-            self._db.execute("INSERT OR REPLACE INTO owners VALUES (?, ?, ?)", (path, owner or current_owner, group or current_group))
+            self._db.execute(f"INSERT INTO inodes (path, {', '.join(names)}) VALUES (?{', ?' * len(names)}) "
+                             f"ON CONFLICT(path) DO UPDATE SET {', '.join(f'{n} = excluded.{n}' for n in names)}",
+                             (path, *fields.values()))
 
-    def status(self, path: str, suffix: str = "") -> dict:
+    def _forget(self, path: str) -> None:
+        with self._db_lock:
+            self._db.execute("DELETE FROM inodes WHERE path = ? OR substr(path, 1, ?) = ?", (path, len(_under(path)), _under(path)))
+
+    def _inode(self, path: str, local: Path, st: os.stat_result) -> Inode:
+        row = self._row(path)
+        owner, group, perm, replication, atime, acl_text, snapshottable = row or (None,) * 7
+        entries = [acls.parse_spec(text)[0] for text in json.loads(acl_text)] if acl_text else []
+        mode = perm if perm is not None else stat.S_IMODE(st.st_mode)  # data kept before modes were recorded
+        return Inode(path, local, st, owner or self.superuser, group or SUPERGROUP, Acl(mode, entries),
+                     replication or DEFAULT_REPLICATION, atime or 0, bool(snapshottable))
+
+    def _save_acl(self, path: str, acl: Acl) -> None:
+        self._put(path, perm=acl.mode, acl=json.dumps([str(e) for e in acl.entries]) if acl.entries else None)
+
+    def lookup(self, path: str) -> Inode | None:
         path = self.normalize(path)
-        local = self.local(path)
-        try:
-            st = local.lstat()
-        except FileNotFoundError:
-            raise not_found(path) from None
-        except NotADirectoryError:
-            raise not_found(path) from None
-        return self._status(path, local, st, suffix)
-
-    def _status(self, path: str, local: Path, st: os.stat_result, suffix: str) -> dict:
-        is_dir = stat.S_ISDIR(st.st_mode)
-        owner, group = self._owner(path)
-        children = 0
-        if is_dir:
-            try:
-                children = sum(1 for _ in os.scandir(local))
-            except OSError:
-                children = 0
-        return {
-            "accessTime": 0 if is_dir else int(st.st_atime * 1000),
-            "blockSize": 0 if is_dir else BLOCK_SIZE,
-            "childrenNum": children,
-            "fileId": ROOT_FILE_ID if path == "/" else ROOT_FILE_ID + 1 + st.st_ino % 1_000_000_000,
-            "group": group,
-            "length": 0 if is_dir else st.st_size,
-            "modificationTime": int(st.st_mtime * 1000),
-            "owner": owner,
-            "pathSuffix": suffix,
-            "permission": format(stat.S_IMODE(st.st_mode), "o"),
-            "replication": 0 if is_dir else 1,
-            "storagePolicy": 0,
-            "type": "DIRECTORY" if is_dir else "FILE",
-        }
-
-    def list(self, path: str, start_after: str | None = None, limit: int | None = None) -> tuple[list[dict], int]:
-        """(statuses, remaining) of a directory's children sorted by name; a file lists itself."""
-        path = self.normalize(path)
+        if path.endswith("/" + SNAPSHOT):
+            return self._snapshot_root(path)
         local = self.local(path)
         try:
             st = local.lstat()
         except (FileNotFoundError, NotADirectoryError):
-            raise HdfsException("FileNotFoundException", f"File {path} does not exist.") from None
-        if not stat.S_ISDIR(st.st_mode):
-            return [self._status(path, local, st, "")], 0
-        entries = sorted(os.scandir(local), key=lambda e: e.name)
+            return None
+        return self._inode(path, local, st)
+
+    def _existing(self, path: str) -> Inode:
+        inode = self.lookup(path)
+        if inode is None:
+            raise not_found(self.normalize(path))
+        return inode
+
+    def _chain(self, path: str) -> list[Inode | None]:
+        """The inodes of "/", "/a", "/a/b", … up to `path`; None from the first one missing."""
+        parts = [p for p in path.split("/") if p]
+        out: list[Inode | None] = []
+        for i in range(len(parts) + 1):
+            out.append(self.lookup("/" + "/".join(parts[:i])) if not out or out[-1] is not None else None)
+        return out
+
+    # -- permissions (FSPermissionChecker.checkPermission) ----------------------------
+    def is_superuser(self, user: str) -> bool:
+        return user == self.superuser or SUPERGROUP in self.groups_of(user)
+
+    def check(self, user: str, path: str, *, owner: bool = False, ancestor: int | None = None, parent: int | None = None,
+              access: int | None = None, sub: int | None = None, ignore_empty: bool = False) -> None:
+        """Raise AccessControlException unless `user` may do this to `path`: traverse every existing
+        ancestor, then the sticky bit, the ancestor, parent and path access, the whole subtree, ownership."""
+        if self.is_superuser(user):
+            return
+        chain = self._chain(self.normalize(path))
+        groups = self.groups_of(user)
+        last = chain[-1]
+        ancestor_index = len(chain) - 2
+        while ancestor_index >= 0 and chain[ancestor_index] is None:
+            ancestor_index -= 1
+        for inode in chain[: ancestor_index + 1]:
+            self._require(inode, user, groups, EXECUTE)
+        if parent is not None and parent & WRITE and len(chain) > 1 and last is not None:
+            self._sticky(chain[-2], last, user)
+        if ancestor is not None and len(chain) > 1:
+            self._require(chain[ancestor_index], user, groups, ancestor)
+        if parent is not None and len(chain) > 1:
+            self._require(chain[-2], user, groups, parent)
+        if access is not None:
+            self._require(last, user, groups, access)
+        if sub is not None and last is not None and last.is_dir:
+            self._require_below(last, user, groups, sub, ignore_empty)
+        if owner and last is not None and last.owner != user:
+            raise denied(f"Permission denied. user={user} is not the owner of inode={last.path}")
+
+    def _require(self, inode: Inode | None, user: str, groups: set[str], access: int) -> None:
+        if inode is None or acls.permits(inode.acl, inode.owner, inode.group, user, groups, access):
+            return
+        raise denied(f"Permission denied: user={user}, access={acls.ACTION_NAMES[access]}, inode={inode.describe()}")
+
+    def _sticky(self, parent: Inode | None, inode: Inode, user: str) -> None:
+        if parent is None or not parent.acl.mode & STICKY or user in (parent.owner, inode.owner):
+            return
+        raise denied(f"Permission denied by sticky bit: user={user}, path={inode.describe()}, parent={parent.describe()}")
+
+    def _require_below(self, top: Inode, user: str, groups: set[str], access: int, ignore_empty: bool) -> None:
+        stack = [top]
+        while stack:
+            folder = stack.pop()
+            children = [e for e in os.scandir(folder.local) if e.name != SNAPSHOT and not e.name.endswith(UPLOAD_SUFFIX)]
+            if children or not ignore_empty:
+                self._require(folder, user, groups, access)
+            for entry in children:
+                if entry.is_dir(follow_symlinks=False):
+                    child = folder.path.rstrip("/") + "/" + entry.name
+                    stack.append(self._inode(child, Path(entry.path), entry.stat(follow_symlinks=False)))
+
+    def require_superuser(self, user: str) -> None:
+        if not self.is_superuser(user):
+            raise denied(f"Access denied for user {user}. Superuser privilege is required")
+
+    # -- status ----------------------------------------------------------------------
+    def status(self, user: str, path: str, suffix: str = "") -> dict:
+        path = self.normalize(path)
+        self.check(user, path)
+        return self._status(self._existing(path), suffix)
+
+    def _status(self, inode: Inode, suffix: str) -> dict:
+        st = inode.st
+        is_dir = inode.is_dir
+        children = 0
+        if is_dir and inode.local.exists():
+            try:
+                children = sum(1 for e in os.scandir(inode.local) if e.name != SNAPSHOT and not e.name.endswith(UPLOAD_SUFFIX))
+            except OSError:
+                children = 0
+        out = {
+            "accessTime": inode.atime if is_dir else int(st.st_atime * 1000),
+            "blockSize": 0 if is_dir else BLOCK_SIZE,
+            "childrenNum": children,
+            "fileId": ROOT_FILE_ID if inode.path == "/" else ROOT_FILE_ID + 1 + st.st_ino % 1_000_000_000,
+            "group": inode.group,
+            "length": 0 if is_dir else st.st_size,
+            "modificationTime": int(st.st_mtime * 1000),
+            "owner": inode.owner,
+            "pathSuffix": suffix,
+            "permission": format(inode.acl.mode, "o"),
+            "replication": 0 if is_dir else inode.replication,
+            "storagePolicy": 0,
+            "type": "DIRECTORY" if is_dir else "FILE",
+        }
+        if inode.acl.extended:
+            out["aclBit"] = True
+        if inode.snapshottable:
+            out["snapshotEnabled"] = True
+        return dict(sorted(out.items()))
+
+    def list(self, user: str, path: str, start_after: str | None = None, limit: int | None = None) -> tuple[list[dict], int]:
+        """(statuses, remaining) of a directory's children sorted by name; a file lists itself."""
+        path = self.normalize(path)
+        inode = self.lookup(path)
+        if inode is not None and inode.is_dir:
+            self.check(user, path, access=READ_EXECUTE)
+        else:
+            self.check(user, path)
+        if inode is None:
+            raise HdfsException("FileNotFoundException", f"File {path} does not exist.")
+        if not inode.is_dir:
+            return [self._status(inode, "")], 0
+        if path.endswith("/" + SNAPSHOT) and not inode.local.exists():
+            return [], 0  # a snapshottable folder without snapshots yet
+        hidden = (SNAPSHOT,) if not path.endswith("/" + SNAPSHOT) else ()
+        entries = sorted((e for e in os.scandir(inode.local) if e.name not in hidden and not e.name.endswith(UPLOAD_SUFFIX)),
+                         key=lambda e: e.name)
         if start_after is not None:
             entries = [e for e in entries if e.name > start_after]
         remaining = 0
@@ -161,38 +337,46 @@ class HdfsStore:
             entries = entries[:limit]
         out = []
         for entry in entries:
-            if entry.name.endswith(".pai-upload"):
-                continue  # an upload still in flight is not visible yet
             child = path.rstrip("/") + "/" + entry.name
-            out.append(self._status(child, Path(entry.path), entry.stat(follow_symlinks=False), entry.name))
+            out.append(self._status(self._inode(child, Path(entry.path), entry.stat(follow_symlinks=False)), entry.name))
         return out, remaining
 
-    def content_summary(self, path: str) -> dict:
+    def content_summary(self, user: str, path: str) -> dict:
         path = self.normalize(path)
-        local = self.local(path)
-        if not local.exists():
-            raise not_found(path)
-        dirs, files, length = 0, 0, 0
-        if local.is_dir():
-            stack = [str(local)]
+        self.check(user, path, sub=READ_EXECUTE)
+        inode = self._existing(path)
+        dirs, files, length, consumed = 0, 0, 0, 0
+        if inode.is_dir:
+            stack = [(path, inode.local)]
             while stack:
+                folder, local = stack.pop()
                 dirs += 1
-                with os.scandir(stack.pop()) as entries:
+                with os.scandir(local) as entries:
                     for entry in entries:
+                        if entry.name == SNAPSHOT or entry.name.endswith(UPLOAD_SUFFIX):
+                            continue
+                        child = folder.rstrip("/") + "/" + entry.name
                         if entry.is_dir(follow_symlinks=False):
-                            stack.append(entry.path)
-                        elif not entry.name.endswith(".pai-upload"):
+                            stack.append((child, Path(entry.path)))
+                        else:
                             files += 1
-                            length += entry.stat(follow_symlinks=False).st_size
+                            size = entry.stat(follow_symlinks=False).st_size
+                            length += size
+                            consumed += size * self._replication(child)
         else:
-            files, length = 1, local.stat().st_size
+            files, length = 1, inode.st.st_size
+            consumed = length * inode.replication
         return {"ContentSummary": {"directoryCount": dirs, "fileCount": files, "length": length, "quota": -1,
-                                   "spaceConsumed": length, "spaceQuota": -1, "typeQuota": {}}}
+                                   "spaceConsumed": consumed, "spaceQuota": -1, "typeQuota": {}}}
 
-    def checksum(self, path: str) -> dict:
+    def _replication(self, path: str) -> int:
+        row = self._row(path)
+        return (row[3] if row else None) or DEFAULT_REPLICATION
+
+    def checksum(self, user: str, path: str) -> dict:
         """MD5-of-0MD5-of-512CRC32C in Hadoop's shape; the digest is an MD5 of per-512-byte MD5s
         (a documented stand-in: the real one hashes CRC32C values)."""
-        local = self._file(path)
+        local = self._file(user, path)
         outer = hashlib.md5()
         with open(local, "rb") as f:
             while chunk := f.read(CHECKSUM_BYTES_PER_CRC * 1024):
@@ -201,18 +385,17 @@ class HdfsStore:
         hexed = format(CHECKSUM_BYTES_PER_CRC, "08x") + "0" * 16 + outer.hexdigest() + "0" * 8
         return {"FileChecksum": {"algorithm": "MD5-of-0MD5-of-512CRC32C", "bytes": hexed, "length": 28}}
 
-    def _file(self, path: str) -> Path:
+    def _file(self, user: str, path: str) -> Path:
         path = self.normalize(path)
-        local = self.local(path)
-        if not local.exists():
-            raise not_found(path)
-        if local.is_dir():
+        self.check(user, path, access=READ)
+        inode = self._existing(path)
+        if inode.is_dir:
             raise HdfsException("FileNotFoundException", f"Path is not a file: {path}")
-        return local
+        return inode.local
 
     # -- reading ---------------------------------------------------------------------
-    def open_range(self, path: str, offset: int, length: int | None) -> tuple[Path, int, int]:
-        local = self._file(path)
+    def open_range(self, user: str, path: str, offset: int, length: int | None) -> tuple[Path, int, int]:
+        local = self._file(user, path)
         size = local.stat().st_size
         if offset < 0 or size > 0 and offset >= size and offset != 0:
             raise HdfsException("IOException", f"Offset={offset} out of the range [0, {size})")
@@ -220,6 +403,17 @@ class HdfsStore:
         return local, offset, end
 
     # -- writing ---------------------------------------------------------------------
+    def _writable(self, path: str) -> None:
+        """Snapshots are read-only and `.snapshot` is a reserved name (HDFS's own rules)."""
+        parts = path.split("/")
+        if SNAPSHOT not in parts:
+            return
+        index = parts.index(SNAPSHOT)
+        holder = self.lookup("/".join(parts[:index]) or "/")
+        if holder is not None and holder.snapshottable:
+            raise HdfsException("SnapshotAccessControlException", "Modification on a read-only snapshot is disallowed")
+        raise HdfsException("HadoopIllegalArgumentException", f'"{SNAPSHOT}" is a reserved name.')
+
     def _ensure_parent(self, path: str) -> None:
         parent = self.local(path).parent
         probe = parent
@@ -228,119 +422,368 @@ class HdfsStore:
         if probe.exists() and not probe.is_dir():
             raise HdfsException("ParentNotDirectoryException", f"Parent path is not a directory: {self._hdfs(probe)}")
 
-    def _hdfs(self, local: Path) -> str:
-        return "/" + local.relative_to(self.root).as_posix() if local != self.root else "/"
+    def _new_inode(self, path: str, user: str, mode: int, is_dir: bool, replication: int | None = None) -> None:
+        """Owner, group (the parent's, as in HDFS) and mode of a new path; a default ACL is inherited."""
+        parent = self.lookup(_parent(path))
+        group = parent.group if parent is not None else SUPERGROUP
+        acl = acls.inherit(parent.acl, mode, is_dir) if parent is not None else Acl(mode)
+        self._forget(path)
+        self._put(path, owner=user, grp=group, replication=None if is_dir else replication)
+        self._save_acl(path, acl)
 
     @contextmanager
-    def writer(self, path: str, user: str, overwrite: bool, permission: int | None, append: bool = False) -> Iterator:
+    def writer(self, user: str, path: str, overwrite: bool, permission: int | None, append: bool = False,
+               replication: int | None = None) -> Iterator:
         """A file object for the new content: written under a temporary name and renamed into
         place only when complete, so a broken upload never leaves a half-written file."""
         path = self.normalize(path)
+        self._writable(path)
         local = self.local(path)
         if append:
+            self.check(user, path, access=WRITE)
             if not local.is_file():
                 raise not_found(path)
-        elif local.is_dir():
-            raise HdfsException("FileAlreadyExistsException", f"{path} already exists as a directory")
-        elif not overwrite and local.exists():
-            raise HdfsException("FileAlreadyExistsException", f"{path} for client 127.0.0.1 already exists")
-        elif not local.parent.is_dir():  # the common case, a folder that exists, costs one stat
-            self._ensure_parent(path)
-            self.mkdirs(self._hdfs(local.parent), user)
-        temp = local.with_name(f".{local.name}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}.pai-upload")
+        else:
+            if overwrite and local.exists():
+                self.check(user, path, access=WRITE)
+            self.check(user, path, ancestor=WRITE)
+            if local.is_dir():
+                raise HdfsException("FileAlreadyExistsException", f"{path} already exists as a directory")
+            if not overwrite and local.exists():
+                raise HdfsException("FileAlreadyExistsException", f"{path} for client 127.0.0.1 already exists")
+            if not local.parent.is_dir():  # the common case, a folder that exists, costs one stat
+                self._ensure_parent(path)
+                self.mkdirs(user, self._hdfs(local.parent))
+        if replication is not None:
+            _check_replication(replication, path)
+        temp = local.with_name(f".{local.name}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}{UPLOAD_SUFFIX}")
         if append:
             shutil.copyfile(local, temp)
         try:
             with open(temp, "ab" if append else "wb") as f:
                 yield f
-            os.chmod(temp, permission if permission is not None else (stat.S_IMODE(local.stat().st_mode) if append else 0o644))
             os.replace(temp, local)
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
         if not append:
-            self.set_owner_record(path, user, "supergroup")
+            self._new_inode(path, user, 0o644 if permission is None else permission, False, replication)
         os.utime(local.parent)
 
-    def mkdirs(self, path: str, user: str, permission: int = 0o755) -> bool:
+    def mkdirs(self, user: str, path: str, permission: int = 0o755) -> bool:
         path = self.normalize(path)
+        self._writable(path)
+        self.check(user, path)
         local = self.local(path)
         if local.is_dir():
             return True
         self._ensure_parent(path + "/x") if local.exists() else self._ensure_parent(path)
         if local.exists():
             raise HdfsException("FileAlreadyExistsException", f"Path is not a directory: {path}")
+        self.check(user, path, ancestor=WRITE)
         missing = []
         probe = local
         while not probe.exists():
             missing.append(probe)
             probe = probe.parent
         for folder in reversed(missing):
-            folder.mkdir(mode=permission, exist_ok=True)
-            os.chmod(folder, permission)
-            self.set_owner_record(self._hdfs(folder), user, "supergroup")
+            folder.mkdir(mode=0o700, exist_ok=True)
+            # Folders created on the way get the mode too, with u+wx so the next one can be made (as HDFS).
+            self._new_inode(self._hdfs(folder), user, permission if folder == local else permission | 0o300, True)
         self._touch_parent(self._hdfs(missing[-1]) if missing else path)
         return True
 
-    def rename(self, src: str, dst: str) -> bool:
-        """Old-style rename: False, not an error, when it cannot happen."""
+    def rename(self, user: str, src: str, dst: str, overwrite: bool | None = None) -> bool:
+        """Old-style rename (`overwrite` None): False, not an error, when it cannot happen; a folder
+        destination receives the source. With `overwrite` True/False: rename2, errors as exceptions."""
         src, dst = self.normalize(src), self.normalize(dst)
+        self._writable(src)
+        self._writable(dst)
         s, d = self.local(src), self.local(dst)
-        if src == "/" or not s.exists() and not s.is_symlink():
-            return False
-        if d.is_dir():
-            d = d / s.name
-            dst = self._hdfs(d)
-        if d.exists() or not d.parent.is_dir() or (dst + "/").startswith(src + "/"):
-            return False
+        self.check(user, src, parent=WRITE)
+        if overwrite is None:
+            if d.is_dir():
+                d = d / s.name
+                dst = self._hdfs(d)
+            self.check(user, dst, ancestor=WRITE)
+            if src == "/" or not s.exists() and not s.is_symlink():
+                return False
+            if d.exists() or not d.parent.is_dir() or (dst + "/").startswith(src + "/"):
+                return False
+            self._refuse_if_snapshots(src)
+        else:
+            self.check(user, dst, ancestor=WRITE)
+            self._rename2_allowed(user, src, dst, s, d, overwrite)
+        if d.exists():
+            shutil.rmtree(d) if d.is_dir() else d.unlink()
+            self._forget(dst)
         os.rename(s, d)
+        self._forget(dst)
         with self._db_lock:
-            self._db.execute("UPDATE owners SET path = ? || substr(path, ?) WHERE path = ? OR path LIKE ?",
-                             (dst, len(src) + 1, src, src.replace("%", r"\%") + "/%"))
+            self._db.execute("UPDATE inodes SET path = ? || substr(path, ?) WHERE path = ? OR substr(path, 1, ?) = ?",
+                             (dst, len(src) + 1, src, len(_under(src)), _under(src)))
         self._touch_parent(src)
         self._touch_parent(dst)
         return True
 
-    def delete(self, path: str, recursive: bool) -> bool:
+    def _rename2_allowed(self, user: str, src: str, dst: str, s: Path, d: Path, overwrite: bool) -> None:
+        """FSDirRenameOp's checks for a rename with options, with Hadoop's messages."""
+        if not s.exists():
+            raise HdfsException("FileNotFoundException", f"rename source {src} is not found.")
+        if src == dst:
+            raise HdfsException("FileAlreadyExistsException", f"The source {src} and destination {dst} are the same")
+        if (dst + "/").startswith(src + "/"):
+            raise HdfsException("IOException", f"Rename destination {dst} is a directory or file under source {src}")
+        if not d.parent.exists():
+            raise HdfsException("FileNotFoundException", f"rename destination parent {_parent(dst)} not found.")
+        if not d.parent.is_dir():
+            raise HdfsException("ParentNotDirectoryException", f"rename destination parent {_parent(dst)} is a file.")
+        if d.exists():
+            if not overwrite:
+                raise HdfsException("FileAlreadyExistsException", f"rename destination {dst} already exists.")
+            if d.is_dir() != s.is_dir():
+                kind = "directories" if s.is_dir() else "files"
+                raise HdfsException("IOException", f"Source {src} and destination {dst} must both be {kind}")
+            if d.is_dir() and any(os.scandir(d)):
+                raise HdfsException("IOException", f"rename destination directory is not empty: {dst}")
+            self.check(user, dst, parent=WRITE)  # replacing what another user owns needs the sticky bit's consent
+        self._refuse_if_snapshots(src)
+
+    def delete(self, user: str, path: str, recursive: bool) -> bool:
         path = self.normalize(path)
+        self._writable(path)
         local = self.local(path)
+        self.check(user, path)
         if not local.exists() and not local.is_symlink():
             return False
         if path == "/":
             raise HdfsException("AccessControlException", "Cannot delete the root directory")
-        if local.is_dir() and not local.is_symlink():
-            if any(os.scandir(local)) and not recursive:
-                raise HdfsException("PathIsNotEmptyDirectoryException", f"`{path} is non empty': Directory is not empty")
+        is_dir = local.is_dir() and not local.is_symlink()
+        if is_dir and not recursive and any(e.name != SNAPSHOT for e in os.scandir(local)):
+            raise HdfsException("PathIsNotEmptyDirectoryException", f"`{path} is non empty': Directory is not empty")
+        self.check(user, path, parent=WRITE, sub=ALL, ignore_empty=True)
+        if is_dir:
+            self._refuse_if_snapshots(path)
             shutil.rmtree(local)
         else:
             local.unlink()
-        with self._db_lock:
-            self._db.execute("DELETE FROM owners WHERE path = ? OR path LIKE ?", (path, path + "/%"))
+        self._forget(path)
         self._touch_parent(path)
         return True
 
-    def set_permission(self, path: str, permission: int) -> None:
-        local = self._existing(path)
-        os.chmod(local, permission)
+    def set_permission(self, user: str, path: str, permission: int) -> None:
+        self._writable(path)
+        self.check(user, path, owner=True)
+        inode = self._existing(path)
+        self._save_acl(inode.path, Acl(permission, inode.acl.entries))  # with an ACL, the group bits are its mask
 
-    def set_owner(self, path: str, user: str, owner: str | None, group: str | None) -> None:
-        self._existing(path)
-        if owner and owner != self._owner(self.normalize(path))[0] and user != self.superuser:
-            raise HdfsException("AccessControlException", "Non-super user cannot change owner")
-        self.set_owner_record(self.normalize(path), owner, group)
+    def set_owner(self, user: str, path: str, owner: str | None, group: str | None) -> None:
+        self._writable(path)
+        self.check(user, path, owner=True)
+        inode = self._existing(path)
+        if not self.is_superuser(user):
+            if owner and owner != user:
+                raise denied("Non-super user cannot change owner")
+            if group and group not in self.groups_of(user):
+                raise denied(f"User does not belong to {group}")
+        self._put(inode.path, owner=owner or inode.owner, grp=group or inode.group)
 
-    def set_times(self, path: str, mtime: int, atime: int) -> None:
-        local = self._existing(path)
+    def set_times(self, user: str, path: str, mtime: int, atime: int) -> None:
+        self._writable(path)
+        self.check(user, path, access=WRITE)
+        inode = self._existing(path)
+        local = inode.local
+        if inode.is_dir:
+            if atime != -1:
+                self._put(inode.path, atime=atime)
+            if mtime != -1:
+                os.utime(local, ns=(inode.st.st_atime_ns, mtime * 1_000_000))
+            return
+        if inode.st.st_nlink > 1:  # shared with a snapshot: the snapshot keeps its own times
+            temp = local.with_name(f".{local.name}.{time.monotonic_ns()}{UPLOAD_SUFFIX}")
+            shutil.copy2(local, temp)
+            os.replace(temp, local)
         st = local.stat()
         os.utime(local, ns=(st.st_atime_ns if atime == -1 else atime * 1_000_000, st.st_mtime_ns if mtime == -1 else mtime * 1_000_000))
 
-    def _existing(self, path: str) -> Path:
-        local = self.local(path)
-        if not local.exists():
-            raise not_found(self.normalize(path))
-        return local
+    def set_replication(self, user: str, path: str, replication: int) -> bool:
+        path = self.normalize(path)
+        self._writable(path)
+        self.check(user, path, access=WRITE)
+        inode = self.lookup(path)
+        if inode is None or inode.is_dir:
+            return False
+        _check_replication(replication, path)
+        self._put(path, replication=replication)
+        return True
 
     def _touch_parent(self, path: str) -> None:
         parent = self.local(path).parent
         if parent.is_dir():
             os.utime(parent)
+
+    # -- ACLs ------------------------------------------------------------------------
+    def acl_status(self, user: str, path: str) -> dict:
+        path = self.normalize(path)
+        self.check(user, path)
+        inode = self.lookup(path)
+        if inode is None:
+            raise HdfsException("FileNotFoundException", f"cannot find {path}")
+        return {"AclStatus": {"entries": [str(e) for e in inode.acl.entries], "group": inode.group, "owner": inode.owner,
+                              "permission": format(inode.acl.mode, "o"), "stickyBit": bool(inode.acl.mode & STICKY)}}
+
+    def change_acl(self, user: str, path: str, op: str, spec: list[AclEntry]) -> None:
+        """SETACL, MODIFYACLENTRIES, REMOVEACLENTRIES, REMOVEDEFAULTACL or REMOVEACL."""
+        path = self.normalize(path)
+        self._writable(path)
+        self.check(user, path, owner=True)
+        inode = self.lookup(path)
+        if inode is None:
+            raise HdfsException("FileNotFoundException", f"cannot find {path}")
+        try:
+            if op == "SETACL":
+                acl = acls.replace(inode.acl, spec, inode.is_dir)
+            elif op == "MODIFYACLENTRIES":
+                acl = acls.modify(inode.acl, spec, inode.is_dir)
+            elif op == "REMOVEACLENTRIES":
+                acl = acls.remove_entries(inode.acl, spec, inode.is_dir)
+            elif op == "REMOVEDEFAULTACL":
+                acl = acls.remove_default(inode.acl)
+            else:
+                acl = acls.remove_all(inode.acl)
+        except acls.AclError as exc:
+            raise HdfsException("AclException", str(exc)) from None
+        self._save_acl(path, acl)
+
+    # -- snapshots -------------------------------------------------------------------
+    def _snapshot_root(self, path: str) -> Inode | None:
+        """`<dir>/.snapshot` of a snapshottable folder: the folder of its snapshots (maybe none yet)."""
+        holder = self.lookup(_parent(path))
+        if holder is None or not holder.snapshottable:
+            return None
+        return Inode(path, holder.local / SNAPSHOT, holder.st, holder.owner, holder.group, Acl(holder.acl.mode & 0o777),
+                     DEFAULT_REPLICATION, 0, False)
+
+    def _snapshottable(self, user: str, path: str) -> Inode:
+        path = self.normalize(path)
+        self.check(user, path, owner=True)
+        inode = self._existing(path)
+        if not inode.is_dir or not inode.snapshottable:
+            raise HdfsException("SnapshotException", f"Directory is not a snapshottable directory: {path}")
+        return inode
+
+    def allow_snapshot(self, user: str, path: str) -> None:
+        self.require_superuser(user)
+        inode = self._folder(path)
+        self._put(inode.path, snapshottable=1)
+
+    def disallow_snapshot(self, user: str, path: str) -> None:
+        self.require_superuser(user)
+        inode = self._folder(path)
+        if self._snapshots(inode):
+            raise HdfsException("SnapshotException", f"The directory {inode.path} has snapshot(s). "
+                                                     "Please redo the operation after removing all the snapshots.")
+        self._put(inode.path, snapshottable=0)
+
+    def _folder(self, path: str) -> Inode:
+        path = self.normalize(path)
+        inode = self.lookup(path)
+        if inode is None:
+            raise HdfsException("FileNotFoundException", f"Directory does not exist: {path}")
+        if not inode.is_dir:
+            raise HdfsException("PathIsNotDirectoryException", f"Path is not a directory: {path}")
+        return inode
+
+    @staticmethod
+    def _snapshots(inode: Inode) -> list[str]:
+        folder = inode.local / SNAPSHOT
+        return sorted(os.listdir(folder)) if folder.is_dir() else []
+
+    def create_snapshot(self, user: str, path: str, name: str | None) -> str:
+        inode = self._snapshottable(user, path)
+        name = name or time.strftime("s%Y%m%d-%H%M%S", time.localtime()) + f".{int(time.time() * 1000) % 1000:03d}"
+        self._snapshot_name(name)
+        if name in self._snapshots(inode):
+            raise HdfsException("SnapshotException",
+                                f'Failed to add snapshot: there is already a snapshot with the same name "{name}".')
+        target = inode.local / SNAPSHOT / name
+        target.parent.mkdir(mode=0o700, exist_ok=True)
+        shutil.copytree(inode.local, target, symlinks=True, copy_function=_link_or_copy,
+                        ignore=lambda folder, names: [n for n in names if n == SNAPSHOT or n.endswith(UPLOAD_SUFFIX)])
+        prefix = inode.path.rstrip("/")
+        snapshot_path = f"{prefix}/{SNAPSHOT}/{name}"
+        with self._db_lock:
+            rows = self._db.execute("SELECT * FROM inodes WHERE path = ? OR substr(path, 1, ?) = ?",
+                                    (inode.path, len(_under(inode.path)), _under(inode.path))).fetchall()
+            for row in rows:
+                rest = row[0][len(prefix):]
+                if f"/{SNAPSHOT}/" in rest + "/":
+                    continue
+                self._db.execute("INSERT OR REPLACE INTO inodes VALUES (?, ?, ?, ?, ?, ?, ?, 0)", (snapshot_path + rest, *row[1:7]))
+        return snapshot_path
+
+    def delete_snapshot(self, user: str, path: str, name: str) -> None:
+        inode = self._snapshottable(user, path)
+        if name not in self._snapshots(inode):
+            raise HdfsException("SnapshotException",
+                                f"Cannot delete snapshot {name} from path {inode.path}: the snapshot does not exist.")
+        shutil.rmtree(inode.local / SNAPSHOT / name)
+        self._forget(f"{inode.path.rstrip('/')}/{SNAPSHOT}/{name}")
+        if not self._snapshots(inode):
+            (inode.local / SNAPSHOT).rmdir()
+
+    def rename_snapshot(self, user: str, path: str, old: str, new: str) -> None:
+        inode = self._snapshottable(user, path)
+        existing = self._snapshots(inode)
+        if old not in existing:
+            raise HdfsException("SnapshotException", f"The snapshot {old} does not exist for directory {inode.path}")
+        self._snapshot_name(new)
+        if new in existing:
+            raise HdfsException("SnapshotException", f"The snapshot {new} already exists for directory {inode.path}")
+        os.rename(inode.local / SNAPSHOT / old, inode.local / SNAPSHOT / new)
+        src, dst = f"{inode.path.rstrip('/')}/{SNAPSHOT}/{old}", f"{inode.path.rstrip('/')}/{SNAPSHOT}/{new}"
+        with self._db_lock:
+            self._db.execute("UPDATE inodes SET path = ? || substr(path, ?) WHERE path = ? OR substr(path, 1, ?) = ?",
+                             (dst, len(src) + 1, src, len(_under(src)), _under(src)))
+
+    @staticmethod
+    def _snapshot_name(name: str) -> None:
+        if not name or "/" in name or name in (".", "..", SNAPSHOT):
+            raise HdfsException("HadoopIllegalArgumentException", f"Invalid snapshot name: {name}")
+
+    def _refuse_if_snapshots(self, path: str) -> None:
+        """A folder that holds snapshots (itself or below) cannot be deleted or moved away."""
+        with self._db_lock:
+            rows = self._db.execute("SELECT path FROM inodes WHERE snapshottable = 1 AND (path = ? OR substr(path, 1, ?) = ?)",
+                                    (path, len(_under(path)), _under(path))).fetchall()
+        for (folder,) in rows:
+            inode = self.lookup(folder)
+            if inode is not None and self._snapshots(inode):
+                raise HdfsException("SnapshotException", f"The directory {path} cannot be deleted since {folder} "
+                                                         "is snapshottable and already has snapshots")
+
+    # -- housekeeping ----------------------------------------------------------------
+    def ensure_home(self, name: str) -> None:
+        """`/user/<name>` owned by that user, as an HDFS administrator creates it."""
+        if not (self.root / "user").is_dir():
+            self.mkdirs(self.superuser, "/user", 0o755)
+        home = f"/user/{name}"
+        if not self.local(home).exists():
+            self.mkdirs(self.superuser, home, 0o755)
+            self._put(home, owner=name)
+
+
+def _check_replication(replication: int, path: str) -> None:
+    if replication < 1:
+        raise HdfsException("IllegalArgumentException",
+                            f'Invalid value for webhdfs parameter "replication": Invalid value: "{replication}" < 1')
+    if replication > MAX_REPLICATION:
+        raise HdfsException("IOException", f"Requested replication factor of {replication} exceeds maximum of "
+                                           f"{MAX_REPLICATION} for {path} from 127.0.0.1")
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)

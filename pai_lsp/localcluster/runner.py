@@ -8,11 +8,20 @@ import signal
 import socket
 from pathlib import Path
 
-from .model import Job, RoleSpec, Task
+from ..core.roles import TaskRole
+from .model import Job, Task
 
 DEBUG_HOLD_SECONDS = 604800
 LOG_NAMES = ("stdout", "stderr", "all")
 TASK_MARKER = "PAI_LOCAL_TASK_ID"
+# What a task inherits from the cluster's own environment: what a login shell needs, nothing more
+# (the cluster's environment may hold tokens, passwords or a keyring's address).
+SHELL_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR")
+
+
+def shell_environment() -> dict[str, str]:
+    """The variables of the cluster's environment a task keeps: SHELL_VARIABLES and the LC_* locale."""
+    return {k: v for k, v in os.environ.items() if k in SHELL_VARIABLES or k.startswith("LC_")}
 
 
 def free_port(preferred: int = 0) -> int:
@@ -108,7 +117,7 @@ def environment(job: Job, task: Task, fs_uri: str, virtual_cluster: str) -> dict
     return env
 
 
-def command_line(role: RoleSpec, debug: bool) -> str:
+def command_line(role: TaskRole, debug: bool) -> str:
     """The user's command; with jobEnvs.isDebug a failing command keeps the task alive (§5.5)."""
     if not debug:
         return role.command
@@ -142,7 +151,7 @@ class RunningTask:
             subprocess.run([self.container[0], "kill", self.container[1]], capture_output=True, timeout=30)
 
 
-def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir: Path, env: dict[str, str]) -> list[str]:
+def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir: Path, env: dict[str, str]) -> list[str]:
     """`docker run` (or podman) of the job's image with the task's resources and environment."""
     argv = [engine, "run", "--rm", "--init", "--name", name, "--network", "host", "--workdir", "/pai/work",
             "--volume", f"{workdir}:/pai/work", "--cpus", str(role.cpu), "--memory", f"{role.memory_mb}m",
@@ -154,10 +163,13 @@ def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir:
     return argv + ["--env", "PAI_WORK_DIR=/pai/work", job.config.get("image", ""), "/bin/bash", "-c", command_line(role, job.debug)]
 
 
-async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], engine: str | None = None) -> RunningTask:
-    logdir.mkdir(parents=True, exist_ok=True)
+async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], engine: str | None = None,
+                umask: int = 0o022) -> RunningTask:
+    """Start the task in its own process group with a clean environment: the shell's few variables,
+    the platform's (§4) and the job's `jobEnvs`, nothing else of the cluster's."""
+    logdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     role = job.role(task.role)
-    full_env = dict(os.environ)
+    full_env = shell_environment()
     full_env.update(env)
     full_env["PAI_WORK_DIR"] = str(workdir)
     full_env[TASK_MARKER] = f"{job.framework}/{job.attempt}/{task.role}/{task.index}"
@@ -171,8 +183,9 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         *argv, cwd=workdir, env=full_env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         start_new_session=True,  # its own process group: STOP kills everything it started
+        umask=umask,
     )
-    files = {name: open(logdir / name, "ab", buffering=0) for name in LOG_NAMES}
+    files = {name: _private_log(logdir / name) for name in LOG_NAMES}
 
     async def copy(stream: asyncio.StreamReader, name: str) -> None:
         try:
@@ -189,6 +202,10 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         files["all"].close()
 
     return RunningTask(process, [*copiers, asyncio.ensure_future(close_all())], container)
+
+
+def _private_log(path: Path):
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab", buffering=0)
 
 
 def reported_exit(code: int) -> tuple[int, int | None]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
+import ipaddress
 import os
 import socket
 import sys
@@ -19,17 +20,16 @@ from starlette.routing import Mount, Route
 from .api import Api
 from .auth import KEYRING_SERVICE, ensure_first_user
 from .cluster import Capacity, LocalCluster
+from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare
 from .webhdfs import WebHdfs
 
-
-def default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "pai-lsp" / "local-cluster"
+__all__ = ["build_app", "default_data_dir", "serve"]
 
 
-def build_app(cluster: LocalCluster) -> Starlette:
-    api = Api(cluster)
-    hdfs = WebHdfs(cluster.store, default_user=getpass.getuser())
+def build_app(cluster: LocalCluster, private: bool = False) -> Starlette:
+    """`private`: every REST read and every WebHDFS call needs the cluster's token."""
+    api = Api(cluster, private=private)
+    hdfs = WebHdfs(cluster.store, cluster.users.user_of_token, require_token=private)
     methods = ["GET", "PUT", "POST", "DELETE"]
     routes = [
         *api.routes(),
@@ -60,6 +60,19 @@ def build_app(cluster: LocalCluster) -> Starlette:
     )
 
 
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or a name) reaches this machine only."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        pass
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError:
+        return False
+    return bool(addresses) and all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
+
+
 def bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -72,10 +85,23 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int | None, runtime: str,
-          cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout) -> int:
+          cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout, allow_remote: bool = False,
+          private: bool = False) -> int:
+    """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token."""
     import uvicorn
 
-    data_dir.mkdir(parents=True, exist_ok=True)
+    remote = not is_loopback(host)
+    if remote and not allow_remote:
+        print(f"pai local-cluster: {host} is reachable from other machines; the local cluster listens on loopback only "
+              "unless you add --allow-remote (then every REST and WebHDFS call needs a token)", file=sys.stderr)
+        return 2
+    lock = DataDirLock(prepare(data_dir))
+    try:
+        lock.acquire()
+    except DataDirBusy as exc:
+        print(f"pai local-cluster: {exc}", file=sys.stderr)
+        return 1
+    user_umask = os.umask(0o077)  # everything the cluster writes is private; tasks get the user's own umask back
     socks = [bind(host, port)]
     if hdfs_port is not None:
         socks.append(bind(host, hdfs_port))
@@ -93,9 +119,10 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     capacity = Capacity.of_machine(gpus)
     capacity.cpu = cpus or capacity.cpu
     capacity.memory_mb = memory_mb or capacity.memory_mb
-    cluster = LocalCluster(data_dir, capacity, getpass.getuser(), effective_runtime, engine)
-    cluster.fs_uri = f"hdfs://{host}:{fs_port}"
     user = getpass.getuser()
+    cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask)
+    shown = f"[{host}]" if ":" in host else host
+    cluster.fs_uri = f"hdfs://{shown}:{fs_port}"
     created = ensure_first_user(cluster.users, user)
     if created is not None:
         password, kept = created
@@ -103,13 +130,22 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
                  "no keyring backend on this machine, so it is stored nowhere: note it now, or add users with "
                  "`pai local-cluster users add NAME --password-stdin`")
         print(f"Created user {user} with password {password} ({where}; shown only this once).", file=out)
-    app = build_app(cluster)
-    print(f"PAI local cluster: REST http://{host}:{actual}  WebHDFS http://{host}:{fs_port}/webhdfs/v1  "
+    app = build_app(cluster, private=private or remote)
+    rest, webhdfs = f"http://{shown}:{actual}", f"http://{shown}:{fs_port}"
+    lock.describe(url=rest, hdfs=webhdfs)
+    if remote:
+        print(f"pai local-cluster: WARNING: listening on {host}, reachable from other machines. Every REST call and every "
+              f"WebHDFS call (delegation=<token>) needs a token; tasks run as {user} on this machine, so anyone who can "
+              "log in can run commands as you (--runtime container isolates them).", file=sys.stderr, flush=True)
+    print(f"PAI local cluster: REST {rest}  WebHDFS {webhdfs}/webhdfs/v1  "
           f"data {data_dir}  capacity {cluster.capacity.cpu} CPU, {cluster.capacity.memory_mb} MB, "
           f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}", file=out, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
     server = uvicorn.Server(config)
-    asyncio.run(server.serve(sockets=socks))
+    try:
+        asyncio.run(server.serve(sockets=socks))
+    finally:
+        lock.release()
     return 0
 
 

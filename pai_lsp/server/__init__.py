@@ -1,5 +1,24 @@
 """The language server: maps the job-config core to LSP. No job logic of its own.
 
-`app` (pygls and lsprotocol) is imported only when asked for, so `fast_start` can answer
-`initialize` before it has loaded.
+`create_language_server` builds the server and registers every module's features and commands.
+Nothing here imports pygls or lsprotocol until it is called, so `fast_start` can answer
+`initialize` before they have loaded.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .app import PaiLanguageServer
+
+
+def create_language_server() -> PaiLanguageServer:
+    """The server with all its features (as esbonio's `create_language_server`)."""
+    from . import commands, features
+    from .app import PaiLanguageServer
+
+    server = PaiLanguageServer()
+    for module in (features, commands):
+        module.registry.register(server)
+    return server

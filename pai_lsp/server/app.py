@@ -1,4 +1,8 @@
-"""Server state: settings, and one cached analysis per open document version."""
+"""The server's state: settings, and one cached analysis per open document version.
+
+Features and commands live in their own modules; `create_language_server` (in `__init__`) puts
+them on a `PaiLanguageServer`.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +13,15 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..core.jsonc import Document, parse
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
+from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, to_settings
-from . import arguments
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -32,9 +37,16 @@ class Analysis:
     diagnostics: list[Diagnostic]
 
 
+def _converter():
+    """pygls's converter, which also reads the daemon protocol's params (typed command arguments)."""
+    converter = default_converter()
+    converter.register_structure_hook_func(is_params, lambda data, cls: cls.from_json(data))
+    return converter
+
+
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("pai-lsp", __version__, converter_factory=arguments.converter)
+        super().__init__("pai-lsp", __version__, converter_factory=_converter)
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
         self.client_shows_messages = False  # the client shows command failures and job ends itself
@@ -42,6 +54,7 @@ class PaiLanguageServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.followers: dict[tuple[str | None, str], asyncio.Task] = {}  # (cluster, job) -> log relay
         self.status_feed: asyncio.Task | None = None
+        self.job_states: dict[tuple[str | None, str], str] = {}  # (cluster, job) -> the state last sent
         self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
         self.cancelled_tokens: set[str | int] = set()
 
@@ -119,7 +132,3 @@ SEVERITY = {
     "warning": types.DiagnosticSeverity.Warning,
     "info": types.DiagnosticSeverity.Information,
 }
-
-server = PaiLanguageServer()
-
-from . import commands, features  # noqa: E402,F401  (register the LSP features and commands on `server`)

@@ -1,160 +1,221 @@
-"""The server's commands (`workspace/executeCommand`): each a thin call into the job daemon.
+"""`workspace/executeCommand` commands (docs/protocol.md), one small function each.
 
-Editor-neutral: every client (VS Code, Neovim, …) drives jobs, HDFS and cluster profiles with
-these. Arguments are one object (typed in `arguments`); results are `{ok: true, …}` or
-`{ok: false, message, kind}`. docs/protocol.md lists them all.
+Arguments are typed: pygls reads each positional argument into the parameter's type, and an
+object argument into the daemon protocol's params class for the same operation, which the
+command forwards as it is. A call with arguments of the wrong shape is answered with an
+InvalidParams error by pygls.
 """
 
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from lsprotocol import types
 
+from ..daemon import protocol
 from . import jobs
-from .app import PaiLanguageServer, server
-from .arguments import AddClusterArgs, ClusterArgs, FollowArgs, JobArgs, JobsListArgs, LoginArgs, SshArgs, SubmitArgs
+from .app import PaiLanguageServer  # not under TYPE_CHECKING: pygls reads commands' annotations at run time
+from .registry import Registry
 
-HDFS_OPS = ("ls", "stat", "mkdir", "rm", "mv", "cat", "tail", "put", "get")
-
-
-# -- submit ----------------------------------------------------------------------------------
-@server.command("pai.submitJob")
-async def submit_job(ls: PaiLanguageServer, args: SubmitArgs) -> dict:
-    return await jobs.submit(ls, args.uri, args.cluster, args.work_done_token)
+registry = Registry()
 
 
-@server.command("pai.runLocally")
-async def run_locally(ls: PaiLanguageServer, args: SubmitArgs) -> dict:
-    return await jobs.submit(ls, args.uri, "local", args.work_done_token)
+@dataclass(frozen=True, kw_only=True)
+class SubmitJob(protocol.Params):
+    """`pai.submitJob` / `pai.runLocally` as an object; `work_done_token` is the client's progress
+    token, on which the upload is reported and can be cancelled."""
+
+    METHOD: ClassVar[str] = "pai.submitJob"
+    uri: str
+    cluster: str | None = None
+    work_done_token: str | int | None = None
+
+    @classmethod
+    def read(cls, argument: Any) -> SubmitJob:
+        """A bare URI (code lenses, older clients) or the object."""
+        return cls(uri=argument) if isinstance(argument, str) else cls.from_json(argument)
 
 
-@server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+@registry.command("pai.submitJob")
+async def submit_job(ls: PaiLanguageServer, *args: str | dict) -> dict:
+    """Argument: the config's URI, or {uri, cluster?, workDoneToken?} (without one, the user is asked
+    to open a config)."""
+    if not args:
+        return await jobs.submit(ls, None, cluster=None)
+    params = SubmitJob.read(args[0])
+    return await jobs.submit(ls, params.uri, params.cluster, params.work_done_token)
+
+
+@registry.command("pai.runLocally")
+async def run_locally(ls: PaiLanguageServer, *args: str | dict) -> dict:
+    """As `pai.submitJob`, on the embedded local cluster."""
+    if not args:
+        return await jobs.submit(ls, None, cluster="local")
+    params = SubmitJob.read(args[0])
+    return await jobs.submit(ls, params.uri, "local", params.work_done_token)
+
+
+@registry.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
 def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelParams) -> None:
+    """The user cancelled a submit's progress: its upload stops (once uploaded, it goes on)."""
     jobs.cancel(ls, params.token)
 
 
+@registry.command("pai.jobOutputs")
+async def job_outputs(ls: PaiLanguageServer, job: str, dest: str, *cluster: str) -> dict:
+    """Arguments: job name, destination folder[, cluster]."""
+    return await jobs.call_or_fail(ls, protocol.Outputs(job=job, dest=dest, cluster=cluster[0] if cluster else None))
+
+
 # -- jobs ------------------------------------------------------------------------------------
-@server.command("pai.jobs.list")
-async def jobs_list(ls: PaiLanguageServer, args: JobsListArgs) -> dict:
-    """One page of the user's jobs, newest first; the unfinished ones are watched from now on, so
-    their changes arrive as `pai/jobStatus`."""
-    result = await jobs.call_or_fail(ls, "jobs", {"cluster": args.cluster, "offset": args.offset, "limit": args.limit})
+@registry.command("pai.jobs.list")
+async def jobs_list(ls: PaiLanguageServer, params: protocol.Jobs) -> dict:
+    """One page of the user's jobs, newest first (50 unless `limit` says); the unfinished ones are
+    watched from now on, so their changes arrive as `pai/jobStatus`."""
+    if params.limit is None:
+        params = protocol.Jobs(cluster=params.cluster, offset=params.offset, limit=50)
+    result = await jobs.call_or_fail(ls, params)
     if result["ok"]:
         running = [j["name"] for j in result["jobs"] if j["state"] not in jobs.FINAL]
         if running:
-            await jobs.call_or_fail(ls, "watch", {"jobs": running, "cluster": result["cluster"]})
+            await jobs.call_or_fail(ls, protocol.Watch(jobs=running, cluster=result["cluster"]))
         jobs.watch_statuses(ls)
     return result
 
 
-@server.command("pai.job.status")
-async def job_status(ls: PaiLanguageServer, args: JobArgs) -> dict:
-    return await jobs.call_or_fail(ls, "status", {"job": args.job, "cluster": args.cluster})
+@registry.command("pai.job.status")
+async def job_status(ls: PaiLanguageServer, params: protocol.Status) -> dict:
+    return await jobs.call_or_fail(ls, params)
 
 
-@server.command("pai.job.config")
-async def job_config(ls: PaiLanguageServer, args: JobArgs) -> dict:
-    return await jobs.call_or_fail(ls, "config", {"job": args.job, "cluster": args.cluster})
+@registry.command("pai.job.config")
+async def job_config(ls: PaiLanguageServer, params: protocol.Config) -> dict:
+    return await jobs.call_or_fail(ls, params)
 
 
-@server.command("pai.job.ssh")
-async def job_ssh(ls: PaiLanguageServer, args: SshArgs) -> dict:
-    return await jobs.call_or_fail(ls, "ssh", {"job": args.job, "cluster": args.cluster, "task": args.task})
+@registry.command("pai.job.ssh")
+async def job_ssh(ls: PaiLanguageServer, params: protocol.Ssh) -> dict:
+    return await jobs.call_or_fail(ls, params)
 
 
-@server.command("pai.job.stop")
-async def job_stop(ls: PaiLanguageServer, args: JobArgs) -> dict:
-    return await jobs.call_or_fail(ls, "stop", {"job": args.job, "cluster": args.cluster})
+@registry.command("pai.job.stop")
+async def job_stop(ls: PaiLanguageServer, params: protocol.Stop) -> dict:
+    return await jobs.call_or_fail(ls, params)
 
 
-@server.command("pai.job.follow")
-async def job_follow(ls: PaiLanguageServer, args: FollowArgs) -> dict:
+@registry.command("pai.job.follow")
+async def job_follow(ls: PaiLanguageServer, params: protocol.FollowLogs) -> dict:
     """Stream the job's log as `pai/jobLog` from `offsets` on, then `pai/jobLogEnd`."""
-    jobs.follow(ls, args.job, args.cluster, args.offsets)
+    jobs.follow(ls, params.job, params.cluster, params.offsets or {})
     jobs.watch_statuses(ls)
-    return {"ok": True, "job": args.job, "cluster": args.cluster}
+    return {"ok": True, "job": params.job, "cluster": params.cluster}
 
 
-@server.command("pai.job.unfollow")
-async def job_unfollow(ls: PaiLanguageServer, args: JobArgs) -> dict:
-    return {"ok": True, "stopped": jobs.unfollow(ls, args.job, args.cluster)}
-
-
-@server.command("pai.jobOutputs")
-async def job_outputs(ls: PaiLanguageServer, *args) -> dict:
-    """Arguments: job name, destination folder[, cluster] — or one object {job, dest, cluster?}."""
-    flat = [a for arg in args for a in (arg if isinstance(arg, list) else [arg])]
-    if flat and isinstance(flat[0], dict):
-        flat = [flat[0].get("job"), flat[0].get("dest"), flat[0].get("cluster")]
-    if len(flat) < 2 or not flat[0] or not flat[1]:
-        return jobs.fail(ls, "pai.jobOutputs needs a job name and a destination folder", "invalid")
-    return await jobs.call_or_fail(ls, "outputs", {"job": flat[0], "dest": flat[1], "cluster": flat[2] if len(flat) > 2 else None})
+@registry.command("pai.job.unfollow")
+async def job_unfollow(ls: PaiLanguageServer, params: protocol.JobRef) -> dict:
+    return {"ok": True, "stopped": jobs.unfollow(ls, params.job, params.cluster)}
 
 
 # -- cluster profiles ------------------------------------------------------------------------
-@server.command("pai.clusters.list")
+@registry.command("pai.clusters.list")
 async def clusters_list(ls: PaiLanguageServer, *_: object) -> dict:
-    return await jobs.call_or_fail(ls, "clusters.list", {})
+    return await jobs.call_or_fail(ls, protocol.ClustersList())
 
 
-@server.command("pai.clusters.add")
-async def clusters_add(ls: PaiLanguageServer, args: AddClusterArgs) -> dict:
-    """The password (if any) is stored in the OS keyring by the daemon, as `pai cluster add` does."""
-    return await jobs.call_or_fail(ls, "clusters.add", {"name": args.name, "rest": args.rest, "webhdfs": args.webhdfs,
-                                                        "user": args.user, "kind": args.kind, "password": args.password,
-                                                        "protocol": args.protocol})
+@registry.command("pai.clusters.add")
+async def clusters_add(ls: PaiLanguageServer, params: protocol.ClustersAdd) -> dict:
+    """The password (if any) goes to the OS keyring, through the daemon, as `pai cluster add` does."""
+    return await jobs.call_or_fail(ls, params)
 
 
-@server.command("pai.clusters.login")
-async def clusters_login(ls: PaiLanguageServer, args: LoginArgs) -> dict:
-    return await jobs.call_or_fail(ls, "clusters.login", {"name": args.name, "password": args.password})
+@registry.command("pai.clusters.login")
+async def clusters_login(ls: PaiLanguageServer, params: protocol.ClustersLogin) -> dict:
+    return await jobs.call_or_fail(ls, params)
 
 
-@server.command("pai.clusters.remove")
-async def clusters_remove(ls: PaiLanguageServer, args: ClusterArgs) -> dict:
-    return await jobs.call_or_fail(ls, "clusters.remove", {"name": args.name})
+@registry.command("pai.clusters.remove")
+async def clusters_remove(ls: PaiLanguageServer, params: protocol.ClustersRemove) -> dict:
+    return await jobs.call_or_fail(ls, params)
 
 
-@server.command("pai.clusters.setDefault")
-async def clusters_set_default(ls: PaiLanguageServer, args: ClusterArgs) -> dict:
-    return await jobs.call_or_fail(ls, "clusters.setDefault", {"name": args.name})
+@registry.command("pai.clusters.setDefault")
+async def clusters_set_default(ls: PaiLanguageServer, params: protocol.ClustersSetDefault) -> dict:
+    return await jobs.call_or_fail(ls, params)
 
 
-@server.command("pai.clusters.stopLocal")
+@registry.command("pai.clusters.stopLocal")
 async def clusters_stop_local(ls: PaiLanguageServer, *_: object) -> dict:
-    return await jobs.call_or_fail(ls, "clusters.stopLocal", {})
+    return await jobs.call_or_fail(ls, protocol.ClustersStopLocal())
 
 
-# -- HDFS ------------------------------------------------------------------------------------
-def _hdfs_command(op: str):
-    """`pai.hdfs.<op>`: one object, the daemon method's params (docs/protocol.md), plus an
-    optional `workDoneToken` on which `put` / `get` report their progress."""
-
-    async def command(ls: PaiLanguageServer, params: dict) -> dict:
-        params = dict(params)
-        token = params.pop("workDoneToken", None)
-        relay = None
-        if token is not None:
-            params["progressToken"] = token
-            verb = "uploading" if op == "put" else "downloading"
-
-            def relay(method: str, event: dict) -> None:
-                if method == "transfer.progress":
-                    jobs.report_transfer(ls, token, event, ls.locale, verb)
-
-        if token is not None:
-            ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=verb, percentage=0))
-        result = await jobs.call_or_fail(ls, f"hdfs.{op}", params, relay)
-        if token is not None:
-            ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=result.get("message")))
-        if result.get("ok") and "data" in result:
-            result["text"] = base64.b64decode(result.pop("data")).decode("utf-8", "replace")
-        return result
-
-    command.__name__ = f"hdfs_{op}"
-    return command
+# `pai.hdfs.<op>`: one argument, an object with the daemon method's params.
+@registry.command("pai.hdfs.ls")
+async def hdfs_ls(ls: PaiLanguageServer, params: protocol.HdfsList) -> dict:
+    return await jobs.call_or_fail(ls, params)
 
 
-for _op in HDFS_OPS:
-    server.command(f"pai.hdfs.{_op}")(_hdfs_command(_op))
+@registry.command("pai.hdfs.stat")
+async def hdfs_stat(ls: PaiLanguageServer, params: protocol.HdfsStat) -> dict:
+    return await jobs.call_or_fail(ls, params)
+
+
+@registry.command("pai.hdfs.mkdir")
+async def hdfs_mkdir(ls: PaiLanguageServer, params: protocol.HdfsMkdir) -> dict:
+    return await jobs.call_or_fail(ls, params)
+
+
+@registry.command("pai.hdfs.rm")
+async def hdfs_rm(ls: PaiLanguageServer, params: protocol.HdfsRemove) -> dict:
+    return await jobs.call_or_fail(ls, params)
+
+
+@registry.command("pai.hdfs.mv")
+async def hdfs_mv(ls: PaiLanguageServer, params: protocol.HdfsMove) -> dict:
+    return await jobs.call_or_fail(ls, params)
+
+
+@registry.command("pai.hdfs.cat")
+async def hdfs_cat(ls: PaiLanguageServer, params: protocol.HdfsCat) -> dict:
+    return _as_text(await jobs.call_or_fail(ls, params))
+
+
+@registry.command("pai.hdfs.tail")
+async def hdfs_tail(ls: PaiLanguageServer, params: protocol.HdfsTail) -> dict:
+    return _as_text(await jobs.call_or_fail(ls, params))
+
+
+@registry.command("pai.hdfs.put")
+async def hdfs_put(ls: PaiLanguageServer, params: dict) -> dict:
+    """With `workDoneToken`, the transfer is reported on it as `$/progress`."""
+    return await _transfer(ls, protocol.HdfsPut, params, "uploading")
+
+
+@registry.command("pai.hdfs.get")
+async def hdfs_get(ls: PaiLanguageServer, params: dict) -> dict:
+    return await _transfer(ls, protocol.HdfsGet, params, "downloading")
+
+
+async def _transfer(ls: PaiLanguageServer, cls: type[protocol.HdfsTransfer], argument: dict, verb: str) -> dict:
+    argument = dict(argument)
+    token = argument.pop("workDoneToken", None)
+    params = cls.from_json({**argument, "progressToken": token} if token is not None else argument)
+    if token is None:
+        return await jobs.call_or_fail(ls, params)
+
+    def relay(event: protocol.Event) -> None:
+        if isinstance(event, protocol.TransferProgress):
+            jobs.report_transfer(ls, token, event, ls.locale, verb)
+
+    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=verb, percentage=0))
+    result = await jobs.call_or_fail(ls, params, relay)
+    ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=result.get("message")))
+    return result
+
+
+def _as_text(result: dict) -> dict:
+    """The editor gets file contents as text, not the daemon's base64."""
+    if result.get("ok") and "data" in result:
+        result["text"] = base64.b64decode(result.pop("data")).decode("utf-8", "replace")
+    return result

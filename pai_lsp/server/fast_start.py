@@ -85,15 +85,17 @@ class _DropAnswer:
         self.out.close()
 
 
-def _load() -> None:
-    from ..core.validate import warm_up
-    from . import app  # noqa: F401  (the slow import)
-
-    warm_up()
-
-
 def serve_stdio() -> None:
-    loader = threading.Thread(target=_load, daemon=True)
+    loaded: list = []
+
+    def load() -> None:
+        from ..core.validate import warm_up
+        from . import create_language_server  # the slow import (pygls, lsprotocol) happens here
+
+        loaded.append(create_language_server())
+        warm_up()
+
+    loader = threading.Thread(target=load, daemon=True)
     loader.start()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     first = read_message(stdin)
@@ -103,8 +105,7 @@ def serve_stdio() -> None:
         stdout.write(frame({"jsonrpc": "2.0", "id": answered, "result": initialize_result(first[1].get("params") or {})}))
         stdout.flush()
     loader.join()
-    from .app import server
-
+    (server,) = loaded
     read_fd, write_fd = os.pipe()
 
     def feed() -> None:
@@ -129,8 +130,9 @@ def snapshot_from_server() -> dict:
     from lsprotocol import types
     from pygls.capabilities import ServerCapabilitiesBuilder
 
-    from .app import server
+    from . import create_language_server
 
+    server = create_language_server()
     protocol = server.protocol
     builder = ServerCapabilitiesBuilder(
         types.ClientCapabilities(),

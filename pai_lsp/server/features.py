@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lsprotocol import types
 
 from ..core.completion import complete
 from ..core.hover import hover
 from ..core.messages import pick
 from ..core.outline import folding_ranges, format_text, symbols
-from .app import PaiLanguageServer, server
+from .registry import Registry
 
-COMMANDS = {
+if TYPE_CHECKING:
+    from .app import PaiLanguageServer
+
+registry = Registry()
+
+CODE_LENSES = {
     "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
     "pai.runLocally": ("Run locally", "在本机运行"),
 }
 
 
-@server.feature(types.INITIALIZE)
+@registry.feature(types.INITIALIZE)
 def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
     ls.locale = params.locale
     if params.initialization_options:
@@ -25,7 +32,7 @@ def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
         ls.client_shows_messages = bool(isinstance(client, dict) and client.get("showsMessages"))
 
 
-@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+@registry.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: PaiLanguageServer, params: types.DidChangeConfigurationParams) -> None:
     if isinstance(params.settings, dict):
         ls.update_client_settings(params.settings)
@@ -33,17 +40,17 @@ def did_change_configuration(ls: PaiLanguageServer, params: types.DidChangeConfi
         ls.publish(uri)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@registry.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: PaiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.publish(params.text_document.uri)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@registry.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: PaiLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
     ls.schedule_diagnostics(params.text_document.uri)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@registry.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: PaiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.analyses.pop(uri, None)
@@ -58,7 +65,7 @@ COMPLETION_KIND = {
 }
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "$", ":"]))
+@registry.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "$", ":"]))
 def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.CompletionList:
     result = ls.analysis(params.text_document.uri)
     offset = ls.offset(result, params.position)
@@ -76,7 +83,7 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     return types.CompletionList(is_incomplete=False, items=items)
 
 
-@server.feature(types.TEXT_DOCUMENT_HOVER)
+@registry.feature(types.TEXT_DOCUMENT_HOVER)
 def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Hover | None:
     result = ls.analysis(params.text_document.uri)
     found = hover(result.doc, ls.offset(result, params.position), ls.settings_for(params.text_document.uri))
@@ -85,7 +92,7 @@ def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Hover | 
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found.markdown), ls.range(result, found.start, found.end))
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+@registry.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
 def code_actions(ls: PaiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     result = ls.analysis(uri)
@@ -109,7 +116,7 @@ def code_actions(ls: PaiLanguageServer, params: types.CodeActionParams) -> list[
 SYMBOL_KIND = {"job": types.SymbolKind.Module, "role": types.SymbolKind.Class, "port": types.SymbolKind.Field}
 
 
-@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@registry.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
     result = ls.analysis(params.text_document.uri)
 
@@ -123,7 +130,7 @@ def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) 
     return [convert(s) for s in symbols(result.doc)]
 
 
-@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+@registry.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
 def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
     result = ls.analysis(params.text_document.uri)
     out = []
@@ -135,7 +142,7 @@ def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[typ
     return out
 
 
-@server.feature(types.TEXT_DOCUMENT_FORMATTING)
+@registry.feature(types.TEXT_DOCUMENT_FORMATTING)
 def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) -> list[types.TextEdit]:
     result = ls.analysis(params.text_document.uri)
     indent = "\t" if not params.options.insert_spaces else " " * params.options.tab_size
@@ -145,7 +152,7 @@ def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) ->
     return [types.TextEdit(ls.range(result, 0, len(result.doc.text)), formatted)]
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+@registry.feature(types.TEXT_DOCUMENT_CODE_LENS)
 def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     result = ls.analysis(params.text_document.uri)
     root = result.doc.root
@@ -156,5 +163,5 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
     locale = ls.settings_for(params.text_document.uri).locale
     return [
         types.CodeLens(range=where, command=types.Command(pick(locale, en, zh), name, arguments=[params.text_document.uri]))
-        for name, (en, zh) in COMMANDS.items()
+        for name, (en, zh) in CODE_LENSES.items()
     ]

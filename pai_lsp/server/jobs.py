@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..clusters import PaiError
 from ..core.messages import pick
-from ..daemon import aclient
-from ..daemon.client import LogCursor
-from .app import PaiLanguageServer
+from ..core.openpai import FINAL
+from ..daemon import client, protocol
+from ..errors import PaiError
 
-FINAL = ("SUCCEEDED", "FAILED", "STOPPED")
-RESTARTS = 5  # how often a follower reconnects to a daemon that died
+if TYPE_CHECKING:
+    from .app import PaiLanguageServer
+
 _tasks: set[asyncio.Task] = set()
 
 
@@ -48,10 +48,10 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
             title=pick(locale, "Submitting job", "正在提交作业"), message=path, percentage=0,
             cancellable=client_token is not None))
 
-    def on_progress(method: str, params: dict) -> None:
-        if method == "upload.progress" and token is not None:
-            report_transfer(ls, token, params, locale, pick(locale, "uploading", "正在上传"))
-            if params["files"] == params["totalFiles"]:
+    def on_progress(event: protocol.Event) -> None:
+        if isinstance(event, protocol.UploadProgress) and token is not None:
+            report_transfer(ls, token, event, locale, pick(locale, "uploading", "正在上传"))
+            if event.files == event.total_files:
                 ls.cancellable.pop(token, None)  # uploaded: the job is being submitted, too late to cancel
                 ls.work_done_progress.report(token, types.WorkDoneProgressReport(
                     message=pick(locale, "submitting", "正在提交"), percentage=100))
@@ -61,8 +61,8 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
     settings = {k: v for k, v in ls.client_settings.items() if k.startswith("pai.job.")}
-    call = asyncio.ensure_future(aclient.call("submit", {"file": path, "cluster": cluster, "settings": settings,
-                                                         "progressToken": token, "locale": locale}, on_progress))
+    call = asyncio.ensure_future(client.call(protocol.Submit(file=path, cluster=cluster, settings=settings,
+                                                             progress_token=token, locale=locale), on_progress))
     if client_token is not None:
         ls.cancellable[client_token] = call
     try:
@@ -74,9 +74,9 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
         message = pick(locale, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。")
         end(message)
         return {"ok": False, "message": message, "kind": "cancelled"}
-    except (PaiError, ConnectionError, OSError) as exc:
-        end(getattr(exc, "message", str(exc)))
-        return fail(ls, getattr(exc, "message", str(exc)), getattr(exc, "kind", "unreachable"))
+    except (PaiError, OSError) as exc:
+        end(_message(exc))
+        return fail(ls, _message(exc), _kind(exc))
     finally:
         ls.cancellable.pop(client_token, None)
     end(pick(locale, f"submitted {result['job']}", f"已提交 {result['job']}"))
@@ -93,13 +93,13 @@ def cancel(ls: PaiLanguageServer, token: str | int) -> None:
         call.cancel()
 
 
-def report_transfer(ls: PaiLanguageServer, token: str | int, params: dict, locale: str | None, verb: str) -> None:
+def report_transfer(ls: PaiLanguageServer, token: str | int, event: protocol.Progress, locale: str | None, verb: str) -> None:
     """A daemon `upload.progress` / `transfer.progress` as a `$/progress` report."""
-    total = params["totalBytes"] or 0
-    percent = int(100 * params["bytes"] / total) if total else 100
+    total = event.total_bytes or 0
+    percent = int(100 * event.bytes / total) if total else 100
     ls.work_done_progress.report(token, types.WorkDoneProgressReport(
-        message=pick(locale, f"{verb} {params['files']}/{params['totalFiles']} files, {_size(params['bytes'])} of {_size(total)}",
-                     f"{verb} {params['files']}/{params['totalFiles']} 个文件，{_size(params['bytes'])} / {_size(total)}"),
+        message=pick(locale, f"{verb} {event.files}/{event.total_files} files, {_size(event.bytes)} of {_size(total)}",
+                     f"{verb} {event.files}/{event.total_files} 个文件，{_size(event.bytes)} / {_size(total)}"),
         percentage=percent))
 
 
@@ -131,43 +131,34 @@ def unfollow(ls: PaiLanguageServer, job: str, cluster: str | None) -> bool:
 
 
 async def _follow(ls: PaiLanguageServer, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None) -> None:
-    """Until the job ends; after a daemon restart it resumes from the offsets seen, so nothing is
-    lost or repeated."""
+    """Until the job ends; after a daemon restart `client.follow` resumes from the bytes received,
+    so nothing is lost or repeated."""
     locale = ls.locale
-    cursor = LogCursor()
-    cursor.offsets.update(offsets)
     try:
-        status = await aclient.call("status", {"job": job, "cluster": cluster})
-        task_count = len(status["tasks"])
-    except (PaiError, ConnectionError, OSError):
+        task_count: int | None = len((await client.call(protocol.Status(job=job, cluster=cluster)))["tasks"])
+    except (PaiError, OSError):
         task_count = None
     base = {"job": job, "cluster": cluster, **({"uri": uri} if uri else {})}
+    have = dict(offsets)
 
-    def on_event(method: str, params: dict) -> None:
-        if method == "job.log":
-            start = max(params["offset"], cursor.offsets.get(params["task"], 0))
-            data = cursor.accept(params)
-            if data:
-                ls.protocol.notify("pai/jobLog", {**base, "task": params["task"], "taskCount": task_count, "offset": start,
-                                                  "length": len(data), "text": data.decode("utf-8", "replace")})
-        elif method == "job.status":
-            ls.protocol.notify("pai/jobStatus", {**base, **params})
+    def on_log(log: protocol.JobLog, text: str) -> None:
+        start = max(log.offset, have.get(log.task, 0))  # a replayed chunk is cut to what is new
+        have[log.task] = log.offset + log.length
+        ls.protocol.notify("pai/jobLog", {**base, "task": log.task, "taskCount": task_count, "offset": start,
+                                          "length": log.offset + log.length - start, "text": text})
 
-    for _ in range(RESTARTS):
-        try:
-            final = await aclient.call("logs.follow", {"job": job, "cluster": cluster, "offsets": cursor.offsets}, on_event)
-            break
-        except (ConnectionError, OSError):
-            await asyncio.sleep(0.2)
-        except PaiError as exc:
-            ls.protocol.notify("pai/jobLogEnd", {**base, "state": None, "offsets": cursor.offsets, "message": exc.message})
-            if not ls.client_shows_messages:
-                ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {exc.message}"))
-            return
-    else:
+    def on_status(status: protocol.JobStatus) -> None:
+        notify_status(ls, {**base, "state": status.state, "exitCode": status.exit_code, "diagnostics": status.diagnostics})
+
+    try:
+        final = await client.follow(protocol.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
+    except (PaiError, OSError) as exc:
+        ls.protocol.notify("pai/jobLogEnd", {**base, "state": None, "offsets": have, "message": _message(exc)})
+        if not ls.client_shows_messages:
+            ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {_message(exc)}"))
         return
     state = final["state"]
-    ls.protocol.notify("pai/jobLogEnd", {**base, "state": state, "offsets": cursor.offsets})
+    ls.protocol.notify("pai/jobLogEnd", {**base, "state": state, "offsets": final.get("offsets", have)})
     if state in FINAL and not ls.client_shows_messages:
         kind = types.MessageType.Info if state == "SUCCEEDED" else types.MessageType.Warning
         ls.window_show_message(types.ShowMessageParams(kind, pick(locale, f"Job {job} {state}", f"作业 {job} {state}")))
@@ -181,27 +172,44 @@ def watch_statuses(ls: PaiLanguageServer) -> None:
         ls.status_feed = _spawn(_status_feed(ls))
 
 
+def notify_status(ls: PaiLanguageServer, status: dict) -> None:
+    """`pai/jobStatus`, once per change of a job's state (a follower and the status feed both see it)."""
+    key = (status["cluster"], status["job"])
+    if ls.job_states.get(key) != status["state"]:
+        ls.job_states[key] = status["state"]
+        ls.protocol.notify("pai/jobStatus", status)
+
+
 async def _status_feed(ls: PaiLanguageServer) -> None:
-    def on_event(method: str, params: dict) -> None:
-        if method == "job.status":
-            ls.protocol.notify("pai/jobStatus", params)
+    def on_event(event: protocol.Event) -> None:
+        if isinstance(event, protocol.JobStatus):
+            notify_status(ls, {"job": event.job, "cluster": event.cluster, "state": event.state,
+                               "exitCode": event.exit_code, "diagnostics": event.diagnostics})
 
     while True:
         try:
-            await aclient.call("jobs.subscribe", {}, on_event)
-        except (PaiError, ConnectionError, OSError):
+            await client.call(protocol.Subscribe(), on_event)
+        except (PaiError, OSError):
             pass
         await asyncio.sleep(1.0)
 
 
 # -- plain calls ---------------------------------------------------------------------------
-async def call_or_fail(ls: PaiLanguageServer, method: str, params: dict, on_notification=None) -> dict:
+async def call_or_fail(ls: PaiLanguageServer, params: protocol.Params, on_event=None) -> dict:
     """A daemon call: `{ok: true, …result}`, or `{ok: false, message, kind}` (also shown once)."""
     try:
-        result: Any = await aclient.call(method, params, on_notification)
-    except (PaiError, ConnectionError, OSError) as exc:
-        return fail(ls, getattr(exc, "message", str(exc)), getattr(exc, "kind", "unreachable"))
+        result: Any = await client.call(params, on_event)
+    except (PaiError, OSError) as exc:
+        return fail(ls, _message(exc), _kind(exc))
     return {"ok": True, **result}
+
+
+def _message(exc: Exception) -> str:
+    return exc.message if isinstance(exc, PaiError) else str(exc)
+
+
+def _kind(exc: Exception) -> str:
+    return exc.kind if isinstance(exc, PaiError) else "unreachable"
 
 
 def fail(ls: PaiLanguageServer, message: str, kind: str) -> dict:

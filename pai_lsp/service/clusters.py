@@ -10,9 +10,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from ..clusters import PaiError
+from ..clusters.connect import connect
 from ..clusters.profiles import LOCAL, Profile, Profiles, delete_secret, get_secret, local_profile, set_secret, stop_local
-from .jobs import connect
+from ..errors import AuthFailed, ConfigError, PaiError
 
 
 def secret_key(profile: Profile, what: str) -> str:
@@ -55,18 +55,17 @@ def login(name: str | None, password: str) -> dict:
     profiles = Profiles()
     name = profiles.resolve(name)
     if name == LOCAL:
-        raise PaiError("config", "the local cluster needs no login")
+        raise ConfigError("the local cluster needs no login")
     profile = profiles.clusters[name]
     set_secret(secret_key(profile, "password"), password)
-    conn = connect(name)
+    backend = connect(name)
     try:
-        conn.rest.login()
-    except PaiError as exc:
-        if exc.kind == "auth":
-            delete_secret(secret_key(profile, "password"))
+        backend.login()
+    except AuthFailed:
+        delete_secret(secret_key(profile, "password"))
         raise
     finally:
-        conn.close()
+        backend.close()
     return {"name": name, "user": profile.user}
 
 

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..clusters import PaiError
+from ..errors import Interrupted, InvalidInput, PaiError
 from .webhdfs import Hdfs
 
 MANIFEST = ".pai-manifest.json"
@@ -181,7 +181,7 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     manifest = {"version": 1, "files": {rel: fingerprint(path) for rel, path in paths.items()}}
     status = hdfs.status(remote)
     if status is not None and status["type"] != "DIRECTORY":
-        raise PaiError("invalid", f"codeDir {remote} is a file on HDFS, not a folder")
+        raise InvalidInput(f"codeDir {remote} is a file on HDFS, not a folder")
     if status is None:
         target = f"{remote}.pai-upload-{secrets.token_hex(4)}"
         changed, removed, unchanged = list(paths), [], 0
@@ -231,7 +231,7 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
             where = f"nothing was changed at {remote}"
         else:
             where = f"{len(sent)} changed file(s) arrived; the next upload re-sends the rest"
-        raise PaiError("interrupted", f"upload to {remote} stopped with {missing} of {len(changed)} file(s) not sent "
+        raise Interrupted(f"upload to {remote} stopped with {missing} of {len(changed)} file(s) not sent "
                                       f"({reason}); {where}") from None
     return UploadResult(remote, len(changed), total, unchanged, len(removed), time.perf_counter() - started)
 

@@ -1,4 +1,4 @@
-"""HDFS through WebHDFS: the `hdfs` package for browsing, httpx for bulk writes.
+"""HDFS through WebHDFS: the `hdfs` package for browsing, the standard library's HTTP client for bulk writes.
 
 Datanode redirects that name a host the user cannot reach (a common failure with real
 clusters) can be rewritten to the configured WebHDFS host.
@@ -14,11 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
-import httpx
 import requests
 from hdfs import HdfsError, InsecureClient
 
-from ..clusters import PaiError
+from ..errors import AuthFailed, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
 
 
 class Hdfs:
@@ -42,6 +41,8 @@ class Hdfs:
         return urlunsplit((ours.scheme, ours.netloc, theirs.path, theirs.query, theirs.fragment))
 
     def _fix_redirect(self, response: requests.Response, *args, **kwargs) -> requests.Response:
+        if response.status_code == 401:  # the `hdfs` package tells this apart only by its message
+            raise AuthFailed(f"HDFS at {self.url} refused the credentials")
         if response.is_redirect and "location" in response.headers:
             response.headers["location"] = self.reachable(response.headers["location"])
         return response
@@ -52,11 +53,11 @@ class Hdfs:
         try:
             yield
         except HdfsError as exc:
-            raise _to_pai(str(exc), path) from None
-        except (requests.ConnectionError, httpx.ConnectError):
-            raise PaiError("unreachable", f"cannot reach HDFS at {self.url}") from None
-        except (requests.Timeout, httpx.TimeoutException):
-            raise PaiError("unreachable", f"HDFS at {self.url} did not answer in time") from None
+            raise classify(exc.exception, exc.message, path) from None
+        except requests.ConnectionError:
+            raise Unreachable(f"cannot reach HDFS at {self.url}") from None
+        except requests.Timeout:
+            raise Unreachable(f"HDFS at {self.url} did not answer in time") from None
 
     # -- browsing --------------------------------------------------------------------
     def status(self, path: str) -> dict | None:
@@ -64,10 +65,8 @@ class Hdfs:
         try:
             with self.errors(path):
                 return self.client.status(path)
-        except PaiError as exc:
-            if exc.kind == "not-found":
-                return None
-            raise
+        except NotFound:
+            return None
 
     def list(self, path: str) -> list[dict]:
         with self.errors(path):
@@ -135,36 +134,45 @@ class Hdfs:
         try:
             status, headers, body = self._put(url, None, {})
             if status >= 400:
-                raise _to_pai(_remote_message(body, status), path)
+                raise _remote_error(status, body, path)
             location = headers.get("location")
             if not location and body:
                 location = json.loads(body).get("Location")
             if not location:
-                raise PaiError("server", f"{path}: the namenode gave no datanode location")
+                raise ServerError(f"{path}: the namenode gave no datanode location")
             status, _, body = self._put(self.reachable(location), data, {"Content-Type": "application/octet-stream"})
             if status >= 400:
-                raise _to_pai(_remote_message(body, status), path)
+                raise _remote_error(status, body, path)
         except OSError as exc:  # refused, unresolvable host, reset
-            raise PaiError("unreachable", f"cannot reach HDFS at {self.url} ({exc})") from None
+            raise Unreachable(f"cannot reach HDFS at {self.url} ({exc})") from None
 
     def download(self, path: str, local: Path, overwrite: bool = False) -> None:
         with self.errors(path):
             self.client.download(path, str(local), overwrite=overwrite, n_threads=4)
 
 
-def _remote_message(body: bytes, status: int) -> str:
+def _remote_error(status: int, body: bytes, path: str) -> PaiError:
+    """A WebHDFS error answer (a `RemoteException`) as ours."""
+    if status == 401:
+        return AuthFailed(f"HDFS refused the credentials (HTTP {status})")
     try:
-        return json.loads(body)["RemoteException"]["message"]
+        remote = json.loads(body)["RemoteException"]
+        return classify(remote.get("exception"), remote["message"], path)
     except (ValueError, KeyError, TypeError):
-        return f"HTTP {status}"
+        return classify(None, f"HTTP {status}", path)
 
 
-def _to_pai(message: str, path: str) -> PaiError:
-    lowered = message.lower()
-    if "does not exist" in lowered or "not found" in lowered:
-        return PaiError("not-found", f"{path}: no such file or directory on HDFS")
-    if "permission denied" in lowered or "accesscontrol" in lowered or "not allowed" in lowered:
-        return PaiError("permission", f"{path}: permission denied on HDFS ({message})")
-    if "authentication" in lowered:
-        return PaiError("auth", f"HDFS refused the credentials ({message})")
-    return PaiError("server", f"{path}: {message}")
+# Hadoop's exception names (RemoteException.exception; `HdfsError.exception` in the `hdfs` package).
+NOT_FOUND = {"FileNotFoundException"}
+DENIED = {"AccessControlException", "AuthorizationException"}
+REFUSED = {"SecurityException", "AuthenticationException"}
+
+
+def classify(exception: str | None, message: str, path: str) -> PaiError:
+    if exception in NOT_FOUND:
+        return NotFound(f"{path}: no such file or directory on HDFS")
+    if exception in DENIED:
+        return PermissionDenied(f"{path}: permission denied on HDFS ({message})")
+    if exception in REFUSED:
+        return AuthFailed(f"HDFS refused the credentials ({message})")
+    return ServerError(f"{path}: {message}")

@@ -31,7 +31,7 @@ class Cluster:
         return httpx.Client(base_url=self.url, headers=headers, timeout=30)
 
 
-def start_cluster(data_dir: Path, *extra: str) -> Cluster:
+def start_cluster(data_dir: Path, *extra: str, env: dict[str, str] | None = None) -> Cluster:
     data_dir.mkdir(parents=True, exist_ok=True)
     if not (data_dir / "users.json").exists():
         subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data_dir), "users", "add", USER,
@@ -41,7 +41,7 @@ def start_cluster(data_dir: Path, *extra: str) -> Cluster:
     process = subprocess.Popen(
         [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data_dir), "--port", "0", "--hdfs-port", "0",
          "--cpus", "64", "--memory-mb", "65536", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1", **(env or {})))
     line = process.stdout.readline()
     if "REST " not in line:
         process.kill()
@@ -49,8 +49,12 @@ def start_cluster(data_dir: Path, *extra: str) -> Cluster:
     url = line.split("REST ")[1].split()[0]
     hdfs_url = line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1")
     cluster = Cluster(url, hdfs_url, data_dir, process)
-    cluster.token = httpx.post(f"{url}/api/v1/token", json={"username": USER, "password": PASSWORD}).json()["token"]
+    cluster.token = login(url, USER)
     return cluster
+
+
+def login(url: str, user: str) -> str:
+    return httpx.post(f"{url}/api/v1/token", json={"username": user, "password": PASSWORD}).json()["token"]
 
 
 def stop_cluster(cluster: Cluster) -> None:
@@ -63,13 +67,31 @@ def stop_cluster(cluster: Cluster) -> None:
 
 
 @contextmanager
-def own_cluster(data_dir: Path, *extra: str) -> Iterator[Cluster]:
+def own_cluster(data_dir: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[Cluster]:
     """A cluster of the test's own (its own data dir and settings), stopped whatever happens."""
-    cluster = start_cluster(data_dir, *extra)
+    cluster = start_cluster(data_dir, *extra, env=env)
     try:
         yield cluster
     finally:
         stop_cluster(cluster)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_config(tmp_path_factory):
+    """The clusters' secrets go to the config dir: a temporary one, never the real ~/.config."""
+    saved = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
+    yield
+    if saved is None:
+        os.environ.pop("XDG_CONFIG_HOME", None)
+    else:
+        os.environ["XDG_CONFIG_HOME"] = saved
+
+
+def secret_file(data_dir: Path, name: str) -> Path:
+    from pai_lsp.localcluster.datadir import secrets_dir
+
+    return secrets_dir(data_dir) / name
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import httpx
 import psutil
 import pytest
 
-from .conftest import PASSWORD, USER, wait_for
+from .conftest import PASSWORD, USER, secret_file, wait_for
 
 
 def job(name: str, *roles: dict, **extra) -> dict:
@@ -34,9 +34,12 @@ def finished(c: httpx.Client, name: str, timeout: float = 30) -> dict:
 
 
 def log(cluster, c: httpx.Client, name: str, role_name: str, index: int = 0, which: str = "stdout") -> str:
+    """The task's log; "" while the task has none yet."""
     d = detail(c, name)
     task = d["taskRoles"][role_name]["taskStatuses"][index]
-    locations = c.get(task["containerLog"]).json()["locations"]
+    locations = c.get(task["containerLog"]).json().get("locations")
+    if locations is None:
+        return ""
     uri = next(loc["uri"] for loc in locations if loc["name"] == which)
     return c.get(uri).text
 
@@ -69,7 +72,7 @@ def test_expired_token_is_refused(cluster):
     claims = json.loads(base64.urlsafe_b64decode(payload + "=="))
     claims["exp"] = int(time.time()) - 1
     payload = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
-    secret = (cluster.data_dir / "token-secret").read_text().strip().encode()
+    secret = secret_file(cluster.data_dir, "token-secret").read_text().strip().encode()
     signature = base64.urlsafe_b64encode(hmac.new(secret, f"{header}.{payload}".encode(), hashlib.sha256).digest()).rstrip(b"=").decode()
     expired = cluster.client(f"{header}.{payload}.{signature}").get("/api/v2/jobs")
     assert (expired.status_code, expired.json()["code"]) == (401, "UnauthorizedUserError")

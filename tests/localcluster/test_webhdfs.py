@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import getpass
+
 import httpx
 import pytest
 from hdfs import HdfsError, InsecureClient
@@ -43,7 +45,7 @@ def test_status_list_read_with_offset_rename_delete(client):
     assert client.status("/tmp/a", strict=False) is None
 
 
-def test_append_checksum_summary_home_and_permissions(client):
+def test_append_checksum_summary_home_and_permissions(cluster, client):
     client.write("/tmp/b/log.txt", data=b"one\n", overwrite=True)
     client.write("/tmp/b/log.txt", data=b"two\n", append=True)
     with client.read("/tmp/b/log.txt") as reader:
@@ -56,7 +58,10 @@ def test_append_checksum_summary_home_and_permissions(client):
     assert client.status("/tmp/b/log.txt")["permission"] == "600"
     client.set_times("/tmp/b/log.txt", modification_time=1_000_000_000_000)
     assert client.status("/tmp/b/log.txt")["modificationTime"] == 1_000_000_000_000
-    client.set_owner("/tmp/b/log.txt", group="research")
+    with pytest.raises(HdfsError, match="User does not belong to research"):
+        client.set_owner("/tmp/b/log.txt", group="research")  # alice is in no group: only the superuser may
+    superuser = InsecureClient(cluster.hdfs_url, user=getpass.getuser())
+    superuser.set_owner("/tmp/b/log.txt", group="research")
     assert client.status("/tmp/b/log.txt")["group"] == "research"
     assert client.resolve("x") == "/user/alice/x"
 

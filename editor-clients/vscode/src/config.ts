@@ -37,14 +37,16 @@ export function clientCommandFor(serverCommand: string): string | undefined {
 export class TaskLog {
   have = 0;
 
-  /** The part of a chunk (`text` starting at byte `offset`) not accepted before; "" when none. */
-  accept(offset: number, text: string): string {
-    const bytes = Buffer.from(text, "utf8");
-    const end = offset + bytes.length;
+  /**
+   * The part of a chunk not accepted before ("" when none): `text` stands for `length` bytes of
+   * the log from byte `offset` (its own UTF-8 length differs only where the log is not UTF-8).
+   */
+  accept(offset: number, text: string, length = Buffer.byteLength(text, "utf8")): string {
+    const end = offset + length;
     if (end <= this.have) return "";
-    const fresh = offset < this.have ? bytes.subarray(this.have - offset) : bytes;
+    const fresh = offset < this.have ? Buffer.from(text, "utf8").subarray(this.have - offset).toString("utf8") : text;
     this.have = end;
-    return fresh.toString("utf8");
+    return fresh;
   }
 }
 

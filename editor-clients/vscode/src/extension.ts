@@ -19,6 +19,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerJobCommands(context, server, jobs, logs);
   registerHdfs(context, server, hdfs);
   registerClusters(context, server, clusters);
+  server.onRestart(() => jobs.refresh()); // a new server watches what it lists again
   clusters.onDidChangeProfiles.event(() => {
     jobs.refresh();
     hdfs.refresh();

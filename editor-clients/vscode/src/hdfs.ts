@@ -84,6 +84,9 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
     if (node instanceof MessageNode) return [];
     try {
       if (!node) {
+        // The default cluster's HDFS: say which one in the view's title.
+        const profiles = await this.server.call<{ default: string }>("pai.clusters.list").catch(() => undefined);
+        this.view.description = profiles?.default;
         const home = await this.server.call<{ path: string; type: string }>("pai.hdfs.stat", { path: "." }).catch(() => undefined);
         const roots = [new HdfsNode("/", "dir", 0, "/")];
         if (home && home.type === "dir") roots.unshift(new HdfsNode(home.path, "dir", 0, vscode.l10n.t("Home")));

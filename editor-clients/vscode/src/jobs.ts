@@ -273,7 +273,7 @@ export async function downloadOutputs(server: PaiServer, job: string, cluster: s
   if (!folder?.[0]) return;
   const result = await guarded(async () => vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Downloading the outputs of {0}", job) },
-    () => server.call<{ path: string }>("pai.jobOutputs", { job, dest: folder[0].fsPath, cluster }),
+    () => server.callWith<{ path: string }>("pai.jobOutputs", [job, folder[0].fsPath, cluster]),
   ));
   if (result) {
     const reveal = vscode.l10n.t("Reveal");

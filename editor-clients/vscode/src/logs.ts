@@ -96,7 +96,7 @@ export class LogBook implements vscode.Disposable {
       task = new TaskLog();
       log.tasks.set(p.task, task);
     }
-    const fresh = task.accept(p.offset, p.text);
+    const fresh = task.accept(p.offset, p.text, p.length);
     if (fresh) log.lines.write(p.task, fresh, (p.taskCount ?? 1) > 1);
   }
 

@@ -45,10 +45,14 @@ export class PaiServer implements vscode.Disposable {
   }
 
   /** Run a server command with one object argument; a failure throws CommandError. */
-  async call<T = any>(command: string, argument?: unknown, token?: CancellationToken): Promise<T> {
+  call<T = any>(command: string, argument?: unknown, token?: CancellationToken): Promise<T> {
+    return this.callWith<T>(command, argument === undefined ? [] : [argument], token);
+  }
+
+  /** Run a server command with positional arguments; a failure throws CommandError. */
+  async callWith<T = any>(command: string, args: unknown[], token?: CancellationToken): Promise<T> {
     const client = await this.client();
-    const result = await client.sendRequest(
-      ExecuteCommandRequest.type, { command, arguments: argument === undefined ? [] : [argument] }, token);
+    const result = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token);
     if (result && typeof result === "object" && result.ok === false) {
       throw new CommandError(String(result.message), String(result.kind ?? "server"));
     }

@@ -1,0 +1,118 @@
+"""The local cluster's folders: its data folder (jobs, logs, HDFS files), private to the user, with a
+lock that lets one cluster serve it at a time; and its secrets folder, kept outside the data folder.
+
+A task's working folder lies inside the data folder, so nothing a task could reach by walking up
+from `$PAI_WORK_DIR` may hold a secret: the token-signing key, the users' password hashes and the
+`pai` client's password live in `$XDG_CONFIG_HOME/pai-lsp/local-clusters/<cluster id>/` (mode 700,
+files 600). The cluster id is a random name stored in the data folder, so a moved data folder keeps
+its secrets. (With the host runtime a task still runs as your OS user and can read any of your
+files by absolute path: see the README's "Local cluster security".)
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+from pathlib import Path
+
+LOCK_FILE = "cluster.lock"
+ID_FILE = "cluster-id"
+LEGACY_SECRETS = ("users.json", "token-secret", "pai-client-password")
+
+
+class DataDirBusy(Exception):
+    """Another local cluster serves this data folder."""
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "pai-lsp" / "local-cluster"
+
+
+def prepare(data_dir: Path) -> Path:
+    """The data folder, created if needed and made private (700)."""
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(data_dir, 0o700)
+    return data_dir
+
+
+def write_private(path: Path, text: str) -> None:
+    """Atomically replace `path` with `text`, readable by this user only."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(temp, path)
+
+
+def secrets_dir(data_dir: Path, config_home: Path | None = None) -> Path:
+    """The secrets folder of the cluster that owns `data_dir` (created 700; legacy secrets moved in).
+    `config_home` stands for $XDG_CONFIG_HOME (for tools that look at another environment's cluster)."""
+    prepare(data_dir)
+    id_file = data_dir / ID_FILE
+    if not id_file.exists():
+        try:
+            fd = os.open(id_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another process named it first
+        else:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(16))
+    cluster_id = id_file.read_text().strip()
+    base = config_home or os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    folder = Path(base) / "pai-lsp" / "local-clusters" / cluster_id
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(folder, 0o700)
+    for name in LEGACY_SECRETS:  # kept in the data folder by earlier versions, where tasks could read them
+        old = data_dir / name
+        if old.exists() and not (folder / name).exists():
+            os.replace(old, folder / name)
+            os.chmod(folder / name, 0o600)
+        elif old.exists():
+            old.unlink()
+    return folder
+
+
+class DataDirLock:
+    """An exclusive lock on the data folder for the life of one cluster process. The lock file
+    also says who holds it, so a second cluster can name the first when it refuses to start."""
+
+    def __init__(self, data_dir: Path):
+        self.path = prepare(data_dir) / LOCK_FILE
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = self.holder()
+            os.close(fd)
+            who = f"pid {holder.get('pid', '?')}" + (f", REST {holder['url']}" if holder.get("url") else "")
+            raise DataDirBusy(f"another local cluster ({who}) already serves {self.path.parent}; "
+                              "stop it first (`pai cluster stop-local`) or choose another --data-dir") from None
+        self._fd = fd
+        self.describe(pid=os.getpid())
+
+    def describe(self, **info) -> None:
+        """Record who holds the lock (pid, then the URLs once the sockets are bound)."""
+        if self._fd is None:
+            return
+        current = self.holder() if os.path.getsize(self.path) else {}
+        current.update(info)
+        data = json.dumps(current).encode()
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, data, 0)
+
+    def holder(self) -> dict:
+        try:
+            return json.loads(self.path.read_text() or "{}")
+        except (OSError, ValueError):
+            return {}
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

@@ -1,0 +1,10 @@
+"""The one error the local cluster's REST API answers with: `{code, message}` and the HTTP status
+the real rest-server uses for it (WebHDFS has its own, `hdfs_store.HdfsException`)."""
+
+from __future__ import annotations
+
+
+class ClusterError(Exception):
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
