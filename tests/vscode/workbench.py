@@ -154,7 +154,8 @@ class Workbench:
 
     def view_rows(self, view: str) -> Locator:
         """The rows of a side-bar view, by its name as its header shows it ("Jobs", "HDFS" …)."""
-        return self.page.locator(f".pane:has(> .pane-header[aria-label='{_css(view)} Section']) .monaco-list-row")
+        title = self.page.locator(".pane-header h3.title").get_by_text(view, exact=True)
+        return self.page.locator(".pane").filter(has=title).locator(".pane-body .monaco-list-row")
 
     def view_labels(self, view: str) -> list[str]:
         """The rows' accessible labels (a tree item's label, or its tooltip when it has one)."""
