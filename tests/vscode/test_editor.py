@@ -22,7 +22,7 @@ def test_a_mistake_shows_in_problems_with_our_code(workbench):
     assert 'Unknown key "memoryMb"' in row and "pai schema.unknown-key" in row and "Did you mean \"memoryMB\"?" in row
     workbench.wait_for(lambda: workbench.editor("mnist.pai.json").locator(".squiggly-error").count(), "the squiggle")
     assert "Did you mean" in workbench.hover_text()  # the hover on the squiggle says it too
-    workbench.screenshot("editor-diagnostic")
+    workbench.screenshot("editor-diagnostic", docs="vscode-diagnostic.png")
     workbench.quick_fix('Replace with "memoryMB"')
     workbench.wait_for(lambda: '"memoryMB": 1024' in workbench.editor_text("mnist.pai.json"), "the fix in the editor")
     workbench.wait_for(lambda: not [r for r in workbench.problems() if "memoryMb" in r], "Problems to clear")

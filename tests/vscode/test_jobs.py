@@ -20,6 +20,7 @@ def job_row(workbench, job: str, state: str = ""):
 
 
 def test_run_job_locally_shows_its_log_and_state(workbench):
+    workbench.open_file("mnist.pai.json")
     started = time.monotonic()
     workbench.context_menu(workbench.explorer_row("mnist.pai.json"), "Run Job Locally")
     # Within 30 s the job's own Output channel is open and shows its training log.
@@ -35,7 +36,7 @@ def test_run_job_locally_shows_its_log_and_state(workbench):
     assert any(label.startswith("local") for label in workbench.view_labels("Jobs"))
     assert any(f"Job {job} SUCCEEDED" in toast for toast in workbench.notifications())
     workbench.close_notifications()
-    workbench.screenshot("job-log")
+    workbench.screenshot("job-log", docs="vscode-job-log.png")
     # The log stays after the job ended: reopened from the Jobs view it shows the same lines.
     workbench.show_output("Tasks")
     workbench.context_menu(job_row(workbench, job).first, "Show Logs")
@@ -81,7 +82,7 @@ def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, wo
     editor.wait_for(state="visible")
     workbench.wait_for(lambda: "argparse" in editor.locator(".view-lines").inner_text(), "train.py's text from HDFS")
     workbench.clear_notifications()
-    workbench.screenshot("hdfs-explorer")
+    workbench.screenshot("hdfs-explorer", docs="vscode-hdfs.png")
 
     notes = workspace.parent / "notes.txt"
     notes.write_text("uploaded from the HDFS view\n")

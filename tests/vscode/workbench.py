@@ -4,6 +4,8 @@ loaded 2-core machine. Selectors are the workbench's own stable class names (as 
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +24,7 @@ SUGGEST_ROWS = ".editor-widget.suggest-widget.visible .monaco-list-row"
 ACTION_ROWS = ".action-widget .monaco-list-row"
 HOVER = ".monaco-hover:not(.hidden) .monaco-hover-content"
 
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 LONG = 60.0  # seconds: a first action on a loaded machine (extension host, language server starting)
 
 
@@ -55,11 +58,14 @@ class Workbench:
         toasts = self.page.locator(".notification-toast .monaco-list-row[aria-label^='Error: ']")
         return [label for label in (t.get_attribute("aria-label") for t in toasts.all()) if label]
 
-    def screenshot(self, name: str) -> Path:
-        """Save what the user sees now as test-artifacts/vscode/<module>/NN-name.png."""
+    def screenshot(self, name: str, docs: str = "") -> Path:
+        """Save what the user sees now as test-artifacts/vscode/<module>/NN-name.png; a picture the
+        docs show (`docs`: its name in docs/images/) is refreshed there when PAI_DOCS_SCREENSHOTS=1."""
         self._shots += 1
         path = self.artifacts / f"{self._shots:02d}-{name}.png"
         self.page.screenshot(path=str(path), animations="disabled")
+        if docs and os.environ.get("PAI_DOCS_SCREENSHOTS") == "1":
+            shutil.copyfile(path, DOCS_IMAGES / docs)
         return path
 
     # --- the window --------------------------------------------------------------------------------
