@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.openpai import FINAL
 from ..errors import InvalidInput, PaiError
+from ..filelock import try_hold
 from ..service import clusters
 from ..service import hdfs as explorer
 from ..service import jobs as service
@@ -64,7 +65,7 @@ class Daemon:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.path.parent, 0o700)
         if self.path.exists():
-            self.path.unlink()
+            self.path.unlink()  # a dead daemon's: the live one holds daemon.lock, which we have
         server = await asyncio.start_unix_server(self.connection, path=str(self.path))
         os.chmod(self.path, 0o600)
         loop = asyncio.get_running_loop()
@@ -294,5 +295,12 @@ PROFILES: dict[type, Callable[[Any], dict]] = {
 
 
 def serve() -> int:
-    asyncio.run(Daemon(socket_path()).serve())
+    """Serve unless a daemon of this user already does: however many clients start one at the same
+    time, one serves (the lock is held for the daemon's life) and the others leave at once."""
+    path = socket_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    lock = try_hold(path.with_name("daemon.lock"))
+    if lock is None:
+        return 0
+    asyncio.run(Daemon(path).serve())
     return 0

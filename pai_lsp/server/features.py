@@ -19,7 +19,7 @@ registry = Registry()
 
 CODE_LENSES = {
     "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
-    "pai.runLocally": ("Run locally", "在本机运行"),
+    "pai.runLocally": ("Run Job Locally", "在本地运行作业"),
 }
 
 
@@ -36,7 +36,7 @@ def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
 def did_change_configuration(ls: PaiLanguageServer, params: types.DidChangeConfigurationParams) -> None:
     if isinstance(params.settings, dict):
         ls.update_client_settings(params.settings)
-    for uri in list(ls.workspace.text_documents):
+    for uri in ls.documents:
         ls.publish(uri)
 
 

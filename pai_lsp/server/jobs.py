@@ -20,6 +20,7 @@ from ..core.messages import pick
 from ..core.openpai import FINAL
 from ..daemon import client, protocol
 from ..errors import PaiError
+from ..settings import job_values
 
 if TYPE_CHECKING:
     from .app import PaiLanguageServer
@@ -60,8 +61,7 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
         if token is not None:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
-    settings = {k: v for k, v in ls.client_settings.items() if k.startswith("pai.job.")}
-    call = asyncio.ensure_future(client.call(protocol.Submit(file=path, cluster=cluster, settings=settings,
+    call = asyncio.ensure_future(client.call(protocol.Submit(file=path, cluster=cluster, settings=job_values(ls.client_settings),
                                                              progress_token=token, locale=locale), on_progress))
     if client_token is not None:
         ls.cancellable[client_token] = call

@@ -1,9 +1,14 @@
 // Pure helpers, kept apart from the `vscode` module so they can be tested with node alone.
 
-/** The documents the server checks: job configs on disk and unsaved JSON. */
+/** The language of `*.pai.json` files (the extension contributes it, so VS Code's own JSON
+ * features do not check them a second time). */
+export const LANGUAGE = "pai-job";
+
+/** The documents the server checks: job configs on disk and unsaved ones. */
 export const documentSelector = [
+  { scheme: "file", language: LANGUAGE },
   { scheme: "file", pattern: "**/*.pai.json" },
-  { scheme: "untitled", language: "json" },
+  { scheme: "untitled", language: LANGUAGE },
 ];
 
 /** True for a `*.pai.json` path or URI. */

@@ -77,6 +77,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private clusters: ClusterNode[] | undefined;
+  private generation = 0;
   private readonly tasks = new Map<JobNode, Task[]>();
   /** Jobs started from this window that have not ended: the status bar counts them. */
   private readonly mine = new Map<string, { cluster: string; state: string }>();
@@ -99,6 +100,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   }
 
   refresh(): void {
+    this.generation++; // a listing still on its way is older than this refresh: not kept
     this.clusters = undefined;
     this.tasks.clear();
     this.changed.fire(undefined);
@@ -215,13 +217,14 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   async getChildren(node?: Node): Promise<Node[]> {
     try {
       if (!node) {
-        if (!this.clusters) {
-          const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
-          // The default cluster first: that is where Submit goes.
-          const sorted = [...list.clusters].sort((a, b) => Number(b.default) - Number(a.default));
-          this.clusters = sorted.map((p) => new ClusterNode(p.name, p.default, p.local));
-        }
-        return this.clusters;
+        if (this.clusters) return this.clusters;
+        const generation = this.generation;
+        const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
+        // The default cluster first: that is where Submit goes.
+        const sorted = [...list.clusters].sort((a, b) => Number(b.default) - Number(a.default));
+        const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local));
+        if (generation === this.generation) this.clusters = nodes;
+        return nodes;
       }
       if (node instanceof ClusterNode) {
         if (!node.loaded) await this.loadPage(node, 0);

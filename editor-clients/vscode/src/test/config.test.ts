@@ -22,7 +22,9 @@ test("no contributed command uses the server's pai.* namespace (vscode-languagec
 });
 
 test("only *.pai.json files on disk are served", () => {
-  assert.equal(documentSelector[0].pattern, "**/*.pai.json");
+  assert.equal(documentSelector[1].pattern, "**/*.pai.json");
+  assert.deepEqual(manifest.contributes.languages[0].filenamePatterns, ["*.pai.json"]);
+  assert.ok(manifest.activationEvents.includes("onLanguage:pai-job"));
   assert.ok(isJobConfig("/w/mnist.pai.json"));
   assert.ok(!isJobConfig("/w/package.json"));
 });
