@@ -36,6 +36,9 @@ def test_add_cluster_with_a_password(workbench, user, artifacts):
     workbench.wait_for(lambda: any("Added cluster lab and logged in as alice." in t for t in workbench.toasts()), "the cluster added")
     lab = workbench.view_rows("Clusters").filter(has_text="lab")
     workbench.wait_for(lambda: lab.count() and "logged in" in lab.first.inner_text(), "lab in the Clusters view, logged in")
+    # The other views follow: lab (now the default, as the first cluster added) in Jobs, its HDFS home as alice's.
+    workbench.wait_for(lambda: any(text.startswith("lab") for text in workbench.view_texts("Jobs")), "lab in the Jobs view")
+    workbench.wait_for(lambda: any("/user/alice" in text for text in workbench.view_texts("HDFS")), "alice's home in the HDFS view")
     workbench.screenshot("clusters")
 
     # The CLI, in the same user's environment, sees the profile and can use it (the secret is in the keyring).
