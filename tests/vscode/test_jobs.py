@@ -36,7 +36,7 @@ def test_run_job_locally_shows_its_log_and_state(workbench):
     assert any(label.startswith("local") for label in workbench.view_labels("Jobs"))
     assert any(f"Job {job} SUCCEEDED" in toast for toast in workbench.notifications())
     workbench.close_notifications()
-    workbench.screenshot("job-log", docs="vscode-job-log.png")
+    workbench.screenshot("job-log")
     # The log stays after the job ended: reopened from the Jobs view it shows the same lines.
     workbench.show_output("Tasks")
     workbench.context_menu(job_row(workbench, job).first, "Show Logs")
@@ -97,3 +97,60 @@ def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, wo
     workbench.wait_for(lambda: not hdfs_row(workbench, f"{code}/notes.txt").count(), "notes.txt to leave the HDFS view")
     listed = user.pai("hdfs", "ls", code)
     assert listed.returncode == 0 and "notes.txt" not in listed.stdout and "train.py" in listed.stdout, listed.stdout + listed.stderr
+
+
+LONG_TRAIN = """import time
+
+loss = 2.3
+for step in range(1, 1201):
+    loss *= 0.995
+    print(f"step {step}/1200 loss={loss:.4f}", flush=True)
+    time.sleep(0.5)
+"""
+
+
+def test_a_running_job_streams_its_log_and_stops_on_request(workbench, workspace):
+    (workspace / "long_train.py").write_text(LONG_TRAIN)
+    config = (workspace / "mnist.pai.json").read_text().replace('"jobName": "mnist"', '"jobName": "long_train"').replace(
+        "python3 train.py --epochs 3 --out $PAI_OUTPUT_DIR", "python3 long_train.py")
+    (workspace / "long_train.pai.json").write_text(config)
+    editor = workbench.open_file("long_train.pai.json")
+    workbench.context_menu(editor.locator(".view-lines"), "Run Job Locally")  # the editor's own context menu
+    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: long_train_"), "the job's Output channel")
+    job = workbench.output_channel().removeprefix("PAI: ")
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.wait_for(lambda: job_row(workbench, job, "RUNNING").count(), f"{job} RUNNING in the Jobs view")
+    status = workbench.page.locator(".statusbar-item").filter(has_text="PAI: 1 running")
+    workbench.wait_for(lambda: status.count(), "'PAI: 1 running' in the status bar")
+    # Live: new lines keep arriving while the job runs.
+    seen = workbench.wait_for(lambda: steps(workbench.output_text()) >= 3 and steps(workbench.output_text()), "a few steps")
+    workbench.wait_for(lambda: steps(workbench.output_text()) > seen + 2, "more steps while it runs")
+    workbench.clear_notifications()
+    workbench.screenshot("job-running", docs="vscode-job-log.png")
+
+    workbench.context_menu(job_row(workbench, job).first, "Stop Job")
+    assert job in workbench.dialog("Stop Job")
+    workbench.wait_for(lambda: job_row(workbench, job, "STOPPED").count(), f"{job} STOPPED in the Jobs view")
+    workbench.wait_for(lambda: not status.count(), "the status bar item to go")
+    assert steps(workbench.output_text()) < 1200  # stopped long before it would have ended
+
+
+def steps(text: str) -> int:
+    """The last training step the log shows."""
+    return max((int(line.split()[1].split("/")[0]) for line in text.splitlines() if line.startswith("step ")), default=0)
+
+
+def test_running_a_config_with_a_mistake_says_why_and_submits_nothing(workbench, workspace):
+    bad = (workspace / "mnist.pai.json").read_text().replace('"memoryMB"', '"memoryMb"').replace('"jobName": "mnist"', '"jobName": "broken"')
+    (workspace / "broken.pai.json").write_text(bad)
+    workbench.clear_notifications()
+    workbench.command("File: Focus on Files Explorer")
+    workbench.context_menu(workbench.explorer_row("broken.pai.json"), "Run Job Locally")
+    errors = workbench.wait_for(lambda: workbench.error_toasts(), "an error notification", errors=False)
+    assert len(errors) == 1 and "memoryMb" in errors[0] and ":11:" in errors[0], errors
+    workbench.screenshot("run-refused")
+    # Nothing is left in progress: the "Running … locally" notification closes with the refusal.
+    workbench.wait_for(lambda: not [t for t in workbench.toasts() if "Running broken.pai.json locally" in t],
+                       "the progress notification to close", timeout=15, errors=False)
+    workbench.command("PAI: Focus on Jobs View")
+    assert not job_row(workbench, "broken").count()

@@ -181,12 +181,21 @@ class Workbench:
         return text
 
     def file_dialog(self, path: Path, button: str) -> None:
-        """Answer VS Code's own open dialog (the one code-server shows): type the path, press `button`."""
+        """Answer VS Code's own open dialog (the one code-server shows): type the path (a folder with a
+        trailing '/', as the dialog wants), press `button` until the dialog closes."""
+        widget = self.page.locator(QUICK_INPUT)
         box = self.page.locator(QUICK_INPUT_BOX)
-        box.wait_for(state="visible")
-        self.page.locator(QUICK_INPUT).locator(".monaco-button").filter(has_text=button).wait_for(state="visible")
-        box.fill(str(path))
-        self.page.locator(QUICK_INPUT).locator(".monaco-button").filter(has_text=button).click()
+        accept = widget.locator(".monaco-button").filter(has_text=button)
+        accept.wait_for(state="visible", timeout=LONG * 1000)
+        box.fill(str(path) + ("/" if path.is_dir() else ""))
+
+        def accepted() -> bool:
+            if widget.is_visible() and accept.is_visible():
+                accept.click()
+                self.page.wait_for_timeout(500)
+            return not widget.is_visible()
+
+        self.wait_for(accepted, f"the dialog to take {path}")
 
     def open_file(self, name: str) -> Locator:
         """Open a file of the workspace folder by clicking it in the Explorer (once the file watcher
