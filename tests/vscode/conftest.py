@@ -58,8 +58,14 @@ def artifacts(request) -> Path:
 
 
 @pytest.fixture(scope="module")
-def user(tmp_path_factory, artifacts):
-    person = User(tmp_path_factory.mktemp("vscode-user"))
+def pai_on_path() -> bool:
+    """Whether this checkout's `pai-lsp` is on the user's PATH; a module overrides this fixture."""
+    return True
+
+
+@pytest.fixture(scope="module")
+def user(tmp_path_factory, artifacts, pai_on_path):
+    person = User(tmp_path_factory.mktemp("vscode-user"), pai_on_path)
     try:
         person.start_keyring(artifacts)
         yield person

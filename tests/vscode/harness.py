@@ -78,7 +78,7 @@ class User:
 
     KEYRING_PASSWORD = "login-keyring-of-the-test-user"
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, pai_on_path: bool = True):
         self.root = root
         self.home = root / "home"
         self.config = root / "config"
@@ -95,7 +95,9 @@ class User:
             base, HOME=str(self.home), XDG_CONFIG_HOME=str(self.config), XDG_STATE_HOME=str(self.state),
             XDG_DATA_HOME=str(self.data), XDG_CACHE_HOME=str(root / "cache"), XDG_RUNTIME_DIR=str(self.runtime),
             PAI_LOCAL_CLUSTER_DIR=str(self.local_cluster), LANG="en_US.UTF-8", LC_ALL="C.UTF-8",
-            PATH=f"{VENV_BIN}{os.pathsep}{base.get('PATH', '')}", **{MARKER: self.marker},
+            PATH=os.pathsep.join(([str(VENV_BIN)] if pai_on_path else []) + [d for d in base.get("PATH", "").split(os.pathsep)
+                                                                               if d and Path(d) != VENV_BIN]),
+            **{MARKER: self.marker},
         )
         self._procs: list[tuple[subprocess.Popen, bool]] = []
         self.stop_log: list[str] = []
