@@ -37,13 +37,18 @@ SETTINGS = {
 
 
 @pytest.fixture(scope="session")
-def vsix() -> Path:
+def tools() -> None:
+    """Skip (fail under CI) when scripts/install-vscode-test-tools has not been run."""
     missing = missing_tools()
     if missing:
         message = f"VS Code test tools missing ({', '.join(missing)}): run scripts/install-vscode-test-tools"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def vsix(tools) -> Path:
     return build_vsix()
 
 
@@ -64,7 +69,7 @@ def pai_on_path() -> bool:
 
 
 @pytest.fixture(scope="module")
-def user(tmp_path_factory, artifacts, pai_on_path):
+def user(tools, tmp_path_factory, artifacts, pai_on_path):
     person = User(tmp_path_factory.mktemp("vscode-user"), pai_on_path)
     try:
         person.start_keyring(artifacts)

@@ -17,7 +17,6 @@ QUICK_INPUT_BOX = f"{QUICK_INPUT} .quick-input-box input"
 QUICK_INPUT_ROWS = f"{QUICK_INPUT} .quick-input-list .monaco-list-row"
 EXPLORER_ROWS = ".explorer-folders-view .monaco-list-row"
 PROBLEM_ROWS = ".markers-panel .monaco-list-row"
-CONTEXT_MENU_ITEMS = ".context-view .monaco-menu .action-item"
 NOTIFICATION_MESSAGES = ".notifications-center .notification-list-item"
 OUTPUT_LINES = ".output-view .view-lines"
 SUGGEST_ROWS = ".editor-widget.suggest-widget.visible .monaco-list-row"
@@ -141,22 +140,25 @@ class Workbench:
         return self.page.locator(f"{EXPLORER_ROWS}[aria-label='{_css(name)}']")
 
     def context_menu(self, target: Locator, item: str) -> None:
-        """Right-click `target` and choose `item` from the context menu. VS Code ignores a click that
-        comes too soon after the menu opened, so the item is clicked until the menu closes."""
+        """Right-click `target` and choose `item` from the context menu."""
         target.wait_for(state="visible", timeout=LONG * 1000)
         target.click(button="right")
         menu = self.page.locator(".context-view .monaco-menu")
         entry = menu.locator(".action-menu-item").filter(has=self.page.get_by_text(item, exact=True)).first
         entry.wait_for(state="visible", timeout=LONG * 1000)
         entry.hover()
+        self._click_until_closed(entry, menu, f"'{item}' to be chosen from the context menu")
 
-        def chosen() -> bool:
-            if menu.count() and entry.is_visible():
-                entry.click()
+    def _click_until_closed(self, button: Locator, container: Locator, what: str) -> None:
+        """Click `button` until `container` closes: VS Code ignores a click that comes too soon after a
+        menu opened, and its own file dialog may take a click to navigate before one to accept."""
+        def closed() -> bool:
+            if container.count() and container.first.is_visible() and button.is_visible():
+                button.click()
                 self.page.wait_for_timeout(300)
-            return not menu.count() or not menu.first.is_visible()
+            return not container.count() or not container.first.is_visible()
 
-        self.wait_for(chosen, f"'{item}' to be chosen from the context menu", timeout=30)
+        self.wait_for(closed, what, timeout=30)
 
     def view_rows(self, view: str) -> Locator:
         """The rows of a side-bar view, by its name as its header shows it ("Jobs", "HDFS" …)."""
@@ -182,20 +184,12 @@ class Workbench:
 
     def file_dialog(self, path: Path, button: str) -> None:
         """Answer VS Code's own open dialog (the one code-server shows): type the path (a folder with a
-        trailing '/', as the dialog wants), press `button` until the dialog closes."""
+        trailing '/', as the dialog wants) and press `button`."""
         widget = self.page.locator(QUICK_INPUT)
-        box = self.page.locator(QUICK_INPUT_BOX)
         accept = widget.locator(".monaco-button").filter(has_text=button)
         accept.wait_for(state="visible", timeout=LONG * 1000)
-        box.fill(str(path) + ("/" if path.is_dir() else ""))
-
-        def accepted() -> bool:
-            if widget.is_visible() and accept.is_visible():
-                accept.click()
-                self.page.wait_for_timeout(500)
-            return not widget.is_visible()
-
-        self.wait_for(accepted, f"the dialog to take {path}")
+        self.page.locator(QUICK_INPUT_BOX).fill(str(path) + ("/" if path.is_dir() else ""))
+        self._click_until_closed(accept, widget, f"the dialog to take {path}")
 
     def open_file(self, name: str) -> Locator:
         """Open a file of the workspace folder by clicking it in the Explorer (once the file watcher
@@ -250,11 +244,9 @@ class Workbench:
 
     def output_channel(self) -> str:
         """The name of the Output channel on screen ('' when the Output panel is not showing)."""
-        select = self.page.locator(".panel .output-view, #workbench\\.panel\\.output").first
-        if not select.is_visible():
+        if not self.page.locator(".panel .output-view").first.is_visible():
             return ""
-        chooser = self.page.locator(".panel .title-actions select.monaco-select-box, .panel .global-actions select.monaco-select-box, "
-                                    ".panel select.monaco-select-box")
+        chooser = self.page.locator(".panel select.monaco-select-box")
         return chooser.first.evaluate("s => s.options[s.selectedIndex] ? s.options[s.selectedIndex].text : ''") if chooser.count() else ""
 
     def output_text(self) -> str:
