@@ -109,7 +109,7 @@ for step in range(1, 1201):
 """
 
 
-def test_a_running_job_streams_its_log_and_stops_on_request(workbench, workspace):
+def test_a_running_job_streams_its_log_and_stops_on_request(workbench, workspace, user):
     (workspace / "long_train.py").write_text(LONG_TRAIN)
     config = (workspace / "mnist.pai.json").read_text().replace('"jobName": "mnist"', '"jobName": "long_train"').replace(
         "python3 train.py --epochs 3 --out $PAI_OUTPUT_DIR", "python3 long_train.py")
@@ -127,6 +127,15 @@ def test_a_running_job_streams_its_log_and_stops_on_request(workbench, workspace
     workbench.wait_for(lambda: steps(workbench.output_text()) > seen + 2, "more steps while it runs")
     workbench.clear_notifications()
     workbench.screenshot("job-running", docs="vscode-job-log.png")
+
+    # The daemon dies (killed, as a crash would): the log goes on, no line lost or repeated.
+    (daemon,) = [p for p in user.leftovers() if "pai_lsp daemon serve" in " ".join(p.cmdline())]
+    daemon.kill()
+    before = steps(workbench.output_text())
+    workbench.wait_for(lambda: steps(workbench.output_text()) > before + 4, "the log to go on after the daemon died")
+    # The lines on screen (the editor renders only those) span the moment it died and run on without a gap.
+    numbers = [int(line.split()[1].split("/")[0]) for line in workbench.output_text().splitlines() if line.startswith("step ")]
+    assert numbers[0] <= before < numbers[-1] and numbers == list(range(numbers[0], numbers[0] + len(numbers))), numbers
 
     workbench.context_menu(job_row(workbench, job).first, "Stop Job")
     assert job in workbench.dialog("Stop Job")
