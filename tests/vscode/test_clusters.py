@@ -51,3 +51,35 @@ def test_add_cluster_with_a_password(workbench, user, artifacts):
     # No file under the user's home, config, state, data or VS Code dirs holds the password.
     holders = [str(p) for p in user.root.rglob("*") if p.is_file() and not p.is_symlink() and PASSWORD.encode() in p.read_bytes()]
     assert holders == []
+
+
+def test_submit_to_the_added_cluster_from_the_code_lens(workbench):
+    """lab is now the default: the code lens submits there, and the job runs and logs like a local one."""
+    editor = workbench.open_file("mnist.pai.json")
+    lens = editor.locator(".codelens-decoration a").filter(has_text="Submit Job to PAI Cluster")
+    workbench.wait_for(lambda: lens.count(), "the code lens")
+    lens.first.click()
+    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: mnist_"), "the job's Output channel")
+    job = workbench.output_channel().removeprefix("PAI: ")
+    workbench.wait_for(lambda: "epoch 3/3" in workbench.output_text(), "the job's log")
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.wait_for(lambda: any(job in text and "SUCCEEDED" in text for text in workbench.view_texts("Jobs")), f"{job} SUCCEEDED")
+    rows = workbench.view_texts("Jobs")  # the job is listed under lab, not under local
+    lab, here = next(i for i, t in enumerate(rows) if t.startswith("lab")), next(i for i, t in enumerate(rows) if job in t)
+    assert lab < here and not any(t.startswith("local") for t in rows[lab:here]), rows
+    workbench.screenshot("submitted-to-lab")
+
+
+def test_a_wrong_password_is_one_clear_error(workbench, user):
+    url = user.pai("cluster", "list").stdout.split("lab", 1)[1].split()[0]
+    workbench.clear_notifications()
+    workbench.command("PAI: Add Cluster…")
+    for prompt, answer in (("Cluster name", "lab2"), ("REST server URL", url), ("WebHDFS URL", url), ("Your user name", "alice")):
+        workbench.type_into_input(answer, prompt)
+    workbench.pick("openpai")
+    workbench.type_into_input("not-the-password", "Password of alice on lab2")
+    errors = workbench.wait_for(lambda: workbench.error_toasts(), "an error notification", errors=False)
+    assert len(errors) == 1 and "password" in errors[0].lower(), errors
+    workbench.screenshot("wrong-password")
+    holders = [str(p) for p in user.root.rglob("*") if p.is_file() and not p.is_symlink() and b"not-the-password" in p.read_bytes()]
+    assert holders == []
