@@ -24,7 +24,8 @@ class OpenPai:
     YAML jobs, v2 routes)."""
 
     def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
-                 on_token: Callable[[str], None] | None = None):
+                 on_token: Callable[[str], None] | None = None, transport: httpx.BaseTransport | None = None):
+        """`transport`: where requests go instead of the network (tests use httpx.MockTransport)."""
         self.profile = profile
         self.rest_uri = profile.rest_uri.rstrip("/")
         self.user = profile.user
@@ -32,7 +33,7 @@ class OpenPai:
         self._password = password
         self.token = token
         self._on_token = on_token
-        self.http = httpx.Client(base_url=self.rest_uri, timeout=TIMEOUT)
+        self.http = httpx.Client(base_url=self.rest_uri, timeout=TIMEOUT, transport=transport)
         self._storage: Hdfs | None = None
 
     @property

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from ..core.openpai import JobDetail
-from ..errors import InvalidInput, PaiError
+from ..errors import InvalidInput, PaiError, ServerError
 
 W = TypeVar("W", bound="Wire")
 
@@ -200,6 +200,7 @@ class Ssh(JobRef):
 class Outputs(JobRef):
     METHOD: ClassVar[str] = "outputs"
     dest: str
+    progress_token: str | int | None = None  # `transfer.progress` events on it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -427,7 +428,7 @@ def error(rid: Any, exc: PaiError) -> bytes:
 
 def failure(rid: Any, code: int, message: str) -> bytes:
     """A JSON-RPC level error (parse error, internal error)."""
-    return encode({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": {"kind": "server"}}})
+    return encode({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": ServerError(message).to_wire()}})
 
 
 @dataclass(frozen=True)

@@ -37,11 +37,11 @@ LOG_INTERVAL = 0.1  # seconds between two reads of a followed job's logs
 
 
 class Daemon:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, sessions: Sessions | None = None):
         self.path = path
         self.started = time.time()
         self.stopping = asyncio.Event()
-        self.sessions = Sessions()
+        self.sessions = sessions or Sessions()
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.handlers: dict[str, Handler] = {
             protocol.Ping.METHOD: self.ping,
@@ -181,7 +181,8 @@ class Daemon:
         return {"stopped": p.job}
 
     async def outputs(self, p: protocol.Outputs, notify: Notify) -> dict:
-        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest))
+        progress = self.progress(p.progress_token, protocol.TransferProgress, notify)
+        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest), progress)
         return {"path": str(target)}
 
     async def watch(self, p: protocol.Watch, notify: Notify) -> dict:

@@ -16,7 +16,9 @@ T = TypeVar("T")
 
 
 class Sessions:
-    def __init__(self) -> None:
+    def __init__(self, connect: Callable[[str], Backend] = connect) -> None:
+        """`connect`: opens a session with a profile (tests pass one that opens a cluster in memory)."""
+        self.connect = connect
         self.backends: dict[str, Backend] = {}
 
     @staticmethod
@@ -34,7 +36,7 @@ class Sessions:
             backend = self.backends.get(name)
             kept = backend is not None
             if backend is None:
-                backend = self.backends[name] = connect(name)
+                backend = self.backends[name] = self.connect(name)
             try:
                 return fn(backend, *args)
             except Unreachable:
@@ -42,7 +44,7 @@ class Sessions:
                 backend.close()
                 if not kept or name != LOCAL:
                     raise
-            backend = self.backends[name] = connect(name)
+            backend = self.backends[name] = self.connect(name)
             return fn(backend, *args)
 
         return await asyncio.to_thread(call)

@@ -70,7 +70,8 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     result = ls.analysis(params.text_document.uri)
     offset = ls.offset(result, params.position)
     items = []
-    for c in complete(result.doc, offset, ls.settings_for(params.text_document.uri)):
+    found = complete(result.doc, offset, ls.settings_for(params.text_document.uri))
+    for c in found:
         items.append(types.CompletionItem(
             label=c.label,
             kind=COMPLETION_KIND[c.kind],
@@ -80,7 +81,7 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
             insert_text_format=types.InsertTextFormat.Snippet,
             text_edit=types.TextEdit(ls.range(result, c.start, c.end), c.insert),
         ))
-    return types.CompletionList(is_incomplete=False, items=items)
+    return types.CompletionList(is_incomplete=getattr(found, "incomplete", False), items=items)
 
 
 @registry.feature(types.TEXT_DOCUMENT_HOVER)

@@ -189,8 +189,11 @@ class TaskLogs:
         return out
 
 
-def outputs(backend: Backend, name: str, dest: Path) -> Path:
-    """Download the job's outputDir into `dest`/<last part of outputDir>."""
+def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None = None) -> Path:
+    """Download the job's outputDir into `dest`/<last part of outputDir> (as the HDFS explorer's
+    `get` does: safe names, whole files only, progress in files and bytes)."""
+    from . import hdfs as explorer
+
     config = backend.config(name)
     output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
     if not output_dir:
@@ -199,6 +202,4 @@ def outputs(backend: Backend, name: str, dest: Path) -> Path:
     if backend.storage.status(remote) is None:
         raise NotFound(f"job {name} wrote nothing to its outputDir {remote}")
     dest.mkdir(parents=True, exist_ok=True)
-    target = dest / remote.rstrip("/").rsplit("/", 1)[-1]
-    backend.storage.download(remote, target, overwrite=True)
-    return target
+    return Path(explorer.get(backend, remote, dest, progress)["path"])
