@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import SETTINGS
-
 pytestmark = pytest.mark.timeout(900)
 
 
@@ -17,8 +15,8 @@ def pai_on_path() -> bool:
 
 
 @pytest.fixture(scope="module")
-def settings() -> dict:
-    return {k: v for k, v in SETTINGS.items() if k != "pai.server.command"}
+def settings(settings) -> dict:
+    return {k: v for k, v in settings.items() if k != "pai.server.command"}
 
 
 def test_the_shipped_server_is_installed_on_first_use(workbench, code_server):
