@@ -36,6 +36,8 @@ _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 def complete(doc: Document, offset: int, settings: Settings = Settings()) -> list[Completion]:
+    if settings.dialect == "paddle" and (found := _paddle_variables(doc, offset, settings)) is not None:
+        return found
     text = doc.text
     root_schema = job_schema(settings.dialect)
     node = node_at(doc.root, offset)
@@ -60,6 +62,12 @@ def complete(doc: Document, offset: int, settings: Settings = Settings()) -> lis
         item = resolve(schema.get("items"), root_schema) if isinstance(schema.get("items"), dict) else None
         return _items(item, path, settings, word_start, offset)
     return []
+
+
+def _paddle_variables(doc: Document, offset: int, settings: Settings) -> list[Completion] | None:
+    from .paddle import complete_variables
+
+    return complete_variables(doc, offset, settings)
 
 
 def _word_start(text: str, offset: int) -> int:

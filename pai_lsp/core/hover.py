@@ -24,6 +24,12 @@ def hover(doc: Document, offset: int, settings: Settings = Settings()) -> Hover 
     if node is None:
         return None
     locale = settings.locale
+    if settings.dialect == "paddle":
+        from .paddle import hover_variable
+
+        found = hover_variable(doc, node, offset, settings)
+        if found is not None:
+            return found
     parent = node.parent
     if node.type == "string" and parent is not None and parent.type == "property" and parent.key is node:
         schema = subschema(job_schema(settings.dialect), parent.parent.path() + [node.value]) if parent.parent else None

@@ -30,7 +30,12 @@ def raw_schema() -> dict:
 
 @lru_cache(maxsize=len(DIALECTS))
 def job_schema(dialect: str = "openpai") -> dict:
-    """The schema for one dialect: keys of other dialects are removed, so they are unknown keys."""
+    """The schema for one dialect: keys of other dialects are removed, so they are unknown keys.
+    The dialect "paddle" (`*.paddle.json`, PaddlePaddle Cloud's submit body) has a schema of its own."""
+    if dialect == "paddle":
+        from .paddle import schema
+
+        return schema()
     schema = copy.deepcopy(raw_schema())
 
     def prune(node: Any) -> None:

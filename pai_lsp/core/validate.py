@@ -121,6 +121,10 @@ def validate(text: str, settings: Settings = Settings()) -> tuple[Document, list
 
 
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
+    if settings.dialect == "paddle":
+        from .paddle import diagnose as diagnose_paddle_job
+
+        return diagnose_paddle_job(doc, settings)
     locale = settings.locale
     out = [
         Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args), _syntax_fixes(e.code, e.start, e.end))
