@@ -12,7 +12,7 @@ from . import envvars
 from .jsonc import Document, Node, node_at
 from .messages import pick
 from .model import Settings
-from .schema import description, job_schema, resolve, subschema, types_of
+from .schema import description, job_schema, own_module, resolve, subschema, types_of
 
 
 @dataclass(slots=True)
@@ -36,7 +36,7 @@ _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 def complete(doc: Document, offset: int, settings: Settings = Settings()) -> list[Completion]:
-    if settings.dialect == "paddle" and (found := _paddle_variables(doc, offset, settings)) is not None:
+    if (own := own_module(settings.dialect)) is not None and (found := own.complete_variables(doc, offset, settings)) is not None:
         return found
     text = doc.text
     root_schema = job_schema(settings.dialect)
@@ -62,12 +62,6 @@ def complete(doc: Document, offset: int, settings: Settings = Settings()) -> lis
         item = resolve(schema.get("items"), root_schema) if isinstance(schema.get("items"), dict) else None
         return _items(item, path, settings, word_start, offset)
     return []
-
-
-def _paddle_variables(doc: Document, offset: int, settings: Settings) -> list[Completion] | None:
-    from .paddle import complete_variables
-
-    return complete_variables(doc, offset, settings)
 
 
 def _word_start(text: str, offset: int) -> int:

@@ -13,12 +13,14 @@ from functools import cache, lru_cache
 from typing import Any
 
 from . import messages as msg
+from .completion import Completion, _word_start
+from .hover import Hover
 from .jsonc import Document, Node, find, node_at, string_offset
 from .messages import pick
 from .model import Diagnostic, Edit, Fix, Settings
-from .schema import schema_path
+from .schema import job_schema
+from .validate import _reduce, _schema_diagnostics, _syntax_fixes
 
-SCHEMA_FILE = "paddle-job.schema.json"
 FILE_SUFFIX = ".paddle.json"
 DIALECT = "paddle"  # the `Settings.dialect` of a *.paddle.json file, whatever the workspace's cluster kind
 REGISTRY_PREFIX = "pcloud-registry-"
@@ -108,9 +110,8 @@ def find_variables(text: str) -> list[tuple[str, int, int]]:
 
 
 # -- schema --------------------------------------------------------------------------------
-@lru_cache(maxsize=1)
 def schema() -> dict:
-    return json.loads(schema_path().with_name(SCHEMA_FILE).read_text(encoding="utf-8"))
+    return job_schema(DIALECT)
 
 
 @cache
@@ -153,8 +154,6 @@ def _diag(start: int, end: int, code: str, locale: str | None, fixes: list[Fix] 
 
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
     """Syntax, the schema, and the rules the schema cannot say (§A.5.3, §A.11, §A.17)."""
-    from .validate import _reduce, _schema_diagnostics, _syntax_fixes  # the OpenPAI files' wording for shared kinds
-
     locale = settings.locale
     out = [Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args),
                       _syntax_fixes(e.code, e.start, e.end)) for e in doc.errors]
@@ -257,8 +256,6 @@ def _command_string(doc: Document, node: Node | None, offset: int) -> Node | Non
 
 def complete_variables(doc: Document, offset: int, settings: Settings) -> list | None:
     """Inside `entry` / `topology`: the trainer's variables (§A.18) after `$` or `${`; None elsewhere."""
-    from .completion import Completion, _word_start
-
     node = _command_string(doc, node_at(doc.root, offset), offset)
     if node is None:
         return None
@@ -277,8 +274,6 @@ def complete_variables(doc: Document, offset: int, settings: Settings) -> list |
 
 def hover_variable(doc: Document, node: Node, offset: int, settings: Settings) -> Any:
     """The documentation of the trainer's variable under the cursor in `entry` / `topology`."""
-    from .hover import Hover
-
     if _command_string(doc, node, offset) is None:
         return None
     for var, a, b in find_variables(node.value):
