@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from .config_file import UnreadableConfig, read_config
 from .core.model import LineIndex
+from .core.paddle import DIALECT as PADDLE
+from .core.paddle import is_paddle_file
 from .core.validate import validate
 from .settings import find_workspace_settings, read, terminal_locale
 
@@ -27,6 +30,8 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
             continue
         values = find_workspace_settings(path.resolve())
         settings = read({**values, "pai.cluster.kind": dialect} if dialect else values, locale)
+        if is_paddle_file(path.name):  # a PaddlePaddle Cloud job file, whatever the workspace's cluster kind
+            settings = replace(settings, dialect=PADDLE)
         _, diagnostics = validate(text, settings)
         lines = LineIndex(text, "utf-32")
         for d in diagnostics:

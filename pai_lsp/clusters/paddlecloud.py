@@ -112,8 +112,9 @@ class PaddleCloud:
             raise kind(f"PaddlePaddle Cloud answered HTTP {response.status_code} to {method} {path}: {_detail(response)}")
         return response
 
-    def api(self, method: str, path: str, **kwargs: Any) -> Any:
-        """The JSON answer; HTTP 200 with a `msg` string, or a `code` other than 200, is a failure (§A.3)."""
+    def api(self, method: str, path: str, result_in_msg: bool = False, **kwargs: Any) -> Any:
+        """The JSON answer; HTTP 200 with a `msg` string, or a `code` other than 200, is a failure (§A.3)
+        — unless `result_in_msg` (the logs and registry lists answer `{"code": 200, "msg": <result>}`)."""
         response = self.request(method, path, **kwargs)
         try:
             body = response.json()
@@ -121,7 +122,8 @@ class PaddleCloud:
             raise ServerError(f"PaddlePaddle Cloud sent something that is not JSON to {method} {path}") from None
         if isinstance(body, dict):
             message, code = body.get("msg"), body.get("code")
-            if (isinstance(message, str) and message) or (code is not None and code != 200):
+            failed = code != 200 if result_in_msg else (isinstance(message, str) and message) or (code is not None and code != 200)
+            if failed:
                 raise failure(one_line(str(message or f"code {code}")))
         return body
 
@@ -223,7 +225,7 @@ class PaddleCloud:
         seen_bytes, seen_lines = self._log_hint.get(location, (0, 0))
         lines = (seen_lines if seen_bytes <= offset else 0) + LOG_LINES
         while True:
-            text = self.api("GET", "/api/v1/logs/", params={"jobname": job, "n": lines, "w": pod}).get("msg") or ""
+            text = self.api("GET", "/api/v1/logs/", True, params={"jobname": job, "n": lines, "w": pod}).get("msg") or ""
             if not isinstance(text, str):
                 return b""
             if _count_lines(text) < lines:
@@ -245,7 +247,7 @@ class PaddleCloud:
                 "used": {k: used.get(v) for k, v in keys.items()}}
 
     def registries(self) -> list[dict]:
-        listed = self.api("GET", "/api/v1/registry/").get("msg") or {}
+        listed = self.api("GET", "/api/v1/registry/", True).get("msg") or {}
         return [{"name": item["metadata"]["name"][len(paddle.REGISTRY_PREFIX):], "secret": item["metadata"]["name"],
                  "created": item["metadata"].get("creation_timestamp")}
                 for item in (listed.get("items") or []) if str(item["metadata"]["name"]).startswith(paddle.REGISTRY_PREFIX)]

@@ -155,7 +155,7 @@ class TaskLogs:
         out = []
         for task in job.tasks:
             label = task.label
-            if self.task and label != self.task:
+            if self.task and self.task not in (label, task.worker):
                 continue
             if label not in self.uris and (location := backend.log_location(task, self.which)):
                 self.uris[label] = location
