@@ -1,4 +1,4 @@
--- Thin Neovim client for pai-lsp: starts the server for *.pai.json buffers.
+-- Thin Neovim client for pai-lsp: starts the server for *.pai.json (and PaddlePaddle Cloud *.paddle.json) buffers.
 -- Works with Neovim 0.7+ (vim.lsp.start_client) and uses vim.lsp.start where it exists (0.8+).
 local M = {}
 
@@ -36,7 +36,7 @@ end
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", M.config, opts or {})
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
-    pattern = "*.pai.json",
+    pattern = { "*.pai.json", "*.paddle.json" },
     callback = function(args)
       M.attach(args.buf)
     end,
