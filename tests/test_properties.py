@@ -14,10 +14,10 @@ from pai_lsp.core.outline import folding_ranges, format_text, symbols
 from pai_lsp.core.validate import diagnose
 
 from .helpers.lsp import Editor
-from .helpers.paths import SHARED, own_configs
+from .helpers.paths import config_texts
 
 # Our own configs, and the real ones of ../shared when it is there.
-TEXTS = [p.read_text(encoding="utf-8") for p in [*own_configs(), *sorted((SHARED / "corpus").glob("openpai-examples/v1/*.json"))]]
+TEXTS = config_texts()
 JSONISH = st.text(alphabet='{}[]:,"\\ \n\t/*aPI_$019.-~eE', max_size=12)
 
 

@@ -24,7 +24,7 @@ from ..core.paddle import is_paddle_file
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, read
-from .documents import Documents, OpenDocument, SyncProtocol
+from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -51,6 +51,7 @@ def _converter():
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
+        tune_garbage_collection()
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
         self.client_shows_messages = False  # the client shows command failures and job ends itself

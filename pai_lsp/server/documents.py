@@ -15,6 +15,7 @@ waiting for an answer that never came.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ class OpenDocument:
     warned: set[str] = field(default_factory=set)  # problems already logged for this document
     revision: int = 0  # counts the changes applied: what an analysis of this document belongs to
     _parsed: Document | None = None
-    _edits: list[tuple[int, int, str, str]] = field(default_factory=list)  # not yet in _parsed
+    _edits: list[tuple[int, int, str]] = field(default_factory=list)  # not yet in _parsed
 
     @property
     def text(self) -> str:
@@ -56,7 +57,7 @@ class OpenDocument:
     def edited(self, start: int, end: int, new: str, lines: LineIndex) -> None:
         """text[start:end] became `new`; `lines` indexes the result."""
         self.lines = lines
-        self._edits.append((start, end, new, lines.text))
+        self._edits.append((start, end, new))
         self.revision += 1
 
     @property
@@ -65,8 +66,9 @@ class OpenDocument:
         task role an edit falls in is read again), or a fresh parse."""
         if self._parsed is None or len(self._edits) > 16:
             self._parsed, self._edits = parse(self.lines.text), []
-        for start, end, new, text in self._edits:
-            self._parsed = self._parsed.edit(start, end, new, text)
+        last = len(self._edits) - 1
+        for i, (start, end, new) in enumerate(self._edits):
+            self._parsed = self._parsed.edit(start, end, new, self.lines.text if i == last else None)
         self._edits = []
         return self._parsed
 
@@ -143,6 +145,14 @@ class _Refused:
     id: Any
     error: JsonRpcException
     jsonrpc: str = "2.0"
+
+
+def tune_garbage_collection() -> None:
+    """Collect young objects after 50,000 allocations rather than 700. Opening a 10,000-role config
+    allocates some 150,000 objects that all stay alive, and with the default thresholds each
+    one of the resulting full collections walks every object of every open document (0.3 s of
+    CPU for the open, measured). Garbage cycles wait a little longer; the analysis makes few."""
+    gc.set_threshold(50_000, 20, 10)
 
 
 class SyncProtocol(LanguageServerProtocol):

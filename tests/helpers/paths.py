@@ -31,3 +31,8 @@ def shared(*parts: str) -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+def config_texts() -> list[str]:
+    """The text of every config the property tests start from: ours, and the real examples when there."""
+    return [p.read_text(encoding="utf-8") for p in [*own_configs(), *sorted((SHARED / "corpus").glob("openpai-examples/v1/*.json"))]]
