@@ -47,9 +47,9 @@ def make_big(root: Path, mb: int) -> None:
             f.write(block[i % 7:] + block[: i % 7])
 
 
-def timed(fn) -> float:
+def timed(fn, *args, **kwargs) -> float:
     t0 = time.perf_counter()
-    fn()
+    fn(*args, **kwargs)
     return time.perf_counter() - t0
 
 
@@ -76,13 +76,13 @@ def main() -> None:
             rows: dict[str, list[float]] = {k: [] for k in ("pfs", "pfs2", "hdfs", "hdfs2", "cp")}
             for i in range(args.repeat):
                 remote = f"/pfs/local/home/{paddle.user}/jobs/bench-{tree.name}-{i}"
-                rows["pfs"].append(timed(lambda: paddle.upload(files, remote)))
-                rows["pfs2"].append(timed(lambda: paddle.upload(files, remote)))
+                rows["pfs"].append(timed(paddle.upload, files, remote))
+                rows["pfs2"].append(timed(paddle.upload, files, remote))
                 target = f"/bench/{tree.name}-{i}"
-                rows["hdfs"].append(timed(lambda: upload(hdfs, files, target, threads=8)))
-                rows["hdfs2"].append(timed(lambda: upload(hdfs, files, target, threads=8)))
+                rows["hdfs"].append(timed(upload, hdfs, files, target, threads=8))
+                rows["hdfs2"].append(timed(upload, hdfs, files, target, threads=8))
                 copy = work / f"cp-{tree.name}-{i}"
-                rows["cp"].append(timed(lambda: subprocess.run(["cp", "-r", str(tree), str(copy)], check=True)))
+                rows["cp"].append(timed(subprocess.run, ["cp", "-r", str(tree), str(copy)], check=True))
                 paddle.storage.delete(remote, recursive=True)
                 hdfs.delete(target, recursive=True)
                 shutil.rmtree(copy)
