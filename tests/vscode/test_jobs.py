@@ -56,6 +56,23 @@ def test_download_outputs_writes_the_file(workbench, workspace):
     assert result.is_file() and result.stat().st_size > 0, sorted(p.name for p in dest.rglob("*"))
 
 
+def test_show_tasks_and_open_config(workbench):
+    job = session["job"]
+    workbench.context_menu(job_row(workbench, job).first, "Show Tasks")
+    task = workbench.view_rows("Jobs").filter(has_text="train:0")
+    workbench.wait_for(lambda: task.count() and "SUCCEEDED" in task.first.inner_text(), "the task train:0 SUCCEEDED")
+    assert "exit 0" in task.first.inner_text(), task.first.inner_text()
+    # The config as it was submitted: the unique name, the variables filled in, read-only.
+    workbench.context_menu(job_row(workbench, job).first, "Open Config")
+    config = workbench.editor(f"{job}.pai.json", scheme="pai-job:")
+    config.wait_for(state="visible")
+    workbench.wait_for(lambda: f'"jobName": "{job}"' in workbench.editor_text(f"{job}.pai.json"), "the submitted config")
+    before = workbench.editor_text(f"{job}.pai.json")
+    config.locator(".view-lines").click()
+    workbench.page.keyboard.type("typed")
+    assert workbench.editor_text(f"{job}.pai.json") == before  # read-only: nothing typed lands in it
+
+
 def hdfs_row(workbench, path: str):
     """A row of the HDFS view by its full path (its aria-label)."""
     return workbench.view_rows("HDFS").and_(workbench.page.locator(f"[aria-label^='{path},']"))
@@ -97,6 +114,23 @@ def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, wo
     workbench.wait_for(lambda: not hdfs_row(workbench, f"{code}/notes.txt").count(), "notes.txt to leave the HDFS view")
     listed = user.pai("hdfs", "ls", code)
     assert listed.returncode == 0 and "notes.txt" not in listed.stdout and "train.py" in listed.stdout, listed.stdout + listed.stderr
+
+
+def test_hdfs_view_new_folder_rename_and_download(workbench, workspace):
+    code = f"/{getpass.getuser()}/{session['job']}"
+    workbench.context_menu(hdfs_row(workbench, code).first, "New Folder…")
+    workbench.type_into_input("results", f"New folder in {code}")
+    workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/results").count(), "the new folder")
+    workbench.context_menu(hdfs_row(workbench, f"{code}/results").first, "Rename…")
+    workbench.type_into_input("results-v2", f"Rename {code}/results")
+    workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/results-v2").count() and not hdfs_row(workbench, f"{code}/results").count(),
+                       "the folder renamed")
+    dest = workspace.parent / "from-hdfs"
+    dest.mkdir()
+    workbench.context_menu(hdfs_row(workbench, f"{code}/train.py").first, "Download…")
+    workbench.file_dialog(dest, "Download Here")
+    workbench.wait_for(lambda: (dest / "train.py").exists() and (dest / "train.py").read_bytes() == (workspace / "train.py").read_bytes(),
+                       "train.py downloaded as uploaded")
 
 
 LONG_TRAIN = """import time
