@@ -15,6 +15,13 @@ pytestmark = pytest.mark.timeout(600)
 session: dict[str, str] = {}  # what earlier steps learned (the job's name), for the later ones
 
 
+def the_job() -> str:
+    """The mnist job the first test ran (the tests of this module are one session, in order)."""
+    if "job" not in session:
+        pytest.fail("no job: test_run_job_locally_shows_its_log_and_state runs first and did not get one")
+    return session["job"]
+
+
 def job_row(workbench, job: str, state: str = ""):
     return workbench.view_rows("Jobs").filter(has_text=job).filter(has_text=state)
 
@@ -46,7 +53,7 @@ def test_run_job_locally_shows_its_log_and_state(workbench):
 
 
 def test_download_outputs_writes_the_file(workbench, workspace):
-    job = session["job"]
+    job = the_job()
     dest = workspace.parent / "downloads"
     dest.mkdir()
     workbench.context_menu(job_row(workbench, job).first, "Download Outputs")
@@ -57,7 +64,7 @@ def test_download_outputs_writes_the_file(workbench, workspace):
 
 
 def test_show_tasks_and_open_config(workbench):
-    job = session["job"]
+    job = the_job()
     workbench.context_menu(job_row(workbench, job).first, "Show Tasks")
     task = workbench.view_rows("Jobs").filter(has_text="train:0")
     workbench.wait_for(lambda: task.count() and "SUCCEEDED" in task.first.inner_text(), "the task train:0 SUCCEEDED")
@@ -87,7 +94,7 @@ def expand(workbench, path: str) -> None:
 
 
 def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, workspace, user):
-    job = session["job"]
+    job = the_job()
     code = f"/{getpass.getuser()}/{job}"  # codeDir of examples/mnist on the local cluster
     workbench.command("PAI: Focus on HDFS View")
     for folder in ("/", code.rsplit("/", 1)[0], code):
@@ -117,7 +124,7 @@ def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, wo
 
 
 def test_hdfs_view_new_folder_rename_and_download(workbench, workspace):
-    code = f"/{getpass.getuser()}/{session['job']}"
+    code = f"/{getpass.getuser()}/{the_job()}"
     workbench.context_menu(hdfs_row(workbench, code).first, "New Folder…")
     workbench.type_into_input("results", f"New folder in {code}")
     workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/results").count(), "the new folder")
