@@ -13,9 +13,7 @@ from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import Settings
 from pai_lsp.core.validate import diagnose
 
-from .helpers.paths import sample_texts
-
-TEXTS = sample_texts()
+from .helpers.paths import config_texts
 
 ROLES = json.dumps({
     "jobName": "j", "image": "i", "codeDir": "$PAI_DEFAULT_FS_URI/x",
@@ -32,7 +30,7 @@ def findings(doc) -> list[tuple]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from([ROLES, *TEXTS]), st.data())
+@given(st.sampled_from([ROLES, *config_texts()]), st.data())
 def test_an_edited_parse_equals_a_fresh_one(text, data):
     doc = parse(text)
     findings(doc)

@@ -99,6 +99,8 @@ async def test_run_with_client_progress_then_list_inspect_and_refollow(editor, t
     assert status["webPortal"] is None  # the local cluster has none
     config = await run(editor, "pai.job.config", {"job": job, "cluster": "local"})
     assert config["config"]["jobName"] == job and config["config"]["taskRoles"][0]["name"] == "train"
+    # also as text, in the cluster's key order, for clients that show it as it is (Neovim)
+    assert config["text"].startswith(f'{{\n  "jobName": "{job}",\n') and json.loads(config["text"])["taskRoles"][0]["name"] == "train"
 
     # Download Outputs with its progress on the client's token.
     editor.progress_reports["out-1"] = []

@@ -14,9 +14,10 @@ from pai_lsp.core.outline import folding_ranges, format_text, symbols
 from pai_lsp.core.validate import diagnose
 
 from .helpers.lsp import Editor
-from .helpers.paths import sample_texts
+from .helpers.paths import config_texts
 
-TEXTS = sample_texts()
+# Our own configs, and the real ones of ../shared when it is there.
+TEXTS = config_texts()
 JSONISH = st.text(alphabet='{}[]:,"\\ \n\t/*aPI_$019.-~eE', max_size=12)
 
 

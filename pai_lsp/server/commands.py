@@ -10,6 +10,7 @@ InvalidParams error by pygls.
 from __future__ import annotations
 
 import base64
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -90,6 +91,16 @@ async def jobs_list(ls: PaiLanguageServer, params: protocol.Jobs) -> dict:
     return result
 
 
+@registry.command("pai.job.config")
+async def job_config(ls: PaiLanguageServer, params: protocol.Config) -> dict:
+    """Also as `text`, formatted in the cluster's key order, for clients that show it as it is."""
+    result = await jobs.call_or_fail(ls, params)
+    if result["ok"]:
+        config = result["config"]
+        result["text"] = config if isinstance(config, str) else json.dumps(config, indent=2, ensure_ascii=False) + "\n"
+    return result
+
+
 @registry.command("pai.job.follow")
 async def job_follow(ls: PaiLanguageServer, params: protocol.FollowLogs) -> dict:
     """Stream the job's log as `pai/jobLog` from `offsets` on, then `pai/jobLogEnd`."""
@@ -161,7 +172,6 @@ async def _with_progress(ls: PaiLanguageServer, params: protocol.Params, token: 
 # Commands that take the daemon method's params as their one argument and answer its result.
 FORWARDED: dict[str, type[protocol.Params]] = {
     "pai.job.status": protocol.Status,
-    "pai.job.config": protocol.Config,
     "pai.job.ssh": protocol.Ssh,
     "pai.job.stop": protocol.Stop,
     "pai.clusters.add": protocol.ClustersAdd,  # the password, if any, goes to the OS keyring (through the daemon)

@@ -18,11 +18,6 @@ def own_configs() -> list[Path]:
     return sorted(CONFIGS.glob("*.pai.json"))
 
 
-def sample_texts() -> list[str]:
-    """Config texts to mutate in property tests: ours, and the real ones of ../shared when it is there."""
-    return [p.read_text(encoding="utf-8") for p in [*own_configs(), *sorted((SHARED / "corpus").glob("openpai-examples/v1/*.json"))]]
-
-
 def dialect_of_config(path: Path) -> str:
     return "scm" if path.name.endswith(".scm.pai.json") else "openpai"
 
@@ -36,3 +31,8 @@ def shared(*parts: str) -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+def config_texts() -> list[str]:
+    """The text of every config the property tests start from: ours, and the real examples when there."""
+    return [p.read_text(encoding="utf-8") for p in [*own_configs(), *sorted((SHARED / "corpus").glob("openpai-examples/v1/*.json"))]]
