@@ -123,7 +123,7 @@ def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, wo
     assert listed.returncode == 0 and "notes.txt" not in listed.stdout and "train.py" in listed.stdout, listed.stdout + listed.stderr
 
 
-def test_hdfs_view_new_folder_rename_and_download(workbench, workspace):
+def test_hdfs_view_new_folder_rename_and_download(workbench, workspace, user):
     code = f"/{getpass.getuser()}/{the_job()}"
     workbench.context_menu(hdfs_row(workbench, code).first, "New Folder…")
     workbench.type_into_input("results", f"New folder in {code}")
@@ -132,6 +132,19 @@ def test_hdfs_view_new_folder_rename_and_download(workbench, workspace):
     workbench.type_into_input("results-v2", f"Rename {code}/results")
     workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/results-v2").count() and not hdfs_row(workbench, f"{code}/results").count(),
                        "the folder renamed")
+    # A file too big to open in an editor says so, in one message.
+    big = workspace.parent / "big.bin"
+    big.write_bytes(b"\0" * (6 << 20))
+    put = user.pai("hdfs", "put", str(big), f"{code}/results-v2/big.bin")
+    assert put.returncode == 0, put.stdout + put.stderr
+    expand(workbench, f"{code}/results-v2")
+    workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/results-v2/big.bin").count(), "big.bin in the view")
+    workbench.clear_notifications()
+    hdfs_row(workbench, f"{code}/results-v2/big.bin").first.click()
+    errors = workbench.wait_for(lambda: workbench.error_toasts(), "the message about the big file", errors=False)
+    assert len(errors) == 1 and "not opened in the editor. Download it instead." in errors[0], errors
+    workbench.clear_notifications()
+
     dest = workspace.parent / "from-hdfs"
     dest.mkdir()
     workbench.context_menu(hdfs_row(workbench, f"{code}/train.py").first, "Download…")
