@@ -75,7 +75,7 @@ end
 -- A restarted server knows no buffers: attach the *.pai.json ones again.
 local function attach_configs(id)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf):match("%.pai%.json$") then
+    if vim.api.nvim_buf_is_loaded(buf) and (vim.api.nvim_buf_get_name(buf):match("%.pai%.json$") or vim.api.nvim_buf_get_name(buf):match("%.paddle%.json$")) then
       vim.lsp.buf_attach_client(buf, id)
     end
   end

@@ -20,7 +20,7 @@ function M.setup(opts)
   local group = vim.api.nvim_create_augroup("pai_lsp", { clear = true })
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     group = group,
-    pattern = "*.pai.json",
+    pattern = { "*.pai.json", "*.paddle.json" },
     callback = function(args)
       M.attach(args.buf)
     end,
