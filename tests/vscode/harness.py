@@ -25,7 +25,7 @@ CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
 CHROMIUM = Path("/usr/bin/chromium")
 VENV_BIN = Path(sys.executable).parent
 ARTIFACTS = REPO / "test-artifacts" / "vscode"
-MARKER = "PAI_VSCODE_E2E"  # in the environment of every process a test user starts, to find leftovers
+MARKER = "E2E_TEST_USER"  # in the environment of every process a test user starts, to find leftovers
 
 
 def missing_tools() -> list[str]:

@@ -83,3 +83,24 @@ def test_a_wrong_password_is_one_clear_error(workbench, user):
     workbench.screenshot("wrong-password")
     holders = [str(p) for p in user.root.rglob("*") if p.is_file() and not p.is_symlink() and b"not-the-password" in p.read_bytes()]
     assert holders == []
+
+
+def test_log_in_set_default_and_remove(workbench, user):
+    """lab2 (added with a wrong password above): Log In… with the right one, Set as Default, then Remove."""
+    lab2 = workbench.view_rows("Clusters").filter(has_text="lab2")
+    workbench.clear_notifications()  # the wrong password's error is dealt with
+    workbench.command("PAI: Focus on Clusters View")
+    workbench.context_menu(lab2.first, "Log In…")
+    workbench.type_into_input(PASSWORD, "Password of alice on lab2")
+    workbench.wait_for(lambda: any("Logged in to lab2 as alice." in t for t in workbench.toasts()), "the login")
+    workbench.wait_for(lambda: "not logged in" not in lab2.first.inner_text() and "logged in" in lab2.first.inner_text(), "lab2 logged in")
+
+    workbench.context_menu(lab2.first, "Set as Default")
+    workbench.wait_for(lambda: "default" in lab2.first.inner_text(), "lab2 the default")
+    assert any(line.startswith("*") and "lab2" in line for line in user.pai("cluster", "list").stdout.splitlines())
+
+    workbench.context_menu(lab2.first, "Remove Cluster")
+    assert "lab2" in workbench.dialog("Remove")
+    workbench.wait_for(lambda: not lab2.count(), "lab2 to leave the Clusters view")
+    listed = user.pai("cluster", "list")
+    assert listed.returncode == 0 and "lab2" not in listed.stdout and "lab " in listed.stdout, listed.stdout
