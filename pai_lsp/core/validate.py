@@ -14,7 +14,7 @@ from . import role_cache
 from .envvars import ConfigNames
 from .jsonc import Document, Node, find, parse
 from .model import Diagnostic, Edit, Fix, Settings
-from .schema import dialect_keys, job_schema, resolve
+from .schema import dialect_keys, job_schema, own_module, resolve
 from .semantic import config_checks, role_checks
 
 
@@ -121,6 +121,8 @@ def validate(text: str, settings: Settings = Settings()) -> tuple[Document, list
 
 
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
+    if (own := own_module(settings.dialect)) is not None:
+        return own.diagnose(doc, settings)
     locale = settings.locale
     out = [
         Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args), _syntax_fixes(e.code, e.start, e.end))

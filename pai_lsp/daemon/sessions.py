@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from ..clusters.backend import Backend
 from ..clusters.connect import connect
-from ..clusters.profiles import LOCAL, Profiles
+from ..clusters.profiles import LOCALS, Profiles
 from ..errors import Unreachable
 
 T = TypeVar("T")
@@ -42,7 +42,7 @@ class Sessions:
             except Unreachable:
                 self.backends.pop(name, None)
                 backend.close()
-                if not kept or name != LOCAL:
+                if not kept or name not in LOCALS:
                     raise
             backend = self.backends[name] = self.connect(name)
             return fn(backend, *args)

@@ -13,6 +13,7 @@ import shutil
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..files import write_atomic
 from .auth import Users
@@ -22,6 +23,11 @@ from .model import FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task
 from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
 
 STOP_GRACE_SECONDS = 2.0
+
+
+class JobKind(Protocol):
+    def prepare(self, job: Job, task: Task, workdir: Path) -> dict[str, str]:
+        """Fill the task's working folder; the task's environment."""
 
 
 @dataclass
@@ -79,6 +85,7 @@ class LocalCluster:
         self._scheduler: asyncio.Task | None = None
         self._watchers: set[asyncio.Task] = set()
         self.virtual_clusters = self._load_virtual_clusters()
+        self.kinds: dict[str, JobKind] = {}  # jobs of another API than OpenPAI's: how their tasks are set up
         self._load_jobs()
 
     # -- persistence -----------------------------------------------------------------
@@ -192,13 +199,17 @@ class LocalCluster:
             role = job.role(task.role)
             task.gpus, gpus = gpus[: role.gpu], gpus[role.gpu :]
             self.gpu_free -= set(task.gpus)
+        kind = self.kinds.get(job.kind)
         for task in job.tasks:
-            env = environment(job, task, self.fs_uri, job.virtual_cluster)
             folder = self.task_dir(job, job.attempt, task.role, task.index)
             workdir = folder / "work"
             workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
             try:
-                self._copy_code(job, workdir)
+                if kind is None:
+                    env = environment(job, task, self.fs_uri, job.virtual_cluster)
+                    self._copy_code(job, workdir)
+                else:
+                    env = kind.prepare(job, task, workdir)
                 running = await start(job, task, workdir, folder / "logs", env, self.engine, self.task_umask)
             except (OSError, ValueError) as exc:
                 task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {exc}"

@@ -74,6 +74,7 @@ class Job:
     trigger_index: int | None = None
     runtime: str = "host"
     tasks: list[Task] = field(default_factory=list)
+    kind: str = "openpai"  # which API it came through: "openpai", or "paddle" (localcluster/paddle)
 
     @property
     def framework(self) -> str:

@@ -10,11 +10,13 @@ InvalidParams error by pygls.
 from __future__ import annotations
 
 import base64
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from lsprotocol import types
 
+from ..core.messages import pick
 from ..daemon import protocol
 from . import jobs
 from .app import PaiLanguageServer  # not under TYPE_CHECKING: pygls reads commands' annotations at run time
@@ -65,9 +67,12 @@ def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelP
 
 
 @registry.command("pai.jobOutputs")
-async def job_outputs(ls: PaiLanguageServer, job: str, dest: str, *cluster: str) -> dict:
-    """Arguments: job name, destination folder[, cluster]."""
-    return await jobs.call_or_fail(ls, protocol.Outputs(job=job, dest=dest, cluster=cluster[0] if cluster else None))
+async def job_outputs(ls: PaiLanguageServer, job: str, dest: str, *rest: str) -> dict:
+    """Arguments: job name, destination folder[, cluster[, workDoneToken]] (progress on the token)."""
+    cluster = rest[0] if rest and rest[0] else None
+    token = rest[1] if len(rest) > 1 else None
+    params = protocol.Outputs(job=job, dest=dest, cluster=cluster, progress_token=token)
+    return await _with_progress(ls, params, token, pick(ls.locale, "downloading", "正在下载"))
 
 
 # -- jobs ------------------------------------------------------------------------------------
@@ -83,6 +88,16 @@ async def jobs_list(ls: PaiLanguageServer, params: protocol.Jobs) -> dict:
         if running:
             await jobs.call_or_fail(ls, protocol.Watch(jobs=running, cluster=result["cluster"]))
         jobs.watch_statuses(ls)
+    return result
+
+
+@registry.command("pai.job.config")
+async def job_config(ls: PaiLanguageServer, params: protocol.Config) -> dict:
+    """Also as `text`, formatted in the cluster's key order, for clients that show it as it is."""
+    result = await jobs.call_or_fail(ls, params)
+    if result["ok"]:
+        config = result["config"]
+        result["text"] = config if isinstance(config, str) else json.dumps(config, indent=2, ensure_ascii=False) + "\n"
     return result
 
 
@@ -124,18 +139,23 @@ async def hdfs_tail(ls: PaiLanguageServer, params: protocol.HdfsTail) -> dict:
 @registry.command("pai.hdfs.put")
 async def hdfs_put(ls: PaiLanguageServer, params: dict) -> dict:
     """With `workDoneToken`, the transfer is reported on it as `$/progress`."""
-    return await _transfer(ls, protocol.HdfsPut, params, "uploading")
+    return await _transfer(ls, protocol.HdfsPut, params, pick(ls.locale, "uploading", "正在上传"))
 
 
 @registry.command("pai.hdfs.get")
 async def hdfs_get(ls: PaiLanguageServer, params: dict) -> dict:
-    return await _transfer(ls, protocol.HdfsGet, params, "downloading")
+    return await _transfer(ls, protocol.HdfsGet, params, pick(ls.locale, "downloading", "正在下载"))
 
 
 async def _transfer(ls: PaiLanguageServer, cls: type[protocol.HdfsTransfer], argument: dict, verb: str) -> dict:
     argument = dict(argument)
     token = argument.pop("workDoneToken", None)
     params = cls.from_json({**argument, "progressToken": token} if token is not None else argument)
+    return await _with_progress(ls, params, token, verb)
+
+
+async def _with_progress(ls: PaiLanguageServer, params: protocol.Params, token: str | int | None, verb: str) -> dict:
+    """The call, its `transfer.progress` reported on the client's token (when it gave one)."""
     if token is None:
         return await jobs.call_or_fail(ls, params)
 
@@ -152,7 +172,6 @@ async def _transfer(ls: PaiLanguageServer, cls: type[protocol.HdfsTransfer], arg
 # Commands that take the daemon method's params as their one argument and answer its result.
 FORWARDED: dict[str, type[protocol.Params]] = {
     "pai.job.status": protocol.Status,
-    "pai.job.config": protocol.Config,
     "pai.job.ssh": protocol.Ssh,
     "pai.job.stop": protocol.Stop,
     "pai.clusters.add": protocol.ClustersAdd,  # the password, if any, goes to the OS keyring (through the daemon)
