@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from . import messages as msg
@@ -155,10 +156,8 @@ def dir_variables(doc: Document, config: dict, names: ConfigNames, settings: Set
         for name, start, end in find_variables(value):
             if name in DIR_SUBSTITUTED:
                 continue
-            problem = resolve(name, names)
-            code = problem.problem or "semantic.not-substituted"
-            problem.problem = code
-            problem.args = dict(problem.args or {}, field=field)
+            found = resolve(name, names)
+            problem = replace(found, problem=found.problem or "semantic.not-substituted", args=dict(found.args or {}, field=field))
             yield from _variable_diag(doc, find(doc.root, (field,)), name, start, end, problem, settings)
 
 

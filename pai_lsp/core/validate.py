@@ -66,7 +66,7 @@ def _remembered_properties(validator: Any, properties: dict, instance: Any, sche
         if value is None or isinstance(value, (str, int, float)):
             key: tuple = (id(subschema), type(value), value)
         else:
-            key = (id(subschema), json.dumps(value, sort_keys=True))
+            key = (id(subschema), json.dumps(value))
         errors = _PROPERTY_OUTCOMES.get(key)
         if errors is None:
             errors = tuple(_descend(validator, value, subschema, prop))
