@@ -183,6 +183,52 @@ class User:
         return killed
 
 
+class SlowLink:
+    """A TCP relay on a free 127.0.0.1 port to `upstream` (host, port) that passes what clients send at
+    `rate` bytes per second per connection (answers at full speed): a cluster on a slow network, so
+    an upload lasts long enough for a user to act while it runs."""
+
+    def __init__(self, upstream: tuple[str, int], rate: int):
+        import threading
+
+        self.upstream, self.rate = upstream, rate
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+                server = socket.create_connection(self.upstream)
+            except OSError:
+                return
+            self.sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, self.rate), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, None), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket, rate: int | None) -> None:
+        chunk = 4096
+        try:
+            while data := source.recv(chunk):
+                sink.sendall(data)
+                if rate:
+                    time.sleep(len(data) / rate)
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.closed = True
+        for s in [self.listener, *self.sockets]:
+            s.close()
+
+
 class CodeServer:
     """code-server for one user, on a free 127.0.0.1 port, with its own user-data and extensions dirs;
     with `locale`, VS Code's display language is that one (see `install_language_pack`)."""

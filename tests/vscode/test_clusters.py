@@ -4,7 +4,14 @@ file anywhere under the user's dirs holds the password."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from urllib.parse import urlsplit
+
 import pytest
+
+from .harness import SlowLink
+from .workbench import texts
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -73,6 +80,48 @@ def test_submit_to_the_added_cluster_from_the_code_lens(workbench):
     workbench.screenshot("submitted-to-lab")
 
 
+def test_submit_can_be_cancelled_while_it_uploads(workbench, workspace, user):
+    """On a slow link (lab's WebHDFS behind a relay passing 128 KB/s per connection) the upload of 80
+    files of 256 KB takes long enough for the user to press Cancel on the progress notification: the
+    upload stops, nothing is submitted and nothing is left on HDFS."""
+    url = user.pai("cluster", "list").stdout.split("lab", 1)[1].split()[0]
+    link = SlowLink((urlsplit(url).hostname, urlsplit(url).port), rate=128 * 1024)
+    shards = workspace / "shards"
+    shards.mkdir()
+    for i in range(80):  # code the upload takes (pai.job.upload.include: **/*.py)
+        (shards / f"shard_{i:02d}.py").write_text("# " + os.urandom(128 * 1024).hex() + "\n")
+    added = user.pai("cluster", "add", "slow", "--rest", url, "--webhdfs", f"http://127.0.0.1:{link.port}", "--user", "alice",
+                     "--password-stdin", input=PASSWORD + "\n")
+    assert added.returncode == 0 and user.pai("cluster", "default", "slow").returncode == 0, added.stderr
+    jobs_before = mnist_jobs(user)
+    folders_before = user.pai("hdfs", "--cluster", "lab", "ls", "/alice").stdout
+    try:
+        workbench.clear_notifications()
+        workbench.command("File: Focus on Files Explorer")
+        workbench.context_menu(workbench.explorer_row("mnist.pai.json"), "Submit Job to PAI Cluster")
+        progress = workbench.page.locator(".notification-toast").filter(has_text="Submitting mnist.pai.json")
+        workbench.wait_for(lambda: "uploading" in " ".join(texts(progress)), "the upload under way")
+        workbench.screenshot("uploading")
+        progress.locator(".monaco-button").filter(has_text="Cancel").click()
+        workbench.wait_for(lambda: "Info: Submit cancelled: nothing was submitted." in workbench.toasts(), "the cancel said")
+        workbench.wait_for(lambda: not progress.count(), "the progress notification to close", errors=False)
+        # The half-done upload is cleaned away (after the files in flight), and no job was submitted.
+        workbench.wait_for(lambda: user.pai("hdfs", "--cluster", "lab", "ls", "/alice").stdout == folders_before,
+                           "HDFS as it was before the submit")
+        assert mnist_jobs(user) == jobs_before
+    finally:
+        user.pai("cluster", "default", "lab")
+        user.pai("cluster", "remove", "slow")
+        link.close()
+        shutil.rmtree(shards)
+
+
+def mnist_jobs(user) -> list[str]:
+    listed = user.pai("jobs", "--cluster", "lab")
+    assert listed.returncode == 0, listed.stderr
+    return [line.split()[0] for line in listed.stdout.splitlines() if line.startswith("mnist_")]
+
+
 def add_cluster(workbench, name: str, url: str, password: str) -> None:
     """Add Cluster… as a user answers it: name, REST and WebHDFS URL, user alice, kind openpai, password."""
     workbench.command("PAI: Add Cluster…")
@@ -93,6 +142,7 @@ def test_a_refused_password_adds_nothing(workbench, user):
     workbench.page.locator(".quick-input-widget").wait_for(state="hidden")
     listed = user.pai("cluster", "list")
     assert listed.returncode == 0 and "lab2" not in listed.stdout, listed.stdout
+    workbench.command("PAI: Focus on Clusters View")
     workbench.command("PAI: Refresh Clusters")
     workbench.wait_for(lambda: any(text.startswith("lab ") for text in workbench.view_texts("Clusters")), "the Clusters view")
     assert not any(text.startswith("lab2") for text in workbench.view_texts("Clusters"))

@@ -80,13 +80,13 @@ def test_show_tasks_and_open_config(workbench):
     assert workbench.editor_text(f"{job}.pai.json") == before  # read-only: nothing typed lands in it
 
 
-def hdfs_row(workbench, path: str):
-    """A row of the HDFS view by its full path (its aria-label)."""
-    return workbench.view_rows("HDFS").and_(workbench.page.locator(f"[aria-label^='{path},']"))
+def hdfs_row(workbench, path: str, view: str = "HDFS"):
+    """A row of the HDFS view by its full path (its aria-label); `view`: the view's title where it is."""
+    return workbench.view_rows(view).and_(workbench.page.locator(f"[aria-label^='{path},']"))
 
 
-def expand(workbench, path: str) -> None:
-    row = hdfs_row(workbench, path)
+def expand(workbench, path: str, view: str = "HDFS") -> None:
+    row = hdfs_row(workbench, path, view)
     workbench.wait_for(lambda: row.count(), f"{path} in the HDFS view")
     if row.first.get_attribute("aria-expanded") != "true":
         row.first.click()
@@ -151,6 +151,34 @@ def test_hdfs_view_new_folder_rename_and_download(workbench, workspace, user):
     workbench.file_dialog(dest, "Download Here")
     workbench.wait_for(lambda: (dest / "train.py").exists() and (dest / "train.py").read_bytes() == (workspace / "train.py").read_bytes(),
                        "train.py downloaded as uploaded")
+
+
+def test_dragging_a_folder_from_the_explorer_uploads_it_into_an_hdfs_folder(workbench, workspace, user):
+    """Both views in sight, as a user arranges them (View: Move View puts HDFS under the Explorer): a
+    folder dragged from the Explorer onto an HDFS folder is uploaded into it, files and all."""
+    code = f"/{getpass.getuser()}/{the_job()}"
+    (workspace / "labels").mkdir()
+    (workspace / "labels" / "train.csv").write_text("id,label\n1,cat\n")
+    (workspace / "labels" / "test.csv").write_text("id,label\n2,dog\n")
+    workbench.clear_notifications()
+    workbench.command("View: Move View")
+    workbench.pick("HDFS")
+    workbench.pick("Explorer, Side Bar")
+    try:
+        workbench.command("File: Focus on Files Explorer")
+        for folder in ("/", code.rsplit("/", 1)[0], code):
+            expand(workbench, folder, view="PAI: HDFS")
+        source = workbench.explorer_row("labels")
+        source.wait_for(state="visible")
+        source.drag_to(hdfs_row(workbench, code, view="PAI: HDFS").first)
+        workbench.wait_for(lambda: f"Info: Uploaded 2 file(s) to {code}" in workbench.toasts(), "the upload to finish")
+        workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/labels", view="PAI: HDFS").count(), "labels in the HDFS view")
+        workbench.screenshot("dragged-to-hdfs")
+        for name in ("train.csv", "test.csv"):
+            uploaded = user.pai("hdfs", "cat", f"{code}/labels/{name}")
+            assert uploaded.returncode == 0 and uploaded.stdout == (workspace / "labels" / name).read_text(), uploaded.stderr
+    finally:
+        workbench.command("View: Reset View Locations")
 
 
 LONG_TRAIN = """import time

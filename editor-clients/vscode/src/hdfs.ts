@@ -149,13 +149,16 @@ function transfer<T>(server: PaiServer, title: string, command: string, argument
 }
 
 async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], folder: HdfsNode): Promise<void> {
+  let files = 0;
   for (const uri of uris) {
     const name = posix.basename(uri.path);
     const done = await guarded(() => transfer<{ path: string; files: number }>(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.path),
       "pai.hdfs.put", { local: uri.fsPath, remote: folder.path }));
     if (!done) break;
+    files += done.files;
   }
   view.refresh(folder);
+  if (files) void vscode.window.showInformationMessage(vscode.l10n.t("Uploaded {0} file(s) to {1}", files, folder.path));
 }
 
 export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer, view: HdfsView): void {
