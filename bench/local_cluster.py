@@ -92,6 +92,7 @@ def busy_latency(c: httpx.Client, jobs: int, rounds: int) -> tuple[float, float]
 
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # the cluster's secrets: never the real ~/.config
         cluster = start_cluster(Path(tmp) / "data", "--cpus", "256")
         try:
             client = InsecureClient(cluster.hdfs_url, user=USER)

@@ -17,7 +17,7 @@ from pathlib import Path
 from .auth import Users
 from .datadir import write_private
 from .errors import ClusterError
-from .hdfs_store import HdfsStore
+from .hdfs_store import SNAPSHOT, UPLOAD_SUFFIX, HdfsStore
 from .model import FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, RoleSpec, Task, now_ms, write_json
 from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
 
@@ -89,6 +89,9 @@ class LocalCluster:
         self._wake = asyncio.Event()
         self._scheduler: asyncio.Task | None = None
         self._watchers: set[asyncio.Task] = set()
+        self._background: set[asyncio.Task] = set()
+        self.groups: dict[int, RunningTask] = {}  # every process group started and not yet gone
+        self._closing = False
         self.virtual_clusters = self._load_virtual_clusters()
         self._load_jobs()
 
@@ -131,15 +134,27 @@ class LocalCluster:
         self._scheduler = asyncio.ensure_future(self._schedule_forever())
 
     async def close(self) -> None:
-        """Stop every task (Ctrl-C): jobs still running are marked FAILED, as after a crash."""
+        """Stop every task (Ctrl-C): jobs still running are marked FAILED, as after a crash, and every
+        process group the cluster started is killed, whatever state its task was in."""
+        self._closing = True
         if self._scheduler is not None:
             self._scheduler.cancel()
+        for background in list(self._background):
+            background.cancel()
         for job in list(self.jobs.values()):
             if job.state not in FINAL:
                 await self._kill_tasks(job, "FAILED", None)
                 self._finish(job, "FAILED", -1, "The local cluster was stopped while this job was running.")
+        await self._kill_groups(list(self.groups.values()))
         for watcher in list(self._watchers):
             watcher.cancel()
+
+    def _spawn(self, coroutine) -> asyncio.Task:
+        """Run in the background, referenced until done (and cancelled by close)."""
+        background = asyncio.ensure_future(coroutine)
+        self._background.add(background)
+        background.add_done_callback(self._background.discard)
+        return background
 
     def submit(self, job: Job, original: object, raw_text: str | None = None) -> None:
         if job.framework in self.jobs:
@@ -192,9 +207,11 @@ class LocalCluster:
                 if cpu + sum(r.tasks * r.cpu for r in job.roles) <= self.capacity.cpu \
                         and mem + sum(r.tasks * r.memory_mb for r in job.roles) <= self.capacity.memory_mb \
                         and job.total_gpus <= len(self.gpu_free):
-                    await self._launch(job)
+                    self._reserve(job)
+                    self._spawn(self._start_tasks(job, job.attempt))
 
-    async def _launch(self, job: Job) -> None:
+    def _reserve(self, job: Job) -> None:
+        """Mark the job running and give its tasks GPUs and ports, in one step with the fit check."""
         job.state = "RUNNING"
         job.launched = job.launched or now_ms()
         gpus = sorted(self.gpu_free)
@@ -203,25 +220,54 @@ class LocalCluster:
             role = job.role(task.role)
             task.gpus, gpus = gpus[: role.gpu], gpus[role.gpu :]
             self.gpu_free -= set(task.gpus)
-        for task in job.tasks:
+        self.save(job)
+
+    async def _start_tasks(self, job: Job, attempt: int) -> None:
+        """Copy each task's code (in a thread: never in the event loop) and start it. A task that was
+        stopped meanwhile (STOP, the job completing, a retry) is not started, or is killed the moment its
+        process exists: checking and registering happen with no await in between."""
+        for task in list(job.tasks):
+            if self._gone(job, attempt, task):
+                continue
             env = environment(job, task, self.fs_uri, job.virtual_cluster)
-            folder = self.task_dir(job, job.attempt, task.role, task.index)
+            folder = self.task_dir(job, attempt, task.role, task.index)
             workdir = folder / "work"
-            workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
             try:
-                self._copy_code(job, workdir)
+                workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+                await asyncio.to_thread(self._copy_code, job, workdir)
+                if self._gone(job, attempt, task):
+                    continue
                 running = await start(job, task, workdir, folder / "logs", env, self.engine, self.task_umask)
             except (OSError, ValueError) as exc:
-                task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {exc}"
-                task.exit_code = 254
-                self._task_done(job, task)
+                if not self._gone(job, attempt, task):
+                    task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {exc}"
+                    task.exit_code = 254
+                    self._task_done(job, task)
+                continue
+            self.groups[running.process.pid] = running
+            if self._gone(job, attempt, task):
+                await self._kill_groups([running])
                 continue
             task.state, task.pid, task.launched = "RUNNING", running.process.pid, now_ms()
             self.running[(job.framework, task.role, task.index)] = running
-            watcher = asyncio.ensure_future(self._watch(job, job.attempt, task, running))
+            watcher = asyncio.ensure_future(self._watch(job, attempt, task, running))
             self._watchers.add(watcher)
             watcher.add_done_callback(self._watchers.discard)
-        self.save(job)
+            self.save(job)
+
+    def _gone(self, job: Job, attempt: int, task: Task) -> bool:
+        """Whether a task about to start must not: stopped, finished, superseded, or the cluster closing."""
+        return self._closing or job.attempt != attempt or task.finished or job.state != "RUNNING"
+
+    async def _kill_groups(self, victims: list[RunningTask]) -> None:
+        """SIGTERM to each process group, SIGKILL to what is left after the grace period."""
+        for v in victims:
+            v.kill(signal.SIGTERM)
+        if victims:
+            await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
+        for v in victims:
+            v.kill(signal.SIGKILL)
+            self.groups.pop(v.process.pid, None)
 
     def _copy_code(self, job: Job, workdir: Path) -> None:
         """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there)."""
@@ -234,13 +280,14 @@ class LocalCluster:
             return
         name = source.name or "code"
         shutil.copytree(source, workdir / name, symlinks=False, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("*.pai-upload"))
+                        ignore=shutil.ignore_patterns("*" + UPLOAD_SUFFIX, SNAPSHOT))
         if job.framework != name and name == job.name and not (workdir / job.framework).exists():
             # $PAI_JOB_NAME is <user>~<job>: make `cd $PAI_JOB_NAME` find the code too.
             (workdir / job.framework).symlink_to(name)
 
     async def _watch(self, job: Job, attempt: int, task: Task, running: RunningTask) -> None:
         code = await running.wait()
+        self.groups.pop(running.process.pid, None)
         self.running.pop((job.framework, task.role, task.index), None)
         if job.attempt != attempt or task.finished:
             return  # stopped or superseded meanwhile
@@ -314,7 +361,8 @@ class LocalCluster:
         self._wake.set()
 
     async def _kill_tasks(self, job: Job, state: str, exit_code: int | None) -> None:
-        """End every unfinished task of the job: SIGTERM to its process group, SIGKILL after a grace."""
+        """End every unfinished task of the job: marked first (so none still starting will run), then
+        SIGTERM to the process groups, SIGKILL after a grace."""
         victims = []
         for task in job.tasks:
             if task.finished:
@@ -325,14 +373,8 @@ class LocalCluster:
                 task.exit_code = exit_code
             self.gpu_free |= set(task.gpus)
             if running is not None:
-                running.kill(signal.SIGTERM)
                 victims.append(running)
-        if victims:
-            done, pending = await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
-            for v in victims:
-                v.kill(signal.SIGKILL)
-            if pending:
-                await asyncio.wait(pending, timeout=5)
+        await self._kill_groups(victims)
 
     async def stop(self, job: Job) -> None:
         job.execution_type = "STOP"

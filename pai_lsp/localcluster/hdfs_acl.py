@@ -175,9 +175,16 @@ def _rebuild(acl: Acl, builder: list[AclEntry], provided: dict[bool, AclEntry], 
     return Acl.from_full(entries, acl.mode & STICKY, is_dir)
 
 
+def _validated(spec: list[AclEntry]) -> list[AclEntry]:
+    """AclTransformation.ValidatedAclSpec: a spec may name each entry once."""
+    if len({e.key() for e in spec}) != len(spec):
+        raise AclError("Invalid ACL: multiple entries with same scope, type and name.")
+    return spec
+
+
 def modify(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
     """MODIFYACLENTRIES (AclTransformation.mergeAclEntries)."""
-    wanted = {e.key(): e for e in spec}
+    wanted = {e.key(): e for e in _validated(spec)}
     builder: list[AclEntry] = []
     provided: dict[bool, AclEntry] = {}
     mask_dirty: set[bool] = set()
@@ -211,7 +218,7 @@ def replace(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
     builder: list[AclEntry] = []
     provided: dict[bool, AclEntry] = {}
     mask_dirty: set[bool] = set()
-    scope_dirty = {e.default for e in spec}
+    scope_dirty = {e.default for e in _validated(spec)}
     for given in spec:
         if given.kind == "mask":
             provided[given.default] = given
@@ -230,7 +237,7 @@ def replace(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
 
 def remove_entries(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
     """REMOVEACLENTRIES (filterAclEntriesByAclSpec)."""
-    doomed = {e.key() for e in spec}
+    doomed = {e.key() for e in _validated(spec)}
     builder: list[AclEntry] = []
     provided: dict[bool, AclEntry] = {}
     mask_dirty: set[bool] = set()

@@ -134,20 +134,48 @@ class RunningTask:
         self.container = container  # (engine, name) when the task runs in a container
 
     async def wait(self) -> int:
-        code = await self.process.wait()
+        """The command's exit status, once its output is all in the log files. What the command left
+        running in its process group ends with it, as everything in a container ends with the container."""
+        await self._exited()
+        self._kill_group(signal.SIGKILL)
+        code = await self.process.wait()  # asyncio's wait() also waits for the output pipes to close
         await asyncio.gather(*self.copiers, return_exceptions=True)
         return code
 
-    def kill(self, sig: int = signal.SIGKILL) -> None:
+    async def _exited(self) -> None:
+        """Until the command itself has exited (a pidfd turns readable), whoever still holds its output."""
+        try:
+            fd = os.pidfd_open(self.process.pid)
+        except ProcessLookupError:
+            return  # already gone
+        except (AttributeError, OSError):  # no pidfd here: the group is killed when the output closes
+            await self.process.wait()
+            return
+        loop = asyncio.get_running_loop()
+        exited = loop.create_future()
+        loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+        try:
+            await exited
+        finally:
+            loop.remove_reader(fd)
+            os.close(fd)
+
+    def _kill_group(self, sig: int) -> None:
         try:
             os.killpg(self.process.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
-        if self.container is not None and sig == signal.SIGKILL:
-            # The engine's client is gone; the container must be killed through the engine.
-            import subprocess
 
-            subprocess.run([self.container[0], "kill", self.container[1]], capture_output=True, timeout=30)
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        self._kill_group(sig)
+        if self.container is not None and sig == signal.SIGKILL:
+            # The engine's client is gone; the container must be killed through the engine (off the event loop).
+            import subprocess
+            import threading
+
+            command = [self.container[0], "kill", self.container[1]]
+            threading.Thread(target=subprocess.run, args=(command,), kwargs={"capture_output": True, "timeout": 30},
+                             daemon=True).start()
 
 
 def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir: Path, env: dict[str, str]) -> list[str]:

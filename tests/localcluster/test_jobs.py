@@ -203,9 +203,9 @@ def _task_pids(name: str) -> list[int]:
 def test_logs_tailed_by_offset_while_the_task_prints(cluster):
     with cluster.client() as c:
         submit(c, job("printer", role("r", 'for i in $(seq 1 30); do echo "line $i"; sleep 0.05; done; echo oops >&2')))
-        wait_for(lambda: detail(c, "printer")["jobStatus"]["state"] != "WAITING")
         task = detail(c, "printer")["taskRoles"]["r"]["taskStatuses"][0]
-        uri = next(x["uri"] for x in c.get(task["containerLog"]).json()["locations"] if x["name"] == "stdout")
+        locations = wait_for(lambda: c.get(task["containerLog"]).json().get("locations"))  # once the task has started
+        uri = next(x["uri"] for x in locations if x["name"] == "stdout")
         seen = b""
         while True:
             part = c.get(uri, headers={"Range": f"bytes={len(seen)}-"})
