@@ -127,9 +127,12 @@ class Api:
                   retry_count=config.get("retryCount", 0), debug=(config.get("jobEnvs") or {}).get("isDebug") is True)
         self.cluster.submit(job, original)
         headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{name}")}
+        warnings = [job.note] if job.note else []
         if "killAllOnCompletedTaskNumber" in original:
-            headers["X-Warning"] = ("killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount "
-                                    "and minSucceededTaskCount instead.")
+            warnings.append("killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount "
+                            "and minSucceededTaskCount instead.")
+        if warnings:
+            headers["X-Warning"] = " ".join(warnings)
         return JSONResponse(shapes.detail_v1(job, self.base(request)), 201, headers=headers)
 
     def job_v1(self, request: Request) -> Job:
@@ -194,7 +197,8 @@ class Api:
                   config={k: v for k, v in doc.items() if not k.startswith("_")},
                   virtual_cluster=vc, roles=v2.roles(doc), retry_count=doc.get("jobRetryCount") or 0)
         self.cluster.submit(job, {"protocolVersion": 2}, raw_text=v2.masked(text))
-        return JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202)
+        return JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202,
+                            headers={"X-Warning": job.note} if job.note else None)
 
     async def list_v2(self, request: Request) -> Response:
         self.user_of(request)

@@ -178,10 +178,13 @@ class RunningTask:
                              daemon=True).start()
 
 
-def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir: Path, env: dict[str, str]) -> list[str]:
-    """`docker run` (or podman) of the job's image with the task's resources and environment."""
+def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir: Path, env: dict[str, str],
+                      max_cpus: int | None = None) -> list[str]:
+    """`docker run` (or podman) of the job's image with the task's resources (CPUs no more than the
+    machine has, for a job scaled to it) and environment."""
+    cpus = min(role.cpu, max_cpus) if max_cpus else role.cpu
     argv = [engine, "run", "--rm", "--init", "--name", name, "--network", "host", "--workdir", "/pai/work",
-            "--volume", f"{workdir}:/pai/work", "--cpus", str(role.cpu), "--memory", f"{role.memory_mb}m",
+            "--volume", f"{workdir}:/pai/work", "--cpus", str(cpus), "--memory", f"{role.memory_mb}m",
             "--shm-size", f"{role.shm_mb}m"]
     if job.debug:
         argv += ["--cap-add=SYS_PTRACE", "--security-opt", "seccomp=unconfined"]
@@ -191,9 +194,10 @@ def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir:
 
 
 async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], engine: str | None = None,
-                umask: int = 0o022) -> RunningTask:
+                umask: int = 0o022, max_cpus: int | None = None) -> RunningTask:
     """Start the task in its own process group with a clean environment: the shell's few variables,
-    the platform's (§4) and the job's `jobEnvs`, nothing else of the cluster's."""
+    the platform's (§4) and the job's `jobEnvs`, nothing else of the cluster's. The job's note (a job
+    scaled to this machine) opens the task's stderr."""
     logdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     role = job.role(task.role)
     full_env = shell_environment()
@@ -205,7 +209,7 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
     if engine is not None:
         name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in full_env[TASK_MARKER])
         container = (engine, name)
-        argv = container_command(engine, name, job, role, workdir, env)
+        argv = container_command(engine, name, job, role, workdir, env, max_cpus)
     process = await asyncio.create_subprocess_exec(
         *argv, cwd=workdir, env=full_env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -213,6 +217,10 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         umask=umask,
     )
     files = {name: _private_log(logdir / name) for name in LOG_NAMES}
+    if job.note:
+        banner = f"[PAI local cluster] {job.note}\n".encode()
+        files["stderr"].write(banner)
+        files["all"].write(banner)
 
     async def copy(stream: asyncio.StreamReader, name: str) -> None:
         try:

@@ -97,6 +97,7 @@ def _job_status(job: Job) -> dict:
         "appExitTriggerTaskIndex": job.trigger_index, "appExitType": exit_spec(job.exit_code)["type"] if job.exit_code is not None else None,
         "virtualCluster": job.virtual_cluster,
         "runtime": job.runtime,  # local cluster: "host" when tasks run as plain processes
+        "localNote": job.note,  # local cluster: what it changed, e.g. a job scaled to this machine
     }
 
 

@@ -11,7 +11,7 @@ from .test_jobs import _task_pids, detail, finished, job, log, role, submit
 
 
 def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
-    with own_cluster(tmp_path / "small", "--gpus", "2") as cluster:
+    with own_cluster(tmp_path / "small", "--gpus", "2", "--strict-resources") as cluster:
         with cluster.client() as c:
             # 64 CPUs are offered; each job takes 40, so the second waits for the first.
             submit(c, job("big1", role("r", "sleep 4; echo $CUDA_VISIBLE_DEVICES", cpuNumber=40, gpuNumber=2)))
