@@ -13,9 +13,8 @@ import time
 from pathlib import Path
 
 from .daemon import client as daemon
+from .daemon import protocol
 from .errors import ConfigError, NotFound, PaiError, Unreachable
-
-RESTARTS = 5  # how often a follow reconnects to a daemon that died
 
 
 def add_commands(sub) -> None:
@@ -114,12 +113,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
     with _progress() as bar:
         task = bar.add_task("uploading code", total=None)
 
-        def on_progress(method: str, params: dict) -> None:
-            if method == "upload.progress":
-                bar.update(task, completed=params["bytes"], total=params["totalBytes"])
+        def on_progress(event: protocol.Event) -> None:
+            if isinstance(event, protocol.UploadProgress):
+                bar.update(task, completed=event.bytes, total=event.total_bytes)
 
-        result = daemon.call("submit", {"file": str(Path(args.file).resolve()), "shown": args.file, "cluster": cluster,
-                                        "progressToken": "cli"}, on_progress)
+        result = daemon.call_sync(protocol.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
+                                                  progress_token="cli"), on_progress)
     up = result["upload"]
     if up:
         print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
@@ -131,38 +130,25 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 
 def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True) -> int:
-    """Print every task's log through the daemon. If the daemon dies, it is started again and
-    asked to go on from the bytes already printed: no line is lost or printed twice."""
-    status = daemon.call("status", {"job": job, "cluster": cluster})
+    """Print every task's log through the daemon (resumed, nothing lost or repeated, if it dies)."""
+    import asyncio
+
+    status = daemon.call_sync(protocol.Status(job=job, cluster=cluster))
     multi = task is None and len(status["tasks"]) > 1
-    cursor = daemon.LogCursor()
-    final: dict = {}
-
-    def on_log(method: str, params: dict) -> None:
-        if method == "job.status":
-            final.update(params)
-        elif method == "job.log" and (data := cursor.accept(params)):
-            _print_chunk(params["task"] if multi else None, data)
-
-    for attempt in range(RESTARTS + 1):
-        try:
-            result = daemon.call("logs.follow", {"job": job, "cluster": cluster, "task": task, "offsets": cursor.offsets,
-                                                 "follow": follow}, on_log)
-            break
-        except (ConnectionError, OSError):
-            if attempt == RESTARTS:
-                raise Unreachable("the pai daemon keeps stopping: see ~/.local/state/pai-lsp/daemon.log") from None
+    final: list[protocol.JobStatus] = []
+    result = asyncio.run(daemon.follow(protocol.FollowLogs(job=job, cluster=cluster, task=task, follow=follow),
+                                       lambda log, text: _print_chunk(log.task if multi else None, text), final.append))
     if not follow:
         return 0
     state = result["state"]
-    diagnostics = final.get("diagnostics") or ""
-    print(f"{job}: {state}" + (f" (exit {final.get('exitCode')}: {diagnostics})" if state != "SUCCEEDED" and diagnostics else ""),
+    diagnostics = final[-1].diagnostics if final else ""
+    exit_code = final[-1].exit_code if final else None
+    print(f"{job}: {state}" + (f" (exit {exit_code}: {diagnostics})" if state != "SUCCEEDED" and diagnostics else ""),
           file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
 
 
-def _print_chunk(label: str | None, data: bytes) -> None:
-    text = data.decode("utf-8", "replace")
+def _print_chunk(label: str | None, text: str) -> None:
     if label:
         text = "".join(f"[{label}] {line}" for line in text.splitlines(keepends=True))
     sys.stdout.write(text)
@@ -170,7 +156,7 @@ def _print_chunk(label: str | None, data: bytes) -> None:
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:
-    answer = daemon.call("jobs", {"cluster": args.cluster})
+    answer = daemon.call_sync(protocol.Jobs(cluster=args.cluster))
     rows, cluster = answer["jobs"], answer["cluster"]
     print(f"{'NAME':32} {'STATE':10} {'STARTED':19} {'DURATION':>9}  CLUSTER")
     for job in rows:
@@ -191,7 +177,7 @@ def _duration(seconds: float) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    status = daemon.call("status", {"job": args.job, "cluster": args.cluster})
+    status = daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
     print(f"{status['name']}: {status['state']}" + (f" (exit {status['exitCode']})" if status["exitCode"] not in (None, 0) else ""))
     if status["diagnostics"]:
         print(f"  {status['diagnostics']}")
@@ -207,7 +193,7 @@ def cmd_logs(args: argparse.Namespace) -> int:
 
 
 def cmd_ssh(args: argparse.Namespace) -> int:
-    status = daemon.call("status", {"job": args.job, "cluster": args.cluster})
+    status = daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
     tasks = [t for t in status["tasks"] if not args.task or f"{t['role']}:{t['index']}" == args.task]
     if not tasks:
         raise NotFound(f"job {args.job} has no task {args.task}")
@@ -232,20 +218,20 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
 
 def cmd_stop(args: argparse.Namespace) -> int:
-    daemon.call("stop", {"job": args.job, "cluster": args.cluster})
+    daemon.call_sync(protocol.Stop(job=args.job, cluster=args.cluster))
     print(f"stopped {args.job}")
     return 0
 
 
 def cmd_outputs(args: argparse.Namespace) -> int:
-    target = daemon.call("outputs", {"job": args.job, "cluster": args.cluster, "dest": str(Path(args.dest).resolve())})["path"]
+    target = daemon.call_sync(protocol.Outputs(job=args.job, cluster=args.cluster, dest=str(Path(args.dest).resolve())))["path"]
     print(f"downloaded outputs of {args.job} to {target}")
     return 0
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
+    from .clusters.connect import connect
     from .clusters.profiles import LOCAL, Profile, Profiles, set_secret, stop_local
-    from .service import jobs as service
 
     profiles = Profiles()
     if args.cluster_command == "add":
@@ -268,11 +254,11 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {name}: ")
         profile = profiles.clusters[name]
         set_secret(f"{name}:{profile.user}:password", password)
-        conn = service.connect(name)
+        backend = connect(name)
         try:
-            conn.rest.login()
+            backend.login()
         finally:
-            conn.close()
+            backend.close()
         print(f"logged in to {name} as {profile.user}")
     elif args.cluster_command == "stop-local":
         print("stopped the local cluster" if stop_local() else "the local cluster was not running")
@@ -282,25 +268,28 @@ def cmd_cluster(args: argparse.Namespace) -> int:
 def cmd_hdfs(args: argparse.Namespace) -> int:
     import base64
 
-    op, params = args.hdfs_command, {"cluster": args.cluster}
-    if op in ("ls", "stat", "mkdir", "cat", "tail", "rm"):
-        params["path"] = args.path
-    if op == "rm":
-        params["recursive"] = args.recursive
-    if op == "tail":
-        params["bytes"] = args.bytes
-    if op == "mv":
-        params.update({"from": args.src, "to": args.dst})
-    if op in ("put", "get"):
-        params.update({"local": str(Path(args.local).resolve()), "remote": args.remote, "progressToken": "cli"})
+    op, cluster = args.hdfs_command, args.cluster
+    params: protocol.Params = {
+        "ls": lambda: protocol.HdfsList(path=args.path, cluster=cluster),
+        "stat": lambda: protocol.HdfsStat(path=args.path, cluster=cluster),
+        "mkdir": lambda: protocol.HdfsMkdir(path=args.path, cluster=cluster),
+        "cat": lambda: protocol.HdfsCat(path=args.path, cluster=cluster),
+        "tail": lambda: protocol.HdfsTail(path=args.path, size=args.bytes, cluster=cluster),
+        "rm": lambda: protocol.HdfsRemove(path=args.path, recursive=args.recursive, cluster=cluster),
+        "mv": lambda: protocol.HdfsMove(source=args.src, target=args.dst, cluster=cluster),
+        "put": lambda: protocol.HdfsPut(local=str(Path(args.local).resolve()), remote=args.remote, progress_token="cli",
+                                        cluster=cluster),
+        "get": lambda: protocol.HdfsGet(local=str(Path(args.local).resolve()), remote=args.remote, progress_token="cli",
+                                        cluster=cluster),
+    }[op]()
     with _progress() as bar:
         task = bar.add_task("transferring", total=None)
 
-        def on_progress(method: str, p: dict) -> None:
-            if method == "transfer.progress":
-                bar.update(task, completed=p["bytes"], total=p["totalBytes"])
+        def on_progress(event: protocol.Event) -> None:
+            if isinstance(event, protocol.TransferProgress):
+                bar.update(task, completed=event.bytes, total=event.total_bytes)
 
-        result = daemon.call(f"hdfs.{op}", params, on_progress)
+        result = daemon.call_sync(params, on_progress)
     if op == "ls":
         for e in result["entries"]:
             kind = "d" if e["type"] == "dir" else "-"
@@ -347,19 +336,15 @@ def cmd_daemon(args: argparse.Namespace) -> int:
 
         return serve()
     try:
-        client = daemon.DaemonClient(start=False)
+        if args.daemon_command == "stop":
+            daemon.call_sync(protocol.StopDaemon(), start=False)
+            print("stopped the pai daemon")
+        else:
+            info = daemon.call_sync(protocol.Ping(), start=False)
+            print(f"the pai daemon runs (pid {info['pid']}, up {_duration(info['uptime'])}, watching {info['watched']} job(s))")
     except Unreachable:
         print("the pai daemon is not running")
         return 0 if args.daemon_command == "stop" else 1
-    try:
-        if args.daemon_command == "stop":
-            client.call("daemon.stop")
-            print("stopped the pai daemon")
-        else:
-            info = client.call("ping")
-            print(f"the pai daemon runs (pid {info['pid']}, up {_duration(info['uptime'])}, watching {info['watched']} job(s))")
-    finally:
-        client.close()
     return 0
 
 

@@ -74,6 +74,8 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert any(isinstance(r, types.WorkDoneProgressReport) and r.percentage == 100 for r in reports)
     await until(editor, lambda: any(s["state"] == "SUCCEEDED" for s in editor.events["status"]))
+    states = [s["state"] for s in editor.events["status"]]
+    assert len(states) >= 2 and states[-1] == "SUCCEEDED" and len(set(states)) == len(states), states  # each change, once
     text = "".join(e["text"] for e in editor.events["log"])
     assert [line for line in text.splitlines() if line.startswith("epoch")] == [
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]

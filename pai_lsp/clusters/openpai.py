@@ -1,30 +1,47 @@
-"""OpenPAI REST client (v1 jobs, v2 logs) over httpx. Renews an expired token by itself."""
+"""OpenPAI REST client over httpx: the first `Backend` (clusters/backend.py). Renews an expired
+token by itself; reads answers into `core.openpai`'s model."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+
+if TYPE_CHECKING:
+    from ..storage.webhdfs import Hdfs
+    from .profiles import Profile
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 STATUS_ERRORS: dict[int, type[PaiError]] = {401: AuthFailed, 403: PermissionDenied, 404: NotFound, 409: NameTaken}
 
 
 class OpenPai:
-    """`protocol` 1: a YARN-era server (v1 JSON jobs); 2: a Kubernetes-era one (v2 YAML jobs, v2 routes)."""
+    """`profile.protocol` 1: a YARN-era server (v1 JSON jobs, SCM too); 2: a Kubernetes-era one (v2
+    YAML jobs, v2 routes)."""
 
-    def __init__(self, rest_uri: str, user: str, password: Callable[[], str | None], token: str | None = None,
-                 on_token: Callable[[str], None] | None = None, protocol: int = 1):
-        self.rest_uri = rest_uri.rstrip("/")
-        self.user = user
-        self.protocol = protocol
+    def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
+                 on_token: Callable[[str], None] | None = None):
+        self.profile = profile
+        self.rest_uri = profile.rest_uri.rstrip("/")
+        self.user = profile.user
+        self.protocol = profile.protocol
         self._password = password
         self.token = token
         self._on_token = on_token
         self.http = httpx.Client(base_url=self.rest_uri, timeout=TIMEOUT)
+        self._storage: Hdfs | None = None
+
+    @property
+    def storage(self) -> Hdfs:
+        if self._storage is None:
+            from ..storage.webhdfs import Hdfs
+
+            self._storage = Hdfs(self.profile.webhdfs_uri, self.profile.user)
+        return self._storage
 
     def close(self) -> None:
         self.http.close()
@@ -40,7 +57,7 @@ class OpenPai:
         except httpx.HTTPError as exc:
             raise Unreachable(f"cannot talk to the cluster at {self.rest_uri}: {exc}") from None
 
-    def login(self) -> str:
+    def login(self) -> None:
         password = self._password()
         if not password:
             raise AuthFailed(f"no password stored for {self.user} at {self.rest_uri}: run `pai cluster login`")
@@ -50,7 +67,6 @@ class OpenPai:
         self.token = response.json()["token"]
         if self._on_token:
             self._on_token(self.token)
-        return self.token
 
     def request(self, method: str, path: str, allow: tuple[int, ...] = (), **kwargs: Any) -> httpx.Response:
         """An authenticated request; on 401 the token is renewed once without asking the user.
@@ -88,8 +104,8 @@ class OpenPai:
     def _job_path(self, name: str) -> str:
         return f"/api/v2/jobs/{self.user}~{name}" if self.protocol == 2 else f"/api/v1/user/{self.user}/jobs/{name}"
 
-    def job(self, name: str) -> dict:
-        return self.request("GET", self._job_path(name)).json()
+    def job(self, name: str) -> JobDetail:
+        return JobDetail.from_json(self.request("GET", self._job_path(name)).json())
 
     def config(self, name: str) -> dict:
         """The submitted config (v2 servers send JSON text labelled YAML: a YAML loader reads both)."""
@@ -104,22 +120,25 @@ class OpenPai:
             return False
         return True
 
-    def jobs(self) -> list[dict]:
+    def jobs(self) -> list[JobSummary]:
         if self.protocol == 2:
-            return self.request("GET", "/api/v2/jobs", params={"username": self.user}).json()
-        return self.request("GET", f"/api/v1/user/{self.user}/jobs").json()
+            listed = self.request("GET", "/api/v2/jobs", params={"username": self.user}).json()
+        else:
+            listed = self.request("GET", f"/api/v1/user/{self.user}/jobs").json()
+        return [JobSummary.from_json(job) for job in listed]
 
     def stop(self, name: str) -> None:
         self.request("PUT", self._job_path(name) + "/executionType", json={"value": "STOP"})
 
-    def ssh(self, name: str) -> dict:
-        return self.request("GET", f"/api/v1/user/{self.user}/jobs/{name}/ssh").json()
-
-    def log_uri(self, container_log: str, which: str) -> str:
-        """The file URI of one log (`stdout`, `stderr`, `all`) from a task's containerLog."""
-        path = container_log.removeprefix(self.rest_uri)
-        locations = self.request("GET", path).json()["locations"]
-        return next(loc["uri"] for loc in locations if loc["name"] == which)
+    def log_location(self, task: TaskStatus, which: str) -> str | None:
+        """The URI of one log (`stdout`, `stderr`, `all`) from the task's containerLog, once it runs."""
+        if not task.log or not task.ip:
+            return None
+        try:
+            locations = LogLocations.from_json(self.request("GET", task.log.removeprefix(self.rest_uri)).json())
+        except NotFound:
+            return None
+        return locations.uris.get(which)
 
     def read_log(self, uri: str, offset: int) -> bytes:
         """Bytes of a log from `offset` on (empty when nothing new)."""

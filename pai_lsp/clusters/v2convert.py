@@ -14,18 +14,8 @@ import shlex
 
 import yaml
 
+from ..core.roles import roles_from_v1, to_v2, v2_name
 from ..errors import InvalidInput
-
-V2_KEY = re.compile(r"[^A-Za-z0-9_]")
-
-
-def v2_key(name: str) -> str:
-    key = V2_KEY.sub("_", name)
-    return key if re.match(r"[A-Za-z_]", key) else f"_{key}"
-
-
-def _count(value: int | None) -> int:
-    return -1 if value is None else value
 
 
 def _shell_value(value: str) -> str:
@@ -41,22 +31,8 @@ def to_v2_yaml(config: dict) -> str:
     exports = {f"PAI_{field[:-3].upper()}_DIR": config[field] for field in ("dataDir", "outputDir", "codeDir") if config.get(field)}
     exports.update({str(k): str(v) for k, v in (config.get("jobEnvs") or {}).items() if re.fullmatch(r"[A-Za-z_]\w*", str(k))})
     prelude = "".join(f"export {k}={_shell_value(v)}\n" for k, v in exports.items())
-    roles = {}
-    for role in config["taskRoles"]:
-        ports = {v2_key(p["label"]): p.get("portNumber", 1) for p in role.get("portList", [])}
-        resources = {"cpu": role.get("cpuNumber", 1), "memoryMB": role.get("memoryMB", 100), "gpu": role.get("gpuNumber", 0)}
-        if ports:
-            resources["ports"] = ports
-        roles[v2_key(role["name"])] = {
-            "instances": role.get("taskNumber", 1),
-            # v1's null ("never" / "wait for all") is v2's -1; v2's own default would end the job early.
-            "completion": {"minFailedInstances": _count(role.get("minFailedTaskCount", 1)),
-                           "minSucceededInstances": _count(role.get("minSucceededTaskCount"))},
-            "dockerImage": "image",
-            "resourcePerInstance": resources,
-            "extraContainerOptions": {"shmMB": role.get("shmMB", 64)},
-            "commands": [prelude + role["command"]] if prelude else [role["command"]],
-        }
+    roles = {v2_name(role.name): to_v2(role, [prelude + role.command] if prelude else [role.command])
+             for role in roles_from_v1(config)}
     doc = {
         "protocolVersion": 2,
         "name": name,

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .roles import ALWAYS_PORTS
+
 VARIABLE = re.compile(r"\$\{?(PAI_[A-Za-z0-9_]*)\}?")
 
 # name: (English, 简体中文, example value)
@@ -97,7 +99,6 @@ TEMPLATES: tuple[Template, ...] = (
     Template(("PAI_MIN_SUCCEEDED_TASK_COUNT_", "role"), "minSucceededTaskCount of role {role}", "角色 {role} 的 minSucceededTaskCount", ""),
     Template(("PAI_CONTAINER_HOST_", "label", "_PORT_LIST"), "This task's ports labelled {label}, comma separated", "本任务 {label} 标签的端口，逗号分隔", "20003"),
 )
-ALWAYS_LABELS = ("http", "ssh")
 
 
 def _list(value: Any) -> list:
@@ -115,7 +116,7 @@ class ConfigNames:
     @classmethod
     def of(cls, config: Any) -> ConfigNames:
         roles: dict[str, int] = {}
-        labels: set[str] = set(ALWAYS_LABELS)
+        labels: set[str] = set(ALWAYS_PORTS)
         job_envs: set[str] = set()
         if isinstance(config, dict):
             for role in _list(config.get("taskRoles")):

@@ -9,7 +9,7 @@ from . import envvars
 from .jsonc import Document, Node, node_at
 from .messages import pick
 from .model import Settings
-from .schema import description, job_schema, subschema, types_of
+from .schema import defaults, description, job_schema, subschema, types_of
 
 
 @dataclass(slots=True)
@@ -95,11 +95,12 @@ def role_summary(role: object, locale: str | None) -> str:
     if not isinstance(role, dict):
         return ""
 
-    def num(key: str, default: int) -> int:
+    def num(key: str) -> int:
+        default = defaults("taskRole")[key]
         value = role.get(key, default)
         return value if isinstance(value, int) and not isinstance(value, bool) else default
 
-    tasks, cpu, mem, gpu = num("taskNumber", 1), num("cpuNumber", 1), num("memoryMB", 100), num("gpuNumber", 0)
+    tasks, cpu, mem, gpu = num("taskNumber"), num("cpuNumber"), num("memoryMB"), num("gpuNumber")
     name = role.get("name", "?")
     each = pick(locale, f"{cpu} CPU, {_mb(mem)}, {gpu} GPU", f"{cpu} 个 CPU，{_mb(mem)}，{gpu} 个 GPU")
     total = pick(locale, f"{tasks * cpu} CPU, {_mb(tasks * mem)}, {tasks * gpu} GPU", f"{tasks * cpu} 个 CPU，{_mb(tasks * mem)}，{tasks * gpu} 个 GPU")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +100,11 @@ def types_of(schema: dict) -> list[str]:
     if kind is None:
         return []
     return kind if isinstance(kind, list) else [kind]
+
+
+@cache
+def defaults(definition: str) -> dict[str, Any]:
+    """The schema's defaults for the fields of one of its `$defs` ("taskRole", "port"): what the
+    real server fills in for a field left out. Read here, never written down twice."""
+    props = raw_schema()["$defs"][definition]["properties"]
+    return {key: sub["default"] for key, sub in props.items() if "default" in sub}

@@ -14,10 +14,7 @@ from . import messages as msg
 from .envvars import DIR_FIELDS, DIR_SUBSTITUTED, ConfigNames, assigned_in, find_variables, resolve
 from .jsonc import Document, Node, find, string_offset
 from .model import Diagnostic, Edit, Fix, Settings
-from .schema import description, job_schema
-
-DEFAULT_MEMORY_MB = 100
-DEFAULT_SHM_MB = 64
+from .schema import defaults, description, job_schema
 
 
 def _int(value: Any) -> int | None:
@@ -73,12 +70,12 @@ def task_counts(doc: Document, config: dict, settings: Settings) -> Iterator[Dia
 
 def shared_memory(doc: Document, config: dict, settings: Settings) -> Iterator[Diagnostic]:
     for index, role in _roles(config):
-        memory = _int(role.get("memoryMB", DEFAULT_MEMORY_MB))
+        memory = _int(role.get("memoryMB", defaults("taskRole")["memoryMB"]))
         if memory is None:
             continue
         default_note = "" if "memoryMB" in role else msg.pick(settings.locale, ", the default", "，默认值")
         # Without shmMB the server applies its default first, then checks it against memoryMB.
-        shm = _int(role["shmMB"]) if "shmMB" in role else DEFAULT_SHM_MB
+        shm = _int(role["shmMB"]) if "shmMB" in role else defaults("taskRole")["shmMB"]
         if shm is None or shm <= memory:
             continue
         node = find(doc.root, ("taskRoles", index, "shmMB" if "shmMB" in role else "memoryMB"))

@@ -1,23 +1,27 @@
-"""The daemon's JSON-RPC protocol, once: method names with their params, and the events it sends.
+"""The daemon's JSON-RPC protocol, once: method names with their params, the events (notifications)
+it sends, and the framing (one JSON-RPC 2.0 object per line, UTF-8).
 
-Every params class names its method (`METHOD`) and reads itself from the wire (`from_json`,
-camelCase keys, one clear line when something is missing or of the wrong type) and writes itself
-back (`to_json`). The CLI, the language server and the daemon all build and read these; the
-language server also takes them as typed command arguments (docs/protocol.md).
+Each params class names its method (`METHOD`), each event class its notification (`EVENT`); both
+read themselves from the wire (`from_json`: camelCase keys, one clear line when something is
+missing or of the wrong type) and write themselves back (`to_json`). The CLI, the language server
+and the daemon all build and read these; the language server also takes params classes as typed
+command arguments. docs/protocol.md describes the same for people.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from ..errors import InvalidInput
+from ..core.openpai import JobDetail
+from ..errors import InvalidInput, PaiError
 
-P = TypeVar("P", bound="Params")
+W = TypeVar("W", bound="Wire")
 
 
 def _wire(f: dataclasses.Field) -> str:
@@ -68,33 +72,60 @@ def _type_name(hint: Any) -> str:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Params:
-    """Base of every method's params (none, by itself)."""
-
-    METHOD: ClassVar[str] = ""
+class Wire:
+    """A JSON object on the wire as a dataclass."""
 
     @classmethod
-    def from_json(cls: type[P], data: Any) -> P:
+    def name(cls) -> str:
+        raise NotImplementedError
+
+    @classmethod
+    def from_json(cls: type[W], data: Any) -> W:
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            raise InvalidInput(f"{cls.METHOD}: params must be an object")
+            raise InvalidInput(f"{cls.name()}: params must be an object")
         hints = _hints(cls)
         values = {}
         for f in dataclasses.fields(cls):
             key = _wire(f)
             if key not in data:
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    raise InvalidInput(f"{cls.METHOD}: `{key}` is missing")
+                    raise InvalidInput(f"{cls.name()}: `{key}` is missing")
                 continue
             if not _matches(data[key], hints[f.name]):
-                raise InvalidInput(f"{cls.METHOD}: `{key}` must be {_type_name(hints[f.name])}")
+                raise InvalidInput(f"{cls.name()}: `{key}` must be {_type_name(hints[f.name])}")
             values[f.name] = data[key]
         return cls(**values)
 
     def to_json(self) -> dict:
-        """The params as sent (fields that are None left out)."""
-        return {_wire(f): value for f in dataclasses.fields(self) if (value := getattr(self, f.name)) is not None}
+        return {_wire(f): getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params(Wire):
+    """Base of every method's params (none, by itself)."""
+
+    METHOD: ClassVar[str] = ""
+
+    @classmethod
+    def name(cls) -> str:
+        return cls.METHOD
+
+    def to_json(self) -> dict:
+        """The params as sent (those that are None left out: absent and null mean the same)."""
+        return {key: value for key, value in super().to_json().items() if value is not None}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event(Wire):
+    """Base of every notification the daemon sends."""
+
+    EVENT: ClassVar[str] = ""
+
+    @classmethod
+    def name(cls) -> str:
+        return cls.EVENT
 
 
 def is_params(cls: Any) -> bool:
@@ -246,3 +277,112 @@ class HdfsGet(HdfsTransfer):
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Jobs, Status, Stop, Outputs, Watch, Subscribe, FollowLogs, *HDFS_METHODS)}
+
+
+# -- events ------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class Progress(Event):
+    """How far an upload or transfer is (for a request that gave a `progressToken`)."""
+
+    token: str | int
+    bytes: int
+    total_bytes: int
+    files: int
+    total_files: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class UploadProgress(Progress):
+    EVENT: ClassVar[str] = "upload.progress"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransferProgress(Progress):
+    EVENT: ClassVar[str] = "transfer.progress"
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobLog(Event):
+    """`length` bytes of a task's log from byte `offset`, as text. `length` counts the bytes the task
+    wrote (text never splits a UTF-8 character; bytes that are not UTF-8 show as U+FFFD), so a
+    follower keeps its place in bytes whatever the text."""
+
+    EVENT: ClassVar[str] = "job.log"
+    job: str
+    task: str
+    offset: int
+    length: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobStatus(Event):
+    """A job's state, sent on every change."""
+
+    EVENT: ClassVar[str] = "job.status"
+    job: str
+    cluster: str | None = None
+    state: str
+    exit_code: int | None = None
+    diagnostics: str = ""
+
+
+EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus)}
+
+
+# -- results ---------------------------------------------------------------------------
+def status_result(job: JobDetail) -> dict:
+    """The result of `status`."""
+    return {"name": job.name, "state": job.state, "created": job.created, "completed": job.completed,
+            "exitCode": job.exit_code, "diagnostics": job.diagnostics,
+            "tasks": [{"role": t.role, "index": t.index, "state": t.state, "ports": t.ports, "ip": t.ip,
+                       "exitCode": t.exit_code, "log": t.log} for t in job.tasks]}
+
+
+# -- framing -----------------------------------------------------------------------------
+def encode(message: dict) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+def request(rid: int, params: Params) -> bytes:
+    return encode({"jsonrpc": "2.0", "id": rid, "method": params.METHOD, "params": params.to_json()})
+
+
+def notification(event: Event) -> bytes:
+    return encode({"jsonrpc": "2.0", "method": event.EVENT, "params": event.to_json()})
+
+
+def result(rid: Any, value: Any) -> bytes:
+    return encode({"jsonrpc": "2.0", "id": rid, "result": value})
+
+
+def error(rid: Any, exc: PaiError) -> bytes:
+    """`code` 1 with the user's one line and, in `data.kind`, which `errors` class it is."""
+    return encode({"jsonrpc": "2.0", "id": rid, "error": {"code": 1, "message": exc.message, "data": exc.to_wire()}})
+
+
+def failure(rid: Any, code: int, message: str) -> bytes:
+    """A JSON-RPC level error (parse error, internal error)."""
+    return encode({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": {"kind": "server"}}})
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The result of a request."""
+
+    value: Any
+
+
+def read_reply(message: dict, rid: int) -> Event | Reply | None:
+    """What one line from the daemon is for a caller waiting on request `rid`: an event, the
+    reply, or None (someone else's, or an event this client does not know). An error reply raises
+    its `errors` class."""
+    if "method" in message and "id" not in message:
+        cls = EVENTS.get(message["method"])
+        return cls.from_json(message.get("params")) if cls is not None else None
+    if message.get("id") != rid:
+        return None
+    if "error" in message:
+        error = message["error"]
+        raise PaiError.from_wire((error.get("data") or {}).get("kind"), error["message"])
+    return Reply(message["result"])

@@ -1,8 +1,8 @@
-"""`pai daemon serve`: JSON-RPC over a Unix socket, each method one call into `service.jobs`.
+"""`pai daemon serve`: the protocol (`protocol.py`) on a Unix socket, each method one call into the
+service layer on the cluster's kept session.
 
-Blocking work (HTTP, uploads) runs in threads so one slow cluster never stalls other clients.
-Followers stream `job.log` and `job.status` notifications; a client passes the byte offsets it
-already has, so after a daemon restart it resumes with nothing lost or repeated.
+Followers get `job.log` from the offsets they already have, so after a daemon restart they resume
+with nothing lost or repeated, and `job.status` on every change, from the one poller of that job.
 """
 
 from __future__ import annotations
@@ -13,27 +13,46 @@ import json
 import os
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInput, PaiError, Unreachable
+from ..core.openpai import FINAL
+from ..errors import InvalidInput, PaiError
+from ..service import hdfs as explorer
 from ..service import jobs as service
-from . import socket_path, state_dir
+from . import protocol, socket_path, state_dir
+from .sessions import Sessions
+from .watcher import Watcher, status_event
 
-FINAL = service.FINAL
-WATCH_INTERVAL = 2.0  # seconds between two looks at the watched jobs (one request per cluster)
+if TYPE_CHECKING:
+    from ..clusters.backend import Backend
+
+Notify = Callable[[protocol.Event], Awaitable[None]]
+Handler = Callable[[Any, Notify], Awaitable[Any]]
+LOG_INTERVAL = 0.1  # seconds between two reads of a followed job's logs
 
 
 class Daemon:
     def __init__(self, path: Path):
         self.path = path
         self.started = time.time()
-        self.server: asyncio.base_events.Server | None = None
         self.stopping = asyncio.Event()
-        self.watch_file = state_dir() / "watched.json"
-        self.watched: dict[str, dict] = json.loads(self.watch_file.read_text()) if self.watch_file.exists() else {}
-        self.subscribers: set = set()
-        self.connections: dict[str | None, service.Connection] = {}
+        self.sessions = Sessions()
+        self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
+        self.handlers: dict[str, Handler] = {
+            protocol.Ping.METHOD: self.ping,
+            protocol.StopDaemon.METHOD: self.stop_daemon,
+            protocol.Submit.METHOD: self.submit,
+            protocol.Jobs.METHOD: self.jobs,
+            protocol.Status.METHOD: self.status,
+            protocol.Stop.METHOD: self.stop,
+            protocol.Outputs.METHOD: self.outputs,
+            protocol.Watch.METHOD: self.watch,
+            protocol.Subscribe.METHOD: self.subscribe,
+            protocol.FollowLogs.METHOD: self.follow_logs,
+            **{cls.METHOD: self.hdfs for cls in protocol.HDFS_METHODS},
+        }
 
     # -- transport -------------------------------------------------------------------
     async def serve(self) -> None:
@@ -41,25 +60,24 @@ class Daemon:
         os.chmod(self.path.parent, 0o700)
         if self.path.exists():
             self.path.unlink()
-        self.server = await asyncio.start_unix_server(self.connection, path=str(self.path))
+        server = await asyncio.start_unix_server(self.connection, path=str(self.path))
         os.chmod(self.path, 0o600)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
-        watcher = asyncio.ensure_future(self.watch_forever())
-        async with self.server:
+        watcher = asyncio.ensure_future(self.watcher.run())
+        async with server:
             await self.stopping.wait()
         watcher.cancel()
         self.path.unlink(missing_ok=True)
-        for conn in self.connections.values():
-            conn.close()
+        self.sessions.close()
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         lock = asyncio.Lock()
 
-        async def send(message: dict) -> None:
+        async def send(data: bytes) -> None:
             async with lock:
-                writer.write(json.dumps(message).encode() + b"\n")
+                writer.write(data)
                 await writer.drain()
 
         tasks: set[asyncio.Task] = set()
@@ -68,7 +86,7 @@ class Daemon:
                 try:
                     request = json.loads(line)
                 except ValueError:
-                    await send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+                    await send(protocol.failure(None, -32700, "parse error"))
                     continue
                 task = asyncio.ensure_future(self.dispatch(request, send))
                 tasks.add(task)
@@ -80,205 +98,133 @@ class Daemon:
                 task.cancel()
             writer.close()
 
-    async def dispatch(self, request: dict, send) -> None:
-        method, params, rid = request.get("method"), request.get("params") or {}, request.get("id")
-        handler = getattr(self, "rpc_" + str(method).replace(".", "_"), None)
-        if handler is None and str(method).startswith("hdfs."):
-            handler = self.hdfs_handler(str(method)[5:])
+    async def dispatch(self, request: dict, send: Callable[[bytes], Awaitable[None]]) -> None:
+        method, rid = request.get("method"), request.get("id")
+
+        async def notify(event: protocol.Event) -> None:
+            await send(protocol.notification(event))
+
         try:
-            if handler is None:
+            cls, handler = protocol.METHODS.get(str(method)), self.handlers.get(str(method))
+            if cls is None or handler is None:
                 raise InvalidInput(f"unknown method {method}")
-            result = await handler(params, lambda m, p: send({"jsonrpc": "2.0", "method": m, "params": p}))
-            reply = {"jsonrpc": "2.0", "id": rid, "result": result}
+            reply = protocol.result(rid, await handler(cls.from_json(request.get("params")), notify))
         except PaiError as exc:
-            reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": 1, "message": exc.message, "data": exc.to_wire()}}
+            reply = protocol.error(rid, exc)
         except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
-            reply = {"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": f"{type(exc).__name__}: {exc}",
-                                                            "data": {"kind": "server"}}}
+            reply = protocol.failure(rid, -32603, f"{type(exc).__name__}: {exc}")
         if rid is not None:
             await send(reply)
 
+    def progress(self, token: str | int | None, event: type[protocol.Progress], notify: Notify):
+        """A progress callback for worker threads, or None when the caller asked for none."""
+        if token is None:
+            return None
+        loop = asyncio.get_running_loop()
+
+        def report(done: int, total: int, files: int, all_files: int) -> None:
+            asyncio.run_coroutine_threadsafe(notify(event(token=token, bytes=done, total_bytes=total, files=files,
+                                                          total_files=all_files)), loop)
+
+        return report
+
     # -- methods ---------------------------------------------------------------------
-    def hdfs_handler(self, op: str):
-        return _hdfs_handler_impl(self, op) if op in HDFS_OPS else None
+    async def ping(self, p: protocol.Ping, notify: Notify) -> dict:
+        return {"pid": os.getpid(), "uptime": time.time() - self.started, "watched": len(self.watcher.watched)}
 
-    async def rpc_ping(self, params: dict, notify) -> dict:
-        return {"pid": os.getpid(), "uptime": time.time() - self.started, "watched": len(self.watched)}
-
-    async def rpc_daemon_stop(self, params: dict, notify) -> dict:
+    async def stop_daemon(self, p: protocol.StopDaemon, notify: Notify) -> dict:
         asyncio.get_running_loop().call_later(0.05, self.stopping.set)
         return {"stopping": True}
 
-    async def rpc_submit(self, params: dict, notify) -> dict:
-        loop = asyncio.get_running_loop()
-        token = params.get("progressToken")
-
-        def progress(done: int, total: int, files: int, all_files: int) -> None:
-            if token is not None:
-                asyncio.run_coroutine_threadsafe(
-                    notify("upload.progress", {"token": token, "bytes": done, "totalBytes": total, "files": files,
-                                               "totalFiles": all_files}), loop)
-
-        result = await asyncio.to_thread(service.submit, Path(params["file"]), params.get("cluster"),
-                                         params.get("settings"), progress, params.get("locale"), params.get("shown"))
-        self.watch(result["cluster"], result["job"])
+    async def submit(self, p: protocol.Submit, notify: Notify) -> dict:
+        progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
+        result = await self.sessions.run(p.cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown)
+        self.watcher.watch(result["cluster"], result["job"])
         return result
 
-    def watch(self, cluster: str, job: str, state: str | None = None) -> None:
-        self.watched[f"{cluster}/{job}"] = {"cluster": cluster, "job": job, "state": state}
-        self._save_watched()
+    async def jobs(self, p: protocol.Jobs, notify: Notify) -> dict:
+        return await self.sessions.run(p.cluster, lambda backend: {"cluster": backend.profile.name,
+                                                                  "jobs": [j.to_json() for j in backend.jobs()]})
 
-    async def watch_forever(self) -> None:
-        """Keep the state of every watched job current and push changes to subscribers: one list
-        request per cluster per interval, however many jobs run (resumes after a restart)."""
-        while True:
-            await asyncio.sleep(WATCH_INTERVAL)
-            clusters = {w["cluster"] for w in self.watched.values() if w.get("state") not in FINAL}
-            for cluster in clusters:
-                try:
-                    answer = await self._with_connection(cluster, lambda conn: conn.rest.jobs())
-                except PaiError:
-                    continue
-                states = {j["name"]: j for j in answer}
-                changed = False
-                for w in list(self.watched.values()):
-                    job = states.get(w["job"]) if w["cluster"] == cluster else None
-                    if job is None or job["state"] == w.get("state"):
-                        continue
-                    w["state"] = job["state"]
-                    changed = True
-                    for notify in list(self.subscribers):
-                        await notify("job.status", {"job": w["job"], "cluster": cluster, "state": job["state"],
-                                                    "exitCode": job.get("appExitCode"), "diagnostics": ""})
-                if changed:
-                    self._save_watched()
+    async def status(self, p: protocol.Status, notify: Notify) -> dict:
+        return protocol.status_result(await self.sessions.run(p.cluster, lambda backend: backend.job(p.job)))
 
-    async def rpc_watch(self, params: dict, notify) -> dict:
-        """Watch a job (or several) submitted elsewhere: its changes go to `jobs.subscribe`rs."""
-        for job in params.get("jobs") or [params["job"]]:
-            self.watch(params.get("cluster") or "local", job)
-        return {"watched": len(self.watched)}
+    async def stop(self, p: protocol.Stop, notify: Notify) -> dict:
+        await self.sessions.run(p.cluster, lambda backend: backend.stop(p.job))
+        return {"stopped": p.job}
 
-    async def rpc_jobs_subscribe(self, params: dict, notify) -> dict:
-        """Receive `job.status` for every watched job until the connection closes."""
-        self.subscribers.add(notify)
+    async def outputs(self, p: protocol.Outputs, notify: Notify) -> dict:
+        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest))
+        return {"path": str(target)}
+
+    async def watch(self, p: protocol.Watch, notify: Notify) -> dict:
+        """Watch jobs submitted elsewhere: their changes go to `jobs.subscribe`rs."""
+        cluster = self.sessions.resolve(p.cluster)
+        for job in p.jobs or ([p.job] if p.job else []):
+            self.watcher.watch(cluster, job)
+        return {"watched": len(self.watcher.watched)}
+
+    async def subscribe(self, p: protocol.Subscribe, notify: Notify) -> dict:
+        """`job.status` for every watched job's change, until the connection closes."""
+        self.watcher.subscribers.add(notify)
         try:
             await asyncio.Event().wait()
         finally:
-            self.subscribers.discard(notify)
+            self.watcher.subscribers.discard(notify)
         return {}
 
-    def _save_watched(self) -> None:
-        self.watch_file.parent.mkdir(parents=True, exist_ok=True)
-        temp = self.watch_file.with_suffix(".tmp")
-        temp.write_text(json.dumps(self.watched))
-        os.replace(temp, self.watch_file)
-
-    async def _with_connection(self, cluster: str | None, fn, *args: Any) -> Any:
-        """Run `fn(connection, *args)` in a thread, on a session kept per cluster (logged in once)."""
-
-        def run() -> Any:
-            conn = self.connections.get(cluster)
-            if conn is None:
-                conn = self.connections[cluster] = service.connect(cluster)
-            try:
-                return fn(conn, *args)
-            except Unreachable:  # e.g. the local cluster restarted on another port
-                self.connections.pop(cluster, None)
-                raise
-
-        return await asyncio.to_thread(run)
-
-    async def rpc_jobs(self, params: dict, notify) -> dict:
-        def jobs(conn: service.Connection) -> dict:
-            return {"cluster": conn.profile.name, "jobs": conn.rest.jobs()}
-
-        return await self._with_connection(params.get("cluster"), jobs)
-
-    async def rpc_status(self, params: dict, notify) -> dict:
-        return await self._with_connection(params.get("cluster"), service.job_status, params["job"])
-
-    async def rpc_stop(self, params: dict, notify) -> dict:
-        await self._with_connection(params.get("cluster"), lambda conn: conn.rest.stop(params["job"]))
-        return {"stopped": params["job"]}
-
-    async def rpc_outputs(self, params: dict, notify) -> dict:
-        target = await self._with_connection(params.get("cluster"), service.outputs, params["job"], Path(params["dest"]))
-        return {"path": str(target)}
-
-    async def rpc_logs_follow(self, params: dict, notify) -> dict:
-        """Stream `job.log` notifications from the given offsets until the job ends (or just what
-        is there now, without `follow`); `job.status` on every state change."""
-        job, cluster = params["job"], params.get("cluster")
-        offsets: dict[str, int] = dict(params.get("offsets") or {})
-        loop = asyncio.get_running_loop()
-
-        pending: dict[str, bytes] = {}
-
-        def emit(label: str, data: bytes, end: int) -> None:
-            if data:
-                text = {"job": job, "task": label, "offset": end - len(data), "text": data.decode("utf-8", "replace")}
-                asyncio.run_coroutine_threadsafe(notify("job.log", text), loop).result()
-
-        def follow(conn: service.Connection) -> dict:
+    async def follow_logs(self, p: protocol.FollowLogs, notify: Notify) -> dict:
+        """`job.log` from the given offsets until the job ends (or just what is there now, without
+        `follow`); `job.status` on every state change."""
+        cluster = self.sessions.resolve(p.cluster)
+        logs = service.TaskLogs(p.task, p.which, p.offsets)
+        text = Utf8Chunks(p.job, notify)
+        async with self.watcher.follow(cluster, p.job) as feed:
+            version, status = await feed.next(0, None)
             last_state = None
-            for label, data in service.follow_logs(conn, job, params.get("task"), bool(params.get("follow", True)),
-                                                   params.get("which", "all"), offsets=offsets):
-                # Never split a UTF-8 character between two notifications.
-                data = pending.pop(label, b"") + data
-                complete, tail = split_utf8(data)
-                if tail:
-                    pending[label] = tail
-                emit(label, complete, offsets[label] - len(tail))
-            for label, tail in pending.items():
-                emit(label, tail, offsets[label])
-            status = service.job_status(conn, job)
-            if status["state"] != last_state:
-                asyncio.run_coroutine_threadsafe(notify("job.status", {"job": job, "state": status["state"],
-                                                                       "exitCode": status["exitCode"],
-                                                                       "diagnostics": status["diagnostics"]}), loop).result()
-            return {"job": job, "state": status["state"], "offsets": offsets}
+            while True:
+                if status.state != last_state:
+                    last_state = status.state
+                    await notify(status_event(cluster, status))
+                for label, offset, data in await self.sessions.run(cluster, logs.read, status):
+                    await text.send(label, offset, data)
+                if not p.follow or status.state in FINAL:
+                    break
+                version, status = await feed.next(version, LOG_INTERVAL)
+        await text.flush()
+        return {"job": p.job, "state": status.state, "offsets": logs.offsets}
 
-        return await self._with_connection(cluster, follow)
+    async def hdfs(self, p: protocol.Params, notify: Notify) -> dict:
+        progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)
+        return await self.sessions.run(getattr(p, "cluster", None), HDFS[type(p)], p, progress)
 
 
-HDFS_OPS = {"ls", "stat", "mkdir", "rm", "mv", "cat", "tail", "put", "get"}
+class Utf8Chunks:
+    """`job.log` events from raw log bytes: each carries whole UTF-8 characters (a character cut
+    by a read waits for its end) and the exact number of bytes it stands for."""
 
+    def __init__(self, job: str, notify: Notify):
+        self.job, self.notify = job, notify
+        self.pending: dict[str, tuple[int, bytes]] = {}  # task -> (offset, start of a cut character)
 
-def _hdfs_handler_impl(daemon: Daemon, op: str):
-    from ..service import hdfs as explorer
+    async def send(self, task: str, offset: int, data: bytes) -> None:
+        if task in self.pending:
+            start, head = self.pending.pop(task)
+            offset, data = start, head + data
+        whole, cut = split_utf8(data)
+        if cut:
+            self.pending[task] = (offset + len(whole), cut)
+        await self._emit(task, offset, whole)
 
-    async def handler(params: dict, notify) -> dict:
-        loop = asyncio.get_running_loop()
-        token = params.get("progressToken")
+    async def flush(self) -> None:
+        for task, (offset, cut) in self.pending.items():
+            await self._emit(task, offset, cut)
+        self.pending.clear()
 
-        def progress(done: int, total: int, files: int, all_files: int) -> None:
-            if token is not None:
-                asyncio.run_coroutine_threadsafe(notify("transfer.progress", {
-                    "token": token, "bytes": done, "totalBytes": total, "files": files, "totalFiles": all_files}), loop)
-
-        def run(conn: service.Connection) -> dict:
-            if op == "ls":
-                return explorer.ls(conn, params["path"])
-            if op == "stat":
-                return explorer.stat(conn, params["path"])
-            if op == "mkdir":
-                return explorer.mkdir(conn, params["path"])
-            if op == "rm":
-                return explorer.rm(conn, params["path"], bool(params.get("recursive")))
-            if op == "mv":
-                return explorer.mv(conn, params["from"], params["to"])
-            if op in ("cat", "tail"):
-                data = (explorer.cat(conn, params["path"], params.get("offset", 0), params.get("length")) if op == "cat"
-                        else explorer.tail(conn, params["path"], params.get("bytes", 1024)))
-                return {"path": explorer.absolute(conn, params["path"]), "data": base64.b64encode(data).decode()}
-            if op == "put":
-                return explorer.put(conn, Path(params["local"]), params["remote"], progress)
-            return explorer.get(conn, params["remote"], Path(params["local"]), progress)
-
-        return await daemon._with_connection(params.get("cluster"), run)
-
-    return handler
+    async def _emit(self, task: str, offset: int, data: bytes) -> None:
+        if data:
+            await self.notify(protocol.JobLog(job=self.job, task=task, offset=offset, length=len(data),
+                                              text=data.decode("utf-8", "replace")))
 
 
 def split_utf8(data: bytes) -> tuple[bytes, bytes]:
@@ -291,7 +237,26 @@ def split_utf8(data: bytes) -> tuple[bytes, bytes]:
     return data, b""
 
 
+def _read(op: Callable[..., bytes]) -> Callable[..., dict]:
+    def run(backend: Backend, p: Any, progress: Any) -> dict:
+        return {"path": explorer.absolute(backend, p.path), "data": base64.b64encode(op(backend, p)).decode()}
+
+    return run
+
+
+HDFS: dict[type, Callable[..., dict]] = {
+    protocol.HdfsList: lambda backend, p, progress: explorer.ls(backend, p.path),
+    protocol.HdfsStat: lambda backend, p, progress: explorer.stat(backend, p.path),
+    protocol.HdfsMkdir: lambda backend, p, progress: explorer.mkdir(backend, p.path),
+    protocol.HdfsRemove: lambda backend, p, progress: explorer.rm(backend, p.path, p.recursive),
+    protocol.HdfsMove: lambda backend, p, progress: explorer.mv(backend, p.source, p.target),
+    protocol.HdfsCat: _read(lambda backend, p: explorer.cat(backend, p.path, p.offset, p.length)),
+    protocol.HdfsTail: _read(lambda backend, p: explorer.tail(backend, p.path, p.size)),
+    protocol.HdfsPut: lambda backend, p, progress: explorer.put(backend, Path(p.local), p.remote, progress),
+    protocol.HdfsGet: lambda backend, p, progress: explorer.get(backend, p.remote, Path(p.local), progress),
+}
+
+
 def serve() -> int:
-    daemon = Daemon(socket_path())
-    asyncio.run(daemon.serve())
+    asyncio.run(Daemon(socket_path()).serve())
     return 0

@@ -16,11 +16,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
+from ..core.roles import roles_from_v1
 from . import shapes, v2
-from .cluster import LocalCluster, roles_from_v1
+from .cluster import LocalCluster
 from .errors import ClusterError
 from .joi import InvalidParameters, validate_v1
-from .model import Job
+from .model import Job, with_always_ports
 
 TAIL_BYTES = 16384
 
@@ -123,7 +124,7 @@ class Api:
             raise ClusterError(400, "InvalidParametersError", str(exc)) from None
         name = request.path_params.get("job") or config["jobName"]
         job = Job(user=owner or user, name=name, version=1, legacy=legacy, config=config,
-                  virtual_cluster=config.get("virtualCluster") or "default", roles=roles_from_v1(config),
+                  virtual_cluster=config.get("virtualCluster") or "default", roles=with_always_ports(roles_from_v1(config)),
                   retry_count=config.get("retryCount", 0), debug=(config.get("jobEnvs") or {}).get("isDebug") is True)
         self.cluster.submit(job, original)
         headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{name}")}
@@ -283,7 +284,7 @@ class Api:
             raise ClusterError(404, "NoTaskLogError", "Log of task is not found.")
         tail = "?tail-mode=true" if request.query_params.get("tail-mode") == "true" else ""
         base = request.url.path.rstrip("/")
-        return JSONResponse({"locations": [{"name": name, "uri": f"{base}/{name}{tail}"} for name in ("stdout", "stderr", "all")]})
+        return JSONResponse(shapes.log_locations(base, tail))
 
     async def log_file(self, request: Request) -> Response:
         self.cluster.users.verify(request.headers.get("authorization") or

@@ -19,7 +19,7 @@ from .auth import Users
 from .datadir import write_private
 from .errors import ClusterError
 from .hdfs_store import SNAPSHOT, UPLOAD_SUFFIX, HdfsStore
-from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, RoleSpec, Task, now_ms, write_json
+from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
 from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
 
 STOP_GRACE_SECONDS = 2.0
@@ -55,17 +55,6 @@ def _nvidia_gpus() -> int:
     except (OSError, subprocess.SubprocessError):
         return 0
     return sum(1 for line in out.splitlines() if line.startswith("GPU "))
-
-
-def roles_from_v1(config: dict) -> list[RoleSpec]:
-    out = []
-    for role in config["taskRoles"]:
-        ports = {p["label"]: (p.get("beginAt", 0), p.get("portNumber", 1)) for p in role.get("portList", [])}
-        for label in ("http", "ssh"):  # every role always gets these (§1.3)
-            ports.setdefault(label, (0, 1))
-        out.append(RoleSpec(role["name"], role["taskNumber"], role["cpuNumber"], role["memoryMB"], role["gpuNumber"],
-                            role["shmMB"], role["command"], ports, role["minFailedTaskCount"], role["minSucceededTaskCount"]))
-    return out
 
 
 class LocalCluster:

@@ -9,11 +9,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.openpai import FINAL
+from ..core.roles import ALWAYS_PORTS, TaskRole
+
 # Exit codes from the OpenPAI exit specs (openpai-api.md §5.4, §5.6).
 STOPPED_BY_USER = {1: -7351, 2: -210}
 TASK_STOPPED_ON_COMPLETION = {1: -7400, 2: -220}
 USER_FAILURE = 255
-FINAL = ("SUCCEEDED", "FAILED", "STOPPED")
 ACTIVE = ("RUNNING", "COMPLETING", "STOPPING")  # states in which a job holds its resources
 
 
@@ -21,20 +23,12 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-@dataclass
-class RoleSpec:
-    """A task role in the form the runner needs, from a v1 or a v2 config."""
-
-    name: str
-    tasks: int
-    cpu: int
-    memory_mb: int
-    gpu: int
-    shm_mb: int
-    command: str
-    ports: dict[str, tuple[int, int]]  # label -> (beginAt, count)
-    min_failed: int | None
-    min_succeeded: int | None
+def with_always_ports(roles: list[TaskRole]) -> list[TaskRole]:
+    """Roles as the cluster runs them: each also gets the ports every task has."""
+    for role in roles:
+        for label in ALWAYS_PORTS:
+            role.ports.setdefault(label, (0, 1))
+    return roles
 
 
 @dataclass
@@ -65,7 +59,7 @@ class Job:
     legacy: bool
     config: dict  # validated, defaults applied
     virtual_cluster: str
-    roles: list[RoleSpec]
+    roles: list[TaskRole]
     retry_count: int
     debug: bool = False
     state: str = "WAITING"
@@ -106,7 +100,7 @@ class Job:
     def total_gpus(self) -> int:
         return sum(r.tasks * r.gpu for r in self.roles)
 
-    def role(self, name: str) -> RoleSpec:
+    def role(self, name: str) -> TaskRole:
         return next(r for r in self.roles if r.name == name)
 
     def to_json(self) -> dict:
@@ -115,7 +109,7 @@ class Job:
     @classmethod
     def from_json(cls, data: dict) -> Job:
         data = dict(data)
-        data["roles"] = [RoleSpec(**{**r, "ports": {k: tuple(v) for k, v in r["ports"].items()}}) for r in data["roles"]]
+        data["roles"] = [TaskRole(**{**r, "ports": {k: tuple(v) for k, v in r["ports"].items()}}) for r in data["roles"]]
         data["tasks"] = [Task(**t) for t in data["tasks"]]
         return cls(**data)
 

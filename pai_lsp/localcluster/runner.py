@@ -8,7 +8,8 @@ import signal
 import socket
 from pathlib import Path
 
-from .model import Job, RoleSpec, Task
+from ..core.roles import TaskRole
+from .model import Job, Task
 
 DEBUG_HOLD_SECONDS = 604800
 LOG_NAMES = ("stdout", "stderr", "all")
@@ -116,7 +117,7 @@ def environment(job: Job, task: Task, fs_uri: str, virtual_cluster: str) -> dict
     return env
 
 
-def command_line(role: RoleSpec, debug: bool) -> str:
+def command_line(role: TaskRole, debug: bool) -> str:
     """The user's command; with jobEnvs.isDebug a failing command keeps the task alive (§5.5)."""
     if not debug:
         return role.command
@@ -178,7 +179,7 @@ class RunningTask:
                              daemon=True).start()
 
 
-def container_command(engine: str, name: str, job: Job, role: RoleSpec, workdir: Path, env: dict[str, str],
+def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir: Path, env: dict[str, str],
                       max_cpus: int | None = None) -> list[str]:
     """`docker run` (or podman) of the job's image with the task's resources (CPUs no more than the
     machine has, for a job scaled to it) and environment."""

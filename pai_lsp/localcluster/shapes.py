@@ -1,9 +1,11 @@
-"""The JSON the real rest-server answers with (openpai-api.md §3.3, §3.4), built from our jobs."""
+"""The JSON the real rest-server answers with (openpai-api.md §3.3, §3.4), built from our jobs:
+the fields clients read come from the one wire model (`core.openpai`), the rest are added here."""
 
 from __future__ import annotations
 
 import hashlib
 
+from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
 from .model import Job, Task
 
 EXIT_SPECS = {
@@ -32,14 +34,13 @@ def public_state(job: Job) -> str:
 
 
 def summary_v1(job: Job) -> dict:
-    out = {
-        "name": job.name, "username": job.user, "state": public_state(job), "subState": job.state,
-        "executionType": job.execution_type, "retries": job.retries,
+    out = JobSummary(name=job.name, state=public_state(job), user=job.user, created=job.created, completed=job.completed,
+                     exit_code=job.exit_code, retries=job.retries, virtual_cluster=job.virtual_cluster).to_json()
+    out.update({
+        "subState": job.state, "executionType": job.execution_type,
         "retryDetails": {"user": job.retries, "platform": 0, "resource": 0},
-        "createdTime": job.created, "completedTime": job.completed, "appExitCode": job.exit_code,
-        "virtualCluster": job.virtual_cluster, "totalGpuNumber": job.total_gpus,
-        "totalTaskNumber": job.total_tasks, "totalTaskRoleNumber": len(job.roles),
-    }
+        "totalGpuNumber": job.total_gpus, "totalTaskNumber": job.total_tasks, "totalTaskRoleNumber": len(job.roles),
+    })
     if job.legacy:
         out["legacy"] = True
     return out
@@ -62,16 +63,16 @@ def log_path(job: Job, task: Task) -> str:
             f"/attempts/0/logs")
 
 
-def _task_status(job: Job, task: Task, base: str, v2: bool) -> dict:
-    out = {
-        "taskIndex": task.index, "taskState": task.state if task.state != "COMPLETING" else "RUNNING",
-        "containerId": f"container_{job.framework}_{job.attempt}_{task.role}_{task.index}",
-        "containerIp": "127.0.0.1" if task.launched else None,
-        "containerPorts": {label: ",".join(map(str, ports)) for label, ports in task.ports.items()},
-        "containerGpus": sum(1 << g for g in task.gpus) if not v2 else None,
-        "containerLog": (log_path(job, task) if v2 else base + log_path(job, task)),
-        "containerExitCode": task.exit_code,
-    }
+def _task_status(job: Job, task: Task, base: str, v2: bool) -> TaskStatus:
+    return TaskStatus(role=task.role, index=task.index, state=task.state if task.state != "COMPLETING" else "RUNNING",
+                      ip="127.0.0.1" if task.launched else None,
+                      ports={label: ",".join(map(str, ports)) for label, ports in task.ports.items()},
+                      exit_code=task.exit_code, log=log_path(job, task) if v2 else base + log_path(job, task))
+
+
+def _task_extras(job: Job, task: Task, v2: bool) -> dict:
+    out = {"containerId": f"container_{job.framework}_{job.attempt}_{task.role}_{task.index}",
+           "containerGpus": sum(1 << g for g in task.gpus) if not v2 else None}
     if v2:
         out.update({
             "taskUid": hashlib.md5(f"{job.framework}/{task.role}/{task.index}".encode()).hexdigest(),
@@ -84,14 +85,25 @@ def _task_status(job: Job, task: Task, base: str, v2: bool) -> dict:
     return out
 
 
+def _detail(job: Job, base: str, v2: bool) -> dict:
+    """The job detail of the wire model, with the fields only the server fills in."""
+    detail = JobDetail(name=job.name, state=public_state(job), created=job.created, completed=job.completed,
+                       exit_code=job.exit_code, diagnostics=job.exit_diagnostics,
+                       tasks=[_task_status(job, t, base, v2) for t in job.tasks]).to_json([r.name for r in job.roles])
+    for role, info in detail["taskRoles"].items():
+        for out, task in zip(info["taskStatuses"], [t for t in job.tasks if t.role == role], strict=True):
+            out.update(_task_extras(job, task, v2))
+    detail["jobStatus"].update(_job_status(job))
+    return detail
+
+
 def _job_status(job: Job) -> dict:
     return {
-        "username": job.user, "state": public_state(job), "subState": job.state, "executionType": job.execution_type,
+        "username": job.user, "subState": job.state, "executionType": job.execution_type,
         "retries": job.retries, "retryDetails": {"user": job.retries, "platform": 0, "resource": 0},
-        "createdTime": job.created, "completedTime": job.completed, "appId": f"application_local_{_debug_id(job)[:12]}",
+        "appId": f"application_local_{_debug_id(job)[:12]}",
         "appProgress": 1 if job.completed else 0, "appTrackingUrl": "", "appLaunchedTime": job.launched,
-        "appCompletedTime": job.completed, "appExitCode": job.exit_code, "appExitSpec": exit_spec(job.exit_code),
-        "appExitDiagnostics": job.exit_diagnostics,
+        "appCompletedTime": job.completed, "appExitSpec": exit_spec(job.exit_code),
         "appExitMessages": {"container": None, "runtime": None, "launcher": job.exit_diagnostics or None},
         "appExitTriggerMessage": job.trigger_message, "appExitTriggerTaskRoleName": job.trigger_role,
         "appExitTriggerTaskIndex": job.trigger_index, "appExitType": exit_spec(job.exit_code)["type"] if job.exit_code is not None else None,
@@ -102,24 +114,17 @@ def _job_status(job: Job) -> dict:
 
 
 def detail_v1(job: Job, base: str) -> dict:
-    status = _job_status(job)
-    status["name"] = job.framework
-    return {"name": job.name, "jobStatus": status, "taskRoles": _roles(job, base, v2=False)}
+    detail = _detail(job, base, v2=False)
+    detail["jobStatus"]["name"] = job.framework
+    return detail
 
 
 def detail_v2(job: Job, base: str) -> dict:
-    status = _job_status(job)
-    status.update({"launchedTime": job.launched, "submissionTime": job.created, "attemptId": job.attempt,
-                   "attemptState": public_state(job), "retryDelayTime": 0, "appCreatedTime": job.created})
-    return {"debugId": _debug_id(job), "name": job.name, "tags": [], "jobPriority": "default",
-            "jobStatus": status, "taskRoles": _roles(job, base, v2=True)}
+    detail = _detail(job, base, v2=True)
+    detail["jobStatus"].update({"launchedTime": job.launched, "submissionTime": job.created, "attemptId": job.attempt,
+                                "attemptState": public_state(job), "retryDelayTime": 0, "appCreatedTime": job.created})
+    return {"debugId": _debug_id(job), "name": job.name, "tags": [], "jobPriority": "default", **detail}
 
 
-def _roles(job: Job, base: str, v2: bool) -> dict:
-    return {
-        role.name: {
-            "taskRoleStatus": {"name": role.name},
-            "taskStatuses": [_task_status(job, t, base, v2) for t in job.tasks if t.role == role.name],
-        }
-        for role in job.roles
-    }
+def log_locations(base: str, tail: str) -> dict:
+    return LogLocations({name: f"{base}/{name}{tail}" for name in ("stdout", "stderr", "all")}).to_json()

@@ -9,8 +9,9 @@ from typing import Any
 
 import yaml
 
+from ..core.roles import TaskRole, from_v2
 from .errors import ClusterError
-from .model import RoleSpec
+from .model import with_always_ports
 
 NAME = {"type": "string", "pattern": "^[a-zA-Z0-9_-]+$", "maxLength": 255}
 KEY = "^[a-zA-Z_][a-zA-Z0-9_]*$"
@@ -137,11 +138,10 @@ def render(template: str, context: dict) -> str:
     return re.sub(r"<%\s*(.*?)\s*%>", lookup, template)
 
 
-def roles(doc: dict) -> list[RoleSpec]:
+def roles(doc: dict) -> list[TaskRole]:
     deployment = doc["_deployments"].get((doc.get("defaults") or {}).get("deployment"), {})
     out = []
     for name, role in doc["taskRoles"].items():
-        resources = role["resourcePerInstance"]
         lines = list(role["commands"])
         hooks = (deployment.get("taskRoles") or {}).get(name) or {}
         lines = list(hooks.get("preCommands") or []) + lines + list(hooks.get("postCommands") or [])
@@ -153,17 +153,8 @@ def roles(doc: dict) -> list[RoleSpec]:
         body = "\n".join(render(line.strip(), context) for line in lines)
         body = render(body, {"$secrets": secrets})
         command = "set -o errexit\nset -o nounset\nset -o pipefail\n" + body
-        instances = role.get("instances", 1)
-        completion = role.get("completion") or {}
-        ports = {label: (0, count) for label, count in (resources.get("ports") or {}).items()}
-        for label in ("http", "ssh"):
-            ports.setdefault(label, (0, 1))
-        out.append(RoleSpec(
-            name, instances, resources["cpu"], resources["memoryMB"], resources["gpu"],
-            (role.get("extraContainerOptions") or {}).get("shmMB", 512), command, ports,
-            completion.get("minFailedInstances") or 1, completion.get("minSucceededInstances") or instances,
-        ))
-    return out
+        out.append(from_v2(name, role, command))
+    return with_always_ports(out)
 
 
 def masked(text: str) -> str:

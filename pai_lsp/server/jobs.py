@@ -15,8 +15,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..core.messages import pick
-from ..daemon import aclient, protocol
-from ..daemon.client import LogCursor
+from ..daemon import client, protocol
 from ..errors import PaiError
 
 if TYPE_CHECKING:
@@ -37,12 +36,12 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None) ->
         ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
             title=pick(locale, "Submitting job", "正在提交作业"), message=path, percentage=0, cancellable=False))
 
-    def on_progress(method: str, params: dict) -> None:
-        if method == "upload.progress" and params["totalBytes"] and token is not None:
-            percent = int(100 * params["bytes"] / params["totalBytes"])
+    def on_progress(event: protocol.Event) -> None:
+        if isinstance(event, protocol.UploadProgress) and event.total_bytes and token is not None:
             ls.work_done_progress.report(token, types.WorkDoneProgressReport(
-                message=pick(locale, f"uploading {params['files']}/{params['totalFiles']} files",
-                             f"正在上传 {params['files']}/{params['totalFiles']} 个文件"), percentage=percent))
+                message=pick(locale, f"uploading {event.files}/{event.total_files} files",
+                             f"正在上传 {event.files}/{event.total_files} 个文件"),
+                percentage=int(100 * event.bytes / event.total_bytes)))
 
     def end(message: str) -> None:
         if token is not None:
@@ -50,11 +49,11 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None) ->
 
     settings = {k: v for k, v in ls.client_settings.items() if k.startswith("pai.job.")}
     try:
-        result = await aclient.call("submit", {"file": path, "cluster": cluster, "settings": settings,
-                                               "progressToken": token, "locale": locale}, on_progress)
-    except (PaiError, ConnectionError, OSError) as exc:
-        end(str(exc))
-        return _fail(ls, getattr(exc, "message", str(exc)))
+        result = await client.call(protocol.Submit(file=path, cluster=cluster, settings=settings, progress_token=token,
+                                                   locale=locale), on_progress)
+    except (PaiError, OSError) as exc:
+        end(_message(exc))
+        return _fail(ls, _message(exc))
     end(pick(locale, f"submitted {result['job']}", f"已提交 {result['job']}"))
     task = asyncio.ensure_future(follow(ls, uri, result["job"], result["cluster"], locale))
     _followers.add(task)
@@ -63,26 +62,20 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None) ->
 
 
 async def follow(ls: PaiLanguageServer, uri: str, job: str, cluster: str, locale: str | None) -> None:
-    """Relay the job's log and state until it ends; resume after a daemon restart from the offsets seen."""
-    cursor = LogCursor()
+    """Relay the job's log (`pai/jobLog`) and every change of its state (`pai/jobStatus`) until it
+    ends, then say how it ended."""
 
-    def on_event(method: str, params: dict) -> None:
-        if method == "job.log" and (data := cursor.accept(params)):
-            ls.protocol.notify("pai/jobLog", {"uri": uri, "job": job, "cluster": cluster, "task": params["task"],
-                                              "text": data.decode("utf-8", "replace")})
-        elif method == "job.status":
-            ls.protocol.notify("pai/jobStatus", {"uri": uri, "job": job, "cluster": cluster, **params})
+    def on_log(log: protocol.JobLog, text: str) -> None:
+        ls.protocol.notify("pai/jobLog", {"uri": uri, "job": job, "cluster": cluster, "task": log.task, "text": text})
 
-    for _ in range(5):
-        try:
-            final = await aclient.call("logs.follow", {"job": job, "cluster": cluster, "offsets": cursor.offsets}, on_event)
-            break
-        except (ConnectionError, OSError):
-            continue
-        except PaiError as exc:
-            ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {exc.message}"))
-            return
-    else:
+    def on_status(status: protocol.JobStatus) -> None:
+        ls.protocol.notify("pai/jobStatus", {"uri": uri, "job": job, "cluster": cluster, "state": status.state,
+                                             "exitCode": status.exit_code, "diagnostics": status.diagnostics})
+
+    try:
+        final = await client.follow(protocol.FollowLogs(job=job, cluster=cluster), on_log, on_status)
+    except PaiError as exc:
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {exc.message}"))
         return
     state = final["state"]
     kind = types.MessageType.Info if state == "SUCCEEDED" else types.MessageType.Warning
@@ -92,9 +85,13 @@ async def follow(ls: PaiLanguageServer, uri: str, job: str, cluster: str, locale
 async def call_or_fail(ls: PaiLanguageServer, params: protocol.Params) -> dict:
     """A daemon call whose failure becomes one editor message."""
     try:
-        return {"ok": True, **await aclient.call(params.METHOD, params.to_json())}
-    except (PaiError, ConnectionError, OSError) as exc:
-        return _fail(ls, getattr(exc, "message", str(exc)))
+        return {"ok": True, **await client.call(params)}
+    except (PaiError, OSError) as exc:
+        return _fail(ls, _message(exc))
+
+
+def _message(exc: Exception) -> str:
+    return exc.message if isinstance(exc, PaiError) else str(exc)
 
 
 def _fail(ls: PaiLanguageServer, message: str) -> dict:

@@ -11,17 +11,21 @@ import posixpath
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput, NotFound, PermissionDenied
-from .jobs import Connection
+
+if TYPE_CHECKING:
+    from ..clusters.backend import Backend
+
 
 Progress = Callable[[int, int, int, int], None]
 
 
-def absolute(conn: Connection, path: str) -> str:
+def absolute(backend: Backend, path: str) -> str:
     """Relative paths are under the user's home, `/user/<user>`, as `hdfs dfs` does."""
     if not path.startswith("/"):
-        path = f"/user/{conn.profile.user}/{path}"
+        path = f"/user/{backend.profile.user}/{path}"
     return posixpath.normpath(path) if path != "/" else "/"
 
 
@@ -31,72 +35,72 @@ def entry(name: str, status: dict) -> dict:
             "group": status["group"]}
 
 
-def ls(conn: Connection, path: str) -> dict:
-    path = absolute(conn, path)
-    status = conn.hdfs.status(path)
+def ls(backend: Backend, path: str) -> dict:
+    path = absolute(backend, path)
+    status = backend.storage.status(path)
     if status is None:
         raise NotFound(f"{path}: no such file or directory on HDFS")
     if status["type"] != "DIRECTORY":
         return {"path": path, "entries": [entry(posixpath.basename(path), status)]}
-    return {"path": path, "entries": [entry(s["name"], s) for s in conn.hdfs.list(path)]}
+    return {"path": path, "entries": [entry(s["name"], s) for s in backend.storage.list(path)]}
 
 
-def stat(conn: Connection, path: str) -> dict:
-    path = absolute(conn, path)
-    status = conn.hdfs.status(path)
+def stat(backend: Backend, path: str) -> dict:
+    path = absolute(backend, path)
+    status = backend.storage.status(path)
     if status is None:
         raise NotFound(f"{path}: no such file or directory on HDFS")
     return {"path": path, **entry(posixpath.basename(path) or "/", status)}
 
 
-def mkdir(conn: Connection, path: str) -> dict:
-    path = absolute(conn, path)
-    conn.hdfs.mkdir(path)
+def mkdir(backend: Backend, path: str) -> dict:
+    path = absolute(backend, path)
+    backend.storage.mkdir(path)
     return {"path": path}
 
 
-def rm(conn: Connection, path: str, recursive: bool = False) -> dict:
-    path = absolute(conn, path)
-    status = conn.hdfs.status(path)
+def rm(backend: Backend, path: str, recursive: bool = False) -> dict:
+    path = absolute(backend, path)
+    status = backend.storage.status(path)
     if status is None:
         raise NotFound(f"{path}: no such file or directory on HDFS")
     if status["type"] == "DIRECTORY" and not recursive:
         raise InvalidInput(f"{path} is a folder: use -r to remove it with everything in it")
-    conn.hdfs.delete(path, recursive=recursive)
+    backend.storage.delete(path, recursive=recursive)
     return {"path": path}
 
 
-def mv(conn: Connection, src: str, dst: str) -> dict:
-    src, dst = absolute(conn, src), absolute(conn, dst)
-    if conn.hdfs.status(src) is None:
+def mv(backend: Backend, src: str, dst: str) -> dict:
+    src, dst = absolute(backend, src), absolute(backend, dst)
+    if backend.storage.status(src) is None:
         raise NotFound(f"{src}: no such file or directory on HDFS")
-    conn.hdfs.rename(src, dst)
+    backend.storage.rename(src, dst)
     return {"from": src, "to": dst}
 
 
-def cat(conn: Connection, path: str, offset: int = 0, length: int | None = None) -> bytes:
-    path = absolute(conn, path)
-    status = conn.hdfs.status(path)
+def cat(backend: Backend, path: str, offset: int = 0, length: int | None = None) -> bytes:
+    path = absolute(backend, path)
+    status = backend.storage.status(path)
     if status is None:
         raise NotFound(f"{path}: no such file or directory on HDFS")
     if status["type"] == "DIRECTORY":
         raise InvalidInput(f"{path} is a folder, not a file")
     if status["length"] == 0 or offset >= status["length"]:
         return b""
-    return conn.hdfs.read(path, offset=offset, length=length)
+    return backend.storage.read(path, offset=offset, length=length)
 
 
-def tail(conn: Connection, path: str, size: int = 1024) -> bytes:
-    status = stat(conn, path)
-    return cat(conn, path, max(0, status["size"] - size))
+def tail(backend: Backend, path: str, size: int = 1024) -> bytes:
+    status = stat(backend, path)
+    return cat(backend, path, max(0, status["size"] - size))
 
 
-def put(conn: Connection, local: Path, remote: str, progress: Progress | None = None, threads: int = 8) -> dict:
+def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8) -> dict:
     """A file or a folder (recursively); into `remote` when that is an existing folder."""
-    remote = absolute(conn, remote)
+    remote = absolute(backend, remote)
     if not local.exists():
         raise NotFound(f"{local}: no such local file or folder")
-    target = conn.hdfs.status(remote)
+    target = backend.storage.status(remote)
     if target is not None and target["type"] == "DIRECTORY":
         remote = posixpath.join(remote, local.name)
     files = [(local, remote)] if local.is_file() else [
@@ -107,7 +111,7 @@ def put(conn: Connection, local: Path, remote: str, progress: Progress | None = 
     def send(pair: tuple[Path, str]) -> None:
         path, dest = pair
         data = path.read_bytes()
-        conn.hdfs.write(dest, data)
+        backend.storage.write(dest, data)
         done[0] += len(data)
         done[1] += 1
         if progress:
@@ -124,10 +128,10 @@ def safe_name(name: str) -> str:
     return name
 
 
-def get(conn: Connection, remote: str, local: Path, progress: Progress | None = None) -> dict:
+def get(backend: Backend, remote: str, local: Path, progress: Progress | None = None) -> dict:
     """A file or a folder (recursively) to `local` (into it, when it is an existing folder)."""
-    remote = absolute(conn, remote)
-    status = conn.hdfs.status(remote)
+    remote = absolute(backend, remote)
+    status = backend.storage.status(remote)
     if status is None:
         raise NotFound(f"{remote}: no such file or directory on HDFS")
     if local.is_dir():
@@ -139,7 +143,7 @@ def get(conn: Connection, remote: str, local: Path, progress: Progress | None = 
         if st["type"] != "DIRECTORY":
             plan.append((rpath, lpath, st["length"]))
             return
-        for child in conn.hdfs.list(rpath):
+        for child in backend.storage.list(rpath):
             name = safe_name(child["name"])
             target = lpath / name
             if not str(target.resolve()).startswith(str(root)):
@@ -151,7 +155,7 @@ def get(conn: Connection, remote: str, local: Path, progress: Progress | None = 
     done = [0, 0]
     for rpath, lpath, size in plan:
         lpath.parent.mkdir(parents=True, exist_ok=True)
-        data = conn.hdfs.read(rpath) if size else b""
+        data = backend.storage.read(rpath) if size else b""
         temp = lpath.with_name(f".{lpath.name}.pai-download")
         temp.write_bytes(data)
         os.replace(temp, lpath)  # a broken download never leaves half a file under the real name

@@ -9,55 +9,23 @@ from __future__ import annotations
 
 import re
 import secrets
-import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..clusters.openpai import OpenPai
-from ..clusters.profiles import LOCAL, Profile, Profiles, get_secret, local_password, local_profile, set_secret
 from ..core.jsonc import parse
 from ..core.model import LineIndex, Settings
 from ..core.validate import diagnose
-from ..errors import InvalidInput, NameTaken, NotFound, PaiError
+from ..errors import InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings
 from ..storage.upload import Progress, UploadResult, select, upload
-from ..storage.webhdfs import Hdfs
 
-FINAL = ("SUCCEEDED", "FAILED", "STOPPED")
+if TYPE_CHECKING:
+    from ..clusters.backend import Backend
+    from ..core.openpai import JobDetail
+
+
 SUBSTITUTED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")
-
-
-@dataclass
-class Connection:
-    profile: Profile
-    rest: OpenPai
-    hdfs: Hdfs
-
-    def close(self) -> None:
-        self.rest.close()
-
-
-def connect(cluster: str | None = None) -> Connection:
-    profiles = Profiles()
-    name = profiles.resolve(cluster)
-    if name == LOCAL:
-        profile = local_profile()
-        rest = OpenPai(profile.rest_uri, profile.user, local_password)
-    else:
-        profile = profiles.clusters[name]
-        key = f"{name}:{profile.user}"
-        rest = OpenPai(profile.rest_uri, profile.user, lambda: get_secret(key + ":password"),
-                       token=get_secret(key + ":token"), on_token=lambda token: _keep_token(key, token),
-                       protocol=profile.protocol)
-    return Connection(profile, rest, Hdfs(profile.webhdfs_uri, profile.user))
-
-
-def _keep_token(key: str, token: str) -> None:
-    try:
-        set_secret(key + ":token", token)
-    except PaiError:
-        pass  # a token we cannot keep is simply fetched again next time
 
 
 # -- submit ----------------------------------------------------------------------------
@@ -78,7 +46,7 @@ def workspace_of(config_path: Path) -> Path:
     return folder
 
 
-def prepare(config_path: Path, settings: dict, conn: Connection, locale: str | None = None, shown: str | None = None) -> Prepared:
+def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | None = None, shown: str | None = None) -> Prepared:
     """`shown` is how messages name the file (as the user typed it)."""
     shown = shown or str(config_path)
     try:
@@ -88,7 +56,7 @@ def prepare(config_path: Path, settings: dict, conn: Connection, locale: str | N
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"{shown}: cannot read it ({exc})") from None
     doc = parse(text)
-    dialect = "scm" if conn.profile.kind == "scm" else "openpai"
+    dialect = "scm" if backend.profile.kind == "scm" else "openpai"
     errors = [d for d in diagnose(doc, Settings(dialect=dialect, locale=locale)) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
@@ -99,11 +67,11 @@ def prepare(config_path: Path, settings: dict, conn: Connection, locale: str | N
         name = f"{config['jobName']}_{secrets.token_hex(4)}"
     else:
         name = config["jobName"]
-        if conn.rest.job_exists(name):
-            raise NameTaken(f"a job named {name} already exists on {conn.profile.name}: rename it or "
+        if backend.job_exists(name):
+            raise NameTaken(f"a job named {name} already exists on {backend.profile.name}: rename it or "
                                          "enable pai.job.generateJobName.enabled")
     config["jobName"] = name
-    substitute(config, name, conn.profile.user)
+    substitute(config, name, backend.profile.user)
     code_dir = None
     if settings.get("pai.job.upload.enabled", True) and config.get("codeDir"):
         code_dir = hdfs_path(config["codeDir"])
@@ -134,93 +102,60 @@ def hdfs_path(uri: str) -> str:
     return path
 
 
-def submit(config_path: Path, cluster: str | None = None, settings: dict | None = None,
-           progress: Progress | None = None, locale: str | None = None, shown: str | None = None) -> dict:
+def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
+           locale: str | None = None, shown: str | None = None) -> dict:
+    """Check, name, upload and submit on a session already open (the daemon keeps one per cluster)."""
     config_path = Path(config_path)
     values = dict(find_workspace_settings(config_path.resolve()))
     values.update(settings or {})
-    conn = connect(cluster)
-    try:
-        prepared = prepare(config_path, values, conn, locale, shown)
-        uploaded: UploadResult | None = None
-        if prepared.code_dir:
-            files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
-            uploaded = upload(conn.hdfs, files, prepared.code_dir, progress=progress)
-        conn.rest.submit(prepared.config)
-        return {"job": prepared.name, "cluster": conn.profile.name, "user": conn.profile.user,
-                "upload": uploaded.to_json() if uploaded else None}
-    finally:
-        conn.close()
+    prepared = prepare(config_path, values, backend, locale, shown)
+    uploaded: UploadResult | None = None
+    if prepared.code_dir:
+        files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
+        uploaded = upload(backend.storage, files, prepared.code_dir, progress=progress)
+    backend.submit(prepared.config)
+    return {"job": prepared.name, "cluster": backend.profile.name, "user": backend.profile.user,
+            "upload": uploaded.to_json() if uploaded else None}
 
 
 # -- watch and act ---------------------------------------------------------------------
-def job_status(conn: Connection, name: str) -> dict:
-    detail = conn.rest.job(name)
-    status = detail["jobStatus"]
-    tasks = [{"role": role, "index": t["taskIndex"], "state": t["taskState"], "ports": t.get("containerPorts") or {},
-              "ip": t.get("containerIp"), "exitCode": t.get("containerExitCode"), "log": t.get("containerLog")}
-             for role, info in detail.get("taskRoles", {}).items() for t in info["taskStatuses"]]
-    return {"name": name, "state": status["state"], "created": status.get("createdTime"),
-            "completed": status.get("completedTime"), "exitCode": status.get("appExitCode"),
-            "diagnostics": status.get("appExitDiagnostics") or "", "tasks": tasks}
+class TaskLogs:
+    """Each task's log, read by byte offset: where it is (known once the task runs) and how much of
+    it was read. `offsets` may start where a follower left off."""
 
+    def __init__(self, task: str | None = None, which: str = "all", offsets: dict[str, int] | None = None):
+        self.task, self.which = task, which
+        self.offsets: dict[str, int] = dict(offsets or {})
+        self.uris: dict[str, str] = {}
 
-def follow_logs(conn: Connection, name: str, task: str | None, follow: bool, which: str = "all",
-                poll: float = 0.1, offsets: dict | None = None) -> Iterator[tuple[str, bytes]]:
-    """(task label, new bytes) from every task's log, by offset, until the job ends (with `follow`).
-    `offsets` is updated in place, so a caller can resume without a byte lost or repeated."""
-    offsets = {} if offsets is None else offsets
-    uris: dict[str, str] = {}
-    while True:
-        status = job_status(conn, name)
-        for t in status["tasks"]:
-            label = f"{t['role']}:{t['index']}"
-            if task and label != task:
+    def read(self, backend: Backend, job: JobDetail) -> list[tuple[str, int, bytes]]:
+        """What the tasks of `job` wrote since the last read: (task label, byte offset, bytes)."""
+        out = []
+        for task in job.tasks:
+            label = task.label
+            if self.task and label != self.task:
                 continue
-            if label not in uris and t["log"] and t["ip"]:
-                try:
-                    uris[label] = conn.rest.log_uri(t["log"], which)
-                except NotFound:
-                    pass
-            if label in uris:
-                data = conn.rest.read_log(uris[label], offsets.get(label, 0))
+            if label not in self.uris and (location := backend.log_location(task, self.which)):
+                self.uris[label] = location
+            if label in self.uris:
+                start = self.offsets.get(label, 0)
+                data = backend.read_log(self.uris[label], start)
                 if data:
-                    offsets[label] = offsets.get(label, 0) + len(data)
-                    yield label, data
-        if not follow or status["state"] in FINAL:
-            if follow and status["state"] in FINAL:
-                # One more pass: lines written just before the end.
-                for label, uri in uris.items():
-                    data = conn.rest.read_log(uri, offsets.get(label, 0))
-                    if data:
-                        offsets[label] = offsets.get(label, 0) + len(data)
-                        yield label, data
-            return
-        time.sleep(poll)
+                    self.offsets[label] = start + len(data)
+                    out.append((label, start, data))
+        return out
 
 
-def wait(conn: Connection, name: str, on_state: Callable[[str], None] | None = None, poll: float = 0.2) -> dict:
-    last = None
-    while True:
-        status = job_status(conn, name)
-        if status["state"] != last and on_state:
-            on_state(status["state"])
-        last = status["state"]
-        if status["state"] in FINAL:
-            return status
-        time.sleep(poll)
-
-
-def outputs(conn: Connection, name: str, dest: Path) -> Path:
+def outputs(backend: Backend, name: str, dest: Path) -> Path:
     """Download the job's outputDir into `dest`/<last part of outputDir>."""
-    config = conn.rest.config(name)
+    config = backend.config(name)
     output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
     if not output_dir:
         raise InvalidInput(f"job {name} has no outputDir")
     remote = hdfs_path(output_dir)
-    if conn.hdfs.status(remote) is None:
+    if backend.storage.status(remote) is None:
         raise NotFound(f"job {name} wrote nothing to its outputDir {remote}")
     dest.mkdir(parents=True, exist_ok=True)
     target = dest / remote.rstrip("/").rsplit("/", 1)[-1]
-    conn.hdfs.download(remote, target, overwrite=True)
+    backend.storage.download(remote, target, overwrite=True)
     return target

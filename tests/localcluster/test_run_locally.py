@@ -20,7 +20,7 @@ def test_a_gpu_job_runs_on_a_machine_without_gpus(tmp_path):
             done = finished(c, "seed")
             assert done["jobStatus"]["state"] == "SUCCEEDED" and NO_GPU in done["jobStatus"]["localNote"]
             assert log(cluster, c, "seed", "train") == "gpus=[] asked=1\n"
-            assert log(cluster, c, "seed", "train", which="stderr").startswith(f"[PAI local cluster] Run scaled to this machine")
+            assert log(cluster, c, "seed", "train", which="stderr").startswith("[PAI local cluster] Run scaled to this machine")
             plain = submit(c, job("fits", role("r", "true")))
             assert "x-warning" not in plain.headers and plain.json()["jobStatus"]["localNote"] == ""
 

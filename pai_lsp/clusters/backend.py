@@ -1,0 +1,50 @@
+"""The one interface the service layer uses to reach a cluster, whatever kind it is.
+
+OpenPAI (REST v1 and v2, and its SCM dialect) is the first implementation (`openpai.OpenPai`);
+PaddlePaddle Cloud is meant to be the next. Jobs travel in OpenPAI's model (`core.openpai`), job
+configs as checked v1 configs; a backend converts to what its cluster takes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..core.openpai import JobDetail, JobSummary, TaskStatus
+    from ..storage.webhdfs import Hdfs
+    from .profiles import Profile
+
+
+class Backend(Protocol):
+    profile: Profile  # which cluster, as whom
+
+    @property
+    def storage(self) -> Hdfs:
+        """The cluster's file system (code uploads, outputs, the HDFS explorer)."""
+
+    def login(self) -> None:
+        """Log in afresh with the stored password (the token is kept and renewed by itself)."""
+
+    def submit(self, config: dict) -> None:
+        """Start a job from a checked v1 config whose name and user are filled in."""
+
+    def job_exists(self, name: str) -> bool: ...
+
+    def jobs(self) -> list[JobSummary]:
+        """The user's jobs."""
+
+    def job(self, name: str) -> JobDetail:
+        """A job's state and its tasks' (state, address, ports, where their logs are)."""
+
+    def config(self, name: str) -> dict:
+        """The config the job was submitted with."""
+
+    def stop(self, name: str) -> None: ...
+
+    def log_location(self, task: TaskStatus, which: str) -> str | None:
+        """Where one log of a task (`stdout`, `stderr`, `all`) is read, once the task has one."""
+
+    def read_log(self, location: str, offset: int) -> bytes:
+        """The bytes of a log from byte `offset` on (empty when there is nothing new)."""
+
+    def close(self) -> None: ...

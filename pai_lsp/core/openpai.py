@@ -1,0 +1,110 @@
+"""OpenPAI's REST model as data, once: job states, and the job list, job detail, task status and log
+locations as the rest-server sends them (openpai-api.md §3). The client reads these
+(`from_json`); the local cluster writes them (`to_json`, then adds the fields only it fills in).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FINAL = ("SUCCEEDED", "FAILED", "STOPPED")  # a job (or task) in one of these states never changes again
+
+
+@dataclass
+class JobSummary:
+    """One row of `GET /api/v1/user/{user}/jobs` (v2's list has the same fields)."""
+
+    name: str
+    state: str
+    user: str | None = None
+    created: int | None = None  # milliseconds since the epoch
+    completed: int | None = None
+    exit_code: int | None = None
+    retries: int | None = None
+    virtual_cluster: str | None = None
+
+    @classmethod
+    def from_json(cls, data: dict) -> JobSummary:
+        return cls(name=data["name"], state=data["state"], user=data.get("username"), created=data.get("createdTime"),
+                   completed=data.get("completedTime"), exit_code=data.get("appExitCode"), retries=data.get("retries"),
+                   virtual_cluster=data.get("virtualCluster"))
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "username": self.user, "state": self.state, "createdTime": self.created,
+                "completedTime": self.completed, "appExitCode": self.exit_code, "retries": self.retries,
+                "virtualCluster": self.virtual_cluster}
+
+
+@dataclass
+class TaskStatus:
+    """One item of a task role's `taskStatuses` in a job detail."""
+
+    role: str
+    index: int
+    state: str
+    ip: str | None = None  # set once the task runs
+    ports: dict[str, str] = field(default_factory=dict)  # label -> "port[,port…]"
+    exit_code: int | None = None
+    log: str | None = None  # containerLog: where the task's log locations are
+
+    @property
+    def label(self) -> str:
+        return f"{self.role}:{self.index}"
+
+    @classmethod
+    def from_json(cls, role: str, data: dict) -> TaskStatus:
+        return cls(role=role, index=data["taskIndex"], state=data["taskState"], ip=data.get("containerIp"),
+                   ports=data.get("containerPorts") or {}, exit_code=data.get("containerExitCode"),
+                   log=data.get("containerLog"))
+
+    def to_json(self) -> dict:
+        return {"taskIndex": self.index, "taskState": self.state, "containerIp": self.ip, "containerPorts": self.ports,
+                "containerExitCode": self.exit_code, "containerLog": self.log}
+
+
+@dataclass
+class JobDetail:
+    """`GET …/jobs/{name}`: the job's status and every task's."""
+
+    name: str
+    state: str
+    created: int | None = None
+    completed: int | None = None
+    exit_code: int | None = None
+    diagnostics: str = ""
+    tasks: list[TaskStatus] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, data: dict) -> JobDetail:
+        status = data["jobStatus"]
+        tasks = [TaskStatus.from_json(role, t) for role, info in (data.get("taskRoles") or {}).items()
+                 for t in info.get("taskStatuses") or []]
+        return cls(name=data["name"], state=status["state"], created=status.get("createdTime"),
+                   completed=status.get("completedTime"), exit_code=status.get("appExitCode"),
+                   diagnostics=status.get("appExitDiagnostics") or "", tasks=tasks)
+
+    def to_json(self, roles: list[str] | None = None) -> dict:
+        """`roles` orders the task roles (default: as their tasks come)."""
+        names = roles if roles is not None else list(dict.fromkeys(t.role for t in self.tasks))
+        return {
+            "name": self.name,
+            "jobStatus": {"state": self.state, "createdTime": self.created, "completedTime": self.completed,
+                          "appExitCode": self.exit_code, "appExitDiagnostics": self.diagnostics},
+            "taskRoles": {role: {"taskRoleStatus": {"name": role},
+                                 "taskStatuses": [t.to_json() for t in self.tasks if t.role == role]} for role in names},
+        }
+
+
+@dataclass
+class LogLocations:
+    """`GET <containerLog>`: where each of a task's logs can be read ("stdout", "stderr", "all")."""
+
+    uris: dict[str, str]
+
+    @classmethod
+    def from_json(cls, data: Any) -> LogLocations:
+        return cls({loc["name"]: loc["uri"] for loc in data["locations"]})
+
+    def to_json(self) -> dict:
+        return {"locations": [{"name": name, "uri": uri} for name, uri in self.uris.items()]}
