@@ -6,7 +6,6 @@ destination: a remote name with `/`, `..` or a NUL in it is refused, not followe
 
 from __future__ import annotations
 
-import os
 import posixpath
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput, NotFound, PermissionDenied
+from ..files import write_atomic
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
@@ -155,10 +155,8 @@ def get(backend: Backend, remote: str, local: Path, progress: Progress | None = 
     done = [0, 0]
     for rpath, lpath, size in plan:
         lpath.parent.mkdir(parents=True, exist_ok=True)
-        data = backend.storage.read(rpath) if size else b""
-        temp = lpath.with_name(f".{lpath.name}.pai-download")
-        temp.write_bytes(data)
-        os.replace(temp, lpath)  # a broken download never leaves half a file under the real name
+        # A broken download never leaves half a file under the real name.
+        write_atomic(lpath, backend.storage.read(rpath) if size else b"")
         done[0] += size
         done[1] += 1
         if progress:

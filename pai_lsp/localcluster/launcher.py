@@ -1,0 +1,122 @@
+"""The local cluster as the `local` cluster profile uses it: started in the background on demand,
+with a user of its own for `pai`, stopped on request.
+
+This is the one module of the local cluster the client side may import (an import contract in
+the tests keeps it so): the client never reads or writes the cluster's users or secrets itself.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import secrets
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from ..files import write_atomic
+from .auth import Users
+from .datadir import default_data_dir, secrets_dir
+
+STATE_FILE = "server.json"  # url, hdfs and pid of the cluster started for the client
+START_TIMEOUT = 10.0
+
+
+class LaunchError(Exception):
+    """The local cluster is not running (and was not to be started), or did not start."""
+
+
+@dataclass
+class Running:
+    url: str  # REST
+    hdfs: str  # WebHDFS, without /webhdfs/v1
+    user: str  # pai's user there: the OS user's name
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("PAI_LOCAL_CLUSTER_DIR") or default_data_dir())
+
+
+def ensure_running(start: bool = True) -> Running:
+    """The running local cluster; started first when it is not running (unless `start` is False)."""
+    data = data_dir()
+    state = data / STATE_FILE
+    if state.exists():
+        info = json.loads(state.read_text())
+        if _alive(info["url"]):
+            return _running(info)
+    if not start:
+        raise LaunchError("the local cluster is not running")
+    _ensure_client_user(data)
+    extra = shlex.split(os.environ.get("PAI_LOCAL_CLUSTER_ARGS", ""))  # e.g. "--cpus 64" for benchmarks
+    log_fd = os.open(data / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(log_fd, "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0", *extra],
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
+    line = process.stdout.readline() if process.stdout else ""
+    if "REST " not in line:
+        raise LaunchError(f"the local cluster did not start: see {data / 'server.log'}")
+    url = line.split("REST ")[1].split()[0]
+    info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
+    write_atomic(state, json.dumps(info), private=True)
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _alive(url):
+        if time.monotonic() > deadline:
+            raise LaunchError(f"the local cluster at {url} does not answer")
+        time.sleep(0.05)
+    return _running(info)
+
+
+def client_password() -> str | None:
+    """The password of pai's user on the local cluster (made when the cluster was first started)."""
+    path = _password_file(data_dir())
+    return path.read_text().strip() if path.exists() else None
+
+
+def stop() -> bool:
+    """Stop the cluster started for the client; False when none was running."""
+    state = data_dir() / STATE_FILE
+    if not state.exists():
+        return False
+    info = json.loads(state.read_text())
+    try:
+        os.kill(info["pid"], 2)  # SIGINT: the cluster stops its tasks and exits
+    except (ProcessLookupError, PermissionError):
+        pass
+    state.unlink(missing_ok=True)
+    return True
+
+
+def _running(info: dict) -> Running:
+    return Running(info["url"], info["hdfs"], getpass.getuser())
+
+
+def _alive(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/api/v2/info", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _password_file(data: Path) -> Path:
+    """Beside the cluster's own secrets, outside the data folder its tasks run in."""
+    return secrets_dir(data) / "pai-client-password"
+
+
+def _ensure_client_user(data: Path) -> None:
+    """pai's user (named after the OS user, an admin) with a random password only this user can read."""
+    users = Users(data)
+    user = getpass.getuser()
+    secret = _password_file(data)
+    if user in users.users and secret.exists():
+        return
+    password = secrets.token_urlsafe(16)
+    users.add(user, password, admin=True)
+    write_atomic(secret, password, private=True)
