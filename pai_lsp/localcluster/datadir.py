@@ -107,3 +107,22 @@ class DataDirLock:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def serving(data_dir: Path) -> dict | None:
+    """Who serves `data_dir` now (pid, url, hdfs, as the holder wrote them), or None when no cluster does."""
+    path = data_dir / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        try:
+            return json.loads(path.read_text() or "{}")
+        except (OSError, ValueError):
+            return {}
+    finally:
+        os.close(fd)  # closing drops a lock we may have taken
+    return None

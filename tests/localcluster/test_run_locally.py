@@ -3,6 +3,11 @@ a machine with GPUs still assigns and queues them; --strict-resources keeps a re
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 from .conftest import USER, own_cluster, wait_for
 from .test_jobs import detail, finished, job, log, role, submit
 
@@ -50,3 +55,47 @@ def test_strict_resources_refuses_what_can_never_fit(tmp_path):
             assert refused.json()["message"] == ("Job seed needs 1 GPU in total but this local cluster has 0: it can never run "
                                                  "here. Lower the role's resources or taskNumber.")
             assert c.get(f"/api/v1/user/{USER}/jobs/seed").status_code == 404
+
+
+def _pai_env(tmp_path, data_dir) -> dict:
+    return dict(os.environ, XDG_CONFIG_HOME=os.environ["XDG_CONFIG_HOME"], XDG_STATE_HOME=str(tmp_path / "state"),
+                PAI_LOCAL_CLUSTER_DIR=str(data_dir), PAI_LSP_SECRETS="file", LANG="C.UTF-8",
+                PAI_LOCAL_CLUSTER_ARGS="--gpus 0")
+
+
+def _pai(env: dict, *args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pai_lsp", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=180)
+
+
+def test_pai_run_runs_a_seed_config_on_a_machine_without_gpus(tmp_path):
+    """The seed configs ask for a GPU: `pai run` runs them anyway and says so in one line."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    config = {"jobName": "seed", "image": "openpai/pytorch", "taskRoles": [
+        {"name": "train", "taskNumber": 1, "cpuNumber": 4, "memoryMB": 8192, "gpuNumber": 1,
+         "command": 'echo "training on [$CUDA_VISIBLE_DEVICES]"'}]}
+    (ws / "seed.pai.json").write_text(json.dumps(config))
+    env = _pai_env(tmp_path, tmp_path / "local")
+    try:
+        result = _pai(env, "run", "seed.pai.json", "--follow", cwd=ws)
+        assert result.returncode == 0, result.stderr
+        assert "training on []" in result.stdout
+        notes = [line for line in (result.stdout + result.stderr).splitlines() if "Run scaled to this machine" in line]
+        assert len(notes) == 1 and NO_GPU in notes[0]
+    finally:
+        _pai(env, "daemon", "stop")
+        _pai(env, "cluster", "stop-local")
+
+
+def test_pai_uses_the_cluster_already_serving_its_data_folder(tmp_path):
+    """A cluster started by hand on the same data folder is used, never a second one beside it."""
+    with own_cluster(tmp_path / "local") as cluster:
+        env = _pai_env(tmp_path, cluster.data_dir)
+        try:
+            listed = _pai(env, "jobs")
+            assert listed.returncode == 0, listed.stderr
+            state = json.loads((cluster.data_dir / "server.json").read_text())
+            assert state["url"] == cluster.url and state["pid"] == cluster.process.pid
+        finally:
+            _pai(env, "daemon", "stop")
+        assert cluster.client().get("/api/v2/info").status_code == 200
