@@ -107,7 +107,7 @@ async def test_hdfs_commands_return_structured_results(editor, tmp_path):
     cat = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.cat", [{"path": "/tmp/editor/up.txt"}]))
     assert cat["text"] == "from the editor\n"
     missing = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.ls", [{"path": "/nope"}]))
-    assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS"}
+    assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS", "kind": "not-found"}
 
 
 async def test_command_arguments_are_typed(editor):
@@ -125,4 +125,4 @@ async def test_command_arguments_are_typed(editor):
         else:
             raise AssertionError(f"{command} {arguments} was accepted")
     none = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", []))
-    assert none == {"ok": False, "message": "Open a *.pai.json file to submit it."}
+    assert none == {"ok": False, "message": "Open a *.pai.json file to submit it.", "kind": "invalid"}

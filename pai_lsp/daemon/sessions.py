@@ -47,6 +47,10 @@ class Sessions:
 
         return await asyncio.to_thread(call)
 
+    def forget(self) -> None:
+        """Drop the kept sessions (not closed: a request may still be using one)."""
+        self.backends = {}
+
     def close(self) -> None:
         for backend in self.backends.values():
             backend.close()

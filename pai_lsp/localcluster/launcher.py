@@ -20,6 +20,7 @@ from pathlib import Path
 
 import httpx
 
+from ..filelock import held
 from ..files import write_atomic
 from .auth import Users
 from .datadir import default_data_dir, secrets_dir, serving
@@ -44,8 +45,21 @@ def data_dir() -> Path:
 
 
 def ensure_running(start: bool = True) -> Running:
-    """The running local cluster; started first when it is not running (unless `start` is False)."""
+    """The running local cluster; started first when it is not running (unless `start` is False).
+    Callers that come at once (threads of the daemon, several processes) start one cluster: the
+    check and the start happen under one lock."""
     data = data_dir()
+    running = _already_running(data)
+    if running is not None:
+        return running
+    if not start:
+        raise LaunchError("the local cluster is not running")
+    data.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with held(data / "server.lock"):
+        return _already_running(data) or _start(data)
+
+
+def _already_running(data: Path) -> Running | None:
     state = data / STATE_FILE
     if state.exists():
         info = json.loads(state.read_text())
@@ -58,8 +72,10 @@ def ensure_running(start: bool = True) -> Running:
         if _answers_soon(info["url"]):
             write_atomic(state, json.dumps(info), private=True)
             return _running(info)
-    if not start:
-        raise LaunchError("the local cluster is not running")
+    return None
+
+
+def _start(data: Path) -> Running:
     _ensure_client_user(data)
     extra = shlex.split(os.environ.get("PAI_LOCAL_CLUSTER_ARGS", ""))  # e.g. "--cpus 64" for benchmarks
     log_fd = os.open(data / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -72,7 +88,7 @@ def ensure_running(start: bool = True) -> Running:
         raise LaunchError(f"the local cluster did not start: see {data / 'server.log'}")
     url = line.split("REST ")[1].split()[0]
     info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
-    write_atomic(state, json.dumps(info), private=True)
+    write_atomic(data / STATE_FILE, json.dumps(info), private=True)
     if not _answers_soon(url):
         raise LaunchError(f"the local cluster at {url} does not answer")
     return _running(info)

@@ -50,8 +50,14 @@ class PaiLanguageServer(LanguageServer):
         super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
+        self.client_shows_messages = False  # the client shows command failures and job ends itself
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.followers: dict[tuple[str | None, str], asyncio.Task] = {}  # (cluster, job) -> log relay
+        self.status_feed: asyncio.Task | None = None
+        self.job_states: dict[tuple[str | None, str], str] = {}  # (cluster, job) -> the state last sent
+        self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
+        self.cancelled_tokens: set[str | int] = set()
 
     # -- settings --------------------------------------------------------------------
     def settings_for(self, uri: str) -> Settings:

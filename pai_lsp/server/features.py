@@ -19,7 +19,7 @@ registry = Registry()
 
 CODE_LENSES = {
     "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
-    "pai.runLocally": ("Run locally", "在本机运行"),
+    "pai.runLocally": ("Run Job Locally", "在本地运行作业"),
 }
 
 
@@ -28,6 +28,8 @@ def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
     ls.locale = params.locale
     if params.initialization_options:
         ls.update_client_settings(params.initialization_options)
+        client = params.initialization_options.get("client") if isinstance(params.initialization_options, dict) else None
+        ls.client_shows_messages = bool(isinstance(client, dict) and client.get("showsMessages"))
 
 
 @registry.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -198,7 +198,8 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     done_bytes = done_files = 0
     sent: list[str] = []
     try:
-        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        pool = ThreadPoolExecutor(max_workers=max(1, threads))
+        try:
             futures = {pool.submit(lambda rel: hdfs.write(f"{target}/{rel}", Path(paths[rel]).read_bytes()), rel): rel
                        for rel in changed}
             for future in as_completed(futures):
@@ -208,7 +209,9 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
                 done_files += 1
                 done_bytes += manifest["files"][rel]["size"]
                 if progress:
-                    progress(done_bytes, total, done_files, len(changed))
+                    progress(done_bytes, total, done_files, len(changed))  # may raise to cancel the upload
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)  # a failure or a cancel sends nothing more
         for rel in removed:
             hdfs.delete(f"{target}/{rel}")
         hdfs.write(f"{target}/{MANIFEST}", json.dumps(manifest).encode())
