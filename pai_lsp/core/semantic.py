@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from . import joi
 from . import messages as msg
 from .envvars import DIR_FIELDS, DIR_SUBSTITUTED, ConfigNames, assigned_in, find_variables, resolve
 from .jsonc import Document, Node, find, string_offset
@@ -17,19 +18,26 @@ from .model import Diagnostic, Edit, Fix, Settings
 from .schema import defaults, description, job_schema
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _diag(node: Node, code: str, settings: Settings, fixes: list[Fix] | None = None, **args: Any) -> Diagnostic:
     return Diagnostic(node.start, node.end, code, msg.severity(code), msg.render(code, settings.locale, **args), fixes or [])
 
 
 def _roles(config: dict) -> list[tuple[int, dict]]:
-    roles = config.get("taskRoles")
+    """The task roles as the server sees them: JSON text (of the list or of a role) is read as JSON."""
+    roles = joi.from_json_text(config.get("taskRoles"), "array")
     if not isinstance(roles, list):
         return []
+    roles = [joi.from_json_text(r, "object") for r in roles]
     return [(i, r) for i, r in enumerate(roles) if isinstance(r, dict)]
+
+
+def _at(doc: Document, path: tuple) -> Node | None:
+    """The node at `path`, or the nearest one holding it (a JSON text string the server parses)."""
+    for end in range(len(path), 0, -1):
+        node = find(doc.root, path[:end])
+        if node is not None:
+            return node
+    return None
 
 
 def semantic_checks(doc: Document, settings: Settings) -> list[Diagnostic]:
@@ -49,52 +57,64 @@ def duplicate_roles(doc: Document, config: dict, settings: Settings) -> Iterator
         name = role.get("name")
         if isinstance(name, str) and names[name] > 1:
             if name in seen:
-                node = find(doc.root, ("taskRoles", index, "name"))
+                node = _at(doc, ("taskRoles", index, "name"))
                 if node is not None:
                     yield _diag(node, "semantic.duplicate-role", settings, name=name)
             seen.add(name)
 
 
 def task_counts(doc: Document, config: dict, settings: Settings) -> Iterator[Diagnostic]:
+    """The server's own check after Joi (middlewares/job.js), on Joi's converted values and defaults:
+    (minFailedTaskCount || 0) > taskNumber or (minSucceededTaskCount || 0) > taskNumber is refused."""
+    role_defaults = defaults("taskRole")
     for index, role in _roles(config):
-        tasks = _int(role.get("taskNumber", 1))
-        if tasks is None:
-            continue
+        tasks = joi.to_integer(role.get("taskNumber", role_defaults["taskNumber"]))
+        if tasks is None or tasks < 0:
+            continue  # the schema's own error says it
         for field in ("minFailedTaskCount", "minSucceededTaskCount"):
-            value = _int(role.get(field))
+            given = field in role
+            value = joi.to_integer(role[field]) if given else role_defaults[field]
             if value is not None and value > tasks:
-                node = find(doc.root, ("taskRoles", index, field))
+                node = _at(doc, ("taskRoles", index, field if given else "taskNumber"))
                 if node is not None:
-                    yield _diag(node, "semantic.min-count-exceeds-tasks", settings, field=field, value=value, tasks=tasks)
+                    shown = value if given else msg.pick(settings.locale, f"{value} (the default)", f"{value}（默认值）")
+                    yield _diag(node, "semantic.min-count-exceeds-tasks", settings, field=field, value=shown, tasks=tasks)
 
 
 def shared_memory(doc: Document, config: dict, settings: Settings) -> Iterator[Diagnostic]:
+    """Joi checks a given shmMB against memoryMB (given or its default); the default shmMB is never
+    checked, so a small memoryMB without shmMB is accepted: a warning says what it means."""
+    role_defaults = defaults("taskRole")
     for index, role in _roles(config):
-        memory = _int(role.get("memoryMB", defaults("taskRole")["memoryMB"]))
+        memory = joi.to_integer(role.get("memoryMB", role_defaults["memoryMB"]))
         if memory is None:
             continue
         default_note = "" if "memoryMB" in role else msg.pick(settings.locale, ", the default", "，默认值")
-        # Without shmMB the server applies its default first, then checks it against memoryMB.
-        shm = _int(role["shmMB"]) if "shmMB" in role else defaults("taskRole")["shmMB"]
-        if shm is None or shm <= memory:
-            continue
-        node = find(doc.root, ("taskRoles", index, "shmMB" if "shmMB" in role else "memoryMB"))
-        if node is not None:
-            yield _diag(node, "semantic.shm-exceeds-memory", settings, shm=shm, memory=memory, default_note=default_note)
+        if "shmMB" in role:
+            shm = joi.to_integer(role["shmMB"])
+            if shm is not None and shm > memory:
+                node = _at(doc, ("taskRoles", index, "shmMB"))
+                if node is not None:
+                    yield _diag(node, "semantic.shm-exceeds-memory", settings, shm=shm, memory=memory, default_note=default_note)
+        elif role_defaults["shmMB"] > memory:
+            node = _at(doc, ("taskRoles", index, "memoryMB"))
+            if node is not None:
+                yield _diag(node, "semantic.default-shm-exceeds-memory", settings, shm=role_defaults["shmMB"], memory=memory)
 
 
 def duplicate_port_labels(doc: Document, config: dict, settings: Settings) -> Iterator[Diagnostic]:
     for index, role in _roles(config):
-        ports = role.get("portList")
+        ports = joi.from_json_text(role.get("portList"), "array")
         if not isinstance(ports, list):
             continue
+        ports = [joi.from_json_text(p, "object") for p in ports]
         seen: set[str] = set()
         for p_index, port in enumerate(ports):
             label = port.get("label") if isinstance(port, dict) else None
             if not isinstance(label, str):
                 continue
             if label in seen:
-                node = find(doc.root, ("taskRoles", index, "portList", p_index, "label"))
+                node = _at(doc, ("taskRoles", index, "portList", p_index, "label"))
                 if node is not None:
                     yield _diag(node, "semantic.duplicate-port-label", settings, label=label)
             seen.add(label)

@@ -6,6 +6,7 @@ data dir so finished jobs and their logs survive a restart.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import os
@@ -23,6 +24,7 @@ from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, J
 from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
 
 STOP_GRACE_SECONDS = 2.0
+SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
 
 
 @dataclass
@@ -114,7 +116,12 @@ class LocalCluster:
         write_json(folder / "status.json", job.to_json())
 
     def job_dir(self, job: Job) -> Path:
-        return self.jobs_dir / job.framework
+        """The job's folder: its framework name, shortened with a digest where the file system could not
+        hold it (v2 names may be 255 characters, and the user's name comes in front)."""
+        name = job.framework
+        if len(name.encode()) > 200:
+            name = name[:100] + "-" + hashlib.sha256(name.encode()).hexdigest()[:16]
+        return self.jobs_dir / name
 
     def task_dir(self, job: Job, attempt: int, role: str, index: int) -> Path:
         return self.job_dir(job) / f"attempt-{attempt}" / f"{role}-{index}"
@@ -161,9 +168,14 @@ class LocalCluster:
             write_atomic(folder / "JobConfig.yaml", raw_text, private=True)
         write_json(folder / "JobConfig.json", original)
         job.runtime = self.runtime
-        job.tasks = [Task(r.name, i) for r in job.roles for i in range(r.tasks)]
         self.jobs[job.framework] = job
         self.order.append(job.framework)
+        twice = sorted({r.name for r in job.roles if [x.name for x in job.roles].count(r.name) > 1})
+        if twice:  # the v1 server accepts it; the scheduler, keying roles by name, cannot place the job
+            self._finish(job, "FAILED", SCHEDULER_REFUSED, f"Task role name {', '.join(twice)} is used by more than one "
+                                                          "task role: the scheduler keys roles by name and cannot run this job.")
+            return
+        job.tasks = [Task(r.name, i) for r in job.roles for i in range(r.tasks)]
         self.save(job)
         self._wake.set()
 
@@ -229,6 +241,10 @@ class LocalCluster:
         """Copy each task's code (in a thread: never in the event loop) and start it. A task that was
         stopped meanwhile (STOP, the job completing, a retry) is not started, or is killed the moment its
         process exists: checking and registering happen with no await in between."""
+        if not job.tasks:  # every role has taskNumber 0: nothing to run, nothing that can fail
+            job.trigger_message = "The job has no task to run (every role has taskNumber 0)."
+            self._finish(job, "SUCCEEDED", 0, "")
+            return
         for task in list(job.tasks):
             if self._gone(job, attempt, task):
                 continue
