@@ -188,6 +188,15 @@ def validate_v1(body: Any, dialect: str = "openpai") -> dict:
     return value
 
 
+def refusal(value: Any, schema: dict, label: str, dialect: str = "openpai") -> str | None:
+    """Joi's message refusing `value` against one part of the job schema, or None when it passes."""
+    try:
+        _check(value, schema, job_schema(dialect), label)
+    except _Fail as fail:
+        return fail.message
+    return None
+
+
 def _types(schema: dict) -> list[str]:
     kind = schema.get("type", [])
     return kind if isinstance(kind, list) else [kind]

@@ -63,11 +63,10 @@ def _validators(dialect: str) -> tuple[Any, Any]:
 
 
 def _converted_errors(dialect: str, path: tuple, value: Any) -> list[str]:
-    """What the server refuses in a value it converted (a number string, JSON text): jsonschema's words."""
-    schema = job_schema(dialect)
-    sub = subschema(schema, path) or {}
-    errors = _validator_class()(dict(sub, **{"$defs": schema["$defs"]})).iter_errors(value)
-    return [e.message for e in sorted(errors, key=lambda e: list(e.absolute_path))]
+    """What the server refuses in a value it converted (a number string, JSON text): Joi's own words,
+    since inside JSON text Joi goes on converting (a number string in a role given as text, …)."""
+    refused = joi.refusal(value, subschema(job_schema(dialect), path) or {}, field_name(path), dialect)
+    return [refused] if refused else []
 
 
 def warm_up(dialect: str = "openpai") -> None:

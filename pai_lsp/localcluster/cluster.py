@@ -111,7 +111,7 @@ class LocalCluster:
             self.order.append(job.framework)
 
     def save(self, job: Job) -> None:
-        folder = self.jobs_dir / job.framework
+        folder = self.job_dir(job)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         write_json(folder / "status.json", job.to_json())
 
