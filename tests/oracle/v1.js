@@ -2,7 +2,7 @@
 // v1.0.0 (src/rest-server/src/config/job.js, as ../../shared/specs/openpai-api.md §1.2 records it)
 // validated by the real Joi 13.0.2 with default options, then the server's min-count check
 // (middlewares/job.js), then what the YARN launcher and the scheduler refuse afterwards (task counts
-// 0..50000, at least one CPU and 1 MB, no negative GPUs or shared memory, one role per name).
+// 0..50000, at least one CPU and 1 MB, no negative GPUs, shared memory or port numbers, one role per name).
 // Reads JSON lines {"text": <request body>} on stdin; writes {"ok": bool, "message": str} lines.
 'use strict';
 const Joi = require('joi');
@@ -51,7 +51,8 @@ function verdict(body) {
     }
   }
   for (const r of roles) {
-    if (r.taskNumber < 0 || r.taskNumber > 50000 || r.cpuNumber < 1 || r.memoryMB < 1 || r.gpuNumber < 0 || r.shmMB < 0) {
+    const badPort = r.portList.some((p) => p.beginAt < 0 || p.portNumber < 0);
+    if (r.taskNumber < 0 || r.taskNumber > 50000 || r.cpuNumber < 1 || r.memoryMB < 1 || r.gpuNumber < 0 || r.shmMB < 0 || badPort) {
       return {ok: false, message: 'launcher: resource out of range in role ' + r.name};
     }
   }
