@@ -189,27 +189,22 @@ def modify(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
     provided: dict[bool, AclEntry] = {}
     mask_dirty: set[bool] = set()
     scope_dirty: set[bool] = set()
+
+    def take(entry: AclEntry, from_spec: bool) -> None:
+        if from_spec:
+            scope_dirty.add(entry.default)
+        if entry.kind != "mask":
+            builder.append(entry)
+            return
+        provided[entry.default] = entry
+        if from_spec:
+            mask_dirty.add(entry.default)
+
     for existing in acl.full():
         given = wanted.pop(existing.key(), None)
-        if given is None:
-            if existing.kind == "mask":
-                provided[existing.default] = existing
-            else:
-                builder.append(existing)
-            continue
-        scope_dirty.add(given.default)
-        if given.kind == "mask":
-            provided[given.default] = given
-            mask_dirty.add(given.default)
-        else:
-            builder.append(given)
+        take(given or existing, from_spec=given is not None)
     for given in wanted.values():
-        scope_dirty.add(given.default)
-        if given.kind == "mask":
-            provided[given.default] = given
-            mask_dirty.add(given.default)
-        else:
-            builder.append(given)
+        take(given, from_spec=True)
     return _rebuild(acl, builder, provided, mask_dirty, scope_dirty, is_dir)
 
 
