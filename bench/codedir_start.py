@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.localcluster.conftest import USER, start_cluster, stop_cluster  # noqa: E402
+from tests.helpers.localcluster import USER, start_cluster, stop_cluster  # noqa: E402
 
 
 def make_tree(root: Path, files: int) -> None:

@@ -19,7 +19,7 @@ import psutil
 from hdfs import InsecureClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.localcluster.conftest import USER, start_cluster, stop_cluster  # noqa: E402
+from tests.helpers.localcluster import USER, start_cluster, stop_cluster  # noqa: E402
 
 
 def job(name: str, command: str, tasks: int = 1) -> dict:

@@ -21,9 +21,8 @@ from hypothesis import HealthCheck, given, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.localcluster.conftest import USER, own_cluster  # noqa: E402
-from tests.localcluster.test_jobs import job, role, submit  # noqa: E402
-from tests.localcluster.verdicts import as_text, configs, language_server, local_cluster, pai_check, real_server  # noqa: E402
+from tests.helpers.localcluster import USER, job, own_cluster, role, submit  # noqa: E402
+from tests.helpers.verdicts import as_text, configs, language_server, local_cluster, pai_check, real_server  # noqa: E402
 
 
 def generate(n: int) -> list[str]:

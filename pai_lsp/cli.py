@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from .config_file import UnreadableConfig, read_config
 from .core.model import LineIndex
+from .core.paddle import DIALECT as PADDLE
+from .core.paddle import is_paddle_file
 from .core.validate import validate
 from .settings import find_workspace_settings, read, terminal_locale
 
@@ -27,6 +30,8 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
             continue
         values = find_workspace_settings(path.resolve())
         settings = read({**values, "pai.cluster.kind": dialect} if dialect else values, locale)
+        if is_paddle_file(path.name):  # a PaddlePaddle Cloud job file, whatever the workspace's cluster kind
+            settings = replace(settings, dialect=PADDLE)
         _, diagnostics = validate(text, settings)
         lines = LineIndex(text, "utf-32")
         for d in diagnostics:
@@ -71,7 +76,8 @@ def local_cluster(args: argparse.Namespace) -> int:
         return EXIT_OK
     try:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
-                     allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources)
+                     allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources,
+                     paddle_port=args.paddle_port)
     except OSError as exc:
         print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERRORS
@@ -87,6 +93,8 @@ def _add_local_cluster(sub) -> None:
         p.add_argument("--host", default="127.0.0.1")
         p.add_argument("--port", type=int, default=9186, help="REST (and WebHDFS) port; 0 picks a free one")
         p.add_argument("--hdfs-port", type=int, help="also serve WebHDFS on this port, as a namenode does")
+        p.add_argument("--paddle-port", type=int, default=0,
+                       help="PaddlePaddle Cloud API (jobs and PFS) on this port (default: a free one, printed at start)")
         p.add_argument("--gpus", type=int, help="GPU slots to simulate (default: from nvidia-smi, else 0)")
         p.add_argument("--cpus", type=int, help="CPU slots to offer (default: this machine's cores)")
         p.add_argument("--memory-mb", type=int, help="memory to offer in MB (default: this machine's memory)")

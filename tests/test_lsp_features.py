@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from .conftest import Editor, apply_edit, text_at
-from .test_lsp_diagnostics import VALID
+from .helpers.configs import VALID
+from .helpers.lsp import Editor, apply_edit, text_at
 
 
 async def complete(editor: Editor, position: types.Position) -> list[types.CompletionItem]:

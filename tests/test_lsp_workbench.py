@@ -18,12 +18,12 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import SERVER, _start
+from .helpers.cli import isolated_env, stop_all
+from .helpers.lsp import SERVER, start_session, until
+from .helpers.paths import EXAMPLE
 
 HOME = Path(tempfile.mkdtemp(prefix="pai-lsp-wb-"))
-ENV = dict(os.environ, XDG_CONFIG_HOME=str(HOME / "config"), XDG_STATE_HOME=str(HOME / "state"),
-           PAI_LOCAL_CLUSTER_DIR=str(HOME / "local"), PAI_LSP_SECRETS="file")
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
+ENV = isolated_env(HOME)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
@@ -33,25 +33,17 @@ async def editor(lsp_client: LanguageClient):
         lsp_client.feature(method)(lambda params, key=key: events[key].append(params._asdict()))
     lsp_client.events = events
     # This client shows failures and job ends itself: the server sends no window/showMessage for them.
-    await _start(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*"]}}},
+    await start_session(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*"]}}},
                                     "client": {"showsMessages": True}})
     try:
         yield
     finally:
-        for command in (["daemon", "stop"], ["cluster", "stop-local"]):
-            subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=ENV, capture_output=True, timeout=60)
+        stop_all(ENV)
         await lsp_client.shutdown_session()
 
 
 async def run(editor: LanguageClient, command: str, *arguments) -> dict:
     return await editor.workspace_execute_command_async(types.ExecuteCommandParams(command, list(arguments)))
-
-
-async def until(condition, timeout: float = 60) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out waiting for the server"
-        await asyncio.sleep(0.02)
 
 
 def workspace(tmp_path: Path, command: str | None = None) -> Path:
@@ -107,6 +99,16 @@ async def test_run_with_client_progress_then_list_inspect_and_refollow(editor, t
     assert status["webPortal"] is None  # the local cluster has none
     config = await run(editor, "pai.job.config", {"job": job, "cluster": "local"})
     assert config["config"]["jobName"] == job and config["config"]["taskRoles"][0]["name"] == "train"
+    # also as text, in the cluster's key order, for clients that show it as it is (Neovim)
+    assert config["text"].startswith(f'{{\n  "jobName": "{job}",\n') and json.loads(config["text"])["taskRoles"][0]["name"] == "train"
+
+    # Download Outputs with its progress on the client's token.
+    editor.progress_reports["out-1"] = []
+    out = await run(editor, "pai.jobOutputs", job, str(tmp_path / "out"), "local", "out-1")
+    assert out["ok"] and (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
+    reports = editor.progress_reports["out-1"]
+    assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert any(isinstance(r, types.WorkDoneProgressReport) and r.message.startswith("downloading 1/1 files") for r in reports)
 
     # Reopening the log from the jobs view: from the start, or only what is missing.
     first = len(editor.events["log"])
@@ -176,7 +178,7 @@ async def test_cluster_profiles_from_the_editor_are_the_cli_s(editor):
     assert added["ok"] and added["loggedIn"] is True and added["protocol"] == 1
     listed = await run(editor, "pai.clusters.list")
     rows = {c["name"]: c for c in listed["clusters"]}
-    assert list(rows) == ["local", "lab"] and rows["lab"]["loggedIn"] and rows["local"]["running"]
+    assert list(rows) == ["local", "local-paddle", "lab"] and rows["lab"]["loggedIn"] and rows["local"]["running"]
     assert listed["default"] == "lab"  # the first added profile becomes the default, as with `pai cluster add`
     cli = subprocess.run([sys.executable, "-m", "pai_lsp", "cluster", "list"], env=ENV, capture_output=True, text=True, timeout=60)
     assert f"* lab              {info['url']}  {user}  openpai" in cli.stdout
@@ -186,7 +188,7 @@ async def test_cluster_profiles_from_the_editor_are_the_cli_s(editor):
     assert (await run(editor, "pai.clusters.setDefault", {"name": "local"}))["default"] == "local"
     assert (await run(editor, "pai.clusters.list"))["default"] == "local"
     assert (await run(editor, "pai.clusters.remove", {"name": "lab"}))["ok"]
-    assert [c["name"] for c in (await run(editor, "pai.clusters.list"))["clusters"]] == ["local"]
+    assert [c["name"] for c in (await run(editor, "pai.clusters.list"))["clusters"]] == ["local", "local-paddle"]
     secrets = json.loads((HOME / "config" / "pai-lsp" / "secrets.json").read_text())
     assert not any(key.startswith("lab:") for key in secrets)  # its password and token went with it
     assert (await run(editor, "pai.clusters.stopLocal"))["stopped"] is True

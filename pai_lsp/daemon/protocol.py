@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from ..core.openpai import JobDetail
-from ..errors import InvalidInput, PaiError
+from ..errors import InvalidInput, PaiError, ServerError
 
 W = TypeVar("W", bound="Wire")
 
@@ -200,6 +200,7 @@ class Ssh(JobRef):
 class Outputs(JobRef):
     METHOD: ClassVar[str] = "outputs"
     dest: str
+    progress_token: str | int | None = None  # `transfer.progress` events on it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,11 +237,22 @@ class ClustersAdd(Params):
     METHOD: ClassVar[str] = "clusters.add"
     name: str
     rest: str
-    webhdfs: str
+    webhdfs: str | None = None  # the storage: WebHDFS (required for OpenPAI), PFS (default <rest>/api/v1/pfs)
     user: str
-    kind: str = "openpai"
+    kind: str = "openpai"  # "openpai" | "scm" | "paddlecloud"
     protocol: int | None = None  # detected from the server when absent
     password: str | None = None
+    datacenter: str | None = None  # PaddlePaddle Cloud: the datacenter's name (default: the profile's)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersImportPaddle(Params):
+    """One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its
+    passwords go to the keyring and out of the file unless `keepFile`."""
+
+    METHOD: ClassVar[str] = "clusters.importPaddle"
+    config: str | None = None
+    keep_file: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -268,7 +280,38 @@ class ClustersStopLocal(Params):
 
 
 CLUSTER_METHODS: tuple[type[Params], ...] = (ClustersList, ClustersAdd, ClustersLogin, ClustersRemove, ClustersSetDefault,
-                                             ClustersStopLocal)
+                                             ClustersStopLocal, ClustersImportPaddle)
+
+
+# -- what only PaddlePaddle Cloud has (others answer with an `invalid` error) ------------------
+@dataclass(frozen=True, kw_only=True)
+class Quota(OnCluster):
+    METHOD: ClassVar[str] = "quota"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryList(OnCluster):
+    METHOD: ClassVar[str] = "registry.list"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryAdd(OnCluster):
+    """`name` without the `pcloud-registry-` prefix (added here) or with it."""
+
+    METHOD: ClassVar[str] = "registry.add"
+    name: str
+    username: str
+    password: str
+    server: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryRemove(OnCluster):
+    METHOD: ClassVar[str] = "registry.remove"
+    name: str
+
+
+BACKEND_METHODS: tuple[type[Params], ...] = (Quota, RegistryList, RegistryAdd, RegistryRemove)
 
 
 # -- HDFS --------------------------------------------------------------------------------
@@ -340,7 +383,7 @@ class HdfsGet(HdfsTransfer):
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
-    *HDFS_METHODS)}
+    *HDFS_METHODS, *BACKEND_METHODS)}
 
 
 # -- events ------------------------------------------------------------------------------
@@ -400,7 +443,8 @@ def status_result(job: JobDetail, cluster: str | None = None, web_portal: str | 
     return {"name": job.name, "cluster": cluster, "webPortal": web_portal, "state": job.state, "created": job.created,
             "completed": job.completed, "exitCode": job.exit_code, "diagnostics": job.diagnostics,
             "tasks": [{"role": t.role, "index": t.index, "state": t.state, "ports": t.ports, "ip": t.ip,
-                       "exitCode": t.exit_code, "log": t.log} for t in job.tasks]}
+                       "exitCode": t.exit_code, "log": t.log, "worker": t.worker, "started": t.started,
+                       "message": t.message} for t in job.tasks]}
 
 
 # -- framing -----------------------------------------------------------------------------
@@ -427,7 +471,7 @@ def error(rid: Any, exc: PaiError) -> bytes:
 
 def failure(rid: Any, code: int, message: str) -> bytes:
     """A JSON-RPC level error (parse error, internal error)."""
-    return encode({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": {"kind": "server"}}})
+    return encode({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": ServerError(message).to_wire()}})
 
 
 @dataclass(frozen=True)

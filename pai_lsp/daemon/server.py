@@ -18,7 +18,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..clusters.profiles import LOCAL, LOCAL_PADDLE, LOCALS
 from ..core.openpai import FINAL
+from ..core.paddle import is_paddle_file
 from ..errors import InvalidInput, PaiError
 from ..filelock import try_hold
 from ..service import clusters
@@ -37,11 +39,11 @@ LOG_INTERVAL = 0.1  # seconds between two reads of a followed job's logs
 
 
 class Daemon:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, sessions: Sessions | None = None):
         self.path = path
         self.started = time.time()
         self.stopping = asyncio.Event()
-        self.sessions = Sessions()
+        self.sessions = sessions or Sessions()
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.handlers: dict[str, Handler] = {
             protocol.Ping.METHOD: self.ping,
@@ -58,6 +60,7 @@ class Daemon:
             protocol.FollowLogs.METHOD: self.follow_logs,
             **{cls.METHOD: self.hdfs for cls in protocol.HDFS_METHODS},
             **{cls.METHOD: self.profiles for cls in protocol.CLUSTER_METHODS},
+            **{cls.METHOD: self.backend_call for cls in protocol.BACKEND_METHODS},
         }
 
     # -- transport -------------------------------------------------------------------
@@ -146,8 +149,11 @@ class Daemon:
         """Closing the connection while the upload runs stops it: nothing is submitted."""
         progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
         cancelled = threading.Event()
+        cluster = p.cluster
+        if self.sessions.resolve(cluster) in LOCALS:  # the local cluster: through the API of the file's kind
+            cluster = LOCAL_PADDLE if is_paddle_file(p.file) else LOCAL
         try:
-            result = await self.sessions.run(p.cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
+            result = await self.sessions.run(cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
                                              cancelled)
         except asyncio.CancelledError:
             cancelled.set()
@@ -181,7 +187,8 @@ class Daemon:
         return {"stopped": p.job}
 
     async def outputs(self, p: protocol.Outputs, notify: Notify) -> dict:
-        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest))
+        progress = self.progress(p.progress_token, protocol.TransferProgress, notify)
+        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest), progress)
         return {"path": str(target)}
 
     async def watch(self, p: protocol.Watch, notify: Notify) -> dict:
@@ -220,6 +227,10 @@ class Daemon:
                 version, status = await feed.next(version, LOG_INTERVAL)
         await text.flush()
         return {"job": p.job, "state": status.state, "offsets": logs.offsets}
+
+    async def backend_call(self, p: protocol.Params, notify: Notify) -> dict:
+        """Quota and registry secrets: one call of the cluster's backend."""
+        return await self.sessions.run(getattr(p, "cluster", None), BACKEND[type(p)], p)
 
     async def hdfs(self, p: protocol.Params, notify: Notify) -> dict:
         progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)
@@ -284,9 +295,19 @@ HDFS: dict[type, Callable[..., dict]] = {
 }
 
 
+BACKEND: dict[type, Callable[..., dict]] = {
+    protocol.Quota: lambda backend, p: backend.quota(),
+    protocol.RegistryList: lambda backend, p: {"cluster": backend.profile.name, "registries": backend.registries()},
+    protocol.RegistryAdd: lambda backend, p: backend.add_registry(p.name, p.username, p.password, p.server),
+    protocol.RegistryRemove: lambda backend, p: backend.remove_registry(p.name),
+}
+
+
 PROFILES: dict[type, Callable[[Any], dict]] = {
     protocol.ClustersList: lambda p: clusters.list_profiles(),
-    protocol.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password),
+    protocol.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password,
+                                                 p.datacenter),
+    protocol.ClustersImportPaddle: lambda p: clusters.import_paddle(p.config, p.keep_file),
     protocol.ClustersLogin: lambda p: clusters.login(p.name, p.password),
     protocol.ClustersRemove: lambda p: clusters.remove(p.name),
     protocol.ClustersSetDefault: lambda p: clusters.set_default(p.name),

@@ -9,14 +9,16 @@ from typing import Any, TypeVar
 
 from ..clusters.backend import Backend
 from ..clusters.connect import connect
-from ..clusters.profiles import LOCAL, Profiles
+from ..clusters.profiles import LOCALS, Profiles
 from ..errors import Unreachable
 
 T = TypeVar("T")
 
 
 class Sessions:
-    def __init__(self) -> None:
+    def __init__(self, connect: Callable[[str], Backend] = connect) -> None:
+        """`connect`: opens a session with a profile (tests pass one that opens a cluster in memory)."""
+        self.connect = connect
         self.backends: dict[str, Backend] = {}
 
     @staticmethod
@@ -34,15 +36,15 @@ class Sessions:
             backend = self.backends.get(name)
             kept = backend is not None
             if backend is None:
-                backend = self.backends[name] = connect(name)
+                backend = self.backends[name] = self.connect(name)
             try:
                 return fn(backend, *args)
             except Unreachable:
                 self.backends.pop(name, None)
                 backend.close()
-                if not kept or name != LOCAL:
+                if not kept or name not in LOCALS:
                     raise
-            backend = self.backends[name] = connect(name)
+            backend = self.backends[name] = self.connect(name)
             return fn(backend, *args)
 
         return await asyncio.to_thread(call)

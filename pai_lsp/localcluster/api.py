@@ -107,7 +107,7 @@ class Api:
     async def list_v1(self, request: Request) -> Response:
         self.reader(request)
         wanted = request.path_params.get("user") or request.query_params.get("username")
-        jobs = [j for j in self.cluster.jobs.values() if not wanted or j.user == wanted]
+        jobs = [j for j in self.cluster.jobs.values() if j.kind == "openpai" and (not wanted or j.user == wanted)]
         jobs.sort(key=lambda j: j.created, reverse=True)
         return JSONResponse([shapes.summary_v1(j) for j in jobs])
 
@@ -204,7 +204,7 @@ class Api:
     async def list_v2(self, request: Request) -> Response:
         self.user_of(request)
         q = request.query_params
-        jobs = list(self.cluster.jobs.values())
+        jobs = [j for j in self.cluster.jobs.values() if j.kind == "openpai"]  # PaddlePaddle jobs have their own API
         for param, attr in (("username", "user"), ("vc", "virtual_cluster"), ("state", "state")):
             if q.get(param):
                 wanted = set(q[param].split(","))

@@ -15,6 +15,7 @@ import shutil
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..files import write_atomic
 from .auth import Users
@@ -25,6 +26,11 @@ from .runner import RunningTask, allocate_ports, environment, kill_leftover, rep
 
 STOP_GRACE_SECONDS = 2.0
 SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
+
+
+class JobKind(Protocol):
+    def prepare(self, job: Job, task: Task, workdir: Path) -> dict[str, str]:
+        """Fill the task's working folder; the task's environment."""
 
 
 @dataclass
@@ -85,6 +91,7 @@ class LocalCluster:
         self.groups: dict[int, RunningTask] = {}  # every process group started and not yet gone
         self._closing = False
         self.virtual_clusters = self._load_virtual_clusters()
+        self.kinds: dict[str, JobKind] = {}  # jobs of another API than OpenPAI's: how their tasks are set up
         self._load_jobs()
 
     # -- persistence -----------------------------------------------------------------
@@ -245,15 +252,19 @@ class LocalCluster:
             job.trigger_message = "The job has no task to run (every role has taskNumber 0)."
             self._finish(job, "SUCCEEDED", 0, "")
             return
+        kind = self.kinds.get(job.kind)  # jobs of another API (paddle) set their tasks up their own way
         for task in list(job.tasks):
             if self._gone(job, attempt, task):
                 continue
-            env = environment(job, task, self.fs_uri, job.virtual_cluster)
             folder = self.task_dir(job, attempt, task.role, task.index)
             workdir = folder / "work"
             try:
                 workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
-                await asyncio.to_thread(self._copy_code, job, workdir)
+                if kind is None:
+                    env = environment(job, task, self.fs_uri, job.virtual_cluster)
+                    await asyncio.to_thread(self._copy_code, job, workdir)
+                else:
+                    env = await asyncio.to_thread(kind.prepare, job, task, workdir)
                 if self._gone(job, attempt, task):
                     continue
                 running = await start(job, task, workdir, folder / "logs", env, self.engine, self.task_umask, self.capacity.cpu)
@@ -409,12 +420,6 @@ class LocalCluster:
         if job.framework in self.order:
             self.order.remove(job.framework)
         shutil.rmtree(self.job_dir(job), ignore_errors=True)
-
-    def find(self, framework: str) -> Job:
-        job = self.jobs.get(framework)
-        if job is None:
-            raise ClusterError(404, "NoJobError", f"Job {framework.split('~')[-1]} is not found.")
-        return job
 
     def log_file(self, job: Job, attempt: int, role: str, index: int, name: str) -> Path:
         return self.task_dir(job, attempt, role, index) / "logs" / name

@@ -38,6 +38,7 @@ class Running:
     url: str  # REST
     hdfs: str  # WebHDFS, without /webhdfs/v1
     user: str  # pai's user there: the OS user's name
+    paddle: str | None = None  # its PaddlePaddle Cloud API (jobs and PFS)
 
 
 def data_dir() -> Path:
@@ -87,7 +88,8 @@ def _start(data: Path) -> Running:
     if "REST " not in line:
         raise LaunchError(f"the local cluster did not start: see {data / 'server.log'}")
     url = line.split("REST ")[1].split()[0]
-    info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
+    info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid,
+            "paddle": line.split("PaddlePaddle Cloud ")[1].split()[0] if "PaddlePaddle Cloud " in line else None}
     write_atomic(data / STATE_FILE, json.dumps(info), private=True)
     if not _answers_soon(url):
         raise LaunchError(f"the local cluster at {url} does not answer")
@@ -124,7 +126,7 @@ def stop() -> bool:
 
 
 def _running(info: dict) -> Running:
-    return Running(info["url"], info["hdfs"], getpass.getuser())
+    return Running(info["url"], info["hdfs"], getpass.getuser(), info.get("paddle"))
 
 
 def _alive(url: str) -> bool:

@@ -15,7 +15,6 @@ from ..files import write_atomic
 # Exit codes from the OpenPAI exit specs (openpai-api.md §5.4, §5.6).
 STOPPED_BY_USER = {1: -7351, 2: -210}
 TASK_STOPPED_ON_COMPLETION = {1: -7400, 2: -220}
-USER_FAILURE = 255
 ACTIVE = ("RUNNING", "COMPLETING", "STOPPING")  # states in which a job holds its resources
 
 
@@ -76,6 +75,7 @@ class Job:
     trigger_index: int | None = None
     runtime: str = "host"
     tasks: list[Task] = field(default_factory=list)
+    kind: str = "openpai"  # which API it came through: "openpai", or "paddle" (localcluster/paddle)
     accounted: dict[str, int] | None = None  # what the job holds on this machine: cpu, memory_mb, gpu
     note: str = ""  # what the local cluster changed, e.g. a job scaled to this machine
 

@@ -7,7 +7,7 @@ them on a `PaiLanguageServer`.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +19,12 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..core.jsonc import Document
 from ..core.model import Diagnostic, LineIndex, Settings
+from ..core.paddle import DIALECT as PADDLE
+from ..core.paddle import is_paddle_file
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, read
-from .documents import Documents, OpenDocument, SyncProtocol
+from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -33,6 +35,7 @@ DEBOUNCE_SECONDS = 0.02
 @dataclass
 class Analysis:
     version: int | None
+    revision: int  # of the OpenDocument analysed
     doc: Document
     lines: LineIndex
     diagnostics: list[Diagnostic]
@@ -48,6 +51,7 @@ def _converter():
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
+        tune_garbage_collection()
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
         self.client_shows_messages = False  # the client shows command failures and job ends itself
@@ -66,7 +70,8 @@ class PaiLanguageServer(LanguageServer):
         if path:
             values.update(find_workspace_settings(Path(path)))
         values.update(self.client_settings)
-        return read(values, self.locale)
+        settings = read(values, self.locale)
+        return replace(settings, dialect=PADDLE) if is_paddle_file(uri) else settings
 
     def update_client_settings(self, raw: Any) -> None:
         self.client_settings = flatten(raw)
@@ -82,10 +87,10 @@ class PaiLanguageServer(LanguageServer):
         """The analysis of the document as it is now (computed once per change)."""
         document = self.documents.get(uri) or OpenDocument(uri, None, LineIndex("", self.documents.encoding))
         cached = self.analyses.get(uri)
-        if cached is not None and cached.doc.text is document.text:
+        if cached is not None and cached.revision == document.revision and cached.doc.text is document.text:
             return cached
         doc = document.parsed
-        result = Analysis(document.version, doc, document.lines, diagnose(doc, self.settings_for(uri)))
+        result = Analysis(document.version, document.revision, doc, document.lines, diagnose(doc, self.settings_for(uri)))
         self.analyses[uri] = result
         return result
 

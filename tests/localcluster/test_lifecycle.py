@@ -6,8 +6,20 @@ import time
 
 import psutil
 
-from .conftest import USER, own_cluster, start_cluster, stop_cluster, wait_for
-from .test_jobs import _task_pids, detail, finished, job, log, role, submit
+from ..helpers.localcluster import (
+    USER,
+    detail,
+    finished,
+    job,
+    log,
+    own_cluster,
+    role,
+    start_cluster,
+    stop_cluster,
+    submit,
+    task_pids,
+    wait_for,
+)
 
 
 def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
@@ -33,7 +45,7 @@ def test_restart_keeps_finished_jobs_and_fails_running_ones(tmp_path):
         finished(c, "done")
         submit(c, job("long", role("r", "sleep 300")))
         wait_for(lambda: detail(c, "long")["jobStatus"]["state"] == "RUNNING")
-        pids = wait_for(lambda: _task_pids("long"))
+        pids = wait_for(lambda: task_pids("long"))
     stop_cluster(cluster)  # Ctrl-C: tasks are stopped with the cluster
     assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
     with own_cluster(data) as cluster:
@@ -100,7 +112,7 @@ def test_stop_while_tasks_are_still_starting_leaves_no_process(cluster):
         assert finished(c, "race")["jobStatus"]["state"] == "STOPPED"
         # Tasks that were being prepared must never start, now or later.
         for _ in range(30):
-            assert _live(_task_pids("race")) == [], "a task started after STOP"
+            assert _live(task_pids("race")) == [], "a task started after STOP"
             time.sleep(0.1)
         assert all(t["taskState"] == "STOPPED" for t in detail(c, "race")["taskRoles"]["r"]["taskStatuses"])
 
@@ -111,7 +123,7 @@ def test_a_task_that_ends_takes_what_it_left_running_with_it(cluster):
         done = finished(c, "leaver", timeout=20)
         assert done["jobStatus"]["state"] == "SUCCEEDED"
         assert log(cluster, c, "leaver", "r") == "started\n"
-        wait_for(lambda: _live(_task_pids("leaver")) == [], 10)
+        wait_for(lambda: _live(task_pids("leaver")) == [], 10)
 
 
 def test_shutdown_kills_every_process_group_it_started(tmp_path):
@@ -120,11 +132,11 @@ def test_shutdown_kills_every_process_group_it_started(tmp_path):
     with cluster.client() as c:
         submit(c, job("tree", role("r", "(sleep 300 &); sleep 300 & sleep 300", taskNumber=2)))
         submit(c, job("late", role("r", "sleep 300", taskNumber=3), codeDir=code_dir))
-        wait_for(lambda: len(_live(_task_pids("tree"))) >= 6)
+        wait_for(lambda: len(_live(task_pids("tree"))) >= 6)
         wait_for(lambda: detail(c, "late")["jobStatus"]["state"] == "RUNNING", interval=0.01)
     stop_cluster(cluster)  # Ctrl-C while "late" is still copying code for its tasks
     for _ in range(20):
-        assert _live(_task_pids("tree")) == [] and _live(_task_pids("late")) == []
+        assert _live(task_pids("tree")) == [] and _live(task_pids("late")) == []
         time.sleep(0.1)
 
 

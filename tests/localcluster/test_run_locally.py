@@ -8,8 +8,7 @@ import os
 import subprocess
 import sys
 
-from .conftest import USER, own_cluster, wait_for
-from .test_jobs import detail, finished, job, log, role, submit
+from ..helpers.localcluster import USER, detail, finished, job, log, own_cluster, role, submit, wait_for
 
 NO_GPU = "this machine has no GPU: tasks run without one; CUDA_VISIBLE_DEVICES is empty"
 

@@ -12,25 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .conftest import PASSWORD, USER, login, own_cluster, secret_file, wait_for
-from .test_jobs import finished, job, log, role, submit
+from ..helpers.localcluster import PASSWORD, USER, finished, job, log, login, own_cluster, role, secret_file, submit, wait_for
+from ..helpers.webhdfs import hdfs, remote_exception
 
 SUPERUSER = getpass.getuser()  # the OS user the cluster runs as: HDFS's superuser
-
-
-def hdfs(cluster, method: str, path: str, op: str, user: str | None = None, data: bytes | None = None, **params) -> httpx.Response:
-    """One raw WebHDFS call; CREATE and APPEND go straight to the "datanode" step."""
-    query = {"op": op, **params}
-    if user is not None:
-        query["user.name"] = user
-    if op in ("CREATE", "APPEND", "OPEN"):
-        query["datanode"] = "true"
-    return httpx.request(method, f"{cluster.hdfs_url}/webhdfs/v1{path}", params=query, content=data)
-
-
-def remote_exception(response: httpx.Response) -> tuple[int, str, str]:
-    body = response.json()["RemoteException"]
-    return response.status_code, body["exception"], body["message"]
 
 
 def test_tasks_get_a_clean_environment_and_no_path_to_the_clusters_secrets(tmp_path):

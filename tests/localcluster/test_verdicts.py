@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 
 from pai_lsp.core.joi import Invalid, validate_v1
 
-from .conftest import USER, own_cluster
-from .test_jobs import job, role, submit
-from .verdicts import as_text, configs, language_server, local_cluster, pai_check, real_server
+from ..helpers.localcluster import USER, job, own_cluster, role, submit
+from ..helpers.verdicts import as_text, configs, language_server, local_cluster, pai_check, real_server
 
 
 @pytest.fixture(scope="module")

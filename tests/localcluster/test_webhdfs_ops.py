@@ -8,8 +8,8 @@ import getpass
 import pytest
 from hdfs import HdfsError, InsecureClient
 
-from .conftest import USER
-from .test_security import hdfs, remote_exception
+from ..helpers.localcluster import USER
+from ..helpers.webhdfs import hdfs, remote_exception
 
 SUPERUSER = getpass.getuser()
 

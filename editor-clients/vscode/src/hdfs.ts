@@ -124,8 +124,8 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
   }
 }
 
-/** A transfer with a progress notification: files and bytes as the server reports them. */
-async function transfer<T>(server: PaiServer, title: string, command: string, argument: Record<string, unknown>): Promise<T> {
+/** A transfer with a progress notification: files and bytes as the server reports them on a token. */
+export async function withTransferProgress<T>(server: PaiServer, title: string, run: (token: string) => Promise<T>): Promise<T> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, async (progress) => {
     let done = 0;
     const token = await server.progressToken((value) => {
@@ -136,11 +136,15 @@ async function transfer<T>(server: PaiServer, title: string, command: string, ar
       }
     });
     try {
-      return await server.call<T>(command, { ...argument, workDoneToken: token.token });
+      return await run(token.token);
     } finally {
       token.dispose();
     }
   });
+}
+
+function transfer<T>(server: PaiServer, title: string, command: string, argument: Record<string, unknown>): Promise<T> {
+  return withTransferProgress(server, title, (token) => server.call<T>(command, { ...argument, workDoneToken: token }));
 }
 
 async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], folder: HdfsNode): Promise<void> {

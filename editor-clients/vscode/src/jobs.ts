@@ -2,6 +2,7 @@
 // server pushes (`pai/jobStatus`), plus the actions on a job and the status-bar item.
 import * as vscode from "vscode";
 import { FINAL_STATES, duration } from "./config";
+import { withTransferProgress } from "./hdfs";
 import { LogBook } from "./logs";
 import { PaiServer, guarded } from "./server";
 
@@ -81,6 +82,8 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly tasks = new Map<JobNode, Task[]>();
   /** Jobs started from this window that have not ended: the status bar counts them. */
   private readonly mine = new Map<string, { cluster: string; state: string }>();
+  /** The last state pushed for any job. */
+  private readonly seen = new Map<string, string>();
   private readonly statusBar = vscode.window.createStatusBarItem("pai.runningJobs", vscode.StatusBarAlignment.Left, 10);
   private readonly ticker: NodeJS.Timeout;
   readonly view: vscode.TreeView<Node>;
@@ -108,8 +111,13 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
 
   /** A job submitted from this window: listed at once, counted in the status bar, announced at its end. */
   started(job: string, cluster: string): void {
-    this.mine.set(job, { cluster, state: "WAITING" });
-    this.updateStatusBar();
+    const seen = this.seen.get(job);
+    if (seen && FINAL_STATES.includes(seen)) {
+      void this.announceEnd(job, cluster, seen); // it ended before the submit's answer was read
+    } else {
+      this.mine.set(job, { cluster, state: seen ?? "WAITING" });
+      this.updateStatusBar();
+    }
     const node = this.clusters?.find((c) => c.name === cluster);
     if (node) {
       node.jobs.unshift(new JobNode(node, { name: job, state: "WAITING", created: Date.now() }));
@@ -121,6 +129,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   }
 
   private onStatus(p: { job: string; cluster?: string; state: string; exitCode?: number | null }): void {
+    this.seen.set(p.job, p.state);
     for (const c of this.clusters ?? []) {
       for (const node of c.jobs) {
         if (node.job.name === p.job && (!p.cluster || p.cluster === c.name) && node.job.state !== p.state) {
@@ -274,10 +283,8 @@ export async function downloadOutputs(server: PaiServer, job: string, cluster: s
     defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
   });
   if (!folder?.[0]) return;
-  const result = await guarded(async () => vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Downloading the outputs of {0}", job) },
-    () => server.callWith<{ path: string }>("pai.jobOutputs", [job, folder[0].fsPath, cluster]),
-  ));
+  const result = await guarded(() => withTransferProgress(server, vscode.l10n.t("Downloading the outputs of {0}", job),
+    (token) => server.callWith<{ path: string }>("pai.jobOutputs", [job, folder[0].fsPath, cluster, token])));
   if (result) {
     const reveal = vscode.l10n.t("Reveal");
     const choice = await vscode.window.showInformationMessage(vscode.l10n.t("Downloaded the outputs of {0} to {1}", job, result.path), reveal);

@@ -154,7 +154,7 @@ def local_cluster(texts: list[str], c: httpx.Client, user: str, start: int = 0) 
     return verdicts
 
 
-ORACLE = Path(__file__).resolve().parents[1] / "oracle"
+ORACLE = Path(__file__).resolve().parents[1] / "oracle"  # tests/oracle
 
 
 def real_server(texts: list[str]) -> list[bool] | None:
