@@ -29,7 +29,9 @@ class DataDirBusy(Exception):
 
 
 def default_data_dir() -> Path:
-    return data_dir() / "local-cluster"
+    """`$PAI_LOCAL_CLUSTER_DIR`, else `$XDG_DATA_HOME/pai-lsp/local-cluster`: the same folder for
+    `pai local-cluster …` and for the cluster `pai` starts on demand."""
+    return Path(os.environ.get("PAI_LOCAL_CLUSTER_DIR") or data_dir() / "local-cluster")
 
 
 def prepare(data_dir: Path) -> Path:

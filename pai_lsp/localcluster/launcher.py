@@ -42,7 +42,7 @@ class Running:
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get("PAI_LOCAL_CLUSTER_DIR") or default_data_dir())
+    return default_data_dir()
 
 
 def ensure_running(start: bool = True) -> Running:

@@ -239,3 +239,14 @@ def test_secrets_dir_never_lies_inside_the_data_dir(tmp_path):
     folder = secrets_dir(data)
     assert not Path(folder).is_relative_to(data) and (data / "cluster-id").exists()
     assert secrets_dir(data) == folder  # stable for the same data folder
+
+
+def test_users_add_and_pai_share_one_data_folder(tmp_path):
+    """`pai local-cluster users add` without --data-dir writes where `pai` starts its cluster."""
+    folder = tmp_path / "shared-local"
+    env = dict(os.environ, PAI_LOCAL_CLUSTER_DIR=str(folder))
+    added = subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "users", "add", "dora", "--password-stdin"],
+                           input=PASSWORD + "\n", text=True, capture_output=True, env=env)
+    assert added.returncode == 0, added.stderr
+    assert (folder / "cluster-id").exists()
+    assert "dora" in secret_file(folder, "users.json").read_text()
