@@ -80,7 +80,8 @@ def local_cluster(args: argparse.Namespace) -> int:
         return EXIT_OK
     try:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
-                     allow_remote=args.allow_remote, private=args.private, paddle_port=args.paddle_port)
+                     allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources,
+                     paddle_port=args.paddle_port)
     except OSError as exc:
         print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERRORS
@@ -104,6 +105,9 @@ def _add_local_cluster(sub) -> None:
         p.add_argument("--runtime", choices=["host", "container"], default="host")
         p.add_argument("--allow-remote", action="store_true",
                        help="allow a --host reachable from other machines (every call then needs a token)")
+        p.add_argument("--strict-resources", action="store_true",
+                       help="refuse jobs larger than this machine, as a real cluster's quota does (default: run them "
+                            "scaled to the machine, with a note)")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
     users = lc_sub.add_parser("users", help="manage the cluster's users")
