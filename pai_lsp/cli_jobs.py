@@ -262,7 +262,8 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         note = " as given" if added["protocolNote"] == "as given" else "" if added["protocolNote"] == "detected" \
             else f"; {added['protocolNote']}"
         what = "PaddlePaddle Cloud" if args.kind == "paddlecloud" else f"job protocol v{added['protocol']}{note}"
-        print(f"added cluster {args.name} ({what})" + (f", logged in as {args.user}" if added["loggedIn"] else ""))
+        print(f"added cluster {args.name} ({what})" + (f", logged in as {args.user}" if added["loggedIn"] else
+                                                         f"; not logged in: log in with `pai cluster login {args.name}`"))
     elif command == "import-paddle":
         done = daemon.call_sync(protocol.ClustersImportPaddle(config=args.config, keep_file=args.keep_file))
         for c in done["clusters"]:

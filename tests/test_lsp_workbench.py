@@ -173,6 +173,8 @@ async def test_cluster_profiles_from_the_editor_are_the_cli_s(editor):
     wrong = await run(editor, "pai.clusters.add", {"name": "lab", "rest": info["url"], "webhdfs": info["hdfs"],
                                                    "user": user, "password": "not-it"})
     assert wrong["ok"] is False and wrong["kind"] == "auth" and "Password is incorrect." in wrong["message"]
+    assert wrong["message"].startswith("cluster lab was not added: ")
+    assert [c["name"] for c in (await run(editor, "pai.clusters.list"))["clusters"]] == ["local", "local-paddle"]
     added = await run(editor, "pai.clusters.add", {"name": "lab", "rest": info["url"], "webhdfs": info["hdfs"],
                                                    "user": user, "password": password})
     assert added["ok"] and added["loggedIn"] is True and added["protocol"] == 1

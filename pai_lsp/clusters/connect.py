@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..errors import PaiError
 from .backend import Backend
 from .openpai import OpenPai
 from .paddlecloud import PaddleCloud
-from .profiles import LOCAL, LOCAL_PADDLE, Profiles, get_secret, local_paddle_profile, local_password, local_profile, set_secret
+from .profiles import LOCAL, LOCAL_PADDLE, Profile, Profiles, get_secret, local_paddle_profile, local_password, local_profile, set_secret
 
 
 def connect(cluster: str | None = None) -> Backend:
@@ -19,13 +21,17 @@ def connect(cluster: str | None = None) -> Backend:
     if name == LOCAL_PADDLE:
         return PaddleCloud(local_paddle_profile(), local_password)
     profile = profiles.clusters[name]
-    key = f"{name}:{profile.user}"
+    return backend_for(profile, lambda: get_secret(f"{name}:{profile.user}:password"))
+
+
+def backend_for(profile: Profile, password: Callable[[], str | None]) -> Backend:
+    """A session with a profile (saved or not yet) that logs in with `password()`; the token it
+    gets is kept in the keyring under the profile's key."""
+    key = f"{profile.name}:{profile.user}"
     if profile.kind == "paddlecloud":
         token_key = paddle_token_key(profile.rest_uri, profile.user)  # DRF tokens are per (endpoint, user)
-        return PaddleCloud(profile, lambda: get_secret(key + ":password"), token=get_secret(token_key),
-                           on_token=lambda token: _keep(token_key, token))
-    return OpenPai(profile, lambda: get_secret(key + ":password"), token=get_secret(key + ":token"),
-                   on_token=lambda token: _keep(key + ":token", token))
+        return PaddleCloud(profile, password, token=get_secret(token_key), on_token=lambda token: _keep(token_key, token))
+    return OpenPai(profile, password, token=get_secret(key + ":token"), on_token=lambda token: _keep(key + ":token", token))
 
 
 def paddle_token_key(endpoint: str, user: str) -> str:

@@ -117,9 +117,13 @@ class Profiles:
             raise ConfigError(f"no cluster named {name!r}: see `pai cluster list`")
         return name
 
+    @staticmethod
+    def check_name(name: str) -> None:
+        if name in LOCALS:
+            raise ConfigError(f"the name '{name}' is the embedded local cluster; choose another")
+
     def add(self, profile: Profile) -> None:
-        if profile.name in LOCALS:
-            raise ConfigError(f"the name '{profile.name}' is the embedded local cluster; choose another")
+        self.check_name(profile.name)
         self.clusters[profile.name] = profile
         if self.default is None:
             self.default = profile.name

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from ..clusters import paddle_config
-from ..clusters.connect import connect, paddle_token_key
+from ..clusters.connect import backend_for, connect, paddle_token_key
 from ..clusters.profiles import (
     LOCAL,
     LOCAL_PADDLE,
@@ -59,8 +59,9 @@ def list_profiles() -> dict:
 
 def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openpai", protocol: int | None = None,
         password: str | None = None, datacenter: str | None = None) -> dict:
-    """Add (or replace) a profile; with a password, store it and log in once to check it. A
-    PaddlePaddle Cloud profile's storage is its PFS, by default under the endpoint."""
+    """Add (or replace) a profile; with a password, log in first to check it (a failure adds nothing)
+    and keep it. A PaddlePaddle Cloud profile's storage is its PFS, by default under the endpoint."""
+    Profiles.check_name(name)
     rest = rest.strip().rstrip("/")
     if kind == "paddlecloud":
         webhdfs = (webhdfs or rest + PFS_PATH).strip().rstrip("/")
@@ -70,13 +71,25 @@ def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openp
             raise ConfigError(f"cluster {name}: give its WebHDFS URI (--webhdfs)")
         webhdfs = webhdfs.strip().rstrip("/")
         detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
-    profiles = Profiles()
-    profiles.add(Profile(name, rest, webhdfs, user, kind, detected, (datacenter or name) if kind == "paddlecloud" else None))
-    result = {"name": name, "protocol": detected, "protocolNote": note, "loggedIn": False, "kind": kind}
+    profile = Profile(name, rest, webhdfs, user, kind, detected, (datacenter or name) if kind == "paddlecloud" else None)
     if password:
-        login(name, password)
-        result["loggedIn"] = True
-    return result
+        check_login(profile, password)
+        set_secret(secret_key(profile, "password"), password)
+    Profiles().add(profile)
+    logged_in = get_secret(secret_key(profile, "password")) is not None  # as `list_profiles` says it
+    return {"name": name, "protocol": detected, "protocolNote": note, "loggedIn": logged_in, "kind": kind}
+
+
+def check_login(profile: Profile, password: str) -> None:
+    """Log in to a profile not saved yet: a failure (a refused password, an unreachable cluster)
+    leaves everything as it was, and says so."""
+    backend = backend_for(profile, lambda: password)
+    try:
+        backend.login()
+    except PaiError as exc:
+        raise type(exc)(f"cluster {profile.name} was not added: {exc.message}") from None
+    finally:
+        backend.close()
 
 
 def import_paddle(path: str | None = None, keep_file: bool = False) -> dict:
