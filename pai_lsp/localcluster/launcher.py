@@ -23,7 +23,7 @@ import httpx
 from ..filelock import held
 from ..files import write_atomic
 from .auth import Users
-from .datadir import default_data_dir, secrets_dir
+from .datadir import default_data_dir, secrets_dir, serving
 
 STATE_FILE = "server.json"  # url, hdfs and pid of the cluster started for the client
 START_TIMEOUT = 10.0
@@ -42,7 +42,7 @@ class Running:
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get("PAI_LOCAL_CLUSTER_DIR") or default_data_dir())
+    return default_data_dir()
 
 
 def ensure_running(start: bool = True) -> Running:
@@ -66,6 +66,13 @@ def _already_running(data: Path) -> Running | None:
         info = json.loads(state.read_text())
         if _alive(info["url"]):
             return _running(info)
+    holder = serving(data)  # a cluster serves this folder but did not answer in time (busy), or was started by hand
+    if holder is not None and holder.get("url"):
+        info = {"url": holder["url"], "hdfs": holder["hdfs"], "pid": holder["pid"]}
+        _ensure_client_user(data)  # a running cluster picks a new user up at once
+        if _answers_soon(info["url"]):
+            write_atomic(state, json.dumps(info), private=True)
+            return _running(info)
     return None
 
 
@@ -84,12 +91,18 @@ def _start(data: Path) -> Running:
     info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid,
             "paddle": line.split("PaddlePaddle Cloud ")[1].split()[0] if "PaddlePaddle Cloud " in line else None}
     write_atomic(data / STATE_FILE, json.dumps(info), private=True)
+    if not _answers_soon(url):
+        raise LaunchError(f"the local cluster at {url} does not answer")
+    return _running(info)
+
+
+def _answers_soon(url: str) -> bool:
     deadline = time.monotonic() + START_TIMEOUT
     while not _alive(url):
         if time.monotonic() > deadline:
-            raise LaunchError(f"the local cluster at {url} does not answer")
+            return False
         time.sleep(0.05)
-    return _running(info)
+    return True
 
 
 def client_password() -> str | None:
