@@ -25,6 +25,11 @@ def add_commands(sub) -> None:
         if name == "submit":
             p.add_argument("--cluster", help="cluster profile (default: the default profile, else local)")
         p.add_argument("--follow", "-f", action="store_true", help="stream the logs until the job ends")
+        p.add_argument("--dry-run", action="store_true",
+                       help="show what would be uploaded and submitted (files, job name, final config); send nothing")
+        p.add_argument("--list", action="store_true", help="with --dry-run: list every file that would be uploaded")
+        p.add_argument("--force", action="store_true",
+                       help="upload even when over pai.job.upload.maxBytes / maxFiles (or .paiignore has a bad line)")
     p = sub.add_parser("jobs", help="list your jobs")
     p.add_argument("--cluster")
     p = sub.add_parser("status", help="show a job's state and tasks")
@@ -133,6 +138,13 @@ def _progress():
 
 def cmd_submit(args: argparse.Namespace) -> int:
     cluster = "local" if args.command == "run" else args.cluster
+    if args.dry_run:
+        from .settings import terminal_locale
+
+        shown = daemon.call_sync(protocol.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
+                                                  list_files=args.list, locale=terminal_locale()))
+        sys.stdout.write(shown["text"])
+        return 0
     with _progress() as bar:
         task = bar.add_task("uploading code", total=None)
 
@@ -141,7 +153,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
                 bar.update(task, completed=event.bytes, total=event.total_bytes)
 
         result = daemon.call_sync(protocol.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
-                                                  progress_token="cli"), on_progress)
+                                                  force=args.force, progress_token="cli"), on_progress)
     up = result["upload"]
     if up:
         print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "

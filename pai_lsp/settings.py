@@ -58,6 +58,8 @@ def read(values: dict[str, Any], locale: str | None = None) -> Settings:
             chosen["locale"] = value if isinstance(value, str) and value else locale
         elif isinstance(f.default, bool) and isinstance(value, bool):
             chosen[f.name] = value
+        elif type(f.default) is int and type(value) is int and value > 0:
+            chosen[f.name] = value
         elif isinstance(f.default, tuple) and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             chosen[f.name] = tuple(value)  # a list of globs; an empty one means the default
     return Settings(**chosen)

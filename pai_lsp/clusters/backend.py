@@ -36,6 +36,9 @@ class Backend(Protocol):
     def upload(self, files: list[Selected], remote: str, progress: Progress | None = None) -> UploadResult:
         """Make the folder `remote` hold the workspace `files`, sending only what changed."""
 
+    def unchanged(self, files: list[Selected], remote: str) -> int:
+        """How many of `files` the last upload to `remote` already holds as they are (not sent again)."""
+
     def login(self) -> None:
         """Log in afresh with the stored password (the token is kept and renewed by itself)."""
 

@@ -115,6 +115,11 @@ class OpenPai:
 
         return upload(self.storage, files, remote, progress=progress)
 
+    def unchanged(self, files: list[Selected], remote: str) -> int:
+        from ..storage.upload import unchanged_files
+
+        return unchanged_files(self.storage, files, remote)
+
     def quota(self) -> dict:
         raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: quotas are PaddlePaddle Cloud's (see its virtual clusters)")
 

@@ -145,6 +145,11 @@ class PaddleCloud:
 
         return upload(self.storage, files, remote, progress=progress)
 
+    def unchanged(self, files: list[Selected], remote: str) -> int:
+        from ..storage.pfs import unchanged_files
+
+        return unchanged_files(self.storage, files, remote)
+
     def submit(self, config: dict) -> None:
         body = {**paddle.defaults(), **config}
         body.pop("$schema", None)

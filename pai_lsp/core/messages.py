@@ -158,6 +158,21 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "$PAI_USER_NAME there.",
         "{field} 中的 ${name} 不会被替换：服务器只替换 $PAI_DEFAULT_FS_URI、$PAI_JOB_NAME 和 $PAI_USER_NAME。",
     ),
+    # -- what an upload would send (facts counted outside the core) ------------------------
+    "upload.over-limit": (
+        WARNING,
+        "The upload from this workspace is over the limit: {over}. Largest: {largest}. Leave files out with "
+        "pai.job.upload.exclude or .paiignore; submitting needs --force.",
+        "此工作区的上传超出上限：{over}。最大的文件：{largest}。请用 pai.job.upload.exclude 或 .paiignore 排除文件；"
+        "否则提交需要 --force。",
+    ),
+    "upload.data-files": (
+        WARNING,
+        "The upload includes {count} file(s) that look like data: {files}. codeDir should hold code only "
+        "(put data on HDFS and read it through dataDir).",
+        "上传包含 {count} 个看起来像数据的文件：{files}。codeDir 只应包含代码（数据请放在 HDFS 上并通过 dataDir 读取）。",
+    ),
+    "upload.ignore-file": (WARNING, "{problem}", "{problem}"),
 }
 
 # Words used inside messages.

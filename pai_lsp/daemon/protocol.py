@@ -156,9 +156,22 @@ class Submit(OnCluster):
     METHOD: ClassVar[str] = "submit"
     file: str
     shown: str | None = None  # how messages name the file (as the user typed it)
+    force: bool = False  # upload even when over pai.job.upload.maxBytes / maxFiles
     settings: dict[str, Any] | None = None  # `pai.job.*` from the editor, over the workspace's
     progress_token: str | int | None = None
     locale: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preview(OnCluster):
+    """What `submit` would do, nothing sent (`pai submit --dry-run`); `list_files`: every file too."""
+
+    METHOD: ClassVar[str] = "preview"
+    file: str
+    shown: str | None = None
+    settings: dict[str, Any] | None = None
+    locale: str | None = None
+    list_files: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -382,7 +395,7 @@ class HdfsGet(HdfsTransfer):
 
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
+    Ping, StopDaemon, Submit, Preview, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
     *HDFS_METHODS, *BACKEND_METHODS)}
 
 

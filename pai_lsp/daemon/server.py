@@ -26,6 +26,7 @@ from ..filelock import try_hold
 from ..service import clusters
 from ..service import hdfs as explorer
 from ..service import jobs as service
+from ..service import preview as dry_run
 from . import protocol, socket_path, state_dir
 from .sessions import Sessions
 from .watcher import Watcher, status_event
@@ -49,6 +50,7 @@ class Daemon:
             protocol.Ping.METHOD: self.ping,
             protocol.StopDaemon.METHOD: self.stop_daemon,
             protocol.Submit.METHOD: self.submit,
+            protocol.Preview.METHOD: self.preview,
             protocol.Jobs.METHOD: self.jobs,
             protocol.Status.METHOD: self.status,
             protocol.Config.METHOD: self.config,
@@ -154,12 +156,23 @@ class Daemon:
             cluster = LOCAL_PADDLE if is_paddle_file(p.file) else LOCAL
         try:
             result = await self.sessions.run(cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
-                                             cancelled)
+                                             cancelled, p.force)
         except asyncio.CancelledError:
             cancelled.set()
             raise
         self.watcher.watch(result["cluster"], result["job"])
         return result
+
+    async def preview(self, p: protocol.Preview, notify: Notify) -> dict:
+        """What `submit` with the same params would do; nothing is sent."""
+        return await self.sessions.run(self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
+                                       p.locale, p.shown, p.list_files)
+
+    def cluster_for(self, cluster: str | None, file: str) -> str | None:
+        """The local cluster serves each kind of job file through its own API."""
+        if self.sessions.resolve(cluster) in LOCALS:
+            return LOCAL_PADDLE if is_paddle_file(file) else LOCAL
+        return cluster
 
     async def jobs(self, p: protocol.Jobs, notify: Notify) -> dict:
         return await self.sessions.run(p.cluster, service.list_jobs, p.offset, p.limit)

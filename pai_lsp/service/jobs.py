@@ -21,7 +21,8 @@ from ..core.paddle import is_paddle_file
 from ..core.validate import diagnose
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read
-from ..storage.upload import Progress, UploadResult, select
+from ..storage.upload import Progress, UploadResult
+from .selection import checked_files
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
@@ -83,16 +84,18 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
 
 
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
-           locale: str | None = None, shown: str | None = None, cancelled: threading.Event | None = None) -> dict:
+           locale: str | None = None, shown: str | None = None, cancelled: threading.Event | None = None,
+           force: bool = False) -> dict:
     """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
     `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`.
-    `cancelled`, once set (the caller hung up), stops the upload and the submit."""
+    `cancelled`, once set (the caller hung up), stops the upload and the submit. An upload over
+    the limits (`pai.job.upload.maxBytes` / `maxFiles`) is refused unless `force`."""
     config_path = Path(config_path)
     chosen = read({**find_workspace_settings(config_path.resolve()), **(settings or {})}, locale)
     prepared = prepare(config_path, chosen, backend, shown)
     uploaded: UploadResult | None = None
     if prepared.code_dir:
-        files = select(prepared.workspace, list(chosen.upload_include), list(chosen.upload_exclude))
+        files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
         uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
     if cancelled is not None and cancelled.is_set():
         raise Interrupted("cancelled: nothing was submitted")

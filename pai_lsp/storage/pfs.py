@@ -300,6 +300,16 @@ def upload(pfs: Pfs, files: list[Selected], remote: str, threads: int | None = N
     return UploadResult(remote, len(changed), done["sent"], len(paths) - len(changed), len(removed), time.perf_counter() - started)
 
 
+def unchanged_files(pfs: Pfs, files: list[Selected], remote: str) -> int:
+    """How many of `files` the last upload to `remote` recorded as they are now (and the server
+    still has at that size): an upload would not send them again."""
+    remote = "/" + remote.strip("/")
+    there = pfs.walk_files(remote)
+    previous = _read_manifest(pfs, remote) if MANIFEST in there else {}
+    return sum(1 for f in files if (entry := previous.get(f.rel)) is not None and there.get(f.rel) == entry.get("size")
+               and fingerprint(os.path.join(f.root, f.rel)) == entry)
+
+
 def _read_manifest(pfs: Pfs, remote: str) -> dict:
     try:
         data = json.loads(pfs.read(f"{remote}/{MANIFEST}"))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..errors import Interrupted, InvalidInput, PaiError
 from .webhdfs import Hdfs
@@ -123,9 +124,20 @@ def _pruned_folders(exclude: list[str] | None):
     return matcher(folders)[0] if folders else None
 
 
-def select(root: Path, include: list[str], exclude: list[str] | None) -> list[Selected]:
+class Ignore(Protocol):
+    """What `select` asks of the ignore rules (storage/ignore.py) as it walks."""
+
+    def enter(self, folder: str, prefix: str, names: list[str]) -> None: ...
+
+    def folder_ignored(self, rel: str) -> bool: ...
+
+    def keep(self, rels: list[str]) -> list[str]: ...
+
+
+def select(root: Path, include: list[str], exclude: list[str] | None, ignore: Ignore | None = None) -> list[Selected]:
     """Files under `root` that match `include` and not `exclude` (VS Code glob semantics:
-    `**`, `{a,b}`, `[..]`, and `!pattern` to take files back out)."""
+    `**`, `{a,b}`, `[..]`, and `!pattern` to take files back out), nor the `ignore` rules
+    (default excludes, `.paiignore`, `.gitignore`: storage/ignore.py)."""
     wanted = matcher(include)
     unwanted = matcher(exclude) if exclude else (None, None)
     skip_folder = _pruned_folders(exclude)
@@ -133,18 +145,22 @@ def select(root: Path, include: list[str], exclude: list[str] | None) -> list[Se
     stack = [(str(root), "")]
     while stack:
         folder, prefix = stack.pop()
-        names = []
+        names, folders = [], []
         try:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
-                        rel = prefix + entry.name
-                        if skip_folder is None or skip_folder.match(rel) is None:
-                            stack.append((entry.path, rel + "/"))
+                        folders.append(entry)
                     elif entry.is_file(follow_symlinks=False):
                         names.append(entry.name)
         except OSError:
             continue
+        if ignore is not None:
+            ignore.enter(folder, prefix, names)
+        for entry in folders:
+            rel = prefix + entry.name
+            if (skip_folder is None or skip_folder.match(rel) is None) and (ignore is None or not ignore.folder_ignored(rel)):
+                stack.append((entry.path, rel + "/"))
         if names:
             # "prefix/a\nprefix/b…" built in C; all folders are matched in one regex scan below.
             batches.append(prefix + ("\n" + prefix).join(n for n in names if "\n" not in n))
@@ -152,6 +168,8 @@ def select(root: Path, include: list[str], exclude: list[str] | None) -> list[Se
     if unwanted[0] is not None and out:
         excluded = set(_filter("\n".join(out), unwanted))
         out = [c for c in out if c not in excluded]
+    if ignore is not None:
+        out = ignore.keep(out)
     out.sort()
     base = str(root)
     return [Selected(rel, base) for rel in out]
@@ -233,6 +251,19 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
         raise Interrupted(f"upload to {remote} stopped with {missing} of {len(changed)} file(s) not sent "
                                       f"({reason}); {where}") from None
     return UploadResult(remote, len(changed), total, unchanged, len(removed), time.perf_counter() - started)
+
+
+def unchanged_files(hdfs: Hdfs, files: list[Selected], remote: str) -> int:
+    """How many of `files` the last upload to `remote` holds as they are now: an upload would not
+    send them again (none when the folder is not as that upload left it)."""
+    remote = "/" + remote.strip("/")
+    status = hdfs.status(remote)
+    if status is None or status["type"] != "DIRECTORY":
+        return 0
+    previous = _read_manifest(hdfs, remote)
+    if not _intact(hdfs, remote, previous):
+        return 0
+    return sum(1 for f in files if previous.get(f.rel) == fingerprint(os.path.join(f.root, f.rel)))
 
 
 def _read_manifest(hdfs: Hdfs, remote: str) -> dict:

@@ -1,0 +1,131 @@
+"""What an upload would send, as facts the editor shows on `codeDir`: counted elsewhere (the core
+reads no files), turned into hover text and warnings here.
+
+The OpenPAI manual (seed 004) says codeDir "should not contain any data and should be less than
+200MB": files that look like data are named, and going over the limits is a warning as you type
+(and a refused submit, unless forced).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .jsonc import Document, Node
+from .messages import pick, render, severity
+from .model import Diagnostic, Settings
+
+BIG_FILE = 50 * 1024 * 1024  # a file this big in the code folder is almost surely data
+# Suffixes of datasets, arrays, checkpoints and model weights.
+DATA_SUFFIXES = (".tfrecord", ".tfrecords", ".h5", ".hdf5", ".ckpt", ".npy", ".npz", ".pt", ".pth", ".pkl", ".pickle",
+                 ".safetensors", ".parquet", ".arrow", ".feather", ".onnx", ".mdb", ".mat")
+SHOWN = 10  # largest files listed
+
+
+# A data file's name, on one line of newline-joined paths (TensorFlow also writes `x.ckpt.index`,
+# `x.ckpt.data-00000-of-00001`, `train.tfrecord-00001-of-00010`).
+DATA_NAME = re.compile("^[^\n]*(?:" + "|".join(re.escape(s) for s in DATA_SUFFIXES) + r"|\.ckpt\.[^/\n]*|\.tfrecords?-[^/\n]*)$",
+                       re.M | re.I)
+
+
+def data_like(rels: list[str], sizes: list[int]) -> list[tuple[str, int]]:
+    """The files (of `rels`, with their `sizes`) that look like data, largest first: one scan for
+    the names, one pass for the sizes."""
+    named = set(DATA_NAME.findall("\n".join(rels)))
+    found = [(rel, size) for rel, size in zip(rels, sizes, strict=True) if size > BIG_FILE or rel in named]
+    found.sort(key=lambda p: (-p[1], p[0]))
+    return found
+
+
+def size_text(n: float) -> str:
+    """Bytes for people (binary units, as the upload progress shows them)."""
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TB"
+
+
+@dataclass(frozen=True)
+class UploadFacts:
+    """The files an upload would send from a workspace, and the limits they are held to."""
+
+    files: int
+    bytes: int
+    largest: tuple[tuple[str, int], ...]  # (path relative to the workspace, size), largest first
+    data_like: tuple[tuple[str, int], ...]  # files that look like data, largest first
+    max_files: int
+    max_bytes: int
+    problems: tuple[str, ...] = ()  # lines of .paiignore / .gitignore that could not be read
+
+    @property
+    def over_files(self) -> bool:
+        return self.files > self.max_files
+
+    @property
+    def over_bytes(self) -> bool:
+        return self.bytes > self.max_bytes
+
+    def over_limits(self, locale: str | None = None) -> str | None:
+        """What is over the limits, in words; None when nothing is."""
+        parts = []
+        if self.over_files:
+            parts.append(pick(locale, f"{self.files:,} files (limit {self.max_files:,}, pai.job.upload.maxFiles)",
+                              f"{self.files:,} 个文件（上限 {self.max_files:,}，pai.job.upload.maxFiles）"))
+        if self.over_bytes:
+            parts.append(pick(locale, f"{size_text(self.bytes)} (limit {size_text(self.max_bytes)}, pai.job.upload.maxBytes)",
+                              f"{size_text(self.bytes)}（上限 {size_text(self.max_bytes)}，pai.job.upload.maxBytes）"))
+        return pick(locale, " and ", "，").join(parts) or None
+
+
+def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN) -> str:
+    shown = ", ".join(f"{rel} ({size_text(size)})" for rel, size in files[:limit])
+    return shown + (f", … (+{len(files) - limit})" if len(files) > limit else "")
+
+
+def code_dir(doc: Document) -> Node | None:
+    """The `codeDir` property of a job config, if it names one."""
+    root = doc.root
+    if root is None or root.type != "object":
+        return None
+    prop = root.get_property("codeDir")
+    return prop if prop is not None and prop.key is not None else None
+
+
+def hover_markdown(facts: UploadFacts | None, locale: str | None) -> str:
+    """What the hover on `codeDir` adds: what an upload sends from this workspace."""
+    if facts is None:
+        return pick(locale, "*Counting the workspace files an upload would send…*", "*正在统计上传将发送的工作区文件…*")
+    lines = [pick(locale, f"**Upload**: {facts.files:,} files, {size_text(facts.bytes)} from this workspace "
+                          "(`pai.job.upload.include` / `exclude`, `.paiignore`, `.gitignore`)",
+                  f"**上传**：此工作区的 {facts.files:,} 个文件，共 {size_text(facts.bytes)}"
+                  "（`pai.job.upload.include` / `exclude`、`.paiignore`、`.gitignore`）")]
+    if facts.largest:
+        lines += ["", pick(locale, "Largest:", "最大的文件：")]
+        lines += [f"- `{rel}` {size_text(size)}" for rel, size in facts.largest]
+    over = facts.over_limits(locale)
+    if over:
+        lines += ["", pick(locale, f"⚠ Over the limit: {over}.", f"⚠ 超出上限：{over}。")]
+    if facts.data_like:
+        lines += ["", pick(locale, "⚠ Looks like data: ", "⚠ 看起来像数据：") + listing(facts.data_like)]
+    for problem in facts.problems:
+        lines += ["", f"⚠ {problem}"]
+    return "\n".join(lines)
+
+
+def upload_diagnostics(doc: Document, facts: UploadFacts | None, settings: Settings) -> list[Diagnostic]:
+    """Warnings on `codeDir` when what it would receive is over the limits or looks like data."""
+    prop = code_dir(doc) if facts is not None and settings.upload_enabled else None
+    if prop is None or facts is None:
+        return []
+    key = prop.key
+    locale = settings.locale
+    found = []
+    over = facts.over_limits(locale)
+    if over:
+        found.append(("upload.over-limit", {"over": over, "largest": listing(facts.largest, 5)}))
+    if facts.data_like:
+        found.append(("upload.data-files", {"count": len(facts.data_like), "files": listing(facts.data_like, 5)}))
+    for problem in facts.problems:
+        found.append(("upload.ignore-file", {"problem": problem}))
+    return [Diagnostic(key.start, key.end, code, severity(code), render(code, locale, **args)) for code, args in found]

@@ -1,0 +1,73 @@
+"""The workspace files an upload sends, once for all who need them: `submit` (held to the limits:
+`checked_files`), the dry run (service/preview.py) and the facts the editor shows on `codeDir`
+(`facts`). They are the files the `include` / `exclude` globs choose, less what the ignore rules of
+storage/ignore.py leave out (default excludes, `.paiignore`, `.gitignore`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.model import Settings
+from ..core.upload import SHOWN, UploadFacts, data_like, listing
+from ..errors import InvalidInput
+from ..storage.ignore import PAIIGNORE, IgnoreRules
+from ..storage.upload import Selected, select
+
+
+@dataclass
+class Chosen:
+    """The workspace files an upload sends, with their sizes, and what the ignore files said."""
+
+    files: list[Selected]
+    sizes: list[int]
+    rules: IgnoreRules
+
+    def facts(self, settings: Settings) -> UploadFacts:
+        rels, sizes = [f.rel for f in self.files], self.sizes
+        largest = heapq.nlargest(SHOWN, range(len(sizes)), key=sizes.__getitem__)
+        return UploadFacts(files=len(rels), bytes=sum(sizes), largest=tuple((rels[i], sizes[i]) for i in largest),
+                           data_like=tuple(data_like(rels, sizes)), max_files=settings.upload_max_files,
+                           max_bytes=settings.upload_max_bytes, problems=tuple(str(p) for p in self.rules.problems))
+
+
+def choose(workspace: Path, settings: Settings) -> Chosen:
+    """The files `submit` would upload from `workspace` under `settings`, and their sizes."""
+    rules = IgnoreRules.load(workspace, settings.upload_respect_gitignore, settings.upload_include)
+    files = select(workspace, list(settings.upload_include), list(settings.upload_exclude), rules)
+    kept, sizes = [], []
+    base = str(workspace) + os.sep
+    for f in files:
+        try:
+            sizes.append(os.lstat(base + f.rel).st_size)
+        except OSError:
+            continue  # gone since the walk: it would not be sent either
+        kept.append(f)
+    return Chosen(kept, sizes, rules)
+
+
+def facts(workspace: Path, settings: Settings) -> UploadFacts:
+    """What the editor shows on `codeDir` (computed off the typing path)."""
+    return choose(workspace, settings).facts(settings)
+
+
+def checked_files(workspace: Path, settings: Settings, force: bool = False, shown: str = "") -> list[Selected]:
+    """The files to upload, or InvalidInput (nothing sent) when they are over the limits or
+    `.paiignore` has a line that is not a pattern — unless `force`."""
+    chosen = choose(workspace, settings)
+    if force:
+        return chosen.files
+    bad = [p for p in chosen.rules.problems if p.source == PAIIGNORE]
+    if bad:
+        raise InvalidInput(f"{workspace / PAIIGNORE}:{bad[0].line}: {bad[0].message}; nothing was sent (fix it, or "
+                           "submit with --force)")
+    summary = chosen.facts(settings)
+    over = summary.over_limits()
+    if over:
+        raise InvalidInput(f"{shown + ': ' if shown else ''}the upload is over the limit: {over}; largest: "
+                           f"{listing(summary.largest, 5)}. Nothing was sent: leave files out (pai.job.upload.exclude, "
+                           f"{PAIIGNORE}), raise the limit, or submit with --force")
+    return chosen.files
