@@ -92,6 +92,12 @@ def code_dir(doc: Document) -> Node | None:
     return prop if prop is not None and prop.key is not None else None
 
 
+def on_code_dir(doc: Document, offset: int) -> Node | None:
+    """The `codeDir` property when `offset` is on it (its key or its value)."""
+    prop = code_dir(doc)
+    return prop if prop is not None and prop.start <= offset < prop.end else None
+
+
 def hover_markdown(facts: UploadFacts | None, locale: str | None) -> str:
     """What the hover on `codeDir` adds: what an upload sends from this workspace."""
     if facts is None:

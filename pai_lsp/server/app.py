@@ -25,6 +25,7 @@ from ..core.validate import diagnose
 from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, read
 from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
+from .uploads import Uploads
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -62,6 +63,7 @@ class PaiLanguageServer(LanguageServer):
         self.job_states: dict[tuple[str | None, str], str] = {}  # (cluster, job) -> the state last sent
         self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
         self.cancelled_tokens: set[str | int] = set()
+        self.uploads = Uploads(self)  # what an upload would send, for codeDir's hover and warnings
 
     # -- settings --------------------------------------------------------------------
     def settings_for(self, uri: str) -> Settings:
@@ -76,6 +78,7 @@ class PaiLanguageServer(LanguageServer):
     def update_client_settings(self, raw: Any) -> None:
         self.client_settings = flatten(raw)
         self.analyses.clear()
+        self.uploads.settings_changed()
 
     # -- analysis --------------------------------------------------------------------
     @property
@@ -110,10 +113,9 @@ class PaiLanguageServer(LanguageServer):
         if uri not in self.documents:
             return
         result = self.analysis(uri)
+        found = result.diagnostics + self.uploads.diagnostics(uri, result.doc)
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri, version=result.version, diagnostics=[self.to_lsp(d, result) for d in result.diagnostics]
-            )
+            types.PublishDiagnosticsParams(uri=uri, version=result.version, diagnostics=[self.to_lsp(d, result) for d in found])
         )
 
     # -- conversions -----------------------------------------------------------------

@@ -60,6 +60,28 @@ async def run_locally(ls: PaiLanguageServer, *args: str | dict) -> dict:
     return await jobs.submit(ls, params.uri, "local", params.work_done_token)
 
 
+@dataclass(frozen=True, kw_only=True)
+class PreviewUpload(protocol.Params):
+    """`pai.previewUpload` as an object: which config, to which cluster (the default one when
+    absent), and whether to list every file."""
+
+    METHOD: ClassVar[str] = "pai.previewUpload"
+    uri: str
+    cluster: str | None = None
+    list_files: bool = False
+
+
+@registry.command("pai.previewUpload")
+async def preview_upload(ls: PaiLanguageServer, *args: str | dict) -> dict:
+    """What Submit would do, nothing sent: the files (count, size, the largest, how many the last
+    upload there has), the job's name and its final config; `text` shows it all. Argument: the
+    config's URI or {uri, cluster?, listFiles?}."""
+    if not args:
+        return await jobs.preview(ls, None, None)
+    params = PreviewUpload(uri=args[0]) if isinstance(args[0], str) else PreviewUpload.from_json(args[0])
+    return await jobs.preview(ls, params.uri, params.cluster, params.list_files)
+
+
 @registry.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
 def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelParams) -> None:
     """The user cancelled a submit's progress: its upload stops (once uploaded, it goes on)."""

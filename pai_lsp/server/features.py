@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
 from ..core.completion import complete
-from ..core.hover import hover
+from ..core.hover import Hover, hover
 from ..core.messages import pick
 from ..core.outline import folding_ranges, format_text, symbols
 from ..core.paddle import DIALECT as PADDLE
+from ..core.upload import hover_markdown, on_code_dir
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -31,6 +34,22 @@ def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
         ls.update_client_settings(params.initialization_options)
         client = params.initialization_options.get("client") if isinstance(params.initialization_options, dict) else None
         ls.client_shows_messages = bool(isinstance(client, dict) and client.get("showsMessages"))
+
+
+@registry.feature(types.INITIALIZED)
+async def initialized(ls: PaiLanguageServer, params: types.InitializedParams) -> None:
+    if ls.uploads.client_offers_watching(ls.client_capabilities):
+        await ls.uploads.ask_client_to_watch()
+
+
+@registry.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: PaiLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    ls.uploads.files_changed([Path(p) for change in params.changes if (p := to_fs_path(change.uri))])
+
+
+@registry.feature(types.SHUTDOWN)
+def shutdown(ls: PaiLanguageServer, params: None) -> None:
+    ls.uploads.shutdown()
 
 
 @registry.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -55,6 +74,7 @@ def did_change(ls: PaiLanguageServer, params: types.DidChangeTextDocumentParams)
 def did_close(ls: PaiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     ls.analyses.pop(uri, None)
+    ls.uploads.closed(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -86,9 +106,16 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
 
 
 @registry.feature(types.TEXT_DOCUMENT_HOVER)
-def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Hover | None:
-    result = ls.analysis(params.text_document.uri)
-    found = hover(result.doc, ls.offset(result, params.position), ls.settings_for(params.text_document.uri))
+async def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    uri = params.text_document.uri
+    result = ls.analysis(uri)
+    offset = ls.offset(result, params.position)
+    settings = ls.settings_for(uri)
+    found = hover(result.doc, offset, settings)
+    prop = on_code_dir(result.doc, offset) if ls.uploads.applies(uri) else None
+    if prop is not None:  # codeDir: also what an upload would send from here
+        upload = hover_markdown(await ls.uploads.facts(uri), settings.locale)
+        found = Hover(f"{found.markdown}\n\n---\n\n{upload}", found.start, found.end) if found else Hover(upload, prop.start, prop.end)
     if found is None:
         return None
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found.markdown), ls.range(result, found.start, found.end))

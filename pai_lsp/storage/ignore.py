@@ -239,6 +239,11 @@ def _union(regexes: list[tuple[str, str]], folders: bool) -> re.Pattern:
     return re.compile("|".join(others) or "(?!)", re.M)
 
 
+def is_default_folder(name: str) -> bool:
+    """A folder no upload sends unless asked (`.git`, `node_modules` …)."""
+    return name in _DEFAULT_NAMES
+
+
 def _globs(globs: list[str]) -> re.Pattern | None:
     return re.compile("(?:" + "|".join(glob_regex(g.lstrip("/")) for g in globs) + ")$") if globs else None
 

@@ -1,0 +1,279 @@
+"""What an upload would send, shown on `codeDir` as you type (hover, and a warning when it is over the
+limits or looks like data) — computed off the typing path.
+
+The files are counted in a worker process (service/selection.py: the same files `submit` sends), so
+walking a big workspace never holds up the language server's own work; the editor's diagnostics
+use the last count, and a new one starts when files change: `workspace/didChangeWatchedFiles` when
+the client offers to watch (the server asks for every file of the workspace), else `watchdog`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ..core.model import Diagnostic, Settings
+from ..core.upload import UploadFacts, upload_diagnostics
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ..core.jsonc import Document
+
+
+class Server(Protocol):
+    """What this module needs of the language server (app.py, which holds an `Uploads`)."""
+
+    @property
+    def documents(self) -> Iterable[str]: ...
+
+    def settings_for(self, uri: str) -> Settings: ...
+
+    def publish(self, uri: str) -> None: ...
+
+    async def client_register_capability_async(self, params: types.RegistrationParams) -> Any: ...
+
+logger = logging.getLogger(__name__)
+SETTLE = 0.1  # seconds to let a burst of file events end before counting again
+WATCH_ID = "pai-upload-files"
+
+
+@dataclass(frozen=True)
+class Key:
+    """One count: a workspace under the settings that choose its files."""
+
+    root: Path
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    respect_gitignore: bool
+    max_bytes: int
+    max_files: int
+
+    def settings(self) -> Settings:
+        return Settings(upload_include=self.include, upload_exclude=self.exclude, upload_respect_gitignore=self.respect_gitignore,
+                        upload_max_bytes=self.max_bytes, upload_max_files=self.max_files)
+
+
+@dataclass
+class Count:
+    facts: UploadFacts | None = None
+    running: asyncio.Future | None = None
+    again: bool = False  # files changed while counting
+    timer: asyncio.TimerHandle | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Uploads:
+    def __init__(self, ls: Server):
+        self.ls = ls
+        self.documents: dict[str, tuple[Key | None, Settings]] = {}  # uri -> its count's key and its settings
+        self.counts: dict[Key, Count] = {}
+        self.observer = None  # watchdog's, when the client does not watch for us
+        self.watched: dict[Path, object] = {}
+        self.client_watches = False
+        self._executor: Executor | None = None
+
+    # -- what the features ask ---------------------------------------------------------
+    def diagnostics(self, uri: str, doc: Document) -> list[Diagnostic]:
+        """The warnings on `codeDir` from the last count (cheap: nothing is read here)."""
+        key, settings = self._document(uri)
+        count = self.counts.get(key) if key is not None else None
+        return upload_diagnostics(doc, count.facts if count else None, settings)
+
+    async def facts(self, uri: str, wait: float = 1.0) -> UploadFacts | None:
+        """The last count for `uri`'s workspace, waiting up to `wait` seconds for a first one."""
+        key, _ = self._document(uri)
+        if key is None:
+            return None
+        count = self.counts[key]
+        if count.facts is None:
+            try:
+                await asyncio.wait_for(count.done.wait(), wait)
+            except asyncio.TimeoutError:
+                return None
+        return count.facts
+
+    def applies(self, uri: str) -> bool:
+        return self._document(uri)[0] is not None
+
+    # -- what changes ------------------------------------------------------------------
+    def closed(self, uri: str) -> None:
+        self.documents.pop(uri, None)
+        self._prune()
+
+    def settings_changed(self) -> None:
+        """The editor's or a workspace's settings changed: which files count may have too."""
+        self.documents.clear()
+        for uri in list(self.ls.documents):
+            self._document(uri)
+        self._prune()
+
+    def _prune(self) -> None:
+        """Stop counting and watching for workspaces no open document needs."""
+        used = {key for key, _ in self.documents.values() if key is not None}
+        for key in [k for k in self.counts if k not in used]:
+            count = self.counts.pop(key)
+            if count.timer is not None:
+                count.timer.cancel()
+        roots = {key.root for key in used}
+        for root in [r for r in self.watched if r not in roots]:
+            if self.observer is not None:
+                self.observer.unschedule(self.watched.pop(root))
+
+    def files_changed(self, paths: list[Path]) -> None:
+        """Files changed (created, written, removed, moved): count again where they matter."""
+        for path in paths:
+            if path.name == "settings.json" and path.parent.name == ".vscode":
+                self.settings_changed()
+                for uri in list(self.ls.documents):
+                    self.ls.publish(uri)
+                continue
+            for key, count in self.counts.items():
+                if _within(path, key.root) and _may_count(path.relative_to(key.root), key):
+                    self._schedule(key, count)
+
+    # -- counting ----------------------------------------------------------------------
+    def _document(self, uri: str) -> tuple[Key | None, Settings]:
+        known = self.documents.get(uri)
+        if known is None:
+            settings = self.ls.settings_for(uri)
+            path = to_fs_path(uri) if uri.startswith("file:") else None
+            key = None
+            if path and settings.upload_enabled and settings.dialect != "paddle":
+                from ..service.jobs import workspace_of  # the job stack loads only once it is needed
+
+                key = Key(workspace_of(Path(path)), settings.upload_include, settings.upload_exclude,
+                          settings.upload_respect_gitignore, settings.upload_max_bytes, settings.upload_max_files)
+            known = self.documents[uri] = (key, settings)
+            if key is not None and key not in self.counts:
+                self.counts[key] = Count()
+                self._start(key, self.counts[key])
+                self._watch(key.root)
+        return known
+
+    def _schedule(self, key: Key, count: Count) -> None:
+        if count.running is not None:
+            count.again = True
+        elif count.timer is None:
+            count.timer = asyncio.get_running_loop().call_later(SETTLE, self._start, key, count)
+
+    def _start(self, key: Key, count: Count) -> None:
+        count.timer = None
+        count.again = False
+        count.running = asyncio.ensure_future(self._count(key, count))
+
+    async def _count(self, key: Key, count: Count) -> None:
+        from ..service.selection import facts as count_files
+
+        try:
+            facts = await self._run(count_files, key.root, key.settings())
+        except Exception as exc:  # noqa: BLE001 - a failed count must not stop the server; it is logged
+            logger.warning("counting the files of %s failed: %s", key.root, exc)
+            facts = None
+        finally:
+            count.running = None
+        if self.counts.get(key) is not count:
+            return  # no open document uses this count any more
+        changed = facts != count.facts
+        count.facts = facts
+        count.done.set()
+        if count.again:
+            self._schedule(key, count)
+        if changed:
+            for uri, (known, _) in list(self.documents.items()):
+                if known == key:
+                    self.ls.publish(uri)
+
+    async def _run(self, fn, *args):
+        loop = asyncio.get_running_loop()
+        if self._executor is None:
+            try:
+                # Its own process: a walk of a big workspace never competes with typing for the GIL.
+                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            except (OSError, ValueError) as exc:
+                logger.warning("no worker process (%s): counting files in a thread", exc)
+                self._executor = ThreadPoolExecutor(max_workers=1)
+        try:
+            return await loop.run_in_executor(self._executor, fn, *args)
+        except BrokenProcessPool:
+            self._executor = None
+            return await self._run(fn, *args)
+
+    def shutdown(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+        if self.observer is not None:
+            self.observer.stop()
+
+    # -- watching ----------------------------------------------------------------------
+    def _watch(self, root: Path) -> None:
+        if self.client_watches or root in self.watched:
+            return
+        if self.observer is None:
+            from watchdog.observers import Observer
+
+            self.observer = Observer()
+            self.observer.daemon = True
+            self.observer.start()
+        try:
+            relay = _Relay(asyncio.get_running_loop(), self.files_changed)
+            self.watched[root] = self.observer.schedule(relay, str(root), recursive=True)
+        except OSError as exc:  # e.g. the inotify watch limit: the count is then refreshed on save only
+            logger.warning("cannot watch %s for changes: %s", root, exc)
+
+    def client_offers_watching(self, capabilities: types.ClientCapabilities) -> bool:
+        workspace = capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        return bool(watched is not None and watched.dynamic_registration)
+
+    async def ask_client_to_watch(self) -> None:
+        """Have the client report every file change of the workspace (it watches it anyway)."""
+        try:
+            await self.ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+                id=WATCH_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                    watchers=[types.FileSystemWatcher(glob_pattern="**/*")]))]))
+        except Exception as exc:  # noqa: BLE001 - then watchdog watches instead
+            logger.warning("the client does not watch files for us (%s): using watchdog", exc)
+            return
+        self.client_watches = True
+        if self.observer is not None:
+            self.observer.unschedule_all()
+            self.watched.clear()
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _may_count(rel: Path, key: Key) -> bool:
+    """Whether a change at `rel` can change the count: not inside `.git/` and the other folders
+    left out by default (unless an include glob names one)."""
+    from ..storage.ignore import GITIGNORE, PAIIGNORE, is_default_folder
+
+    if rel.name in (PAIIGNORE, GITIGNORE):
+        return True
+    named = {part for glob in key.include for part in glob.split("/")}
+    return not any(is_default_folder(part) and part not in named for part in rel.parts[:-1])
+
+
+class _Relay:
+    """watchdog's events (on its own thread) to `files_changed` on the server's loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, to):
+        self.loop, self.to = loop, to
+
+    def dispatch(self, event) -> None:
+        if event.event_type in ("opened", "closed", "closed_no_write") or (event.is_directory and event.event_type == "modified"):
+            return
+        paths = [Path(event.src_path)] + ([Path(event.dest_path)] if getattr(event, "dest_path", "") else [])
+        self.loop.call_soon_threadsafe(self.to, paths)

@@ -1,0 +1,159 @@
+"""What an upload would send, in the editor as you type (issue 12): the hover on `codeDir`, the
+warning on it when the files are over the limits or look like data — refreshed when files change
+(watchdog, or the client's `workspace/didChangeWatchedFiles`) — and the "Preview Upload" command."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from .helpers.cli import isolated_env, stop_all
+from .helpers.lsp import SERVER, Editor, start_session, until
+from .helpers.paths import EXAMPLE
+
+ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-upload-")))
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
+async def editor(lsp_client: LanguageClient):
+    await start_session(lsp_client, "en")
+    try:
+        yield
+    finally:
+        stop_all(ENV)
+        await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
+async def watching_editor(lsp_client: LanguageClient):
+    """A client that watches files for the server, as VS Code does (dynamic registration)."""
+    registrations: list[types.Registration] = []
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def _register(params: types.RegistrationParams) -> None:
+        registrations.extend(params.registrations)
+
+    lsp_client.registrations = registrations
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=types.ClientCapabilities(
+            workspace=types.WorkspaceClientCapabilities(
+                did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+            text_document=types.TextDocumentClientCapabilities(
+                hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]))),
+        locale="en"))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def workspace(tmp_path: Path, settings: dict, files: dict[str, int]) -> tuple[Path, str]:
+    ws = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, ws)
+    (ws / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    for rel, size in files.items():
+        path = ws / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as f:
+            f.truncate(size)  # sparse: big files cost no disk
+    return ws, (ws / "mnist.pai.json").read_text()
+
+
+def upload_warnings(client: LanguageClient, uri: str) -> dict[str, types.Diagnostic]:
+    return {d.code: d for d in client.diagnostics.get(uri, []) if str(d.code).startswith("upload.")}
+
+
+async def test_hover_on_code_dir_says_what_would_be_uploaded(editor, tmp_path):
+    ws, text = workspace(tmp_path, {"pai.job.upload.include": ["**/*"]},
+                         {"src/model.py": 3000, "src/util.py": 1000, "data/big.bin": 2_000_000, ".venv/lib/x.py": 10,
+                          "node_modules/a/b.js": 10})
+    doc = Editor(editor, ws / "mnist.pai.json")
+    diagnostics = await doc.open(text)
+    assert [d for d in diagnostics if d.severity == types.DiagnosticSeverity.Error] == []
+    hover = await editor.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('"codeDir"', 2)))
+    value = hover.contents.value
+    assert "**codeDir**" in value  # the field's own doc first
+    files = [p for p in ws.rglob("*") if p.is_file() and not {".venv", "node_modules"} & set(p.relative_to(ws).parts)]
+    total = sum(p.stat().st_size for p in files)
+    assert f"**Upload**: {len(files)} files, {total / 1024 / 1024:.1f} MB from this workspace" in value
+    lines = value.splitlines()
+    largest = lines[lines.index("Largest:") + 1:][:3]
+    assert largest == ["- `data/big.bin` 1.9 MB", "- `src/model.py` 2.9 KB", "- `train.py` 1.5 KB"]
+    assert ".venv" not in value and "node_modules" not in value
+    on_value = await editor.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('$PAI_USER_NAME/$PAI_JOB_NAME"', 16)))
+    assert "**Upload**:" in on_value.contents.value
+
+
+async def test_warning_on_code_dir_when_over_the_limit_or_data(editor, tmp_path):
+    ws, text = workspace(tmp_path, {"pai.job.upload.include": ["**/*"], "pai.job.upload.maxBytes": 1_000_000},
+                         {"ckpt/model.ckpt": 100, "features.npy": 200, "src/a.py": 10})
+    doc = Editor(editor, ws / "mnist.pai.json")
+    await doc.open(text)
+    await until(lambda: "upload.data-files" in upload_warnings(editor, doc.uri))
+    data = upload_warnings(editor, doc.uri)["upload.data-files"]
+    assert data.severity == types.DiagnosticSeverity.Warning
+    assert data.message.startswith("The upload includes 2 file(s) that look like data: features.npy (200 B), ckpt/model.ckpt (100 B).")
+    line = text.splitlines()[data.range.start.line]
+    assert line[data.range.start.character:data.range.end.character] == '"codeDir"'
+    assert "upload.over-limit" not in upload_warnings(editor, doc.uri)
+    # Typing keeps the warning where codeDir is, without counting again.
+    await doc.replace_all("\n\n" + text)
+    moved = upload_warnings(editor, doc.uri)["upload.data-files"]
+    assert moved.range.start.line == data.range.start.line + 2
+    # A large file lands: over the limit (and it looks like data: over 50 MB).
+    with open(ws / "dump.bin", "wb") as f:
+        f.truncate(60 * 1024 * 1024)
+    await until(lambda: "upload.over-limit" in upload_warnings(editor, doc.uri), timeout=10)
+    over = upload_warnings(editor, doc.uri)["upload.over-limit"]
+    assert over.message.startswith("The upload from this workspace is over the limit: 60.0 MB (limit 976.6 KB, "
+                                   "pai.job.upload.maxBytes). Largest: dump.bin (60.0 MB),")
+    assert "dump.bin (60.0 MB)" in upload_warnings(editor, doc.uri)["upload.data-files"].message
+    # It goes, and so does the warning; a .paiignore takes the rest away.
+    (ws / "dump.bin").unlink()
+    await until(lambda: "upload.over-limit" not in upload_warnings(editor, doc.uri), timeout=10)
+    (ws / ".paiignore").write_text("*.npy\nckpt/\n")
+    await until(lambda: not upload_warnings(editor, doc.uri), timeout=10)
+
+
+async def test_the_client_watches_files_for_the_server(watching_editor, tmp_path):
+    client = watching_editor
+    ws, text = workspace(tmp_path, {"pai.job.upload.include": ["**/*.py"]}, {"a.py": 10})
+    await until(lambda: client.registrations)
+    (registration,) = client.registrations
+    assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    assert [w["globPattern"] for w in registration.register_options["watchers"]] == ["**/*"]
+    doc = Editor(client, ws / "mnist.pai.json")
+    await doc.open(text)
+    hover = await client.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('"codeDir"', 2)))
+    assert "**Upload**: 2 files" in hover.contents.value
+    with open(ws / "weights.pt", "wb") as f:  # not a *.py: not uploaded, no warning
+        f.truncate(10)
+    big = ws / "big.py"
+    with open(big, "wb") as f:
+        f.truncate(300 * 1024 * 1024)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(big.as_uri(), types.FileChangeType.Created),
+        types.FileEvent((ws / "weights.pt").as_uri(), types.FileChangeType.Created)]))
+    await until(lambda: "upload.over-limit" in upload_warnings(client, doc.uri), timeout=10)
+    assert "big.py (300.0 MB)" in upload_warnings(client, doc.uri)["upload.over-limit"].message
+    assert "weights.pt" not in upload_warnings(client, doc.uri)["upload.data-files"].message
+
+
+async def test_preview_upload_command(editor, tmp_path):
+    ws, text = workspace(tmp_path, {"pai.job.upload.include": ["**/*.py"]}, {"lib/x.py": 4096, "venv/y.py": 1})
+    doc = Editor(editor, ws / "mnist.pai.json")
+    await doc.open(text)
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.previewUpload", [{"uri": doc.uri, "cluster": "local", "listFiles": True}]))
+    assert result["ok"] is True, result
+    assert result["upload"]["files"] == 2 and [e[0] for e in result["upload"]["entries"]] == ["lib/x.py", "train.py"]
+    assert result["config"]["jobName"] == result["job"] and result["job"].startswith("mnist_")
+    text_lines = result["text"].splitlines()
+    assert text_lines[0] == f"Dry run of {ws / 'mnist.pai.json'}: nothing was sent." or text_lines[0].startswith("Dry run of ")
+    assert any(line.startswith("upload:   2 files, ") for line in text_lines)
+    jobs = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobs.list", [{"cluster": "local"}]))
+    assert result["job"] not in [j["name"] for j in jobs["jobs"]]  # nothing submitted
