@@ -271,6 +271,50 @@ def test_hdfs_browser(nvim, env, workspace, tmp_path):
     nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{home}' and vim.fn.search('^{job}/', 'n') > 0")
 
 
+def test_preview_upload(nvim, env, workspace):
+    """:PaiPreview shows what :PaiSubmit would send, nothing sent, in a read-only buffer: the files
+    the include globs choose without what the default excludes (`.git/`) and `.paiignore` leave out,
+    the largest first, the job's name and its final config. After an upload to the same codeDir,
+    `R` shows every file unchanged."""
+    config = json.loads((workspace / "mnist.pai.json").read_text())
+    config["codeDir"] = "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/code/mnist"  # one place, whatever the job's name
+    (workspace / "preview.pai.json").write_text(json.dumps(config, indent=2))
+    (workspace / ".git" / "hooks").mkdir(parents=True)
+    (workspace / ".git" / "hooks" / "huge.py").write_text("#" * 500_000)
+    (workspace / "scratch").mkdir()
+    (workspace / "scratch" / "notes.py").write_text("#" * 400_000)
+    (workspace / ".paiignore").write_text("scratch/\n")
+    (workspace / "data_prep.py").write_text("x = 1\n" * 50_000)  # 300,000 bytes
+    (workspace / "model").mkdir()
+    (workspace / "model" / "net.py").write_text("import math\n")
+
+    nvim.command("edit preview.pai.json")
+    nvim.command("PaiPreview")
+    name = "pai://preview/preview.pai.json"
+    lines = nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name}' and vim.api.nvim_buf_get_lines(0, 0, -1, false)",
+                      what="the preview buffer")
+    text = "\n".join(lines)
+    assert lines[0] == "Dry run of preview.pai.json: nothing was sent.", text
+    job = re.search(r"^job name: (mnist_[0-9a-f]{8}) \(a new name is drawn at submit\)$", text, re.M).group(1)
+    upload = re.search(r"^upload: +3 files, (\S+ \S+) from (\S+) to (\S+)$", text, re.M)
+    assert upload and upload.group(2) == str(workspace) and upload.group(3).endswith("/code/mnist"), text
+    assert "0 unchanged since the last upload there (skipped), 3 to send" in text
+    largest = lines[lines.index("largest files:") + 1:lines.index("largest files:") + 4]
+    assert [line.split()[-1] for line in largest] == ["data_prep.py", "train.py", "model/net.py"], largest
+    assert largest[0].split()[:2] == ["293.0", "KB"]
+    assert "huge.py" not in text and "scratch" not in text and ".git" not in text
+    final = json.loads("\n".join(lines[lines.index("config after substitution:") + 1:]))
+    assert final["jobName"] == job and final["taskRoles"][0]["command"].startswith(f"cd {job} && ")
+    assert nvim.lua("return vim.bo.modifiable") is False and nvim.lua("return vim.bo.filetype") == "paipreview"
+    assert run_pai(env, "hdfs", "ls", upload.group(3)).returncode != 0  # nothing was sent
+
+    pai(env, "run", "preview.pai.json", cwd=workspace)  # the upload, for real
+    nvim.keys("R")
+    nvim.wait("vim.fn.search('3 unchanged since the last upload there (skipped), 0 to send', 'n') > 0",
+              what="every file unchanged after the upload")
+    assert nvim.current_name() == name  # the same buffer, written again
+
+
 def test_add_a_cluster(nvim, env):
     nvim.command("PaiClusters")
     nvim.wait("vim.fn.search('^\\\\* local ', 'n') > 0", what="the local cluster listed as the default")
@@ -314,7 +358,8 @@ def test_help(env, tmp_path):
     editor = Neovim(env, tmp_path, runtimepath=plugin)
     try:
         editor.command(f"helptags {plugin / 'doc'}")
-        for tag, line in (("pai-lsp", "*pai-lsp*"), (":PaiJobs", "*:PaiJobs*"), ("pai-lsp-hdfs", "*pai-lsp-hdfs*")):
+        for tag, line in (("pai-lsp", "*pai-lsp*"), (":PaiJobs", "*:PaiJobs*"), ("pai-lsp-hdfs", "*pai-lsp-hdfs*"),
+                          (":PaiPreview", "*:PaiPreview*")):
             editor.command(f"help {tag}")
             assert editor.current_name() == str(plugin / "doc" / "pai_lsp.txt")
             assert line in editor.lua("return vim.api.nvim_get_current_line()")
@@ -324,7 +369,7 @@ def test_help(env, tmp_path):
             editor.command(f"help {link}")
         # the buffers' syntax files load
         editor.command("enew | syntax on")
-        for filetype in ("pailog", "paijobs", "paihdfs", "paiclusters"):
+        for filetype in ("pailog", "paijobs", "paihdfs", "paiclusters", "paipreview"):
             editor.command(f"set filetype={filetype}")
             assert editor.lua("return vim.b.current_syntax") == filetype
     finally:

@@ -26,6 +26,10 @@ command("PaiSubmit", function(o) pai().submit(o.args) end, {
 })
 command("PaiRun", function() pai().run() end, { desc = "Run this job config on the embedded local cluster" })
 command("PaiRunLocally", function() pai().run() end, { desc = "Same as :PaiRun" })
+command("PaiPreview", function(o) pai().preview(o.args) end, {
+  nargs = "?", desc = "What :PaiSubmit would upload and submit, nothing sent",
+  complete = function(lead) return matching(clusters(), lead) end,
+})
 command("PaiCancel", function() pai().cancel() end, { desc = "Stop the upload of a submit still uploading" })
 command("PaiLogs", function(o) pai().logs(o.fargs[1], o.fargs[2]) end, {
   nargs = "+", desc = "The live log of a job",

@@ -42,6 +42,11 @@ function M.run()
   require("pai_lsp.submit").submit(0, nil, true)
 end
 
+--- :PaiPreview [cluster]
+function M.preview(cluster)
+  require("pai_lsp.preview").open(0, cluster ~= "" and cluster or nil)
+end
+
 --- :PaiCancel
 function M.cancel()
   require("pai_lsp.submit").cancel()

@@ -87,15 +87,6 @@ local function ref(buf, job)
   return { job = job.name, cluster = view.resolved or view.cluster }
 end
 
--- A read-only buffer with `lines`, in a split.
-local function show_text(name, lines, filetype)
-  local buf = ui.scratch(name, filetype)
-  ui.set_lines(buf, 0, -1, lines)
-  ui.show(buf, "split")
-  ui.keymaps(buf, name, {})
-  return buf
-end
-
 local function ports(task)
   local out = {}
   for label, list in pairs(ui.value(task.ports) or {}) do
@@ -136,7 +127,7 @@ function M.details(buf)
         tostring(ui.value(task.exitCode) or ""), ports(task) }))
     end
     local name = "pai://job/" .. status.name
-    local shown = show_text(name, lines)
+    local shown = ui.show_text(name, lines)
     if status.state == "RUNNING" then
       client.execute("pai.job.ssh", { r }, function(ssh)
         local more = { "", t("SSH and ports of running tasks:") }
@@ -193,7 +184,7 @@ function M.config(buf)
   end
   client.execute("pai.job.config", { ref(buf, job) }, function(result)
     local text = ui.value(result.text) or vim.fn.json_encode(result.config)
-    show_text("pai://job/" .. job.name .. ".pai.json", vim.split(text:gsub("\n$", ""), "\n", { plain = true }), "json")
+    ui.show_text("pai://job/" .. job.name .. ".pai.json", ui.lines(text), "json")
   end)
 end
 

@@ -59,21 +59,32 @@ end
 
 --- Submit the config in `bufnr` to `cluster` (nil: the default one); `local_run` uses the embedded
 --- local cluster.
-function M.submit(bufnr, cluster, local_run)
+--- The job config in `bufnr` (0: the current buffer) as a command needs it: written if it has
+--- changes (the daemon reads the file on disk), the server attached. Returns its path and URI, or
+--- nothing after saying `not_config` when the buffer holds no job config.
+function M.config(bufnr, not_config)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local path = vim.api.nvim_buf_get_name(bufnr)
   if not client.is_job_file(path) then
-    ui.error(t("open a *.pai.json job config to submit it"))
-    return
+    ui.error(not_config)
+    return nil
   end
   if vim.bo[bufnr].modified then
-    vim.api.nvim_buf_call(bufnr, function() vim.cmd("silent write") end) -- the daemon reads the file on disk
+    vim.api.nvim_buf_call(bufnr, function() vim.cmd("silent write") end)
   end
   client.attach(bufnr)
+  return path, vim.uri_from_fname(vim.fn.fnamemodify(path, ":p"))
+end
+
+function M.submit(bufnr, cluster, local_run)
+  local path, uri = M.config(bufnr, t("open a *.pai.json job config to submit it"))
+  if not path then
+    return
+  end
   local token = M.token("submit")
   uploading[token] = true
   local command = local_run and "pai.runLocally" or "pai.submitJob"
-  local argument = { uri = vim.uri_from_fname(vim.fn.fnamemodify(path, ":p")), workDoneToken = token, cluster = cluster }
+  local argument = { uri = uri, workDoneToken = token, cluster = cluster }
   client.execute(command, { argument }, function(result)
     uploading[token] = nil
     started[result.job] = true

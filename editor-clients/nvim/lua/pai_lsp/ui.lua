@@ -70,6 +70,23 @@ function M.set_lines(buf, first, last, lines)
   vim.bo[buf].modified = false
 end
 
+--- A read-only buffer `name` showing `lines`, in a split (made again if it exists); `keys` as for
+--- M.keymaps (`q` and `?` are always there). Returns the buffer.
+function M.show_text(name, lines, filetype, keys)
+  local buf, created = M.scratch(name, filetype)
+  M.set_lines(buf, 0, -1, lines)
+  M.show(buf, "split")
+  if created then
+    M.keymaps(buf, name, keys or {})
+  end
+  return buf
+end
+
+--- `text`'s lines (a last newline ends the last line, it does not start an empty one).
+function M.lines(text)
+  return vim.split((text:gsub("\n$", "")), "\n", { plain = true })
+end
+
 --- Show `buf`: focus a window of this tab that shows it, else open it (`how`: "current", "split",
 --- "vsplit" or "tab"). Returns the window.
 function M.show(buf, how)
