@@ -6,6 +6,7 @@ import { isJobConfig } from "./config";
 import { HdfsView, registerHdfs } from "./hdfs";
 import { JobsView, registerJobCommands } from "./jobs";
 import { LogBook } from "./logs";
+import { registerPreview } from "./preview";
 import { PaiServer } from "./server";
 import { submit } from "./submit";
 
@@ -19,6 +20,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerJobCommands(context, server, jobs, logs);
   registerHdfs(context, server, hdfs);
   registerClusters(context, server, clusters);
+  registerPreview(context, server);
   server.onRestart(() => jobs.refresh()); // a new server watches what it lists again
   clusters.onDidChangeProfiles.event(() => {
     jobs.refresh();

@@ -10,14 +10,25 @@ export interface Submitted {
   user: string;
 }
 
-export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, local: boolean): Promise<Submitted | undefined> {
+/**
+ * The job config a command acts on (the file right-clicked, a code lens's URI, else the active
+ * editor's), saved if it has unsaved changes (the daemon reads the file on disk); undefined, with
+ * `notConfig` shown as an error, when that is no job config.
+ */
+export async function jobConfigTarget(target: vscode.Uri | string | undefined, notConfig: string): Promise<vscode.Uri | undefined> {
   const uri = typeof target === "string" ? vscode.Uri.parse(target) : (target ?? vscode.window.activeTextEditor?.document.uri);
   if (!uri || !isJobConfig(uri.path)) {
-    void vscode.window.showErrorMessage(vscode.l10n.t("Open a job config (*.pai.json, or *.paddle.json for PaddlePaddle Cloud) to submit it."));
+    void vscode.window.showErrorMessage(notConfig);
     return undefined;
   }
   const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-  if (open?.isDirty) await open.save(); // the daemon reads the file on disk
+  if (open?.isDirty) await open.save();
+  return uri;
+}
+
+export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, local: boolean): Promise<Submitted | undefined> {
+  const uri = await jobConfigTarget(target, vscode.l10n.t("Open a job config (*.pai.json, or *.paddle.json for PaddlePaddle Cloud) to submit it."));
+  if (!uri) return undefined;
   const name = uri.path.split("/").pop() ?? uri.path;
   const title = local ? vscode.l10n.t("Running {0} locally", name) : vscode.l10n.t("Submitting {0}", name);
   let answer: (value: Submitted | undefined) => void = () => undefined;

@@ -1,0 +1,34 @@
+"""The VS Code extension's Settings UI offers every `pai.*` setting the server reads, with the
+server's default (core/model.py `Settings`: the one place defaults are defined), in English and
+Chinese."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import MISSING, fields
+
+from pai_lsp.core.model import Settings
+
+from .helpers.paths import ROOT
+
+EXTENSION = ROOT / "editor-clients" / "vscode"
+
+
+def _default(field) -> object:
+    value = field.default_factory() if field.default is MISSING else field.default
+    return list(value) if isinstance(value, tuple) else value
+
+
+def test_every_server_setting_is_contributed_with_its_default():
+    manifest = json.loads((EXTENSION / "package.json").read_text())
+    contributed = manifest["contributes"]["configuration"]["properties"]
+    english = json.loads((EXTENSION / "package.nls.json").read_text())
+    chinese = json.loads((EXTENSION / "package.nls.zh-cn.json").read_text())
+    for field in fields(Settings):
+        key = field.metadata["key"]
+        assert key in contributed, f"{key} is not in package.json contributes.configuration"
+        entry = contributed[key]
+        if key != "pai.locale":  # the server's None is "the editor's language", the setting's ""
+            assert entry["default"] == _default(field), key
+        text = (entry.get("markdownDescription") or entry.get("description", "")).strip("%")
+        assert english.get(text) and chinese.get(text), f"{key}: no English or Chinese description ({text})"
