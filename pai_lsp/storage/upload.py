@@ -230,8 +230,9 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
             where = f"nothing was changed at {remote}"
         else:
             where = f"{len(sent)} changed file(s) arrived; the next upload re-sends the rest"
-        raise Interrupted(f"upload to {remote} stopped with {missing} of {len(changed)} file(s) not sent "
-                                      f"({reason}); {where}") from None
+        # The reason first: the start of a message is what a notification shows.
+        raise Interrupted(f"{reason}: upload to {remote} stopped with {missing} of {len(changed)} file(s) not sent; "
+                          f"{where}") from None
     return UploadResult(remote, len(changed), total, unchanged, len(removed), time.perf_counter() - started)
 
 

@@ -88,6 +88,8 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly statusBar = vscode.window.createStatusBarItem("pai.runningJobs", vscode.StatusBarAlignment.Left, 10);
   private readonly ticker: NodeJS.Timeout;
   readonly view: vscode.TreeView<Node>;
+  /** A cluster's jobs were listed (for the local cluster: it runs now). */
+  readonly onDidList = new vscode.EventEmitter<ClusterNode>();
 
   constructor(private readonly server: PaiServer, private readonly logs: LogBook) {
     this.view = vscode.window.createTreeView("pai.jobs", { treeDataProvider: this, showCollapseAll: true });
@@ -262,6 +264,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     for (const job of page.jobs) if (offset === 0 || !known.has(job.name)) node.jobs.push(new JobNode(node, job));
     node.total = page.total;
     node.loaded = true;
+    this.onDidList.fire(node);
   }
 
   async loadMore(node: ClusterNode): Promise<void> {
@@ -275,6 +278,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
 
   dispose(): void {
     clearInterval(this.ticker);
+    this.onDidList.dispose();
     this.statusBar.dispose();
     this.view.dispose();
     this.changed.dispose();
