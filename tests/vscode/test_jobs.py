@@ -297,3 +297,30 @@ def test_running_a_config_with_a_mistake_says_why_and_submits_nothing(workbench,
                        "the progress notification to close", timeout=15, errors=False)
     workbench.command("PAI: Focus on Jobs View")
     assert not job_row(workbench, "broken").count()
+
+
+PADDLE_TRAIN = """import os
+print("trainer", os.environ["PADDLE_INIT_TRAINER_ID"], "pservers", os.environ["PADDLE_INIT_PSERVERS"], flush=True)
+"""
+
+
+def test_a_paddle_job_file_runs_like_a_pai_config(workbench, workspace):
+    """A PaddlePaddle Cloud job file (*.paddle.json): the same menu runs it on the local cluster's
+    PaddlePaddle Cloud API, its workers' logs fill its channel, and Open Config shows it as a job file."""
+    (workspace / "paddle_train.py").write_text(PADDLE_TRAIN)
+    job_file = {"name": "fit-a-line", "parallelism": 2, "pservers": 1, "memory": "256Mi", "psmemory": "256Mi",
+                "entry": "python3 paddle_train.py"}
+    (workspace / "fit.paddle.json").write_text(json.dumps(job_file, indent=2))
+    workbench.clear_notifications()
+    workbench.command("File: Focus on Files Explorer")
+    workbench.context_menu(workbench.explorer_row("fit.paddle.json"), "Run Job Locally")
+    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: fit-a-line-"), "the job's Output channel")
+    job = workbench.output_channel().removeprefix("PAI: ")
+    workbench.wait_for(lambda: all(f"] trainer {i} pservers " in workbench.output_text() for i in (0, 1)), "both trainers' lines")
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.wait_for(lambda: job_row(workbench, job, "SUCCEEDED").count(), f"{job} SUCCEEDED in the Jobs view")
+    rows = workbench.view_texts("Jobs")
+    assert rows.index(next(r for r in rows if r.startswith("local-paddle"))) < rows.index(next(r for r in rows if r.startswith(job)))
+    workbench.context_menu(job_row(workbench, job).first, "Open Config")
+    workbench.editor(f"{job}.paddle.json", scheme="pai-job:").wait_for(state="visible")
+    workbench.wait_for(lambda: '"entry": "python3 paddle_train.py"' in workbench.editor_text(f"{job}.paddle.json"), "the job file")

@@ -29,6 +29,7 @@ interface Profile {
   name: string;
   local: boolean;
   default: boolean;
+  kind: string;
 }
 
 export class ClusterNode {
@@ -36,7 +37,12 @@ export class ClusterNode {
   jobs: JobNode[] = [];
   total = 0;
   loaded = false;
-  constructor(readonly name: string, readonly isDefault: boolean, readonly local: boolean) {}
+  constructor(readonly name: string, readonly isDefault: boolean, readonly local: boolean, readonly clusterKind: string) {}
+
+  /** How a job file of this cluster is named: PaddlePaddle Cloud's are `*.paddle.json`. */
+  get configSuffix(): string {
+    return this.clusterKind === "paddlecloud" ? ".paddle.json" : ".pai.json";
+  }
 }
 
 export class JobNode {
@@ -238,7 +244,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
         // The default cluster first: that is where Submit goes.
         const sorted = [...list.clusters].sort((a, b) => Number(b.default) - Number(a.default));
-        const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local));
+        const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local, p.kind));
         if (generation === this.generation) this.clusters = nodes;
         return nodes;
       }
@@ -331,7 +337,7 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
       void vscode.window.showInformationMessage(vscode.l10n.t("Copied: {0}", picked.command));
     }),
     command("pai-lsp.job.openConfig", async (node) => {
-      const uri = vscode.Uri.from({ scheme: "pai-job", path: `/${node.cluster.name}/${node.job.name}.pai.json` });
+      const uri = vscode.Uri.from({ scheme: "pai-job", path: `/${node.cluster.name}/${node.job.name}${node.cluster.configSuffix}` });
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
     }),
     command("pai-lsp.job.openPortal", async (node) => {
@@ -343,8 +349,9 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
     vscode.workspace.registerTextDocumentContentProvider("pai-job", {
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
         const [, cluster, file] = uri.path.split("/");
-        const answer = await server.call<{ config: unknown }>("pai.job.config", { job: file.replace(/\.pai\.json$/, ""), cluster });
-        return JSON.stringify(answer.config, null, 2) + "\n";
+        const answer = await server.call<{ config: unknown; text?: string }>("pai.job.config",
+          { job: file.replace(/\.(pai|paddle)\.json$/, ""), cluster });
+        return answer.text ?? JSON.stringify(answer.config, null, 2) + "\n"; // text: in the cluster's key order
       },
     }),
   );
