@@ -69,8 +69,14 @@ def pai_on_path() -> bool:
 
 
 @pytest.fixture(scope="module")
-def user(tools, tmp_path_factory, artifacts, pai_on_path):
-    person = User(tmp_path_factory.mktemp("vscode-user"), pai_on_path)
+def path_first() -> tuple[Path, ...]:
+    """Folders at the front of the user's PATH; a module overrides this fixture."""
+    return ()
+
+
+@pytest.fixture(scope="module")
+def user(tools, tmp_path_factory, artifacts, pai_on_path, path_first):
+    person = User(tmp_path_factory.mktemp("vscode-user"), pai_on_path, path_first)
     try:
         person.start_keyring(artifacts)
         yield person
