@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from ..errors import PaiError
 from .backend import Backend
 from .openpai import OpenPai
-from .profiles import LOCAL, Profiles, get_secret, local_password, local_profile, set_secret
+from .profiles import LOCAL, Profiles, get_secret, local_password, local_profile, resolve, set_secret
 
 
 def connect(cluster: str | None = None) -> Backend:
     """`cluster` names a profile (absent: the default one, else `local`). Every kind of profile so
     far ("openpai", "scm") is an OpenPAI REST server."""
-    profiles = Profiles()
-    name = profiles.resolve(cluster)
+    name = resolve(cluster)
     if name == LOCAL:
         return OpenPai(local_profile(), local_password)
-    profile = profiles.clusters[name]
+    profile = Profiles().clusters[name]
     key = f"{name}:{profile.user}"
     return OpenPai(profile, lambda: get_secret(key + ":password"), token=get_secret(key + ":token"),
                    on_token=lambda token: _keep_token(key, token))
+
+
+def identity(name: str) -> Hashable:
+    """What a session with profile `name` was made from (the profile and the stored token): when it
+    differs from a kept session's, that session is stale (`pai cluster add/remove/login` happened).
+    The local cluster's session is renewed when it stops answering instead."""
+    if name == LOCAL:
+        return None
+    profile = Profiles().clusters[name]
+    return (tuple(sorted(profile.to_json().items())), get_secret(f"{name}:{profile.user}:token"))
 
 
 def _keep_token(key: str, token: str) -> None:

@@ -9,13 +9,16 @@ config dir (mode 600) — an explicit choice, never a silent fallback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
 import shlex
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -94,17 +97,20 @@ def get_secret(key: str) -> str | None:
 
 # -- profiles --------------------------------------------------------------------------
 class Profiles:
+    """The profiles in `clusters.json`, read afresh each time one is made (the daemon makes one per
+    request, so `pai cluster add/remove` apply at once). A file that cannot be read as profiles is
+    refused with one line naming it and what is wrong, and is never overwritten."""
+
     def __init__(self, path: Path | None = None):
         self.path = path or config_dir() / "clusters.json"
-        data = json.loads(self.path.read_text()) if self.path.exists() else {}
+        data = read_profiles(self.path)
         self.default = data.get("default")
-        self.clusters = {name: Profile(name=name, **{k: v for k, v in p.items() if k != "name"})
-                         for name, p in (data.get("clusters") or {}).items()}
+        self.clusters = {name: Profile(name=name, **p) for name, p in (data.get("clusters") or {}).items()}
 
     def save(self) -> None:
         data = {"default": self.default, "clusters": {n: {k: v for k, v in p.to_json().items() if k != "name"}
                                                       for n, p in self.clusters.items()}}
-        _validate(data)
+        _validate(data, self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temp = self.path.with_suffix(".tmp")
         temp.write_text(json.dumps(data, indent=2))
@@ -136,7 +142,31 @@ class Profiles:
         self.save()
 
 
-def _validate(data: dict) -> None:
+def read_profiles(path: Path) -> dict:
+    """The checked content of `clusters.json` ({} when there is none), or ConfigError naming the
+    file and what is wrong with it."""
+    if not path.exists() and not path.is_symlink():
+        return {}
+    fix = "fix it, or move it away to start with no profiles"
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder, not a file of cluster profiles: {fix}")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if not raw.strip():
+        raise ConfigError(f"{path} is empty, not a JSON object of cluster profiles: {fix}")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text (a binary file?): {fix}") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}): {fix}") from None
+    _validate(data, path)
+    return data
+
+
+def _validate(data: object, path: Path) -> None:
     from jsonschema import Draft202012Validator
 
     from ..core.schema import schema_path
@@ -144,28 +174,62 @@ def _validate(data: dict) -> None:
     schema = json.loads(schema_path().with_name("pai-cluster.schema.json").read_text())
     error = next(iter(Draft202012Validator(schema).iter_errors(data)), None)
     if error is not None:
-        where = "/".join(map(str, error.absolute_path)) or "profiles"
-        raise ConfigError(f"invalid cluster profile ({where}): {error.message}")
+        where = "/".join(map(str, error.absolute_path))
+        message = error.message if len(error.message) <= 160 else error.message[:150] + "…"
+        raise ConfigError(f"{path}: {'at ' + where + ': ' if where else ''}{message} "
+                          f"(see schemas/pai-cluster.schema.json): fix it, or move it away to start with no profiles")
+
+
+def resolve(name: str | None) -> str:
+    """The profile a request means (absent: the default one, else `local`). Naming `local` needs no
+    profiles file, so the local cluster works whatever state that file is in."""
+    return LOCAL if name == LOCAL else Profiles().resolve(name)
 
 
 # -- the local cluster, on demand ------------------------------------------------------
 def local_profile(start: bool = True) -> Profile:
-    """The running local cluster (started when needed), as a profile with its credentials ready."""
+    """The running local cluster (started when needed), as a profile with its credentials ready.
+    Callers that race (several editor views at once, several daemons) start one cluster: the
+    check-and-start holds a lock, and a cluster still shutting down is waited for."""
     data = local_data_dir()
     state = data / "server.json"
-    if state.exists():
-        info = json.loads(state.read_text())
-        if _alive(info["url"]):
-            return _profile_of(info)
+    info = _running_cluster(state)
+    if info is not None:
+        return _profile_of(info)
     if not start:
         raise Unreachable("the local cluster is not running")
-    _ensure_local_user(data)
     data.mkdir(parents=True, exist_ok=True)
-    log = open(data / "server.log", "ab")
+    with _locked(data / ".start.lock"):
+        info = _running_cluster(state)
+        if info is None:
+            info = _start_local(data, state)
+    return _profile_of(info)
+
+
+def _running_cluster(state: Path) -> dict | None:
+    """server.json's cluster when it answers, else None (after waiting for one that is stopping)."""
+    try:
+        info = json.loads(state.read_text())
+    except (OSError, ValueError):
+        return None
+    deadline = time.monotonic() + 10
+    while True:
+        if _alive(info["url"]):
+            return info
+        pid = info.get("pid")
+        # Not answering but still there: busy, or shutting down (it holds the data folder until it exits).
+        if not isinstance(pid, int) or not _process_runs(pid) or time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
+
+
+def _start_local(data: Path, state: Path) -> dict:
+    _ensure_local_user(data)
     extra = shlex.split(os.environ.get("PAI_LOCAL_CLUSTER_ARGS", ""))  # e.g. "--cpus 64" for benchmarks
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0", *extra],
-        stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
+    with open(data / "server.log", "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0", *extra],
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
     line = process.stdout.readline() if process.stdout else ""
     if "REST " not in line:
         raise Unreachable(f"the local cluster did not start: see {data / 'server.log'}")
@@ -177,7 +241,50 @@ def local_profile(start: bool = True) -> Profile:
         if time.monotonic() > deadline:
             raise Unreachable(f"the local cluster at {url} does not answer")
         time.sleep(0.05)
-    return _profile_of(info)
+    return info
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock between processes (released when the holder exits, however it exits)."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _process_runs(pid: int) -> bool:
+    """Whether `pid` is a live process (an exited one nobody reaped yet counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _wait_exit(pid: int | None, seconds: float) -> bool:
+    """Wait up to `seconds` for process `pid` to exit; whether it did."""
+    if not isinstance(pid, int) or pid <= 0:
+        return True
+    deadline = time.monotonic() + seconds
+    while _process_runs(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _profile_of(info: dict) -> Profile:
@@ -222,13 +329,24 @@ def local_password() -> str | None:
 
 
 def stop_local() -> bool:
+    """Stop the local cluster and wait until it has exited (its tasks stopped, its data folder
+    free), so a command right after can start it again."""
     state = local_data_dir() / "server.json"
-    if not state.exists():
-        return False
-    info = json.loads(state.read_text())
     try:
-        os.kill(info["pid"], 2)  # SIGINT: the cluster stops its tasks and exits
-    except (ProcessLookupError, PermissionError):
-        pass
+        info = json.loads(state.read_text())
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        info = {}
+    pid = info.get("pid")
+    if isinstance(pid, int) and pid > 0:
+        try:
+            os.kill(pid, signal.SIGINT)  # the cluster stops its tasks and exits
+        except (ProcessLookupError, PermissionError):
+            pass
+        if not _wait_exit(pid, 20):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            _wait_exit(pid, 5)
     state.unlink(missing_ok=True)
     return True

@@ -159,7 +159,7 @@ class Daemon:
 
     async def watch(self, p: protocol.Watch, notify: Notify) -> dict:
         """Watch jobs submitted elsewhere: their changes go to `jobs.subscribe`rs."""
-        cluster = self.sessions.resolve(p.cluster)
+        cluster = await self.sessions.resolve(p.cluster)
         for job in p.jobs or ([p.job] if p.job else []):
             self.watcher.watch(cluster, job)
         return {"watched": len(self.watcher.watched)}
@@ -176,7 +176,7 @@ class Daemon:
     async def follow_logs(self, p: protocol.FollowLogs, notify: Notify) -> dict:
         """`job.log` from the given offsets until the job ends (or just what is there now, without
         `follow`); `job.status` on every state change."""
-        cluster = self.sessions.resolve(p.cluster)
+        cluster = await self.sessions.resolve(p.cluster)
         logs = service.TaskLogs(p.task, p.which, p.offsets)
         text = Utf8Chunks(p.job, notify)
         async with self.watcher.follow(cluster, p.job) as feed:
@@ -258,5 +258,19 @@ HDFS: dict[type, Callable[..., dict]] = {
 
 
 def serve() -> int:
-    asyncio.run(Daemon(socket_path()).serve())
+    """Serve until stopped; a second daemon for the same user (several callers started one at
+    once) leaves at once, so the socket is never taken from a daemon that serves it."""
+    import fcntl
+
+    state_dir().mkdir(parents=True, exist_ok=True, mode=0o700)
+    lock = os.open(state_dir() / "daemon.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(lock)
+        return 0
+    try:
+        asyncio.run(Daemon(socket_path()).serve())
+    finally:
+        os.close(lock)
     return 0

@@ -1,53 +1,69 @@
-"""One logged-in session per cluster for the daemon's whole life; its blocking calls (HTTP, HDFS,
-uploads) run in threads so one slow cluster never stalls other clients."""
+"""One logged-in session per cluster for as long as its profile and secrets stay the same; its
+blocking calls (HTTP, HDFS, uploads) run in threads so one slow cluster never stalls other clients.
+
+Profiles and secrets are read afresh for every request, so a running daemon follows `pai cluster
+add/remove/login` at once. (Pollers reuse the session they have without that check.)
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from ..clusters.backend import Backend
-from ..clusters.connect import connect
-from ..clusters.profiles import LOCAL, Profiles
+from ..clusters.connect import connect, identity
+from ..clusters.profiles import LOCAL, resolve
 from ..errors import Unreachable
 
 T = TypeVar("T")
+THREADS = 32  # blocking calls at once; polls are short, so a long upload never starves them
 
 
 class Sessions:
     def __init__(self) -> None:
-        self.backends: dict[str, Backend] = {}
+        self.backends: dict[str, tuple[Hashable, Backend]] = {}
+        self.executor = ThreadPoolExecutor(THREADS, thread_name_prefix="pai-session")
 
-    @staticmethod
-    def resolve(cluster: str | None) -> str:
+    async def resolve(self, cluster: str | None) -> str:
         """The profile a request means (absent: the default one, else `local`)."""
-        return Profiles().resolve(cluster)
+        return await self.thread(resolve, cluster)
 
-    async def run(self, cluster: str | None, fn: Callable[..., T], *args: Any) -> T:
-        """`fn(backend, *args)` in a thread. A kept session that cannot reach its cluster is
+    async def thread(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+
+    async def run(self, cluster: str | None, fn: Callable[..., T], *args: Any, fresh: bool = True) -> T:
+        """`fn(backend, *args)` in a thread. With `fresh`, a session whose profile or token changed
+        since it was opened is replaced first. A kept session that cannot reach its cluster is
         dropped; for the local cluster (which may have restarted on another port, or stopped) a new
         one is opened, starting the cluster as `pai run` does, and `fn` runs again."""
-        name = self.resolve(cluster)
 
         def call() -> T:
-            backend = self.backends.get(name)
-            kept = backend is not None
-            if backend is None:
-                backend = self.backends[name] = connect(name)
+            name = resolve(cluster)
+            now = identity(name) if fresh or name not in self.backends else self.backends[name][0]
+            kept = self.backends.get(name)
+            if kept is not None and kept[0] != now:
+                self.backends.pop(name, None)  # not closed: another request may still use it
+                kept = None
+            was_kept = kept is not None
+            if kept is None:
+                kept = self.backends[name] = (now, connect(name))
             try:
-                return fn(backend, *args)
+                return fn(kept[1], *args)
             except Unreachable:
-                self.backends.pop(name, None)
-                backend.close()
-                if not kept or name != LOCAL:
+                if self.backends.get(name) is kept:
+                    self.backends.pop(name, None)
+                kept[1].close()
+                if not was_kept or name != LOCAL:
                     raise
-            backend = self.backends[name] = connect(name)
-            return fn(backend, *args)
+            kept = self.backends[name] = (None, connect(name))
+            return fn(kept[1], *args)
 
-        return await asyncio.to_thread(call)
+        return await self.thread(call)
 
     def close(self) -> None:
-        for backend in self.backends.values():
+        for _, backend in self.backends.values():
             backend.close()
         self.backends.clear()
+        self.executor.shutdown(wait=False, cancel_futures=True)
