@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+from .core.openpai import describe_exit
 from .daemon import client as daemon
 from .daemon import protocol
 from .errors import ConfigError, NotFound, PaiError, Unreachable
@@ -84,6 +85,8 @@ def add_commands(sub) -> None:
     p = hsub.add_parser("get", help="download a file or folder")
     p.add_argument("remote")
     p.add_argument("local", nargs="?", default=".")
+    for command in hsub.choices.values():  # `pai hdfs ls PATH --cluster C` as well as `pai hdfs --cluster C ls PATH`
+        command.add_argument("--cluster", default=argparse.SUPPRESS, help="cluster profile (default: the default profile)")
     d = sub.add_parser("daemon", help="the background job daemon (started on demand)")
     dsub = d.add_subparsers(dest="daemon_command", metavar="COMMAND", required=True)
     dsub.add_parser("status", help="is it running, and what does it watch")
@@ -141,10 +144,9 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     if not follow:
         return 0
     state = result["state"]
-    diagnostics = final[-1].diagnostics if final else ""
-    exit_code = final[-1].exit_code if final else None
-    print(f"{job}: {state}" + (f" (exit {exit_code}: {diagnostics})" if state != "SUCCEEDED" and diagnostics else ""),
-          file=sys.stderr)
+    how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
+                        final[-1].diagnostics) if final else ""
+    print(f"{job}: {state}" + (f" ({how})" if how else ""), file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
 
 
@@ -178,7 +180,8 @@ def _duration(seconds: float) -> str:
 
 def cmd_status(args: argparse.Namespace) -> int:
     status = daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
-    print(f"{status['name']}: {status['state']}" + (f" (exit {status['exitCode']})" if status["exitCode"] not in (None, 0) else ""))
+    how = describe_exit(status["state"], status["exitCode"], status["userExitCode"], status["exitReason"])
+    print(f"{status['name']}: {status['state']}" + (f" ({how})" if how else ""))
     if status["diagnostics"]:
         print(f"  {status['diagnostics']}")
     for t in status["tasks"]:

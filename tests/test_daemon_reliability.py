@@ -133,3 +133,31 @@ def test_callers_starting_at_once_share_one_daemon_and_one_local_cluster(tmp_pat
     finally:
         for command in (["daemon", "stop"], ["cluster", "stop-local"]):
             subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=fresh, capture_output=True, timeout=60)
+
+
+def test_hdfs_takes_the_cluster_before_or_after_the_operation(env):  # noqa: F811
+    with StandIn(fake_cluster("file-on-lab")) as lab, StandIn(fake_cluster("file-on-other")) as other:
+        add_profile(env, "other", other.url)  # the default one
+        add_profile(env, "lab", lab.url)
+        try:
+            for args in (["hdfs", "ls", "/", "--cluster", "lab"], ["hdfs", "--cluster", "lab", "ls", "/"],
+                         ["hdfs", "ls", "--cluster", "lab"]):
+                listing = pai(env, *args)
+                assert listing.returncode == 0, (args, listing.stderr)
+                assert listing.stdout.split()[-1] == "file-on-lab"
+            assert pai(env, "hdfs", "ls", "/").stdout.split()[-1] == "file-on-other"
+        finally:
+            pai(env, "cluster", "remove", "lab")
+            pai(env, "cluster", "remove", "other")
+
+
+def test_a_failed_job_shows_the_users_exit_code_first(env, tmp_path):  # noqa: F811
+    from .test_cli_jobs import command_job
+
+    ws = command_job(tmp_path, "fail.pai.json", "echo trying; exit 3")
+    result = pai(env, "run", "fail.pai.json", "--follow", cwd=ws)
+    job = result.stdout.split()[1]
+    assert result.returncode == 1
+    end = f"{job}: FAILED (exit code 3; cluster code 255: the user command exited with a non-zero code)"
+    assert result.stderr.splitlines()[-1] == end
+    assert pai(env, "status", job).stdout.splitlines()[0] == end

@@ -323,8 +323,10 @@ class JobStatus(Event):
     job: str
     cluster: str | None = None
     state: str
-    exit_code: int | None = None
+    exit_code: int | None = None  # the platform's
     diagnostics: str = ""
+    user_exit_code: int | None = None  # the command's own, when the cluster reports it
+    exit_reason: str = ""  # the platform's code in words
 
 
 EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus)}
@@ -334,7 +336,8 @@ EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, Tra
 def status_result(job: JobDetail) -> dict:
     """The result of `status`."""
     return {"name": job.name, "state": job.state, "created": job.created, "completed": job.completed,
-            "exitCode": job.exit_code, "diagnostics": job.diagnostics,
+            "exitCode": job.exit_code, "diagnostics": job.diagnostics, "userExitCode": job.user_exit_code,
+            "exitReason": job.exit_reason,
             "tasks": [{"role": t.role, "index": t.index, "state": t.state, "ports": t.ports, "ip": t.ip,
                        "exitCode": t.exit_code, "log": t.log} for t in job.tasks]}
 

@@ -143,4 +143,4 @@ class Watcher:
 
 def status_event(cluster: str, status: JobDetail) -> JobStatus:
     return JobStatus(job=status.name, cluster=cluster, state=status.state, exit_code=status.exit_code,
-                     diagnostics=status.diagnostics)
+                     diagnostics=status.diagnostics, user_exit_code=status.user_exit_code, exit_reason=status.exit_reason)
