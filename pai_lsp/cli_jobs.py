@@ -122,14 +122,26 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
         result = daemon.call_sync(protocol.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   progress_token="cli"), on_progress)
-    up = result["upload"]
-    if up:
-        print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
-              f"({up['unchanged_files']} unchanged) in {up['seconds']:.2f} s", file=sys.stderr)
+    if result["upload"]:
+        print(_upload_line(result["upload"]), file=sys.stderr)
     print(f"submitted {result['job']} to {result['cluster']}")
     if not args.follow:
         return 0
     return _follow(result["cluster"], result["job"], None)
+
+
+def _upload_line(up: dict) -> str:
+    """What an upload did, in one line (and one more per unfinished earlier upload it removed)."""
+    lines = [f"removed an unfinished earlier upload to {up['remote']} ({path})" for path in up.get("cleaned") or []]
+    if not up["sent_files"]:
+        lines.append(f"code at {up['remote']} is up to date ({up['unchanged_files']} file(s) unchanged)")
+    else:
+        counts = [f"{up.get('changed_files', up['sent_files'])} new or changed", f"{up['unchanged_files']} unchanged"]
+        if up["removed_files"]:
+            counts.append(f"{up['removed_files']} removed")
+        lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} in "
+                     f"{up['seconds']:.2f} s ({', '.join(counts)})")
+    return "\n".join(lines)
 
 
 def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True) -> int:

@@ -101,15 +101,16 @@ def test_upload_follows_globs_and_resubmit_sends_only_changes(env, tmp_path):
     (ws / "test_train.py").write_text("excluded\n")
     first = pai(env, "run", "mnist.pai.json", cwd=ws)
     assert first.returncode == 0, first.stderr
-    assert "uploaded 3 file(s)" in first.stderr and "(0 unchanged)" in first.stderr
+    assert "uploaded 3 file(s)" in first.stderr and "(3 new or changed, 0 unchanged)" in first.stderr
     user = os.environ.get("USER") or __import__("getpass").getuser()
     assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/deep/run.sh", "lib/a.cfg", ".pai-manifest.json"}
     again = pai(env, "run", "mnist.pai.json", cwd=ws)
-    assert "uploaded 0 file(s), 0 bytes" in again.stderr and "(3 unchanged)" in again.stderr
+    assert f"code at /{user}/code/globs is up to date (3 file(s) unchanged)" in again.stderr
     (ws / "lib" / "a.cfg").write_text("x=2\n")
     (ws / "lib" / "deep" / "run.sh").unlink()
     third = pai(env, "run", "mnist.pai.json", cwd=ws)
-    assert "uploaded 1 file(s)" in third.stderr and "(1 unchanged)" in third.stderr
+    # The new tree is written whole and swapped into place, so the changed file and the unchanged one are sent.
+    assert "uploaded 2 file(s)" in third.stderr and "(1 new or changed, 1 unchanged, 1 removed)" in third.stderr
     assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/a.cfg", ".pai-manifest.json"}
 
 

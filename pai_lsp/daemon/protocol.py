@@ -159,6 +159,7 @@ class Submit(OnCluster):
     settings: dict[str, Any] | None = None  # `pai.job.*` from the editor, over the workspace's
     progress_token: str | int | None = None
     locale: str | None = None
+    request_id: str | None = None  # the caller's id for this submit: asked again after the daemon died, it resumes it
 
 
 @dataclass(frozen=True, kw_only=True)

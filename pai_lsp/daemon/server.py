@@ -22,6 +22,7 @@ from ..errors import InvalidInput, PaiError
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from . import protocol, socket_path, state_dir
+from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import Watcher, status_event
 
@@ -65,6 +66,7 @@ class Daemon:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
+        prune(state_dir() / "submits")
         watcher = asyncio.ensure_future(self.watcher.run())
         async with server:
             await self.stopping.wait()
@@ -138,7 +140,12 @@ class Daemon:
 
     async def submit(self, p: protocol.Submit, notify: Notify) -> dict:
         progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
-        result = await self.sessions.run(p.cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown)
+        try:
+            journal = SubmitJournal(state_dir() / "submits", p.request_id) if p.request_id else None
+        except ValueError as exc:
+            raise InvalidInput(f"submit: requestId: {exc}") from None
+        result = await self.sessions.run(p.cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
+                                         journal)
         self.watcher.watch(result["cluster"], result["job"])
         return result
 

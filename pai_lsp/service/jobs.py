@@ -11,7 +11,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..core.jsonc import parse
 from ..core.model import LineIndex, Settings
@@ -46,8 +46,10 @@ def workspace_of(config_path: Path) -> Path:
     return folder
 
 
-def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | None = None, shown: str | None = None) -> Prepared:
-    """`shown` is how messages name the file (as the user typed it)."""
+def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | None = None, shown: str | None = None,
+            name: str | None = None) -> Prepared:
+    """`shown` is how messages name the file (as the user typed it); `name`, when given, is the
+    job's name already chosen (a resumed submit)."""
     shown = shown or str(config_path)
     try:
         text = config_path.read_text(encoding="utf-8-sig")
@@ -63,7 +65,9 @@ def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | N
         more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
         raise InvalidInput(f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
-    if settings.get("pai.job.generateJobName.enabled", True):
+    if name is not None:
+        pass
+    elif settings.get("pai.job.generateJobName.enabled", True):
         name = f"{config['jobName']}_{secrets.token_hex(4)}"
     else:
         name = config["jobName"]
@@ -102,18 +106,50 @@ def hdfs_path(uri: str) -> str:
     return path
 
 
+class Journal(Protocol):
+    """Where a submit notes how far it got, so one cut short (the daemon killed) can be resumed
+    exactly: `job` and `phase` ("uploading", "submitting", "done") as last recorded, if ever."""
+
+    job: str | None
+    phase: str | None
+    result: dict | None
+
+    def record(self, phase: str, job: str, result: dict | None = None) -> None: ...
+
+
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
-           locale: str | None = None, shown: str | None = None) -> dict:
-    """Check, name, upload and submit on a session already open (the daemon keeps one per cluster)."""
+           locale: str | None = None, shown: str | None = None, journal: Journal | None = None) -> dict:
+    """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
+    With a `journal` from an earlier attempt, that attempt is finished instead: same job name, the
+    upload done again (its unfinished part is cleaned up), and never submitted twice."""
+    if journal is not None and journal.phase == "done" and journal.result is not None:
+        return journal.result
     config_path = Path(config_path)
     values = dict(find_workspace_settings(config_path.resolve()))
     values.update(settings or {})
-    prepared = prepare(config_path, values, backend, locale, shown)
+    resumed = journal.job if journal is not None else None
+    if resumed is not None and journal.phase == "submitting" and backend.job_exists(resumed):
+        prepared = prepare(config_path, values, backend, locale, shown, name=resumed)
+        result = _submitted(backend, prepared, None)
+        journal.record("done", prepared.name, result)
+        return result
+    prepared = prepare(config_path, values, backend, locale, shown, name=resumed)
+    if journal is not None:
+        journal.record("uploading", prepared.name)
     uploaded: UploadResult | None = None
     if prepared.code_dir:
         files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
         uploaded = upload(backend.storage, files, prepared.code_dir, progress=progress)
+    if journal is not None:
+        journal.record("submitting", prepared.name)
     backend.submit(prepared.config)
+    result = _submitted(backend, prepared, uploaded)
+    if journal is not None:
+        journal.record("done", prepared.name, result)
+    return result
+
+
+def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | None) -> dict:
     return {"job": prepared.name, "cluster": backend.profile.name, "user": backend.profile.user,
             "upload": uploaded.to_json() if uploaded else None}
 

@@ -7,17 +7,21 @@ clusters) can be rewritten to the configured WebHDFS host.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import http.client
 import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import requests
 from hdfs import HdfsError, InsecureClient
 
-from ..errors import AuthFailed, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from ..errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+
+CHUNK = 1 << 20  # bytes per read and send of a big file: memory stays bounded whatever the size
 
 
 class Hdfs:
@@ -98,6 +102,15 @@ class Hdfs:
                 yield folder[0] if isinstance(folder, tuple) else folder, [d[0] for d in dirs], files
 
     # -- writing ---------------------------------------------------------------------
+    def read_into(self, path: str, out: BinaryIO) -> int:
+        """Stream a file into `out` in bounded chunks (never whole in memory); the bytes written."""
+        done = 0
+        with self.errors(path), self.client.read(path, chunk_size=CHUNK) as chunks:
+            for chunk in chunks:
+                out.write(chunk)
+                done += len(chunk)
+        return done
+
     def _connection(self, scheme: str, netloc: str) -> http.client.HTTPConnection:
         """This thread's keep-alive connection to one host. Bulk writes use the standard library's
         client: per request it costs a third of httpx's CPU time, which is what limits an upload
@@ -108,14 +121,17 @@ class Hdfs:
         conn = pool.get((scheme, netloc))
         if conn is None:
             cls = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
-            conn = pool[(scheme, netloc)] = cls(netloc, timeout=120)
+            conn = pool[(scheme, netloc)] = cls(netloc, timeout=120, blocksize=CHUNK)
         return conn
 
-    def _put(self, url: str, body: bytes | None, headers: dict) -> tuple[int, dict, bytes]:
+    def _put(self, url: str, body: bytes | Body | None, headers: dict) -> tuple[int, dict, bytes]:
         parts = urlsplit(url)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
         for attempt in (1, 2):
             conn = self._connection(parts.scheme, parts.netloc)
+            if isinstance(body, Body):
+                body.rewind()
+                headers = {**headers, "Content-Length": str(body.size)}
             try:
                 conn.request("PUT", target, body=body or b"", headers=headers)
                 response = conn.getresponse()
@@ -125,10 +141,15 @@ class Hdfs:
                 self._local.pool.pop((parts.scheme, parts.netloc), None)
                 if attempt == 2:
                     raise
+            except BaseException:  # the connection is mid-request: never reuse it
+                conn.close()
+                self._local.pool.pop((parts.scheme, parts.netloc), None)
+                raise
         raise AssertionError("unreachable")
 
-    def write(self, path: str, data: bytes, overwrite: bool = True) -> None:
-        """One file in the two WebHDFS steps, on this thread's persistent connection."""
+    def write(self, path: str, data: bytes | Body, overwrite: bool = True) -> None:
+        """One file in the two WebHDFS steps, on this thread's persistent connection. A `Body` is
+        streamed from its file in bounded chunks."""
         query = urlencode({"op": "CREATE", "overwrite": "true" if overwrite else "false", "user.name": self.user})
         url = f"{self.url}/webhdfs/v1{quote(path)}?{query}"
         try:
@@ -149,6 +170,33 @@ class Hdfs:
     def download(self, path: str, local: Path, overwrite: bool = False) -> None:
         with self.errors(path):
             self.client.download(path, str(local), overwrite=overwrite, n_threads=4)
+
+
+class Body:
+    """A local file sent as a request body in `CHUNK`-sized reads, hashed on the way (so a file is
+    read once to be both sent and fingerprinted), and sent again from its start when a kept-alive
+    connection has to be reopened."""
+
+    def __init__(self, file: BinaryIO, size: int, digest: str = "sha256"):
+        self.file, self.size, self.digest = file, size, digest
+        self.hash = hashlib.new(digest)
+        self.sent = 0
+
+    def rewind(self) -> None:
+        self.file.seek(0)
+        self.hash, self.sent = hashlib.new(self.digest), 0
+
+    def read(self, n: int = -1) -> bytes:
+        left = self.size - self.sent
+        chunk = self.file.read(left if n < 0 else min(n, left)) if left > 0 else b""
+        if left > 0 and not chunk:
+            raise InvalidInput(f"{getattr(self.file, 'name', 'a file')} got shorter while it was uploaded: upload again")
+        self.hash.update(chunk)
+        self.sent += len(chunk)
+        return chunk
+
+    def __len__(self) -> int:
+        return self.size
 
 
 def _remote_error(status: int, body: bytes, path: str) -> PaiError:
