@@ -6,9 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from .config_file import UnreadableConfig, read_config
 from .core.model import LineIndex
 from .core.validate import validate
-from .settings import find_workspace_settings, terminal_locale, to_settings
+from .settings import find_workspace_settings, read, terminal_locale
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
 
@@ -19,23 +20,13 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
     for name in paths:
         path = Path(name)
         try:
-            text = path.read_text(encoding="utf-8-sig")
-        except FileNotFoundError:
-            print(f"{name}: cannot read: no such file", file=err)
+            text = read_config(path)
+        except UnreadableConfig as exc:
+            print(f"{name}: cannot read: {exc}", file=err)
             status = EXIT_UNREADABLE
             continue
-        except IsADirectoryError:
-            print(f"{name}: cannot read: is a directory", file=err)
-            status = EXIT_UNREADABLE
-            continue
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else (exc.strerror or str(exc))
-            print(f"{name}: cannot read: {reason}", file=err)
-            status = EXIT_UNREADABLE
-            continue
-        settings = to_settings(find_workspace_settings(path.resolve()), locale)
-        if dialect:
-            settings = type(settings)(dialect=dialect, locale=settings.locale)
+        values = find_workspace_settings(path.resolve())
+        settings = read({**values, "pai.cluster.kind": dialect} if dialect else values, locale)
         _, diagnostics = validate(text, settings)
         lines = LineIndex(text, "utf-32")
         for d in diagnostics:

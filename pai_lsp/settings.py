@@ -8,11 +8,12 @@ Keys are the ones users already have (seed 000): `pai.job.upload.*`,
 from __future__ import annotations
 
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from .core.jsonc import parse
-from .core.model import Settings
+from .core.model import Settings, dialect_of
 
 SETTINGS_FILE = Path(".vscode") / "settings.json"
 
@@ -45,11 +46,26 @@ def find_workspace_settings(start: Path) -> dict[str, Any]:
     return {}
 
 
-def to_settings(values: dict[str, Any], locale: str | None) -> Settings:
-    """`pai.locale` (when set) overrides the editor's or terminal's locale."""
-    kind = values.get("pai.cluster.kind")
-    chosen = values.get("pai.locale")
-    return Settings(dialect="scm" if kind == "scm" else "openpai", locale=chosen if isinstance(chosen, str) and chosen else locale)
+def read(values: dict[str, Any], locale: str | None = None) -> Settings:
+    """The settings in `values` (flat `pai.*` keys; values of the wrong type are ignored), defaults
+    for the rest. `pai.locale` (when set) overrides `locale`, the editor's or the terminal's."""
+    chosen: dict[str, Any] = {}
+    for f in fields(Settings):
+        value = values.get(f.metadata["key"])
+        if f.name == "dialect":
+            chosen["dialect"] = dialect_of(value)
+        elif f.name == "locale":
+            chosen["locale"] = value if isinstance(value, str) and value else locale
+        elif isinstance(f.default, bool) and isinstance(value, bool):
+            chosen[f.name] = value
+        elif isinstance(f.default, tuple) and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            chosen[f.name] = tuple(value)  # a list of globs; an empty one means the default
+    return Settings(**chosen)
+
+
+def job_values(values: dict[str, Any]) -> dict[str, Any]:
+    """The `pai.job.*` keys of `values`: what an editor passes on with a submit."""
+    return {key: value for key, value in values.items() if key.startswith("pai.job.")}
 
 
 def terminal_locale() -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -110,13 +111,53 @@ class Editor:
         return types.TextDocumentIdentifier(self.uri)
 
 
-def offset_of(text: str, pos: types.Position) -> int:
-    lines = text.split("\n")
-    return sum(len(line) + 1 for line in lines[: pos.line]) + pos.character
+# The editor's side of positions, written independently of the server's LineIndex: lines end at
+# \n, \r\n or \r and nowhere else; columns count UTF-16 units unless another encoding was agreed.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|$)")
 
 
-def apply_edit(text: str, edit: types.TextEdit) -> str:
-    start, end = offset_of(text, edit.range.start), offset_of(text, edit.range.end)
+def editor_lines(text: str) -> list[str]:
+    """The lines of `text` with their line ends, as LSP counts them (the last one may be empty)."""
+    lines = [m.group(0) for m in _LINE.finditer(text)]
+    return lines[:-1] if len(lines) > 1 and lines[-1] == "" and lines[-2][-1:] not in ("\r", "\n") else lines
+
+
+def _width(ch: str, encoding: str) -> int:
+    if encoding == "utf-32":
+        return 1
+    if encoding == "utf-8":
+        return len(ch.encode("utf-8", "surrogatepass"))
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def offset_of(text: str, pos: types.Position, encoding: str = "utf-16") -> int:
+    lines = editor_lines(text)
+    if pos.line >= len(lines):
+        return len(text)
+    offset = sum(len(line) for line in lines[: pos.line])
+    body = lines[pos.line].rstrip("\r\n")
+    units = 0
+    for ch in body:
+        if units >= pos.character:
+            break
+        units += _width(ch, encoding)
+        offset += 1
+    return offset
+
+
+def position_of(text: str, offset: int, encoding: str = "utf-16") -> types.Position:
+    line, start = 0, 0
+    for i, body in enumerate(editor_lines(text)):
+        if start + len(body) > offset or i == len(editor_lines(text)) - 1:
+            line = i
+            break
+        start += len(body)
+    return types.Position(line, sum(_width(ch, encoding) for ch in text[start:offset]))
+
+
+def apply_edit(text: str, edit: types.TextEdit, encoding: str = "utf-16") -> str:
+    start, end = offset_of(text, edit.range.start, encoding), offset_of(text, edit.range.end, encoding)
+    start, end = min(start, end), max(start, end)
     return text[:start] + edit.new_text + text[end:]
 
 

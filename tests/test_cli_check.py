@@ -76,3 +76,20 @@ def test_workspace_settings_choose_the_dialect(tmp_path):
     job.write_text(VALID.replace('"taskNumber": 2,', '"taskNumber": 2, "storageGB": 5,'))
     assert pai("check", str(job)).returncode == 0
     assert pai("check", "--cluster-kind", "openpai", str(job)).returncode == 1
+
+
+def test_files_that_never_end_or_are_too_large_are_refused(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.pai.json"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.pai.json"
+    with huge.open("wb") as f:
+        f.truncate(65 * 1024 * 1024)  # sparse: costs no disk
+    result = pai("check", "/dev/zero", str(fifo), str(huge))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "/dev/zero: cannot read: not a regular file",
+        f"{fifo}: cannot read: not a regular file",
+        f"{huge}: cannot read: larger than 64 MB: not a job config",
+    ]

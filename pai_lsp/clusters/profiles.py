@@ -1,44 +1,24 @@
 """Cluster profiles (the user's config dir) and their secrets (the OS keyring).
 
-The profile `local` always exists: it is the embedded local cluster, started on demand. Its
-password is created by pai and kept with the local cluster's own data (readable only by the
-user), since both live on this machine. Other clusters' passwords and tokens go to the OS
+The profile `local` always exists: it is the embedded local cluster, started on demand by its
+launcher, which also gives pai a user there (the password kept with the cluster's own secrets,
+readable only by the user). Other clusters' passwords and tokens go to the OS
 keyring; on a machine without one, `PAI_LSP_SECRETS=file` stores them in `secrets.json` in the
 config dir (mode 600) — an explicit choice, never a silent fallback.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
-import shlex
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import httpx
-
 from ..errors import ConfigError, Unreachable
+from ..files import config_dir, write_atomic
 
 KEYRING_SERVICE = "pai-lsp"
 LOCAL = "local"
-
-
-def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "pai-lsp"
-
-
-def local_data_dir() -> Path:
-    from ..localcluster.server import default_data_dir
-
-    return Path(os.environ.get("PAI_LOCAL_CLUSTER_DIR") or default_data_dir())
 
 
 @dataclass
@@ -59,20 +39,11 @@ def _secret_file() -> Path:
     return config_dir() / "secrets.json"
 
 
-def _write_private(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_suffix(".tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(temp, path)
-
-
 def set_secret(key: str, value: str) -> None:
     if os.environ.get("PAI_LSP_SECRETS") == "file":
         data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
         data[key] = value
-        _write_private(_secret_file(), json.dumps(data))
+        write_atomic(_secret_file(), json.dumps(data), private=True)
         return
     try:
         import keyring
@@ -111,10 +82,7 @@ class Profiles:
         data = {"default": self.default, "clusters": {n: {k: v for k, v in p.to_json().items() if k != "name"}
                                                       for n, p in self.clusters.items()}}
         _validate(data, self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temp = self.path.with_suffix(".tmp")
-        temp.write_text(json.dumps(data, indent=2))
-        os.replace(temp, self.path)
+        write_atomic(self.path, json.dumps(data, indent=2))
 
     def names(self) -> list[str]:
         return [LOCAL, *self.clusters]
@@ -188,165 +156,24 @@ def resolve(name: str | None) -> str:
 
 # -- the local cluster, on demand ------------------------------------------------------
 def local_profile(start: bool = True) -> Profile:
-    """The running local cluster (started when needed), as a profile with its credentials ready.
-    Callers that race (several editor views at once, several daemons) start one cluster: the
-    check-and-start holds a lock, and a cluster still shutting down is waited for."""
-    data = local_data_dir()
-    state = data / "server.json"
-    info = _running_cluster(state)
-    if info is not None:
-        return _profile_of(info)
-    if not start:
-        raise Unreachable("the local cluster is not running")
-    data.mkdir(parents=True, exist_ok=True)
-    with _locked(data / ".start.lock"):
-        info = _running_cluster(state)
-        if info is None:
-            info = _start_local(data, state)
-    return _profile_of(info)
+    """The running local cluster (started when needed), as a profile; its launcher is the one part
+    of the local cluster the client side uses."""
+    from ..localcluster import launcher
 
-
-def _running_cluster(state: Path) -> dict | None:
-    """server.json's cluster when it answers, else None (after waiting for one that is stopping)."""
     try:
-        info = json.loads(state.read_text())
-    except (OSError, ValueError):
-        return None
-    deadline = time.monotonic() + 10
-    while True:
-        if _alive(info["url"]):
-            return info
-        pid = info.get("pid")
-        # Not answering but still there: busy, or shutting down (it holds the data folder until it exits).
-        if not isinstance(pid, int) or not _process_runs(pid) or time.monotonic() > deadline:
-            return None
-        time.sleep(0.1)
-
-
-def _start_local(data: Path, state: Path) -> dict:
-    _ensure_local_user(data)
-    extra = shlex.split(os.environ.get("PAI_LOCAL_CLUSTER_ARGS", ""))  # e.g. "--cpus 64" for benchmarks
-    with open(data / "server.log", "ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0", *extra],
-            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
-    line = process.stdout.readline() if process.stdout else ""
-    if "REST " not in line:
-        raise Unreachable(f"the local cluster did not start: see {data / 'server.log'}")
-    url = line.split("REST ")[1].split()[0]
-    info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
-    _write_private(state, json.dumps(info))
-    deadline = time.monotonic() + 10
-    while not _alive(url):
-        if time.monotonic() > deadline:
-            raise Unreachable(f"the local cluster at {url} does not answer")
-        time.sleep(0.05)
-    return info
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock between processes (released when the holder exits, however it exits)."""
-    import fcntl
-
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
-def _process_runs(pid: int) -> bool:
-    """Whether `pid` is a live process (an exited one nobody reaped yet counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except FileNotFoundError:
-        return False
-    except (OSError, IndexError):
-        pass
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _wait_exit(pid: int | None, seconds: float) -> bool:
-    """Wait up to `seconds` for process `pid` to exit; whether it did."""
-    if not isinstance(pid, int) or pid <= 0:
-        return True
-    deadline = time.monotonic() + seconds
-    while _process_runs(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def _profile_of(info: dict) -> Profile:
-    import getpass
-
-    return Profile(LOCAL, info["url"], info["hdfs"], getpass.getuser(), "openpai", 1)
-
-
-def _alive(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/api/v2/info", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-def _ensure_local_user(data: Path) -> None:
-    import getpass
-
-    from ..localcluster.auth import Users
-
-    data.mkdir(parents=True, exist_ok=True)
-    users = Users(data)
-    user = getpass.getuser()
-    secret = _local_password_file(data)
-    if user in users.users and secret.exists():
-        return
-    password = secrets.token_urlsafe(16)
-    users.add(user, password, admin=True)
-    _write_private(secret, password)
-
-
-def _local_password_file(data: Path) -> Path:
-    """Beside the local cluster's own secrets, outside the data folder its tasks run in."""
-    from ..localcluster.datadir import secrets_dir
-
-    return secrets_dir(data) / "pai-client-password"
+        running = launcher.ensure_running(start)
+    except launcher.LaunchError as exc:
+        raise Unreachable(str(exc)) from None
+    return Profile(LOCAL, running.url, running.hdfs, running.user, "openpai", 1)
 
 
 def local_password() -> str | None:
-    path = _local_password_file(local_data_dir())
-    return path.read_text().strip() if path.exists() else None
+    from ..localcluster import launcher
+
+    return launcher.client_password()
 
 
 def stop_local() -> bool:
-    """Stop the local cluster and wait until it has exited (its tasks stopped, its data folder
-    free), so a command right after can start it again."""
-    state = local_data_dir() / "server.json"
-    try:
-        info = json.loads(state.read_text())
-    except FileNotFoundError:
-        return False
-    except (OSError, ValueError):
-        info = {}
-    pid = info.get("pid")
-    if isinstance(pid, int) and pid > 0:
-        try:
-            os.kill(pid, signal.SIGINT)  # the cluster stops its tasks and exits
-        except (ProcessLookupError, PermissionError):
-            pass
-        if not _wait_exit(pid, 20):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-            _wait_exit(pid, 5)
-    state.unlink(missing_ok=True)
-    return True
+    from ..localcluster import launcher
+
+    return launcher.stop()

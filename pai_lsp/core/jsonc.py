@@ -30,6 +30,11 @@ _TOKEN = re.compile(
 )
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z")
 _LITERALS = {"true": True, "false": False, "null": None}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# Deeper containers are reported and skipped: no job config nests more than a handful of
+# levels, and everything that walks the tree (validation included) recurses.
+MAX_DEPTH = 64
 
 
 class _DuplicateKey(Exception):
@@ -167,6 +172,8 @@ class Document:
         self._pos = 0
         self._peeked: tuple[str, int, int] | None = None
         self._eof_reported = False
+        # Escapes such as \\ud800 (or an editor's lone surrogate) need the careful string reader.
+        self._surrogates_possible = "\\u" in text or (not text.isascii() and _SURROGATE.search(text) is not None)
         self.root = self._parse_root()
 
     # -- tokens ----------------------------------------------------------------------
@@ -230,8 +237,10 @@ class Document:
     def _value(self, parent: Node | None, depth: int) -> Node | None:
         tok, start, end = self._peek()
         c = tok[:1]
+        if c in ("{", "[") and depth >= MAX_DEPTH:
+            return self._too_deep(parent, c, start, end)
         if c in ("{", "[") and depth >= 2 and self._lazy_enabled:
-            node = self._try_lazy(parent, start)
+            node = self._try_lazy(parent, start, depth)
             if node is not None:
                 return node
         if c == "{":
@@ -251,7 +260,12 @@ class Document:
                     return Node("number", start, end, float(tok), parent)
                 except ValueError:
                     return Node("number", start, end, 0, parent)
-            return Node("number", start, end, json.loads(tok), parent)
+            try:
+                return Node("number", start, end, json.loads(tok), parent)
+            except ValueError:
+                # More digits than Python turns into an int (4,300): read it as JavaScript does.
+                self._error("syntax.number-too-long", start, end, digits=sum(ch.isdigit() for ch in tok))
+                return Node("number", start, end, float(tok), parent)
         if tok in _LITERALS:
             self._next()
             kind = "null" if tok == "null" else "boolean"
@@ -264,11 +278,39 @@ class Document:
         self._error("syntax.expected-value", start, end if tok else start)
         return None
 
-    def _try_lazy(self, parent: Node | None, start: int) -> Node | None:
+    def _too_deep(self, parent: Node | None, bracket: str, start: int, end: int) -> Node:
+        """Report a container nested beyond MAX_DEPTH and skip it whole (without recursion): it
+        stands in the tree as an empty container."""
+        self._error("syntax.too-deep", start, end, limit=MAX_DEPTH)
+        open_count = 0
+        while True:
+            tok, _, tend = self._peek()
+            if not tok:
+                break
+            self._next()
+            end = tend
+            if tok in ("[", "{"):
+                open_count += 1
+            elif tok in ("]", "}"):
+                open_count -= 1
+                if open_count == 0:
+                    break
+        node = Node("object" if bracket == "{" else "array", start, end, None, parent)
+        node._children = []
+        return node
+
+    def _try_lazy(self, parent: Node | None, start: int, depth: int) -> Node | None:
+        text = self.text
         try:
-            value, end = _scan_once(self.text, start)
+            value, end = _scan_once(text, start)
         except (ValueError, StopIteration, _DuplicateKey, RecursionError):
             return None
+        if text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH - depth:
+            return None  # possibly too deep: the tolerant reader limits the depth
+        if self._surrogates_possible and (
+            _SURROGATE_ESCAPE.search(text, start, end) is not None or _SURROGATE.search(text, start, end) is not None
+        ):
+            return None  # the tolerant reader reports lone surrogates
         node = Node("object" if isinstance(value, dict) else "array", start, end, value, parent)
         node._lazy = self
         self._pos = end
@@ -300,6 +342,10 @@ class Document:
                 value = body
         else:
             value = body
+        if self._surrogates_possible and _SURROGATE.search(value) is not None:
+            # Half of a UTF-16 pair is no character: nothing can print or send it as UTF-8.
+            value = _SURROGATE.sub("\ufffd", value)
+            self.errors.append(ParseError("syntax.lone-surrogate", start, end))
         return Node("string", start, end, value, parent)
 
     def _object(self, parent: Node | None, start: int, depth: int) -> Node:

@@ -43,6 +43,21 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "Duplicate key \"{key}\": only the last one would count.",
         "重复的键 \"{key}\"：只有最后一个会生效。",
     ),
+    "syntax.too-deep": (
+        ERROR,
+        "Nested more than {limit} levels deep: no job config needs that, and pai reads no further into it.",
+        "嵌套超过 {limit} 层：作业配置不需要这么深，pai 不再读取其内部。",
+    ),
+    "syntax.number-too-long": (
+        ERROR,
+        "This number has {digits} digits: no job setting takes such a number (JavaScript reads it as a rounded float or Infinity).",
+        "此数字有 {digits} 位：没有任何作业设置接受这样的数字（JavaScript 会把它读成近似的浮点数或 Infinity）。",
+    ),
+    "syntax.lone-surrogate": (
+        WARNING,
+        "This string holds half of a UTF-16 surrogate pair (such as \\ud800), which is no character: the job would get U+FFFD (�) in its place.",
+        "此字符串包含半个 UTF-16 代理对（如 \\ud800），它不是字符：作业收到的将是 U+FFFD（�）。",
+    ),
     # -- schema ------------------------------------------------------------------------
     "schema.type": (ERROR, "\"{field}\" must be {expected}, not {actual}.", "\"{field}\" 必须是{expected}，而不是{actual}。"),
     "schema.type-coerced": (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass, field
 
 
@@ -30,44 +32,92 @@ class Diagnostic:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What the workspace says about the cluster and the user."""
+    """Every `pai.*` setting, with its default (here and nowhere else). `pai_lsp.settings.read` builds
+    it from `.vscode/settings.json` and the editor's configuration; the key each field comes from
+    is its `key`."""
 
-    dialect: str = "openpai"  # "openpai" | "scm"
-    locale: str | None = None
+    dialect: str = field(default="openpai", metadata={"key": "pai.cluster.kind"})  # "openpai" | "scm"
+    locale: str | None = field(default=None, metadata={"key": "pai.locale"})  # else the editor's or terminal's
+    upload_enabled: bool = field(default=True, metadata={"key": "pai.job.upload.enabled"})
+    upload_include: tuple[str, ...] = field(default=("**/*.py",), metadata={"key": "pai.job.upload.include"})  # VS Code globs
+    upload_exclude: tuple[str, ...] = field(default=(), metadata={"key": "pai.job.upload.exclude"})
+    generate_job_name: bool = field(default=True, metadata={"key": "pai.job.generateJobName.enabled"})
+
+
+def dialect_of(kind: object) -> str:
+    """The job-config dialect of a cluster kind (`pai.cluster.kind`, or a cluster profile's kind):
+    the one place the editor, `pai check` and submit decide it."""
+    return "scm" if kind == "scm" else "openpai"
+
+
+# LSP counts exactly these as line ends (not U+2028, U+2029, U+0085, \x0b, \x0c, \x1c as
+# `str.splitlines` does): positions computed any other way drift from the editor's.
+_BREAK = re.compile(r"\r\n?|\n")
+ENCODINGS = ("utf-8", "utf-16", "utf-32")
 
 
 def _units(text: str, encoding: str) -> int:
-    if text.isascii() or encoding == "utf-32":
+    """Length of `text` in position units. A lone surrogate (an editor may hold one) is one UTF-16
+    unit, as in the editor's own string."""
+    if encoding == "utf-32" or text.isascii():
         return len(text)
     if encoding == "utf-8":
-        return len(text.encode("utf-8"))
-    return len(text.encode("utf-16-le")) // 2
+        return len(text.encode("utf-8", "surrogatepass"))
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _line_starts(text: str, lo: int = 0, hi: int | None = None) -> list[int]:
+    """Offsets just after each line end that finishes in text[lo:hi] (a CR at `hi` - 1 followed by
+    LF belongs to the break that ends after the LF, so it adds nothing)."""
+    hi = len(text) if hi is None else hi
+    if "\r" not in text:
+        out = []
+        find = text.find
+        pos = find("\n", lo, hi)
+        while pos >= 0:
+            out.append(pos + 1)
+            pos = find("\n", pos + 1, hi)
+        return out
+    out = [m.end() for m in _BREAK.finditer(text, lo, hi)]
+    if out and out[-1] == hi and text[hi - 1] == "\r" and text.startswith("\n", hi):
+        out.pop()
+    return out
 
 
 class LineIndex:
-    """Offsets <-> (line, column); columns count in `encoding` units ("utf-16" is the LSP default,
-    "utf-32" means code points, as a terminal shows them)."""
+    """Offsets <-> (line, column) as LSP defines them: lines end at \\n, \\r\\n or \\r only;
+    columns count `encoding` units ("utf-16" is the LSP default, "utf-32" means code points,
+    as a terminal shows them). Positions past a line's end mean its end; past the last line,
+    the end of the text; negative numbers mean 0."""
 
-    def __init__(self, text: str, encoding: str = "utf-16"):
+    def __init__(self, text: str, encoding: str = "utf-16", starts: list[int] | None = None):
         self.text = text
         self.encoding = encoding
-        starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos >= 0:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self.starts = starts
+        self.starts = starts if starts is not None else [0, *_line_starts(text)]
+
+    def edited(self, start: int, end: int, new: str) -> LineIndex:
+        """The index of the text with text[start:end] replaced by `new`; only the lines around
+        the edit are scanned again, the others are shifted."""
+        text = self.text[:start] + new + self.text[end:]
+        old = self.starts
+        kept = old[: max(1, bisect.bisect_left(old, start))]
+        delta = len(new) - (end - start)
+        scanned = _line_starts(text, max(start - 1, 0), start + len(new))
+        moved = old[bisect.bisect_left(old, end + 1) :]
+        if delta:
+            moved = [s + delta for s in moved]
+        return LineIndex(text, self.encoding, kept + scanned + moved)
 
     def line_of(self, offset: int) -> int:
-        lo, hi = 0, len(self.starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        return max(bisect.bisect_right(self.starts, offset) - 1, 0)
+
+    def line_end(self, line: int) -> int:
+        """Offset of the end of `line`, before its line break."""
+        starts, text = self.starts, self.text
+        end = starts[line + 1] if line + 1 < len(starts) else len(text)
+        while end > starts[line] and text[end - 1] in "\r\n":
+            end -= 1
+        return end
 
     def position(self, offset: int) -> tuple[int, int]:
         offset = max(0, min(offset, len(self.text)))
@@ -75,16 +125,20 @@ class LineIndex:
         return line, _units(self.text[self.starts[line] : offset], self.encoding)
 
     def offset(self, line: int, column: int) -> int:
+        if line < 0:
+            return 0
         if line >= len(self.starts):
             return len(self.text)
-        start = self.starts[max(line, 0)]
-        end = self.starts[line + 1] - 1 if line + 1 < len(self.starts) else len(self.text)
-        text = self.text[start:end]
-        if text.isascii() or self.encoding == "utf-32":
-            return start + min(max(column, 0), len(text))
+        start, end = self.starts[line], self.line_end(line)
+        if column <= 0:
+            return start
+        if self.encoding == "utf-32" or self.text[start : start + column].isascii():
+            return min(start + column, end)
         units = 0
-        for i, ch in enumerate(text):
-            if units >= column:
-                return start + i
-            units += _units(ch, self.encoding)
+        for i in range(start, end):
+            units += _units(self.text[i], self.encoding)
+            if units > column:
+                return i  # inside a character: its start
+            if units == column:
+                return i + 1
         return end

@@ -5,16 +5,13 @@ language server are its clients. See docs/protocol.md.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-
-def state_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "pai-lsp"
+from ..files import runtime_dir, state_dir
 
 
 def socket_path() -> Path:
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    folder = Path(runtime) / "pai-lsp" if runtime and not os.environ.get("XDG_STATE_HOME") else state_dir()
-    return folder / "daemon.sock"
+    return runtime_dir() / "daemon.sock"
+
+
+__all__ = ["socket_path", "state_dir"]

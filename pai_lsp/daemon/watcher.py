@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 from ..core.openpai import FINAL, JobDetail
 from ..errors import PaiError, ServerError
+from ..files import write_atomic
 from .protocol import JobStatus
 from .sessions import Sessions
 
@@ -68,10 +68,7 @@ class Watcher:
         self._save()
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temp = self.path.with_suffix(".tmp")
-        temp.write_text(json.dumps(self.watched))
-        os.replace(temp, self.path)
+        write_atomic(self.path, json.dumps(self.watched))
 
     async def _record(self, event: JobStatus) -> None:
         """A state seen for a job: kept and sent to subscribers when it is a watched job's change."""

@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .datadir import secrets_dir, write_private
+from ..files import write_atomic
+from .datadir import secrets_dir
 from .errors import ClusterError
 
 USER_NAME = re.compile(r"^[\w.-]+$")
@@ -43,7 +44,7 @@ class Users:
         secret_file = folder / "token-secret"
         if not secret_file.exists():
             temp = folder / f".token-secret.{os.getpid()}"
-            write_private(temp, secrets.token_hex(32))
+            write_atomic(temp, secrets.token_hex(32), private=True)
             try:
                 os.link(temp, secret_file)  # the first process to create it wins; everyone reads the same key
             except FileExistsError:
@@ -86,7 +87,7 @@ class Users:
         digest = hashlib.pbkdf2_hmac("sha256", password.encode(), salt.encode(), 100_000).hex()
         users = dict(self.users)
         users[name] = {"salt": salt, "hash": digest, "admin": admin, "virtualCluster": ["default"]}
-        write_private(self.path, json.dumps(users, indent=2))
+        write_atomic(self.path, json.dumps(users, indent=2), private=True)
 
     def check_password(self, name: str, password: str) -> dict:
         user = self.users.get(name)

@@ -14,8 +14,8 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import write_atomic
 from .auth import Users
-from .datadir import write_private
 from .errors import ClusterError
 from .hdfs_store import HdfsStore
 from .model import FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
@@ -142,7 +142,7 @@ class LocalCluster:
             shutil.rmtree(folder)  # left over from a deleted job of the same name
         folder.mkdir(mode=0o700, parents=True)
         if raw_text is not None:
-            write_private(folder / "JobConfig.yaml", raw_text)
+            write_atomic(folder / "JobConfig.yaml", raw_text, private=True)
         write_json(folder / "JobConfig.json", original)
         job.runtime = self.runtime
         job.tasks = [Task(r.name, i) for r in job.roles for i in range(r.tasks)]

@@ -17,6 +17,8 @@ import os
 import secrets
 from pathlib import Path
 
+from ..files import APP, config_dir, data_dir
+
 LOCK_FILE = "cluster.lock"
 ID_FILE = "cluster-id"
 LEGACY_SECRETS = ("users.json", "token-secret", "pai-client-password")
@@ -27,8 +29,7 @@ class DataDirBusy(Exception):
 
 
 def default_data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "pai-lsp" / "local-cluster"
+    return data_dir() / "local-cluster"
 
 
 def prepare(data_dir: Path) -> Path:
@@ -36,15 +37,6 @@ def prepare(data_dir: Path) -> Path:
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(data_dir, 0o700)
     return data_dir
-
-
-def write_private(path: Path, text: str) -> None:
-    """Atomically replace `path` with `text`, readable by this user only."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(temp, path)
 
 
 def secrets_dir(data_dir: Path, config_home: Path | None = None) -> Path:
@@ -61,8 +53,7 @@ def secrets_dir(data_dir: Path, config_home: Path | None = None) -> Path:
             with os.fdopen(fd, "w") as f:
                 f.write(secrets.token_hex(16))
     cluster_id = id_file.read_text().strip()
-    base = config_home or os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    folder = Path(base) / "pai-lsp" / "local-clusters" / cluster_id
+    folder = (config_home / APP if config_home else config_dir()) / "local-clusters" / cluster_id
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
     for name in LEGACY_SECRETS:  # kept in the data folder by earlier versions, where tasks could read them

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 from ..core.openpai import FINAL
 from ..core.roles import ALWAYS_PORTS, TaskRole
+from ..files import write_atomic
 
 # Exit codes from the OpenPAI exit specs (openpai-api.md §5.4, §5.6).
 STOPPED_BY_USER = {1: -7351, 2: -210}
@@ -103,8 +103,4 @@ class Job:
 
 
 def write_json(path: Path, value: Any) -> None:
-    """Atomic write, private to the user: the file is either the old or the new content, never half of one."""
-    temp = path.with_name(f".{path.name}.tmp")
-    with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as f:
-        f.write(json.dumps(value, indent=1, ensure_ascii=False))
-    os.replace(temp, path)
+    write_atomic(path, json.dumps(value, indent=1, ensure_ascii=False), private=True)

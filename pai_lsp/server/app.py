@@ -17,11 +17,12 @@ from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..core.jsonc import Document, parse
+from ..core.jsonc import Document
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
-from ..settings import find_workspace_settings, flatten, to_settings
+from ..settings import find_workspace_settings, flatten, read
+from .documents import Documents, OpenDocument, SyncProtocol
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -46,7 +47,7 @@ def _converter():
 
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("pai-lsp", __version__, converter_factory=_converter)
+        super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
         self.analyses: dict[str, Analysis] = {}
@@ -59,7 +60,7 @@ class PaiLanguageServer(LanguageServer):
         if path:
             values.update(find_workspace_settings(Path(path)))
         values.update(self.client_settings)
-        return to_settings(values, self.locale)
+        return read(values, self.locale)
 
     def update_client_settings(self, raw: Any) -> None:
         self.client_settings = flatten(raw)
@@ -67,18 +68,18 @@ class PaiLanguageServer(LanguageServer):
 
     # -- analysis --------------------------------------------------------------------
     @property
-    def encoding(self) -> str:
-        enc = str(self.workspace.position_encoding or "utf-16")
-        return enc if enc in ("utf-8", "utf-16", "utf-32") else "utf-16"
+    def documents(self) -> Documents:
+        """The open documents, as the editor has them (see documents.py)."""
+        return self.protocol.documents
 
     def analysis(self, uri: str) -> Analysis:
-        """The analysis of the document as it is now (computed once per version)."""
-        document = self.workspace.get_text_document(uri)
+        """The analysis of the document as it is now (computed once per change)."""
+        document = self.documents.get(uri) or OpenDocument(uri, None, LineIndex("", self.documents.encoding))
         cached = self.analyses.get(uri)
-        if cached is not None and cached.version == document.version and cached.doc.text == document.source:
+        if cached is not None and cached.doc.text is document.text:
             return cached
-        doc = parse(document.source)
-        result = Analysis(document.version, doc, LineIndex(doc.text, self.encoding), diagnose(doc, self.settings_for(uri)))
+        doc = document.parsed
+        result = Analysis(document.version, doc, document.lines, diagnose(doc, self.settings_for(uri)))
         self.analyses[uri] = result
         return result
 
@@ -86,7 +87,8 @@ class PaiLanguageServer(LanguageServer):
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()
-        size = len(self.workspace.get_text_document(uri).source)
+        document = self.documents.get(uri)
+        size = len(document.text) if document is not None else 0
         if size < DEBOUNCE_BYTES:
             self.publish(uri)
         else:
@@ -94,7 +96,7 @@ class PaiLanguageServer(LanguageServer):
 
     def publish(self, uri: str) -> None:
         self.pending.pop(uri, None)
-        if uri not in self.workspace.text_documents:
+        if uri not in self.documents:
             return
         result = self.analysis(uri)
         self.text_document_publish_diagnostics(

@@ -34,7 +34,7 @@ def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
 def did_change_configuration(ls: PaiLanguageServer, params: types.DidChangeConfigurationParams) -> None:
     if isinstance(params.settings, dict):
         ls.update_client_settings(params.settings)
-    for uri in list(ls.workspace.text_documents):
+    for uri in ls.documents:
         ls.publish(uri)
 
 

@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 from ..core.messages import pick
 from ..daemon import client, protocol
 from ..errors import PaiError
+from ..settings import job_values
 
 if TYPE_CHECKING:
     from .app import PaiLanguageServer
@@ -47,9 +48,8 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None) ->
         if token is not None:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
-    settings = {k: v for k, v in ls.client_settings.items() if k.startswith("pai.job.")}
     try:
-        result = await client.call(protocol.Submit(file=path, cluster=cluster, settings=settings, progress_token=token,
+        result = await client.call(protocol.Submit(file=path, cluster=cluster, settings=job_values(ls.client_settings), progress_token=token,
                                                    locale=locale), on_progress)
     except (PaiError, OSError) as exc:
         end(_message(exc))

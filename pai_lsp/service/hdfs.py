@@ -6,13 +6,13 @@ destination: a remote name with `/`, `..` or a NUL in it is refused, not followe
 
 from __future__ import annotations
 
-import os
 import posixpath
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput, NotFound, PermissionDenied
+from ..files import atomic_writer
 from ..storage.upload import STAGING, bounded, send_file
 
 if TYPE_CHECKING:
@@ -150,14 +150,10 @@ def get(backend: Backend, remote: str, local: Path, progress: Progress | None = 
     done = [0, 0]
     for rpath, lpath, size in plan:
         lpath.parent.mkdir(parents=True, exist_ok=True)
-        temp = lpath.with_name(f".{lpath.name}.pai-download")
-        try:
-            with open(temp, "wb") as out:
-                if size:
-                    backend.storage.read_into(rpath, out)  # streamed: memory stays flat whatever the size
-            os.replace(temp, lpath)  # a broken download never leaves half a file under the real name
-        finally:
-            temp.unlink(missing_ok=True)
+        # Streamed (memory stays flat whatever the size); a broken download never leaves half a file under the real name.
+        with atomic_writer(lpath) as out:
+            if size:
+                backend.storage.read_into(rpath, out)
         done[0] += size
         done[1] += 1
         if progress:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ..config_file import UnreadableConfig, read_config
 from ..core.jsonc import parse
-from ..core.model import LineIndex, Settings
+from ..core.model import LineIndex, Settings, dialect_of
 from ..core.validate import diagnose
 from ..errors import InvalidInput, NameTaken, NotFound
-from ..settings import find_workspace_settings
+from ..settings import find_workspace_settings, read
 from ..storage.upload import Progress, UploadResult, select, upload
 
 if TYPE_CHECKING:
@@ -46,20 +47,19 @@ def workspace_of(config_path: Path) -> Path:
     return folder
 
 
-def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | None = None, shown: str | None = None,
+def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
             name: str | None = None) -> Prepared:
-    """`shown` is how messages name the file (as the user typed it); `name`, when given, is the
-    job's name already chosen (a resumed submit)."""
+    """`shown` is how messages name the file (as the user typed it). The config is checked in the
+    dialect of the cluster it goes to. `name`, when given, is the job's name already chosen (a
+    resumed submit)."""
     shown = shown or str(config_path)
     try:
-        text = config_path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidInput(f"{shown}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"{shown}: cannot read it ({exc})") from None
+        text = read_config(config_path)
+    except UnreadableConfig as exc:
+        raise InvalidInput(f"{shown}: {exc}") from None
     doc = parse(text)
-    dialect = "scm" if backend.profile.kind == "scm" else "openpai"
-    errors = [d for d in diagnose(doc, Settings(dialect=dialect, locale=locale)) if d.severity == "error"]
+    checked = replace(settings, dialect=dialect_of(backend.profile.kind))
+    errors = [d for d in diagnose(doc, checked) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
         more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
@@ -67,7 +67,7 @@ def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | N
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
     if name is not None:
         pass
-    elif settings.get("pai.job.generateJobName.enabled", True):
+    elif settings.generate_job_name:
         name = f"{config['jobName']}_{secrets.token_hex(4)}"
     else:
         name = config["jobName"]
@@ -77,7 +77,7 @@ def prepare(config_path: Path, settings: dict, backend: Backend, locale: str | N
     config["jobName"] = name
     substitute(config, name, backend.profile.user)
     code_dir = None
-    if settings.get("pai.job.upload.enabled", True) and config.get("codeDir"):
+    if settings.upload_enabled and config.get("codeDir"):
         code_dir = hdfs_path(config["codeDir"])
     return Prepared(config, name, code_dir, workspace_of(config_path))
 
@@ -120,25 +120,25 @@ class Journal(Protocol):
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
            locale: str | None = None, shown: str | None = None, journal: Journal | None = None) -> dict:
     """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
-    With a `journal` from an earlier attempt, that attempt is finished instead: same job name, the
-    upload done again (its unfinished part is cleaned up), and never submitted twice."""
+    `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`. With a
+    `journal` from an earlier attempt, that attempt is finished instead: same job name, the upload
+    done again (its unfinished part is cleaned up), and never submitted twice."""
     if journal is not None and journal.phase == "done" and journal.result is not None:
         return journal.result
     config_path = Path(config_path)
-    values = dict(find_workspace_settings(config_path.resolve()))
-    values.update(settings or {})
+    chosen = read({**find_workspace_settings(config_path.resolve()), **(settings or {})}, locale)
     resumed = journal.job if journal is not None else None
     if resumed is not None and journal.phase == "submitting" and backend.job_exists(resumed):
-        prepared = prepare(config_path, values, backend, locale, shown, name=resumed)
+        prepared = prepare(config_path, chosen, backend, shown, name=resumed)
         result = _submitted(backend, prepared, None)
         journal.record("done", prepared.name, result)
         return result
-    prepared = prepare(config_path, values, backend, locale, shown, name=resumed)
+    prepared = prepare(config_path, chosen, backend, shown, name=resumed)
     if journal is not None:
         journal.record("uploading", prepared.name)
     uploaded: UploadResult | None = None
     if prepared.code_dir:
-        files = select(prepared.workspace, values.get("pai.job.upload.include"), values.get("pai.job.upload.exclude"))
+        files = select(prepared.workspace, list(chosen.upload_include), list(chosen.upload_exclude))
         uploaded = upload(backend.storage, files, prepared.code_dir, progress=progress)
     if journal is not None:
         journal.record("submitting", prepared.name)

@@ -22,7 +22,6 @@ from ..errors import Interrupted, InvalidInput, NotFound, PaiError
 from .webhdfs import Body, Hdfs
 
 MANIFEST = ".pai-manifest.json"
-DEFAULT_INCLUDE = ["**/*.py"]
 
 Progress = Callable[[int, int, int, int], None]  # bytes done, bytes total, files done, files total
 
@@ -115,10 +114,10 @@ def _pruned_folders(exclude: list[str] | None):
     return matcher(folders)[0] if folders else None
 
 
-def select(root: Path, include: list[str] | None, exclude: list[str] | None) -> list[Selected]:
+def select(root: Path, include: list[str], exclude: list[str] | None) -> list[Selected]:
     """Files under `root` that match `include` and not `exclude` (VS Code glob semantics:
     `**`, `{a,b}`, `[..]`, and `!pattern` to take files back out)."""
-    wanted = matcher(include or DEFAULT_INCLUDE)
+    wanted = matcher(include)
     unwanted = matcher(exclude) if exclude else (None, None)
     skip_folder = _pruned_folders(exclude)
     batches: list[str] = []

@@ -1,0 +1,200 @@
+"""The local cluster as the `local` cluster profile uses it: started in the background on demand,
+with a user of its own for `pai`, stopped on request.
+
+This is the one module of the local cluster the client side may import (an import contract in
+the tests keeps it so): the client never reads or writes the cluster's users or secrets itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import getpass
+import json
+import os
+import secrets
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from ..files import write_atomic
+from .auth import Users
+from .datadir import default_data_dir, secrets_dir
+
+STATE_FILE = "server.json"  # url, hdfs and pid of the cluster started for the client
+START_LOCK = ".start.lock"  # held while one caller checks and starts the cluster
+START_TIMEOUT = 10.0
+STOP_TIMEOUT = 20.0  # seconds a stopping cluster gets to stop its tasks before it is killed
+
+
+class LaunchError(Exception):
+    """The local cluster is not running (and was not to be started), or did not start."""
+
+
+@dataclass
+class Running:
+    url: str  # REST
+    hdfs: str  # WebHDFS, without /webhdfs/v1
+    user: str  # pai's user there: the OS user's name
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("PAI_LOCAL_CLUSTER_DIR") or default_data_dir())
+
+
+def ensure_running(start: bool = True) -> Running:
+    """The running local cluster; started first when it is not running (unless `start` is False).
+    Callers that race (an editor loading several views, several daemons) start one cluster: the
+    check-and-start holds a lock, and a cluster still shutting down is waited for."""
+    data = data_dir()
+    state = data / STATE_FILE
+    info = _answering(state)
+    if info is not None:
+        return _running(info)
+    if not start:
+        raise LaunchError("the local cluster is not running")
+    data.mkdir(parents=True, exist_ok=True)
+    with _locked(data / START_LOCK):
+        info = _answering(state) or _start(data, state)
+    return _running(info)
+
+
+def _answering(state: Path) -> dict | None:
+    """The cluster in the state file when it answers, else None (after waiting for one that is busy
+    or shutting down: it holds the data folder until it exits)."""
+    try:
+        info = json.loads(state.read_text())
+    except (OSError, ValueError):
+        return None
+    deadline = time.monotonic() + START_TIMEOUT
+    while True:
+        if _alive(info["url"]):
+            return info
+        pid = info.get("pid")
+        if not isinstance(pid, int) or not _process_runs(pid) or time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
+
+
+def _start(data: Path, state: Path) -> dict:
+    _ensure_client_user(data)
+    extra = shlex.split(os.environ.get("PAI_LOCAL_CLUSTER_ARGS", ""))  # e.g. "--cpus 64" for benchmarks
+    log_fd = os.open(data / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(log_fd, "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0", *extra],
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
+    line = process.stdout.readline() if process.stdout else ""
+    if "REST " not in line:
+        raise LaunchError(f"the local cluster did not start: see {data / 'server.log'}")
+    url = line.split("REST ")[1].split()[0]
+    info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
+    write_atomic(state, json.dumps(info), private=True)
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _alive(url):
+        if time.monotonic() > deadline:
+            raise LaunchError(f"the local cluster at {url} does not answer")
+        time.sleep(0.05)
+    return info
+
+
+def client_password() -> str | None:
+    """The password of pai's user on the local cluster (made when the cluster was first started)."""
+    path = _password_file(data_dir())
+    return path.read_text().strip() if path.exists() else None
+
+
+def stop() -> bool:
+    """Stop the cluster started for the client and wait until it has exited (its tasks stopped, its
+    data folder free), so a command right after can start it again; False when none was running."""
+    state = data_dir() / STATE_FILE
+    try:
+        info = json.loads(state.read_text())
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        info = {}
+    pid = info.get("pid")
+    if isinstance(pid, int) and pid > 0:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGINT)  # the cluster stops its tasks and exits
+        if not _wait_exit(pid, STOP_TIMEOUT):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            _wait_exit(pid, 5)
+    state.unlink(missing_ok=True)
+    return True
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock between processes (released when the holder exits, however it exits)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _process_runs(pid: int) -> bool:
+    """Whether `pid` is a live process (one that exited and nobody reaped yet counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _wait_exit(pid: int, seconds: float) -> bool:
+    """Wait up to `seconds` for process `pid` to exit; whether it did."""
+    deadline = time.monotonic() + seconds
+    while _process_runs(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _running(info: dict) -> Running:
+    return Running(info["url"], info["hdfs"], getpass.getuser())
+
+
+def _alive(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/api/v2/info", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _password_file(data: Path) -> Path:
+    """Beside the cluster's own secrets, outside the data folder its tasks run in."""
+    return secrets_dir(data) / "pai-client-password"
+
+
+def _ensure_client_user(data: Path) -> None:
+    """pai's user (named after the OS user, an admin) with a random password only this user can read."""
+    users = Users(data)
+    user = getpass.getuser()
+    secret = _password_file(data)
+    if user in users.users and secret.exists():
+        return
+    password = secrets.token_urlsafe(16)
+    users.add(user, password, admin=True)
+    write_atomic(secret, password, private=True)

@@ -1,0 +1,185 @@
+"""Document sync: the server's copy of each open document, kept exactly as the editor has it.
+
+pygls's own `TextDocument` splits lines with `str.splitlines`, which also breaks at U+2028,
+U+2029, U+0085, \\x0b, \\x0c and \\x1c, so after such a character an incremental edit lands on
+the wrong line; a range whose start is after its end duplicates text (memory grows with every
+such edit); and every change re-splits the whole text. So this server keeps its own documents:
+`SyncProtocol` takes over pygls's `didOpen` / `didChange` / `didClose` handling and applies
+changes through `LineIndex`, which counts lines as LSP does (\\n, \\r\\n, \\r) in the negotiated
+position encoding and re-scans only the lines an edit touched.
+
+`SyncProtocol` also answers requests whose parameters do not fit the protocol (a negative
+position, say) with an InvalidParams error instead of dropping them, which left the editor
+waiting for an answer that never came.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from ..core.jsonc import Document, parse
+from ..core.model import ENCODINGS, LineIndex
+
+logger = logging.getLogger(__name__)
+_UINTEGER_MAX = 2**31 - 1
+
+
+@dataclass
+class OpenDocument:
+    """One open document: its text and line index (`lines.text`), version, and its parse."""
+
+    uri: str
+    version: int | None
+    lines: LineIndex
+    warned: set[str] = field(default_factory=set)  # problems already logged for this document
+    _parsed: Document | None = None
+
+    @property
+    def text(self) -> str:
+        return self.lines.text
+
+    @property
+    def parsed(self) -> Document:
+        """The parse of the current text (computed once per change)."""
+        if self._parsed is None or self._parsed.text is not self.lines.text:
+            self._parsed = parse(self.lines.text)
+        return self._parsed
+
+
+class Documents:
+    """The open documents by URI."""
+
+    def __init__(self, encoding: str = "utf-16"):
+        self.encoding = encoding
+        self._open: dict[str, OpenDocument] = {}
+
+    def __contains__(self, uri: str) -> bool:
+        return uri in self._open
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._open))
+
+    def get(self, uri: str) -> OpenDocument | None:
+        return self._open.get(uri)
+
+    def open(self, uri: str, text: str, version: int | None) -> OpenDocument:
+        document = OpenDocument(uri, version, LineIndex(text, self.encoding))
+        self._open[uri] = document
+        return document
+
+    def close(self, uri: str) -> None:
+        self._open.pop(uri, None)
+
+    def change(self, uri: str, changes: list[Any], version: int | None) -> list[str]:
+        """Apply content changes in order; returns what was wrong with them (each problem once
+        per document), for the log."""
+        document = self._open.get(uri)
+        if document is None:
+            return [f"change to {uri}, which is not open: ignored"]
+        problems = []
+        lines = document.lines
+        for change in changes:
+            if not isinstance(change, types.TextDocumentContentChangePartial):
+                lines = LineIndex(change.text, self.encoding)
+                continue
+            start, end = change.range.start, change.range.end
+            if (start.line, start.character) > (end.line, end.character):
+                # As vscode-languageserver-textdocument does: the range meant is the other way round.
+                start, end = end, start
+                if "reversed" not in document.warned:
+                    document.warned.add("reversed")
+                    problems.append(f"{uri}: a change's range starts after its end; applied with start and end swapped")
+            a, b = lines.offset(start.line, start.character), lines.offset(end.line, end.character)
+            lines = lines.edited(a, max(a, b), change.text)
+        document.lines = lines
+        document.version = version
+        return problems
+
+
+def _clamp_positions(value: Any) -> Any:
+    """A copy of raw didChange params with every position number brought into 0 .. 2^31-1
+    (as the editor's own text model reads out-of-range positions)."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in ("line", "character") and isinstance(item, int) and not isinstance(item, bool):
+                item = min(max(item, 0), _UINTEGER_MAX)
+            out[key] = _clamp_positions(item)
+        return out
+    if isinstance(value, list):
+        return [_clamp_positions(item) for item in value]
+    return value
+
+
+@dataclass
+class _Refused:
+    """A request whose parameters could not be read: answered with `error`, not handled."""
+
+    id: Any
+    error: JsonRpcException
+    jsonrpc: str = "2.0"
+
+
+class SyncProtocol(LanguageServerProtocol):
+    """pygls's protocol with this server's document sync (see the module docstring)."""
+
+    def __init__(self, server: Any, converter: Any):
+        super().__init__(server, converter)
+        self.documents = Documents()
+
+    # -- reading messages --------------------------------------------------------------
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            method = data.get("method") if isinstance(data, dict) else None
+            if method == types.TEXT_DOCUMENT_DID_CHANGE and isinstance(data.get("params"), dict):
+                return super().structure_message(dict(data, params=_clamp_positions(data["params"])))
+            if method is None or "id" not in data:
+                raise
+            cause = exc.__cause__
+            detail = "; ".join(cattrs.transform_error(cause)) if isinstance(cause, cattrs.BaseValidationError) else str(exc)
+            return _Refused(data["id"], JsonRpcInvalidParams(f"invalid params for {method}: {detail}"))
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Refused):
+            logger.warning("request %s refused: %s", message.id, message.error)
+            self._send_response(message.id, error=message.error.to_response_error())
+            return
+        super().handle_message(message)
+
+    # -- document sync ------------------------------------------------------------------
+    def _user_handler(self, method: str):
+        return self.fm.features.get(method)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        encoding = str(self.workspace.position_encoding or "utf-16")
+        self.documents.encoding = encoding if encoding in ENCODINGS else "utf-16"
+        item = params.text_document
+        self.documents.open(item.uri, item.text, item.version)
+        if (handler := self._user_handler(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        uri = params.text_document.uri
+        for problem in self.documents.change(uri, params.content_changes, params.text_document.version):
+            logger.warning("%s", problem)
+            self._server.window_log_message(types.LogMessageParams(types.MessageType.Warning, problem))
+        if uri in self.documents and (handler := self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        self.documents.close(params.text_document.uri)
+        if (handler := self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
