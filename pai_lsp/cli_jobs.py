@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -120,8 +121,15 @@ def cmd_submit(args: argparse.Namespace) -> int:
             if isinstance(event, protocol.UploadProgress):
                 bar.update(task, completed=event.bytes, total=event.total_bytes)
 
+        def on_restart() -> None:
+            bar.update(task, completed=0)
+            print(f"pai {args.command}: the pai daemon stopped while submitting; a new one takes over where it "
+                  "stopped (the job is submitted once)", file=sys.stderr)
+
+        # The request id lets a new daemon finish what one that died started, without submitting twice.
         result = daemon.call_sync(protocol.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
-                                                  progress_token="cli"), on_progress)
+                                                  progress_token="cli", request_id=secrets.token_hex(16)),
+                                  on_progress, on_restart=on_restart)
     if result["upload"]:
         print(_upload_line(result["upload"]), file=sys.stderr)
     print(f"submitted {result['job']} to {result['cluster']}")
@@ -162,11 +170,12 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     return 0 if state == "SUCCEEDED" else 1
 
 
-def _print_chunk(label: str | None, text: str) -> None:
+def _print_chunk(label: str | None, data: bytes) -> None:
+    """What the task wrote, byte for byte (prefixed by its task on each line when several run)."""
     if label:
-        text = "".join(f"[{label}] {line}" for line in text.splitlines(keepends=True))
-    sys.stdout.write(text)
-    sys.stdout.flush()
+        data = b"".join(f"[{label}] ".encode() + line for line in data.splitlines(keepends=True))
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:

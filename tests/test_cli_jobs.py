@@ -195,14 +195,14 @@ def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):
     ws = command_job(tmp_path, "count.pai.json", r'for i in $(seq 1 120); do printf "line %s ünïcödé \377\n" $i; sleep 0.05; done')
     job = pai(env, "run", "count.pai.json", cwd=ws).stdout.split()[1]
     follower = subprocess.Popen([sys.executable, "-m", "pai_lsp", "logs", "-f", job], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE)
     time.sleep(1.2)
     status = pai(env, "daemon", "status").stdout
     pid = int(status.split("pid ")[1].split(",")[0])
     os.kill(pid, signal.SIGKILL)  # the daemon dies while it streams
     out, err = follower.communicate(timeout=60)
     assert follower.returncode == 0, err
-    assert out.splitlines() == [f"line {i} ünïcödé \ufffd" for i in range(1, 121)]
+    assert out.splitlines() == [f"line {i} ünïcödé ".encode() + b"\xff" for i in range(1, 121)]  # byte for byte
     again = pai(env, "daemon", "status").stdout
     assert again.startswith("the pai daemon runs") and f"pid {pid}," not in again
 

@@ -5,6 +5,8 @@ killed mid-command, a local cluster stopped in between."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,3 +163,142 @@ def test_a_failed_job_shows_the_users_exit_code_first(env, tmp_path):  # noqa: F
     end = f"{job}: FAILED (exit code 3; cluster code 255: the user command exited with a non-zero code)"
     assert result.stderr.splitlines()[-1] == end
     assert pai(env, "status", job).stdout.splitlines()[0] == end
+
+
+def test_bytes_that_are_not_utf8_arrive_exactly_even_split_across_reads(env, tmp_path):  # noqa: F811
+    """Offsets count the bytes the task wrote; a character cut between two reads waits for its end,
+    and bytes that are no character at all are passed on as they are."""
+    from .test_cli_jobs import command_job
+
+    writes = [b"\xe4\xb8", b"\xad\xe6\x96\x87 split\n", b"bad \xff\xfe end\n", b"\xe2\x82", b"A truncated\n", b"last \xf0\x9f\x98"]
+    script = "; sleep 0.4; ".join("printf '" + "".join(f"\\{b:03o}" for b in w) + "'" for w in writes)
+    ws = command_job(tmp_path, "bytes.pai.json", script)
+    live = subprocess.run([sys.executable, "-m", "pai_lsp", "run", "bytes.pai.json", "--follow"], env=env, cwd=ws,
+                          capture_output=True, timeout=120)
+    assert live.returncode == 0, live.stderr
+    job = live.stdout.split(b"\n", 1)[0].split()[1].decode()
+    assert live.stdout.split(b"\n", 1)[1] == b"".join(writes)
+    after = subprocess.run([sys.executable, "-m", "pai_lsp", "logs", job], env=env, capture_output=True, timeout=60)
+    assert after.stdout == b"".join(writes)
+
+
+def daemon_pid(env: dict) -> int:  # noqa: F811
+    return int(pai(env, "daemon", "status").stdout.split("pid ")[1].split(",")[0])
+
+
+def hdfs_files(env: dict, path: str) -> dict[str, bytes]:  # noqa: F811
+    """Every file under `path` on the local cluster's HDFS, with its content."""
+    import getpass
+
+    import httpx
+
+    hdfs = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())["hdfs"] + "/webhdfs/v1"
+    user = {"user.name": getpass.getuser()}
+    found, stack = {}, [path]
+    with httpx.Client(base_url=hdfs, follow_redirects=True, timeout=30) as http:
+        while stack:
+            folder = stack.pop()
+            listing = http.get(folder, params={"op": "LISTSTATUS", **user})
+            if listing.status_code == 404:
+                continue
+            for status in listing.json()["FileStatuses"]["FileStatus"]:
+                full = f"{folder}/{status['pathSuffix']}"
+                if status["type"] == "DIRECTORY":
+                    stack.append(full)
+                else:
+                    found[full[len(path) + 1:]] = http.get(full, params={"op": "OPEN", **user}).content
+    return found
+
+
+def hdfs_count(env: dict, path: str) -> int:  # noqa: F811
+
+    import httpx
+
+    hdfs = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())["hdfs"] + "/webhdfs/v1"
+    answer = httpx.get(f"{hdfs}{path}", params={"op": "GETCONTENTSUMMARY", "user.name": __import__("getpass").getuser()})
+    return answer.json()["ContentSummary"]["fileCount"] if answer.status_code == 200 else 0
+
+
+def code_workspace(tmp_path: Path, code_dir: str, files: int, text: str) -> Path:
+    """A job whose workspace has `files` small Python files, all holding `text`."""
+    from .test_cli_jobs import command_job
+
+    ws = command_job(tmp_path, "code.pai.json", "ls $PAI_JOB_NAME | wc -l")
+    config = json.loads((ws / "code.pai.json").read_text())
+    config["codeDir"] = code_dir
+    (ws / "code.pai.json").write_text(json.dumps(config))
+    write_tree(ws, files, text)
+    return ws
+
+
+def write_tree(ws: Path, files: int, text: str) -> None:
+    for i in range(files):
+        folder = ws / "pkg" / f"m{i % 10}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.py").write_text(f"{text} {i}\n" + "#" * 2000)
+
+
+def kill_daemon_when(env: dict, arrived, timeout: float = 60) -> None:  # noqa: F811
+    """SIGKILL the daemon as soon as `arrived()` is true (an upload is half-way)."""
+    import os
+    import signal
+    import time
+
+    pid = daemon_pid(env)
+    deadline = time.monotonic() + timeout
+    while not arrived():
+        assert time.monotonic() < deadline, "the upload never got going"
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+
+
+def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_path):  # noqa: F811
+    import getpass
+
+    user = getpass.getuser()
+    ws = code_workspace(tmp_path, f"$PAI_DEFAULT_FS_URI/{user}/resume/code", 3000, "v1")
+    pai(env, "jobs")  # the daemon runs
+    run = subprocess.Popen([sys.executable, "-m", "pai_lsp", "run", "code.pai.json"], cwd=ws, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    kill_daemon_when(env, lambda: hdfs_count(env, f"/{user}/resume") > 200)
+    out, err = run.communicate(timeout=180)
+    assert run.returncode == 0, err
+    assert "Traceback" not in err and "ConnectionError" not in err
+    lines = err.splitlines()
+    assert len(lines) == 3, err + (Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "daemon.log").read_text()[-3000:]
+    assert lines[0] == "pai run: the pai daemon stopped while submitting; a new one takes over where it stopped (the job is submitted once)"
+    assert lines[1].startswith(f"removed an unfinished earlier upload to /{user}/resume/code (/{user}/resume/.pai-staging/code.")
+    assert lines[2].startswith("uploaded 3001 file(s), ") and "(3001 new or changed, 0 unchanged)" in lines[2]
+    job = out.split()[1]
+    assert [line.split()[0] for line in pai(env, "jobs").stdout.splitlines()].count(job) == 1  # submitted once
+    files = hdfs_files(env, f"/{user}/resume")
+    assert sorted(files) == sorted(["code/.pai-manifest.json", "code/train.py", *(f"code/pkg/m{i % 10}/f{i}.py" for i in range(3000))])
+    assert ".pai-staging" not in pai(env, "hdfs", "ls", f"/{user}/resume").stdout
+
+
+def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time(env, tmp_path):  # noqa: F811
+    import getpass
+
+    user = getpass.getuser()
+    ws = code_workspace(tmp_path, f"$PAI_DEFAULT_FS_URI/{user}/atomic/code", 3000, "v1")
+    assert pai(env, "run", "code.pai.json", cwd=ws).returncode == 0
+    before = hdfs_files(env, f"/{user}/atomic/code")
+    write_tree(ws, 3000, "v2")
+    run = subprocess.Popen([sys.executable, "-m", "pai_lsp", "run", "code.pai.json"], cwd=ws, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    baseline = hdfs_count(env, f"/{user}/atomic")
+    try:
+        kill_daemon_when(env, lambda: hdfs_count(env, f"/{user}/atomic") > baseline + 200)
+    finally:
+        run.kill()  # and the caller: nobody resumes this one
+        run.wait()
+    assert hdfs_files(env, f"/{user}/atomic/code") == before  # whole, and still the old tree
+    listing = pai(env, "hdfs", "ls", f"/{user}/atomic").stdout.split()
+    assert listing[-1] == "code" and not any("pai-" in word for word in listing)
+    again = pai(env, "run", "code.pai.json", cwd=ws)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.startswith(f"removed an unfinished earlier upload to /{user}/atomic/code")
+    after = hdfs_files(env, f"/{user}/atomic/code")
+    assert {rel for rel, data in after.items() if rel.startswith("pkg/") and not data.startswith(b"v2 ")} == set()
+    assert sorted(after) == sorted(before)
+    assert hdfs_count(env, f"/{user}/atomic") == len(after)  # nothing left beside it

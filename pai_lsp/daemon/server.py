@@ -75,24 +75,23 @@ class Daemon:
         self.sessions.close()
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Requests on one connection run concurrently; each reply and event is one line, written
+        whole (and waited for, so a slow reader slows its own stream, not the daemon)."""
         lock = asyncio.Lock()
 
-        async def send(data: bytes) -> None:
+        async def send(message: dict | list) -> None:
+            data = protocol.encode(message)
             async with lock:
                 writer.write(data)
                 await writer.drain()
 
         tasks: set[asyncio.Task] = set()
         try:
-            while line := await reader.readline():
-                try:
-                    request = json.loads(line)
-                except ValueError:
-                    await send(protocol.failure(None, -32700, "parse error"))
-                    continue
-                task = asyncio.ensure_future(self.dispatch(request, send))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
+            while (line := await protocol.read_line(reader)) is not None:
+                if line.strip():
+                    task = asyncio.ensure_future(self.answer(line, send))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -100,23 +99,52 @@ class Daemon:
                 task.cancel()
             writer.close()
 
-    async def dispatch(self, request: dict, send: Callable[[bytes], Awaitable[None]]) -> None:
-        method, rid = request.get("method"), request.get("id")
+    async def answer(self, line: bytes, send: Callable[[dict | list], Awaitable[None]]) -> None:
+        """One line from a client: a request, a notification, or a batch of them (JSON-RPC 2.0 §6);
+        anything else gets the JSON-RPC error that says what is wrong with it."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            await send(protocol.failure(None, protocol.PARSE_ERROR, "parse error: not JSON"))
+            return
+        if isinstance(message, list):
+            if not message:
+                await send(protocol.failure(None, protocol.INVALID_REQUEST, "invalid request: an empty batch"))
+                return
+            replies = await asyncio.gather(*(self.dispatch(m, send) for m in message))
+            if answered := [r for r in replies if r is not None]:
+                await send(answered)
+            return
+        if (reply := await self.dispatch(message, send)) is not None:
+            await send(reply)
+
+    async def dispatch(self, request: Any, send: Callable[[dict | list], Awaitable[None]]) -> dict | None:
+        """The reply to one request (None for a notification, which gets none)."""
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            rid = request.get("id") if isinstance(request, dict) and isinstance(request.get("id"), (str, int)) else None
+            return protocol.failure(rid, protocol.INVALID_REQUEST,
+                                    "invalid request: a JSON-RPC request is an object with a string `method`", "invalid")
+        method, rid = request["method"], request.get("id")
 
         async def notify(event: protocol.Event) -> None:
             await send(protocol.notification(event))
 
-        try:
-            cls, handler = protocol.METHODS.get(str(method)), self.handlers.get(str(method))
-            if cls is None or handler is None:
-                raise InvalidInput(f"unknown method {method}")
-            reply = protocol.result(rid, await handler(cls.from_json(request.get("params")), notify))
-        except PaiError as exc:
-            reply = protocol.error(rid, exc)
-        except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
-            reply = protocol.failure(rid, -32603, f"{type(exc).__name__}: {exc}")
-        if rid is not None:
-            await send(reply)
+        cls, handler = protocol.METHODS.get(method), self.handlers.get(method)
+        if cls is None or handler is None:
+            reply = protocol.failure(rid, protocol.METHOD_NOT_FOUND, f"unknown method {method}", "invalid")
+        else:
+            try:
+                params = cls.from_json(request.get("params"))
+            except InvalidInput as exc:
+                reply = protocol.failure(rid, protocol.INVALID_PARAMS, exc.message, "invalid")
+            else:
+                try:
+                    reply = protocol.result(rid, await handler(params, notify))
+                except PaiError as exc:
+                    reply = protocol.error(rid, exc)
+                except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
+                    reply = protocol.failure(rid, protocol.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+        return reply if "id" in request else None
 
     def progress(self, token: str | int | None, event: type[protocol.Progress], notify: Notify):
         """A progress callback for worker threads, or None when the caller asked for none."""
@@ -141,7 +169,7 @@ class Daemon:
     async def submit(self, p: protocol.Submit, notify: Notify) -> dict:
         progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
         try:
-            journal = SubmitJournal(state_dir() / "submits", p.request_id) if p.request_id else None
+            journal = await self.sessions.thread(SubmitJournal, state_dir() / "submits", p.request_id) if p.request_id else None
         except ValueError as exc:
             raise InvalidInput(f"submit: requestId: {exc}") from None
         result = await self.sessions.run(p.cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
@@ -230,8 +258,7 @@ class Utf8Chunks:
 
     async def _emit(self, task: str, offset: int, data: bytes) -> None:
         if data:
-            await self.notify(protocol.JobLog(job=self.job, task=task, offset=offset, length=len(data),
-                                              text=data.decode("utf-8", "replace")))
+            await self.notify(protocol.JobLog.of(self.job, task, offset, data))
 
 
 def split_utf8(data: bytes) -> tuple[bytes, bytes]:

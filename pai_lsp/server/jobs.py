@@ -65,8 +65,9 @@ async def follow(ls: PaiLanguageServer, uri: str, job: str, cluster: str, locale
     """Relay the job's log (`pai/jobLog`) and every change of its state (`pai/jobStatus`) until it
     ends, then say how it ended."""
 
-    def on_log(log: protocol.JobLog, text: str) -> None:
-        ls.protocol.notify("pai/jobLog", {"uri": uri, "job": job, "cluster": cluster, "task": log.task, "text": text})
+    def on_log(log: protocol.JobLog, data: bytes) -> None:
+        ls.protocol.notify("pai/jobLog", {"uri": uri, "job": job, "cluster": cluster, "task": log.task,
+                                          "text": data.decode("utf-8", "replace")})
 
     def on_status(status: protocol.JobStatus) -> None:
         ls.protocol.notify("pai/jobStatus", {"uri": uri, "job": job, "cluster": cluster, "state": status.state,

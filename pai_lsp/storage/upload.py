@@ -148,7 +148,7 @@ def select(root: Path, include: list[str], exclude: list[str] | None) -> list[Se
     return [Selected(rel, base) for rel in out]
 
 
-STAGING = ".pai-upload"  # beside the code folder: new trees are written here, then swapped into place
+STAGING = ".pai-staging"  # beside the code folder: new trees are written here, then swapped into place
 SMALL = 1 << 20  # files up to this size are read in one piece; bigger ones are streamed
 _ACTIVE: set[str] = set()  # staging folders this process is writing now (never cleaned as stale)
 _ACTIVE_LOCK = threading.Lock()
