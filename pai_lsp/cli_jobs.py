@@ -58,12 +58,15 @@ def add_commands(sub) -> None:
     add.add_argument("--user", default=getpass.getuser())
     add.add_argument("--kind", choices=["openpai", "scm"], default="openpai")
     add.add_argument("--protocol", type=int, choices=[1, 2], help="job protocol (default: detected from the server)")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from standard input, store it and log in")
     csub.add_parser("list", help="list cluster profiles")
     rm = csub.add_parser("remove", help="remove a cluster profile")
     rm.add_argument("name")
     login = csub.add_parser("login", help="store a cluster password in the keyring")
     login.add_argument("name")
     login.add_argument("--password-stdin", action="store_true")
+    default = csub.add_parser("default", help="make a profile the default one (`local` for the embedded cluster)")
+    default.add_argument("name")
     csub.add_parser("stop-local", help="stop the embedded local cluster if it runs")
     h = sub.add_parser("hdfs", help="browse and move files on the cluster's HDFS")
     h.add_argument("--cluster")
@@ -147,8 +150,8 @@ def _upload_line(up: dict) -> str:
         counts = [f"{up.get('changed_files', up['sent_files'])} new or changed", f"{up['unchanged_files']} unchanged"]
         if up["removed_files"]:
             counts.append(f"{up['removed_files']} removed")
-        lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} in "
-                     f"{up['seconds']:.2f} s ({', '.join(counts)})")
+        lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
+                     f"({', '.join(counts)}) in {up['seconds']:.2f} s")
     return "\n".join(lines)
 
 
@@ -183,9 +186,9 @@ def cmd_jobs(args: argparse.Namespace) -> int:
     rows, cluster = answer["jobs"], answer["cluster"]
     print(f"{'NAME':32} {'STATE':10} {'STARTED':19} {'DURATION':>9}  CLUSTER")
     for job in rows:
-        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(job["createdTime"] / 1000)) if job.get("createdTime") else "-"
-        end = job.get("completedTime") or time.time() * 1000
-        duration = _duration((end - job["createdTime"]) / 1000) if job.get("createdTime") else "-"
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(job["created"] / 1000)) if job.get("created") else "-"
+        end = job.get("completed") or time.time() * 1000
+        duration = _duration((end - job["created"]) / 1000) if job.get("created") else "-"
         print(f"{job['name']:32} {job['state']:10} {started:19} {duration:>9}  {cluster}")
     return 0
 
@@ -217,19 +220,11 @@ def cmd_logs(args: argparse.Namespace) -> int:
 
 
 def cmd_ssh(args: argparse.Namespace) -> int:
-    status = daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
-    tasks = [t for t in status["tasks"] if not args.task or f"{t['role']}:{t['index']}" == args.task]
-    if not tasks:
-        raise NotFound(f"job {args.job} has no task {args.task}")
-    running = [t for t in tasks if t["ip"] and t["state"] == "RUNNING"]
-    if not running:
-        raise NotFound(f"no task of {args.job} is running now (state {status['state']})")
+    running = daemon.call_sync(protocol.Ssh(job=args.job, cluster=args.cluster, task=args.task))["tasks"]
     for t in running:
-        ssh_port = (t["ports"].get("ssh") or "").split(",")[0]
-        print(f"{t['role']}:{t['index']}  ssh -p {ssh_port} root@{t['ip']}")
-        for label, ports in t["ports"].items():
-            if label != "ssh":
-                print(f"    {label}: " + ", ".join(f"http://{t['ip']}:{p}" for p in str(ports).split(",")))
+        print(f"{t['task']}  {t['command'] or 'no ssh port'}")
+        for label, urls in t["urls"].items():
+            print(f"    {label}: " + ", ".join(urls))
     if args.connect:
         import os
         import shutil
@@ -237,7 +232,9 @@ def cmd_ssh(args: argparse.Namespace) -> int:
         t = running[0]
         if shutil.which("ssh") is None:
             raise ConfigError("no ssh client on this machine")
-        os.execvp("ssh", ["ssh", "-p", str(t["ports"]["ssh"]).split(",")[0], f"root@{t['ip']}"])
+        if not t["sshPort"]:
+            raise NotFound(f"task {t['task']} of {args.job} has no ssh port")
+        os.execvp("ssh", ["ssh", "-p", t["sshPort"], f"root@{t['ip']}"])
     return 0
 
 
@@ -254,38 +251,36 @@ def cmd_outputs(args: argparse.Namespace) -> int:
 
 
 def cmd_cluster(args: argparse.Namespace) -> int:
-    from .clusters.connect import connect
-    from .clusters.profiles import LOCAL, Profile, Profiles, set_secret, stop_local
-
-    profiles = Profiles()
-    if args.cluster_command == "add":
-        rest = args.rest.rstrip("/")
-        protocol, note = (args.protocol, " as given") if args.protocol else detect_protocol(rest)
-        profiles.add(Profile(args.name, rest, args.webhdfs.rstrip("/"), args.user, args.kind, protocol))
-        print(f"added cluster {args.name} (job protocol v{protocol}{note})")
-    elif args.cluster_command == "list":
-        default = profiles.default or LOCAL
-        print(f"{'*' if default == LOCAL else ' '} {LOCAL:16} embedded local cluster (started on demand)")
-        for name, p in profiles.clusters.items():
-            print(f"{'*' if default == name else ' '} {name:16} {p.rest_uri}  {p.user}  {p.kind}")
-    elif args.cluster_command == "remove":
-        profiles.remove(args.name)
+    command = args.cluster_command
+    if command == "add":
+        password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
+        added = daemon.call_sync(protocol.ClustersAdd(name=args.name, rest=args.rest, webhdfs=args.webhdfs, user=args.user,
+                                                      kind=args.kind, protocol=args.protocol, password=password))
+        note = " as given" if added["protocolNote"] == "as given" else "" if added["protocolNote"] == "detected" \
+            else f"; {added['protocolNote']}"
+        print(f"added cluster {args.name} (job protocol v{added['protocol']}{note})"
+              + (f", logged in as {args.user}" if added["loggedIn"] else ""))
+    elif command == "list":
+        for c in daemon.call_sync(protocol.ClustersList())["clusters"]:
+            mark = "*" if c["default"] else " "
+            what = "embedded local cluster (started on demand)" if c["local"] else f"{c['rest']}  {c['user']}  {c['kind']}"
+            print(f"{mark} {c['name']:16} {what}")
+    elif command == "remove":
+        daemon.call_sync(protocol.ClustersRemove(name=args.name))
         print(f"removed cluster {args.name}")
-    elif args.cluster_command == "login":
-        name = profiles.resolve(args.name)
-        if name == LOCAL:
+    elif command == "default":
+        print(f"default cluster: {daemon.call_sync(protocol.ClustersSetDefault(name=args.name))['default']}")
+    elif command == "login":
+        if args.name == "local":
             raise ConfigError("the local cluster needs no login")
-        password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {name}: ")
-        profile = profiles.clusters[name]
-        set_secret(f"{name}:{profile.user}:password", password)
-        backend = connect(name)
-        try:
-            backend.login()
-        finally:
-            backend.close()
-        print(f"logged in to {name} as {profile.user}")
-    elif args.cluster_command == "stop-local":
-        print("stopped the local cluster" if stop_local() else "the local cluster was not running")
+        password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {args.name}: ")
+        done = daemon.call_sync(protocol.ClustersLogin(name=args.name, password=password))
+        print(f"logged in to {done['name']} as {done['user']}")
+    elif command == "stop-local":  # in-process: stopping must not start the daemon
+        from .service.clusters import stop_local_cluster
+
+        stopped = stop_local_cluster()["stopped"]
+        print("stopped the local cluster" if stopped else "the local cluster was not running")
     return 0
 
 
@@ -333,20 +328,6 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
     else:
         print(f"{'removed' if op == 'rm' else 'made'} {result['path']}")
     return 0
-
-
-def detect_protocol(rest: str) -> tuple[int, str]:
-    """As clients of OpenPAI do: a k8s-era server (v1.0+) answers `GET /api/v2/info` with
-    `launcherType: k8s` and takes only v2 YAML jobs; a YARN-era one (≤ 0.14, SCM) takes v1 JSON."""
-    import httpx
-
-    try:
-        info = httpx.get(f"{rest}/api/v2/info", timeout=10)
-    except httpx.HTTPError:
-        return 1, "; not reachable now, so v1 was assumed"
-    if info.status_code == 200 and isinstance(info.json(), dict) and info.json().get("launcherType") == "k8s":
-        return 2, ""
-    return 1, ""
 
 
 def _mode(octal: str) -> str:

@@ -3,30 +3,24 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
-from .conftest import SHARED
-from .test_lsp_diagnostics import VALID
-
-
-def pai(*args: str, cwd=None, lang: str = "C.UTF-8") -> subprocess.CompletedProcess:
-    env = dict(os.environ, LANG=lang, LC_ALL="", LC_MESSAGES="")
-    return subprocess.run([sys.executable, "-m", "pai_lsp", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
+from .helpers.cli import pai_lang
+from .helpers.configs import VALID
+from .helpers.paths import own_configs
 
 
 def test_clean_files_exit_zero():
-    corpus = sorted(str(p) for p in (SHARED / "corpus" / "openpai-examples" / "v1").glob("*.json"))
-    result = pai("check", *corpus)
+    configs = [str(p) for p in own_configs() if not p.name.endswith(".scm.pai.json")]
+    result = pai_lang("check", *configs)
     assert result.returncode == 0, result.stdout
-    # Only the comment warnings of cntk-mpi.json are printed.
-    assert result.stdout.count("\n") == 3 and "cntk-mpi.json:5:3: warning syntax.comment" in result.stdout
+    # Only the comment warnings of jsonc-comments.pai.json are printed.
+    assert result.stdout.count("\n") == 3 and "jsonc-comments.pai.json:2:3: warning syntax.comment" in result.stdout
 
 
 def test_errors_print_one_line_each_and_exit_one(tmp_path):
     job = tmp_path / "job.pai.json"
     job.write_text(VALID.replace('"mnist"', '"alice~mnist"').replace('"memoryMB"', '"memoryMb"'))
-    result = pai("check", str(job))
+    result = pai_lang("check", str(job))
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines == [
@@ -40,7 +34,7 @@ def test_errors_print_one_line_each_and_exit_one(tmp_path):
 def test_messages_in_chinese_from_lang(tmp_path):
     job = tmp_path / "job.pai.json"
     job.write_text('{"jobName": "x", "image": "y"}')
-    result = pai("check", str(job), lang="zh_CN.UTF-8")
+    result = pai_lang("check", str(job), lang="zh_CN.UTF-8")
     assert result.returncode == 1
     assert result.stdout == f'{job}:1:1: error schema.required 缺少必填字段 "taskRoles"。\n'
 
@@ -50,7 +44,7 @@ def test_unreadable_files_exit_two_without_traceback(tmp_path):
     good.write_text(VALID)
     binary = tmp_path / "bin.pai.json"
     binary.write_bytes(b"\xff\xfe\x00garbage")
-    result = pai("check", str(tmp_path / "missing.pai.json"), str(tmp_path), str(binary), str(good))
+    result = pai_lang("check", str(tmp_path / "missing.pai.json"), str(tmp_path), str(binary), str(good))
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         f"{tmp_path / 'missing.pai.json'}: cannot read: no such file",
@@ -63,7 +57,7 @@ def test_unreadable_files_exit_two_without_traceback(tmp_path):
 def test_malformed_json_is_reported_not_crashed(tmp_path):
     job = tmp_path / "job.pai.json"
     job.write_text('{"jobName": "x",, "image": tru')
-    result = pai("check", str(job))
+    result = pai_lang("check", str(job))
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert ":1:17: error syntax.expected-property" in result.stdout
@@ -74,19 +68,18 @@ def test_workspace_settings_choose_the_dialect(tmp_path):
     (tmp_path / ".vscode" / "settings.json").write_text('{"pai.cluster.kind": "scm"}')
     job = tmp_path / "job.pai.json"
     job.write_text(VALID.replace('"taskNumber": 2,', '"taskNumber": 2, "storageGB": 5,'))
-    assert pai("check", str(job)).returncode == 0
-    assert pai("check", "--cluster-kind", "openpai", str(job)).returncode == 1
+    assert pai_lang("check", str(job)).returncode == 0
+    assert pai_lang("check", "--cluster-kind", "openpai", str(job)).returncode == 1
 
 
 def test_files_that_never_end_or_are_too_large_are_refused(tmp_path):
-    import os
 
     fifo = tmp_path / "pipe.pai.json"
     os.mkfifo(fifo)
     huge = tmp_path / "huge.pai.json"
     with huge.open("wb") as f:
         f.truncate(65 * 1024 * 1024)  # sparse: costs no disk
-    result = pai("check", "/dev/zero", str(fifo), str(huge))
+    result = pai_lang("check", "/dev/zero", str(fifo), str(huge))
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "/dev/zero: cannot read: not a regular file",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .conftest import StandIn
-from .test_cli_jobs import env, pai  # noqa: F401  (the module-scoped environment fixture)
+from .helpers.cli import pai
+from .helpers.standin import StandIn
 
 
-def test_put_ls_cat_tail_mv_get_rm(env, tmp_path):  # noqa: F811
+def test_put_ls_cat_tail_mv_get_rm(env, tmp_path):
     src = tmp_path / "data"
     (src / "sub").mkdir(parents=True)
     (src / "a.txt").write_text("hello\n")
@@ -32,7 +32,7 @@ def test_put_ls_cat_tail_mv_get_rm(env, tmp_path):  # noqa: F811
     assert missing.returncode == 3 and missing.stderr.endswith("no such file or directory on HDFS\n")
 
 
-def test_downloads_refuse_names_that_escape(env, tmp_path):  # noqa: F811
+def test_downloads_refuse_names_that_escape(env, tmp_path):
     """A misbehaving server lists an entry named '../evil': nothing is written outside the destination."""
     status = {"type": "DIRECTORY", "length": 0, "modificationTime": 0, "permission": "755", "owner": "x", "group": "x",
               "pathSuffix": "", "accessTime": 0, "blockSize": 0, "childrenNum": 1, "fileId": 1, "replication": 0}
@@ -52,7 +52,7 @@ def test_downloads_refuse_names_that_escape(env, tmp_path):  # noqa: F811
     assert not (tmp_path / "evil").exists() and list(dest.rglob("*")) == []
 
 
-def test_hdfs_permission_denied_is_one_line(env):  # noqa: F811
+def test_hdfs_permission_denied_is_one_line(env):
     denied = {"RemoteException": {"exception": "AccessControlException",
                                   "javaClassName": "org.apache.hadoop.security.AccessControlException",
                                   "message": 'Permission denied: user=u, access=READ_EXECUTE, inode="/secret"'}}

@@ -5,53 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import httpx
-import pytest
 
-from .conftest import StandIn
-
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
-
-
-@pytest.fixture(scope="module")
-def env(tmp_path_factory):
-    root = tmp_path_factory.mktemp("pai-home")
-    environment = dict(os.environ, XDG_CONFIG_HOME=str(root / "config"), PAI_LOCAL_CLUSTER_DIR=str(root / "local"),
-                       XDG_STATE_HOME=str(root / "state"), PAI_LSP_SECRETS="file", LANG="C.UTF-8")
-    yield environment
-    subprocess.run([sys.executable, "-m", "pai_lsp", "daemon", "stop"], env=environment, capture_output=True, timeout=60)
-    subprocess.run([sys.executable, "-m", "pai_lsp", "cluster", "stop-local"], env=environment, capture_output=True, timeout=60)
-
-
-def pai(env: dict, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pai_lsp", *args], env=env, cwd=cwd, input=stdin,
-                          capture_output=True, text=True, timeout=120)
-
-
-def workspace(tmp_path: Path, code_dir: str, settings: dict | None = None) -> Path:
-    ws = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, ws)
-    config = json.loads((ws / "mnist.pai.json").read_text())
-    config["codeDir"] = code_dir
-    (ws / "mnist.pai.json").write_text(json.dumps(config, indent=2))
-    if settings is not None:
-        (ws / ".vscode" / "settings.json").write_text(json.dumps(settings))
-    return ws
-
-
-def command_job(tmp_path: Path, file: str, command: str, **role) -> Path:
-    """A workspace whose config `file` runs `command` alone (no code to upload)."""
-    ws = workspace(tmp_path, "")
-    config = json.loads((ws / "mnist.pai.json").read_text())
-    config.pop("codeDir")
-    config["taskRoles"][0].update(command=command, **role)
-    (ws / file).write_text(json.dumps(config))
-    return ws
+from .helpers.cli import command_job, local_client_password, pai, remote_files, workspace
+from .helpers.standin import StandIn
 
 
 def test_run_follow_status_jobs_outputs(env, tmp_path):
@@ -72,22 +33,6 @@ def test_run_follow_status_jobs_outputs(env, tmp_path):
     assert status.stdout.splitlines()[0] == f"{job}: SUCCEEDED"
     out = pai(env, "outputs", job, str(tmp_path / "out"))
     assert out.returncode == 0 and (tmp_path / "out" / job / "result.txt").read_text() == "final loss 0.4968\n"
-
-
-def remote_files(env: dict, path: str) -> set[str]:
-    info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
-    found = set()
-    stack = [path]
-    while stack:
-        folder = stack.pop()
-        listing = httpx.get(f"{info['hdfs']}/webhdfs/v1{folder}?op=LISTSTATUS").json()["FileStatuses"]["FileStatus"]
-        for status in listing:
-            full = f"{folder}/{status['pathSuffix']}"
-            if status["type"] == "DIRECTORY":
-                stack.append(full)
-            else:
-                found.add(full[len(path) + 1:])
-    return found
 
 
 def test_upload_follows_globs_and_resubmit_sends_only_changes(env, tmp_path):
@@ -290,10 +235,3 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     table = pai(env, "jobs", "--cluster", "k8s").stdout
     assert any(line.split()[:2] == [job, "SUCCEEDED"] for line in table.splitlines())
     pai(env, "cluster", "remove", "k8s")
-
-
-def local_client_password(env: dict) -> str:
-    """The password `pai` keeps for the local cluster, beside that cluster's secrets."""
-    from pai_lsp.localcluster.datadir import secrets_dir
-
-    return (secrets_dir(Path(env["PAI_LOCAL_CLUSTER_DIR"]), Path(env["XDG_CONFIG_HOME"])) / "pai-client-password").read_text()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import StandIn
-from .test_cli_jobs import env, pai  # noqa: F401  (the module-scoped environment fixture)
+from .helpers.cli import command_job, pai
+from .helpers.standin import StandIn
 
 
 def fake_cluster(job: str):
@@ -37,12 +37,12 @@ def file_status(name: str, kind: str) -> dict:
             "owner": "u", "group": "g", "accessTime": 0, "blockSize": 0, "replication": 1}
 
 
-def add_profile(env: dict, name: str, url: str) -> None:  # noqa: F811
+def add_profile(env: dict, name: str, url: str) -> None:
     assert pai(env, "cluster", "add", name, "--rest", url, "--webhdfs", url, "--user", "u").returncode == 0
     assert pai(env, "cluster", "login", name, "--password-stdin", stdin="pw\n").returncode == 0
 
 
-def test_a_running_daemon_follows_cluster_add_and_remove(env):  # noqa: F811
+def test_a_running_daemon_follows_cluster_add_and_remove(env):
     with StandIn(fake_cluster("job-on-a")) as a, StandIn(fake_cluster("job-on-b")) as b:
         add_profile(env, "lab", a.url)
         try:
@@ -69,7 +69,7 @@ BROKEN = {
 
 
 @pytest.mark.parametrize("case", list(BROKEN))
-def test_a_broken_profiles_file_is_one_line_and_never_overwritten(env, case):  # noqa: F811
+def test_a_broken_profiles_file_is_one_line_and_never_overwritten(env, case):
     content, problem = BROKEN[case]
     path = Path(env["XDG_CONFIG_HOME"]) / "pai-lsp" / "clusters.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -90,9 +90,7 @@ def test_a_broken_profiles_file_is_one_line_and_never_overwritten(env, case):  #
         path.rmdir() if content is None else path.unlink()
 
 
-def test_jobs_right_after_stop_local_starts_it_again(env, tmp_path):  # noqa: F811
-    from .test_cli_jobs import command_job
-
+def test_jobs_right_after_stop_local_starts_it_again(env, tmp_path):
     # A task that takes a while to stop keeps the old cluster (and its data folder) busy after STOP.
     ws = command_job(tmp_path, "slow.pai.json", "trap 'sleep 2' TERM INT; sleep 60 & wait; sleep 1")
     assert pai(env, "run", "slow.pai.json", cwd=ws).returncode == 0
@@ -102,42 +100,7 @@ def test_jobs_right_after_stop_local_starts_it_again(env, tmp_path):  # noqa: F8
     assert json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())["url"]
 
 
-def test_callers_starting_at_once_share_one_daemon_and_one_local_cluster(tmp_path):
-    """An editor loading its views sends several first requests at once."""
-    import os
-    import subprocess
-    import sys
-
-    import psutil
-
-    fresh = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_STATE_HOME=str(tmp_path / "state"),
-                 PAI_LOCAL_CLUSTER_DIR=str(tmp_path / "local"), PAI_LSP_SECRETS="file", LANG="C.UTF-8")
-    callers = [subprocess.Popen([sys.executable, "-m", "pai_lsp", "jobs"], env=fresh, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True) for _ in range(6)]
-    try:
-        for caller in callers:
-            out, err = caller.communicate(timeout=120)
-            assert caller.returncode == 0, err
-
-        def ours(*words: str) -> int:
-            count = 0
-            for process in psutil.process_iter(["cmdline"]):
-                line = " ".join(process.info["cmdline"] or [])
-                if all(w in line for w in words):
-                    try:
-                        count += process.environ().get("XDG_STATE_HOME") == fresh["XDG_STATE_HOME"]
-                    except psutil.Error:
-                        pass
-            return count
-
-        assert ours("pai_lsp", "daemon", "serve") == 1
-        assert ours("pai_lsp", "local-cluster", fresh["PAI_LOCAL_CLUSTER_DIR"]) == 1
-    finally:
-        for command in (["daemon", "stop"], ["cluster", "stop-local"]):
-            subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=fresh, capture_output=True, timeout=60)
-
-
-def test_hdfs_takes_the_cluster_before_or_after_the_operation(env):  # noqa: F811
+def test_hdfs_takes_the_cluster_before_or_after_the_operation(env):
     with StandIn(fake_cluster("file-on-lab")) as lab, StandIn(fake_cluster("file-on-other")) as other:
         add_profile(env, "other", other.url)  # the default one
         add_profile(env, "lab", lab.url)
@@ -153,9 +116,7 @@ def test_hdfs_takes_the_cluster_before_or_after_the_operation(env):  # noqa: F81
             pai(env, "cluster", "remove", "other")
 
 
-def test_a_failed_job_shows_the_users_exit_code_first(env, tmp_path):  # noqa: F811
-    from .test_cli_jobs import command_job
-
+def test_a_failed_job_shows_the_users_exit_code_first(env, tmp_path):
     ws = command_job(tmp_path, "fail.pai.json", "echo trying; exit 3")
     result = pai(env, "run", "fail.pai.json", "--follow", cwd=ws)
     job = result.stdout.split()[1]
@@ -165,11 +126,9 @@ def test_a_failed_job_shows_the_users_exit_code_first(env, tmp_path):  # noqa: F
     assert pai(env, "status", job).stdout.splitlines()[0] == end
 
 
-def test_bytes_that_are_not_utf8_arrive_exactly_even_split_across_reads(env, tmp_path):  # noqa: F811
+def test_bytes_that_are_not_utf8_arrive_exactly_even_split_across_reads(env, tmp_path):
     """Offsets count the bytes the task wrote; a character cut between two reads waits for its end,
     and bytes that are no character at all are passed on as they are."""
-    from .test_cli_jobs import command_job
-
     writes = [b"\xe4\xb8", b"\xad\xe6\x96\x87 split\n", b"bad \xff\xfe end\n", b"\xe2\x82", b"A truncated\n", b"last \xf0\x9f\x98"]
     script = "; sleep 0.4; ".join("printf '" + "".join(f"\\{b:03o}" for b in w) + "'" for w in writes)
     ws = command_job(tmp_path, "bytes.pai.json", script)
@@ -182,11 +141,11 @@ def test_bytes_that_are_not_utf8_arrive_exactly_even_split_across_reads(env, tmp
     assert after.stdout == b"".join(writes)
 
 
-def daemon_pid(env: dict) -> int:  # noqa: F811
+def daemon_pid(env: dict) -> int:
     return int(pai(env, "daemon", "status").stdout.split("pid ")[1].split(",")[0])
 
 
-def hdfs_files(env: dict, path: str) -> dict[str, bytes]:  # noqa: F811
+def hdfs_files(env: dict, path: str) -> dict[str, bytes]:
     """Every file under `path` on the local cluster's HDFS, with its content."""
     import getpass
 
@@ -210,7 +169,7 @@ def hdfs_files(env: dict, path: str) -> dict[str, bytes]:  # noqa: F811
     return found
 
 
-def hdfs_count(env: dict, path: str) -> int:  # noqa: F811
+def hdfs_count(env: dict, path: str) -> int:
 
     import httpx
 
@@ -221,8 +180,6 @@ def hdfs_count(env: dict, path: str) -> int:  # noqa: F811
 
 def code_workspace(tmp_path: Path, code_dir: str, files: int, text: str) -> Path:
     """A job whose workspace has `files` small Python files, all holding `text`."""
-    from .test_cli_jobs import command_job
-
     ws = command_job(tmp_path, "code.pai.json", "ls $PAI_JOB_NAME | wc -l")
     config = json.loads((ws / "code.pai.json").read_text())
     config["codeDir"] = code_dir
@@ -238,7 +195,7 @@ def write_tree(ws: Path, files: int, text: str) -> None:
         (folder / f"f{i}.py").write_text(f"{text} {i}\n" + "#" * 2000)
 
 
-def kill_daemon_when(env: dict, arrived, timeout: float = 60) -> None:  # noqa: F811
+def kill_daemon_when(env: dict, arrived, timeout: float = 60) -> None:
     """SIGKILL the daemon as soon as `arrived()` is true (an upload is half-way)."""
     import os
     import signal
@@ -252,7 +209,7 @@ def kill_daemon_when(env: dict, arrived, timeout: float = 60) -> None:  # noqa: 
     os.kill(pid, signal.SIGKILL)
 
 
-def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_path):  # noqa: F811
+def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_path):
     import getpass
 
     user = getpass.getuser()
@@ -276,7 +233,7 @@ def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_pa
     assert ".pai-staging" not in pai(env, "hdfs", "ls", f"/{user}/resume").stdout
 
 
-def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time(env, tmp_path):  # noqa: F811
+def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time(env, tmp_path):
     import getpass
 
     user = getpass.getuser()

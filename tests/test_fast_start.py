@@ -8,8 +8,8 @@ from lsprotocol import types
 
 from pai_lsp.server.fast_start import SNAPSHOT, snapshot_from_server
 
-from .conftest import Editor
-from .test_lsp_diagnostics import VALID
+from .helpers.configs import VALID
+from .helpers.lsp import Editor
 
 
 def test_capability_snapshot_matches_the_server():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from .conftest import Editor
-from .test_cli_check import pai
+from .helpers.cli import pai_lang
+from .helpers.lsp import Editor
 
 CONFIG = '{{"jobName": "{name}", "image": "i", "taskRoles": [{{"name": "w", "command": "c", "taskNumber": {tasks}}}], "jobEnvs": {{"x": {env}}}}}\n'
 
@@ -49,7 +49,7 @@ def test_pai_check_prints_the_diagnostic(tmp_path, name):
     text, code = HOSTILE[name]
     job = tmp_path / "job.pai.json"
     job.write_text(text, encoding="utf-8")
-    result = pai("check", str(job))
+    result = pai_lang("check", str(job))
     assert "Traceback" not in result.stderr and result.stderr == ""
     assert f" {code} " in result.stdout
     assert result.returncode == 1

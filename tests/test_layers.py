@@ -17,3 +17,13 @@ def test_import_contracts_are_kept():
                             cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
+
+
+def test_no_test_module_imports_another():
+    """What tests share lives in tests/helpers/ (fixtures in conftest.py); a test module is never imported."""
+    import re
+
+    offenders = [f"{path.relative_to(ROOT)}: {line.strip()}" for path in sorted((ROOT / "tests").rglob("*.py"))
+                 for line in path.read_text(encoding="utf-8").splitlines()
+                 if re.match(r"\s*(from\s+\.+(\w+\.)*(test_\w+|conftest)\s+import|import\s+tests\.(\w+\.)*test_)", line)]
+    assert offenders == []

@@ -6,21 +6,8 @@ import json
 
 from lsprotocol import types
 
-from .conftest import Editor, text_at
-
-VALID = """{
-  "jobName": "mnist",
-  "image": "openpai/pai.example.tensorflow",
-  "taskRoles": [
-    {
-      "name": "worker",
-      "taskNumber": 2,
-      "memoryMB": 8192,
-      "command": "python train.py --hosts $PAI_TASK_ROLE_worker_HOST_LIST"
-    }
-  ]
-}
-"""
+from .helpers.configs import VALID
+from .helpers.lsp import Editor, text_at
 
 
 async def test_valid_config_has_no_diagnostics(client, tmp_path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from .conftest import Editor, apply_edit, text_at
-from .test_lsp_diagnostics import VALID
+from .helpers.configs import VALID
+from .helpers.lsp import Editor, apply_edit, text_at
 
 
 async def complete(editor: Editor, position: types.Position) -> list[types.CompletionItem]:
@@ -147,5 +147,5 @@ async def test_code_lenses_above_job_name(client, tmp_path):
     await editor.open(VALID)
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(editor.doc()))
     assert [(lens.command.title, lens.command.command) for lens in lenses] == [
-        ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run locally", "pai.runLocally")]
+        ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run Job Locally", "pai.runLocally")]
     assert [(lens.range.start.line, list(lens.command.arguments)) for lens in lenses] == [(1, [editor.uri])] * 2

@@ -4,10 +4,7 @@ upload progress, job status, log lines and the final message come back as LSP tr
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,12 +12,11 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import SERVER, _start
+from .helpers.cli import isolated_env, stop_all
+from .helpers.lsp import SERVER, start_session, until
+from .helpers.paths import EXAMPLE
 
-HOME = Path(tempfile.mkdtemp(prefix="pai-lsp-home-"))
-ENV = dict(os.environ, XDG_CONFIG_HOME=str(HOME / "config"), XDG_STATE_HOME=str(HOME / "state"),
-           PAI_LOCAL_CLUSTER_DIR=str(HOME / "local"), PAI_LSP_SECRETS="file")
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mnist"
+ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-home-")))
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
@@ -36,23 +32,12 @@ async def editor(lsp_client: LanguageClient):
         events["status"].append(params._asdict())
 
     lsp_client.events = events
-    await _start(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
+    await start_session(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
     try:
         yield
     finally:
-        for command in (["daemon", "stop"], ["cluster", "stop-local"]):
-            subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=ENV, capture_output=True, timeout=60)
+        stop_all(ENV)
         await lsp_client.shutdown_session()
-
-
-async def until(editor, condition, timeout: float = 60) -> None:
-    """Wait for what the server sends (it may have arrived already): no waiting for a message twice."""
-    import asyncio
-
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out waiting for the server"
-        await asyncio.sleep(0.02)
 
 
 async def test_run_locally_from_the_editor(editor, tmp_path):
@@ -73,14 +58,14 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     (reports,) = [r for r in editor.progress_reports.values() if r]
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert any(isinstance(r, types.WorkDoneProgressReport) and r.percentage == 100 for r in reports)
-    await until(editor, lambda: any(s["state"] == "SUCCEEDED" for s in editor.events["status"]))
+    await until(lambda: any(s["state"] == "SUCCEEDED" for s in editor.events["status"]))
     states = [s["state"] for s in editor.events["status"]]
     assert len(states) >= 2 and states[-1] == "SUCCEEDED" and len(set(states)) == len(states), states  # each change, once
     text = "".join(e["text"] for e in editor.events["log"])
     assert [line for line in text.splitlines() if line.startswith("epoch")] == [
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     assert all(e["job"] == job and e["uri"] == uri for e in editor.events["log"])
-    await until(editor, lambda: any(m.message == f"Job {job} SUCCEEDED" for m in editor.messages))
+    await until(lambda: any(m.message == f"Job {job} SUCCEEDED" for m in editor.messages))
     out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [job, str(tmp_path / "out")]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
@@ -107,7 +92,7 @@ async def test_hdfs_commands_return_structured_results(editor, tmp_path):
     cat = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.cat", [{"path": "/tmp/editor/up.txt"}]))
     assert cat["text"] == "from the editor\n"
     missing = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.ls", [{"path": "/nope"}]))
-    assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS"}
+    assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS", "kind": "not-found"}
 
 
 async def test_command_arguments_are_typed(editor):
@@ -125,4 +110,4 @@ async def test_command_arguments_are_typed(editor):
         else:
             raise AssertionError(f"{command} {arguments} was accepted")
     none = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", []))
-    assert none == {"ok": False, "message": "Open a *.pai.json file to submit it."}
+    assert none == {"ok": False, "message": "Open a *.pai.json file to submit it.", "kind": "invalid"}

@@ -19,7 +19,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from pai_lsp.core.model import Settings
 from pai_lsp.core.validate import validate
 
-from .conftest import SERVER, Editor, apply_edit, position_of
+from .helpers.lsp import SERVER, Editor, apply_edit, position_of
 
 ENCODINGS = ["utf-16", "utf-8", "utf-32"]
 # Characters `str.splitlines` treats as line ends, which LSP does not.

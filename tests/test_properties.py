@@ -1,4 +1,4 @@
-"""Property-based tests: random edits and truncations of real configs never break the core or the server."""
+"""Property-based tests: random edits and truncations of configs never break the core or the server."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from pai_lsp.core.model import LineIndex, Settings
 from pai_lsp.core.outline import folding_ranges, format_text, symbols
 from pai_lsp.core.validate import diagnose
 
-from .conftest import Editor
-from .test_corpus import CORPUS
+from .helpers.lsp import Editor
+from .helpers.paths import config_texts
 
-TEXTS = [p.read_text(encoding="utf-8") for p in CORPUS]
+# Our own configs, and the real ones of ../shared when it is there.
+TEXTS = config_texts()
 JSONISH = st.text(alphabet='{}[]:,"\\ \n\t/*aPI_$019.-~eE', max_size=12)
 
 

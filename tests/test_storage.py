@@ -5,7 +5,7 @@ from __future__ import annotations
 from pai_lsp.storage.upload import _filter, glob_regex, matcher
 from pai_lsp.storage.webhdfs import Hdfs
 
-from .conftest import StandIn
+from .helpers.standin import StandIn
 
 
 def test_datanode_redirect_to_an_internal_host_is_rewritten():

@@ -54,6 +54,21 @@ def set_secret(key: str, value: str) -> None:
                                  f"or set PAI_LSP_SECRETS=file to keep secrets in {_secret_file()} (mode 600)") from None
 
 
+def delete_secret(key: str) -> None:
+    """Forget a secret; one that was never stored is no error."""
+    if os.environ.get("PAI_LSP_SECRETS") == "file":
+        data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
+        if data.pop(key, None) is not None:
+            write_atomic(_secret_file(), json.dumps(data), private=True)
+        return
+    try:
+        import keyring
+
+        keyring.delete_password(KEYRING_SERVICE, key)
+    except Exception:  # noqa: BLE001 - not there, or no keyring: nothing to forget
+        pass
+
+
 def get_secret(key: str) -> str | None:
     if os.environ.get("PAI_LSP_SECRETS") == "file":
         data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
@@ -99,6 +114,10 @@ class Profiles:
         self.clusters[profile.name] = profile
         if self.default is None:
             self.default = profile.name
+        self.save()
+
+    def set_default(self, name: str) -> None:
+        self.default = None if name == LOCAL else self.resolve(name)
         self.save()
 
     def remove(self, name: str) -> None:

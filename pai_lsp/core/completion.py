@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from . import envvars
 from .jsonc import Document, Node, node_at
@@ -196,28 +198,65 @@ def _in_string(doc: Document, node: Node, offset: int, settings: Settings, root:
         return items
     var = re.search(r"\$\{?(PAI_\w*|P?A?I?_?)\Z", before)
     if var is not None and parent is not None:
-        return _variables(doc, offset - len(var.group(0)), offset, settings)
+        return _variables(doc, node, var.group(1), offset - len(var.group(0)), offset, settings)
     return []
 
 
-def _variables(doc: Document, start: int, end: int, settings: Settings) -> list[Completion]:
-    items = _variable_items(doc, start, end, settings)
-    for item in items:
+# At most this many `$PAI_…` names at once: a 10,000-role config defines millions. When there
+# are more, the list holds those starting with what was typed and says it is incomplete, so the
+# editor asks again as the user types on.
+VARIABLE_LIMIT = 100
+
+
+class Completions(list):
+    """Completion items; `incomplete` when more would match than were given."""
+
+    incomplete = False
+
+
+def _variables(doc: Document, node: Node, typed: str, start: int, end: int, settings: Settings) -> Completions:
+    names = envvars.names_in(doc)
+    role = _role_name(node)
+    found = list(islice(_variable_names(names, role, ""), VARIABLE_LIMIT + 1))
+    out = Completions()
+    if len(found) > VARIABLE_LIMIT:
+        found = list(islice(_variable_names(names, role, typed), VARIABLE_LIMIT + 1))
+        out.incomplete = True
+    for name, detail, example in found[:VARIABLE_LIMIT]:
+        text = pick(settings.locale, *detail) if isinstance(detail, tuple) else detail
+        item = Completion(name, "variable", "$" + name, start, end, text, _example(example, settings) if example else "")
         item.filter = item.insert
-    return items
-
-
-def _variable_items(doc: Document, start: int, end: int, settings: Settings) -> list[Completion]:
-    names = envvars.ConfigNames.of(doc.root.value if doc.root is not None else None)
-    out = []
-    for name, (en, zh, example) in envvars.STATIC.items():
-        out.append(Completion(name, "variable", "$" + name, start, end, pick(settings.locale, en, zh), _example(example, settings)))
-    for name, en, zh, example in envvars.generated(names)[:500]:
-        out.append(Completion(name, "variable", "$" + name, start, end, pick(settings.locale, en, zh), _example(example, settings)))
-    for name in sorted(names.job_envs):
-        if re.fullmatch(r"PAI_\w+", name):
-            out.append(Completion(name, "variable", "$" + name, start, end, "jobEnvs"))
+        out.append(item)
     return out
+
+
+def _variable_names(names: envvars.ConfigNames, role: str | None, prefix: str) -> Iterator[tuple[str, tuple[str, str] | str, str]]:
+    """(name, (English, 中文) or "jobEnvs", example) in the order they are offered: the static
+    names, then those of the role being edited, the `PAI_…` jobEnvs, the other roles'."""
+    wanted = prefix.casefold()
+    for name, (en, zh, example) in envvars.STATIC.items():
+        if name.casefold().startswith(wanted):
+            yield name, (en, zh), example
+    own = [role] if role in names.roles else []
+    for name, en, zh, example in envvars.generated(names, own, prefix):
+        yield name, (en, zh), example
+    for name in sorted(names.job_envs):
+        if re.fullmatch(r"PAI_\w+", name) and name.casefold().startswith(wanted):
+            yield name, "jobEnvs", ""
+    others = (r for r in names.roles if r != role)
+    for name, en, zh, example in envvars.generated(names, others, prefix, shared=False):
+        yield name, (en, zh), example
+
+
+def _role_name(node: Node) -> str | None:
+    """The name of the task role whose string `node` is being edited, if any."""
+    current = node.parent
+    while current is not None and current.type != "object":
+        current = current.parent
+    if current is None or current.parent is None or current.parent.type != "array":
+        return None
+    name = current.value.get("name") if isinstance(current.value, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _example(example: str, settings: Settings) -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from .roles import ALWAYS_PORTS
@@ -70,6 +70,9 @@ DIR_SUBSTITUTED = {"PAI_DEFAULT_FS_URI", "PAI_JOB_NAME", "PAI_USER_NAME", "PAI_U
 DIR_FIELDS = ("authFile", "dataDir", "outputDir", "codeDir")
 
 
+PLACEHOLDERS = ("role", "index", "label")
+
+
 @dataclass(frozen=True)
 class Template:
     """A name built from the config, e.g. PAI_HOST_IP_<role>_<index>."""
@@ -81,11 +84,16 @@ class Template:
 
     @property
     def shape(self) -> re.Pattern[str]:
-        groups = {"role": r"(?P<role>\w+?)", "index": r"(?P<index>\d+)", "label": r"(?P<label>\w+?)"}
-        return re.compile("".join(groups.get(p, re.escape(p)) for p in self.parts) + r"\Z")
+        return _shape(self.parts)
 
     def fill(self, **values: Any) -> str:
-        return "".join(str(values[p]) if p in ("role", "index", "label") else p for p in self.parts)
+        return "".join(str(values[p]) if p in PLACEHOLDERS else p for p in self.parts)
+
+
+@cache
+def _shape(parts: tuple[str, ...]) -> re.Pattern[str]:
+    groups = {"role": r"(?P<role>\w+?)", "index": r"(?P<index>\d+)", "label": r"(?P<label>\w+?)"}
+    return re.compile("".join(groups.get(p, re.escape(p)) for p in parts) + r"\Z")
 
 
 TEMPLATES: tuple[Template, ...] = (
@@ -105,6 +113,18 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
+RoleNames = tuple[str | None, int, tuple[str, ...]]  # a role's name, taskNumber, port labels
+
+
+def role_names(role: Any) -> RoleNames:
+    """What one task role adds to the names a config defines."""
+    if not isinstance(role, dict) or not isinstance(role.get("name"), str):
+        return (None, 1, ())
+    count = role.get("taskNumber", 1)
+    labels = tuple(p["label"] for p in _list(role.get("portList")) if isinstance(p, dict) and isinstance(p.get("label"), str))
+    return (role["name"], count if isinstance(count, int) and not isinstance(count, bool) else 1, labels)
+
+
 @dataclass
 class ConfigNames:
     """What a config defines that variable names can refer to."""
@@ -112,30 +132,20 @@ class ConfigNames:
     roles: dict[str, int]  # role name -> taskNumber
     labels: set[str]
     job_envs: set[str]
+    named: int = 0  # how many roles have a name (more than len(roles): some share one)
 
     @classmethod
     def of(cls, config: Any) -> ConfigNames:
-        roles: dict[str, int] = {}
-        labels: set[str] = set(ALWAYS_PORTS)
-        job_envs: set[str] = set()
-        if isinstance(config, dict):
-            for role in _list(config.get("taskRoles")):
-                if not isinstance(role, dict) or not isinstance(role.get("name"), str):
-                    continue
-                count = role.get("taskNumber", 1)
-                roles[role["name"]] = count if isinstance(count, int) and not isinstance(count, bool) else 1
-                for port in _list(role.get("portList")):
-                    if isinstance(port, dict) and isinstance(port.get("label"), str):
-                        labels.add(port["label"])
-            envs = config.get("jobEnvs")
-            if isinstance(envs, dict):
-                job_envs = set(envs)
-        return cls(roles, labels, job_envs)
+        roles = _list(config.get("taskRoles")) if isinstance(config, dict) else []
+        return cls.from_roles([role_names(r) for r in roles], config.get("jobEnvs") if isinstance(config, dict) else None)
 
-    def table(self) -> dict[str, tuple[Template, str | None, str | None]]:
-        if not hasattr(self, "_table"):
-            self._table = _table(tuple(self.roles), tuple(sorted(self.labels)))
-        return self._table
+    @classmethod
+    def from_roles(cls, roles: list[RoleNames], job_envs: Any) -> ConfigNames:
+        """From each role's `role_names` (cached per role by the caller) and the config's jobEnvs."""
+        labels = set(ALWAYS_PORTS).union(*(role_labels for _, _, role_labels in roles if role_labels))
+        counts = {name: count for name, count, _ in roles if name is not None}
+        named = sum(1 for name, _, _ in roles if name is not None)
+        return cls(counts, labels, set(job_envs) if isinstance(job_envs, dict) else set(), named)
 
 
 @dataclass
@@ -155,38 +165,72 @@ def resolve(name: str, names: ConfigNames) -> Resolution:
         return Resolution(en, zh, example)
     if name in names.job_envs:
         return Resolution("Set by jobEnvs in this config", "由此配置的 jobEnvs 设置")
-    table = names.table()
-    candidates = [(name, None)] + [
-        (name[: m.start()] + "_#" + name[m.end():], int(m.group(1)))
-        for m in re.finditer(r"_(\d+)(?=_|\Z)", name)
-    ]
-    for candidate, index in candidates:
-        hit = table.get(candidate)
-        if hit is None:
+    for template in _BY_INDEX:
+        if not name.startswith(template.parts[0]):
             continue
-        template, role, label = hit
-        if index is not None and index >= names.roles[role]:
-            count = names.roles[role]
-            return Resolution(problem="semantic.undefined-task-index", args={
-                "role": role, "index": index, "count": count, "last": max(count - 1, 0)})
-        args = {"role": role, "label": label, "index": index if index is not None else ""}
-        return Resolution(template.en.format(**args), template.zh.format(**args), template.example)
+        for found in _fillings(template, name, names):
+            role, index = found.get("role"), found.get("index")
+            if index is not None and role is not None and index >= names.roles[role]:
+                count = names.roles[role]
+                return Resolution(problem="semantic.undefined-task-index", args={
+                    "role": role, "index": index, "count": count, "last": max(count - 1, 0)})
+            args = {"role": role, "label": found.get("label"), "index": "" if index is None else index}
+            return Resolution(template.en.format(**args), template.zh.format(**args), template.example)
     shaped = [(t, m) for t in TEMPLATES if (m := t.shape.match(name))]
     if shaped:
         return _explain(name, shaped, names)
-    suggestion = difflib.get_close_matches(name, list(STATIC) + _generated(names)[:2000], n=1)
+    suggestion = difflib.get_close_matches(name, _suggestions(name, names), n=1)
     return Resolution(problem="semantic.unknown-variable", args={"suggestion": suggestion[0] if suggestion else ""})
 
 
-@lru_cache(maxsize=16)
-def _table(roles: tuple[str, ...], labels: tuple[str, ...]) -> dict[str, tuple[Template, str | None, str | None]]:
-    """Every generated name of a config, with '#' standing for the task index."""
-    table: dict[str, tuple[Template, str | None, str | None]] = {}
-    for template in TEMPLATES:
-        for role in roles if "role" in template.parts else (None,):
-            for label in labels if "label" in template.parts else (None,):
-                table[template.fill(role=role, label=label, index="#")] = (template, role, label)
-    return table
+# Names without a task index first, as a role name may itself end in `_<digits>`.
+_BY_INDEX = sorted(TEMPLATES, key=lambda t: "index" in t.parts)
+
+
+def _fillings(template: Template, name: str, names: ConfigNames) -> Iterator[dict[str, Any]]:
+    """Each way `name` is `template` filled with a role and a label this config defines and a
+    task index (digits): the literal parts are found in the name, and only the text between them
+    is looked up, so the cost does not grow with the number of roles."""
+    parts = template.parts
+
+    def walk(i: int, pos: int, found: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        if i == len(parts):
+            if pos == len(name):
+                yield found
+            return
+        part = parts[i]
+        if part not in PLACEHOLDERS:
+            if name.startswith(part, pos):
+                yield from walk(i + 1, pos + len(part), found)
+            return
+        after = parts[i + 1] if i + 1 < len(parts) else None  # placeholders never touch each other
+        ends = [len(name)] if after is None else _occurrences(name, after, pos + 1)
+        for end in ends:
+            value = name[pos:end]
+            if part == "index":
+                if value.isascii() and value.isdigit():
+                    yield from walk(i + 1, end, {**found, "index": int(value)})
+            elif value in (names.roles if part == "role" else names.labels):
+                yield from walk(i + 1, end, {**found, part: value})
+
+    yield from walk(0, 0, {})
+
+
+def _occurrences(text: str, part: str, start: int) -> list[int]:
+    out = []
+    pos = text.find(part, start)
+    while pos >= 0:
+        out.append(pos)
+        pos = text.find(part, pos + 1)
+    return out
+
+
+def _suggestions(name: str, names: ConfigNames) -> list[str]:
+    """Names to suggest instead of an unknown one: the static ones, the config's `PAI_…` jobEnvs and
+    the generated names of the roles the name mentions (or of the first role)."""
+    mentioned = [role for role in names.roles if role in name][:20] or list(names.roles)[:1]
+    own = [n for n, *_ in generated(names, roles=mentioned)]
+    return [*STATIC, *(e for e in names.job_envs if e.startswith("PAI_")), *own]
 
 
 def _explain(name: str, shaped: list[tuple[Template, re.Match[str]]], names: ConfigNames) -> Resolution:
@@ -210,23 +254,56 @@ def _explain(name: str, shaped: list[tuple[Template, re.Match[str]]], names: Con
     return Resolution(problem="semantic.undefined-role", args={"role": role, "known": known_roles})
 
 
-def _generated(names: ConfigNames) -> list[str]:
-    return [item[0] for item in generated(names)]
-
-
-def generated(names: ConfigNames) -> list[tuple[str, str, str, str]]:
-    """Every name this config makes available: (name, English, 中文, example)."""
-    out = []
+def generated(names: ConfigNames, roles: Iterable[str] | None = None, prefix: str = "",
+              shared: bool = True) -> Iterator[tuple[str, str, str, str]]:
+    """The names this config makes available, (name, English, 中文, example), one at a time (a
+    10,000-role config makes millions): those of no role (unless not `shared`), then those of
+    `roles` (default: every role, in config order), that start with `prefix` (ignoring case).
+    Roles that cannot give such a name are skipped without building any."""
+    roles = list(names.roles) if roles is None else roles
+    labels = sorted(names.labels)
+    wanted = prefix.casefold()
+    role_templates = []  # (template, what the role name must be compatible with)
     for template in TEMPLATES:
-        roles = list(names.roles) if "role" in template.parts else [None]
-        labels = sorted(names.labels) if "label" in template.parts else [None]
-        for role in roles:
-            indices = range(min(names.roles[role], 16)) if "index" in template.parts else [""]
+        head = template.parts[0].casefold()
+        if not (head.startswith(wanted) or wanted.startswith(head)):
+            continue
+        if "role" in template.parts:
+            role_templates.append((template, wanted[len(head):] if wanted.startswith(head) else ""))
+            continue
+        for label in labels if shared else ():
+            args = {"role": None, "index": "", "label": label}
+            name = template.fill(**args)
+            if name.casefold().startswith(wanted):
+                yield name, template.en.format(**args), template.zh.format(**args), template.example
+    if any(rest for _, rest in role_templates):
+        rests = {rest for _, rest in role_templates}
+        roles = [r for r in roles if any(_compatible(r.casefold(), rest) for rest in rests)]
+    for role in roles:
+        folded = role.casefold()
+        for template, rest in role_templates:
+            if not _compatible(folded, rest):
+                continue
+            indices = range(min(names.roles.get(role, 1), 16)) if "index" in template.parts else [""]
             for index in indices:
-                for label in labels:
+                for label in labels if "label" in template.parts else [None]:
                     args = {"role": role, "index": index, "label": label}
-                    out.append((template.fill(**args), template.en.format(**args), template.zh.format(**args), template.example))
-    return out
+                    name = template.fill(**args)
+                    if not wanted or name.casefold().startswith(wanted):
+                        yield name, template.en.format(**args), template.zh.format(**args), template.example
+
+
+def _compatible(role: str, rest: str) -> bool:
+    """Whether a name whose role part starts right where `rest` starts can begin with `rest`."""
+    return role.startswith(rest) or rest.startswith(role)
+
+
+def names_in(doc: Any) -> ConfigNames:
+    """The names a parsed config (`jsonc.Document`) defines, remembered with the parse."""
+    names = doc.memo.get("names")
+    if names is None:
+        names = doc.memo["names"] = ConfigNames.of(doc.root.value if doc.root is not None else None)
+    return names
 
 
 def find_variables(text: str) -> Iterator[tuple[str, int, int]]:

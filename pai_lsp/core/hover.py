@@ -69,7 +69,7 @@ def _variable_at(doc: Document, node: Node, offset: int, settings: Settings) -> 
     for name, start, end in envvars.find_variables(node.value):
         a, b = string_offset(node, doc.text, start), string_offset(node, doc.text, end)
         if a <= offset < b:
-            res = envvars.resolve(name, envvars.ConfigNames.of(doc.root.value if doc.root else None))
+            res = envvars.resolve(name, envvars.names_in(doc))
             if res.problem:
                 text = f"**${name}**\n\n" + pick(settings.locale, "Not set by PAI in this config.", "在此配置中 PAI 不会设置它。")
             else:

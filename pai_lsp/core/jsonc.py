@@ -8,6 +8,7 @@ diagnostic, a completion or a hover needs a precise position inside it.
 
 from __future__ import annotations
 
+import bisect
 import json
 import json.scanner
 import re
@@ -67,7 +68,7 @@ class ParseError:
 class Node:
     """One JSON value, or a property (`type == "property"`: children are [key, value?])."""
 
-    __slots__ = ("type", "start", "end", "_value", "_children", "parent", "colon", "_lazy")
+    __slots__ = ("type", "start", "end", "_value", "_children", "parent", "colon", "_lazy", "strict", "cache")
 
     def __init__(self, type_: str, start: int, end: int, value: Any = None, parent: Node | None = None):
         self.type = type_
@@ -78,6 +79,8 @@ class Node:
         self.parent = parent
         self.colon = -1
         self._lazy: Document | None = None
+        self.strict = False  # read by the C scanner as a whole: strict JSON inside, no errors
+        self.cache: Any = None  # what the analysis keeps about this node's text (dropped when it changes)
 
     # -- structure -------------------------------------------------------------------
     @property
@@ -168,6 +171,7 @@ class Document:
         self.text = text
         self.errors: list[ParseError] = []
         self.comments: list[tuple[int, int]] = []
+        self.memo: dict[str, Any] = {}  # what the analysis derived from this parse (dropped with it)
         self._lazy_enabled = lazy
         self._pos = 0
         self._peeked: tuple[str, int, int] | None = None
@@ -300,6 +304,20 @@ class Document:
         return node
 
     def _try_lazy(self, parent: Node | None, start: int, depth: int) -> Node | None:
+        scanned = self._scan_strict(start, depth)
+        if scanned is None:
+            return None
+        value, end = scanned
+        node = Node("object" if isinstance(value, dict) else "array", start, end, value, parent)
+        node._lazy = self
+        node.strict = True
+        self._pos = end
+        self._peeked = None
+        return node
+
+    def _scan_strict(self, start: int, depth: int) -> tuple[Any, int] | None:
+        """(value, end) of the strict-JSON container at `start`, or None when it is not one, or
+        is one the tolerant reader must see (possibly too deep, lone surrogates)."""
         text = self.text
         try:
             value, end = _scan_once(text, start)
@@ -311,11 +329,84 @@ class Document:
             _SURROGATE_ESCAPE.search(text, start, end) is not None or _SURROGATE.search(text, start, end) is not None
         ):
             return None  # the tolerant reader reports lone surrogates
-        node = Node("object" if isinstance(value, dict) else "array", start, end, value, parent)
-        node._lazy = self
-        self._pos = end
-        self._peeked = None
-        return node
+        return value, end
+
+    # -- edits -----------------------------------------------------------------------
+    def edit(self, start: int, end: int, new: str, text: str | None = None) -> Document:
+        """The parse of this text with text[start:end] replaced by `new` (`text`: the result, if
+        the caller has it). When the edit lies inside one strict-JSON container (a task role,
+        typically), only that container is read again and this parse is updated in place and
+        returned; everything outside it is the same, merely moved. Otherwise: a fresh parse."""
+        text = self.text[:start] + new + self.text[end:] if text is None else text
+        path = self._strict_path(start, end)
+        if path is None:
+            return Document(text, self._lazy_enabled)
+        *ancestors, old = path
+        delta = len(new) - (end - start)
+        depth = sum(1 for a in ancestors if a.type in ("object", "array"))
+        saved = (self.text, self._surrogates_possible)
+        self.text = text
+        self._surrogates_possible = saved[1] or "\\u" in new or (not new.isascii() and _SURROGATE.search(new) is not None)
+        scanned = self._scan_strict(old.start, depth)
+        if scanned is None or scanned[1] != old.end + delta:
+            self.text, self._surrogates_possible = saved
+            return Document(text, self._lazy_enabled)
+        value, _ = scanned
+        fresh = Node(old.type, old.start, scanned[1], value, old.parent)
+        fresh._lazy = self
+        fresh.strict = True
+        parent = old.parent
+        siblings = parent._children  # type: ignore[union-attr]  (a strict node is never the root)
+        index = siblings.index(old)
+        siblings[index] = fresh
+        pivot = old.end
+        if parent.type == "array" and parent._value is not None:  # type: ignore[union-attr]
+            # The values above hold this very list: patched, they all stay right.
+            parent._value[index] = value  # type: ignore[union-attr]
+            stale: list[Node] = []
+        else:
+            stale = ancestors
+        for node in ancestors:
+            node.end += delta
+            node.cache = None
+        for node in stale:
+            node._value = None
+        moved: list[Node] = []
+        for node in ancestors:
+            children = node._children or []
+            moved.extend(c for c in children if c.start >= pivot)
+        while moved:
+            node = moved.pop()
+            node.start += delta
+            node.end += delta
+            if node.colon >= pivot:
+                node.colon += delta
+            if node._children:
+                moved.extend(node._children)
+        for error in self.errors:
+            if error.start >= pivot:
+                error.start += delta
+            if error.end >= pivot:
+                error.end += delta
+        self.comments = [(a + delta, b + delta) if a >= pivot else (a, b) for a, b in self.comments]
+        self.memo.clear()
+        return self
+
+    def _strict_path(self, start: int, end: int) -> list[Node] | None:
+        """The nodes from the root down to the outermost strict container whose brackets the
+        edit of text[start:end] leaves alone, or None."""
+        node = self.root
+        path: list[Node] = []
+        while node is not None:
+            if not (node.start < start and end < node.end):
+                return None
+            path.append(node)
+            if node.strict:
+                return path if len(path) > 1 else None
+            children = node._children or []
+            i = bisect.bisect_right(children, start, key=lambda c: c.start) - 1
+            node = children[i] if i >= 0 else None
+        return None
 
     def _expand(self, node: Node) -> None:
         """Parse the children of a lazily scanned container (strict JSON, so no errors)."""

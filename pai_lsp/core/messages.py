@@ -146,7 +146,6 @@ TYPE_NAMES: dict[str, tuple[str, str]] = {
     "object": ("an object", "对象"),
     "array": ("a list", "列表"),
 }
-NONE_WORD = ("none", "无")
 
 
 def is_chinese(locale: str | None) -> bool:

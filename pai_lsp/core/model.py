@@ -29,6 +29,11 @@ class Diagnostic:
     message: str
     fixes: list[Fix] = field(default_factory=list)
 
+    def moved(self, delta: int) -> Diagnostic:
+        """The same finding `delta` characters further on (fixes included)."""
+        fixes = [Fix(f.title, tuple(Edit(e.start + delta, e.end + delta, e.text) for e in f.edits)) for f in self.fixes]
+        return Diagnostic(self.start + delta, self.end + delta, self.code, self.severity, self.message, fixes)
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:

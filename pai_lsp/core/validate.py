@@ -5,16 +5,17 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from . import messages as msg
+from . import role_cache
+from .envvars import ConfigNames
 from .jsonc import Document, Node, find, parse
 from .model import Diagnostic, Edit, Fix, Settings
 from .schema import dialect_keys, job_schema, resolve
-from .semantic import semantic_checks
+from .semantic import config_checks, role_checks
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,13 +32,14 @@ class SchemaError:
 @lru_cache(maxsize=4)
 def _validators(dialect: str) -> tuple[Any, Any]:
     """Validators for the top level (roles left out) and for one task role."""
-    from jsonschema import Draft202012Validator  # imported on first use: it slows server start
+    from jsonschema import Draft202012Validator, validators  # imported on first use: it slows server start
 
     schema = job_schema(dialect)
     top = dict(schema, properties=dict(schema["properties"]))
-    top["properties"]["taskRoles"] = dict(top["properties"]["taskRoles"], items=True)
+    top["properties"]["taskRoles"] = {k: v for k, v in top["properties"]["taskRoles"].items() if k != "items"}
     role = dict(schema["$defs"]["taskRole"], **{"$defs": schema["$defs"]})
-    return Draft202012Validator(top), Draft202012Validator(role)
+    remembering = validators.extend(Draft202012Validator, {"properties": _remembered_properties})
+    return Draft202012Validator(top), remembering(role)
 
 
 def warm_up(dialect: str = "openpai") -> None:
@@ -45,10 +47,53 @@ def warm_up(dialect: str = "openpai") -> None:
     _validators(dialect)
 
 
-# Task roles are validated one by one and remembered by their source text, so an edit in
-# one role of a 3,000-role file revalidates that role only.
-_ROLE_CACHE: OrderedDict[tuple[str, str], tuple[SchemaError, ...]] = OrderedDict()
-_ROLE_CACHE_SIZE = 20_000
+# jsonschema's `properties` keyword with each (subschema, value) outcome remembered: the roles of
+# a large config repeat most values (taskNumber 2, memoryMB 8192, the same ports), and a role is
+# validated as fast as it is looked up.
+_PROPERTY_OUTCOMES: dict[tuple, tuple] = {}
+_PROPERTY_OUTCOMES_SIZE = 100_000
+
+
+def _remembered_properties(validator: Any, properties: dict, instance: Any, schema: dict) -> Any:
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "object"):
+        return
+    for prop, subschema in properties.items():
+        if prop not in instance:
+            continue
+        value = instance[prop]
+        if value is None or isinstance(value, (str, int, float)):
+            key: tuple = (id(subschema), type(value), value)
+        else:
+            key = (id(subschema), json.dumps(value, sort_keys=True))
+        errors = _PROPERTY_OUTCOMES.get(key)
+        if errors is None:
+            errors = tuple(_descend(validator, value, subschema, prop))
+            if len(_PROPERTY_OUTCOMES) >= _PROPERTY_OUTCOMES_SIZE:
+                _PROPERTY_OUTCOMES.clear()
+            _PROPERTY_OUTCOMES[key] = errors
+        for error in errors:
+            yield ValidationError.create_from(error)  # a copy: jsonschema extends the paths of what it gets
+
+
+_STANDALONE: dict[int, Any] = {}  # id(subschema) -> a validator of it, for subschemas without "$ref"
+
+
+def _descend(validator: Any, value: Any, subschema: Any, prop: str) -> Any:
+    """`validator.descend(value, subschema, path=prop, schema_path=prop)`, without building a new
+    validator each time for the subschemas that refer to nothing (most of a role's)."""
+    standalone = _STANDALONE.get(id(subschema))
+    if standalone is None:
+        refers = not isinstance(subschema, dict) or "$ref" in json.dumps(subschema)
+        standalone = _STANDALONE[id(subschema)] = False if refers else type(validator)(subschema)
+    if standalone is False:
+        return validator.descend(value, subschema, path=prop, schema_path=prop)
+    errors = list(standalone.iter_errors(value))
+    for error in errors:
+        error.path.appendleft(prop)
+        error.schema_path.appendleft(prop)
+    return errors
 
 
 def _reduce(errors: Any, prefix: tuple = ()) -> list[SchemaError]:
@@ -65,30 +110,9 @@ def _reduce(errors: Any, prefix: tuple = ()) -> list[SchemaError]:
     return out
 
 
-def _role_errors(dialect: str, source: str, value: Any) -> tuple[SchemaError, ...]:
-    key = (dialect, source)
-    hit = _ROLE_CACHE.get(key)
-    if hit is not None:
-        _ROLE_CACHE.move_to_end(key)
-        return hit
-    errors = tuple(_reduce(_validators(dialect)[1].iter_errors(value)))
-    _ROLE_CACHE[key] = errors
-    if len(_ROLE_CACHE) > _ROLE_CACHE_SIZE:
-        _ROLE_CACHE.popitem(last=False)
-    return errors
-
-
-def schema_errors(doc: Document, dialect: str) -> list[SchemaError]:
-    value = doc.root.value if doc.root is not None else None
-    top, _ = _validators(dialect)
-    errors = _reduce(top.iter_errors(value))
+def _role_nodes(doc: Document) -> list[Node]:
     roles = doc.root.get("taskRoles") if doc.root is not None and doc.root.type == "object" else None
-    if roles is not None and roles.type == "array":
-        for index, node in enumerate(roles.children):
-            # The role's source text is its cache key: same text, same value, same errors.
-            for err in _role_errors(dialect, doc.text[node.start : node.end], node.value):
-                errors.append(SchemaError(err.kind, ("taskRoles", index) + err.path, err.limit, err.instance, err.schema))
-    return errors
+    return roles.children if roles is not None and roles.type == "array" else []
 
 
 def validate(text: str, settings: Settings = Settings()) -> tuple[Document, list[Diagnostic]]:
@@ -108,10 +132,37 @@ def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
         out.append(_diag(doc.root.start, doc.root.end, "schema.type", locale, field="config",
                          expected=msg.type_name("object", locale), actual=msg.type_name(msg.json_type(doc.root.value), locale)))
         return out
-    for err in schema_errors(doc, settings.dialect):
+    config = doc.root.value
+    for err in _reduce(_validators(settings.dialect)[0].iter_errors(config)):
         out.extend(_schema_diagnostics(doc, err, settings))
-    out.extend(semantic_checks(doc, settings))
+    # Each role's findings depend on its text, its index, the settings and the names the whole
+    # config defines (its `$PAI_…` variables may name other roles): found again when those are.
+    nodes = _role_nodes(doc)
+    entries = [role_cache.entry(doc.text, node) for node in nodes]
+    names, generation = role_cache.config_names([entry.names for entry in entries], config.get("jobEnvs"))
+    doc.memo["names"] = names
+    context = role_cache.context(settings, generation)
+    for index, node in enumerate(nodes):
+        entry = entries[index]
+        if entry.key is not context or entry.index != index:
+            entry.diagnostics = tuple(d.moved(-node.start) for d in _role_diagnostics(doc, index, node, entry, names, settings))
+            entry.key, entry.index = context, index
+        if entry.diagnostics:
+            out.extend(d.moved(node.start) for d in entry.diagnostics)
+    out.extend(config_checks(doc, config, names, settings))
     out.sort(key=lambda d: (d.start, d.end))
+    return out
+
+
+def _role_diagnostics(doc: Document, index: int, node: Node, entry: role_cache.RoleEntry, names: ConfigNames,
+                      settings: Settings) -> list[Diagnostic]:
+    errors = entry.schema.get(settings.dialect)
+    if errors is None:
+        errors = entry.schema[settings.dialect] = tuple(_reduce(_validators(settings.dialect)[1].iter_errors(node.value)))
+    out = []
+    for err in errors:
+        out.extend(_schema_diagnostics(doc, SchemaError(err.kind, ("taskRoles", index) + err.path, err.limit, err.instance, err.schema), settings))
+    out.extend(role_checks(doc, node, names, settings))
     return out
 
 

@@ -166,7 +166,11 @@ class Submit(OnCluster):
 
 @dataclass(frozen=True, kw_only=True)
 class Jobs(OnCluster):
+    """The user's jobs, newest first: `limit` of them from `offset` (all when no limit)."""
+
     METHOD: ClassVar[str] = "jobs"
+    offset: int = 0
+    limit: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -185,9 +189,21 @@ class Stop(JobRef):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Config(JobRef):
+    METHOD: ClassVar[str] = "config"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ssh(JobRef):
+    METHOD: ClassVar[str] = "ssh"
+    task: str | None = None  # "role:index"; every running task when absent
+
+
+@dataclass(frozen=True, kw_only=True)
 class Outputs(JobRef):
     METHOD: ClassVar[str] = "outputs"
     dest: str
+    progress_token: str | int | None = None  # `transfer.progress` events on it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -209,6 +225,54 @@ class FollowLogs(JobRef):
     which: str = "all"  # "all" | "stdout" | "stderr"
     follow: bool = True  # False: what is there now, then return
     offsets: dict[str, int] | None = None  # bytes the caller already has, per task
+
+
+# -- cluster profiles --------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class ClustersList(Params):
+    METHOD: ClassVar[str] = "clusters.list"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersAdd(Params):
+    """A password, when given, goes to the OS keyring and is checked by logging in once."""
+
+    METHOD: ClassVar[str] = "clusters.add"
+    name: str
+    rest: str
+    webhdfs: str
+    user: str
+    kind: str = "openpai"
+    protocol: int | None = None  # detected from the server when absent
+    password: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersLogin(Params):
+    METHOD: ClassVar[str] = "clusters.login"
+    name: str | None = None  # the default profile when absent
+    password: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersRemove(Params):
+    METHOD: ClassVar[str] = "clusters.remove"
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersSetDefault(Params):
+    METHOD: ClassVar[str] = "clusters.setDefault"
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersStopLocal(Params):
+    METHOD: ClassVar[str] = "clusters.stopLocal"
+
+
+CLUSTER_METHODS: tuple[type[Params], ...] = (ClustersList, ClustersAdd, ClustersLogin, ClustersRemove, ClustersSetDefault,
+                                             ClustersStopLocal)
 
 
 # -- HDFS --------------------------------------------------------------------------------
@@ -279,7 +343,8 @@ class HdfsGet(HdfsTransfer):
 
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Jobs, Status, Stop, Outputs, Watch, Subscribe, FollowLogs, *HDFS_METHODS)}
+    Ping, StopDaemon, Submit, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
+    *HDFS_METHODS)}
 
 
 # -- events ------------------------------------------------------------------------------
@@ -356,11 +421,11 @@ EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, Tra
 
 
 # -- results ---------------------------------------------------------------------------
-def status_result(job: JobDetail) -> dict:
-    """The result of `status`."""
-    return {"name": job.name, "state": job.state, "created": job.created, "completed": job.completed,
-            "exitCode": job.exit_code, "diagnostics": job.diagnostics, "userExitCode": job.user_exit_code,
-            "exitReason": job.exit_reason,
+def status_result(job: JobDetail, cluster: str | None = None, web_portal: str | None = None) -> dict:
+    """The result of `status` (`webPortal`: the job's page in the cluster's portal, if it has one)."""
+    return {"name": job.name, "cluster": cluster, "webPortal": web_portal, "state": job.state, "created": job.created,
+            "completed": job.completed, "exitCode": job.exit_code, "diagnostics": job.diagnostics,
+            "userExitCode": job.user_exit_code, "exitReason": job.exit_reason,
             "tasks": [{"role": t.role, "index": t.index, "state": t.state, "ports": t.ports, "ip": t.ip,
                        "exitCode": t.exit_code, "log": t.log} for t in job.tasks]}
 

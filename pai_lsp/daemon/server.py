@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import signal
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.openpai import FINAL
 from ..errors import InvalidInput, PaiError
+from ..filelock import try_hold
+from ..service import clusters
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from . import protocol, socket_path, state_dir
@@ -35,11 +38,11 @@ LOG_INTERVAL = 0.1  # seconds between two reads of a followed job's logs
 
 
 class Daemon:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, sessions: Sessions | None = None):
         self.path = path
         self.started = time.time()
         self.stopping = asyncio.Event()
-        self.sessions = Sessions()
+        self.sessions = sessions or Sessions()
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.handlers: dict[str, Handler] = {
             protocol.Ping.METHOD: self.ping,
@@ -47,12 +50,15 @@ class Daemon:
             protocol.Submit.METHOD: self.submit,
             protocol.Jobs.METHOD: self.jobs,
             protocol.Status.METHOD: self.status,
+            protocol.Config.METHOD: self.config,
+            protocol.Ssh.METHOD: self.ssh,
             protocol.Stop.METHOD: self.stop,
             protocol.Outputs.METHOD: self.outputs,
             protocol.Watch.METHOD: self.watch,
             protocol.Subscribe.METHOD: self.subscribe,
             protocol.FollowLogs.METHOD: self.follow_logs,
             **{cls.METHOD: self.hdfs for cls in protocol.HDFS_METHODS},
+            **{cls.METHOD: self.profiles for cls in protocol.CLUSTER_METHODS},
         }
 
     # -- transport -------------------------------------------------------------------
@@ -60,7 +66,7 @@ class Daemon:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.path.parent, 0o700)
         if self.path.exists():
-            self.path.unlink()
+            self.path.unlink()  # a dead daemon's: the live one holds daemon.lock, which we have
         server = await asyncio.start_unix_server(self.connection, path=str(self.path))
         os.chmod(self.path, 0o600)
         loop = asyncio.get_running_loop()
@@ -167,29 +173,50 @@ class Daemon:
         return {"stopping": True}
 
     async def submit(self, p: protocol.Submit, notify: Notify) -> dict:
+        """Closing the connection while the upload runs stops it: nothing is submitted."""
         progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
         try:
             journal = await self.sessions.thread(SubmitJournal, state_dir() / "submits", p.request_id) if p.request_id else None
         except ValueError as exc:
             raise InvalidInput(f"submit: requestId: {exc}") from None
-        result = await self.sessions.run(p.cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
-                                         journal)
+        cancelled = threading.Event()
+        try:
+            result = await self.sessions.run(p.cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
+                                             journal, cancelled)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
         self.watcher.watch(result["cluster"], result["job"])
         return result
 
     async def jobs(self, p: protocol.Jobs, notify: Notify) -> dict:
-        return await self.sessions.run(p.cluster, lambda backend: {"cluster": backend.profile.name,
-                                                                  "jobs": [j.to_json() for j in backend.jobs()]})
+        return await self.sessions.run(p.cluster, service.list_jobs, p.offset, p.limit)
 
     async def status(self, p: protocol.Status, notify: Notify) -> dict:
-        return protocol.status_result(await self.sessions.run(p.cluster, lambda backend: backend.job(p.job)))
+        def status(backend: Backend) -> dict:
+            return protocol.status_result(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
+
+        return await self.sessions.run(p.cluster, status)
+
+    async def config(self, p: protocol.Config, notify: Notify) -> dict:
+        return {"job": p.job, "config": await self.sessions.run(p.cluster, lambda backend: backend.config(p.job))}
+
+    async def ssh(self, p: protocol.Ssh, notify: Notify) -> dict:
+        return {"job": p.job, "tasks": await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task))}
+
+    async def profiles(self, p: protocol.Params, notify: Notify) -> dict:
+        """`clusters.*`: a change of profiles drops the kept sessions, which may be stale now."""
+        if not isinstance(p, protocol.ClustersList):
+            self.sessions.forget()
+        return await asyncio.to_thread(PROFILES[type(p)], p)
 
     async def stop(self, p: protocol.Stop, notify: Notify) -> dict:
         await self.sessions.run(p.cluster, lambda backend: backend.stop(p.job))
         return {"stopped": p.job}
 
     async def outputs(self, p: protocol.Outputs, notify: Notify) -> dict:
-        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest))
+        progress = self.progress(p.progress_token, protocol.TransferProgress, notify)
+        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest), progress)
         return {"path": str(target)}
 
     async def watch(self, p: protocol.Watch, notify: Notify) -> dict:
@@ -291,20 +318,23 @@ HDFS: dict[type, Callable[..., dict]] = {
 }
 
 
-def serve() -> int:
-    """Serve until stopped; a second daemon for the same user (several callers started one at
-    once) leaves at once, so the socket is never taken from a daemon that serves it."""
-    import fcntl
+PROFILES: dict[type, Callable[[Any], dict]] = {
+    protocol.ClustersList: lambda p: clusters.list_profiles(),
+    protocol.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password),
+    protocol.ClustersLogin: lambda p: clusters.login(p.name, p.password),
+    protocol.ClustersRemove: lambda p: clusters.remove(p.name),
+    protocol.ClustersSetDefault: lambda p: clusters.set_default(p.name),
+    protocol.ClustersStopLocal: lambda p: clusters.stop_local_cluster(),
+}
 
-    state_dir().mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = os.open(state_dir() / "daemon.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(lock)
+
+def serve() -> int:
+    """Serve unless a daemon of this user already does: however many clients start one at the same
+    time, one serves (the lock is held for the daemon's life) and the others leave at once."""
+    path = socket_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    lock = try_hold(path.with_name("daemon.lock"))
+    if lock is None:
         return 0
-    try:
-        asyncio.run(Daemon(socket_path()).serve())
-    finally:
-        os.close(lock)
+    asyncio.run(Daemon(path).serve())
     return 0

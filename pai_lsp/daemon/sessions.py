@@ -22,7 +22,9 @@ THREADS = 32  # blocking calls at once; polls are short, so a long upload never 
 
 
 class Sessions:
-    def __init__(self) -> None:
+    def __init__(self, connect: Callable[[str], Backend] = connect) -> None:
+        """`connect`: opens a session with a profile (tests pass one that opens a cluster in memory)."""
+        self.connect = connect
         self.backends: dict[str, tuple[Hashable, Backend]] = {}
         self.executor = ThreadPoolExecutor(THREADS, thread_name_prefix="pai-session")
 
@@ -48,7 +50,7 @@ class Sessions:
                 kept = None
             was_kept = kept is not None
             if kept is None:
-                kept = self.backends[name] = (now, connect(name))
+                kept = self.backends[name] = (now, self.connect(name))
             try:
                 return fn(kept[1], *args)
             except Unreachable:
@@ -57,10 +59,14 @@ class Sessions:
                 kept[1].close()
                 if not was_kept or name != LOCAL:
                     raise
-            kept = self.backends[name] = (None, connect(name))
+            kept = self.backends[name] = (None, self.connect(name))
             return fn(kept[1], *args)
 
         return await self.thread(call)
+
+    def forget(self) -> None:
+        """Drop the kept sessions (not closed: a request may still be using one)."""
+        self.backends = {}
 
     def close(self) -> None:
         for _, backend in self.backends.values():

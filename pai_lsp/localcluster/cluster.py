@@ -341,11 +341,5 @@ class LocalCluster:
             self.order.remove(job.framework)
         shutil.rmtree(self.job_dir(job), ignore_errors=True)
 
-    def find(self, framework: str) -> Job:
-        job = self.jobs.get(framework)
-        if job is None:
-            raise ClusterError(404, "NoJobError", f"Job {framework.split('~')[-1]} is not found.")
-        return job
-
     def log_file(self, job: Job, attempt: int, role: str, index: int, name: str) -> Path:
         return self.task_dir(job, attempt, role, index) / "logs" / name

@@ -8,7 +8,6 @@ the tests keeps it so): the client never reads or writes the cluster's users or 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import getpass
 import json
 import os
@@ -18,18 +17,17 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
+from ..filelock import held
 from ..files import write_atomic
 from .auth import Users
 from .datadir import default_data_dir, secrets_dir
 
 STATE_FILE = "server.json"  # url, hdfs and pid of the cluster started for the client
-START_LOCK = ".start.lock"  # held while one caller checks and starts the cluster
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 20.0  # seconds a stopping cluster gets to stop its tasks before it is killed
 
@@ -51,39 +49,37 @@ def data_dir() -> Path:
 
 def ensure_running(start: bool = True) -> Running:
     """The running local cluster; started first when it is not running (unless `start` is False).
-    Callers that race (an editor loading several views, several daemons) start one cluster: the
-    check-and-start holds a lock, and a cluster still shutting down is waited for."""
+    Callers that come at once (threads of the daemon, several processes) start one cluster: the
+    check and the start happen under one lock."""
     data = data_dir()
-    state = data / STATE_FILE
-    info = _answering(state)
-    if info is not None:
-        return _running(info)
+    running = _already_running(data)
+    if running is not None:
+        return running
     if not start:
         raise LaunchError("the local cluster is not running")
-    data.mkdir(parents=True, exist_ok=True)
-    with _locked(data / START_LOCK):
-        info = _answering(state) or _start(data, state)
-    return _running(info)
+    data.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with held(data / "server.lock"):
+        return _already_running(data) or _start(data)
 
 
-def _answering(state: Path) -> dict | None:
-    """The cluster in the state file when it answers, else None (after waiting for one that is busy
-    or shutting down: it holds the data folder until it exits)."""
+def _already_running(data: Path) -> Running | None:
+    """The cluster in the state file when it answers, else None, after waiting for one that does
+    not answer but still runs: busy, or shutting down (it holds the data folder until it exits)."""
     try:
-        info = json.loads(state.read_text())
+        info = json.loads((data / STATE_FILE).read_text())
     except (OSError, ValueError):
         return None
     deadline = time.monotonic() + START_TIMEOUT
     while True:
         if _alive(info["url"]):
-            return info
+            return _running(info)
         pid = info.get("pid")
         if not isinstance(pid, int) or not _process_runs(pid) or time.monotonic() > deadline:
             return None
         time.sleep(0.1)
 
 
-def _start(data: Path, state: Path) -> dict:
+def _start(data: Path) -> Running:
     _ensure_client_user(data)
     extra = shlex.split(os.environ.get("PAI_LOCAL_CLUSTER_ARGS", ""))  # e.g. "--cpus 64" for benchmarks
     log_fd = os.open(data / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -96,13 +92,13 @@ def _start(data: Path, state: Path) -> dict:
         raise LaunchError(f"the local cluster did not start: see {data / 'server.log'}")
     url = line.split("REST ")[1].split()[0]
     info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
-    write_atomic(state, json.dumps(info), private=True)
+    write_atomic(data / STATE_FILE, json.dumps(info), private=True)
     deadline = time.monotonic() + START_TIMEOUT
     while not _alive(url):
         if time.monotonic() > deadline:
             raise LaunchError(f"the local cluster at {url} does not answer")
         time.sleep(0.05)
-    return info
+    return _running(info)
 
 
 def client_password() -> str | None:
@@ -131,17 +127,6 @@ def stop() -> bool:
             _wait_exit(pid, 5)
     state.unlink(missing_ok=True)
     return True
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive lock between processes (released when the holder exits, however it exits)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def _process_runs(pid: int) -> bool:

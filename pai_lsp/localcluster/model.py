@@ -15,7 +15,6 @@ from ..files import write_atomic
 # Exit codes from the OpenPAI exit specs (openpai-api.md §5.4, §5.6).
 STOPPED_BY_USER = {1: -7351, 2: -210}
 TASK_STOPPED_ON_COMPLETION = {1: -7400, 2: -220}
-USER_FAILURE = 255
 
 
 def now_ms() -> int:

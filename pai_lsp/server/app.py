@@ -22,7 +22,7 @@ from ..core.model import Diagnostic, LineIndex, Settings
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, read
-from .documents import Documents, OpenDocument, SyncProtocol
+from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -33,6 +33,7 @@ DEBOUNCE_SECONDS = 0.02
 @dataclass
 class Analysis:
     version: int | None
+    revision: int  # of the OpenDocument analysed
     doc: Document
     lines: LineIndex
     diagnostics: list[Diagnostic]
@@ -48,10 +49,17 @@ def _converter():
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
+        tune_garbage_collection()
         self.locale: str | None = None
         self.client_settings: dict[str, Any] = {}
+        self.client_shows_messages = False  # the client shows command failures and job ends itself
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.followers: dict[tuple[str | None, str], asyncio.Task] = {}  # (cluster, job) -> log relay
+        self.status_feed: asyncio.Task | None = None
+        self.job_states: dict[tuple[str | None, str], str] = {}  # (cluster, job) -> the state last sent
+        self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
+        self.cancelled_tokens: set[str | int] = set()
 
     # -- settings --------------------------------------------------------------------
     def settings_for(self, uri: str) -> Settings:
@@ -76,10 +84,10 @@ class PaiLanguageServer(LanguageServer):
         """The analysis of the document as it is now (computed once per change)."""
         document = self.documents.get(uri) or OpenDocument(uri, None, LineIndex("", self.documents.encoding))
         cached = self.analyses.get(uri)
-        if cached is not None and cached.doc.text is document.text:
+        if cached is not None and cached.revision == document.revision and cached.doc.text is document.text:
             return cached
         doc = document.parsed
-        result = Analysis(document.version, doc, document.lines, diagnose(doc, self.settings_for(uri)))
+        result = Analysis(document.version, document.revision, doc, document.lines, diagnose(doc, self.settings_for(uri)))
         self.analyses[uri] = result
         return result
 

@@ -15,6 +15,7 @@ waiting for an answer that never came.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -40,17 +41,35 @@ class OpenDocument:
     version: int | None
     lines: LineIndex
     warned: set[str] = field(default_factory=set)  # problems already logged for this document
+    revision: int = 0  # counts the changes applied: what an analysis of this document belongs to
     _parsed: Document | None = None
+    _edits: list[tuple[int, int, str]] = field(default_factory=list)  # not yet in _parsed
 
     @property
     def text(self) -> str:
         return self.lines.text
 
+    def replaced(self, lines: LineIndex) -> None:
+        """The whole text changed."""
+        self.lines, self._parsed, self._edits = lines, None, []
+        self.revision += 1
+
+    def edited(self, start: int, end: int, new: str, lines: LineIndex) -> None:
+        """text[start:end] became `new`; `lines` indexes the result."""
+        self.lines = lines
+        self._edits.append((start, end, new))
+        self.revision += 1
+
     @property
     def parsed(self) -> Document:
-        """The parse of the current text (computed once per change)."""
-        if self._parsed is None or self._parsed.text is not self.lines.text:
-            self._parsed = parse(self.lines.text)
+        """The parse of the current text: the previous parse updated by the edits since (only the
+        task role an edit falls in is read again), or a fresh parse."""
+        if self._parsed is None or len(self._edits) > 16:
+            self._parsed, self._edits = parse(self.lines.text), []
+        last = len(self._edits) - 1
+        for i, (start, end, new) in enumerate(self._edits):
+            self._parsed = self._parsed.edit(start, end, new, self.lines.text if i == last else None)
+        self._edits = []
         return self._parsed
 
 
@@ -85,10 +104,9 @@ class Documents:
         if document is None:
             return [f"change to {uri}, which is not open: ignored"]
         problems = []
-        lines = document.lines
         for change in changes:
             if not isinstance(change, types.TextDocumentContentChangePartial):
-                lines = LineIndex(change.text, self.encoding)
+                document.replaced(LineIndex(change.text, self.encoding))
                 continue
             start, end = change.range.start, change.range.end
             if (start.line, start.character) > (end.line, end.character):
@@ -97,9 +115,10 @@ class Documents:
                 if "reversed" not in document.warned:
                     document.warned.add("reversed")
                     problems.append(f"{uri}: a change's range starts after its end; applied with start and end swapped")
+            lines = document.lines
             a, b = lines.offset(start.line, start.character), lines.offset(end.line, end.character)
-            lines = lines.edited(a, max(a, b), change.text)
-        document.lines = lines
+            b = max(a, b)
+            document.edited(a, b, change.text, lines.edited(a, b, change.text))
         document.version = version
         return problems
 
@@ -126,6 +145,14 @@ class _Refused:
     id: Any
     error: JsonRpcException
     jsonrpc: str = "2.0"
+
+
+def tune_garbage_collection() -> None:
+    """Collect young objects after 50,000 allocations rather than 700. Opening a 10,000-role config
+    allocates some 150,000 objects that all stay alive, and with the default thresholds each
+    one of the resulting full collections walks every object of every open document (0.3 s of
+    CPU for the open, measured). Garbage cycles wait a little longer; the analysis makes few."""
+    gc.set_threshold(50_000, 20, 10)
 
 
 class SyncProtocol(LanguageServerProtocol):

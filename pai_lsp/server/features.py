@@ -19,7 +19,7 @@ registry = Registry()
 
 CODE_LENSES = {
     "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
-    "pai.runLocally": ("Run locally", "在本机运行"),
+    "pai.runLocally": ("Run Job Locally", "在本地运行作业"),
 }
 
 
@@ -28,6 +28,8 @@ def initialize(ls: PaiLanguageServer, params: types.InitializeParams) -> None:
     ls.locale = params.locale
     if params.initialization_options:
         ls.update_client_settings(params.initialization_options)
+        client = params.initialization_options.get("client") if isinstance(params.initialization_options, dict) else None
+        ls.client_shows_messages = bool(isinstance(client, dict) and client.get("showsMessages"))
 
 
 @registry.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -68,7 +70,8 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     result = ls.analysis(params.text_document.uri)
     offset = ls.offset(result, params.position)
     items = []
-    for c in complete(result.doc, offset, ls.settings_for(params.text_document.uri)):
+    found = complete(result.doc, offset, ls.settings_for(params.text_document.uri))
+    for c in found:
         items.append(types.CompletionItem(
             label=c.label,
             kind=COMPLETION_KIND[c.kind],
@@ -78,7 +81,7 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
             insert_text_format=types.InsertTextFormat.Snippet,
             text_edit=types.TextEdit(ls.range(result, c.start, c.end), c.insert),
         ))
-    return types.CompletionList(is_incomplete=False, items=items)
+    return types.CompletionList(is_incomplete=getattr(found, "incomplete", False), items=items)
 
 
 @registry.feature(types.TEXT_DOCUMENT_HOVER)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -17,7 +18,7 @@ from ..config_file import UnreadableConfig, read_config
 from ..core.jsonc import parse
 from ..core.model import LineIndex, Settings, dialect_of
 from ..core.validate import diagnose
-from ..errors import InvalidInput, NameTaken, NotFound
+from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read
 from ..storage.upload import Progress, UploadResult, select, upload
 
@@ -118,11 +119,13 @@ class Journal(Protocol):
 
 
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
-           locale: str | None = None, shown: str | None = None, journal: Journal | None = None) -> dict:
+           locale: str | None = None, shown: str | None = None, journal: Journal | None = None,
+           cancelled: threading.Event | None = None) -> dict:
     """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
     `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`. With a
     `journal` from an earlier attempt, that attempt is finished instead: same job name, the upload
-    done again (its unfinished part is cleaned up), and never submitted twice."""
+    done again (its unfinished part is cleaned up), and never submitted twice. `cancelled`, once
+    set (the caller hung up), stops the upload and the submit."""
     if journal is not None and journal.phase == "done" and journal.result is not None:
         return journal.result
     config_path = Path(config_path)
@@ -139,7 +142,9 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     uploaded: UploadResult | None = None
     if prepared.code_dir:
         files = select(prepared.workspace, list(chosen.upload_include), list(chosen.upload_exclude))
-        uploaded = upload(backend.storage, files, prepared.code_dir, progress=progress)
+        uploaded = upload(backend.storage, files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+    if cancelled is not None and cancelled.is_set():
+        raise Interrupted("cancelled: nothing was submitted")
     if journal is not None:
         journal.record("submitting", prepared.name)
     backend.submit(prepared.config)
@@ -154,7 +159,46 @@ def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | No
             "upload": uploaded.to_json() if uploaded else None}
 
 
+def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:
+    """`progress`, raising Interrupted once `cancelled` is set (the upload then stops and cleans up)."""
+    if cancelled is None:
+        return progress
+
+    def report(*args: int) -> None:
+        if cancelled.is_set():
+            raise Interrupted("cancelled")
+        if progress is not None:
+            progress(*args)
+
+    return report
+
+
 # -- watch and act ---------------------------------------------------------------------
+def list_jobs(backend: Backend, offset: int = 0, limit: int | None = None) -> dict:
+    """The user's jobs, newest first, one page of them."""
+    rows = sorted(backend.jobs(), key=lambda j: j.created or 0, reverse=True)
+    page = rows[offset:offset + limit] if limit is not None else rows[offset:]
+    return {"cluster": backend.profile.name, "user": backend.profile.user, "total": len(rows), "offset": offset,
+            "jobs": [{"name": j.name, "state": j.state, "created": j.created, "completed": j.completed,
+                      "exitCode": j.exit_code, "retries": j.retries, "virtualCluster": j.virtual_cluster} for j in page]}
+
+
+def ssh_info(job: JobDetail, task: str | None = None) -> list[dict]:
+    """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+    tasks = [t for t in job.tasks if not task or t.label == task]
+    if not tasks:
+        raise NotFound(f"job {job.name} has no task {task}")
+    running = [t for t in tasks if t.ip and t.state == "RUNNING"]
+    if not running:
+        raise NotFound(f"no task of {job.name} is running now (state {job.state})")
+    rows = []
+    for t in running:
+        ssh_port = str(t.ports.get("ssh") or "").split(",")[0]
+        rows.append({"task": t.label, "ip": t.ip, "sshPort": ssh_port or None,
+                     "command": f"ssh -p {ssh_port} root@{t.ip}" if ssh_port else None,
+                     "urls": {label: [f"http://{t.ip}:{p}" for p in str(ports).split(",")]
+                              for label, ports in t.ports.items() if label != "ssh"}})
+    return rows
 class TaskLogs:
     """Each task's log, read by byte offset: where it is (known once the task runs) and how much of
     it was read. `offsets` may start where a follower left off."""
@@ -182,8 +226,11 @@ class TaskLogs:
         return out
 
 
-def outputs(backend: Backend, name: str, dest: Path) -> Path:
-    """Download the job's outputDir into `dest`/<last part of outputDir>."""
+def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None = None) -> Path:
+    """Download the job's outputDir into `dest`/<last part of outputDir> (as the HDFS explorer's
+    `get` does: safe names, whole files only, progress in files and bytes)."""
+    from . import hdfs as explorer
+
     config = backend.config(name)
     output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
     if not output_dir:
@@ -192,6 +239,4 @@ def outputs(backend: Backend, name: str, dest: Path) -> Path:
     if backend.storage.status(remote) is None:
         raise NotFound(f"job {name} wrote nothing to its outputDir {remote}")
     dest.mkdir(parents=True, exist_ok=True)
-    target = dest / remote.rstrip("/").rsplit("/", 1)[-1]
-    backend.storage.download(remote, target, overwrite=True)
-    return target
+    return Path(explorer.get(backend, remote, dest, progress)["path"])

@@ -329,8 +329,9 @@ R = TypeVar("R")
 def bounded(fn: Callable[[T], R], items: list[T], threads: int) -> Iterator[tuple[T, R]]:
     """(item, fn(item)) as they finish, from `threads` workers with at most twice that many items
     queued: memory stays flat however many items there are."""
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        pending: dict[Future, T] = {}
+    pool = ThreadPoolExecutor(max_workers=max(1, threads))
+    pending: dict[Future, T] = {}
+    try:
         for item in items:
             if len(pending) >= 2 * threads:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -339,6 +340,8 @@ def bounded(fn: Callable[[T], R], items: list[T], threads: int) -> Iterator[tupl
             pending[pool.submit(fn, item)] = item
         for future in as_completed(list(pending)):
             yield pending.pop(future), future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # a failure, or a caller that stops reading, starts nothing more
 
 
 def _read_manifest(hdfs: Hdfs, remote: str) -> dict:

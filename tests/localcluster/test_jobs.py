@@ -10,38 +10,7 @@ import httpx
 import psutil
 import pytest
 
-from .conftest import PASSWORD, USER, secret_file, wait_for
-
-
-def job(name: str, *roles: dict, **extra) -> dict:
-    return {"jobName": name, "image": "ubuntu:18.04", "taskRoles": list(roles), **extra}
-
-
-def role(name: str, command: str, **extra) -> dict:
-    return {"name": name, "command": command, "cpuNumber": 1, "memoryMB": 256, **extra}
-
-
-def submit(c: httpx.Client, body: dict) -> httpx.Response:
-    return c.post(f"/api/v1/user/{USER}/jobs", json=body)
-
-
-def detail(c: httpx.Client, name: str) -> dict:
-    return c.get(f"/api/v1/user/{USER}/jobs/{name}").json()
-
-
-def finished(c: httpx.Client, name: str, timeout: float = 30) -> dict:
-    return wait_for(lambda: (d := detail(c, name))["jobStatus"]["state"] in ("SUCCEEDED", "FAILED", "STOPPED") and d, timeout)
-
-
-def log(cluster, c: httpx.Client, name: str, role_name: str, index: int = 0, which: str = "stdout") -> str:
-    """The task's log; "" while the task has none yet."""
-    d = detail(c, name)
-    task = d["taskRoles"][role_name]["taskStatuses"][index]
-    locations = c.get(task["containerLog"]).json().get("locations")
-    if locations is None:
-        return ""
-    uri = next(loc["uri"] for loc in locations if loc["name"] == which)
-    return c.get(uri).text
+from ..helpers.localcluster import PASSWORD, USER, detail, finished, job, log, role, secret_file, submit, task_pids, wait_for
 
 
 def test_login_forms_and_auth_errors(cluster):
@@ -179,25 +148,12 @@ def test_stop_leaves_no_process_behind(cluster):
         submit(c, job("sleeper", role("r", "sleep 300 & sleep 300 & wait", taskNumber=2)))
         running = wait_for(lambda: (d := detail(c, "sleeper"))["jobStatus"]["state"] == "RUNNING" and d)
         del running
-        pids = wait_for(lambda: _task_pids("sleeper") if len(_task_pids("sleeper")) >= 6 else None)
+        pids = wait_for(lambda: task_pids("sleeper") if len(task_pids("sleeper")) >= 6 else None)
         stop = c.put(f"/api/v1/user/{USER}/jobs/sleeper/executionType", json={"value": "STOP"})
         assert (stop.status_code, stop.json()) == (202, {"message": "execute job sleeper successfully"})
         done = finished(c, "sleeper")
         assert done["jobStatus"]["state"] == "STOPPED" and done["jobStatus"]["appExitCode"] == -7351
         wait_for(lambda: not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids), 10)
-
-
-def _task_pids(name: str) -> list[int]:
-    marker = f"PAI_LOCAL_TASK_ID={USER}~{name}/".encode()
-    found = []
-    for proc in psutil.process_iter(["pid"]):
-        try:
-            environ = open(f"/proc/{proc.pid}/environ", "rb").read()
-        except OSError:
-            continue
-        if any(item.startswith(marker) for item in environ.split(b"\0")):
-            found.append(proc.pid)
-    return found
 
 
 def test_logs_tailed_by_offset_while_the_task_prints(cluster):

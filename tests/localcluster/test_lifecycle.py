@@ -4,8 +4,20 @@ from __future__ import annotations
 
 import psutil
 
-from .conftest import USER, own_cluster, start_cluster, stop_cluster, wait_for
-from .test_jobs import _task_pids, detail, finished, job, log, role, submit
+from ..helpers.localcluster import (
+    USER,
+    detail,
+    finished,
+    job,
+    log,
+    own_cluster,
+    role,
+    start_cluster,
+    stop_cluster,
+    submit,
+    task_pids,
+    wait_for,
+)
 
 
 def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
@@ -31,7 +43,7 @@ def test_restart_keeps_finished_jobs_and_fails_running_ones(tmp_path):
         finished(c, "done")
         submit(c, job("long", role("r", "sleep 300")))
         wait_for(lambda: detail(c, "long")["jobStatus"]["state"] == "RUNNING")
-        pids = wait_for(lambda: _task_pids("long"))
+        pids = wait_for(lambda: task_pids("long"))
     stop_cluster(cluster)  # Ctrl-C: tasks are stopped with the cluster
     assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
     with own_cluster(data) as cluster:

@@ -12,8 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from .conftest import PASSWORD, USER, login, own_cluster, secret_file, wait_for
-from .test_jobs import finished, job, log, role, submit
+from ..helpers.localcluster import PASSWORD, USER, finished, job, log, login, own_cluster, role, secret_file, submit, wait_for
 
 SUPERUSER = getpass.getuser()  # the OS user the cluster runs as: HDFS's superuser
 

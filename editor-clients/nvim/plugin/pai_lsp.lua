@@ -1,2 +1,52 @@
-vim.api.nvim_create_user_command("PaiSubmit", function() require("pai_lsp").command("pai.submitJob") end, {})
-vim.api.nvim_create_user_command("PaiRunLocally", function() require("pai_lsp").command("pai.runLocally") end, {})
+-- User commands of pai-lsp (see :help pai-lsp). The server starts on the first use.
+if vim.g.loaded_pai_lsp then
+  return
+end
+vim.g.loaded_pai_lsp = true
+
+local function pai()
+  return require("pai_lsp")
+end
+
+local function clusters()
+  return require("pai_lsp.clusters").names()
+end
+
+local function matching(list, lead)
+  return vim.tbl_filter(function(item)
+    return item:sub(1, #lead) == lead
+  end, list)
+end
+
+local command = vim.api.nvim_create_user_command
+
+command("PaiSubmit", function(o) pai().submit(o.args) end, {
+  nargs = "?", desc = "Submit this job config (to the default cluster or the one named)",
+  complete = function(lead) return matching(clusters(), lead) end,
+})
+command("PaiRun", function() pai().run() end, { desc = "Run this job config on the embedded local cluster" })
+command("PaiRunLocally", function() pai().run() end, { desc = "Same as :PaiRun" })
+command("PaiCancel", function() pai().cancel() end, { desc = "Stop the upload of a submit still uploading" })
+command("PaiLogs", function(o) pai().logs(o.fargs[1], o.fargs[2]) end, {
+  nargs = "+", desc = "The live log of a job",
+  complete = function(lead, line)
+    if #vim.split(line, "%s+") > 2 then
+      return matching(clusters(), lead)
+    end
+    return matching(require("pai_lsp.logs").jobs(), lead)
+  end,
+})
+command("PaiJobs", function(o) pai().jobs(o.args) end, {
+  nargs = "?", desc = "Your jobs on the default cluster or the one named",
+  complete = function(lead) return matching(clusters(), lead) end,
+})
+command("PaiHdfs", function(o) pai().hdfs(o.fargs[1], o.fargs[2]) end, {
+  nargs = "*", desc = "Browse HDFS (default: your home folder)",
+  complete = function(lead, line)
+    if #vim.split(line, "%s+") > 2 then
+      return matching(clusters(), lead)
+    end
+    return {}
+  end,
+})
+command("PaiClusters", function() pai().clusters() end, { desc = "Cluster profiles: add, default, log in, remove" })

@@ -1,15 +1,94 @@
 // Pure helpers, kept apart from the `vscode` module so they can be tested with node alone.
 
+/** The language of `*.pai.json` files (the extension contributes it, so VS Code's own JSON
+ * features do not check them a second time). */
+export const LANGUAGE = "pai-job";
+
+/** The documents the server checks: job configs on disk and unsaved ones. */
 export const documentSelector = [
+  { scheme: "file", language: LANGUAGE },
   { scheme: "file", pattern: "**/*.pai.json" },
-  { scheme: "untitled", language: "json" },
+  { scheme: "untitled", language: LANGUAGE },
 ];
 
-export function serverCommand(configured: string[] | undefined): [string, ...string[]] {
-  const parts = (configured ?? []).filter((part) => part.trim() !== "");
-  return parts.length > 0 ? (parts as [string, ...string[]]) : ["pai-lsp"];
+/** True for a `*.pai.json` path or URI. */
+export function isJobConfig(path: string): boolean {
+  return /\.pai\.json$/i.test(path);
 }
 
-export function commandArguments(uri: string | undefined): string[] {
-  return uri ? [uri] : [];
+/** The configured server command with blank parts dropped; undefined when nothing usable is set. */
+export function configuredServerCommand(configured: string[] | string | undefined): [string, ...string[]] | undefined {
+  const list = typeof configured === "string" ? [configured] : (configured ?? []);
+  const parts = list.filter((part) => part.trim() !== "");
+  return parts.length > 0 ? (parts as [string, ...string[]]) : undefined;
 }
+
+/**
+ * Client command IDs: the server's IDs (all `pai.*`, registered by vscode-languageclient from
+ * `executeCommandProvider`) with the extension's own prefix, so the two sets never meet.
+ */
+export const CLIENT_PREFIX = "pai-lsp.";
+
+/** The client command that wraps a server command shown in a code lens, if there is one. */
+export function clientCommandFor(serverCommand: string): string | undefined {
+  const wrapped: Record<string, string> = {
+    "pai.submitJob": `${CLIENT_PREFIX}submitJob`,
+    "pai.runLocally": `${CLIENT_PREFIX}runLocally`,
+  };
+  return wrapped[serverCommand];
+}
+
+/** What a client has of one task's log, by UTF-8 byte offset: each byte is accepted once. */
+export class TaskLog {
+  have = 0;
+
+  /**
+   * The part of a chunk not accepted before ("" when none): `text` stands for `length` bytes of
+   * the log from byte `offset` (its own UTF-8 length differs only where the log is not UTF-8).
+   */
+  accept(offset: number, text: string, length = Buffer.byteLength(text, "utf8")): string {
+    const end = offset + length;
+    if (end <= this.have) return "";
+    const fresh = offset < this.have ? Buffer.from(text, "utf8").subarray(this.have - offset).toString("utf8") : text;
+    this.have = end;
+    return fresh;
+  }
+}
+
+/**
+ * Writes logs of several tasks into one stream: with `prefix`, whole lines only, each as
+ * `[role:index] line` (a task's unfinished line waits for its end); without, as they come.
+ */
+export class LineJoiner {
+  private readonly partial = new Map<string, string>();
+
+  constructor(private readonly out: (text: string) => void) {}
+
+  write(task: string, text: string, prefix: boolean): void {
+    if (!prefix) {
+      this.out(text);
+      return;
+    }
+    const pending = (this.partial.get(task) ?? "") + text;
+    const cut = pending.lastIndexOf("\n") + 1;
+    this.partial.set(task, pending.slice(cut));
+    if (cut > 0) this.out(pending.slice(0, cut).split(/(?<=\n)/).map((line) => `[${task}] ${line}`).join(""));
+  }
+
+  /** Write what is left of unfinished lines (at the end of the job). */
+  flush(): void {
+    for (const [task, rest] of this.partial) if (rest) this.out(`[${task}] ${rest}\n`);
+    this.partial.clear();
+  }
+}
+
+/** "1h02m", "3m05s", "42s": how long a job ran (or runs), from times in ms. */
+export function duration(created?: number | null, completed?: number | null, now = Date.now()): string {
+  if (!created) return "";
+  const seconds = Math.max(0, Math.floor(((completed || now) - created) / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+export const FINAL_STATES = ["SUCCEEDED", "FAILED", "STOPPED"];

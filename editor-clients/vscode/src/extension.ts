@@ -1,31 +1,60 @@
-// Thin client: starts `pai-lsp` on stdio for *.pai.json files and forwards the menu commands.
-// Every feature lives in the server, so other editors get the same behaviour.
+// Thin client: every feature lives in the pai language server, so other editors get the same behaviour.
+// The extension's own commands are `pai-lsp.*`; the server's (`pai.*`) are registered by the language client.
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ServerOptions } from "vscode-languageclient/node";
-import { serverCommand, documentSelector, commandArguments } from "./config";
-
-let client: LanguageClient | undefined;
+import { ClustersView, registerClusters } from "./clusters";
+import { isJobConfig } from "./config";
+import { HdfsView, registerHdfs } from "./hdfs";
+import { JobsView, registerJobCommands } from "./jobs";
+import { LogBook } from "./logs";
+import { PaiServer } from "./server";
+import { submit } from "./submit";
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const [command, ...args] = serverCommand(vscode.workspace.getConfiguration("pai").get<string[]>("server.command"));
-  const serverOptions: ServerOptions = { command, args };
-  const clientOptions: LanguageClientOptions = {
-    documentSelector,
-    synchronize: { configurationSection: "pai" },
-    initializationOptions: { pai: vscode.workspace.getConfiguration("pai") },
+  const server = new PaiServer(context);
+  const logs = new LogBook(server);
+  const jobs = new JobsView(server, logs);
+  const hdfs = new HdfsView(server);
+  const clusters = new ClustersView(server);
+  context.subscriptions.push(server, logs, jobs, hdfs, clusters);
+  registerJobCommands(context, server, jobs, logs);
+  registerHdfs(context, server, hdfs);
+  registerClusters(context, server, clusters);
+  server.onRestart(() => jobs.refresh()); // a new server watches what it lists again
+  clusters.onDidChangeProfiles.event(() => {
+    jobs.refresh();
+    hdfs.refresh();
+  });
+
+  const submitWith = (local: boolean) => async (target?: vscode.Uri | string) => {
+    const result = await submit(server, target, local);
+    if (result) {
+      logs.started({ job: result.job, cluster: result.cluster });
+      jobs.started(result.job, result.cluster);
+    }
+    return result;
   };
-  client = new LanguageClient("pai-lsp", "PAI Jobs", serverOptions, clientOptions);
-  for (const name of ["pai.submitJob", "pai.runLocally"]) {
-    context.subscriptions.push(
-      vscode.commands.registerCommand(name, async (uri?: vscode.Uri) => {
-        const target = uri ?? vscode.window.activeTextEditor?.document.uri;
-        return client?.sendRequest("workspace/executeCommand", { command: name, arguments: commandArguments(target?.toString()) });
-      }),
-    );
-  }
-  await client.start();
+  context.subscriptions.push(
+    vscode.commands.registerCommand("pai-lsp.submitJob", submitWith(false)),
+    vscode.commands.registerCommand("pai-lsp.runLocally", submitWith(true)),
+    vscode.commands.registerCommand("pai-lsp.restartServer", async () => {
+      const client = await server.client();
+      await client.restart();
+    }),
+  );
+
+  // Start the server as soon as a job config is open (diagnostics, code lens …); a failure to
+  // start is said once, not for every file opened.
+  let told = false;
+  const startFor = (doc: vscode.TextDocument) => {
+    if (doc.uri.scheme === "file" && isJobConfig(doc.uri.fsPath)) {
+      server.client().catch((err) => {
+        if (!told) void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
+        told = true;
+      });
+    }
+  };
+  context.subscriptions.push(vscode.workspace.onDidOpenTextDocument(startFor));
+  vscode.workspace.textDocuments.forEach(startFor);
 }
 
-export async function deactivate(): Promise<void> {
-  await client?.stop();
-}
+export function deactivate(): void {}

@@ -1,41 +1,25 @@
--- Thin Neovim client for pai-lsp: starts the server for *.pai.json buffers.
--- Works with Neovim 0.7+ (vim.lsp.start_client) and uses vim.lsp.start where it exists (0.8+).
+-- pai-lsp for Neovim (0.7 or newer): the language server for *.pai.json buffers, and jobs, logs,
+-- HDFS and cluster profiles in buffers. A thin client: every operation is a server command
+-- (docs/protocol.md); this plugin only shows what the server answers and pushes. See :help pai-lsp.
+local client = require("pai_lsp.client")
+
 local M = {}
 
-M.config = {
-  cmd = { "pai-lsp" },
-  settings = {}, -- e.g. { pai = { cluster = { kind = "scm" } } }
-}
+M.config = client.config
 
-local function root_dir(path)
-  local dir = vim.fn.fnamemodify(path, ":p:h")
-  local found = vim.fn.finddir(".vscode", dir .. ";")
-  if found ~= "" then
-    return vim.fn.fnamemodify(found, ":p:h:h")
-  end
-  return dir
-end
-
-function M.attach(bufnr)
-  local path = vim.api.nvim_buf_get_name(bufnr)
-  local config = {
-    name = "pai-lsp",
-    cmd = M.config.cmd,
-    root_dir = root_dir(path),
-    init_options = M.config.settings,
-    settings = M.config.settings,
-  }
-  if vim.lsp.start then
-    return vim.lsp.start(config, { bufnr = bufnr })
-  end
-  M.client_id = M.client_id or vim.lsp.start_client(config)
-  vim.lsp.buf_attach_client(bufnr, M.client_id)
-  return M.client_id
-end
-
+--- require("pai_lsp").setup({ cmd = {...}, settings = {...}, log_window = "split" })
 function M.setup(opts)
-  M.config = vim.tbl_deep_extend("force", M.config, opts or {})
+  opts = opts or {}
+  if opts.log_window ~= nil then
+    require("pai_lsp.logs").window = opts.log_window or nil
+    opts.log_window = nil
+  end
+  for key, value in pairs(opts) do
+    client.config[key] = value
+  end
+  local group = vim.api.nvim_create_augroup("pai_lsp", { clear = true })
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+    group = group,
     pattern = "*.pai.json",
     callback = function(args)
       M.attach(args.buf)
@@ -43,10 +27,53 @@ function M.setup(opts)
   })
 end
 
--- :PaiSubmit / :PaiRunLocally run the server's commands on the current file.
-function M.command(name)
-  local uri = vim.uri_from_bufnr(0)
-  vim.lsp.buf.execute_command({ command = name, arguments = { uri } })
+--- Start the server for a *.pai.json buffer (once per Neovim) and attach it.
+function M.attach(bufnr)
+  return client.attach(bufnr)
+end
+
+--- :PaiSubmit [cluster]
+function M.submit(cluster)
+  require("pai_lsp.submit").submit(0, cluster ~= "" and cluster or nil, false)
+end
+
+--- :PaiRun
+function M.run()
+  require("pai_lsp.submit").submit(0, nil, true)
+end
+
+--- :PaiCancel
+function M.cancel()
+  require("pai_lsp.submit").cancel()
+end
+
+--- :PaiLogs {job} [cluster]
+function M.logs(job, cluster)
+  if not job or job == "" then
+    require("pai_lsp.ui").error("which job? :PaiLogs {job}")
+    return
+  end
+  require("pai_lsp.logs").open(job, cluster ~= "" and cluster or nil)
+end
+
+--- :PaiJobs [cluster]
+function M.jobs(cluster)
+  require("pai_lsp.jobs").open(cluster)
+end
+
+--- :PaiHdfs [path] [cluster]
+function M.hdfs(path, cluster)
+  require("pai_lsp.hdfs").open(path, cluster)
+end
+
+--- :PaiClusters
+function M.clusters()
+  require("pai_lsp.clusters").open()
+end
+
+--- Run any server command (docs/protocol.md) with `arguments`; `callback(result)` on success.
+function M.execute(command, arguments, callback)
+  client.execute(command, arguments or {}, callback)
 end
 
 return M

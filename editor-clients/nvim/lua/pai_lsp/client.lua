@@ -1,0 +1,256 @@
+-- The one pai-lsp client of this Neovim: started on demand (also with no *.pai.json buffer open, for
+-- :PaiJobs or :PaiHdfs), calls the server's commands (docs/protocol.md) and hands its notifications
+-- to whoever listens. Works with Neovim 0.7 (vim.lsp.start_client) and newer (vim.lsp.start).
+local M = {}
+
+M.config = {
+  cmd = { "pai-lsp" },
+  settings = {}, -- e.g. { pai = { cluster = { kind = "scm" } } }
+}
+
+local client_id = nil
+local ready = false
+local waiting = {} -- functions to run once the server has answered `initialize`
+local listeners = {} -- method -> list of functions(result, ctx)
+local on_start = {} -- functions run each time a new server is ready (e.g. to follow logs again)
+
+local has_011 = vim.fn.has("nvim-0.11") == 1
+
+-- client:method(...) in 0.11+, client.method(...) before (the dot form is deprecated there).
+local function invoke(client, name, ...)
+  if has_011 then
+    return client[name](client, ...)
+  end
+  return client[name](...)
+end
+
+--- Listen to a server notification (or `$/progress`).
+function M.on(method, fn)
+  listeners[method] = listeners[method] or {}
+  table.insert(listeners[method], fn)
+end
+
+--- Run `fn` each time a server starts (after a restart too).
+function M.on_start(fn)
+  table.insert(on_start, fn)
+end
+
+local function dispatch(method)
+  return function(err, result, ctx, config)
+    if method == "$/progress" then
+      local default = vim.lsp.handlers["$/progress"] -- status-line plugins read LSP progress from here
+      if default then
+        default(err, result, ctx, config)
+      end
+    end
+    for _, fn in ipairs(listeners[method] or {}) do
+      local ok, problem = pcall(fn, result or {}, ctx)
+      if not ok then
+        vim.notify("pai: " .. tostring(problem), vim.log.levels.ERROR)
+      end
+    end
+    return vim.NIL
+  end
+end
+
+local RESTARTS = 5 -- unexpected exits in a row after which the server is no longer restarted by itself
+local restarts = 0
+local keep_alive = {} -- functions: does something need the server running (a log being followed)?
+
+--- Keep the server running while `fn()` is true: it is started again if it dies.
+function M.keep_alive(fn)
+  table.insert(keep_alive, fn)
+end
+
+local function restart_wanted()
+  for _, fn in ipairs(keep_alive) do
+    if fn() then
+      restarts = restarts + 1
+      return restarts <= RESTARTS
+    end
+  end
+  return false
+end
+
+-- A restarted server knows no buffers: attach the *.pai.json ones again.
+local function attach_configs(id)
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf):match("%.pai%.json$") then
+      vim.lsp.buf_attach_client(buf, id)
+    end
+  end
+end
+
+local function root_dir(path)
+  local dir = path ~= "" and vim.fn.fnamemodify(path, ":p:h") or vim.fn.getcwd()
+  local found = vim.fn.finddir(".vscode", dir .. ";")
+  if found ~= "" then
+    return vim.fn.fnamemodify(found, ":p:h:h")
+  end
+  return dir
+end
+
+local function locale()
+  local lang = vim.env.LC_ALL or vim.env.LC_MESSAGES or vim.env.LANG or vim.v.lang or ""
+  if lang:match("^zh") then
+    return "zh-CN"
+  end
+  return nil
+end
+
+local function server_config(path)
+  local settings = vim.deepcopy(M.config.settings or {})
+  if locale() and not (settings.pai and settings.pai.locale) then
+    settings.pai = settings.pai or {}
+    settings.pai.locale = locale()
+  end
+  local init = vim.deepcopy(settings)
+  init.client = { showsMessages = true } -- this client shows failed commands and job ends itself
+  local handlers = {}
+  for _, method in ipairs({ "pai/jobLog", "pai/jobLogEnd", "pai/jobStatus", "$/progress" }) do
+    handlers[method] = dispatch(method)
+  end
+  return {
+    name = "pai-lsp",
+    cmd = M.config.cmd,
+    root_dir = root_dir(path or ""),
+    init_options = init,
+    settings = settings,
+    handlers = handlers,
+    on_init = function()
+      -- Neovim lists the client (get_client_by_id) only once on_init has returned.
+      vim.schedule(function()
+        ready = true
+        local id = client_id
+        vim.defer_fn(function()
+          if client_id == id then
+            restarts = 0 -- it has run a while: count unexpected exits afresh
+          end
+        end, 60000)
+        attach_configs(id)
+        local queued = waiting
+        waiting = {}
+        for _, fn in ipairs(on_start) do
+          pcall(fn)
+        end
+        for _, fn in ipairs(queued) do
+          fn()
+        end
+      end)
+    end,
+    on_exit = function(code, signal, id)
+      if id ~= client_id then
+        return
+      end
+      client_id, ready = nil, false
+      vim.schedule(function()
+        if M.stopping then
+          M.stopping = false
+          return
+        end
+        if restart_wanted() then
+          vim.notify(("pai: the language server stopped (exit %s, signal %s); starting it again"):format(code, signal),
+            vim.log.levels.WARN)
+          vim.defer_fn(function() M.start() end, 200)
+        elseif code ~= 0 then
+          vim.notify(("pai: the language server stopped (exit %s); the next command starts it again"):format(code),
+            vim.log.levels.WARN)
+        end
+      end)
+    end,
+  }
+end
+
+--- The client's id, starting the server if none runs.
+function M.start(path)
+  if client_id and vim.lsp.get_client_by_id(client_id) then
+    return client_id
+  end
+  ready, waiting = false, {}
+  local config = server_config(path)
+  if has_011 then
+    client_id = vim.lsp.start(config, { attach = false })
+  else
+    client_id = vim.lsp.start_client(config)
+  end
+  if not client_id then
+    vim.notify("pai: could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
+  end
+  return client_id
+end
+
+--- Start the server (if needed) for a *.pai.json buffer and attach it.
+function M.attach(bufnr)
+  local id = M.start(vim.api.nvim_buf_get_name(bufnr))
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+  return id
+end
+
+local function with_client(fn)
+  if not M.start() then
+    return
+  end
+  if ready then
+    fn(vim.lsp.get_client_by_id(client_id))
+  else
+    table.insert(waiting, function()
+      fn(vim.lsp.get_client_by_id(client_id))
+    end)
+  end
+end
+
+--- Run the server command `command` with `arguments` (a list); `callback(result)` gets the
+--- result when it is `{ok = true, ...}`. A failure is one error notification (the server's message),
+--- unless `on_error(result)` is given and returns true.
+function M.execute(command, arguments, callback, on_error)
+  with_client(function(client)
+    invoke(client, "request", "workspace/executeCommand", { command = command, arguments = arguments },
+      function(err, result)
+        if err then
+          result = { ok = false, message = err.message or tostring(err), kind = "error" }
+        elseif type(result) ~= "table" then
+          result = { ok = false, message = command .. ": no answer", kind = "error" }
+        end
+        if result.ok then
+          if callback then
+            callback(result)
+          end
+        elseif not (on_error and on_error(result)) then
+          vim.notify("pai: " .. (result.message or command), vim.log.levels.ERROR)
+        end
+      end)
+  end)
+end
+
+--- The same, waiting for the answer (for command-line completion): the result, or nil.
+function M.execute_sync(command, arguments, timeout_ms)
+  if not (client_id and ready) then
+    return nil
+  end
+  local client = vim.lsp.get_client_by_id(client_id)
+  local answer = client and invoke(client, "request_sync", "workspace/executeCommand",
+    { command = command, arguments = arguments }, timeout_ms or 2000)
+  local result = answer and answer.result
+  return type(result) == "table" and result.ok and result or nil
+end
+
+--- Send a notification to the server (if it runs).
+function M.notify(method, params)
+  local client = client_id and ready and vim.lsp.get_client_by_id(client_id)
+  if client then
+    invoke(client, "notify", method, params)
+  end
+end
+
+--- Stop the server (the daemon and its jobs go on).
+function M.stop()
+  local client = client_id and vim.lsp.get_client_by_id(client_id)
+  if client then
+    M.stopping = true
+    invoke(client, "stop")
+  end
+end
+
+return M

@@ -1,0 +1,272 @@
+-- :PaiJobs [cluster]: the user's jobs (newest first) in a buffer kept current by the states the
+-- server pushes (`pai/jobStatus`), with keys for a job's tasks, log, stop, outputs and config.
+local client = require("pai_lsp.client")
+local logs = require("pai_lsp.logs")
+local ui = require("pai_lsp.ui")
+
+local M = {}
+
+local PAGE = 50
+local TICK_MS = 5000
+local views = {} -- buffer -> view {cluster, resolved, user, jobs, total, limit, entries}
+
+local function header(view)
+  return {
+    ("Jobs on %s as %s: %d of %d   (? help)"):format(view.resolved or view.cluster or "?", view.user or "?",
+      #view.jobs, view.total or #view.jobs),
+    ("%-40s %-10s %-16s %s"):format("NAME", "STATE", "STARTED", "DURATION"),
+  }
+end
+
+local function render(buf)
+  local view = views[buf]
+  if not view or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local lines = header(view)
+  view.entries = {}
+  for _, job in ipairs(view.jobs) do
+    table.insert(lines, ("%-40s %-10s %-16s %s"):format(job.name, job.state, ui.time(ui.value(job.created)),
+      ui.duration(ui.value(job.created), ui.value(job.completed))))
+    view.entries[#lines] = job
+  end
+  if (view.total or 0) > #view.jobs then
+    table.insert(lines, ("… %d more: + shows them"):format(view.total - #view.jobs))
+  end
+  local cursor = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      cursor[win] = vim.api.nvim_win_get_cursor(win)
+    end
+  end
+  ui.set_lines(buf, 0, -1, lines)
+  for win, pos in pairs(cursor) do
+    pcall(vim.api.nvim_win_set_cursor, win, { math.min(pos[1], #lines), pos[2] })
+  end
+end
+
+local function refresh(buf)
+  local view = views[buf]
+  if not view then
+    return
+  end
+  client.execute("pai.jobs.list", { { cluster = view.cluster, offset = 0, limit = view.limit } }, function(result)
+    view.resolved, view.user, view.total = result.cluster, result.user, result.total
+    view.jobs = result.jobs or {}
+    render(buf)
+  end)
+end
+
+-- Refresh soon, once for a burst of changes.
+local function refresh_soon(buf)
+  local view = views[buf]
+  if view and not view.pending then
+    view.pending = true
+    vim.defer_fn(function()
+      view.pending = false
+      if vim.api.nvim_buf_is_valid(buf) then
+        refresh(buf)
+      end
+    end, 200)
+  end
+end
+
+local function current(buf)
+  local job = ui.current(views[buf] and views[buf].entries)
+  if not job then
+    ui.notify("no job on this line")
+  end
+  return job
+end
+
+local function ref(buf, job)
+  local view = views[buf]
+  return { job = job.name, cluster = view.resolved or view.cluster }
+end
+
+-- A read-only buffer with `lines`, in a split.
+local function show_text(name, lines, filetype)
+  local buf = ui.scratch(name, filetype)
+  ui.set_lines(buf, 0, -1, lines)
+  ui.show(buf, "split")
+  ui.keymaps(buf, name, {})
+  return buf
+end
+
+local function ports(task)
+  local out = {}
+  for label, list in pairs(ui.value(task.ports) or {}) do
+    table.insert(out, label .. "=" .. tostring(list))
+  end
+  table.sort(out)
+  return table.concat(out, " ")
+end
+
+--- <CR>: the job's state, its tasks and their ports (and SSH for running tasks).
+function M.details(buf)
+  local job = current(buf)
+  if not job then
+    return
+  end
+  local r = ref(buf, job)
+  client.execute("pai.job.status", { r }, function(status)
+    local lines = {
+      "Job:      " .. status.name,
+      "Cluster:  " .. tostring(ui.value(status.cluster) or r.cluster or ""),
+      "State:    " .. status.state .. (ui.value(status.exitCode) and ("  (exit code " .. status.exitCode .. ")") or ""),
+      "Started:  " .. ui.time(ui.value(status.created)) .. "   ran " .. ui.duration(ui.value(status.created), ui.value(status.completed)),
+    }
+    if ui.value(status.webPortal) then
+      table.insert(lines, "Portal:   " .. status.webPortal)
+    end
+    if ui.value(status.diagnostics) and status.diagnostics ~= "" then
+      table.insert(lines, "Note:     " .. status.diagnostics:gsub("\n", " "))
+    end
+    table.insert(lines, "")
+    table.insert(lines, ("%-16s %-10s %-15s %-5s %s"):format("TASK", "STATE", "IP", "EXIT", "PORTS"))
+    for _, task in ipairs(status.tasks or {}) do
+      table.insert(lines, ("%-16s %-10s %-15s %-5s %s"):format(task.role .. ":" .. task.index, task.state,
+        ui.value(task.ip) or "", tostring(ui.value(task.exitCode) or ""), ports(task)))
+    end
+    local name = "pai://job/" .. status.name
+    local shown = show_text(name, lines)
+    if status.state == "RUNNING" then
+      client.execute("pai.job.ssh", { r }, function(ssh)
+        local more = { "", "SSH and ports of running tasks:" }
+        for _, t in ipairs(ssh.tasks or {}) do
+          table.insert(more, ("  %-14s %s"):format(t.task, ui.value(t.command) or ""))
+          for label, urls in pairs(ui.value(t.urls) or {}) do
+            table.insert(more, ("  %-14s %s: %s"):format("", label, table.concat(urls, " ")))
+          end
+        end
+        ui.set_lines(shown, -1, -1, more)
+      end, function() return true end)
+    end
+  end)
+end
+
+--- s: stop the job (after a confirmation).
+function M.stop(buf)
+  local job = current(buf)
+  if job then
+    ui.confirm(("Stop job %s?"):format(job.name), function()
+      client.execute("pai.job.stop", { ref(buf, job) }, function()
+        ui.notify(("stopping job %s"):format(job.name))
+        refresh_soon(buf)
+      end)
+    end)
+  end
+end
+
+--- o: download the job's outputDir into a folder the user names.
+function M.outputs(buf)
+  local job = current(buf)
+  if not job then
+    return
+  end
+  local r = ref(buf, job)
+  vim.ui.input({ prompt = ("Download outputs of %s into: "):format(job.name),
+    default = vim.fn.getcwd() .. "/outputs", completion = "dir" }, function(dest)
+    if not dest or dest == "" then
+      return
+    end
+    dest = vim.fn.fnamemodify(vim.fn.expand(dest), ":p")
+    local args = { job.name, dest, r.cluster or "", require("pai_lsp.submit").token("outputs") }
+    client.execute("pai.jobOutputs", args, function(result)
+      ui.notify(("outputs of %s downloaded to %s"):format(job.name, result.path))
+    end)
+  end)
+end
+
+--- c: the job's config as the cluster has it, read-only.
+function M.config(buf)
+  local job = current(buf)
+  if not job then
+    return
+  end
+  client.execute("pai.job.config", { ref(buf, job) }, function(result)
+    local text = ui.value(result.text) or vim.fn.json_encode(result.config)
+    show_text("pai://job/" .. job.name .. ".pai.json", vim.split(text:gsub("\n$", ""), "\n", { plain = true }), "json")
+  end)
+end
+
+--- :PaiJobs [cluster]
+function M.open(cluster)
+  if cluster == "" then
+    cluster = nil
+  end
+  local buf, created = ui.scratch("pai://jobs" .. (cluster and ("/" .. cluster) or ""), "paijobs")
+  ui.show(buf, "current")
+  if created then
+    views[buf] = { cluster = cluster, jobs = {}, limit = PAGE }
+    -- Durations of running jobs go on while the list is shown.
+    local timer = (vim.uv or vim.loop).new_timer()
+    timer:start(TICK_MS, TICK_MS, vim.schedule_wrap(function()
+      local view = views[buf]
+      if view and #vim.fn.win_findbuf(buf) > 0 then
+        for _, job in ipairs(view.jobs) do
+          if not ui.FINAL[job.state] then
+            return render(buf)
+          end
+        end
+      end
+    end))
+    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function()
+      views[buf] = nil
+      timer:stop()
+      timer:close()
+    end })
+    ui.keymaps(buf, ":PaiJobs keys", {
+      { "<CR>", function() M.details(buf) end, "tasks, ports and state of the job" },
+      { "l", function()
+        local job = current(buf)
+        if job then
+          logs.open(job.name, ref(buf, job).cluster)
+        end
+      end, "the job's log (live while it runs)" },
+      { "s", function() M.stop(buf) end, "stop the job (asks first)" },
+      { "o", function() M.outputs(buf) end, "download the job's outputs" },
+      { "c", function() M.config(buf) end, "the job's config as submitted" },
+      { "R", function() refresh(buf) end, "refresh the list" },
+      { "+", function()
+        views[buf].limit = views[buf].limit + PAGE
+        refresh(buf)
+      end, "show more jobs" },
+    })
+    ui.set_lines(buf, 0, -1, { "Listing jobs…" })
+  end
+  refresh(buf)
+end
+
+--- Job names listed (for completion).
+function M.names()
+  local names = {}
+  for _, view in pairs(views) do
+    for _, job in ipairs(view.jobs) do
+      table.insert(names, job.name)
+    end
+  end
+  return names
+end
+
+client.on("pai/jobStatus", function(p)
+  for buf, view in pairs(views) do
+    local cluster = ui.value(p.cluster)
+    if not cluster or not view.resolved or cluster == view.resolved then
+      local known = false
+      for _, job in ipairs(view.jobs) do
+        if job.name == p.job then
+          known = true
+          job.state = ui.value(p.state) or job.state
+        end
+      end
+      if known and not ui.FINAL[p.state] then
+        render(buf)
+      else
+        refresh_soon(buf) -- a new job, or an end (its completion time and duration)
+      end
+    end
+  end
+end)
+
+return M

@@ -1,0 +1,118 @@
+-- :PaiSubmit / :PaiRun: save the config, run the server's submit with a progress token of ours
+-- (upload progress arrives as `$/progress`, shown by vim.notify and by any status-line plugin that
+-- reads LSP progress; :PaiCancel stops an upload), open the job's live log, and say once how each
+-- job started here ended.
+local client = require("pai_lsp.client")
+local logs = require("pai_lsp.logs")
+local ui = require("pai_lsp.ui")
+
+local M = {}
+
+local PROGRESS_EVERY_MS = 1000
+
+local progress = {} -- token -> {title, shown (ms), record}
+local uploading = {} -- tokens of submits that may still be cancelled
+local started = {} -- job name -> true: jobs submitted from this Neovim, not ended yet
+local sequence = 0
+
+local function now_ms()
+  return (vim.uv or vim.loop).now()
+end
+
+--- A fresh progress token (the server reports the upload on it).
+function M.token(kind)
+  sequence = sequence + 1
+  return ("pai-nvim-%s-%d-%d"):format(kind, vim.fn.getpid(), sequence)
+end
+
+client.on("$/progress", function(p)
+  local value = p.value or {}
+  local entry = progress[p.token]
+  if value.kind == "begin" then
+    entry = { title = value.title or "pai", shown = now_ms() }
+    progress[p.token] = entry
+    entry.record = ui.notify(entry.title .. (ui.value(value.message) and (": " .. value.message) or ""))
+  elseif value.kind == "report" and entry then
+    local pct = ui.value(value.percentage)
+    if now_ms() - entry.shown >= PROGRESS_EVERY_MS or pct == 100 then
+      entry.shown = now_ms()
+      local text = entry.title .. ": " .. (ui.value(value.message) or "") .. (pct and (" (" .. pct .. "%)") or "")
+      entry.record = ui.notify(text, nil, { replace = entry.record })
+    end
+    if pct == 100 then
+      uploading[p.token] = nil -- uploaded: too late to cancel
+    end
+  elseif value.kind == "end" then
+    progress[p.token] = nil
+    uploading[p.token] = nil
+  end
+end)
+
+local function upload_summary(upload)
+  upload = ui.value(upload)
+  if not upload then
+    return ""
+  end
+  return (", %d file(s) uploaded, %d unchanged"):format(upload.sent_files or 0, upload.unchanged_files or 0)
+end
+
+--- Submit the config in `bufnr` to `cluster` (nil: the default one); `local_run` uses the embedded
+--- local cluster.
+function M.submit(bufnr, cluster, local_run)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local path = vim.api.nvim_buf_get_name(bufnr)
+  if not path:match("%.pai%.json$") then
+    ui.error("open a *.pai.json job config to submit it")
+    return
+  end
+  if vim.bo[bufnr].modified then
+    vim.api.nvim_buf_call(bufnr, function() vim.cmd("silent write") end) -- the daemon reads the file on disk
+  end
+  client.attach(bufnr)
+  local token = M.token("submit")
+  uploading[token] = true
+  local command = local_run and "pai.runLocally" or "pai.submitJob"
+  local argument = { uri = vim.uri_from_fname(vim.fn.fnamemodify(path, ":p")), workDoneToken = token, cluster = cluster }
+  client.execute(command, { argument }, function(result)
+    uploading[token] = nil
+    started[result.job] = true
+    ui.notify(("job %s submitted to %s%s"):format(result.job, result.cluster, upload_summary(result.upload)))
+    logs.started(result.job, result.cluster)
+  end, function(result)
+    uploading[token] = nil
+    if result.kind == "cancelled" then
+      ui.notify(result.message, vim.log.levels.WARN)
+      return true
+    end
+  end)
+end
+
+--- :PaiCancel: stop the uploads of submits still uploading (nothing of them is submitted).
+function M.cancel()
+  local any = false
+  for token in pairs(uploading) do
+    client.notify("window/workDoneProgress/cancel", { token = token })
+    any = true
+  end
+  if not any then
+    ui.notify("no upload to cancel")
+  end
+end
+
+local function ended(job, state)
+  if started[job] and ui.FINAL[state] then
+    started[job] = nil
+    local level = state == "SUCCEEDED" and vim.log.levels.INFO or vim.log.levels.WARN
+    ui.notify(("job %s %s"):format(job, state), level)
+  end
+end
+
+client.on("pai/jobStatus", function(p)
+  ended(p.job, ui.value(p.state))
+end)
+
+client.on("pai/jobLogEnd", function(p)
+  ended(p.job, ui.value(p.state))
+end)
+
+return M

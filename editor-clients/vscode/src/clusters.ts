@@ -1,0 +1,149 @@
+// The Clusters view: `local` and the added profiles (the CLI's own, `pai cluster list`), which is
+// the default, whether a password is stored; add, log in, set default, remove, stop local.
+import * as vscode from "vscode";
+import { userInfo } from "node:os";
+import { PaiServer, guarded } from "./server";
+
+export interface Profile {
+  name: string;
+  local: boolean;
+  default: boolean;
+  loggedIn: boolean;
+  running: boolean | null;
+  rest: string | null;
+  user: string | null;
+  kind: string;
+}
+
+class ClusterItem {
+  constructor(readonly profile: Profile) {}
+}
+
+class MessageItem {
+  constructor(readonly text: string) {}
+}
+
+type Node = ClusterItem | MessageItem;
+
+export class ClustersView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly view: vscode.TreeView<Node>;
+  /** Views that show per-cluster data and must follow a change of profiles. */
+  readonly onDidChangeProfiles = new vscode.EventEmitter<void>();
+
+  constructor(private readonly server: PaiServer) {
+    this.view = vscode.window.createTreeView("pai.clusters", { treeDataProvider: this });
+  }
+
+  refresh(profilesChanged = false): void {
+    this.changed.fire(undefined);
+    if (profilesChanged) this.onDidChangeProfiles.fire();
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node instanceof MessageItem) {
+      const item = new vscode.TreeItem(node.text);
+      item.iconPath = new vscode.ThemeIcon("warning");
+      return item;
+    }
+    const p = node.profile;
+    const item = new vscode.TreeItem(p.name);
+    item.id = `cluster/${p.name}`;
+    item.iconPath = new vscode.ThemeIcon(p.local ? "vm" : "cloud", p.default ? new vscode.ThemeColor("charts.green") : undefined);
+    const state = p.local
+      ? (p.running ? vscode.l10n.t("running") : vscode.l10n.t("stopped"))
+      : (p.loggedIn ? vscode.l10n.t("logged in") : vscode.l10n.t("not logged in"));
+    item.description = [p.default ? vscode.l10n.t("default") : "", state].filter(Boolean).join(" · ");
+    item.tooltip = p.local
+      ? vscode.l10n.t("The embedded local cluster: runs jobs on this machine, started on demand.")
+      : `${p.rest}\n${p.user} · ${p.kind}`;
+    item.contextValue = ["cluster", p.local ? "local" : "remote", p.default ? "default" : "other", p.local && p.running ? "running" : ""]
+      .filter(Boolean).join(".");
+    return item;
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (node) return [];
+    try {
+      const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
+      return list.clusters.map((p) => new ClusterItem(p));
+    } catch (err) {
+      return [new MessageItem(err instanceof Error ? err.message : String(err))];
+    }
+  }
+
+  dispose(): void {
+    this.view.dispose();
+    this.changed.dispose();
+    this.onDidChangeProfiles.dispose();
+  }
+}
+
+async function ask(prompt: string, options: vscode.InputBoxOptions = {}): Promise<string | undefined> {
+  const value = await vscode.window.showInputBox({ prompt, ignoreFocusOut: true, ...options });
+  return value === undefined ? undefined : value.trim();
+}
+
+const URL_CHECK = (v: string) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : vscode.l10n.t("A URL starting with http:// or https://"));
+
+export function registerClusters(context: vscode.ExtensionContext, server: PaiServer, view: ClustersView): void {
+  const onItem = (id: string, fn: (p: Profile) => Promise<unknown>) =>
+    vscode.commands.registerCommand(id, (node?: ClusterItem) => (node instanceof ClusterItem ? guarded(() => fn(node.profile)) : undefined));
+  context.subscriptions.push(
+    vscode.commands.registerCommand("pai-lsp.clusters.refresh", () => view.refresh()),
+    vscode.commands.registerCommand("pai-lsp.clusters.add", () => guarded(async () => {
+      const name = await ask(vscode.l10n.t("Cluster name (letters, digits, '.', '_', '-')"), {
+        placeHolder: "lab", validateInput: (v) => (/^[A-Za-z0-9_.-]+$/.test(v.trim()) && v.trim() !== "local" ? undefined
+          : vscode.l10n.t("Letters, digits, '.', '_' or '-'; not 'local'")),
+      });
+      if (!name) return;
+      const rest = await ask(vscode.l10n.t("REST server URL of {0}", name), { placeHolder: "http://pai.example.com/rest-server", validateInput: URL_CHECK });
+      if (!rest) return;
+      const webhdfs = await ask(vscode.l10n.t("WebHDFS URL of {0}", name), { placeHolder: "http://pai.example.com:50070", validateInput: URL_CHECK });
+      if (!webhdfs) return;
+      const user = await ask(vscode.l10n.t("Your user name on {0}", name), { value: userInfo().username, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t("A user name")) });
+      if (!user) return;
+      const kind = await vscode.window.showQuickPick([
+        { label: "openpai", description: vscode.l10n.t("OpenPAI") },
+        { label: "scm", description: vscode.l10n.t("SCM (storageGB, tmp, extras.virtualGroup)") },
+      ], { placeHolder: vscode.l10n.t("Kind of cluster"), ignoreFocusOut: true });
+      if (!kind) return;
+      const password = await vscode.window.showInputBox({ prompt: vscode.l10n.t("Password of {0} on {1} (kept in the OS keyring; empty: log in later)", user, name),
+        password: true, ignoreFocusOut: true });
+      if (password === undefined) return;
+      const added = await Promise.resolve(vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Adding cluster {0}", name) },
+        () => server.call<{ loggedIn: boolean }>("pai.clusters.add", { name, rest, webhdfs, user, kind: kind.label, password: password || undefined }),
+      )).finally(() => view.refresh(true));
+      void vscode.window.showInformationMessage(added.loggedIn
+        ? vscode.l10n.t("Added cluster {0} and logged in as {1}.", name, user)
+        : vscode.l10n.t("Added cluster {0}.", name));
+    })),
+    onItem("pai-lsp.clusters.login", async (p) => {
+      const password = await vscode.window.showInputBox({ prompt: vscode.l10n.t("Password of {0} on {1}", p.user ?? "", p.name), password: true, ignoreFocusOut: true });
+      if (!password) return;
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Logging in to {0}", p.name) },
+        () => server.call("pai.clusters.login", { name: p.name, password }));
+      view.refresh(true);
+      void vscode.window.showInformationMessage(vscode.l10n.t("Logged in to {0} as {1}.", p.name, p.user ?? ""));
+    }),
+    onItem("pai-lsp.clusters.setDefault", async (p) => {
+      await server.call("pai.clusters.setDefault", { name: p.name });
+      view.refresh(true);
+    }),
+    onItem("pai-lsp.clusters.remove", async (p) => {
+      const remove = vscode.l10n.t("Remove");
+      const choice = await vscode.window.showWarningMessage(
+        vscode.l10n.t("Remove the cluster {0}? Its stored password goes too; jobs on it keep running.", p.name), { modal: true }, remove);
+      if (choice !== remove) return;
+      await server.call("pai.clusters.remove", { name: p.name });
+      view.refresh(true);
+    }),
+    onItem("pai-lsp.clusters.stopLocal", async () => {
+      const answer = await server.call<{ stopped: boolean }>("pai.clusters.stopLocal");
+      view.refresh(true);
+      void vscode.window.showInformationMessage(answer.stopped ? vscode.l10n.t("Stopped the local cluster.") : vscode.l10n.t("The local cluster was not running."));
+    }),
+  );
+}

@@ -1,0 +1,342 @@
+// The Jobs view: the user's jobs per cluster, newest first, paged; kept current by the status the
+// server pushes (`pai/jobStatus`), plus the actions on a job and the status-bar item.
+import * as vscode from "vscode";
+import { FINAL_STATES, duration } from "./config";
+import { withTransferProgress } from "./hdfs";
+import { LogBook } from "./logs";
+import { PaiServer, guarded } from "./server";
+
+const PAGE = 50;
+
+interface Job {
+  name: string;
+  state: string;
+  created?: number | null;
+  completed?: number | null;
+  exitCode?: number | null;
+}
+
+interface Task {
+  role: string;
+  index: number;
+  state: string;
+  ip?: string | null;
+  ports: Record<string, string>;
+  exitCode?: number | null;
+}
+
+interface Profile {
+  name: string;
+  local: boolean;
+  default: boolean;
+}
+
+export class ClusterNode {
+  readonly kind = "cluster";
+  jobs: JobNode[] = [];
+  total = 0;
+  loaded = false;
+  constructor(readonly name: string, readonly isDefault: boolean, readonly local: boolean) {}
+}
+
+export class JobNode {
+  readonly kind = "job";
+  constructor(readonly cluster: ClusterNode, public job: Job) {}
+}
+
+class TaskNode {
+  readonly kind = "task";
+  constructor(readonly job: JobNode, readonly task: Task) {}
+}
+
+class MoreNode {
+  readonly kind = "more";
+  constructor(readonly cluster: ClusterNode) {}
+}
+
+class MessageNode {
+  readonly kind = "message";
+  constructor(readonly text: string) {}
+}
+
+type Node = ClusterNode | JobNode | TaskNode | MoreNode | MessageNode;
+
+const ICONS: Record<string, [string, string?]> = {
+  WAITING: ["clock", "charts.yellow"],
+  RUNNING: ["sync~spin", "charts.blue"],
+  SUCCEEDED: ["pass", "charts.green"],
+  FAILED: ["error", "charts.red"],
+  STOPPED: ["circle-slash", "disabledForeground"],
+};
+
+function stateIcon(state: string): vscode.ThemeIcon {
+  const [id, color] = ICONS[state] ?? ["question"];
+  return new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
+}
+
+export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private clusters: ClusterNode[] | undefined;
+  private generation = 0;
+  private readonly tasks = new Map<JobNode, Task[]>();
+  /** Jobs started from this window that have not ended: the status bar counts them. */
+  private readonly mine = new Map<string, { cluster: string; state: string }>();
+  /** The last state pushed for any job. */
+  private readonly seen = new Map<string, string>();
+  private readonly statusBar = vscode.window.createStatusBarItem("pai.runningJobs", vscode.StatusBarAlignment.Left, 10);
+  private readonly ticker: NodeJS.Timeout;
+  readonly view: vscode.TreeView<Node>;
+
+  constructor(private readonly server: PaiServer, private readonly logs: LogBook) {
+    this.view = vscode.window.createTreeView("pai.jobs", { treeDataProvider: this, showCollapseAll: true });
+    this.statusBar.name = vscode.l10n.t("PAI running jobs");
+    this.statusBar.command = "pai.jobs.focus";
+    server.on("pai/jobStatus", (p: { job: string; cluster?: string; state: string; exitCode?: number | null }) => this.onStatus(p));
+    server.on("pai/jobLogEnd", (p: { job: string; cluster?: string; state?: string | null }) => {
+      if (p.state && FINAL_STATES.includes(p.state)) this.onStatus({ job: p.job, cluster: p.cluster, state: p.state });
+    });
+    // Durations of running jobs move on without any event.
+    this.ticker = setInterval(() => {
+      for (const c of this.clusters ?? []) if (c.jobs.some((j) => !FINAL_STATES.includes(j.job.state))) this.changed.fire(c);
+    }, 15000);
+  }
+
+  refresh(): void {
+    this.generation++; // a listing still on its way is older than this refresh: not kept
+    this.clusters = undefined;
+    this.tasks.clear();
+    this.changed.fire(undefined);
+  }
+
+  /** A job submitted from this window: listed at once, counted in the status bar, announced at its end. */
+  started(job: string, cluster: string): void {
+    const seen = this.seen.get(job);
+    if (seen && FINAL_STATES.includes(seen)) {
+      void this.announceEnd(job, cluster, seen); // it ended before the submit's answer was read
+    } else {
+      this.mine.set(job, { cluster, state: seen ?? "WAITING" });
+      this.updateStatusBar();
+    }
+    const node = this.clusters?.find((c) => c.name === cluster);
+    if (node) {
+      node.jobs.unshift(new JobNode(node, { name: job, state: "WAITING", created: Date.now() }));
+      node.total += 1;
+      this.changed.fire(node);
+    } else {
+      this.refresh();
+    }
+  }
+
+  private onStatus(p: { job: string; cluster?: string; state: string; exitCode?: number | null }): void {
+    this.seen.set(p.job, p.state);
+    for (const c of this.clusters ?? []) {
+      for (const node of c.jobs) {
+        if (node.job.name === p.job && (!p.cluster || p.cluster === c.name) && node.job.state !== p.state) {
+          node.job = { ...node.job, state: p.state, exitCode: p.exitCode ?? node.job.exitCode,
+            completed: FINAL_STATES.includes(p.state) ? (node.job.completed ?? Date.now()) : node.job.completed };
+          this.tasks.delete(node);
+          this.changed.fire(node);
+        }
+      }
+    }
+    const mine = this.mine.get(p.job);
+    if (mine && mine.state !== p.state) {
+      mine.state = p.state;
+      if (FINAL_STATES.includes(p.state)) {
+        this.mine.delete(p.job);
+        void this.announceEnd(p.job, mine.cluster, p.state);
+      }
+      this.updateStatusBar();
+    }
+  }
+
+  private async announceEnd(job: string, cluster: string, state: string): Promise<void> {
+    const showLogs = vscode.l10n.t("Show Logs");
+    const download = vscode.l10n.t("Download Outputs");
+    const text = vscode.l10n.t("Job {0} {1}", job, state);
+    const show = state === "SUCCEEDED" ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    const choice = await show(text, showLogs, download);
+    if (choice === showLogs) await this.logs.show({ job, cluster });
+    if (choice === download) await downloadOutputs(this.server, job, cluster);
+  }
+
+  private updateStatusBar(): void {
+    const running = [...this.mine.values()].filter((m) => !FINAL_STATES.includes(m.state)).length;
+    this.statusBar.text = `$(sync~spin) ${vscode.l10n.t("PAI: {0} running", running)}`;
+    this.statusBar.tooltip = [...this.mine.entries()].map(([job, m]) => `${job} — ${m.state}`).join("\n");
+    if (running > 0) this.statusBar.show();
+    else this.statusBar.hide();
+  }
+
+  // -- tree --------------------------------------------------------------------------
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node instanceof ClusterNode) {
+      const item = new vscode.TreeItem(node.name, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `cluster/${node.name}`;
+      item.iconPath = new vscode.ThemeIcon(node.local ? "vm" : "cloud");
+      item.description = node.isDefault ? vscode.l10n.t("default") : undefined;
+      item.contextValue = "cluster";
+      return item;
+    }
+    if (node instanceof JobNode) {
+      const { job } = node;
+      const item = new vscode.TreeItem(job.name, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `job/${node.cluster.name}/${job.name}`;
+      item.iconPath = stateIcon(job.state);
+      item.description = [job.state, duration(job.created, job.completed)].filter(Boolean).join(" · ");
+      item.tooltip = new vscode.MarkdownString([
+        `**${job.name}** — ${job.state}`,
+        job.created ? vscode.l10n.t("started {0}", new Date(job.created).toLocaleString()) : "",
+        job.exitCode !== null && job.exitCode !== undefined ? vscode.l10n.t("exit code {0}", job.exitCode) : "",
+      ].filter(Boolean).join("\n\n"));
+      const ended = FINAL_STATES.includes(job.state) ? "ended" : "active";
+      item.contextValue = `job.${ended}${node.cluster.local ? "" : ".remote"}`;
+      item.command = { command: "pai-lsp.job.showLogs", title: vscode.l10n.t("Show Logs"), arguments: [node] };
+      return item;
+    }
+    if (node instanceof TaskNode) {
+      const t = node.task;
+      const item = new vscode.TreeItem(`${t.role}:${t.index}`, vscode.TreeItemCollapsibleState.None);
+      item.iconPath = stateIcon(t.state);
+      const ports = Object.entries(t.ports ?? {}).map(([label, p]) => `${label} ${p}`).join(", ");
+      const exit = t.exitCode !== null && t.exitCode !== undefined ? vscode.l10n.t("exit {0}", t.exitCode) : "";
+      item.description = [t.state, t.ip ?? "", ports, exit].filter(Boolean).join(" · ");
+      item.contextValue = "task";
+      return item;
+    }
+    if (node instanceof MoreNode) {
+      const item = new vscode.TreeItem(vscode.l10n.t("Load more…"), vscode.TreeItemCollapsibleState.None);
+      item.command = { command: "pai-lsp.jobs.loadMore", title: vscode.l10n.t("Load more…"), arguments: [node.cluster] };
+      item.iconPath = new vscode.ThemeIcon("ellipsis");
+      return item;
+    }
+    const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    item.iconPath = new vscode.ThemeIcon("warning");
+    return item;
+  }
+
+  getParent(node: Node): Node | undefined {
+    if (node instanceof JobNode) return node.cluster;
+    if (node instanceof TaskNode) return node.job;
+    if (node instanceof MoreNode) return node.cluster;
+    return undefined;
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    try {
+      if (!node) {
+        if (this.clusters) return this.clusters;
+        const generation = this.generation;
+        const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
+        // The default cluster first: that is where Submit goes.
+        const sorted = [...list.clusters].sort((a, b) => Number(b.default) - Number(a.default));
+        const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local));
+        if (generation === this.generation) this.clusters = nodes;
+        return nodes;
+      }
+      if (node instanceof ClusterNode) {
+        if (!node.loaded) await this.loadPage(node, 0);
+        const more = node.jobs.length < node.total ? [new MoreNode(node)] : [];
+        return node.jobs.length ? [...node.jobs, ...more] : [new MessageNode(vscode.l10n.t("No jobs yet."))];
+      }
+      if (node instanceof JobNode) {
+        const status = await this.server.call<{ tasks: Task[] }>("pai.job.status", { job: node.job.name, cluster: node.cluster.name });
+        return status.tasks.map((t) => new TaskNode(node, t));
+      }
+    } catch (err) {
+      return [new MessageNode(err instanceof Error ? err.message : String(err))];
+    }
+    return [];
+  }
+
+  async loadPage(node: ClusterNode, offset: number): Promise<void> {
+    const page = await this.server.call<{ jobs: Job[]; total: number }>("pai.jobs.list", { cluster: node.name, offset, limit: PAGE });
+    const known = new Set(node.jobs.map((j) => j.job.name));
+    node.jobs = offset === 0 ? [] : node.jobs;
+    for (const job of page.jobs) if (offset === 0 || !known.has(job.name)) node.jobs.push(new JobNode(node, job));
+    node.total = page.total;
+    node.loaded = true;
+  }
+
+  async loadMore(node: ClusterNode): Promise<void> {
+    await guarded(() => this.loadPage(node, node.jobs.length));
+    this.changed.fire(node);
+  }
+
+  async showTasks(node: JobNode): Promise<void> {
+    await this.view.reveal(node, { expand: true, focus: true, select: true });
+  }
+
+  dispose(): void {
+    clearInterval(this.ticker);
+    this.statusBar.dispose();
+    this.view.dispose();
+    this.changed.dispose();
+  }
+}
+
+// -- actions on a job --------------------------------------------------------------------
+export async function downloadOutputs(server: PaiServer, job: string, cluster: string): Promise<void> {
+  const folder = await vscode.window.showOpenDialog({
+    canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t("Download Here"),
+    defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+  });
+  if (!folder?.[0]) return;
+  const result = await guarded(() => withTransferProgress(server, vscode.l10n.t("Downloading the outputs of {0}", job),
+    (token) => server.callWith<{ path: string }>("pai.jobOutputs", [job, folder[0].fsPath, cluster, token])));
+  if (result) {
+    const reveal = vscode.l10n.t("Reveal");
+    const choice = await vscode.window.showInformationMessage(vscode.l10n.t("Downloaded the outputs of {0} to {1}", job, result.path), reveal);
+    if (choice === reveal) await vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(result.path));
+  }
+}
+
+export function registerJobCommands(context: vscode.ExtensionContext, server: PaiServer, view: JobsView, logs: LogBook): void {
+  const ref = (node: JobNode) => ({ job: node.job.name, cluster: node.cluster.name });
+  const command = (id: string, fn: (node: JobNode) => Promise<unknown>) =>
+    vscode.commands.registerCommand(id, (node?: JobNode) => (node instanceof JobNode ? guarded(() => fn(node)) : undefined));
+  context.subscriptions.push(
+    vscode.commands.registerCommand("pai-lsp.jobs.refresh", () => view.refresh()),
+    vscode.commands.registerCommand("pai-lsp.jobs.loadMore", (node: ClusterNode) => view.loadMore(node)),
+    command("pai-lsp.job.showLogs", (node) => logs.show(ref(node))),
+    command("pai-lsp.job.showTasks", (node) => view.showTasks(node)),
+    command("pai-lsp.job.stop", async (node) => {
+      const stop = vscode.l10n.t("Stop Job");
+      const choice = await vscode.window.showWarningMessage(
+        vscode.l10n.t("Stop job {0}? Its tasks are killed.", node.job.name), { modal: true }, stop);
+      if (choice !== stop) return;
+      await server.call("pai.job.stop", ref(node));
+      void vscode.window.showInformationMessage(vscode.l10n.t("Stopping {0}", node.job.name));
+    }),
+    command("pai-lsp.job.downloadOutputs", (node) => downloadOutputs(server, node.job.name, node.cluster.name)),
+    command("pai-lsp.job.copySsh", async (node) => {
+      const answer = await server.call<{ tasks: { task: string; command: string | null }[] }>("pai.job.ssh", ref(node));
+      const usable = answer.tasks.filter((t) => t.command);
+      if (!usable.length) throw new Error(vscode.l10n.t("No running task of {0} has an SSH port.", node.job.name));
+      const picked = usable.length === 1 ? usable[0]
+        : await vscode.window.showQuickPick(usable.map((t) => ({ label: t.task, description: t.command ?? "", t })),
+          { placeHolder: vscode.l10n.t("Which task?") }).then((p) => p?.t);
+      if (!picked?.command) return;
+      await vscode.env.clipboard.writeText(picked.command);
+      void vscode.window.showInformationMessage(vscode.l10n.t("Copied: {0}", picked.command));
+    }),
+    command("pai-lsp.job.openConfig", async (node) => {
+      const uri = vscode.Uri.from({ scheme: "pai-job", path: `/${node.cluster.name}/${node.job.name}.pai.json` });
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+    }),
+    command("pai-lsp.job.openPortal", async (node) => {
+      const status = await server.call<{ webPortal: string | null }>("pai.job.status", ref(node));
+      if (!status.webPortal) throw new Error(vscode.l10n.t("The local cluster has no web portal."));
+      await vscode.env.openExternal(vscode.Uri.parse(status.webPortal));
+    }),
+    // A job's config as the cluster has it, read-only.
+    vscode.workspace.registerTextDocumentContentProvider("pai-job", {
+      async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+        const [, cluster, file] = uri.path.split("/");
+        const answer = await server.call<{ config: unknown }>("pai.job.config", { job: file.replace(/\.pai\.json$/, ""), cluster });
+        return JSON.stringify(answer.config, null, 2) + "\n";
+      },
+    }),
+  );
+}

@@ -1,0 +1,68 @@
+// Submit / Run Locally: a progress notification (upload files and bytes, then "submitted NAME"),
+// cancellable while the upload runs; a failure is one error notification naming the cause.
+import * as vscode from "vscode";
+import { CommandError, PaiServer } from "./server";
+
+export interface Submitted {
+  job: string;
+  cluster: string;
+  user: string;
+}
+
+export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, local: boolean): Promise<Submitted | undefined> {
+  const uri = typeof target === "string" ? vscode.Uri.parse(target) : (target ?? vscode.window.activeTextEditor?.document.uri);
+  if (!uri || !/\.pai\.json$/i.test(uri.path)) {
+    void vscode.window.showErrorMessage(vscode.l10n.t("Open a *.pai.json job config to submit it."));
+    return undefined;
+  }
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  if (open?.isDirty) await open.save(); // the daemon reads the file on disk
+  const name = uri.path.split("/").pop() ?? uri.path;
+  const title = local ? vscode.l10n.t("Running {0} locally", name) : vscode.l10n.t("Submitting {0}", name);
+  let answer: (value: Submitted | undefined) => void = () => undefined;
+  const answered = new Promise<Submitted | undefined>((resolve) => (answer = resolve));
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+    async (progress, cancel) => {
+      let done = 0;
+      let uploaded = false; // after the upload the job is being submitted: too late to cancel
+      const token = await server.progressToken((value) => {
+        if (value.kind === "report" && value.message) {
+          uploaded ||= value.percentage === 100;
+          const step = value.percentage !== undefined ? Math.max(0, value.percentage - done) : undefined;
+          done = value.percentage ?? done;
+          progress.report({ message: value.message, increment: step });
+        }
+      });
+      const onCancel = cancel.onCancellationRequested(() => {
+        if (!uploaded) void token.cancel();
+      });
+      try {
+        const result = await server.call<Submitted>(local ? "pai.runLocally" : "pai.submitJob", {
+          uri: uri.toString(), workDoneToken: token.token,
+        });
+        progress.report({ message: vscode.l10n.t("submitted {0}", result.job), increment: 100 - done });
+        answer(result);
+        await new Promise((resolve) => setTimeout(resolve, SHOW_SUBMITTED_MS)); // leave "submitted NAME" readable
+        return result;
+      } catch (err) {
+        if (err instanceof CommandError && err.kind === "cancelled") {
+          void vscode.window.showInformationMessage(err.message);
+        } else {
+          void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
+        }
+        answer(undefined);
+        return undefined;
+      } finally {
+        onCancel.dispose();
+        token.dispose();
+      }
+    },
+  ).then(undefined, (err) => {
+    void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
+    answer(undefined);
+  });
+  return answered;
+}
+
+const SHOW_SUBMITTED_MS = 4000;

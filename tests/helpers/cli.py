@@ -1,0 +1,81 @@
+"""`pai` as a user runs it: a subprocess in an environment of its own (config, state and local-cluster
+folders in a temporary directory), and workspaces made from the example job."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from .paths import EXAMPLE
+
+
+def isolated_env(root: Path) -> dict[str, str]:
+    return dict(os.environ, XDG_CONFIG_HOME=str(root / "config"), PAI_LOCAL_CLUSTER_DIR=str(root / "local"),
+                XDG_STATE_HOME=str(root / "state"), PAI_LSP_SECRETS="file", LANG="C.UTF-8")
+
+
+def stop_all(env: dict[str, str]) -> None:
+    """Stop the daemon and the local cluster this environment started."""
+    for command in (["daemon", "stop"], ["cluster", "stop-local"]):
+        subprocess.run([sys.executable, "-m", "pai_lsp", *command], env=env, capture_output=True, timeout=60)
+
+
+def pai(env: dict, *args: str, cwd: Path | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pai_lsp", *args], env=env, cwd=cwd, input=stdin,
+                          capture_output=True, text=True, timeout=120)
+
+
+def workspace(tmp_path: Path, code_dir: str, settings: dict | None = None) -> Path:
+    ws = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, ws)
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config["codeDir"] = code_dir
+    (ws / "mnist.pai.json").write_text(json.dumps(config, indent=2))
+    if settings is not None:
+        (ws / ".vscode" / "settings.json").write_text(json.dumps(settings))
+    return ws
+
+
+def command_job(tmp_path: Path, file: str, command: str, **role) -> Path:
+    """A workspace whose config `file` runs `command` alone (no code to upload)."""
+    ws = workspace(tmp_path, "")
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config.pop("codeDir")
+    config["taskRoles"][0].update(command=command, **role)
+    (ws / file).write_text(json.dumps(config))
+    return ws
+
+
+def remote_files(env: dict, path: str) -> set[str]:
+    info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
+    found = set()
+    stack = [path]
+    while stack:
+        folder = stack.pop()
+        listing = httpx.get(f"{info['hdfs']}/webhdfs/v1{folder}?op=LISTSTATUS").json()["FileStatuses"]["FileStatus"]
+        for status in listing:
+            full = f"{folder}/{status['pathSuffix']}"
+            if status["type"] == "DIRECTORY":
+                stack.append(full)
+            else:
+                found.add(full[len(path) + 1:])
+    return found
+
+
+def local_client_password(env: dict) -> str:
+    """The password `pai` keeps for the local cluster, beside that cluster's secrets."""
+    from pai_lsp.localcluster.datadir import secrets_dir
+
+    return (secrets_dir(Path(env["PAI_LOCAL_CLUSTER_DIR"]), Path(env["XDG_CONFIG_HOME"])) / "pai-client-password").read_text()
+
+
+def pai_lang(*args: str, cwd=None, lang: str = "C.UTF-8") -> subprocess.CompletedProcess:
+    """`pai` in the user's own environment, with messages in `lang`."""
+    env = dict(os.environ, LANG=lang, LC_ALL="", LC_MESSAGES="")
+    return subprocess.run([sys.executable, "-m", "pai_lsp", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60)

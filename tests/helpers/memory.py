@@ -1,0 +1,165 @@
+"""A cluster in memory behind the `Backend` interface, for the service layer and the daemon tested
+in-process: jobs whose state and logs advance one step each time they are looked at, and a file
+system with the WebHDFS client's methods."""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pai_lsp.clusters.profiles import Profile
+from pai_lsp.core.openpai import JobDetail, JobSummary, TaskStatus
+from pai_lsp.errors import NotFound
+
+
+class MemoryStorage:
+    """The methods of `storage.webhdfs.Hdfs` the service layer calls, over a dict of files."""
+
+    def __init__(self, user: str):
+        self.user = user
+        self.files: dict[str, bytes] = {}
+        self.dirs: set[str] = {"/"}
+
+    def _parents(self, path: str) -> None:
+        while path not in ("/", ""):
+            self.dirs.add(path)
+            path = posixpath.dirname(path)
+
+    def status(self, path: str) -> dict | None:
+        path = posixpath.normpath(path)
+        if path in self.files:
+            return self._status("FILE", len(self.files[path]))
+        if path in self.dirs:
+            return self._status("DIRECTORY", 0)
+        return None
+
+    def _status(self, kind: str, length: int) -> dict:
+        return {"type": kind, "length": length, "modificationTime": int(time.time() * 1000), "permission": "755",
+                "owner": self.user, "group": "supergroup"}
+
+    def list(self, path: str) -> list[dict]:
+        path = posixpath.normpath(path)
+        if self.status(path) is None:
+            raise NotFound(f"{path}: no such file or directory on HDFS")
+        names = {p[len(path.rstrip("/")) + 1:].split("/")[0] for p in [*self.files, *self.dirs]
+                 if p != path and p.startswith(path.rstrip("/") + "/")}
+        return [dict(self.status(posixpath.join(path, n)), name=n) for n in sorted(names)]
+
+    def mkdir(self, path: str) -> None:
+        self._parents(posixpath.normpath(path))
+
+    def write(self, path: str, data, overwrite: bool = True) -> None:
+        """`data`: bytes, or a streamed `webhdfs.Body` (read, and so hashed, as the real client does)."""
+        path = posixpath.normpath(path)
+        self._parents(posixpath.dirname(path))
+        self.files[path] = data.read() if hasattr(data, "read") else bytes(data)
+
+    def read_into(self, path: str, out) -> int:
+        data = self.read(path)
+        out.write(data)
+        return len(data)
+
+    def read(self, path: str, offset: int = 0, length: int | None = None) -> bytes:
+        data = self.files.get(posixpath.normpath(path))
+        if data is None:
+            raise NotFound(f"{path}: no such file or directory on HDFS")
+        return data[offset:] if length is None else data[offset:offset + length]
+
+    def delete(self, path: str, recursive: bool = False) -> bool:
+        path = posixpath.normpath(path)
+        inside = [p for p in [*self.files, *self.dirs] if p == path or p.startswith(path + "/")]
+        for p in inside:
+            self.files.pop(p, None)
+            self.dirs.discard(p)
+        return bool(inside)
+
+    def rename(self, src: str, dst: str) -> None:
+        src, dst = posixpath.normpath(src), posixpath.normpath(dst)
+        for p in [p for p in self.files if p == src or p.startswith(src + "/")]:
+            self.files[dst + p[len(src):]] = self.files.pop(p)
+        for p in [p for p in self.dirs if p == src or p.startswith(src + "/")]:
+            self.dirs.discard(p)
+            self.dirs.add(dst + p[len(src):])
+
+    def content(self, path: str) -> dict:
+        inside = [p for p in self.files if p.startswith(posixpath.normpath(path) + "/")]
+        return {"fileCount": len(inside), "length": sum(len(self.files[p]) for p in inside)}
+
+    def download(self, path: str, local: Path, overwrite: bool = False) -> None:
+        path = posixpath.normpath(path)
+        for p, data in self.files.items():
+            if p == path or p.startswith(path + "/"):
+                target = Path(local, p[len(path):].lstrip("/")) if p != path else Path(local)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+
+
+@dataclass
+class Script:
+    """How a job goes on: the state it shows at each look, and the log bytes each task has written by then."""
+
+    states: list[str]
+    logs: list[bytes] = field(default_factory=list)  # one entry per look, appended to the log of task "main:0"
+    looks: int = 0
+
+
+class MemoryBackend:
+    """A cluster in memory: submitted jobs run their `Script` (by default: WAITING, RUNNING, SUCCEEDED)."""
+
+    def __init__(self, name: str = "local", user: str = "alice", kind: str = "openpai"):
+        self.profile = Profile(name, "memory://rest", "memory://hdfs", user, kind)
+        self.storage = MemoryStorage(user)
+        self.submitted: dict[str, dict] = {}
+        self.scripts: dict[str, Script] = {}
+        self.log_bytes: dict[str, bytes] = {}
+        self.stopped: list[str] = []
+        self.logins = 0
+
+    def login(self) -> None:
+        self.logins += 1
+
+    def submit(self, config: dict) -> None:
+        self.submitted[config["jobName"]] = config
+        self.scripts.setdefault(config["jobName"], Script(["WAITING", "RUNNING", "SUCCEEDED"]))
+
+    def job_exists(self, name: str) -> bool:
+        return name in self.submitted
+
+    def jobs(self) -> list[JobSummary]:
+        return [JobSummary(name=name, state=self._state(name), user=self.profile.user) for name in self.submitted]
+
+    def job(self, name: str) -> JobDetail:
+        if name not in self.submitted:
+            raise NotFound(f"the cluster answered 404 NoJobError: Job {name} is not found.")
+        script = self.scripts[name]
+        if script.looks < len(script.logs):
+            self.log_bytes[name] = self.log_bytes.get(name, b"") + script.logs[script.looks]
+        state = self._state(name)
+        script.looks += 1
+        running = state != "WAITING"
+        task = TaskStatus(role="main", index=0, state=state, ip="10.0.0.1" if running else None, ports={"ssh": "2222"},
+                          exit_code=0 if state == "SUCCEEDED" else None, log=f"memory://logs/{name}" if running else None)
+        return JobDetail(name=name, state=state, created=1, exit_code=task.exit_code, tasks=[task])
+
+    def _state(self, name: str) -> str:
+        if name in self.stopped:
+            return "STOPPED"
+        script = self.scripts[name]
+        return script.states[min(script.looks, len(script.states) - 1)]
+
+    def config(self, name: str) -> dict:
+        return self.submitted[name]
+
+    def stop(self, name: str) -> None:
+        self.stopped.append(name)
+
+    def log_location(self, task: TaskStatus, which: str) -> str | None:
+        return task.log if task.log and task.ip else None
+
+    def read_log(self, location: str, offset: int) -> bytes:
+        return self.log_bytes.get(location.rsplit("/", 1)[-1], b"")[offset:]
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,296 @@
+"""The Neovim client in a real headless Neovim (Debian's 0.7.2 in CI) against the embedded local
+cluster: submit from a buffer, live log buffers, :PaiJobs, :PaiLogs, :PaiHdfs and :PaiClusters,
+driven by typing keys and checked by reading the buffers and messages the user sees. Each test
+has its own daemon, local cluster and config folders."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import psutil
+import pytest
+
+from .helpers.cli import pai as run_pai
+from .helpers.neovim import CLIENT, Neovim, isolated_env, stop_services
+from .helpers.paths import EXAMPLE
+
+MNIST_LOG = ["epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
+
+pytestmark = pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed (.ci/run installs it)")
+
+
+@pytest.fixture
+def env():
+    env = isolated_env()
+    yield env
+    stop_services(env)
+
+
+@pytest.fixture
+def workspace(env) -> Path:
+    ws = Path(env["PAI_NVIM_TEST_HOME"]) / "ws"
+    shutil.copytree(EXAMPLE, ws)
+    return ws
+
+
+@pytest.fixture
+def nvim(env, workspace):
+    editor = Neovim(env, workspace)
+    yield editor
+    editor.close()
+
+
+def pai(env: dict, *args: str, cwd: Path | None = None, stdin: str | None = None) -> str:
+    done = run_pai(env, *args, cwd=cwd, stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    return done.stdout + done.stderr
+
+
+def log_lines(job: str, lines: list[str]) -> list[str]:
+    """The mnist example's log: its epochs, where it saved its result, and `done`."""
+    saved = [line for line in lines if line.startswith("saved ")]
+    assert len(saved) == 1 and saved[0].endswith(f"/output/{job}/result.txt"), lines
+    return [*MNIST_LOG, saved[0], "done"]
+
+
+def submitted_job(nvim: Neovim) -> str:
+    line = nvim.wait_message(" submitted to local", 90)
+    return re.search(r"job (\S+) submitted", line).group(1)
+
+
+def test_submit_from_a_buffer_logs_jobs_outputs(nvim, env, workspace, tmp_path):
+    nvim.command("edit mnist.pai.json")
+    nvim.command("PaiRun")
+    job = submitted_job(nvim)
+    assert job.startswith("mnist_")
+    # Upload progress and the end of the job, as notifications.
+    messages = nvim.messages()
+    assert "pai: Submitting job: " in messages and "uploading 1/1 files" in messages
+    assert nvim.wait_message(f"job {job} SUCCEEDED") == f"pai: job {job} SUCCEEDED"
+    # The live log buffer, opened beside the config (which keeps the cursor), has the whole log once.
+    log = nvim.buffer_lines(f"pai://logs/{job}")
+    assert log == log_lines(job, log), log
+    assert nvim.current_name() == str(workspace / "mnist.pai.json")
+    assert nvim.lua("return #vim.fn.win_findbuf(vim.fn.bufnr(...))", f"pai://logs/{job}") == 1
+    assert nvim.lua("return vim.bo[vim.fn.bufnr(...)].modifiable", f"pai://logs/{job}") is False
+
+    # :PaiJobs lists it SUCCEEDED.
+    nvim.command("PaiJobs")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://jobs' and vim.fn.search('{job} *SUCCEEDED', 'n') > 0",
+              what="the job listed SUCCEEDED")
+    lines = nvim.current_lines()
+    assert lines[0].startswith("Jobs on local as ") and lines[1].split() == ["NAME", "STATE", "STARTED", "DURATION"]
+
+    # <CR>: its tasks.
+    nvim.cursor_to(job)
+    nvim.keys("<CR>")
+    details = nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://job/{job}' and vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+    assert details[0] == f"Job:      {job}" and details[2].startswith("State:    SUCCEEDED")
+    assert any(re.match(r"train:0 +SUCCEEDED", line) for line in details), details
+    nvim.keys("q")
+
+    # o: outputs into the folder typed at the prompt.
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://jobs'")
+    nvim.cursor_to(job)
+    nvim.keys(f"o<C-u>{tmp_path / 'out'}<CR>")
+    nvim.wait_message(f"outputs of {job} downloaded to")
+    assert (tmp_path / "out" / job / "result.txt").read_text() == "final loss 0.4968\n"
+
+    # c: the config as the cluster has it.
+    nvim.keys("c")
+    config = nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://job/{job}.pai.json' and vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+    assert json.loads("\n".join(config))["jobName"] == job and config[1] == f'  "jobName": "{job}",'
+
+    # :PaiLogs after wiping the buffer: the whole log again, once.
+    nvim.command(f"bwipeout pai://logs/{job}")
+    nvim.command(f"PaiLogs {job}")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://logs/{job}' and vim.api.nvim_buf_line_count(0) >= 5")
+    assert nvim.current_lines() == log_lines(job, nvim.current_lines())
+
+
+def test_logs_of_a_job_this_neovim_did_not_start(env, workspace):
+    """:PaiLogs in another Neovim (after the job ended) shows the whole log once, from the daemon."""
+    out = pai(env, "run", "mnist.pai.json", "--follow", cwd=workspace)
+    job = re.search(r"submitted (\S+) to local", out).group(1)
+    editor = Neovim(env, workspace)
+    try:
+        editor.command(f"PaiLogs {job}")
+        editor.wait(f"vim.api.nvim_buf_line_count(vim.fn.bufnr('pai://logs/{job}')) >= 5")
+        editor.lua("vim.wait(500)")  # anything more would arrive now
+        assert editor.buffer_lines(f"pai://logs/{job}") == log_lines(job, editor.buffer_lines(f"pai://logs/{job}"))
+        assert f"job {job} SUCCEEDED" not in editor.messages()  # not started here: no end notification
+    finally:
+        editor.close()
+
+
+MULTI = {
+    "jobName": "pair",
+    "image": "python:3",
+    "taskRoles": [{
+        "name": "worker", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
+        "command": "for i in 1 2 3 4; do echo \"line $i of $PAI_TASK_INDEX\"; sleep 0.5; done; sleep 120",
+    }],
+}
+
+
+def test_several_tasks_hidden_log_and_stop(nvim, env, workspace):
+    (workspace / "pair.pai.json").write_text(json.dumps(MULTI, indent=2))
+    nvim.command("edit pair.pai.json")
+    nvim.command("PaiRun")
+    job = submitted_job(nvim)
+    name = f"pai://logs/{job}"
+    nvim.wait(f"vim.tbl_contains(vim.api.nvim_buf_get_lines(vim.fn.bufnr('{name}'), 0, -1, false), '[worker:0] line 1 of 0')")
+    # Hide the log: it goes on filling. Kill the language server meanwhile: it is started again
+    # and the log goes on from the bytes the buffer has, no line lost or repeated.
+    nvim.lua("for _, w in ipairs(vim.fn.win_findbuf(vim.fn.bufnr(...))) do vim.api.nvim_win_close(w, true) end", name)
+    assert nvim.lua("return #vim.fn.win_findbuf(vim.fn.bufnr(...))", name) == 0
+    (server,) = [p for p in psutil.Process(nvim.lua("return vim.fn.getpid()")).children(recursive=True)
+                 if p.cmdline()[-3:] == ["-m", "pai_lsp", "lsp"]]
+    server.kill()
+    assert len(nvim.buffer_lines(name)) < 8  # the job still prints
+    nvim.wait_message("the language server stopped")
+    nvim.wait(f"#vim.api.nvim_buf_get_lines(vim.fn.bufnr('{name}'), 0, -1, false) >= 8", what="all 8 lines")
+    nvim.lua("vim.wait(600)")  # a repeated line would arrive now
+    lines = nvim.buffer_lines(name)
+    for task in (0, 1):
+        assert [line for line in lines if line.startswith(f"[worker:{task}]")] == [
+            f"[worker:{task}] line {i} of {task}" for i in range(1, 5)], lines
+    assert len(lines) == 8 and not server.is_running()
+    # s on the running job, confirmed: it stops, and the end is notified.
+    nvim.command("PaiJobs")
+    nvim.wait(f"vim.fn.search('{job} *RUNNING', 'n') > 0", what="the job listed RUNNING")
+    nvim.cursor_to(job)
+    nvim.keys("sy<CR>")
+    assert nvim.wait_message(f"job {job} STOPPED") == f"pai: job {job} STOPPED"
+    nvim.wait(f"vim.fn.search('{job} *STOPPED', 'n') > 0", what="the job listed STOPPED")
+
+
+def test_invalid_config_is_one_error(nvim, workspace):
+    (workspace / "bad.pai.json").write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
+    nvim.command("edit bad.pai.json")
+    nvim.command("PaiSubmit")
+    line = nvim.wait_message("is not a valid name")
+    assert line.startswith("pai: ") and '"a-b"' in line
+    nvim.lua("vim.wait(300)")
+    assert sum("a-b" in m for m in nvim.messages().splitlines()) == 1
+    assert not nvim.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('^pai://logs/') then return true end end return false")
+
+
+def test_hdfs_browser(nvim, env, workspace, tmp_path):
+    out = pai(env, "run", "mnist.pai.json", cwd=workspace)
+    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file(s), … to /<user>/<job> (0 unchanged)"
+    home, job = code_dir.rsplit("/", 1)
+
+    nvim.command(f"PaiHdfs {home}")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{home}' and vim.fn.search('^{job}/', 'n') > 0",
+              what="the code folder listed")
+    assert nvim.current_lines()[:2] == [f"{home}   (? help)", "../"]
+
+    nvim.cursor_to(f"{job}/")
+    nvim.keys("<CR>")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}' and vim.fn.search('^train.py', 'n') > 0")
+
+    # <CR> on a file: its text, read-only.
+    nvim.cursor_to("train.py")
+    nvim.keys("<CR>")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}/train.py'")
+    assert nvim.current_lines() == (workspace / "train.py").read_text().splitlines()
+    assert nvim.lua("return vim.bo.modifiable or vim.bo.filetype ~= 'python'") is False
+    nvim.command(f"PaiHdfs {code_dir}")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}'")
+
+    # u: upload a local file typed at the prompt.
+    notes = tmp_path / "notes.txt"
+    notes.write_text("from neovim\n")
+    nvim.keys(f"u<C-u>{notes}<CR>")
+    nvim.wait("vim.fn.search('^notes.txt', 'n') > 0", what="the uploaded file listed")
+    assert pai(env, "hdfs", "cat", f"{code_dir}/notes.txt") == "from neovim\n"
+
+    # d: download it again.
+    nvim.cursor_to("notes.txt")
+    nvim.keys(f"d<C-u>{tmp_path / 'back.txt'}<CR>")
+    nvim.wait_message("downloaded ")
+    assert (tmp_path / "back.txt").read_text() == "from neovim\n"
+
+    # y: its path in the unnamed register.
+    nvim.keys("y")
+    assert nvim.wait("vim.fn.getreg('\"')") == f"{code_dir}/notes.txt"
+
+    # D: delete it, after a yes.
+    nvim.keys("Dy<CR>")
+    nvim.wait("vim.fn.search('^notes.txt', 'n') == 0", what="the file gone from the listing")
+    assert "notes.txt" not in pai(env, "hdfs", "ls", code_dir)
+
+    # m: a new folder; r: renamed.
+    nvim.keys("mfresh<CR>")
+    nvim.wait("vim.fn.search('^fresh/', 'n') > 0")
+    nvim.cursor_to("fresh/")
+    nvim.keys(f"r<C-u>{code_dir}/renamed<CR>")
+    nvim.wait("vim.fn.search('^renamed/', 'n') > 0 and vim.fn.search('^fresh/', 'n') == 0")
+
+    # -: the parent folder.
+    nvim.keys("-")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{home}' and vim.fn.search('^{job}/', 'n') > 0")
+
+
+def test_add_a_cluster(nvim, env):
+    nvim.command("PaiClusters")
+    nvim.wait("vim.fn.search('^\\\\* local ', 'n') > 0", what="the local cluster listed as the default")
+    # A second user of the local cluster stands in for a team's cluster.
+    pai(env, "hdfs", "ls", "/")  # starts the local cluster
+    local = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
+    local["webhdfs"] = local["hdfs"]
+    pai(env, "local-cluster", "users", "add", "alice", "--password-stdin", "--data-dir", env["PAI_LOCAL_CLUSTER_DIR"],
+        stdin="s3cret-pw\n")
+
+    def add(name: str, password: str) -> None:
+        nvim.keys(f"a{name}<CR><C-u>{local['url']}<CR><C-u>{local['webhdfs']}<CR><C-u>alice<CR>1<CR>{password}<CR>")
+
+    add("team", "s3cret-pw")
+    assert nvim.wait_message("added cluster team") == "pai: added cluster team, logged in"
+    # The first profile added becomes the default (as with `pai cluster add`).
+    nvim.wait("vim.fn.search('^\\\\* team  *alice  *openpai  *logged in', 'n') > 0", what="team listed, logged in")
+    config = Path(env["XDG_CONFIG_HOME"]) / "pai-lsp"
+    assert "s3cret-pw" not in (config / "clusters.json").read_text()
+    assert "s3cret-pw" in (config / "secrets.json").read_text()  # PAI_LSP_SECRETS=file stands in for the keyring
+
+    # A refused password: one error, and it is not kept.
+    add("wrong", "not-her-password")
+    nvim.wait_message("cluster wrong: ")
+    assert "not-her-password" not in (config / "secrets.json").read_text()
+
+    # d: the default again; D: removed.
+    nvim.cursor_to(" local ")
+    nvim.keys("d")
+    nvim.wait("vim.fn.search('^\\\\* local ', 'n') > 0", what="local the default")
+    nvim.cursor_to(" team ")
+    nvim.keys("Dy<CR>")
+    nvim.wait("vim.fn.search(' team ', 'n') == 0", what="team removed")
+    assert "s3cret-pw" not in (config / "secrets.json").read_text()
+
+
+def test_help(env, tmp_path):
+    """:help pai-lsp and the commands' tags (helptags fails on a duplicate tag)."""
+    plugin = tmp_path / "nvim"
+    shutil.copytree(CLIENT, plugin)
+    editor = Neovim(env, tmp_path, runtimepath=plugin)
+    try:
+        editor.command(f"helptags {plugin / 'doc'}")
+        for tag, line in (("pai-lsp", "*pai-lsp*"), (":PaiJobs", "*:PaiJobs*"), ("pai-lsp-hdfs", "*pai-lsp-hdfs*")):
+            editor.command(f"help {tag}")
+            assert editor.current_name() == str(plugin / "doc" / "pai_lsp.txt")
+            assert line in editor.lua("return vim.api.nvim_get_current_line()")
+        # every |link| of the page leads somewhere
+        text = (plugin / "doc" / "pai_lsp.txt").read_text()
+        for link in set(re.findall(r"\|([^ |]+)\|", text)):
+            editor.command(f"help {link}")
+        # the buffers' syntax files load
+        editor.command("enew | syntax on")
+        for filetype in ("pailog", "paijobs", "paihdfs", "paiclusters"):
+            editor.command(f"set filetype={filetype}")
+            assert editor.lua("return vim.b.current_syntax") == filetype
+    finally:
+        editor.close()

@@ -1,0 +1,53 @@
+"""Editing a job config in a real VS Code: the extension starts, a mistake shows in Problems with our
+code and a squiggle, hover explains a field, a quick fix
+corrects it, completion offers the right key."""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import REPO
+
+pytestmark = pytest.mark.timeout(600)
+
+MNIST = (REPO / "examples" / "mnist" / "mnist.pai.json").read_text()
+
+
+def test_a_mistake_shows_in_problems_with_our_code(workbench):
+    workbench.open_file("mnist.pai.json")
+    workbench.double_click_word("mnist.pai.json", '"memoryMB"')
+    workbench.page.keyboard.type("memoryMb")
+    rows = workbench.wait_for(lambda: [r for r in workbench.problems() if "memoryMb" in r], "the mistake in Problems")
+    (row,) = rows
+    assert 'Unknown key "memoryMb"' in row and "pai schema.unknown-key" in row and "Did you mean \"memoryMB\"?" in row
+    workbench.wait_for(lambda: workbench.editor("mnist.pai.json").locator(".squiggly-error").count(), "the squiggle")
+    assert "Did you mean" in workbench.hover_text()  # the hover on the squiggle says it too
+    workbench.screenshot("editor-diagnostic", docs="vscode-diagnostic.png")
+    workbench.quick_fix('Replace with "memoryMB"')
+    workbench.wait_for(lambda: '"memoryMB": 1024' in workbench.editor_text("mnist.pai.json"), "the fix in the editor")
+    workbench.wait_for(lambda: not [r for r in workbench.problems() if "memoryMb" in r], "Problems to clear")
+
+
+def test_hover_explains_a_field(workbench, workspace):
+    (workspace / "hover.pai.json").write_text(MNIST)
+    workbench.open_file("hover.pai.json")
+    line = next(i for i, text in enumerate(MNIST.splitlines(), 1) if '"memoryMB"' in text)
+    workbench.go_to(line, MNIST.splitlines()[line - 1].index("memoryMB") + 3)
+    text = workbench.hover_text()
+    assert "Memory for each task" in text, text
+    workbench.screenshot("hover")
+    workbench.page.keyboard.press("Escape")
+
+
+def test_completion_offers_memoryMB(workbench, workspace):
+    lines = [text for text in MNIST.splitlines() if '"memoryMB"' not in text]
+    (workspace / "complete.pai.json").write_text("\n".join(lines) + "\n")
+    workbench.open_file("complete.pai.json")
+    line = next(i for i, text in enumerate(lines, 1) if '"cpuNumber"' in text)
+    workbench.go_to(line, len(lines[line - 1]) + 1)  # end of the cpuNumber line
+    workbench.page.keyboard.press("Enter")
+    workbench.page.keyboard.type('"mem')
+    labels = workbench.completions()
+    assert any(label.startswith("memoryMB") for label in labels), labels
+    workbench.screenshot("completion")
+    workbench.page.keyboard.press("Escape")

@@ -1,0 +1,165 @@
+"""Running a job from a real VS Code and working with it, as a user does: right-click the config →
+Run Job Locally → its log fills the Output channel `PAI: <job>` while the Jobs view follows its state;
+then Download Outputs, and the job's code folder in the HDFS view: list, upload a file, delete it.
+The tests run in order and share one window, as one user's session does."""
+
+from __future__ import annotations
+
+import getpass
+import time
+
+import pytest
+
+pytestmark = pytest.mark.timeout(600)
+
+session: dict[str, str] = {}  # what earlier steps learned (the job's name), for the later ones
+
+
+def job_row(workbench, job: str, state: str = ""):
+    return workbench.view_rows("Jobs").filter(has_text=job).filter(has_text=state)
+
+
+def test_run_job_locally_shows_its_log_and_state(workbench):
+    workbench.open_file("mnist.pai.json")
+    started = time.monotonic()
+    workbench.context_menu(workbench.explorer_row("mnist.pai.json"), "Run Job Locally")
+    # Within 30 s the job's own Output channel is open and shows its training log.
+    workbench.wait_for(lambda: (channel := workbench.output_channel()).startswith("PAI: mnist_") and channel,
+                       "the job's Output channel to open", timeout=30)
+    workbench.wait_for(lambda: "epoch 1/3" in workbench.output_text(), "the first log line", timeout=30 - (time.monotonic() - started))
+    job = workbench.output_channel().removeprefix("PAI: ")
+    session["job"] = job
+    workbench.wait_for(lambda: "epoch 3/3" in workbench.output_text() and "done" in workbench.output_text(), "the whole log")
+    # The Jobs view shows it under the local cluster, SUCCEEDED, without a refresh from the user.
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.wait_for(lambda: job_row(workbench, job, "SUCCEEDED").count(), f"{job} SUCCEEDED in the Jobs view")
+    assert any(label.startswith("local") for label in workbench.view_labels("Jobs"))
+    assert any(f"Job {job} SUCCEEDED" in toast for toast in workbench.notifications())
+    workbench.close_notifications()
+    workbench.screenshot("job-log")
+    # The log stays after the job ended: reopened from the Jobs view it shows the same lines.
+    workbench.show_output("Tasks")
+    workbench.context_menu(job_row(workbench, job).first, "Show Logs")
+    workbench.wait_for(lambda: workbench.output_channel() == f"PAI: {job}" and "epoch 3/3" in workbench.output_text(), "the log again")
+    assert [line for line in workbench.output_text().splitlines() if line.startswith("epoch")] == [
+        "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
+
+
+def test_download_outputs_writes_the_file(workbench, workspace):
+    job = session["job"]
+    dest = workspace.parent / "downloads"
+    dest.mkdir()
+    workbench.context_menu(job_row(workbench, job).first, "Download Outputs")
+    workbench.file_dialog(dest, "Download Here")
+    workbench.wait_for(lambda: any(f"Downloaded the outputs of {job}" in t for t in workbench.toasts()), "the download to finish")
+    result = dest / job / "result.txt"
+    assert result.is_file() and result.stat().st_size > 0, sorted(p.name for p in dest.rglob("*"))
+
+
+def hdfs_row(workbench, path: str):
+    """A row of the HDFS view by its full path (its aria-label)."""
+    return workbench.view_rows("HDFS").and_(workbench.page.locator(f"[aria-label^='{path},']"))
+
+
+def expand(workbench, path: str) -> None:
+    row = hdfs_row(workbench, path)
+    workbench.wait_for(lambda: row.count(), f"{path} in the HDFS view")
+    if row.first.get_attribute("aria-expanded") != "true":
+        row.first.click()
+    workbench.wait_for(lambda: row.first.get_attribute("aria-expanded") == "true", f"{path} to expand")
+
+
+def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, workspace, user):
+    job = session["job"]
+    code = f"/{getpass.getuser()}/{job}"  # codeDir of examples/mnist on the local cluster
+    workbench.command("PAI: Focus on HDFS View")
+    for folder in ("/", code.rsplit("/", 1)[0], code):
+        expand(workbench, folder)
+    workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/train.py").count(), "train.py in the job's code folder")
+    # A click opens the uploaded file read-only in an editor.
+    hdfs_row(workbench, f"{code}/train.py").first.click()
+    editor = workbench.editor("train.py", scheme="pai-hdfs:")
+    editor.wait_for(state="visible")
+    workbench.wait_for(lambda: "argparse" in editor.locator(".view-lines").inner_text(), "train.py's text from HDFS")
+    workbench.clear_notifications()
+    workbench.screenshot("hdfs-explorer", docs="vscode-hdfs.png")
+
+    notes = workspace.parent / "notes.txt"
+    notes.write_text("uploaded from the HDFS view\n")
+    workbench.context_menu(hdfs_row(workbench, code).first, "Upload File…")
+    workbench.file_dialog(notes, "Upload to")
+    workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/notes.txt").count(), "notes.txt in the HDFS view")
+    listed = user.pai("hdfs", "ls", code)
+    assert "notes.txt" in listed.stdout, listed.stdout + listed.stderr
+
+    workbench.context_menu(hdfs_row(workbench, f"{code}/notes.txt").first, "Delete")
+    assert f"{code}/notes.txt" in workbench.dialog("Delete")
+    workbench.wait_for(lambda: not hdfs_row(workbench, f"{code}/notes.txt").count(), "notes.txt to leave the HDFS view")
+    listed = user.pai("hdfs", "ls", code)
+    assert listed.returncode == 0 and "notes.txt" not in listed.stdout and "train.py" in listed.stdout, listed.stdout + listed.stderr
+
+
+LONG_TRAIN = """import time
+
+loss = 2.3
+for step in range(1, 1201):
+    loss *= 0.995
+    print(f"step {step}/1200 loss={loss:.4f}", flush=True)
+    time.sleep(0.5)
+"""
+
+
+def test_a_running_job_streams_its_log_and_stops_on_request(workbench, workspace, user):
+    (workspace / "long_train.py").write_text(LONG_TRAIN)
+    config = (workspace / "mnist.pai.json").read_text().replace('"jobName": "mnist"', '"jobName": "long_train"').replace(
+        "python3 train.py --epochs 3 --out $PAI_OUTPUT_DIR", "python3 long_train.py")
+    (workspace / "long_train.pai.json").write_text(config)
+    editor = workbench.open_file("long_train.pai.json")
+    workbench.context_menu(editor.locator(".view-lines"), "Run Job Locally")  # the editor's own context menu
+    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: long_train_"), "the job's Output channel")
+    job = workbench.output_channel().removeprefix("PAI: ")
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.wait_for(lambda: job_row(workbench, job, "RUNNING").count(), f"{job} RUNNING in the Jobs view")
+    status = workbench.page.locator(".statusbar-item").filter(has_text="PAI: 1 running")
+    workbench.wait_for(lambda: status.count(), "'PAI: 1 running' in the status bar")
+    # Live: new lines keep arriving while the job runs.
+    seen = workbench.wait_for(lambda: steps(workbench.output_text()) >= 3 and steps(workbench.output_text()), "a few steps")
+    workbench.wait_for(lambda: steps(workbench.output_text()) > seen + 2, "more steps while it runs")
+    workbench.clear_notifications()
+    workbench.screenshot("job-running", docs="vscode-job-log.png")
+
+    # The daemon dies (killed, as a crash would): the log goes on, no line lost or repeated.
+    (daemon,) = [p for p in user.leftovers() if "pai_lsp daemon serve" in " ".join(p.cmdline())]
+    daemon.kill()
+    before = steps(workbench.output_text())
+    workbench.wait_for(lambda: steps(workbench.output_text()) > before + 4, "the log to go on after the daemon died")
+    # The lines on screen (the editor renders only those) span the moment it died and run on without a gap.
+    numbers = [int(line.split()[1].split("/")[0]) for line in workbench.output_text().splitlines() if line.startswith("step ")]
+    assert numbers[0] <= before < numbers[-1] and numbers == list(range(numbers[0], numbers[0] + len(numbers))), numbers
+
+    workbench.context_menu(job_row(workbench, job).first, "Stop Job")
+    assert job in workbench.dialog("Stop Job")
+    workbench.wait_for(lambda: job_row(workbench, job, "STOPPED").count(), f"{job} STOPPED in the Jobs view")
+    workbench.wait_for(lambda: not status.count(), "the status bar item to go")
+    assert steps(workbench.output_text()) < 1200  # stopped long before it would have ended
+
+
+def steps(text: str) -> int:
+    """The last training step the log shows."""
+    return max((int(line.split()[1].split("/")[0]) for line in text.splitlines() if line.startswith("step ")), default=0)
+
+
+def test_running_a_config_with_a_mistake_says_why_and_submits_nothing(workbench, workspace):
+    bad = (workspace / "mnist.pai.json").read_text().replace('"memoryMB"', '"memoryMb"').replace('"jobName": "mnist"', '"jobName": "broken"')
+    (workspace / "broken.pai.json").write_text(bad)
+    workbench.clear_notifications()
+    workbench.command("File: Focus on Files Explorer")
+    workbench.context_menu(workbench.explorer_row("broken.pai.json"), "Run Job Locally")
+    errors = workbench.wait_for(lambda: workbench.error_toasts(), "an error notification", errors=False)
+    assert len(errors) == 1 and "memoryMb" in errors[0] and ":11:" in errors[0], errors
+    workbench.screenshot("run-refused")
+    # Nothing is left in progress: the "Running … locally" notification closes with the refusal.
+    workbench.wait_for(lambda: not [t for t in workbench.toasts() if "Running broken.pai.json locally" in t],
+                       "the progress notification to close", timeout=15, errors=False)
+    workbench.command("PAI: Focus on Jobs View")
+    assert not job_row(workbench, "broken").count()

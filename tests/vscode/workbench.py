@@ -1,0 +1,285 @@
+"""The VS Code workbench as a user drives it: the command palette, the keyboard, menus, and what is on
+screen. Every wait is for a state of the DOM (never a fixed sleep), with timeouts generous enough for a
+loaded 2-core machine. Selectors are the workbench's own stable class names (as in VS Code's smoke tests)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.sync_api import Locator, Page
+
+QUICK_INPUT = ".quick-input-widget"
+QUICK_INPUT_BOX = f"{QUICK_INPUT} .quick-input-box input"
+QUICK_INPUT_ROWS = f"{QUICK_INPUT} .quick-input-list .monaco-list-row"
+EXPLORER_ROWS = ".explorer-folders-view .monaco-list-row"
+PROBLEM_ROWS = ".markers-panel .monaco-list-row"
+NOTIFICATION_MESSAGES = ".notifications-center .notification-list-item"
+OUTPUT_LINES = ".output-view .view-lines"
+SUGGEST_ROWS = ".editor-widget.suggest-widget.visible .monaco-list-row"
+ACTION_ROWS = ".action-widget .monaco-list-row"
+HOVER = ".monaco-hover:not(.hidden) .monaco-hover-content"
+
+DOCS_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+LONG = 60.0  # seconds: a first action on a loaded machine (extension host, language server starting)
+
+
+class ErrorShown(AssertionError):
+    """An error notification appeared while we waited for something else: the test fails with its text."""
+
+
+class Workbench:
+    def __init__(self, page: Page, artifacts: Path):
+        self.page = page
+        self.artifacts = artifacts
+        self._shots = 0
+
+    # --- waiting -----------------------------------------------------------------------------------
+
+    def wait_for(self, condition: Callable[[], object], what: str, timeout: float = LONG, errors: bool = True):
+        """Poll `condition` until it returns something truthy. With `errors`, fail at once with the text
+        of any error notification that shows up meanwhile (an error the user sees is the real cause)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            result = condition()
+            if result:
+                return result
+            if errors and (shown := self.error_toasts()):
+                raise ErrorShown(f"while waiting for {what}, VS Code showed: {shown}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+            self.page.wait_for_timeout(200)
+
+    def error_toasts(self) -> list[str]:
+        toasts = self.page.locator(".notification-toast .monaco-list-row[aria-label^='Error: ']")
+        return [label for label in (t.get_attribute("aria-label") for t in toasts.all()) if label]
+
+    def screenshot(self, name: str, docs: str = "") -> Path:
+        """Save what the user sees now as test-artifacts/vscode/<module>/NN-name.png; a picture the
+        docs show (`docs`: its name in docs/images/) is refreshed there when PAI_DOCS_SCREENSHOTS=1."""
+        self._shots += 1
+        path = self.artifacts / f"{self._shots:02d}-{name}.png"
+        self.page.screenshot(path=str(path), animations="disabled")
+        if docs and os.environ.get("PAI_DOCS_SCREENSHOTS") == "1":
+            shutil.copyfile(path, DOCS_IMAGES / docs)
+        return path
+
+    # --- the window --------------------------------------------------------------------------------
+
+    def open(self, url: str) -> None:
+        """Load the workbench; ready when the folder's files are listed and our extension's
+        activity-bar entry ("PAI") is there (the extension host has read its contributions)."""
+        self.page.goto(url)
+        self.page.wait_for_selector(".monaco-workbench", timeout=LONG * 1000)
+        self.page.wait_for_selector(EXPLORER_ROWS, timeout=LONG * 1000)
+        self.page.wait_for_selector(".part.activitybar .action-item [aria-label^='PAI']", timeout=LONG * 1000)
+
+    def command(self, title: str, timeout: float = LONG) -> None:
+        """Run a command from the command palette (F1), by its exact title as the palette shows it.
+        The palette lists the commands known when it opened, so it is reopened until `title` is there."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.page.keyboard.press("F1")
+            box = self.page.locator(QUICK_INPUT_BOX)
+            box.wait_for(state="visible")
+            box.fill(">" + title)
+            try:
+                self.pick(title, timeout=min(10.0, max(1.0, deadline - time.monotonic())))
+                return
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise
+                self.page.keyboard.press("Escape")
+
+    def pick(self, label: str, timeout: float = LONG) -> None:
+        """Choose the quick-pick row labelled `label` (the palette, or a pick list a command showed)."""
+        index = self.wait_for(lambda: _index_of(label, self.quick_pick_labels()), f"'{label}' in the quick pick", timeout)
+        self.page.locator(QUICK_INPUT_ROWS).nth(index - 1).click()
+
+    def quick_pick_labels(self) -> list[str]:
+        return [r.get_attribute("aria-label") or "" for r in self.page.locator(QUICK_INPUT_ROWS).all()]
+
+    def type_into_input(self, text: str, prompt: str = "") -> None:
+        """Answer an input box (showInputBox) the way a user types; with `prompt`, first wait until the
+        box asks that (input boxes shown one after another reuse the same widget)."""
+        widget = self.page.locator(QUICK_INPUT)
+        box = self.page.locator(QUICK_INPUT_BOX)
+        box.wait_for(state="visible")
+        if prompt:
+            self.wait_for(lambda: prompt in widget.inner_text(), f"the input box asking '{prompt}'")
+        box.fill(text)
+        box.press("Enter")
+
+    def toasts(self) -> list[str]:
+        """The notifications on screen now ("Info: …", "Error: …")."""
+        rows = self.page.locator(".notification-toast .monaco-list-row")
+        return [label.split(", source: ")[0] for label in (r.get_attribute("aria-label") for r in rows.all()) if label]
+
+    def notifications(self) -> list[str]:
+        """Every notification of this window (the notification centre keeps the ones whose toast is gone)."""
+        center = self.page.locator(".notifications-center")
+        if not center.is_visible():
+            self.command("Notifications: Show Notifications")
+            center.wait_for(state="visible")
+        return [item.inner_text() for item in self.page.locator(NOTIFICATION_MESSAGES).all()]
+
+    def close_notifications(self) -> None:
+        if self.page.locator(".notifications-center").is_visible():
+            self.command("Notifications: Hide Notifications")
+
+    def clear_notifications(self) -> None:
+        self.command("Notifications: Clear All Notifications")
+        self.wait_for(lambda: not self.page.locator(".notification-toast").count(), "the notifications to go", errors=False)
+
+    # --- explorer and editors ------------------------------------------------------------------------
+
+    def explorer_row(self, name: str) -> Locator:
+        return self.page.locator(f"{EXPLORER_ROWS}[aria-label='{_css(name)}']")
+
+    def context_menu(self, target: Locator, item: str) -> None:
+        """Right-click `target` and choose `item` from the context menu."""
+        target.wait_for(state="visible", timeout=LONG * 1000)
+        target.click(button="right")
+        menu = self.page.locator(".context-view .monaco-menu")
+        entry = menu.locator(".action-menu-item").filter(has=self.page.get_by_text(item, exact=True)).first
+        entry.wait_for(state="visible", timeout=LONG * 1000)
+        entry.hover()
+        self._click_until_closed(entry, menu, f"'{item}' to be chosen from the context menu")
+
+    def _click_until_closed(self, button: Locator, container: Locator, what: str) -> None:
+        """Click `button` until `container` closes: VS Code ignores a click that comes too soon after a
+        menu opened, and its own file dialog may take a click to navigate before one to accept."""
+        def closed() -> bool:
+            if container.count() and container.first.is_visible() and button.is_visible():
+                button.click()
+                self.page.wait_for_timeout(300)
+            return not container.count() or not container.first.is_visible()
+
+        self.wait_for(closed, what, timeout=30)
+
+    def view_rows(self, view: str) -> Locator:
+        """The rows of a side-bar view, by its name as its header shows it ("Jobs", "HDFS" …)."""
+        title = self.page.locator(".pane-header h3.title").get_by_text(view, exact=True)
+        return self.page.locator(".pane").filter(has=title).locator(".pane-body .monaco-list-row")
+
+    def view_labels(self, view: str) -> list[str]:
+        """The rows' accessible labels (a tree item's label, or its tooltip when it has one)."""
+        return [r.get_attribute("aria-label") or "" for r in self.view_rows(view).all()]
+
+    def view_texts(self, view: str) -> list[str]:
+        """The rows as shown: label and description."""
+        return [r.inner_text().replace("\n", " ") for r in self.view_rows(view).all()]
+
+    def dialog(self, button: str) -> str:
+        """Answer a modal dialog by pressing `button`; returns the dialog's text."""
+        box = self.page.locator(".monaco-dialog-box")
+        box.wait_for(state="visible", timeout=LONG * 1000)
+        text = box.inner_text()
+        box.locator(".dialog-buttons .monaco-button").filter(has_text=button).click()
+        box.wait_for(state="hidden", timeout=LONG * 1000)
+        return text
+
+    def file_dialog(self, path: Path, button: str) -> None:
+        """Answer VS Code's own open dialog (the one code-server shows): type the path (a folder with a
+        trailing '/', as the dialog wants) and press `button`."""
+        widget = self.page.locator(QUICK_INPUT)
+        accept = widget.locator(".monaco-button").filter(has_text=button)
+        accept.wait_for(state="visible", timeout=LONG * 1000)
+        self.page.locator(QUICK_INPUT_BOX).fill(str(path) + ("/" if path.is_dir() else ""))
+        self._click_until_closed(accept, widget, f"the dialog to take {path}")
+
+    def open_file(self, name: str) -> Locator:
+        """Open a file of the workspace folder by clicking it in the Explorer (once the file watcher
+        has shown it there); returns its editor."""
+        if not self.page.locator(".explorer-folders-view").is_visible():
+            self.command("File: Focus on Files Explorer")
+        row = self.explorer_row(name)
+        row.wait_for(state="visible", timeout=LONG * 1000)
+        row.click()
+        editor = self.editor(name)
+        editor.wait_for(state="visible", timeout=LONG * 1000)
+        return editor
+
+    def focus_editor(self) -> None:
+        """Give the keyboard back to the editor (after a view took it)."""
+        self.command("View: Focus Active Editor Group")
+
+    def editor(self, name: str, scheme: str = "") -> Locator:
+        """The editor of a file named `name` (of a URI scheme such as `pai-hdfs:` when given)."""
+        start = f"[data-uri^='{scheme}']" if scheme else ""
+        return self.page.locator(f".editor-instance .monaco-editor{start}[data-uri$='/{_css(name)}']")
+
+    def editor_text(self, name: str) -> str:
+        return self.editor(name).locator(".view-lines").inner_text().replace("\u00a0", " ")
+
+    def go_to(self, line: int, column: int = 1) -> None:
+        """Put the cursor at a position in the active editor (Ctrl+G, 'line:column')."""
+        self.page.keyboard.press("Control+G")
+        self.type_into_input(f":{line}:{column}")
+
+    def double_click_word(self, name: str, token: str) -> None:
+        """Double-click the first token `token` (as the editor shows it) in the editor: selects its word."""
+        span = self.editor(name).locator(".view-lines span span").filter(has_text=token).first
+        span.wait_for(state="visible", timeout=LONG * 1000)
+        box = span.bounding_box()
+        self.page.mouse.dblclick(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    # --- panels --------------------------------------------------------------------------------------
+
+    def problems(self) -> list[str]:
+        """The Problems view's rows as shown: message, source(code), [Ln, Col]."""
+        if not self.page.locator(".markers-panel").is_visible():
+            self.command("Problems: Focus on Problems View")
+            self.page.locator(".markers-panel").wait_for(state="visible")
+            self.focus_editor()
+        return [r.inner_text().replace("\n", " ") for r in self.page.locator(PROBLEM_ROWS).all()]
+
+    def show_output(self, channel: str) -> None:
+        self.command("Output: Show Output Channels...")
+        self.pick(channel)
+        self.page.locator(OUTPUT_LINES).first.wait_for(state="visible")
+
+    def output_channel(self) -> str:
+        """The name of the Output channel on screen ('' when the Output panel is not showing)."""
+        if not self.page.locator(".panel .output-view").first.is_visible():
+            return ""
+        chooser = self.page.locator(".panel select.monaco-select-box")
+        return chooser.first.evaluate("s => s.options[s.selectedIndex] ? s.options[s.selectedIndex].text : ''") if chooser.count() else ""
+
+    def output_text(self) -> str:
+        return self.page.locator(OUTPUT_LINES).first.inner_text().replace("\u00a0", " ")
+
+    def hover_text(self) -> str:
+        """Show the hover at the cursor (as Ctrl+K Ctrl+I does) and return its text."""
+        self.command("Show or Focus Hover")
+        hover = self.page.locator(HOVER)
+        return self.wait_for(lambda: hover.count() and hover.first.inner_text().strip(), "the hover")
+
+    def quick_fix(self, title: str) -> None:
+        """Open the quick fixes at the cursor (Ctrl+.) and apply the one titled `title`."""
+        self.page.keyboard.press("Control+Period")
+        item = self.page.locator(ACTION_ROWS).filter(has_text=title)
+        self.wait_for(lambda: item.count() > 0, f"the quick fix '{title}'")
+        item.first.click()
+
+    def completions(self) -> list[str]:
+        """Trigger suggestions at the cursor (Ctrl+Space) and return the labels offered."""
+        self.page.keyboard.press("Control+Space")
+        rows = self.page.locator(SUGGEST_ROWS)
+        self.wait_for(lambda: rows.count() > 0, "the suggestion list")
+        return [r.get_attribute("aria-label") or "" for r in rows.all()]
+
+
+def _index_of(label: str, labels: list[str]) -> int:
+    """1-based index of the row whose aria-label is `label` (possibly followed by ', keybinding')."""
+    for i, text in enumerate(labels, 1):
+        if text == label or text.startswith(label + ", "):
+            return i
+    return 0
+
+
+def _css(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("'", "\\'")
