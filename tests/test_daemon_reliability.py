@@ -169,13 +169,21 @@ def hdfs_files(env: dict, path: str) -> dict[str, bytes]:
     return found
 
 
-def hdfs_count(env: dict, path: str) -> int:
+def hdfs_count(env: dict, path: str, what: str = "fileCount") -> int:
+    """`fileCount` or `length` of everything under `path` (0 when it is not there)."""
+    import getpass
+    import http.client
+    import urllib.parse
 
-    import httpx
-
-    hdfs = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())["hdfs"] + "/webhdfs/v1"
-    answer = httpx.get(f"{hdfs}{path}", params={"op": "GETCONTENTSUMMARY", "user.name": __import__("getpass").getuser()})
-    return answer.json()["ContentSummary"]["fileCount"] if answer.status_code == 200 else 0
+    hdfs = urllib.parse.urlsplit(json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())["hdfs"])
+    connection = http.client.HTTPConnection(hdfs.netloc, timeout=10)
+    try:
+        connection.request("GET", f"/webhdfs/v1{path}?op=GETCONTENTSUMMARY&user.name={getpass.getuser()}")
+        answer = connection.getresponse()
+        body = answer.read()
+    finally:
+        connection.close()
+    return json.loads(body)["ContentSummary"][what] if answer.status == 200 else 0
 
 
 def code_workspace(tmp_path: Path, code_dir: str, files: int, text: str) -> Path:
@@ -188,11 +196,11 @@ def code_workspace(tmp_path: Path, code_dir: str, files: int, text: str) -> Path
     return ws
 
 
-def write_tree(ws: Path, files: int, text: str) -> None:
+def write_tree(ws: Path, files: int, text: str, size: int = 2000) -> None:
     for i in range(files):
         folder = ws / "pkg" / f"m{i % 10}"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"f{i}.py").write_text(f"{text} {i}\n" + "#" * 2000)
+        (folder / f"f{i}.py").write_text(f"{text} {i}\n" + "#" * size)
 
 
 def kill_daemon_when(env: dict, arrived, timeout: float = 60) -> None:
@@ -240,12 +248,12 @@ def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time
     ws = code_workspace(tmp_path, f"$PAI_DEFAULT_FS_URI/{user}/atomic/code", 3000, "v1")
     assert pai(env, "run", "code.pai.json", cwd=ws).returncode == 0
     before = hdfs_files(env, f"/{user}/atomic/code")
-    write_tree(ws, 3000, "v2")
+    write_tree(ws, 3000, "v2", size=2100)  # each file 100 bytes longer: the bytes on HDFS grow as they arrive
     run = subprocess.Popen([sys.executable, "-m", "pai_lsp", "run", "code.pai.json"], cwd=ws, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    baseline = hdfs_count(env, f"/{user}/atomic")
+    baseline = hdfs_count(env, f"/{user}/atomic", "length")
     try:
-        kill_daemon_when(env, lambda: hdfs_count(env, f"/{user}/atomic") > baseline + 200)
+        kill_daemon_when(env, lambda: hdfs_count(env, f"/{user}/atomic", "length") > baseline + 200 * 100)
     finally:
         run.kill()  # and the caller: nobody resumes this one
         run.wait()
@@ -259,3 +267,36 @@ def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time
     assert {rel for rel, data in after.items() if rel.startswith("pkg/") and not data.startswith(b"v2 ")} == set()
     assert sorted(after) == sorted(before)
     assert hdfs_count(env, f"/{user}/atomic") == len(after)  # nothing left beside it
+
+
+def test_anything_on_the_socket_gets_a_json_rpc_answer_and_no_line_is_too_long(env, tmp_path):
+    import socket
+
+    pai(env, "jobs")  # the daemon runs
+    path = Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "daemon.sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(str(path))
+        answers = sock.makefile("rb")
+
+        def ask(line: bytes):
+            sock.sendall(line + b"\n")
+            return json.loads(answers.readline())
+
+        assert [a["error"]["code"] for a in ask(b"[1,2]")] == [-32600, -32600]
+        for request in (b"5", b'"x"', b"[]", b"null", b'{"id": 3}'):
+            answer = ask(request)
+            assert answer["error"]["code"] == -32600 and answer["id"] == (3 if b"3" in request else None), request
+        assert ask(b"{nope")["error"]["code"] == -32700
+        assert ask(b'{"jsonrpc": "2.0", "id": 4, "method": "no.such"}')["error"]["code"] == -32601
+        assert ask(b'{"jsonrpc": "2.0", "id": 5, "method": "status", "params": {"job": 5}}')["error"]["code"] == -32602
+        batch = ask(b'[{"jsonrpc": "2.0", "id": 6, "method": "ping"}, {"jsonrpc": "2.0", "method": "ping"}, 7]')
+        assert [a.get("id") for a in batch] == [6, None] and "pid" in batch[0]["result"]
+        huge = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "ping", "params": {"pad": "x" * (8 << 20)}}).encode()
+        assert ask(huge)["result"]["pid"] > 0  # an 8 MB request line
+    big = tmp_path / "big.bin"
+    big.write_bytes(bytes(range(256)) * (96 << 12))  # 24 MiB: its base64 answer is a 32 MiB line
+    assert pai(env, "hdfs", "put", str(big), "/tmp/big.bin").returncode == 0
+    cat = subprocess.run([sys.executable, "-m", "pai_lsp", "hdfs", "cat", "/tmp/big.bin"], env=env, capture_output=True,
+                         timeout=120)
+    assert cat.returncode == 0, cat.stderr
+    assert cat.stdout == big.read_bytes()
