@@ -10,12 +10,12 @@ from .openpai import OpenPai
 from .profiles import LOCAL, Profiles, get_secret, local_password, local_profile, resolve, set_secret
 
 
-def connect(cluster: str | None = None) -> Backend:
+def connect(cluster: str | None = None, start: bool = True) -> Backend:
     """`cluster` names a profile (absent: the default one, else `local`). Every kind of profile so
-    far ("openpai", "scm") is an OpenPAI REST server."""
+    far ("openpai", "scm") is an OpenPAI REST server. `start`: start the local cluster if needed."""
     name = resolve(cluster)
     if name == LOCAL:
-        return OpenPai(local_profile(), local_password)
+        return OpenPai(local_profile(start), local_password)
     profile = Profiles().clusters[name]
     key = f"{name}:{profile.user}"
     return OpenPai(profile, lambda: get_secret(key + ":password"), token=get_secret(key + ":token"),

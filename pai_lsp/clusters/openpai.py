@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .profiles import Profile
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+ACTIVE = ("WAITING", "RUNNING", "STOPPING", "UNKNOWN")  # job states that still change
 STATUS_ERRORS: dict[int, type[PaiError]] = {401: AuthFailed, 403: PermissionDenied, 404: NotFound, 409: NameTaken}
 
 
@@ -24,7 +25,8 @@ class OpenPai:
     YAML jobs, v2 routes)."""
 
     def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
-                 on_token: Callable[[str], None] | None = None):
+                 on_token: Callable[[str], None] | None = None, transport: httpx.BaseTransport | None = None):
+        """`transport`: where requests go instead of the network (tests use httpx.MockTransport)."""
         self.profile = profile
         self.rest_uri = profile.rest_uri.rstrip("/")
         self.user = profile.user
@@ -32,8 +34,9 @@ class OpenPai:
         self._password = password
         self.token = token
         self._on_token = on_token
-        self.http = httpx.Client(base_url=self.rest_uri, timeout=TIMEOUT)
+        self.http = httpx.Client(base_url=self.rest_uri, timeout=TIMEOUT, transport=transport)
         self._storage: Hdfs | None = None
+        self._filters: bool | None = None  # whether the v2 job list filters by state (unknown until tried)
 
     @property
     def storage(self) -> Hdfs:
@@ -140,11 +143,35 @@ class OpenPai:
             return None
         return locations.uris.get(which)
 
-    def read_log(self, uri: str, offset: int) -> bytes:
-        """Bytes of a log from `offset` on (empty when nothing new)."""
-        headers = {"Range": f"bytes={offset}-"} if offset else {}
+    def read_log(self, uri: str, offset: int, limit: int | None = None) -> bytes:
+        """Bytes of a log from `offset` on, at most `limit` (empty when nothing new)."""
+        last = "" if limit is None else str(offset + limit - 1)
+        headers = {"Range": f"bytes={offset}-{last}"} if offset or limit is not None else {}
         response = self.request("GET", uri, allow=(416,), headers=headers)
-        return b"" if response.status_code == 416 else response.content
+        if response.status_code == 416:
+            return b""
+        data = response.content
+        if response.status_code == 200 and (offset or limit is not None):  # a server that ignores Range
+            data = data[offset:] if limit is None else data[offset:offset + limit]
+        return data
+
+    def active_jobs(self) -> list[JobSummary] | None:
+        """Unfinished jobs by the v2 list's state filter, where the server has it (OpenPAI with its
+        database, the local cluster): tried once, remembered."""
+        if self._filters is False:
+            return None
+        try:
+            listed = self.request("GET", "/api/v2/jobs", params={"username": self.user, "state": ",".join(ACTIVE),
+                                                                 "limit": 50000}).json()
+        except (NotFound, InvalidInput, ServerError, ValueError):
+            self._filters = False
+            return None
+        jobs = [JobSummary.from_json(job) for job in listed] if isinstance(listed, list) else None
+        if jobs is None or any(job.state not in ACTIVE for job in jobs):  # the filter was ignored
+            self._filters = False
+            return None
+        self._filters = True
+        return jobs
 
 
 def _code(response: httpx.Response) -> str:

@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.openpai import FINAL
 from ..errors import InvalidInput, PaiError
 from ..filelock import try_hold
 from ..service import clusters
@@ -27,14 +26,13 @@ from ..service import jobs as service
 from . import protocol, socket_path, state_dir
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
-from .watcher import Watcher, status_event
+from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
 
 Notify = Callable[[protocol.Event], Awaitable[None]]
 Handler = Callable[[Any, Notify], Awaitable[Any]]
-LOG_INTERVAL = 0.1  # seconds between two reads of a followed job's logs
 
 
 class Daemon:
@@ -237,24 +235,56 @@ class Daemon:
 
     async def follow_logs(self, p: protocol.FollowLogs, notify: Notify) -> dict:
         """`job.log` from the given offsets until the job ends (or just what is there now, without
-        `follow`); `job.status` on every state change."""
+        `follow`), in pieces of at most CHUNK bytes, each sent once the caller has taken the one
+        before (a slow reader slows only itself); `job.status` on every state change."""
         cluster = await self.sessions.resolve(p.cluster)
-        logs = service.TaskLogs(p.task, p.which, p.offsets)
         text = Utf8Chunks(p.job, notify)
-        async with self.watcher.follow(cluster, p.job) as feed:
-            version, status = await feed.next(0, None)
-            last_state = None
-            while True:
-                if status.state != last_state:
-                    last_state = status.state
-                    await notify(status_event(cluster, status))
-                for label, offset, data in await self.sessions.run(cluster, logs.read, status):
-                    await text.send(label, offset, data)
-                if not p.follow or status.state in FINAL:
-                    break
-                version, status = await feed.next(version, LOG_INTERVAL)
+        if p.follow:
+            follower = Follower(p.task, p.which, dict(p.offsets or {}))
+            async with self.watcher.follow(cluster, p.job, follower) as feed:
+                state = await self._stream(cluster, feed, follower, text, notify)
+            offsets = follower.offsets
+        else:
+            state, offsets = await self._snapshot(cluster, p, text, notify)
         await text.flush()
-        return {"job": p.job, "state": status.state, "offsets": logs.offsets}
+        return {"job": p.job, "state": state, "offsets": offsets}
+
+    async def _stream(self, cluster: str, feed: Feed, follower: Follower, text: Utf8Chunks, notify: Notify) -> str | None:
+        """What the job's feed publishes, from where this follower is, until the feed is done."""
+        last_state = None
+        while True:
+            seen, done = feed.version, feed.done
+            if feed.error is not None:
+                raise feed.error
+            if feed.status is not None and feed.status.state != last_state:
+                last_state = feed.status.state
+                await notify(status_event(cluster, feed.status))
+            for label, tail in feed.matching(follower):
+                while (offset := follower.offsets.get(label, 0)) < tail.end:
+                    data = tail.slice(offset, CHUNK)
+                    if data is None:  # behind the window: read it from the cluster
+                        data = await self.sessions.run(
+                            cluster, lambda b, t=tail, o=offset: b.read_log(t.uri, o, min(CHUNK, t.end - o)), fresh=False)
+                        if not data:
+                            break
+                    await text.send(label, offset, data)
+                    follower.offsets[label] = offset + len(data)
+                    feed.progressed()
+            if done:
+                return last_state
+            await feed.changed(seen)
+
+    async def _snapshot(self, cluster: str, p: protocol.FollowLogs, text: Utf8Chunks, notify: Notify) -> tuple[str, dict]:
+        """What the logs hold now, read in pieces of at most CHUNK bytes."""
+        logs = service.TaskLogs(p.task, p.which, p.offsets)
+        status = await self.sessions.run(cluster, lambda backend: backend.job(p.job))
+        await notify(status_event(cluster, status))
+        while pieces := await self.sessions.run(cluster, logs.read, status, CHUNK):
+            for label, offset, data in pieces:
+                await text.send(label, offset, data)
+            if all(len(data) < CHUNK for _, _, data in pieces):
+                break
+        return status.state, logs.offsets
 
     async def hdfs(self, p: protocol.Params, notify: Notify) -> dict:
         progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)

@@ -22,8 +22,9 @@ THREADS = 32  # blocking calls at once; polls are short, so a long upload never 
 
 
 class Sessions:
-    def __init__(self, connect: Callable[[str], Backend] = connect) -> None:
-        """`connect`: opens a session with a profile (tests pass one that opens a cluster in memory)."""
+    def __init__(self, connect: Callable[[str, bool], Backend] = connect) -> None:
+        """`connect(name, start)`: opens a session with a profile, starting the local cluster when
+        `start` (tests pass one that opens a cluster in memory)."""
         self.connect = connect
         self.backends: dict[str, tuple[Hashable, Backend]] = {}
         self.executor = ThreadPoolExecutor(THREADS, thread_name_prefix="pai-session")
@@ -36,10 +37,12 @@ class Sessions:
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
 
     async def run(self, cluster: str | None, fn: Callable[..., T], *args: Any, fresh: bool = True) -> T:
-        """`fn(backend, *args)` in a thread. With `fresh`, a session whose profile or token changed
-        since it was opened is replaced first. A kept session that cannot reach its cluster is
-        dropped; for the local cluster (which may have restarted on another port, or stopped) a new
-        one is opened, starting the cluster as `pai run` does, and `fn` runs again."""
+        """`fn(backend, *args)` in a thread. With `fresh` (a user's request), a session whose
+        profile or token changed since it was opened is replaced first, and a local cluster that is
+        not running is started as `pai run` does; without it (a poller) the kept session is used and
+        a stopped local cluster stays stopped. A kept session that cannot reach its cluster is
+        dropped; for the local cluster (which may have restarted on another port) a new one is
+        opened and `fn` runs again."""
 
         def call() -> T:
             name = resolve(cluster)
@@ -50,7 +53,7 @@ class Sessions:
                 kept = None
             was_kept = kept is not None
             if kept is None:
-                kept = self.backends[name] = (now, self.connect(name))
+                kept = self.backends[name] = (now, self.connect(name, fresh))
             try:
                 return fn(kept[1], *args)
             except Unreachable:
@@ -59,7 +62,7 @@ class Sessions:
                 kept[1].close()
                 if not was_kept or name != LOCAL:
                     raise
-            kept = self.backends[name] = (None, self.connect(name))
+            kept = self.backends[name] = (None, self.connect(name, fresh))
             return fn(kept[1], *args)
 
         return await self.thread(call)

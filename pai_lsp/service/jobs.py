@@ -208,8 +208,9 @@ class TaskLogs:
         self.offsets: dict[str, int] = dict(offsets or {})
         self.uris: dict[str, str] = {}
 
-    def read(self, backend: Backend, job: JobDetail) -> list[tuple[str, int, bytes]]:
-        """What the tasks of `job` wrote since the last read: (task label, byte offset, bytes)."""
+    def read(self, backend: Backend, job: JobDetail, limit: int | None = None) -> list[tuple[str, int, bytes]]:
+        """What the tasks of `job` wrote since the last read, at most `limit` bytes of each: (task
+        label, byte offset, bytes)."""
         out = []
         for task in job.tasks:
             label = task.label
@@ -219,7 +220,7 @@ class TaskLogs:
                 self.uris[label] = location
             if label in self.uris:
                 start = self.offsets.get(label, 0)
-                data = backend.read_log(self.uris[label], start)
+                data = backend.read_log(self.uris[label], start, limit)
                 if data:
                     self.offsets[label] = start + len(data)
                     out.append((label, start, data))

@@ -158,8 +158,12 @@ class MemoryBackend:
     def log_location(self, task: TaskStatus, which: str) -> str | None:
         return task.log if task.log and task.ip else None
 
-    def read_log(self, location: str, offset: int) -> bytes:
-        return self.log_bytes.get(location.rsplit("/", 1)[-1], b"")[offset:]
+    def read_log(self, location: str, offset: int, limit: int | None = None) -> bytes:
+        data = self.log_bytes.get(location.rsplit("/", 1)[-1], b"")
+        return data[offset:] if limit is None else data[offset:offset + limit]
+
+    def active_jobs(self) -> list[JobSummary] | None:
+        return None  # like a YARN-era server: each watched job is looked at
 
     def close(self) -> None:
         pass
