@@ -18,7 +18,8 @@ from ..clusters.profiles import LOCAL, resolve
 from ..errors import Unreachable
 
 T = TypeVar("T")
-THREADS = 32  # blocking calls at once; polls are short, so a long upload never starves them
+CALLS = 16  # users' requests at once (an upload holds one for its length)
+POLLS = 8  # pollers' calls at once: each is short, and a thread costs ~1 MB, so few serve many
 
 
 class Sessions:
@@ -27,14 +28,17 @@ class Sessions:
         `start` (tests pass one that opens a cluster in memory)."""
         self.connect = connect
         self.backends: dict[str, tuple[Hashable, Backend]] = {}
-        self.executor = ThreadPoolExecutor(THREADS, thread_name_prefix="pai-session")
+        # Two pools: a burst of users' requests (or long uploads) never starves the pollers, nor they it.
+        self.calls = ThreadPoolExecutor(CALLS, thread_name_prefix="pai-call")
+        self.polls = ThreadPoolExecutor(POLLS, thread_name_prefix="pai-poll")
 
     async def resolve(self, cluster: str | None) -> str:
         """The profile a request means (absent: the default one, else `local`)."""
         return await self.thread(resolve, cluster)
 
-    async def thread(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+    async def thread(self, fn: Callable[..., T], *args: Any, poll: bool = False) -> T:
+        """`fn(*args)` in a thread of the users' pool (or, with `poll`, of the pollers')."""
+        return await asyncio.get_running_loop().run_in_executor(self.polls if poll else self.calls, fn, *args)
 
     async def run(self, cluster: str | None, fn: Callable[..., T], *args: Any, fresh: bool = True) -> T:
         """`fn(backend, *args)` in a thread. With `fresh` (a user's request), a session whose
@@ -65,7 +69,7 @@ class Sessions:
             kept = self.backends[name] = (None, self.connect(name, fresh))
             return fn(kept[1], *args)
 
-        return await self.thread(call)
+        return await self.thread(call, poll=not fresh)
 
     def forget(self) -> None:
         """Drop the kept sessions (not closed: a request may still be using one)."""
@@ -75,4 +79,5 @@ class Sessions:
         for _, backend in self.backends.values():
             backend.close()
         self.backends.clear()
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        for pool in (self.calls, self.polls):
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import http.client
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -20,6 +18,7 @@ import requests
 from hdfs import HdfsError, InsecureClient
 
 from ..errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from .keepalive import KeepAlive
 
 CHUNK = 1 << 20  # bytes per read and send of a big file: memory stays bounded whatever the size
 
@@ -32,7 +31,7 @@ class Hdfs:
         session = requests.Session()
         session.hooks["response"].append(self._fix_redirect)
         self.client = InsecureClient(self.url, user=user, session=session)
-        self._local = threading.local()
+        self.http = KeepAlive()  # bulk writes: see keepalive.py
 
     # -- redirects -------------------------------------------------------------------
     def reachable(self, location: str) -> str:
@@ -111,41 +110,6 @@ class Hdfs:
                 done += len(chunk)
         return done
 
-    def _connection(self, scheme: str, netloc: str) -> http.client.HTTPConnection:
-        """This thread's keep-alive connection to one host. Bulk writes use the standard library's
-        client: per request it costs a third of httpx's CPU time, which is what limits an upload
-        of many small files (bench/jobs.py)."""
-        pool = getattr(self._local, "pool", None)
-        if pool is None:
-            pool = self._local.pool = {}
-        conn = pool.get((scheme, netloc))
-        if conn is None:
-            cls = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
-            conn = pool[(scheme, netloc)] = cls(netloc, timeout=120, blocksize=CHUNK)
-        return conn
-
-    def _put(self, url: str, body: bytes | Body | None, headers: dict) -> tuple[int, dict, bytes]:
-        parts = urlsplit(url)
-        target = parts.path + (f"?{parts.query}" if parts.query else "")
-        for attempt in (1, 2):
-            conn = self._connection(parts.scheme, parts.netloc)
-            if isinstance(body, Body):
-                body.rewind()
-                headers = {**headers, "Content-Length": str(body.size)}
-            try:
-                conn.request("PUT", target, body=body or b"", headers=headers)
-                response = conn.getresponse()
-                return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                conn.close()
-                self._local.pool.pop((parts.scheme, parts.netloc), None)
-                if attempt == 2:
-                    raise
-            except BaseException:  # the connection is mid-request: never reuse it
-                conn.close()
-                self._local.pool.pop((parts.scheme, parts.netloc), None)
-                raise
-        raise AssertionError("unreachable")
 
     def write(self, path: str, data: bytes | Body, overwrite: bool = True) -> None:
         """One file in the two WebHDFS steps, on this thread's persistent connection. A `Body` is
@@ -153,7 +117,7 @@ class Hdfs:
         query = urlencode({"op": "CREATE", "overwrite": "true" if overwrite else "false", "user.name": self.user})
         url = f"{self.url}/webhdfs/v1{quote(path)}?{query}"
         try:
-            status, headers, body = self._put(url, None, {})
+            status, headers, body = self.http.request("PUT", url)
             if status >= 400:
                 raise _remote_error(status, body, path)
             location = headers.get("location")
@@ -161,7 +125,7 @@ class Hdfs:
                 location = json.loads(body).get("Location")
             if not location:
                 raise ServerError(f"{path}: the namenode gave no datanode location")
-            status, _, body = self._put(self.reachable(location), data, {"Content-Type": "application/octet-stream"})
+            status, _, body = self.http.request("PUT", self.reachable(location), data, {"Content-Type": "application/octet-stream"})
             if status >= 400:
                 raise _remote_error(status, body, path)
         except OSError as exc:  # refused, unresolvable host, reset
