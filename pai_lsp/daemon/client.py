@@ -22,7 +22,7 @@ from . import protocol, socket_path, state_dir
 
 START_TIMEOUT = 15.0
 RESTARTS = 5  # how often a call that can be resumed reconnects to a daemon that died
-BUFFER = 1 << 20  # bytes read from the socket at a time (a longer message is read in pieces)
+BUFFER = 4 << 20  # bytes buffered from the socket: a `job.log` of 1 MiB fits whole (a longer message is read in pieces)
 
 # Methods asked again, unchanged, when the daemon dies before answering: they only read, or (a
 # submit with a request id) the new daemon finishes what the old one started.

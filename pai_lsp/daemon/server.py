@@ -82,6 +82,9 @@ class Daemon:
         """Requests on one connection run concurrently; each reply and event is one line, written
         whole (and waited for, so a slow reader slows its own stream, not the daemon)."""
         lock = asyncio.Lock()
+        # Two log pieces in flight: the next is on its way while the client handles one (the
+        # stream overlaps instead of taking turns), and a slow client holds at most this much here.
+        writer.transport.set_write_buffer_limits(high=2 * CHUNK)
 
         async def send(message: dict | list) -> None:
             data = protocol.encode(message)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.openpai import FINAL, JobDetail
-from ..errors import PaiError, ServerError
+from ..errors import NotFound, PaiError, ServerError
 from ..files import write_atomic
 from .protocol import JobStatus
 from .sessions import Sessions
@@ -278,7 +278,7 @@ class Watcher:
         """The job's feed for as long as the caller follows it (its poller stops with the last follower)."""
         key = (cluster, job)
         feed = self.feeds.get(key)
-        if feed is None or feed.error is not None:
+        if feed is None or feed.error is not None or feed.done:  # a finished feed has only the logs its followers wanted
             feed = self.feeds[key] = Feed(self, cluster, job)
             feed.poller = asyncio.ensure_future(feed.run())
         feed.followers.add(follower)
@@ -339,7 +339,7 @@ class Watcher:
                 if found is not None:
                     self.record(JobStatus(job=job, cluster=cluster, state=found.state, exit_code=found.exit_code))
                 else:  # ended since the last round: its detail says how
-                    self.record(status_event(cluster, await run(cluster, lambda backend, j=job: backend.job(j), fresh=False)))
+                    await self._look(cluster, job)
             return
         self._filtered.discard(cluster)
         for job, feed in followed.items():
@@ -353,7 +353,17 @@ class Watcher:
                     self.record(JobStatus(job=job, cluster=cluster, state=found.state, exit_code=found.exit_code))
         else:
             for job in watched:
-                self.record(status_event(cluster, await run(cluster, lambda backend, j=job: backend.job(j), fresh=False)))
+                await self._look(cluster, job)
+
+    async def _look(self, cluster: str, job: str) -> None:
+        """A watched job's detail, recorded; one the cluster no longer knows is watched no more."""
+        try:
+            status = await self.sessions.run(cluster, lambda backend: backend.job(job), fresh=False)
+        except NotFound:
+            self.watched.pop(f"{cluster}/{job}", None)
+            self._save()
+            return
+        self.record(status_event(cluster, status))
 
 
 def _load(path: Path) -> dict[str, dict]:

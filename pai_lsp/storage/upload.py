@@ -237,9 +237,9 @@ def send_file(hdfs: Hdfs, path: str, target: str) -> dict:
             data = f.read()
             hdfs.write(target, data)
             return {"size": len(data), "mtime": st.st_mtime_ns, "sha256": hashlib.sha256(data).hexdigest()}
-        body = Body(f, st.st_size)
-        hdfs.write(target, body)
-        return {"size": body.size, "mtime": st.st_mtime_ns, "sha256": body.hash.hexdigest()}
+        with Body(f, st.st_size) as body:
+            hdfs.write(target, body)
+            return {"size": body.size, "mtime": st.st_mtime_ns, "sha256": body.hexdigest()}
 
 
 def _swap(hdfs: Hdfs, staging: str, remote: str, exists: bool) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
@@ -137,16 +139,32 @@ class Hdfs:
 
 
 class Body:
-    """A local file sent as a request body in `CHUNK`-sized reads, hashed on the way (so a file is
-    read once to be both sent and fingerprinted), and sent again from its start when a kept-alive
-    connection has to be reopened."""
+    """A local file sent as a request body in `CHUNK`-sized reads and hashed on the way, so a file is
+    read once to be both sent and fingerprinted. The hashing runs in a thread of its own beside
+    the sending (both release the GIL), so it costs no time on a big file. Sent again from its start
+    when a kept-alive connection has to be reopened; use it as a context manager."""
+
+    AHEAD = 4  # pieces that may wait for the hasher
 
     def __init__(self, file: BinaryIO, size: int, digest: str = "sha256"):
         self.file, self.size, self.digest = file, size, digest
         self.hash = hashlib.new(digest)
         self.sent = 0
+        self._hasher = ThreadPoolExecutor(1, thread_name_prefix="pai-hash")
+        self._pending: deque[Future] = deque()
+
+    def __enter__(self) -> Body:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._hasher.shutdown(wait=True, cancel_futures=True)
+
+    def _settle(self, keep: int = 0) -> None:
+        while len(self._pending) > keep:
+            self._pending.popleft().result()
 
     def rewind(self) -> None:
+        self._settle()
         self.file.seek(0)
         self.hash, self.sent = hashlib.new(self.digest), 0
 
@@ -155,9 +173,16 @@ class Body:
         chunk = self.file.read(left if n < 0 else min(n, left)) if left > 0 else b""
         if left > 0 and not chunk:
             raise InvalidInput(f"{getattr(self.file, 'name', 'a file')} got shorter while it was uploaded: upload again")
-        self.hash.update(chunk)
+        if chunk:
+            self._pending.append(self._hasher.submit(self.hash.update, chunk))
+            self._settle(self.AHEAD)
         self.sent += len(chunk)
         return chunk
+
+    def hexdigest(self) -> str:
+        """The hash of what was sent (once the hasher has caught up)."""
+        self._settle()
+        return self.hash.hexdigest()
 
     def __len__(self) -> int:
         return self.size
