@@ -286,29 +286,37 @@ def bench_logs(cluster: Cluster, sizes=(20, 50, 100, 200), rounds: int = 3) -> l
 
 # -- uploads -----------------------------------------------------------------------------
 OURS = """
-import json, resource, sys, time
+import sys
+from pathlib import Path
 from pai_lsp.storage.upload import select, upload
 from pai_lsp.storage.webhdfs import Hdfs
-hdfs = Hdfs(sys.argv[1], sys.argv[2])
-files = select(__import__("pathlib").Path(sys.argv[3]), ["**/*"], [])
-t0 = time.perf_counter()
-result = upload(hdfs, files, sys.argv[4], threads=8)
-print(json.dumps({"seconds": time.perf_counter() - t0, "files": result.sent_files,
-                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(upload(Hdfs(sys.argv[1], sys.argv[2]), select(Path(sys.argv[3]), ["**/*"], []), sys.argv[4], threads=8).sent_files)
 """
 
-MEASURED = """
-import json, resource, subprocess, sys, time
-t0 = time.perf_counter()
-subprocess.run(sys.argv[1:], check=True, capture_output=True)
-print(json.dumps({"seconds": time.perf_counter() - t0, "rss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
-"""
+
+def measured(command: list[str], env: dict[str, str]) -> dict:
+    """Wall time and peak resident memory of one command, sampled from outside (ru_maxrss would
+    also count the memory of the process that started it: it survives exec)."""
+    t0 = time.perf_counter()
+    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peak = 0
+    try:
+        process = psutil.Process(child.pid)
+        while child.poll() is None:
+            peak = max(peak, process.memory_info().rss)
+            time.sleep(0.01)
+    except psutil.Error:
+        pass
+    out, err = child.communicate()
+    seconds = time.perf_counter() - t0
+    if child.returncode:
+        raise RuntimeError(f"{command[:3]} failed: {err.decode()[-500:]}")
+    return {"seconds": seconds, "rss": peak / 1e6, "out": out.decode()}
 
 
 def ours_upload(cluster: Cluster, folder: Path, remote: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", OURS, cluster.profile.webhdfs_uri, cluster.user, str(folder), remote],
-                         check=True, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    return json.loads(out.stdout)
+    return measured([sys.executable, "-c", OURS, cluster.profile.webhdfs_uri, cluster.user, str(folder), remote],
+                    dict(os.environ, PYTHONPATH=str(ROOT)))
 
 
 def hdfscli_upload(cluster: Cluster, folder: Path, remote: str) -> dict:
@@ -316,9 +324,7 @@ def hdfscli_upload(cluster: Cluster, folder: Path, remote: str) -> dict:
     config.write_text(f"[global]\ndefault.alias = bench\n\n[bench.alias]\nurl = {cluster.profile.webhdfs_uri}\n"
                       f"user = {cluster.user}\n")
     hdfscli = str(Path(sys.executable).with_name("hdfscli"))
-    out = subprocess.run([sys.executable, "-c", MEASURED, hdfscli, "upload", "-f", "-t", "8", str(folder), remote],
-                         check=True, capture_output=True, text=True, env=dict(os.environ, HDFSCLI_CONFIG=str(config)))
-    return json.loads(out.stdout)
+    return measured([hdfscli, "upload", "-f", "-t", "8", str(folder), remote], dict(os.environ, HDFSCLI_CONFIG=str(config)))
 
 
 def bench_upload(cluster: Cluster, sizes=(100, 500, 1000), rounds: int = 3) -> list[list[str]]:
@@ -358,18 +364,19 @@ def bench_files(cluster: Cluster, sizes=(5_000, 20_000, 50_000)) -> list[list[st
 
 
 # -- watching with a long history --------------------------------------------------------
-def seed_history(cluster: Cluster, count: int) -> None:
+def seed_history(cluster: Cluster, count: int, first: int = 0) -> None:
     """`count` finished jobs, cloned from one real finished job while the cluster is stopped."""
-    cluster.submit("seed", "true")
-    while cluster.state("seed") != "SUCCEEDED":
+    seed = f"seed{first}x"
+    cluster.submit(seed, "true")
+    while cluster.state(seed) != "SUCCEEDED":
         time.sleep(0.05)
     cluster.stop()
     jobs = cluster.work / "local" / "jobs"
-    template = (jobs / f"{cluster.user}~seed" / "status.json").read_text()
-    for i in range(count):
+    template = (jobs / f"{cluster.user}~{seed}" / "status.json").read_text()
+    for i in range(first, first + count):
         folder = jobs / f"{cluster.user}~old{i}"
         folder.mkdir(mode=0o700)
-        (folder / "status.json").write_text(template.replace("seed", f"old{i}"))
+        (folder / "status.json").write_text(template.replace(seed, f"old{i}"))
     cluster.start()
 
 
@@ -378,7 +385,7 @@ def bench_watch(cluster: Cluster, histories=(0, 2_000, 20_000), seconds: float =
     seeded = 0
     for history in histories:
         if history > seeded:
-            seed_history(cluster, history - seeded)
+            seed_history(cluster, history - seeded, seeded)
             seeded = history
         name = f"watched{history}"
         cluster.submit(name, "sleep 600")
