@@ -150,6 +150,8 @@ def select(root: Path, include: list[str], exclude: list[str] | None) -> list[Se
 
 STAGING = ".pai-staging"  # beside the code folder: new trees are written here, then swapped into place
 SMALL = 1 << 20  # files up to this size are read in one piece; bigger ones are streamed
+HASHED = 64 << 20  # files up to this size are also fingerprinted by content (SHA-256, while sent), so one
+# touched but unchanged is not sent again; hashing a bigger one would cost more CPU than sending it
 _ACTIVE: set[str] = set()  # staging folders this process is writing now (never cleaned as stale)
 _ACTIVE_LOCK = threading.Lock()
 
@@ -237,6 +239,10 @@ def send_file(hdfs: Hdfs, path: str, target: str) -> dict:
             data = f.read()
             hdfs.write(target, data)
             return {"size": len(data), "mtime": st.st_mtime_ns, "sha256": hashlib.sha256(data).hexdigest()}
+        if st.st_size > HASHED:  # sent as fast as `hdfscli` sends it: a big file is known by size and time only
+            with Body(f, st.st_size, digest=None) as body:
+                hdfs.write(target, body)
+                return {"size": body.size, "mtime": st.st_mtime_ns}
         with Body(f, st.st_size) as body:
             hdfs.write(target, body)
             return {"size": body.size, "mtime": st.st_mtime_ns, "sha256": body.hexdigest()}
@@ -292,7 +298,7 @@ def _unchanged(local: dict[str, str], previous: dict, threads: int) -> set[str]:
     to_hash = []
     for rel, path in local.items():
         entry = previous.get(rel)
-        if not isinstance(entry, dict) or "sha256" not in entry:
+        if not isinstance(entry, dict):
             continue
         try:
             st = os.stat(path)
@@ -302,7 +308,7 @@ def _unchanged(local: dict[str, str], previous: dict, threads: int) -> set[str]:
             continue
         if st.st_mtime_ns == entry.get("mtime"):
             same.add(rel)
-        else:
+        elif "sha256" in entry:
             to_hash.append(rel)
     for rel, digest in bounded(lambda rel: _sha256(local[rel]), to_hash, threads):
         if digest == previous[rel]["sha256"]:

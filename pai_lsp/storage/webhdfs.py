@@ -146,9 +146,10 @@ class Body:
 
     AHEAD = 4  # pieces that may wait for the hasher
 
-    def __init__(self, file: BinaryIO, size: int, digest: str = "sha256"):
+    def __init__(self, file: BinaryIO, size: int, digest: str | None = "sha256"):
+        """`digest` None: sent without hashing."""
         self.file, self.size, self.digest = file, size, digest
-        self.hash = hashlib.new(digest)
+        self.hash = hashlib.new(digest) if digest else None
         self.sent = 0
         self._hasher = ThreadPoolExecutor(1, thread_name_prefix="pai-hash")
         self._pending: deque[Future] = deque()
@@ -166,14 +167,14 @@ class Body:
     def rewind(self) -> None:
         self._settle()
         self.file.seek(0)
-        self.hash, self.sent = hashlib.new(self.digest), 0
+        self.hash, self.sent = hashlib.new(self.digest) if self.digest else None, 0
 
     def read(self, n: int = -1) -> bytes:
         left = self.size - self.sent
         chunk = self.file.read(left if n < 0 else min(n, left)) if left > 0 else b""
         if left > 0 and not chunk:
             raise InvalidInput(f"{getattr(self.file, 'name', 'a file')} got shorter while it was uploaded: upload again")
-        if chunk:
+        if chunk and self.hash is not None:
             self._pending.append(self._hasher.submit(self.hash.update, chunk))
             self._settle(self.AHEAD)
         self.sent += len(chunk)
@@ -182,7 +183,7 @@ class Body:
     def hexdigest(self) -> str:
         """The hash of what was sent (once the hasher has caught up)."""
         self._settle()
-        return self.hash.hexdigest()
+        return self.hash.hexdigest() if self.hash is not None else ""
 
     def __len__(self) -> int:
         return self.size
