@@ -19,7 +19,7 @@ import psutil
 from hdfs import InsecureClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.localcluster.conftest import USER, start_cluster, stop_cluster  # noqa: E402
+from tests.helpers.localcluster import USER, start_cluster, stop_cluster  # noqa: E402
 
 
 def job(name: str, command: str, tasks: int = 1) -> dict:
@@ -92,6 +92,7 @@ def busy_latency(c: httpx.Client, jobs: int, rounds: int) -> tuple[float, float]
 
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # the cluster's secrets: never the real ~/.config
         cluster = start_cluster(Path(tmp) / "data", "--cpus", "256")
         try:
             client = InsecureClient(cluster.hdfs_url, user=USER)

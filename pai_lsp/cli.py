@@ -6,16 +6,23 @@ import argparse
 import sys
 from pathlib import Path
 
-from .config_file import UnreadableConfig, read_config
-from .core.model import LineIndex
-from .core.validate import validate
-from .settings import find_workspace_settings, read, terminal_locale
+# Only the standard library at the top: `pai-lsp` must answer the editor's `initialize` before
+# anything else loads (server/fast_start.py); each command imports what it needs.
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
 
 
 def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.stdout, err=sys.stderr) -> int:
     """Print the editor's diagnostics for each file, one per line: `file:line:col: severity code message`."""
+    from dataclasses import replace
+
+    from .config_file import UnreadableConfig, read_config
+    from .core.model import LineIndex
+    from .core.paddle import DIALECT as PADDLE
+    from .core.paddle import is_paddle_file
+    from .core.validate import validate
+    from .settings import find_workspace_settings, read
+
     status = EXIT_OK
     for name in paths:
         path = Path(name)
@@ -27,6 +34,8 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
             continue
         values = find_workspace_settings(path.resolve())
         settings = read({**values, "pai.cluster.kind": dialect} if dialect else values, locale)
+        if is_paddle_file(path.name):  # a PaddlePaddle Cloud job file, whatever the workspace's cluster kind
+            settings = replace(settings, dialect=PADDLE)
         _, diagnostics = validate(text, settings)
         lines = LineIndex(text, "utf-32")
         for d in diagnostics:
@@ -71,7 +80,8 @@ def local_cluster(args: argparse.Namespace) -> int:
         return EXIT_OK
     try:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
-                     allow_remote=args.allow_remote, private=args.private)
+                     allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources,
+                     paddle_port=args.paddle_port)
     except OSError as exc:
         print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERRORS
@@ -87,12 +97,17 @@ def _add_local_cluster(sub) -> None:
         p.add_argument("--host", default="127.0.0.1")
         p.add_argument("--port", type=int, default=9186, help="REST (and WebHDFS) port; 0 picks a free one")
         p.add_argument("--hdfs-port", type=int, help="also serve WebHDFS on this port, as a namenode does")
+        p.add_argument("--paddle-port", type=int, default=0,
+                       help="PaddlePaddle Cloud API (jobs and PFS) on this port (default: a free one, printed at start)")
         p.add_argument("--gpus", type=int, help="GPU slots to simulate (default: from nvidia-smi, else 0)")
         p.add_argument("--cpus", type=int, help="CPU slots to offer (default: this machine's cores)")
         p.add_argument("--memory-mb", type=int, help="memory to offer in MB (default: this machine's memory)")
         p.add_argument("--runtime", choices=["host", "container"], default="host")
         p.add_argument("--allow-remote", action="store_true",
                        help="allow a --host reachable from other machines (every call then needs a token)")
+        p.add_argument("--strict-resources", action="store_true",
+                       help="refuse jobs larger than this machine, as a real cluster's quota does (default: run them "
+                            "scaled to the machine, with a note)")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
     users = lc_sub.add_parser("users", help="manage the cluster's users")
@@ -104,6 +119,11 @@ def _add_local_cluster(sub) -> None:
     add.add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
 
+def _add_lsp_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pai", description="PAI training jobs from the terminal and the editor.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -111,8 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_check.add_argument("files", nargs="+", metavar="FILE")
     p_check.add_argument("--cluster-kind", choices=["openpai", "scm"], help="dialect to check against (default: the workspace's pai.cluster.kind)")
     p_check.add_argument("--locale", help="message language, e.g. en or zh-CN (default: from LANG)")
-    p_lsp = sub.add_parser("lsp", help="run the language server on stdio (for editors)")
-    p_lsp.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    _add_lsp_arguments(sub.add_parser("lsp", help="run the language server on stdio (for editors)"))
     _add_local_cluster(sub)
     from .cli_jobs import add_commands
 
@@ -121,10 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["lsp"]:  # the editor waits: start the server before the other commands load
+        lsp_args = _add_lsp_arguments(argparse.ArgumentParser(prog="pai lsp")).parse_args(argv[1:])
+        return serve_lsp(lsp_args.tcp)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "check":
+            from .settings import terminal_locale
+
             return check(args.files, args.cluster_kind, args.locale or terminal_locale())
         if args.command == "lsp":
             return serve_lsp(args.tcp)

@@ -35,7 +35,7 @@ def add_commands(sub) -> None:
     p = sub.add_parser("logs", help="print a job's logs")
     p.add_argument("job")
     p.add_argument("--cluster")
-    p.add_argument("--task", metavar="ROLE:IDX", help="one task only")
+    p.add_argument("--task", metavar="ROLE:IDX", help="one task only (on PaddlePaddle Cloud also a worker's name)")
     p.add_argument("-f", "--follow", action="store_true", help="keep printing until the job ends")
     p = sub.add_parser("stop", help="stop a job")
     p.add_argument("job")
@@ -53,12 +53,19 @@ def add_commands(sub) -> None:
     csub = cluster.add_subparsers(dest="cluster_command", metavar="COMMAND", required=True)
     add = csub.add_parser("add", help="add a cluster profile")
     add.add_argument("name")
-    add.add_argument("--rest", required=True, help="REST server URI, e.g. http://pai.example.com/rest-server")
-    add.add_argument("--webhdfs", required=True, help="WebHDFS URI, e.g. http://pai.example.com:50070")
+    add.add_argument("--rest", required=True, help="REST server URI, e.g. http://pai.example.com/rest-server "
+                     "(PaddlePaddle Cloud: its endpoint, e.g. http://cloud.paddlepaddle.org)")
+    add.add_argument("--webhdfs", "--pfs", dest="webhdfs", help="WebHDFS URI, e.g. http://pai.example.com:50070 (required for "
+                     "OpenPAI); PaddlePaddle Cloud: its PFS base (default <rest>/api/v1/pfs)")
     add.add_argument("--user", default=getpass.getuser())
-    add.add_argument("--kind", choices=["openpai", "scm"], default="openpai")
+    add.add_argument("--kind", choices=["openpai", "scm", "paddlecloud"], default="openpai")
+    add.add_argument("--datacenter", help="PaddlePaddle Cloud: the datacenter's name, the <dc> of /pfs/<dc>/… (default: NAME)")
     add.add_argument("--protocol", type=int, choices=[1, 2], help="job protocol (default: detected from the server)")
     add.add_argument("--password-stdin", action="store_true", help="read the password from standard input, store it and log in")
+    imp = csub.add_parser("import-paddle", help="a profile for each datacenter of the paddlecloud client's ~/.paddle/config")
+    imp.add_argument("--config", help="the config file (default: ~/.paddle/config)")
+    imp.add_argument("--keep-file", action="store_true",
+                     help="leave the file as it is (its passwords are still stored in the keyring)")
     csub.add_parser("list", help="list cluster profiles")
     rm = csub.add_parser("remove", help="remove a cluster profile")
     rm.add_argument("name")
@@ -91,6 +98,19 @@ def add_commands(sub) -> None:
     p.add_argument("local", nargs="?", default=".")
     for command in hsub.choices.values():  # `pai hdfs ls PATH --cluster C` as well as `pai hdfs --cluster C ls PATH`
         command.add_argument("--cluster", default=argparse.SUPPRESS, help="cluster profile (default: the default profile)")
+    p = sub.add_parser("quota", help="what you may use on a PaddlePaddle Cloud cluster, and use now")
+    p.add_argument("--cluster")
+    r = sub.add_parser("registry", help="image registry secrets on a PaddlePaddle Cloud cluster")
+    r.add_argument("--cluster")
+    rsub = r.add_subparsers(dest="registry_command", metavar="COMMAND", required=True)
+    rsub.add_parser("list", help="list registry secrets")
+    radd = rsub.add_parser("add", help="add a registry secret (the password on standard input)")
+    radd.add_argument("name")
+    radd.add_argument("--username", required=True)
+    radd.add_argument("--server", required=True, help="the registry, e.g. registry.example.com")
+    radd.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    rrm = rsub.add_parser("remove", help="remove a registry secret")
+    rrm.add_argument("name")
     d = sub.add_parser("daemon", help="the background job daemon (started on demand)")
     dsub = d.add_subparsers(dest="daemon_command", metavar="COMMAND", required=True)
     dsub.add_parser("status", help="is it running, and what does it watch")
@@ -210,7 +230,13 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"  {status['diagnostics']}")
     for t in status["tasks"]:
         ports = " ".join(f"{k}={v}" for k, v in t["ports"].items())
-        print(f"  {t['role']}:{t['index']}  {t['state']:10} {t['ip'] or '-'}  {ports}")
+        label = f"{t['role']}:{t['index']}"
+        if t.get("worker"):  # a PaddlePaddle Cloud worker: its name, phase, start, exit code and message (§A.7)
+            started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t["started"] / 1000)) if t.get("started") else "-"
+            end = f"exit {t['exitCode']}" + (f": {t['message']}" if t.get("message") else "") if t["exitCode"] is not None else ""
+            print(f"  {label:10} {t['worker']:40} {t['state']:10} {started:19} {end}".rstrip())
+            continue
+        print(f"  {label}  {t['state']:10} {t['ip'] or '-'}  {ports}")
     return 0
 
 
@@ -255,15 +281,34 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     if command == "add":
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
         added = daemon.call_sync(protocol.ClustersAdd(name=args.name, rest=args.rest, webhdfs=args.webhdfs, user=args.user,
-                                                      kind=args.kind, protocol=args.protocol, password=password))
+                                                      kind=args.kind, protocol=args.protocol, password=password,
+                                                      datacenter=args.datacenter))
         note = " as given" if added["protocolNote"] == "as given" else "" if added["protocolNote"] == "detected" \
             else f"; {added['protocolNote']}"
-        print(f"added cluster {args.name} (job protocol v{added['protocol']}{note})"
-              + (f", logged in as {args.user}" if added["loggedIn"] else ""))
+        what = "PaddlePaddle Cloud" if args.kind == "paddlecloud" else f"job protocol v{added['protocol']}{note}"
+        print(f"added cluster {args.name} ({what})" + (f", logged in as {args.user}" if added["loggedIn"] else
+                                                         f"; not logged in: log in with `pai cluster login {args.name}`"))
+    elif command == "import-paddle":
+        done = daemon.call_sync(protocol.ClustersImportPaddle(config=args.config, keep_file=args.keep_file))
+        for c in done["clusters"]:
+            print(f"added cluster {c['name']} (PaddlePaddle Cloud {c['endpoint']}, datacenter {c['datacenter']}, user {c['user']})"
+                  + (", active" if c["active"] else ""))
+        stored = [c["name"] for c in done["clusters"] if c["passwordStored"]]
+        if stored:
+            where = (f"and removed from {done['config']} (give --keep-file to leave the file as it is)" if done["passwordsRemoved"]
+                     else f"{done['config']} was left as it is")
+            print(f"moved the password(s) of {', '.join(stored)} into the keyring, {where}")
+        print(f"default cluster: {done['default']}")
     elif command == "list":
         for c in daemon.call_sync(protocol.ClustersList())["clusters"]:
             mark = "*" if c["default"] else " "
-            what = "embedded local cluster (started on demand)" if c["local"] else f"{c['rest']}  {c['user']}  {c['kind']}"
+            if c["local"] and c["kind"] == "paddlecloud":
+                what = (f"embedded local cluster, PaddlePaddle Cloud API at {c['rest']} (datacenter local)" if c["rest"]
+                        else "embedded local cluster, PaddlePaddle Cloud API (started on demand)")
+            elif c["local"]:
+                what = "embedded local cluster (started on demand)"
+            else:
+                what = f"{c['rest']}  {c['user']}  {c['kind']}" + (f"  datacenter {c['datacenter']}" if c.get("datacenter") else "")
             print(f"{mark} {c['name']:16} {what}")
     elif command == "remove":
         daemon.call_sync(protocol.ClustersRemove(name=args.name))
@@ -271,7 +316,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     elif command == "default":
         print(f"default cluster: {daemon.call_sync(protocol.ClustersSetDefault(name=args.name))['default']}")
     elif command == "login":
-        if args.name == "local":
+        if args.name in ("local", "local-paddle"):
             raise ConfigError("the local cluster needs no login")
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {args.name}: ")
         done = daemon.call_sync(protocol.ClustersLogin(name=args.name, password=password))
@@ -353,6 +398,31 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_quota(args: argparse.Namespace) -> int:
+    quota = daemon.call_sync(protocol.Quota(cluster=args.cluster))
+    print(f"{'':16} {'CPU':>8} {'MEMORY':>10} {'GPU':>5} {'MAXPARALLELISM':>15}")
+    for row in ("limits", "used"):
+        q = quota[row]
+        print(f"{row:16} {q['cpu'] or '-':>8} {q['memory'] or '-':>10} {q['gpu'] or '-':>5} {q['maxParallelism'] or '-':>15}")
+    return 0
+
+
+def cmd_registry(args: argparse.Namespace) -> int:
+    command, cluster = args.registry_command, args.cluster
+    if command == "list":
+        for r in daemon.call_sync(protocol.RegistryList(cluster=cluster))["registries"]:
+            print(f"{r['name']:24} {r['created'] or '-'}")
+    elif command == "add":
+        password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {args.server}: ")
+        done = daemon.call_sync(protocol.RegistryAdd(cluster=cluster, name=args.name, username=args.username, password=password,
+                                                     server=args.server))
+        print(f"added registry {done['name']} (use \"registry\": \"{done['secret']}\" in a job file)")
+    else:
+        done = daemon.call_sync(protocol.RegistryRemove(cluster=cluster, name=args.name))
+        print(f"removed registry {done['name']}")
+    return 0
+
+
 COMMANDS = {"ssh": cmd_ssh, "submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
             "stop": cmd_stop, "outputs": cmd_outputs, "cluster": cmd_cluster,
-            "daemon": cmd_daemon, "hdfs": cmd_hdfs}
+            "daemon": cmd_daemon, "hdfs": cmd_hdfs, "quota": cmd_quota, "registry": cmd_registry}

@@ -83,12 +83,21 @@ def test_remote_profile_login_and_expired_token_renewal(env, tmp_path):
     pai(env, "jobs")  # make sure the local cluster runs
     info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
     user = __import__("getpass").getuser()
-    assert pai(env, "cluster", "add", "lab", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user).returncode == 0
+    lab = ("cluster", "add", "lab", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user)
+    # A refused password at `add`: one line, and nothing is added (nor kept in the keyring).
+    refused = pai(env, *lab, "--password-stdin", stdin="not-the-password\n")
+    assert refused.returncode == 4 and refused.stderr.startswith("pai cluster: cluster lab was not added: login to"), refused.stderr
+    assert "Password is incorrect." in refused.stderr and refused.stderr.count("\n") == 1
+    assert " lab " not in pai(env, "cluster", "list").stdout
+    secrets = Path(env["XDG_CONFIG_HOME"]) / "pai-lsp" / "secrets.json"
+    assert not secrets.exists() or "not-the-password" not in secrets.read_text()
+    # Without a password: added, and it says how to log in.
+    added = pai(env, *lab)
+    assert added.returncode == 0 and added.stdout.rstrip().endswith("not logged in: log in with `pai cluster login lab`"), added.stdout
     wrong = pai(env, "cluster", "login", "lab", "--password-stdin", stdin="not-the-password\n")
     assert wrong.returncode == 4 and "login to" in wrong.stderr and "Password is incorrect." in wrong.stderr
     password = local_client_password(env)
     assert pai(env, "cluster", "login", "lab", "--password-stdin", stdin=password + "\n").returncode == 0
-    secrets = Path(env["XDG_CONFIG_HOME"]) / "pai-lsp" / "secrets.json"
     assert oct(secrets.stat().st_mode & 0o777) == "0o600"
     stored = json.loads(secrets.read_text())
     stored[f"lab:{user}:token"] = "expired.token.value"
@@ -220,7 +229,7 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
     user = __import__("getpass").getuser()
     added = pai(env, "cluster", "add", "k8s", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user, "--protocol", "2")
-    assert added.stdout == "added cluster k8s (job protocol v2 as given)\n"
+    assert added.stdout == "added cluster k8s (job protocol v2 as given); not logged in: log in with `pai cluster login k8s`\n"
     password = local_client_password(env)
     assert pai(env, "cluster", "login", "k8s", "--password-stdin", stdin=password + "\n").returncode == 0
     ws = command_job(tmp_path, "v2.pai.json", 'echo "role $PAI_CURRENT_TASK_ROLE_NAME out $PAI_OUTPUT_DIR"', name="train.v1")

@@ -10,12 +10,12 @@ import json
 import pytest
 
 from pai_lsp.clusters.v2convert import to_v2_yaml
+from pai_lsp.core.joi import validate_v1
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import Settings
 from pai_lsp.core.roles import roles_from_v1, v2_name
 from pai_lsp.core.validate import validate
 from pai_lsp.localcluster import v2
-from pai_lsp.localcluster.joi import validate_v1
 
 from .helpers.paths import dialect_of_config, own_configs
 

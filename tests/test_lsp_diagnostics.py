@@ -16,7 +16,7 @@ async def test_valid_config_has_no_diagnostics(client, tmp_path):
 
 
 async def test_one_missing_comma_is_one_error_and_the_rest_is_still_checked(client, tmp_path):
-    text = VALID.replace('"mnist",', '"mnist"').replace('"taskNumber": 2', '"taskNumber": 0')
+    text = VALID.replace('"mnist",', '"mnist"').replace('"taskNumber": 2', '"taskNumber": -1')
     editor = Editor(client, tmp_path / "job.pai.json")
     diagnostics = await editor.open(text)
     syntax = [d for d in diagnostics if str(d.code).startswith("syntax.")]
@@ -25,7 +25,7 @@ async def test_one_missing_comma_is_one_error_and_the_rest_is_still_checked(clie
     assert syntax[0].range.start == editor.position('"mnist"', len('"mnist"'))
     # Recovery: the schema check further down still runs.
     minimum = [d for d in diagnostics if d.code == "schema.minimum"]
-    assert len(minimum) == 1 and text_at(text, minimum[0].range) == "0"
+    assert len(minimum) == 1 and text_at(text, minimum[0].range) == "-1"
     assert "taskNumber" in minimum[0].message
 
 
@@ -131,10 +131,10 @@ async def test_locale_switch_through_configuration(client, tmp_path):
     editor = Editor(client, tmp_path / "job.pai.json")
     text = VALID.replace('"taskNumber": 2', '"taskNumber": -1')
     (english,) = await editor.open(text)
-    assert english.message == '"taskNumber" must be at least 1, not -1.'
+    assert english.message == '"taskNumber" must be at least 0, not -1.'
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "zh-CN"}}))
     (chinese,) = await editor.diagnostics()
-    assert chinese.message == '"taskNumber" 不能小于 1，当前为 -1。'
+    assert chinese.message == '"taskNumber" 不能小于 0，当前为 -1。'
     assert chinese.range == english.range
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(editor.doc()))
     assert lenses[0].command.title == "提交作业到 PAI 集群"

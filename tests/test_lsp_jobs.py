@@ -77,6 +77,20 @@ async def test_invalid_config_is_one_editor_message(editor, tmp_path):
     result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", [bad.as_uri()]))
     assert result["ok"] is False and '"a-b" is not a valid name' in result["message"]
     assert editor.messages[-1].type == types.MessageType.Error and editor.messages[-1].message == result["message"]
+    assert result["message"].startswith(f"{bad}:1:")  # outside every workspace folder: its full path
+
+
+async def test_a_refused_config_is_named_relative_to_its_workspace_folder(editor, tmp_path):
+    """The start of the message is what a collapsed notification shows: the file as the editor's file
+    tree names it, then the reason."""
+    bad = tmp_path / "jobs" / "bad.pai.json"
+    bad.parent.mkdir()
+    bad.write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
+    editor.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(types.WorkspaceFoldersChangeEvent(
+        added=[types.WorkspaceFolder(tmp_path.as_uri(), "ws")], removed=[])))
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", [bad.as_uri()]))
+    assert result["ok"] is False and result["message"].startswith('jobs/bad.pai.json:1:'), result
+    assert '"a-b" is not a valid name' in result["message"]
 
 
 async def test_hdfs_commands_return_structured_results(editor, tmp_path):

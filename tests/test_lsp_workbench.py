@@ -173,12 +173,14 @@ async def test_cluster_profiles_from_the_editor_are_the_cli_s(editor):
     wrong = await run(editor, "pai.clusters.add", {"name": "lab", "rest": info["url"], "webhdfs": info["hdfs"],
                                                    "user": user, "password": "not-it"})
     assert wrong["ok"] is False and wrong["kind"] == "auth" and "Password is incorrect." in wrong["message"]
+    assert wrong["message"].startswith("cluster lab was not added: ")
+    assert [c["name"] for c in (await run(editor, "pai.clusters.list"))["clusters"]] == ["local", "local-paddle"]
     added = await run(editor, "pai.clusters.add", {"name": "lab", "rest": info["url"], "webhdfs": info["hdfs"],
                                                    "user": user, "password": password})
     assert added["ok"] and added["loggedIn"] is True and added["protocol"] == 1
     listed = await run(editor, "pai.clusters.list")
     rows = {c["name"]: c for c in listed["clusters"]}
-    assert list(rows) == ["local", "lab"] and rows["lab"]["loggedIn"] and rows["local"]["running"]
+    assert list(rows) == ["local", "local-paddle", "lab"] and rows["lab"]["loggedIn"] and rows["local"]["running"]
     assert listed["default"] == "lab"  # the first added profile becomes the default, as with `pai cluster add`
     cli = subprocess.run([sys.executable, "-m", "pai_lsp", "cluster", "list"], env=ENV, capture_output=True, text=True, timeout=60)
     assert f"* lab              {info['url']}  {user}  openpai" in cli.stdout
@@ -188,7 +190,7 @@ async def test_cluster_profiles_from_the_editor_are_the_cli_s(editor):
     assert (await run(editor, "pai.clusters.setDefault", {"name": "local"}))["default"] == "local"
     assert (await run(editor, "pai.clusters.list"))["default"] == "local"
     assert (await run(editor, "pai.clusters.remove", {"name": "lab"}))["ok"]
-    assert [c["name"] for c in (await run(editor, "pai.clusters.list"))["clusters"]] == ["local"]
+    assert [c["name"] for c in (await run(editor, "pai.clusters.list"))["clusters"]] == ["local", "local-paddle"]
     secrets = json.loads((HOME / "config" / "pai-lsp" / "secrets.json").read_text())
     assert not any(key.startswith("lab:") for key in secrets)  # its password and token went with it
     assert (await run(editor, "pai.clusters.stopLocal"))["stopped"] is True

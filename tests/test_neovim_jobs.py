@@ -104,6 +104,15 @@ def test_submit_from_a_buffer_logs_jobs_outputs(nvim, env, workspace, tmp_path):
     config = nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://job/{job}.pai.json' and vim.api.nvim_buf_get_lines(0, 0, -1, false)")
     assert json.loads("\n".join(config))["jobName"] == job and config[1] == f'  "jobName": "{job}",'
 
+    # ?: the keys; l: the job's log.
+    nvim.command("PaiJobs")
+    nvim.keys("?")
+    assert nvim.wait_message(":PaiJobs keys") == "pai: :PaiJobs keys"
+    assert "  o      download the job's outputs" in nvim.messages().splitlines()
+    nvim.cursor_to(job)
+    nvim.keys("l")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://logs/{job}'")
+
     # :PaiLogs after wiping the buffer: the whole log again, once.
     nvim.command(f"bwipeout pai://logs/{job}")
     nvim.command(f"PaiLogs {job}")
@@ -131,7 +140,7 @@ MULTI = {
     "image": "python:3",
     "taskRoles": [{
         "name": "worker", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
-        "command": "for i in 1 2 3 4; do echo \"line $i of $PAI_TASK_INDEX\"; sleep 0.5; done; sleep 120",
+        "command": "for i in 1 2 3 4; do echo \"line $i of $PAI_TASK_INDEX\"; sleep 0.8; done; sleep 120",
     }],
 }
 
@@ -177,6 +186,28 @@ def test_invalid_config_is_one_error(nvim, workspace):
     nvim.lua("vim.wait(300)")
     assert sum("a-b" in m for m in nvim.messages().splitlines()) == 1
     assert not nvim.lua("for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b):match('^pai://logs/') then return true end end return false")
+    # :PaiLogs of a job that does not exist: its buffer and a warning say so.
+    nvim.command("PaiLogs no_such_job")
+    line = nvim.wait_message("no_such_job: ")
+    assert nvim.buffer_lines("pai://logs/no_such_job")[-1] == "[pai] " + line.split("no_such_job: ", 1)[1]
+
+
+def test_in_chinese(env, workspace):
+    """With a Chinese $LANG, the plugin's texts and the server's messages are in Chinese."""
+    env = dict(env, LANG="zh_CN.UTF-8", LC_ALL="", LC_MESSAGES="")
+    editor = Neovim(env, workspace)
+    try:
+        (workspace / "bad.pai.json").write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
+        editor.command("edit bad.pai.json")
+        editor.command("PaiSubmit")
+        assert '"a-b" 不是有效的' in editor.wait_message("不是有效的")
+        editor.command("PaiClusters")
+        editor.wait("vim.fn.search('^\\\\* local ', 'n') > 0")
+        lines = editor.current_lines()
+        assert lines[0] == "集群配置   (? 帮助)" and lines[1].split() == ["名称", "用户", "类型", "登录", "REST"]
+        assert lines[2].split()[-2:] == ["运行中", "（内置，在本机）"] or lines[2].split()[-2:] == ["已停止", "（内置，在本机）"], lines
+    finally:
+        editor.close()
 
 
 def test_hdfs_browser(nvim, env, workspace, tmp_path):
@@ -199,6 +230,10 @@ def test_hdfs_browser(nvim, env, workspace, tmp_path):
     nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}/train.py'")
     assert nvim.current_lines() == (workspace / "train.py").read_text().splitlines()
     assert nvim.lua("return vim.bo.modifiable or vim.bo.filetype ~= 'python'") is False
+    nvim.command(f"PaiHdfs {code_dir}")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}'")
+    nvim.command(f"PaiHdfs {code_dir}/train.py")  # a file's path opens the file
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}/train.py'")
     nvim.command(f"PaiHdfs {code_dir}")
     nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{code_dir}'")
 

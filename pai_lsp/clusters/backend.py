@@ -1,8 +1,9 @@
 """The one interface the service layer uses to reach a cluster, whatever kind it is.
 
-OpenPAI (REST v1 and v2, and its SCM dialect) is the first implementation (`openpai.OpenPai`);
-PaddlePaddle Cloud is meant to be the next. Jobs travel in OpenPAI's model (`core.openpai`), job
-configs as checked v1 configs; a backend converts to what its cluster takes.
+OpenPAI (REST v1 and v2, and its SCM dialect) is the first implementation (`openpai.OpenPai`),
+PaddlePaddle Cloud the second (`paddlecloud.PaddleCloud`). Jobs travel in OpenPAI's model
+(`core.openpai`: states, tasks); job files are the kind the backend takes (`job_files`: `*.pai.json`
+checked v1 configs, or `*.paddle.json` submit bodies), and a backend converts to what its cluster takes.
 """
 
 from __future__ import annotations
@@ -11,16 +12,29 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..core.openpai import JobDetail, JobSummary, TaskStatus
+    from ..storage.pfs import Pfs
+    from ..storage.upload import Progress, Selected, UploadResult
     from ..storage.webhdfs import Hdfs
     from .profiles import Profile
 
 
 class Backend(Protocol):
     profile: Profile  # which cluster, as whom
+    job_files: str  # the job files it runs: "pai" (*.pai.json) or "paddle" (*.paddle.json)
 
     @property
-    def storage(self) -> Hdfs:
-        """The cluster's file system (code uploads, outputs, the HDFS explorer)."""
+    def storage(self) -> Hdfs | Pfs:
+        """The cluster's file system (code uploads, outputs, the HDFS explorer); its `home` is where
+        relative paths start."""
+
+    def unique_name(self, base: str) -> str:
+        """A job name made from `base` that no job has yet (the cluster's own rules for names)."""
+
+    def place_job(self, config: dict, name: str) -> str | None:
+        """Put the job's name into its config (and what follows from it); where its code is uploaded."""
+
+    def upload(self, files: list[Selected], remote: str, progress: Progress | None = None) -> UploadResult:
+        """Make the folder `remote` hold the workspace `files`, sending only what changed."""
 
     def login(self) -> None:
         """Log in afresh with the stored password (the token is kept and renewed by itself)."""
@@ -51,5 +65,15 @@ class Backend(Protocol):
     def read_log(self, location: str, offset: int, limit: int | None = None) -> bytes:
         """The bytes of a log from byte `offset` on, at most `limit` of them (empty when there is
         nothing new): a log of any size is read in bounded pieces."""
+
+    def quota(self) -> dict:
+        """What the user may use and uses now (PaddlePaddle Cloud; others refuse with InvalidInput)."""
+
+    def registries(self) -> list[dict]:
+        """Image registry secrets (PaddlePaddle Cloud; others refuse with InvalidInput)."""
+
+    def add_registry(self, name: str, username: str, password: str, server: str) -> dict: ...
+
+    def remove_registry(self, name: str) -> dict: ...
 
     def close(self) -> None: ...

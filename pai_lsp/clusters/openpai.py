@@ -3,6 +3,8 @@ token by itself; reads answers into `core.openpai`'s model."""
 
 from __future__ import annotations
 
+import re
+import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +15,7 @@ from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, Pe
 from ..storage.keepalive import KeepAlive
 
 if TYPE_CHECKING:
+    from ..storage.upload import Progress, Selected, UploadResult
     from ..storage.webhdfs import Hdfs
     from .profiles import Profile
 
@@ -21,9 +24,14 @@ ACTIVE = ("WAITING", "RUNNING", "STOPPING", "UNKNOWN")  # job states that still 
 STATUS_ERRORS: dict[int, type[PaiError]] = {401: AuthFailed, 403: PermissionDenied, 404: NotFound, 409: NameTaken}
 
 
+SUBSTITUTED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")
+
+
 class OpenPai:
     """`profile.protocol` 1: a YARN-era server (v1 JSON jobs, SCM too); 2: a Kubernetes-era one (v2
     YAML jobs, v2 routes)."""
+
+    job_files = "pai"
 
     def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
                  on_token: Callable[[str], None] | None = None, transport: httpx.BaseTransport | None = None):
@@ -99,6 +107,28 @@ class OpenPai:
         raise error(f"{prefix}: {_message(response)}")
 
     # -- jobs ------------------------------------------------------------------------
+    def unique_name(self, base: str) -> str:
+        return f"{base}_{secrets.token_hex(4)}"
+
+    def place_job(self, config: dict, name: str) -> str | None:
+        """The name into the config, $PAI_JOB_NAME / $PAI_USER_NAME filled in; the HDFS folder of its codeDir."""
+        config["jobName"] = name
+        substitute(config, name, self.user)
+        return hdfs_path(config["codeDir"]) if config.get("codeDir") else None
+
+    def upload(self, files: list[Selected], remote: str, progress: Progress | None = None) -> UploadResult:
+        from ..storage.upload import upload
+
+        return upload(self.storage, files, remote, progress=progress)
+
+    def quota(self) -> dict:
+        raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: quotas are PaddlePaddle Cloud's (see its virtual clusters)")
+
+    def registries(self) -> list[dict]:
+        raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: registry secrets are PaddlePaddle Cloud's")
+
+    add_registry = remove_registry = registries
+
     def submit(self, config: dict) -> None:
         """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML."""
         if self.protocol == 2:
@@ -199,6 +229,30 @@ class OpenPai:
             return None
         self._filters = True
         return jobs
+
+
+def substitute(config: dict, job_name: str, user: str) -> None:
+    """$PAI_JOB_NAME and $PAI_USER_NAME, every occurrence (the old extension replaced only the first)."""
+
+    def fill(value: str) -> str:
+        value = re.sub(r"\$\{?PAI_JOB_NAME\}?(?!\w)", job_name, value)
+        return re.sub(r"\$\{?PAI_USER_NAME\}?(?!\w)", user, value)
+
+    for field in SUBSTITUTED_FIELDS:
+        if isinstance(config.get(field), str):
+            config[field] = fill(config[field])
+    for role in config.get("taskRoles", []):
+        if isinstance(role.get("command"), str):
+            role["command"] = fill(role["command"])
+
+
+def hdfs_path(uri: str) -> str:
+    """The HDFS path of a codeDir such as `$PAI_DEFAULT_FS_URI/alice/x` or `hdfs://nn:9000/alice/x`."""
+    path = re.sub(r"^\$\{?PAI_DEFAULT_FS_URI\}?", "", uri)
+    path = re.sub(r"^[a-z]+://[^/]*", "", path)
+    if not path.startswith("/") or "$" in path:
+        raise InvalidInput(f"codeDir {uri!r} is not a path on the cluster's HDFS")
+    return path
 
 
 def _code(response: httpx.Response) -> str:

@@ -19,6 +19,9 @@ from ..files import config_dir, write_atomic
 
 KEYRING_SERVICE = "pai-lsp"
 LOCAL = "local"
+LOCAL_PADDLE = "local-paddle"  # the same local cluster, through its PaddlePaddle Cloud API
+LOCALS = (LOCAL, LOCAL_PADDLE)
+PFS_PATH = "/api/v1/pfs"  # where PFS is under a PaddlePaddle Cloud endpoint (deployments may differ: §A.14)
 
 
 @dataclass
@@ -27,11 +30,20 @@ class Profile:
     rest_uri: str
     webhdfs_uri: str
     user: str
-    kind: str = "openpai"  # "openpai" | "scm"
+    kind: str = "openpai"  # "openpai" | "scm" | "paddlecloud"
     protocol: int = 1
+    datacenter: str | None = None  # PaddlePaddle Cloud: the datacenter's name (`/pfs/<datacenter>/…`)
+
+    @property
+    def storage_uri(self) -> str:
+        """WebHDFS for OpenPAI, PFS for PaddlePaddle Cloud (kept in `webhdfs_uri`)."""
+        return self.webhdfs_uri
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        if data["datacenter"] is None:
+            del data["datacenter"]
+        return data
 
 
 # -- secrets ---------------------------------------------------------------------------
@@ -100,17 +112,21 @@ class Profiles:
         write_atomic(self.path, json.dumps(data, indent=2))
 
     def names(self) -> list[str]:
-        return [LOCAL, *self.clusters]
+        return [*LOCALS, *self.clusters]
 
     def resolve(self, name: str | None) -> str:
         name = name or self.default or LOCAL
-        if name != LOCAL and name not in self.clusters:
+        if name not in LOCALS and name not in self.clusters:
             raise ConfigError(f"no cluster named {name!r}: see `pai cluster list`")
         return name
 
+    @staticmethod
+    def check_name(name: str) -> None:
+        if name in LOCALS:
+            raise ConfigError(f"the name '{name}' is the embedded local cluster; choose another")
+
     def add(self, profile: Profile) -> None:
-        if profile.name == LOCAL:
-            raise ConfigError("the name 'local' is the embedded local cluster; choose another")
+        self.check_name(profile.name)
         self.clusters[profile.name] = profile
         if self.default is None:
             self.default = profile.name
@@ -170,7 +186,7 @@ def _validate(data: object, path: Path) -> None:
 def resolve(name: str | None) -> str:
     """The profile a request means (absent: the default one, else `local`). Naming `local` needs no
     profiles file, so the local cluster works whatever state that file is in."""
-    return LOCAL if name == LOCAL else Profiles().resolve(name)
+    return name if name in LOCALS else Profiles().resolve(name)
 
 
 # -- the local cluster, on demand ------------------------------------------------------
@@ -184,6 +200,20 @@ def local_profile(start: bool = True) -> Profile:
     except launcher.LaunchError as exc:
         raise Unreachable(str(exc)) from None
     return Profile(LOCAL, running.url, running.hdfs, running.user, "openpai", 1)
+
+
+def local_paddle_profile(start: bool = True) -> Profile:
+    """The running local cluster's PaddlePaddle Cloud API, as a profile (datacenter `local`)."""
+    from ..localcluster import launcher
+
+    try:
+        running = launcher.ensure_running(start)
+    except launcher.LaunchError as exc:
+        raise Unreachable(str(exc)) from None
+    if not running.paddle:
+        raise Unreachable("the running local cluster does not serve the PaddlePaddle Cloud API: stop it "
+                          "(`pai cluster stop-local`) and the next command starts one that does")
+    return Profile(LOCAL_PADDLE, running.paddle, running.paddle + PFS_PATH, running.user, "paddlecloud", 1, "local")
 
 
 def local_password() -> str | None:

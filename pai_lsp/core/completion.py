@@ -12,7 +12,7 @@ from . import envvars
 from .jsonc import Document, Node, node_at
 from .messages import pick
 from .model import Settings
-from .schema import description, job_schema, resolve, subschema, types_of
+from .schema import description, job_schema, own_module, resolve, subschema, types_of
 
 
 @dataclass(slots=True)
@@ -36,6 +36,8 @@ _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 def complete(doc: Document, offset: int, settings: Settings = Settings()) -> list[Completion]:
+    if (own := own_module(settings.dialect)) is not None and (found := own.complete_variables(doc, offset, settings)) is not None:
+        return found
     text = doc.text
     root_schema = job_schema(settings.dialect)
     node = node_at(doc.root, offset)

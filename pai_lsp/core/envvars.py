@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -133,6 +133,7 @@ class ConfigNames:
     labels: set[str]
     job_envs: set[str]
     named: int = 0  # how many roles have a name (more than len(roles): some share one)
+    resolved: dict[str, Resolution] = field(default_factory=dict, compare=False, repr=False)  # see `resolve`
 
     @classmethod
     def of(cls, config: Any) -> ConfigNames:
@@ -148,7 +149,7 @@ class ConfigNames:
         return cls(counts, labels, set(job_envs) if isinstance(job_envs, dict) else set(), named)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Resolution:
     """What a variable name means in a config: a description, or a problem code with its arguments."""
 
@@ -160,9 +161,17 @@ class Resolution:
 
 
 def resolve(name: str, names: ConfigNames) -> Resolution:
-    if name in STATIC:
-        en, zh, example = STATIC[name]
-        return Resolution(en, zh, example)
+    """What `name` means in a config with these names (remembered with them: a config's roles
+    name the same variables over and over)."""
+    found = _STATIC_RESOLUTIONS.get(name) or names.resolved.get(name)
+    if found is None:
+        if len(names.resolved) >= 100_000:
+            names.resolved.clear()
+        found = names.resolved[name] = _resolve(name, names)
+    return found
+
+
+def _resolve(name: str, names: ConfigNames) -> Resolution:
     if name in names.job_envs:
         return Resolution("Set by jobEnvs in this config", "由此配置的 jobEnvs 设置")
     for template in _BY_INDEX:
@@ -183,6 +192,7 @@ def resolve(name: str, names: ConfigNames) -> Resolution:
     return Resolution(problem="semantic.unknown-variable", args={"suggestion": suggestion[0] if suggestion else ""})
 
 
+_STATIC_RESOLUTIONS = {name: Resolution(en, zh, example) for name, (en, zh, example) in STATIC.items()}
 # Names without a task index first, as a role name may itself end in `_<digits>`.
 _BY_INDEX = sorted(TEMPLATES, key=lambda t: "index" in t.parts)
 
@@ -192,6 +202,17 @@ def _fillings(template: Template, name: str, names: ConfigNames) -> Iterator[dic
     task index (digits): the literal parts are found in the name, and only the text between them
     is looked up, so the cost does not grow with the number of roles."""
     parts = template.parts
+    if len(parts) <= 3 and parts[1] in PLACEHOLDERS:
+        # One placeholder between literals, as most templates have: no search needed.
+        head, tail = parts[0], parts[2] if len(parts) == 3 else ""
+        if len(name) > len(head) + len(tail) and name.startswith(head) and name.endswith(tail):
+            value = name[len(head) : len(name) - len(tail)]
+            if parts[1] == "index":
+                if value.isascii() and value.isdigit():
+                    yield {"index": int(value)}
+            elif value in (names.roles if parts[1] == "role" else names.labels):
+                yield {parts[1]: value}
+        return
 
     def walk(i: int, pos: int, found: dict[str, Any]) -> Iterator[dict[str, Any]]:
         if i == len(parts):
@@ -312,6 +333,9 @@ def find_variables(text: str) -> Iterator[tuple[str, int, int]]:
         yield m.group(1), m.start(), m.end()
 
 
+_ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?(PAI_\w+)=")
+
+
 def assigned_in(command: str) -> set[str]:
     """Variables a command sets itself (`PAI_X=…`, `export PAI_X`), which are therefore fine."""
-    return set(re.findall(r"(?:^|[\s;&|(])(?:export\s+)?(PAI_\w+)=", command))
+    return set(_ASSIGNED.findall(command)) if "=" in command else set()

@@ -9,7 +9,7 @@ from . import envvars
 from .jsonc import Document, Node, node_at
 from .messages import pick
 from .model import Settings
-from .schema import defaults, description, job_schema, subschema, types_of
+from .schema import defaults, description, job_schema, own_module, subschema, types_of
 
 
 @dataclass(slots=True)
@@ -24,6 +24,8 @@ def hover(doc: Document, offset: int, settings: Settings = Settings()) -> Hover 
     if node is None:
         return None
     locale = settings.locale
+    if (own := own_module(settings.dialect)) is not None and (found := own.hover_variable(doc, node, offset, settings)):
+        return found
     parent = node.parent
     if node.type == "string" and parent is not None and parent.type == "property" and parent.key is node:
         schema = subschema(job_schema(settings.dialect), parent.parent.path() + [node.value]) if parent.parent else None

@@ -39,9 +39,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "多余的尾随逗号：PAI 服务器不接受；提交时 pai 会删除它。",
     ),
     "syntax.duplicate-key": (
-        ERROR,
-        "Duplicate key \"{key}\": only the last one would count.",
-        "重复的键 \"{key}\"：只有最后一个会生效。",
+        WARNING,
+        "Duplicate key \"{key}\": the server accepts it, but only the last one counts.",
+        "重复的键 \"{key}\"：服务器会接受，但只有最后一个生效。",
     ),
     "syntax.too-deep": (
         ERROR,
@@ -64,6 +64,21 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         WARNING,
         "\"{field}\" should be {expected}: the server converts {value} for you, but other tools may not.",
         "\"{field}\" 应该是{expected}：服务器会自动转换 {value}，但其他工具可能不会。",
+    ),
+    "schema.converted-invalid": (
+        ERROR,
+        "The server converts \"{field}\" to {value} and then refuses it: {detail}.",
+        "服务器把 \"{field}\" 转换为 {value} 后拒绝了它：{detail}。",
+    ),
+    "schema.unsafe-integer": (
+        ERROR,
+        "\"{field}\" is {value}: beyond 2^53 − 1 JavaScript cannot hold it exactly, and the server refuses it as no integer.",
+        "\"{field}\" 为 {value}：超过 2^53 − 1，JavaScript 无法精确表示，服务器会以“不是整数”拒绝。",
+    ),
+    "schema.not-enforced": (
+        WARNING,
+        "\"{field}\" should be {expected}: the server accepts {value} but ignores it (only true turns this on).",
+        "\"{field}\" 应该是{expected}：服务器接受 {value}，但会忽略它（只有 true 才会开启）。",
     ),
     "schema.required": (ERROR, "Missing required field \"{missing}\".", "缺少必填字段 \"{missing}\"。"),
     "schema.unknown-key": (
@@ -88,8 +103,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     # -- semantic checks no schema expresses -------------------------------------------
     "semantic.duplicate-role": (
         ERROR,
-        "Task role \"{name}\" is defined twice: the server keys roles by name, so one would silently replace the other.",
-        "任务角色 \"{name}\" 被定义了两次：服务器按名称区分角色，其中一个会被悄悄覆盖。",
+        "Task role \"{name}\" is defined twice: the server accepts the config, but the scheduler keys roles by name, "
+        "so the job fails when it is scheduled.",
+        "任务角色 \"{name}\" 被定义了两次：服务器会接受此配置，但调度器按名称区分角色，作业在调度时会失败。",
     ),
     "semantic.min-count-exceeds-tasks": (
         ERROR,
@@ -100,13 +116,21 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     ),
     "semantic.shm-exceeds-memory": (
         ERROR,
-        "shmMB ({shm}) is larger than memoryMB ({memory}{default_note}): shared memory is part of the task's memory.",
-        "shmMB（{shm}）大于 memoryMB（{memory}{default_note}）：共享内存属于任务内存的一部分。",
+        "shmMB ({shm}) is larger than memoryMB ({memory}{default_note}): the server refuses it, since shared memory is "
+        "part of the task's memory.",
+        "shmMB（{shm}）大于 memoryMB（{memory}{default_note}）：服务器会拒绝，因为共享内存属于任务内存的一部分。",
+    ),
+    "semantic.default-shm-exceeds-memory": (
+        WARNING,
+        "memoryMB ({memory}) is below the default shared memory ({shm} MB): the server accepts it without checking, but a "
+        "task that fills its /dev/shm can be killed for using more memory than it asked for. Set shmMB to at most {memory}.",
+        "memoryMB（{memory}）小于默认共享内存（{shm} MB）：服务器不检查就会接受，但任务写满 /dev/shm 时可能因超出所申请的内存而被终止。"
+        "请把 shmMB 设为不超过 {memory}。",
     ),
     "semantic.duplicate-port-label": (
-        ERROR,
-        "Port label \"{label}\" is listed twice in this role.",
-        "端口标签 \"{label}\" 在此角色中出现了两次。",
+        WARNING,
+        "Port label \"{label}\" is listed twice in this role: the server accepts it and keeps only the last one.",
+        "端口标签 \"{label}\" 在此角色中出现了两次：服务器会接受，但只保留最后一个。",
     ),
     "semantic.unknown-variable": (
         WARNING,

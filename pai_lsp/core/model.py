@@ -98,13 +98,23 @@ class LineIndex:
     def __init__(self, text: str, encoding: str = "utf-16", starts: list[int] | None = None):
         self.text = text
         self.encoding = encoding
-        self.starts = starts if starts is not None else [0, *_line_starts(text)]
+        self._starts = starts
+
+    @property
+    def starts(self) -> list[int]:
+        """Offset of each line's start (found when first asked: a config with no problem to
+        place never needs them)."""
+        if self._starts is None:
+            self._starts = [0, *_line_starts(self.text)]
+        return self._starts
 
     def edited(self, start: int, end: int, new: str) -> LineIndex:
         """The index of the text with text[start:end] replaced by `new`; only the lines around
         the edit are scanned again, the others are shifted."""
         text = self.text[:start] + new + self.text[end:]
-        old = self.starts
+        if self._starts is None:
+            return LineIndex(text, self.encoding)
+        old = self._starts
         kept = old[: max(1, bisect.bisect_left(old, start))]
         delta = len(new) - (end - start)
         scanned = _line_starts(text, max(start - 1, 0), start + len(new))

@@ -47,6 +47,9 @@ class TaskStatus:
     ports: dict[str, str] = field(default_factory=dict)  # label -> "port[,port…]"
     exit_code: int | None = None
     log: str | None = None  # containerLog: where the task's log locations are
+    worker: str | None = None  # the task's own name on the cluster (a PaddlePaddle Cloud pod)
+    started: int | None = None  # milliseconds since the epoch
+    message: str = ""  # why it ended, as the cluster says (a pod's termination message)
 
     @property
     def label(self) -> str:

@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 from functools import cache, lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from .messages import pick
 
 DIALECTS = ("openpai", "scm")
 SCHEMA_FILE = "pai-job-v1.schema.json"
+# Dialects whose job files are another format (not a v1 config): their schema, and their own checks,
+# completion and hover in the module named after them (`core/paddle.py`), which builds on the generic
+# ones; those reach it through `own_module` so that it alone depends on them.
+OWN_FORMAT = {"paddle": "paddle-job.schema.json"}
+
+
+def own_module(dialect: str) -> ModuleType | None:
+    """The module of a dialect with a format of its own (None for the v1 dialects)."""
+    return importlib.import_module(f"{__package__}.{dialect}") if dialect in OWN_FORMAT else None
 
 
 def schema_path() -> Path:
@@ -28,9 +39,12 @@ def raw_schema() -> dict:
     return json.loads(schema_path().read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=len(DIALECTS))
+@lru_cache(maxsize=len(DIALECTS) + len(OWN_FORMAT))
 def job_schema(dialect: str = "openpai") -> dict:
-    """The schema for one dialect: keys of other dialects are removed, so they are unknown keys."""
+    """The schema for one dialect: keys of other dialects are removed, so they are unknown keys.
+    The dialect "paddle" (`*.paddle.json`, PaddlePaddle Cloud's submit body) has a schema of its own."""
+    if dialect in OWN_FORMAT:
+        return json.loads(schema_path().with_name(OWN_FORMAT[dialect]).read_text(encoding="utf-8"))
     schema = copy.deepcopy(raw_schema())
 
     def prune(node: Any) -> None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
+from . import joi
 from . import messages as msg
 from .envvars import DIR_FIELDS, DIR_SUBSTITUTED, ConfigNames, assigned_in, find_variables, resolve
 from .jsonc import Document, Node, find, string_offset
@@ -20,21 +22,28 @@ from .model import Diagnostic, Edit, Fix, Settings
 from .schema import defaults, description, job_schema
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _diag(node: Node, code: str, settings: Settings, fixes: list[Fix] | None = None, **args: Any) -> Diagnostic:
     return Diagnostic(node.start, node.end, code, msg.severity(code), msg.render(code, settings.locale, **args), fixes or [])
 
 
 def _roles(config: dict) -> Iterator[tuple[int, dict]]:
-    """(index, role) of each task role that is an object (one at a time: a config may have 10,000)."""
-    roles = config.get("taskRoles")
+    """(index, role) of each task role that is an object (one at a time: a config may have 10,000),
+    as the server sees them: JSON text (of the list or of a role) is read as JSON."""
+    roles = joi.from_json_text(config.get("taskRoles"), "array")
     if isinstance(roles, list):
         for i, r in enumerate(roles):
+            r = joi.from_json_text(r, "object")
             if isinstance(r, dict):
                 yield i, r
+
+
+def _at(doc: Document, path: tuple) -> Node | None:
+    """The node at `path`, or the nearest one holding it (a JSON text string the server parses)."""
+    for end in range(len(path), 0, -1):
+        node = find(doc.root, path[:end])
+        if node is not None:
+            return node
+    return None
 
 
 def semantic_checks(doc: Document, settings: Settings) -> list[Diagnostic]:
@@ -69,7 +78,7 @@ def role_checks(doc: Document, role_node: Node, names: ConfigNames, settings: Se
 
 
 def duplicate_roles(doc: Document, config: dict, names: ConfigNames, settings: Settings) -> Iterator[Diagnostic]:
-    if names.named == len(names.roles):
+    if names.named == len(names.roles) and not isinstance(config.get("taskRoles"), str):
         return  # every name once: nothing to look for in 10,000 roles
     counts = Counter(r.get("name") for _, r in _roles(config) if isinstance(r.get("name"), str))
     seen: set[str] = set()
@@ -77,52 +86,82 @@ def duplicate_roles(doc: Document, config: dict, names: ConfigNames, settings: S
         name = role.get("name")
         if isinstance(name, str) and counts[name] > 1:
             if name in seen:
-                node = find(doc.root, ("taskRoles", index, "name"))
+                node = _at(doc, ("taskRoles", index, "name"))
                 if node is not None:
                     yield _diag(node, "semantic.duplicate-role", settings, name=name)
             seen.add(name)
 
 
+def _in_role(role_node: Node, path: tuple) -> Node:
+    """The node at `path` in the role, or the nearest one holding it (JSON text the server parses)."""
+    for end in range(len(path), 0, -1):
+        node = find(role_node, path[:end])
+        if node is not None:
+            return node
+    return role_node
+
+
 def task_counts(doc: Document, role_node: Node, role: dict, names: ConfigNames, settings: Settings) -> Iterator[Diagnostic]:
-    tasks = _int(role.get("taskNumber", 1))
-    if tasks is None:
-        return
+    """The server's own check after Joi (middlewares/job.js), on Joi's converted values and defaults:
+    (minFailedTaskCount || 0) > taskNumber or (minSucceededTaskCount || 0) > taskNumber is refused."""
+    role_defaults = defaults("taskRole")
+    tasks = joi.to_integer(role.get("taskNumber", role_defaults["taskNumber"]))
+    if tasks is None or tasks < 0:
+        return  # the schema's own error says it
     for field in ("minFailedTaskCount", "minSucceededTaskCount"):
-        value = _int(role.get(field))
+        given = field in role
+        value = joi.to_integer(role[field]) if given else role_defaults[field]
         if value is not None and value > tasks:
-            node = find(role_node, (field,))
-            if node is not None:
-                yield _diag(node, "semantic.min-count-exceeds-tasks", settings, field=field, value=value, tasks=tasks)
+            node = _in_role(role_node, (field if given else "taskNumber",))
+            shown = value if given else msg.pick(settings.locale, f"{value} (the default)", f"{value}（默认值）")
+            yield _diag(node, "semantic.min-count-exceeds-tasks", settings, field=field, value=shown, tasks=tasks)
 
 
 def shared_memory(doc: Document, role_node: Node, role: dict, names: ConfigNames, settings: Settings) -> Iterator[Diagnostic]:
-    memory = _int(role.get("memoryMB", defaults("taskRole")["memoryMB"]))
+    """Joi checks a given shmMB against memoryMB (given or its default); the default shmMB is never
+    checked, so a small memoryMB without shmMB is accepted: a warning says what it means."""
+    role_defaults = defaults("taskRole")
+    memory = joi.to_integer(role.get("memoryMB", role_defaults["memoryMB"]))
     if memory is None:
         return
     default_note = "" if "memoryMB" in role else msg.pick(settings.locale, ", the default", "，默认值")
-    # Without shmMB the server applies its default first, then checks it against memoryMB.
-    shm = _int(role["shmMB"]) if "shmMB" in role else defaults("taskRole")["shmMB"]
-    if shm is None or shm <= memory:
-        return
-    node = find(role_node, ("shmMB" if "shmMB" in role else "memoryMB",))
-    if node is not None:
-        yield _diag(node, "semantic.shm-exceeds-memory", settings, shm=shm, memory=memory, default_note=default_note)
+    if "shmMB" in role:
+        shm = joi.to_integer(role["shmMB"])
+        if shm is not None and shm > memory:
+            yield _diag(_in_role(role_node, ("shmMB",)), "semantic.shm-exceeds-memory", settings, shm=shm, memory=memory,
+                        default_note=default_note)
+    elif role_defaults["shmMB"] > memory:
+        yield _diag(_in_role(role_node, ("memoryMB",)), "semantic.default-shm-exceeds-memory", settings,
+                    shm=role_defaults["shmMB"], memory=memory)
 
 
 def duplicate_port_labels(doc: Document, role_node: Node, role: dict, names: ConfigNames, settings: Settings) -> Iterator[Diagnostic]:
-    ports = role.get("portList")
+    ports = joi.from_json_text(role.get("portList"), "array")
     if not isinstance(ports, list):
         return
     seen: set[str] = set()
     for p_index, port in enumerate(ports):
+        port = joi.from_json_text(port, "object")
         label = port.get("label") if isinstance(port, dict) else None
         if not isinstance(label, str):
             continue
         if label in seen:
-            node = find(role_node, ("portList", p_index, "label"))
-            if node is not None:
-                yield _diag(node, "semantic.duplicate-port-label", settings, label=label)
+            yield _diag(_in_role(role_node, ("portList", p_index, "label")), "semantic.duplicate-port-label", settings, label=label)
         seen.add(label)
+
+
+def roles_as_text(doc: Document, config: dict, names: ConfigNames, settings: Settings) -> Iterator[Diagnostic]:
+    """taskRoles given as JSON text, or roles given so: the role checks, placed on the text."""
+    roles = config.get("taskRoles")
+    node = find(doc.root, ("taskRoles",))
+    if node is None:
+        return
+    for index, role in _roles(config):
+        if isinstance(roles, list) and not isinstance(roles[index], str):
+            continue  # an object role: role_checks sees it
+        holder = node if isinstance(roles, str) else (find(node, (index,)) or node)
+        for check in ROLE_CHECKS:
+            yield from check(doc, holder, role, names, settings)
 
 
 def deprecated_fields(doc: Document, config: dict, names: ConfigNames, settings: Settings) -> Iterator[Diagnostic]:
@@ -155,10 +194,8 @@ def dir_variables(doc: Document, config: dict, names: ConfigNames, settings: Set
         for name, start, end in find_variables(value):
             if name in DIR_SUBSTITUTED:
                 continue
-            problem = resolve(name, names)
-            code = problem.problem or "semantic.not-substituted"
-            problem.problem = code
-            problem.args = dict(problem.args or {}, field=field)
+            found = resolve(name, names)
+            problem = replace(found, problem=found.problem or "semantic.not-substituted", args=dict(found.args or {}, field=field))
             yield from _variable_diag(doc, find(doc.root, (field,)), name, start, end, problem, settings)
 
 
@@ -181,4 +218,4 @@ def _variable_diag(doc: Document, node: Node | None, name: str, start: int, end:
 ROLE_CHECKS: tuple[Callable[[Document, Node, dict, ConfigNames, Settings], Iterator[Diagnostic]], ...] = (
     task_counts, shared_memory, duplicate_port_labels, role_variables)
 CONFIG_CHECKS: tuple[Callable[[Document, dict, ConfigNames, Settings], Iterator[Diagnostic]], ...] = (
-    duplicate_roles, deprecated_fields, dir_variables)
+    duplicate_roles, roles_as_text, deprecated_fields, dir_variables)

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from . import joi, role_cache
 from . import messages as msg
-from . import role_cache
 from .envvars import ConfigNames
 from .jsonc import Document, Node, find, parse
 from .model import Diagnostic, Edit, Fix, Settings
-from .schema import dialect_keys, job_schema, resolve
+from .schema import dialect_keys, job_schema, own_module, resolve
+from .schema import subschema as schema_at
 from .semantic import config_checks, role_checks
 
 
@@ -29,17 +30,48 @@ class SchemaError:
     schema: dict
 
 
+@lru_cache(maxsize=1)
+def _validator_class() -> Any:
+    """JSON Schema 2020-12 read as the server reads it: patterns are JavaScript regular expressions
+    (as the spec says, and as Joi runs them), and an integer must be one JavaScript holds exactly."""
+    from jsonschema import Draft202012Validator, validators  # imported on first use: it slows server start
+    from jsonschema.exceptions import ValidationError
+
+    base_type = Draft202012Validator.VALIDATORS["type"]
+
+    def type_(validator: Any, types: Any, instance: Any, schema: dict) -> Any:
+        yield from base_type(validator, types, instance, schema)
+        kinds = types if isinstance(types, list) else [types]
+        if "integer" in kinds and validator.is_type(instance, "integer") and not joi.is_safe_integer(instance):
+            yield ValidationError(f"{instance!r} is not a safe integer", validator="safeInteger",
+                                  validator_value=joi.MAX_SAFE_INTEGER, instance=instance, schema=schema)
+
+    def pattern(validator: Any, expression: str, instance: Any, schema: dict) -> Any:
+        if validator.is_type(instance, "string") and not joi.js_regex(expression).search(instance):
+            yield ValidationError(f"{instance!r} does not match {expression!r}")
+
+    return validators.extend(Draft202012Validator, {"type": type_, "pattern": pattern})
+
+
 @lru_cache(maxsize=4)
 def _validators(dialect: str) -> tuple[Any, Any]:
     """Validators for the top level (roles left out) and for one task role."""
-    from jsonschema import Draft202012Validator, validators  # imported on first use: it slows server start
+    from jsonschema import validators  # imported on first use: it slows server start
 
     schema = job_schema(dialect)
     top = dict(schema, properties=dict(schema["properties"]))
     top["properties"]["taskRoles"] = {k: v for k, v in top["properties"]["taskRoles"].items() if k != "items"}
     role = dict(schema["$defs"]["taskRole"], **{"$defs": schema["$defs"]})
-    remembering = validators.extend(Draft202012Validator, {"properties": _remembered_properties})
-    return Draft202012Validator(top), remembering(role)
+    joi_validator = _validator_class()
+    remembering = validators.extend(joi_validator, {"properties": _remembered_properties})
+    return joi_validator(top), remembering(role)
+
+
+def _converted_errors(dialect: str, path: tuple, value: Any) -> list[str]:
+    """What the server refuses in a value it converted (a number string, JSON text): Joi's own words,
+    since inside JSON text Joi goes on converting (a number string in a role given as text, …)."""
+    refused = joi.refusal(value, schema_at(job_schema(dialect), path) or {}, field_name(path), dialect)
+    return [refused] if refused else []
 
 
 def warm_up(dialect: str = "openpai") -> None:
@@ -66,7 +98,7 @@ def _remembered_properties(validator: Any, properties: dict, instance: Any, sche
         if value is None or isinstance(value, (str, int, float)):
             key: tuple = (id(subschema), type(value), value)
         else:
-            key = (id(subschema), json.dumps(value, sort_keys=True))
+            key = (id(subschema), json.dumps(value))
         errors = _PROPERTY_OUTCOMES.get(key)
         if errors is None:
             errors = tuple(_descend(validator, value, subschema, prop))
@@ -121,6 +153,8 @@ def validate(text: str, settings: Settings = Settings()) -> tuple[Document, list
 
 
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
+    if (own := own_module(settings.dialect)) is not None:
+        return own.diagnose(doc, settings)
     locale = settings.locale
     out = [
         Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args), _syntax_fixes(e.code, e.start, e.end))
@@ -217,13 +251,22 @@ def _schema_diagnostics(doc: Document, err: SchemaError, settings: Settings) -> 
     if kind == "type":
         expected = err.limit if isinstance(err.limit, list) else [err.limit]
         words = " / ".join(msg.type_name(t, locale) for t in expected)
-        coerced = _joi_converts(err.instance, expected)
-        if coerced:
-            return [_diag(node.start, node.end, "schema.type-coerced", locale,
-                          [Fix(f"Write {coerced}", (Edit(node.start, node.end, coerced),))],
-                          field=field, expected=words, value=doc.text[node.start:node.end])]
+        if err.schema.get("x-joi") == "any":  # the server takes any value here (and ignores what is not true)
+            return [_diag(node.start, node.end, "schema.not-enforced", locale, field=field, expected=words,
+                          value=doc.text[node.start:node.end])]
+        converted, value = joi.converts(err.instance, expected)
+        if converted:
+            literal = json.dumps(value, ensure_ascii=False)
+            out = [_diag(node.start, node.end, "schema.type-coerced", locale,
+                         [Fix(f"Write {literal}", (Edit(node.start, node.end, literal),))] if len(literal) < 200 else [],
+                         field=field, expected=words, value=doc.text[node.start:node.end])]
+            out.extend(_diag(node.start, node.end, "schema.converted-invalid", locale, field=field, value=_short(literal),
+                             detail=detail) for detail in _converted_errors(settings.dialect, err.path, value))
+            return out
         return [_diag(node.start, node.end, "schema.type", locale, field=field, expected=words,
                       actual=msg.type_name(msg.json_type(err.instance), locale))]
+    if kind == "safeInteger":
+        return [_diag(node.start, node.end, "schema.unsafe-integer", locale, field=field, value=doc.text[node.start:node.end])]
     if kind in ("minimum", "maximum"):
         return [_diag(node.start, node.end, f"schema.{kind}", locale, field=field, limit=err.limit, value=err.instance)]
     if kind == "minLength":
@@ -253,13 +296,8 @@ def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _joi_converts(instance: Any, expected: list[str]) -> str | None:
-    """The literal the server's Joi `convert` would turn a string into, if any."""
-    if not isinstance(instance, str):
-        return None
-    if "integer" in expected and re.fullmatch(r"\s*-?\d+\s*", instance):
-        return str(int(instance))
-    return None
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _rewrite_to_pattern(value: str, pattern: str) -> str | None:

@@ -240,11 +240,22 @@ class ClustersAdd(Params):
     METHOD: ClassVar[str] = "clusters.add"
     name: str
     rest: str
-    webhdfs: str
+    webhdfs: str | None = None  # the storage: WebHDFS (required for OpenPAI), PFS (default <rest>/api/v1/pfs)
     user: str
-    kind: str = "openpai"
+    kind: str = "openpai"  # "openpai" | "scm" | "paddlecloud"
     protocol: int | None = None  # detected from the server when absent
     password: str | None = None
+    datacenter: str | None = None  # PaddlePaddle Cloud: the datacenter's name (default: the profile's)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersImportPaddle(Params):
+    """One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its
+    passwords go to the keyring and out of the file unless `keepFile`."""
+
+    METHOD: ClassVar[str] = "clusters.importPaddle"
+    config: str | None = None
+    keep_file: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -272,7 +283,38 @@ class ClustersStopLocal(Params):
 
 
 CLUSTER_METHODS: tuple[type[Params], ...] = (ClustersList, ClustersAdd, ClustersLogin, ClustersRemove, ClustersSetDefault,
-                                             ClustersStopLocal)
+                                             ClustersStopLocal, ClustersImportPaddle)
+
+
+# -- what only PaddlePaddle Cloud has (others answer with an `invalid` error) ------------------
+@dataclass(frozen=True, kw_only=True)
+class Quota(OnCluster):
+    METHOD: ClassVar[str] = "quota"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryList(OnCluster):
+    METHOD: ClassVar[str] = "registry.list"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryAdd(OnCluster):
+    """`name` without the `pcloud-registry-` prefix (added here) or with it."""
+
+    METHOD: ClassVar[str] = "registry.add"
+    name: str
+    username: str
+    password: str
+    server: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryRemove(OnCluster):
+    METHOD: ClassVar[str] = "registry.remove"
+    name: str
+
+
+BACKEND_METHODS: tuple[type[Params], ...] = (Quota, RegistryList, RegistryAdd, RegistryRemove)
 
 
 # -- HDFS --------------------------------------------------------------------------------
@@ -344,7 +386,7 @@ class HdfsGet(HdfsTransfer):
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
-    *HDFS_METHODS)}
+    *HDFS_METHODS, *BACKEND_METHODS)}
 
 
 # -- events ------------------------------------------------------------------------------
@@ -427,7 +469,8 @@ def status_result(job: JobDetail, cluster: str | None = None, web_portal: str | 
             "completed": job.completed, "exitCode": job.exit_code, "diagnostics": job.diagnostics,
             "userExitCode": job.user_exit_code, "exitReason": job.exit_reason,
             "tasks": [{"role": t.role, "index": t.index, "state": t.state, "ports": t.ports, "ip": t.ip,
-                       "exitCode": t.exit_code, "log": t.log} for t in job.tasks]}
+                       "exitCode": t.exit_code, "log": t.log, "worker": t.worker, "started": t.started,
+                       "message": t.message} for t in job.tasks]}
 
 
 # -- framing -----------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..clusters.profiles import LOCAL, LOCAL_PADDLE, LOCALS
+from ..core.paddle import is_paddle_file
 from ..errors import InvalidInput, PaiError
 from ..filelock import try_hold
 from ..service import clusters
@@ -57,6 +59,7 @@ class Daemon:
             protocol.FollowLogs.METHOD: self.follow_logs,
             **{cls.METHOD: self.hdfs for cls in protocol.HDFS_METHODS},
             **{cls.METHOD: self.profiles for cls in protocol.CLUSTER_METHODS},
+            **{cls.METHOD: self.backend_call for cls in protocol.BACKEND_METHODS},
         }
 
     # -- transport -------------------------------------------------------------------
@@ -181,8 +184,11 @@ class Daemon:
         except ValueError as exc:
             raise InvalidInput(f"submit: requestId: {exc}") from None
         cancelled = threading.Event()
+        cluster = p.cluster
+        if await self.sessions.resolve(cluster) in LOCALS:  # the local cluster: through the API of the file's kind
+            cluster = LOCAL_PADDLE if is_paddle_file(p.file) else LOCAL
         try:
-            result = await self.sessions.run(p.cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
+            result = await self.sessions.run(cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
                                              journal, cancelled)
         except asyncio.CancelledError:
             cancelled.set()
@@ -289,6 +295,10 @@ class Daemon:
                 break
         return status.state, logs.offsets
 
+    async def backend_call(self, p: protocol.Params, notify: Notify) -> dict:
+        """Quota and registry secrets: one call of the cluster's backend."""
+        return await self.sessions.run(getattr(p, "cluster", None), BACKEND[type(p)], p)
+
     async def hdfs(self, p: protocol.Params, notify: Notify) -> dict:
         progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)
         return await self.sessions.run(getattr(p, "cluster", None), HDFS[type(p)], p, progress)
@@ -351,9 +361,19 @@ HDFS: dict[type, Callable[..., dict]] = {
 }
 
 
+BACKEND: dict[type, Callable[..., dict]] = {
+    protocol.Quota: lambda backend, p: backend.quota(),
+    protocol.RegistryList: lambda backend, p: {"cluster": backend.profile.name, "registries": backend.registries()},
+    protocol.RegistryAdd: lambda backend, p: backend.add_registry(p.name, p.username, p.password, p.server),
+    protocol.RegistryRemove: lambda backend, p: backend.remove_registry(p.name),
+}
+
+
 PROFILES: dict[type, Callable[[Any], dict]] = {
     protocol.ClustersList: lambda p: clusters.list_profiles(),
-    protocol.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password),
+    protocol.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password,
+                                                 p.datacenter),
+    protocol.ClustersImportPaddle: lambda p: clusters.import_paddle(p.config, p.keep_file),
     protocol.ClustersLogin: lambda p: clusters.login(p.name, p.password),
     protocol.ClustersRemove: lambda p: clusters.remove(p.name),
     protocol.ClustersSetDefault: lambda p: clusters.set_default(p.name),

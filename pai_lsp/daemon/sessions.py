@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from ..clusters.backend import Backend
 from ..clusters.connect import connect, identity
-from ..clusters.profiles import LOCAL, resolve
+from ..clusters.profiles import LOCALS, resolve
 from ..errors import Unreachable
 
 T = TypeVar("T")
@@ -64,7 +64,7 @@ class Sessions:
                 if self.backends.get(name) is kept:
                     self.backends.pop(name, None)
                 kept[1].close()
-                if not was_kept or name != LOCAL:
+                if not was_kept or name not in LOCALS:
                     raise
             kept = self.backends[name] = (None, self.connect(name, fresh))
             return fn(kept[1], *args)

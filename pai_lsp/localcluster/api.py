@@ -17,11 +17,11 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from .. import __version__
+from ..core.joi import Invalid, validate_v1
 from ..core.roles import roles_from_v1
-from . import shapes, v2
+from . import jsyaml, shapes, v2
 from .cluster import LocalCluster
 from .errors import ClusterError
-from .joi import InvalidParameters, validate_v1
 from .model import Job, with_always_ports
 
 TAIL_BYTES = 16384
@@ -53,8 +53,8 @@ class Api:
         kind = request.headers.get("content-type", "")
         if "application/x-www-form-urlencoded" in kind:
             return {k: v[-1] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
-        try:
-            value = json.loads(raw or b"{}")
+        try:  # as JSON.parse reads it: NaN and Infinity are no JSON
+            value = json.loads(raw or b"{}", parse_constant=_not_json)
         except ValueError:
             raise ClusterError(400, "InvalidParametersError", "The request body is not valid JSON.") from None
         return value
@@ -108,7 +108,7 @@ class Api:
     async def list_v1(self, request: Request) -> Response:
         self.reader(request)
         wanted = request.path_params.get("user") or request.query_params.get("username")
-        jobs = [j for j in self.cluster.jobs.values() if not wanted or j.user == wanted]
+        jobs = [j for j in self.cluster.jobs.values() if j.kind == "openpai" and (not wanted or j.user == wanted)]
         jobs.sort(key=lambda j: j.created, reverse=True)
         return JSONResponse([shapes.summary_v1(j) for j in jobs])
 
@@ -121,7 +121,7 @@ class Api:
         original = await self.body(request)
         try:
             config = validate_v1(original)
-        except InvalidParameters as exc:
+        except Invalid as exc:
             raise ClusterError(400, "InvalidParametersError", str(exc)) from None
         name = request.path_params.get("job") or config["jobName"]
         job = Job(user=owner or user, name=name, version=1, legacy=legacy, config=config,
@@ -129,9 +129,12 @@ class Api:
                   retry_count=config.get("retryCount", 0), debug=(config.get("jobEnvs") or {}).get("isDebug") is True)
         self.cluster.submit(job, original)
         headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{name}")}
+        warnings = [job.note] if job.note else []
         if "killAllOnCompletedTaskNumber" in original:
-            headers["X-Warning"] = ("killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount "
-                                    "and minSucceededTaskCount instead.")
+            warnings.append("killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount "
+                            "and minSucceededTaskCount instead.")
+        if warnings:
+            headers["X-Warning"] = " ".join(warnings)
         return JSONResponse(shapes.detail_v1(job, self.base(request)), 201, headers=headers)
 
     def job_v1(self, request: Request) -> Job:
@@ -196,12 +199,13 @@ class Api:
                   config={k: v for k, v in doc.items() if not k.startswith("_")},
                   virtual_cluster=vc, roles=v2.roles(doc), retry_count=doc.get("jobRetryCount") or 0)
         self.cluster.submit(job, {"protocolVersion": 2}, raw_text=v2.masked(text))
-        return JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202)
+        return JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202,
+                            headers={"X-Warning": job.note} if job.note else None)
 
     async def list_v2(self, request: Request) -> Response:
         self.user_of(request)
         q = request.query_params
-        jobs = list(self.cluster.jobs.values())
+        jobs = [j for j in self.cluster.jobs.values() if j.kind == "openpai"]  # PaddlePaddle jobs have their own API
         for param, attr in (("username", "user"), ("vc", "virtual_cluster"), ("state", "state")):
             if q.get(param):
                 wanted = set(q[param].split(","))
@@ -254,13 +258,13 @@ class Api:
         job = self.job_v2(request)
         folder = self.cluster.job_dir(job)
         if (folder / "JobConfig.yaml").exists():
-            config = yaml.safe_load((folder / "JobConfig.yaml").read_text(encoding="utf-8"))
+            config = jsyaml.load((folder / "JobConfig.yaml").read_text(encoding="utf-8"))
         elif (folder / "JobConfig.json").exists():
             config = json.loads((folder / "JobConfig.json").read_text(encoding="utf-8"))
         else:
             raise ClusterError(404, "NoJobConfigError", f"Config of job {job.framework} is not found.")
         # The real server sends JSON text labelled text/yaml (a quirk clients parse with a YAML loader).
-        return Response(json.dumps(config), media_type="text/yaml")
+        return Response(json.dumps(config, default=_iso), media_type="text/yaml")
 
     async def ssh_v2(self, request: Request) -> Response:
         job = self.job_v2(request)
@@ -402,6 +406,16 @@ def _file_range(path, start: int, length: int) -> Iterator[bytes]:
                 return
             length -= len(chunk)
             yield chunk
+
+
+def _iso(value: object) -> str:
+    """A YAML timestamp as JSON.stringify writes a Date."""
+    text = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return text if "T" in text else text + "T00:00:00.000Z"
+
+
+def _not_json(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _js_int(text: str) -> int | None:

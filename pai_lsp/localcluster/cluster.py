@@ -6,6 +6,8 @@ data dir so finished jobs and their logs survive a restart.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import itertools
 import json
 import os
 import re
@@ -13,15 +15,22 @@ import shutil
 import signal
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from ..files import write_atomic
 from .auth import Users
 from .errors import ClusterError
-from .hdfs_store import HdfsStore
-from .model import FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
+from .hdfs_store import SNAPSHOT, UPLOAD_SUFFIX, HdfsStore
+from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
 from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
 
 STOP_GRACE_SECONDS = 2.0
+SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
+
+
+class JobKind(Protocol):
+    def prepare(self, job: Job, task: Task, workdir: Path) -> dict[str, str]:
+        """Fill the task's working folder; the task's environment."""
 
 
 @dataclass
@@ -58,7 +67,7 @@ def _nvidia_gpus() -> int:
 
 class LocalCluster:
     def __init__(self, data_dir: Path, capacity: Capacity, default_user: str, runtime: str = "host",
-                 engine: str | None = None, task_umask: int = 0o022):
+                 engine: str | None = None, task_umask: int = 0o022, strict_resources: bool = False):
         """`default_user` is the OS user the cluster runs as: HDFS's superuser. Tasks create their
         files with `task_umask` (the user's own), while the cluster's files are private."""
         self.data_dir = data_dir
@@ -68,17 +77,21 @@ class LocalCluster:
         self.runtime = runtime
         self.engine = engine if runtime == "container" else None
         self.task_umask = task_umask
+        self.strict_resources = strict_resources
         self.store = HdfsStore(data_dir / "hdfs", superuser=default_user, groups_of=lambda name: self.users.groups(name))
         self.users = Users(data_dir, on_new_user=self.store.ensure_home)  # each user gets an HDFS home
         self.fs_uri = "hdfs://127.0.0.1:0"
         self.jobs: dict[str, Job] = {}
         self.order: list[str] = []  # submission order, for scheduling
         self.running: dict[tuple[str, str, int], RunningTask] = {}
-        self.gpu_free = set(range(capacity.gpu))
         self._wake = asyncio.Event()
         self._scheduler: asyncio.Task | None = None
         self._watchers: set[asyncio.Task] = set()
+        self._background: set[asyncio.Task] = set()
+        self.groups: dict[int, RunningTask] = {}  # every process group started and not yet gone
+        self._closing = False
         self.virtual_clusters = self._load_virtual_clusters()
+        self.kinds: dict[str, JobKind] = {}  # jobs of another API than OpenPAI's: how their tasks are set up
         self._load_jobs()
 
     # -- persistence -----------------------------------------------------------------
@@ -105,12 +118,17 @@ class LocalCluster:
             self.order.append(job.framework)
 
     def save(self, job: Job) -> None:
-        folder = self.jobs_dir / job.framework
+        folder = self.job_dir(job)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         write_json(folder / "status.json", job.to_json())
 
     def job_dir(self, job: Job) -> Path:
-        return self.jobs_dir / job.framework
+        """The job's folder: its framework name, shortened with a digest where the file system could not
+        hold it (v2 names may be 255 characters, and the user's name comes in front)."""
+        name = job.framework
+        if len(name.encode()) > 200:
+            name = name[:100] + "-" + hashlib.sha256(name.encode()).hexdigest()[:16]
+        return self.jobs_dir / name
 
     def task_dir(self, job: Job, attempt: int, role: str, index: int) -> Path:
         return self.job_dir(job) / f"attempt-{attempt}" / f"{role}-{index}"
@@ -120,15 +138,27 @@ class LocalCluster:
         self._scheduler = asyncio.ensure_future(self._schedule_forever())
 
     async def close(self) -> None:
-        """Stop every task (Ctrl-C): jobs still running are marked FAILED, as after a crash."""
+        """Stop every task (Ctrl-C): jobs still running are marked FAILED, as after a crash, and every
+        process group the cluster started is killed, whatever state its task was in."""
+        self._closing = True
         if self._scheduler is not None:
             self._scheduler.cancel()
+        for background in list(self._background):
+            background.cancel()
         for job in list(self.jobs.values()):
             if job.state not in FINAL:
                 await self._kill_tasks(job, "FAILED", None)
                 self._finish(job, "FAILED", -1, "The local cluster was stopped while this job was running.")
+        await self._kill_groups(list(self.groups.values()))
         for watcher in list(self._watchers):
             watcher.cancel()
+
+    def _spawn(self, coroutine) -> asyncio.Task:
+        """Run in the background, referenced until done (and cancelled by close)."""
+        background = asyncio.ensure_future(coroutine)
+        self._background.add(background)
+        background.add_done_callback(self._background.discard)
+        return background
 
     def submit(self, job: Job, original: object, raw_text: str | None = None) -> None:
         if job.framework in self.jobs:
@@ -145,29 +175,46 @@ class LocalCluster:
             write_atomic(folder / "JobConfig.yaml", raw_text, private=True)
         write_json(folder / "JobConfig.json", original)
         job.runtime = self.runtime
-        job.tasks = [Task(r.name, i) for r in job.roles for i in range(r.tasks)]
         self.jobs[job.framework] = job
         self.order.append(job.framework)
+        twice = sorted({r.name for r in job.roles if [x.name for x in job.roles].count(r.name) > 1})
+        if twice:  # the v1 server accepts it; the scheduler, keying roles by name, cannot place the job
+            self._finish(job, "FAILED", SCHEDULER_REFUSED, f"Task role name {', '.join(twice)} is used by more than one "
+                                                          "task role: the scheduler keys roles by name and cannot run this job.")
+            return
+        job.tasks = [Task(r.name, i) for r in job.roles for i in range(r.tasks)]
         self.save(job)
         self._wake.set()
 
     def _check_fits(self, job: Job) -> None:
-        need = {"CPU": sum(r.tasks * r.cpu for r in job.roles), "memory (MB)": sum(r.tasks * r.memory_mb for r in job.roles),
-                "GPU": job.total_gpus}
-        have = {"CPU": self.capacity.cpu, "memory (MB)": self.capacity.memory_mb, "GPU": self.capacity.gpu}
-        for resource, amount in need.items():
-            if amount > have[resource]:
-                raise ClusterError(400, "NoEnoughQuotaError",
-                                   f"Job {job.name} needs {amount} {resource} in total but this local cluster has "
-                                   f"{have[resource]}: it can never run here. Lower the role's resources or taskNumber.")
+        """What the job is accounted for on this machine. A job larger than the machine is refused with
+        --strict-resources (as a real cluster's quota would), else it runs scaled to what exists: its
+        share is the whole machine, and `job.note` says what it gets instead of what it asked for."""
+        need = job.need()
+        have = {"cpu": self.capacity.cpu, "memory_mb": self.capacity.memory_mb, "gpu": self.capacity.gpu}
+        words = {"cpu": "CPU", "memory_mb": "memory (MB)", "gpu": "GPU"}
+        over = [r for r in need if need[r] > have[r]]
+        if over and self.strict_resources:
+            r = over[0]
+            raise ClusterError(400, "NoEnoughQuotaError",
+                               f"Job {job.name} needs {need[r]} {words[r]} in total but this local cluster has "
+                               f"{have[r]}: it can never run here. Lower the role's resources or taskNumber.")
+        job.accounted = {r: min(need[r], have[r]) for r in need}
+        job.note = scaled_note(need, have, over)
 
     def _used(self) -> tuple[int, int]:
         cpu = mem = 0
         for job in self.jobs.values():
-            if job.state == "RUNNING":
-                cpu += sum(r.tasks * r.cpu for r in job.roles)
-                mem += sum(r.tasks * r.memory_mb for r in job.roles)
+            if job.state in ACTIVE:
+                cpu += job.share()["cpu"]
+                mem += job.share()["memory_mb"]
         return cpu, mem
+
+    @property
+    def gpu_free(self) -> set[int]:
+        """GPUs no unfinished task of a running job holds (tasks of a scaled job may share one)."""
+        held = {g for job in self.jobs.values() if job.state in ACTIVE for t in job.tasks if not t.finished for g in t.gpus}
+        return set(range(self.capacity.gpu)) - held
 
     async def _schedule_forever(self) -> None:
         while True:
@@ -178,39 +225,79 @@ class LocalCluster:
                 if job is None or job.state != "WAITING" or job.execution_type == "STOP":
                     continue
                 cpu, mem = self._used()
-                if cpu + sum(r.tasks * r.cpu for r in job.roles) <= self.capacity.cpu \
-                        and mem + sum(r.tasks * r.memory_mb for r in job.roles) <= self.capacity.memory_mb \
-                        and job.total_gpus <= len(self.gpu_free):
-                    await self._launch(job)
+                share = job.share()
+                if cpu + share["cpu"] <= self.capacity.cpu and mem + share["memory_mb"] <= self.capacity.memory_mb \
+                        and share["gpu"] <= len(self.gpu_free):
+                    self._reserve(job)
+                    self._spawn(self._start_tasks(job, job.attempt))
 
-    async def _launch(self, job: Job) -> None:
+    def _reserve(self, job: Job) -> None:
+        """Mark the job running and give its tasks GPUs and ports, in one step with the fit check."""
+        granted = sorted(self.gpu_free)[: job.share()["gpu"]]
         job.state = "RUNNING"
         job.launched = job.launched or now_ms()
-        gpus = sorted(self.gpu_free)
         allocate_ports(job)
+        # Each task takes its GPUs in turn; a scaled job's tasks share the ones it was granted.
+        turn = itertools.cycle(granted) if granted else None
         for task in job.tasks:
-            role = job.role(task.role)
-            task.gpus, gpus = gpus[: role.gpu], gpus[role.gpu :]
-            self.gpu_free -= set(task.gpus)
-        for task in job.tasks:
-            env = environment(job, task, self.fs_uri, job.virtual_cluster)
-            folder = self.task_dir(job, job.attempt, task.role, task.index)
+            wanted = min(job.role(task.role).gpu, len(granted))
+            task.gpus = sorted({next(turn) for _ in range(wanted)}) if turn else []
+        self.save(job)
+
+    async def _start_tasks(self, job: Job, attempt: int) -> None:
+        """Copy each task's code (in a thread: never in the event loop) and start it. A task that was
+        stopped meanwhile (STOP, the job completing, a retry) is not started, or is killed the moment its
+        process exists: checking and registering happen with no await in between."""
+        if not job.tasks:  # every role has taskNumber 0: nothing to run, nothing that can fail
+            job.trigger_message = "The job has no task to run (every role has taskNumber 0)."
+            self._finish(job, "SUCCEEDED", 0, "")
+            return
+        kind = self.kinds.get(job.kind)  # jobs of another API (paddle) set their tasks up their own way
+        for task in list(job.tasks):
+            if self._gone(job, attempt, task):
+                continue
+            folder = self.task_dir(job, attempt, task.role, task.index)
             workdir = folder / "work"
-            workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
             try:
-                self._copy_code(job, workdir)
-                running = await start(job, task, workdir, folder / "logs", env, self.engine, self.task_umask)
+                workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+                if kind is None:
+                    env = environment(job, task, self.fs_uri, job.virtual_cluster)
+                    await asyncio.to_thread(self._copy_code, job, workdir)
+                else:
+                    env = await asyncio.to_thread(kind.prepare, job, task, workdir)
+                if self._gone(job, attempt, task):
+                    continue
+                running = await start(job, task, workdir, folder / "logs", env, self.engine, self.task_umask, self.capacity.cpu)
             except (OSError, ValueError) as exc:
-                task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {exc}"
-                task.exit_code = 254
-                self._task_done(job, task)
+                if not self._gone(job, attempt, task):
+                    task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {exc}"
+                    task.exit_code = 254
+                    self._task_done(job, task)
+                continue
+            self.groups[running.process.pid] = running
+            if self._gone(job, attempt, task):
+                await self._kill_groups([running])
                 continue
             task.state, task.pid, task.launched = "RUNNING", running.process.pid, now_ms()
             self.running[(job.framework, task.role, task.index)] = running
-            watcher = asyncio.ensure_future(self._watch(job, job.attempt, task, running))
+            watcher = asyncio.ensure_future(self._watch(job, attempt, task, running))
             self._watchers.add(watcher)
             watcher.add_done_callback(self._watchers.discard)
-        self.save(job)
+            self.save(job)
+
+    def _gone(self, job: Job, attempt: int, task: Task) -> bool:
+        """Whether a task about to start must not: stopped, finished, superseded, or the cluster closing."""
+        return self._closing or job.attempt != attempt or task.finished or job.state != "RUNNING"
+
+    async def _kill_groups(self, victims: list[RunningTask]) -> None:
+        """SIGTERM to each process group, SIGKILL to what is left after the grace period."""
+        for v in victims:
+            v.kill(signal.SIGTERM)
+        if victims:
+            await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
+        for v in victims:
+            v.kill(signal.SIGKILL)
+            self.groups.pop(v.process.pid, None)
 
     def _copy_code(self, job: Job, workdir: Path) -> None:
         """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there)."""
@@ -222,14 +309,14 @@ class LocalCluster:
         if not source.is_dir():
             return
         name = source.name or "code"
-        shutil.copytree(source, workdir / name, symlinks=False, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("*.pai-upload"))
+        copy_tree(source, workdir / name)
         if job.framework != name and name == job.name and not (workdir / job.framework).exists():
             # $PAI_JOB_NAME is <user>~<job>: make `cd $PAI_JOB_NAME` find the code too.
             (workdir / job.framework).symlink_to(name)
 
     async def _watch(self, job: Job, attempt: int, task: Task, running: RunningTask) -> None:
         code = await running.wait()
+        self.groups.pop(running.process.pid, None)
         self.running.pop((job.framework, task.role, task.index), None)
         if job.attempt != attempt or task.finished:
             return  # stopped or superseded meanwhile
@@ -240,7 +327,6 @@ class LocalCluster:
         self._task_done(job, task)
 
     def _task_done(self, job: Job, task: Task) -> None:
-        self.gpu_free |= set(task.gpus)
         outcome = self._completion(job, task)
         self.save(job)
         if outcome is not None:
@@ -303,7 +389,8 @@ class LocalCluster:
         self._wake.set()
 
     async def _kill_tasks(self, job: Job, state: str, exit_code: int | None) -> None:
-        """End every unfinished task of the job: SIGTERM to its process group, SIGKILL after a grace."""
+        """End every unfinished task of the job: marked first (so none still starting will run), then
+        SIGTERM to the process groups, SIGKILL after a grace."""
         victims = []
         for task in job.tasks:
             if task.finished:
@@ -312,16 +399,9 @@ class LocalCluster:
             task.state, task.completed = state, now_ms()
             if exit_code is not None:
                 task.exit_code = exit_code
-            self.gpu_free |= set(task.gpus)
             if running is not None:
-                running.kill(signal.SIGTERM)
                 victims.append(running)
-        if victims:
-            done, pending = await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
-            for v in victims:
-                v.kill(signal.SIGKILL)
-            if pending:
-                await asyncio.wait(pending, timeout=5)
+        await self._kill_groups(victims)
 
     async def stop(self, job: Job) -> None:
         job.execution_type = "STOP"
@@ -343,3 +423,37 @@ class LocalCluster:
 
     def log_file(self, job: Job, attempt: int, role: str, index: int, name: str) -> Path:
         return self.task_dir(job, attempt, role, index) / "logs" / name
+
+
+def copy_tree(source: Path, target: Path) -> None:
+    """Copy a folder from the HDFS store, without uploads in flight or snapshots. `cp` and `find` do
+    the work where they exist: a Python walk in a thread would wait for the GIL at every file while
+    the API keeps the event loop busy (50,000 files took minutes that way under load)."""
+    target.mkdir(mode=0o700, parents=True, exist_ok=True)
+    cp, find = shutil.which("cp"), shutil.which("find")
+    if cp is None or find is None:
+        shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*" + UPLOAD_SUFFIX, SNAPSHOT))
+        return
+    import subprocess
+
+    for argv in ([cp, "-R", f"{source}/.", str(target)],
+                 [find, str(target), "-type", "d", "-name", SNAPSHOT, "-prune", "-exec", "rm", "-rf", "{}", "+"],
+                 [find, str(target), "-type", "f", "-name", "*" + UPLOAD_SUFFIX, "-delete"]):
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise OSError(f"copying the code failed: {done.stderr.strip()}")
+
+
+def scaled_note(need: dict[str, int], have: dict[str, int], over: list[str]) -> str:
+    """One line on what a job larger than this machine gets instead of what it asked for ("" if it fits)."""
+    parts = []
+    if "gpu" in over:
+        parts.append("this machine has no GPU: tasks run without one; CUDA_VISIBLE_DEVICES is empty" if have["gpu"] == 0 else
+                     f"the job asks for {need['gpu']} GPUs, this machine has {have['gpu']}: its tasks share them")
+    if "cpu" in over:
+        parts.append(f"the job asks for {need['cpu']} CPUs, this machine has {have['cpu']}: its tasks share them")
+    if "memory_mb" in over:
+        parts.append(f"the job asks for {need['memory_mb']} MB of memory, this machine has {have['memory_mb']} MB")
+    if not parts:
+        return ""
+    return "Run scaled to this machine (pai local-cluster --strict-resources refuses instead): " + "; ".join(parts) + "."

@@ -29,7 +29,9 @@ class DataDirBusy(Exception):
 
 
 def default_data_dir() -> Path:
-    return data_dir() / "local-cluster"
+    """`$PAI_LOCAL_CLUSTER_DIR`, else `$XDG_DATA_HOME/pai-lsp/local-cluster`: the same folder for
+    `pai local-cluster …` and for the cluster `pai` starts on demand."""
+    return Path(os.environ.get("PAI_LOCAL_CLUSTER_DIR") or data_dir() / "local-cluster")
 
 
 def prepare(data_dir: Path) -> Path:
@@ -107,3 +109,22 @@ class DataDirLock:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def serving(data_dir: Path) -> dict | None:
+    """Who serves `data_dir` now (pid, url, hdfs, as the holder wrote them), or None when no cluster does."""
+    path = data_dir / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        try:
+            return json.loads(path.read_text() or "{}")
+        except (OSError, ValueError):
+            return {}
+    finally:
+        os.close(fd)  # closing drops a lock we may have taken
+    return None

@@ -175,34 +175,36 @@ def _rebuild(acl: Acl, builder: list[AclEntry], provided: dict[bool, AclEntry], 
     return Acl.from_full(entries, acl.mode & STICKY, is_dir)
 
 
+def _validated(spec: list[AclEntry]) -> list[AclEntry]:
+    """AclTransformation.ValidatedAclSpec: a spec may name each entry once."""
+    if len({e.key() for e in spec}) != len(spec):
+        raise AclError("Invalid ACL: multiple entries with same scope, type and name.")
+    return spec
+
+
 def modify(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
     """MODIFYACLENTRIES (AclTransformation.mergeAclEntries)."""
-    wanted = {e.key(): e for e in spec}
+    wanted = {e.key(): e for e in _validated(spec)}
     builder: list[AclEntry] = []
     provided: dict[bool, AclEntry] = {}
     mask_dirty: set[bool] = set()
     scope_dirty: set[bool] = set()
+
+    def take(entry: AclEntry, from_spec: bool) -> None:
+        if from_spec:
+            scope_dirty.add(entry.default)
+        if entry.kind != "mask":
+            builder.append(entry)
+            return
+        provided[entry.default] = entry
+        if from_spec:
+            mask_dirty.add(entry.default)
+
     for existing in acl.full():
         given = wanted.pop(existing.key(), None)
-        if given is None:
-            if existing.kind == "mask":
-                provided[existing.default] = existing
-            else:
-                builder.append(existing)
-            continue
-        scope_dirty.add(given.default)
-        if given.kind == "mask":
-            provided[given.default] = given
-            mask_dirty.add(given.default)
-        else:
-            builder.append(given)
+        take(given or existing, from_spec=given is not None)
     for given in wanted.values():
-        scope_dirty.add(given.default)
-        if given.kind == "mask":
-            provided[given.default] = given
-            mask_dirty.add(given.default)
-        else:
-            builder.append(given)
+        take(given, from_spec=True)
     return _rebuild(acl, builder, provided, mask_dirty, scope_dirty, is_dir)
 
 
@@ -211,7 +213,7 @@ def replace(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
     builder: list[AclEntry] = []
     provided: dict[bool, AclEntry] = {}
     mask_dirty: set[bool] = set()
-    scope_dirty = {e.default for e in spec}
+    scope_dirty = {e.default for e in _validated(spec)}
     for given in spec:
         if given.kind == "mask":
             provided[given.default] = given
@@ -230,7 +232,7 @@ def replace(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
 
 def remove_entries(acl: Acl, spec: list[AclEntry], is_dir: bool) -> Acl:
     """REMOVEACLENTRIES (filterAclEntriesByAclSpec)."""
-    doomed = {e.key() for e in spec}
+    doomed = {e.key() for e in _validated(spec)}
     builder: list[AclEntry] = []
     provided: dict[bool, AclEntry] = {}
     mask_dirty: set[bool] = set()

@@ -470,6 +470,33 @@ class HdfsStore:
             self._new_inode(path, user, 0o644 if permission is None else permission, False, replication)
         os.utime(local.parent)
 
+    # In-place writes, for PaddlePaddle Cloud's PFS (chunks written at offsets into a file first sized by
+    # `touch`): a file shared with a snapshot (a hard link) is copied first, so the snapshot never changes.
+    def touch(self, user: str, path: str, size: int) -> None:
+        """A file of `size` bytes: created sparse (or emptied to that size) unless it has that size already."""
+        path = self.normalize(path)
+        local = self.local(path)
+        if local.is_dir():
+            raise HdfsException("FileAlreadyExistsException", f"{path} already exists as a directory")
+        if local.is_file() and local.stat().st_size == size:
+            self.check(user, path, access=WRITE)
+            return
+        with self.writer(user, path, overwrite=True, permission=None) as f:
+            f.truncate(size)
+
+    def write_at(self, user: str, path: str, offset: int, data: bytes) -> None:
+        path = self.normalize(path)
+        self._writable(path)
+        self.check(user, path, access=WRITE)
+        local = self._existing(path).local
+        if local.stat().st_nlink > 1:
+            temp = local.with_name(f".{local.name}.{os.getpid()}.{threading.get_ident()}{UPLOAD_SUFFIX}")
+            shutil.copyfile(local, temp)
+            os.replace(temp, local)
+        with open(local, "r+b") as f:
+            f.seek(offset)
+            f.write(data)
+
     def mkdirs(self, user: str, path: str, permission: int = 0o755) -> bool:
         path = self.normalize(path)
         self._writable(path)

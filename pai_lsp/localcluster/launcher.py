@@ -25,7 +25,7 @@ import httpx
 from ..filelock import held
 from ..files import write_atomic
 from .auth import Users
-from .datadir import default_data_dir, secrets_dir
+from .datadir import default_data_dir, secrets_dir, serving
 
 STATE_FILE = "server.json"  # url, hdfs and pid of the cluster started for the client
 START_TIMEOUT = 10.0
@@ -41,10 +41,11 @@ class Running:
     url: str  # REST
     hdfs: str  # WebHDFS, without /webhdfs/v1
     user: str  # pai's user there: the OS user's name
+    paddle: str | None = None  # its PaddlePaddle Cloud API (jobs and PFS)
 
 
 def data_dir() -> Path:
-    return Path(os.environ.get("PAI_LOCAL_CLUSTER_DIR") or default_data_dir())
+    return default_data_dir()
 
 
 def ensure_running(start: bool = True) -> Running:
@@ -63,20 +64,30 @@ def ensure_running(start: bool = True) -> Running:
 
 
 def _already_running(data: Path) -> Running | None:
-    """The cluster in the state file when it answers, else None, after waiting for one that does
-    not answer but still runs: busy, or shutting down (it holds the data folder until it exits)."""
+    """The cluster in the state file when it answers (after waiting for one that does not answer but
+    still runs: busy, or shutting down, when it holds the data folder until it exits), else the one
+    that holds the data folder, else None."""
+    state = data / STATE_FILE
     try:
-        info = json.loads((data / STATE_FILE).read_text())
+        info = json.loads(state.read_text())
     except (OSError, ValueError):
-        return None
+        info = None
     deadline = time.monotonic() + START_TIMEOUT
-    while True:
+    while info is not None:
         if _alive(info["url"]):
             return _running(info)
         pid = info.get("pid")
         if not isinstance(pid, int) or not _process_runs(pid) or time.monotonic() > deadline:
-            return None
+            break
         time.sleep(0.1)
+    holder = serving(data)  # a cluster serves this folder but did not answer in time (busy), or was started by hand
+    if holder is not None and holder.get("url"):
+        info = {"url": holder["url"], "hdfs": holder["hdfs"], "pid": holder["pid"]}
+        _ensure_client_user(data)  # a running cluster picks a new user up at once
+        if _answers_soon(info["url"]):
+            write_atomic(state, json.dumps(info), private=True)
+            return _running(info)
+    return None
 
 
 def _start(data: Path) -> Running:
@@ -91,14 +102,21 @@ def _start(data: Path) -> Running:
     if "REST " not in line:
         raise LaunchError(f"the local cluster did not start: see {data / 'server.log'}")
     url = line.split("REST ")[1].split()[0]
-    info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid}
+    info = {"url": url, "hdfs": line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1"), "pid": process.pid,
+            "paddle": line.split("PaddlePaddle Cloud ")[1].split()[0] if "PaddlePaddle Cloud " in line else None}
     write_atomic(data / STATE_FILE, json.dumps(info), private=True)
+    if not _answers_soon(url):
+        raise LaunchError(f"the local cluster at {url} does not answer")
+    return _running(info)
+
+
+def _answers_soon(url: str) -> bool:
     deadline = time.monotonic() + START_TIMEOUT
     while not _alive(url):
         if time.monotonic() > deadline:
-            raise LaunchError(f"the local cluster at {url} does not answer")
+            return False
         time.sleep(0.05)
-    return _running(info)
+    return True
 
 
 def client_password() -> str | None:
@@ -158,7 +176,7 @@ def _wait_exit(pid: int, seconds: float) -> bool:
 
 
 def _running(info: dict) -> Running:
-    return Running(info["url"], info["hdfs"], getpass.getuser())
+    return Running(info["url"], info["hdfs"], getpass.getuser(), info.get("paddle"))
 
 
 def _alive(url: str) -> bool:

@@ -15,6 +15,7 @@ from ..files import write_atomic
 # Exit codes from the OpenPAI exit specs (openpai-api.md §5.4, §5.6).
 STOPPED_BY_USER = {1: -7351, 2: -210}
 TASK_STOPPED_ON_COMPLETION = {1: -7400, 2: -220}
+ACTIVE = ("RUNNING", "COMPLETING", "STOPPING")  # states in which a job holds its resources
 
 
 def now_ms() -> int:
@@ -74,6 +75,18 @@ class Job:
     trigger_index: int | None = None
     runtime: str = "host"
     tasks: list[Task] = field(default_factory=list)
+    kind: str = "openpai"  # which API it came through: "openpai", or "paddle" (localcluster/paddle)
+    accounted: dict[str, int] | None = None  # what the job holds on this machine: cpu, memory_mb, gpu
+    note: str = ""  # what the local cluster changed, e.g. a job scaled to this machine
+
+    def need(self) -> dict[str, int]:
+        """What the job asks for in total."""
+        return {"cpu": sum(r.tasks * r.cpu for r in self.roles), "memory_mb": sum(r.tasks * r.memory_mb for r in self.roles),
+                "gpu": self.total_gpus}
+
+    def share(self) -> dict[str, int]:
+        """What the job is accounted for (its need, or the machine when it was scaled down)."""
+        return self.accounted or self.need()
 
     @property
     def framework(self) -> str:

@@ -135,26 +135,57 @@ class RunningTask:
         self.container = container  # (engine, name) when the task runs in a container
 
     async def wait(self) -> int:
-        code = await self.process.wait()
+        """The command's exit status, once its output is all in the log files. What the command left
+        running in its process group ends with it, as everything in a container ends with the container."""
+        await self._exited()
+        self._kill_group(signal.SIGKILL)
+        code = await self.process.wait()  # asyncio's wait() also waits for the output pipes to close
         await asyncio.gather(*self.copiers, return_exceptions=True)
         return code
 
-    def kill(self, sig: int = signal.SIGKILL) -> None:
+    async def _exited(self) -> None:
+        """Until the command itself has exited (a pidfd turns readable), whoever still holds its output."""
+        try:
+            fd = os.pidfd_open(self.process.pid)
+        except ProcessLookupError:
+            return  # already gone
+        except (AttributeError, OSError):  # no pidfd here: the group is killed when the output closes
+            await self.process.wait()
+            return
+        loop = asyncio.get_running_loop()
+        exited = loop.create_future()
+        loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+        try:
+            await exited
+        finally:
+            loop.remove_reader(fd)
+            os.close(fd)
+
+    def _kill_group(self, sig: int) -> None:
         try:
             os.killpg(self.process.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        self._kill_group(sig)
         if self.container is not None and sig == signal.SIGKILL:
-            # The engine's client is gone; the container must be killed through the engine.
+            # The engine's client is gone; the container must be killed through the engine (off the event loop).
             import subprocess
+            import threading
 
-            subprocess.run([self.container[0], "kill", self.container[1]], capture_output=True, timeout=30)
+            command = [self.container[0], "kill", self.container[1]]
+            threading.Thread(target=subprocess.run, args=(command,), kwargs={"capture_output": True, "timeout": 30},
+                             daemon=True).start()
 
 
-def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir: Path, env: dict[str, str]) -> list[str]:
-    """`docker run` (or podman) of the job's image with the task's resources and environment."""
+def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir: Path, env: dict[str, str],
+                      max_cpus: int | None = None) -> list[str]:
+    """`docker run` (or podman) of the job's image with the task's resources (CPUs no more than the
+    machine has, for a job scaled to it) and environment."""
+    cpus = min(role.cpu, max_cpus) if max_cpus else role.cpu
     argv = [engine, "run", "--rm", "--init", "--name", name, "--network", "host", "--workdir", "/pai/work",
-            "--volume", f"{workdir}:/pai/work", "--cpus", str(role.cpu), "--memory", f"{role.memory_mb}m",
+            "--volume", f"{workdir}:/pai/work", "--cpus", str(cpus), "--memory", f"{role.memory_mb}m",
             "--shm-size", f"{role.shm_mb}m"]
     if job.debug:
         argv += ["--cap-add=SYS_PTRACE", "--security-opt", "seccomp=unconfined"]
@@ -164,9 +195,10 @@ def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir:
 
 
 async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], engine: str | None = None,
-                umask: int = 0o022) -> RunningTask:
+                umask: int = 0o022, max_cpus: int | None = None) -> RunningTask:
     """Start the task in its own process group with a clean environment: the shell's few variables,
-    the platform's (§4) and the job's `jobEnvs`, nothing else of the cluster's."""
+    the platform's (§4) and the job's `jobEnvs`, nothing else of the cluster's. The job's note (a job
+    scaled to this machine) opens the task's stderr."""
     logdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     role = job.role(task.role)
     full_env = shell_environment()
@@ -178,7 +210,7 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
     if engine is not None:
         name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in full_env[TASK_MARKER])
         container = (engine, name)
-        argv = container_command(engine, name, job, role, workdir, env)
+        argv = container_command(engine, name, job, role, workdir, env, max_cpus)
     process = await asyncio.create_subprocess_exec(
         *argv, cwd=workdir, env=full_env,
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -186,6 +218,10 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         umask=umask,
     )
     files = {name: _private_log(logdir / name) for name in LOG_NAMES}
+    if job.note:
+        banner = f"[PAI local cluster] {job.note}\n".encode()
+        files["stderr"].write(banner)
+        files["all"].write(banner)
 
     async def copy(stream: asyncio.StreamReader, name: str) -> None:
         try:

@@ -86,7 +86,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int | None, runtime: str,
           cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout, allow_remote: bool = False,
-          private: bool = False) -> int:
+          private: bool = False, strict_resources: bool = False, paddle_port: int = 0) -> int:
     """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token."""
     import uvicorn
 
@@ -105,8 +105,10 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     socks = [bind(host, port)]
     if hdfs_port is not None:
         socks.append(bind(host, hdfs_port))
+    socks.append(bind(host, paddle_port))  # PaddlePaddle Cloud's API: its /api/v1/jobs/ is not OpenPAI's
     actual = socks[0].getsockname()[1]
-    fs_port = socks[-1].getsockname()[1]
+    paddle_actual = socks[-1].getsockname()[1]
+    fs_port = socks[1].getsockname()[1] if hdfs_port is not None else actual
     effective_runtime = runtime
     note = ""
     engine = None
@@ -120,7 +122,8 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     capacity.cpu = cpus or capacity.cpu
     capacity.memory_mb = memory_mb or capacity.memory_mb
     user = getpass.getuser()
-    cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask)
+    cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask,
+                           strict_resources=strict_resources)
     shown = f"[{host}]" if ":" in host else host
     cluster.fs_uri = f"hdfs://{shown}:{fs_port}"
     created = ensure_first_user(cluster.users, user)
@@ -130,14 +133,17 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
                  "no keyring backend on this machine, so it is stored nowhere: note it now, or add users with "
                  "`pai local-cluster users add NAME --password-stdin`")
         print(f"Created user {user} with password {password} ({where}; shown only this once).", file=out)
-    app = build_app(cluster, private=private or remote)
+    from .paddle.app import PaddleApi, by_port
+
+    app = by_port(build_app(cluster, private=private or remote), PaddleApi(cluster), paddle_actual)
     rest, webhdfs = f"http://{shown}:{actual}", f"http://{shown}:{fs_port}"
-    lock.describe(url=rest, hdfs=webhdfs)
+    paddle = f"http://{shown}:{paddle_actual}"
+    lock.describe(url=rest, hdfs=webhdfs, paddle=paddle)
     if remote:
         print(f"pai local-cluster: WARNING: listening on {host}, reachable from other machines. Every REST call and every "
               f"WebHDFS call (delegation=<token>) needs a token; tasks run as {user} on this machine, so anyone who can "
               "log in can run commands as you (--runtime container isolates them).", file=sys.stderr, flush=True)
-    print(f"PAI local cluster: REST {rest}  WebHDFS {webhdfs}/webhdfs/v1  "
+    print(f"PAI local cluster: REST {rest}  WebHDFS {webhdfs}/webhdfs/v1  PaddlePaddle Cloud {paddle} (datacenter local)  "
           f"data {data_dir}  capacity {cluster.capacity.cpu} CPU, {cluster.capacity.memory_mb} MB, "
           f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}", file=out, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)

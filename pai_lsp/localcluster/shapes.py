@@ -17,6 +17,7 @@ EXIT_SPECS = {
     -210: ("StopFrameworkRequested", "USER_STOP", "NEVER_RETRY", "The user stopped the job."),
     -220: ("FrameworkAttemptCompletion", "USER_STOP", "NEVER_RETRY", "The task was stopped because the job completed."),
     -1: ("LOCAL_CLUSTER_STOPPED", "PLATFORM_FAILURE", "NEVER_RETRY", "The local cluster stopped while the job ran."),
+    -7200: ("FRAMEWORK_REFUSED_BY_SCHEDULER", "PLATFORM_FAILURE", "NEVER_RETRY", "The scheduler could not place the job."),
 }
 
 
@@ -109,6 +110,7 @@ def _job_status(job: Job) -> dict:
         "appExitTriggerTaskIndex": job.trigger_index, "appExitType": exit_spec(job.exit_code)["type"] if job.exit_code is not None else None,
         "virtualCluster": job.virtual_cluster,
         "runtime": job.runtime,  # local cluster: "host" when tasks run as plain processes
+        "localNote": job.note,  # local cluster: what it changed, e.g. a job scaled to this machine
     }
 
 

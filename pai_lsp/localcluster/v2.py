@@ -4,31 +4,45 @@ rendering (§2.4), turned into the same task roles v1 jobs use, with v2's comple
 from __future__ import annotations
 
 import json
+import math
 import re
+from functools import lru_cache
 from typing import Any
 
 import yaml
 
+from ..core.joi import js_regex
 from ..core.roles import TaskRole, from_v2
+from . import jsyaml
 from .errors import ClusterError
 from .model import with_always_ports
 
 NAME = {"type": "string", "pattern": "^[a-zA-Z0-9_-]+$", "maxLength": 255}
 KEY = "^[a-zA-Z_][a-zA-Z0-9_]*$"
+STRINGS = {"type": "array", "items": {"type": "string"}}
+# base.json of the server's config/v2/protocol.js, merged into every prerequisite shape.
+BASE = {"protocolVersion": {"enum": ["2", 2]}, "name": NAME, "version": {"type": ["string", "number"]},
+        "contributor": {"type": "string"}, "description": {"type": "string"}}
+PREREQUISITE = {"oneOf": [
+    {"type": "object", "required": ["name", "type"], "properties": {
+        **BASE, "type": {"type": "string", "enum": ["script", "output"]}, "plugin": {"type": "string"}, "require": STRINGS,
+        "uri": {"type": "string"}}},
+    {"type": "object", "required": ["name", "type"], "properties": {
+        **BASE, "type": {"type": "string", "enum": ["data"]}, "plugin": {"type": "string"}, "require": STRINGS, "uri": STRINGS}},
+    {"type": "object", "required": ["name", "type", "uri"], "additionalProperties": False, "properties": {
+        **BASE, "type": {"type": "string", "enum": ["dockerimage"]}, "uri": {"type": "string"}, "auth": {
+            "type": "object", "properties": {"username": {"type": "string"}, "password": {"type": "string"},
+                                             "registryuri": {"type": "string"}}}}},
+]}
+COMMANDS = {"type": "array", "minItems": 1, "items": {"type": "string"}}
 SCHEMA = {
     "type": "object",
     "additionalProperties": False,
     "required": ["protocolVersion", "name", "type", "taskRoles"],
     "properties": {
-        "protocolVersion": {"enum": ["2", 2]},
-        "name": NAME,
+        **BASE,
         "type": {"type": "string", "enum": ["job"]},
-        "version": {"type": ["string", "number"]},
-        "contributor": {"type": "string"},
-        "description": {"type": "string"},
-        "prerequisites": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["name", "type"],
-            "properties": {"name": NAME, "type": {"enum": ["script", "output", "data", "dockerimage"]}}}},
+        "prerequisites": {"type": "array", "minItems": 1, "items": PREREQUISITE},
         "parameters": {"type": "object"},
         "secrets": {"type": "object"},
         "jobRetryCount": {"type": "integer", "minimum": 0},
@@ -41,22 +55,44 @@ SCHEMA = {
                     "minFailedInstances": {"type": ["integer", "null"]},
                     "minSucceededInstances": {"type": ["integer", "null"]}}},
                 "taskRetryCount": {"type": "integer"},
-                "prerequisites": {"type": "array", "items": {"type": "string"}},
+                "prerequisites": STRINGS,
                 "dockerImage": {"type": "string"}, "data": {"type": "string"}, "output": {"type": "string"},
                 "script": {"type": "string"},
+                # The server's schema puts additionalProperties inside properties: other keys pass.
                 "extraContainerOptions": {"type": "object", "properties": {"shmMB": {"type": "integer"}}},
                 "resourcePerInstance": {"type": "object", "additionalProperties": False, "required": ["cpu", "memoryMB", "gpu"],
                                         "properties": {"cpu": {"type": "integer"}, "memoryMB": {"type": "integer"},
                                                        "gpu": {"type": "integer"}, "ports": {
                                                            "type": "object", "minProperties": 1, "additionalProperties": False,
                                                            "patternProperties": {KEY: {"type": "integer"}}}}},
-                "commands": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                "commands": COMMANDS,
             }}}},
-        "deployments": {"type": "array", "minItems": 1},
+        "deployments": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["name", "taskRoles"], "properties": {
+                "name": NAME,
+                "taskRoles": {"type": "object", "minProperties": 1, "additionalProperties": False, "patternProperties": {
+                    KEY: {"type": "object", "additionalProperties": False,
+                          "properties": {"preCommands": COMMANDS, "postCommands": COMMANDS}}}}}}},
         "defaults": {"type": "object", "properties": {"deployment": {"type": "string"}}},
         "extras": {"type": "object"},
     },
 }
+# Numbers the runner needs as whole, finite numbers (YAML may give 2.0 or .inf, which the schema lets by).
+WHOLE = (("instances",), ("resourcePerInstance", "cpu"), ("resourcePerInstance", "memoryMB"), ("resourcePerInstance", "gpu"),
+         ("completion", "minFailedInstances"), ("completion", "minSucceededInstances"), ("extraContainerOptions", "shmMB"))
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    """Ajv 6's reading of the schema: JavaScript regular expressions, integers of any size."""
+    from jsonschema import Draft7Validator, validators
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator: Any, expression: str, instance: Any, schema: dict) -> Any:
+        if validator.is_type(instance, "string") and not js_regex(expression).search(instance):
+            yield ValidationError(f"{instance!r} does not match {expression!r}")
+
+    return validators.extend(Draft7Validator, {"pattern": pattern})(SCHEMA)
 
 
 def _invalid(message: str) -> ClusterError:
@@ -65,12 +101,11 @@ def _invalid(message: str) -> ClusterError:
 
 def parse(text: str) -> dict:
     try:
-        doc = yaml.safe_load(text)
+        doc = jsyaml.load(text)
     except yaml.YAMLError as exc:
-        raise ClusterError(500, "UnknownError", f"Failed to parse the YAML job protocol: {exc}") from None
-    from jsonschema import Draft7Validator
-
-    errors = sorted(Draft7Validator(SCHEMA).iter_errors(doc), key=lambda e: list(e.absolute_path))
+        # The real server lets js-yaml's exception become a 500; a 400 says the same more usefully.
+        raise _invalid(f"The job protocol is not valid YAML: {' '.join(str(exc).split())}") from None
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
     if errors:
         raise _invalid(json.dumps([{
             "keyword": e.validator,
@@ -100,6 +135,16 @@ def parse(text: str) -> dict:
     default = (doc.get("defaults") or {}).get("deployment")
     if default is not None and default not in deployments:
         raise _invalid(f"Default deployment {default} does not exist.")
+    for name, role in doc["taskRoles"].items():
+        for path in WHOLE:
+            holder = role
+            for part in path[:-1]:
+                holder = holder.get(part) if isinstance(holder, dict) else None
+            value = holder.get(path[-1]) if isinstance(holder, dict) else None
+            if isinstance(value, float):
+                if not math.isfinite(value):
+                    raise _invalid(f"taskRoles.{name}.{'.'.join(path)} is {value}: the scheduler needs a finite number.")
+                holder[path[-1]] = int(value)
     doc["_deployments"] = deployments
     doc["_prerequisites"] = prerequisites
     return doc
@@ -159,7 +204,7 @@ def roles(doc: dict) -> list[TaskRole]:
 
 def masked(text: str) -> str:
     """The stored config: the `secrets:` block replaced by "******" (§2.4)."""
-    doc = yaml.safe_load(text)
+    doc = jsyaml.load(text)
     if isinstance(doc, dict) and "secrets" in doc:
         doc["secrets"] = "******"
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)

@@ -7,7 +7,7 @@ them on a `PaiLanguageServer`.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,8 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..core.jsonc import Document
 from ..core.model import Diagnostic, LineIndex, Settings
+from ..core.paddle import DIALECT as PADDLE
+from ..core.paddle import is_paddle_file
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, read
@@ -68,7 +70,8 @@ class PaiLanguageServer(LanguageServer):
         if path:
             values.update(find_workspace_settings(Path(path)))
         values.update(self.client_settings)
-        return read(values, self.locale)
+        settings = read(values, self.locale)
+        return replace(settings, dialect=PADDLE) if is_paddle_file(uri) else settings
 
     def update_client_settings(self, raw: Any) -> None:
         self.client_settings = flatten(raw)

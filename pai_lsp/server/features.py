@@ -10,6 +10,7 @@ from ..core.completion import complete
 from ..core.hover import hover
 from ..core.messages import pick
 from ..core.outline import folding_ranges, format_text, symbols
+from ..core.paddle import DIALECT as PADDLE
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -157,11 +158,13 @@ def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) ->
 def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     result = ls.analysis(params.text_document.uri)
     root = result.doc.root
-    prop = root.get_property("jobName") if root is not None and root.type == "object" else None
+    settings = ls.settings_for(params.text_document.uri)
+    name_key = "name" if settings.dialect == PADDLE else "jobName"  # a *.paddle.json file names its job `name`
+    prop = root.get_property(name_key) if root is not None and root.type == "object" else None
     if prop is None:
         return []
     where = ls.range(result, prop.start, prop.start)
-    locale = ls.settings_for(params.text_document.uri).locale
+    locale = settings.locale
     return [
         types.CodeLens(range=where, command=types.Command(pick(locale, en, zh), name, arguments=[params.text_document.uri]))
         for name, (en, zh) in CODE_LENSES.items()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -61,8 +62,9 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
         if token is not None:
             ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
-    call = asyncio.ensure_future(client.call(protocol.Submit(file=path, cluster=cluster, settings=job_values(ls.client_settings),
-                                                             progress_token=token, locale=locale), on_progress))
+    call = asyncio.ensure_future(client.call(protocol.Submit(file=path, shown=shown_name(ls, path), cluster=cluster,
+                                                             settings=job_values(ls.client_settings), progress_token=token,
+                                                             locale=locale), on_progress))
     if client_token is not None:
         ls.cancellable[client_token] = call
     try:
@@ -83,6 +85,18 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
     follow(ls, result["job"], result["cluster"], {}, uri)
     watch_statuses(ls)
     return {"ok": True, **result}
+
+
+def shown_name(ls: PaiLanguageServer, path: str) -> str:
+    """How messages name the file: relative to the workspace folder holding it, as the editor's file
+    tree shows it (a message's start is what a collapsed notification shows); else its full path."""
+    roots = [to_fs_path(folder.uri) for folder in ls.workspace.folders.values()] or [ls.workspace.root_path]
+    for root in sorted((r for r in roots if r), key=len, reverse=True):
+        try:
+            return Path(path).relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return path
 
 
 def cancel(ls: PaiLanguageServer, token: str | int) -> None:

@@ -6,13 +6,29 @@ A password is kept in the OS keyring under the same key the job operations read
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from ..clusters.connect import connect
-from ..clusters.profiles import LOCAL, Profile, Profiles, delete_secret, get_secret, local_profile, set_secret, stop_local
+from ..clusters import paddle_config
+from ..clusters.connect import backend_for, connect, paddle_token_key
+from ..clusters.profiles import (
+    LOCAL,
+    LOCAL_PADDLE,
+    LOCALS,
+    PFS_PATH,
+    Profile,
+    Profiles,
+    delete_secret,
+    get_secret,
+    local_paddle_profile,
+    set_secret,
+    stop_local,
+)
 from ..errors import AuthFailed, ConfigError, PaiError
+from ..files import write_atomic
 
 
 def secret_key(profile: Profile, what: str) -> str:
@@ -20,41 +36,98 @@ def secret_key(profile: Profile, what: str) -> str:
 
 
 def list_profiles() -> dict:
-    """Every profile, `local` first: which is the default, and whether a password is stored."""
+    """Every profile, the local ones first: which is the default, and whether a password is stored."""
     profiles = Profiles()
-    default = profiles.default if profiles.default in profiles.clusters else LOCAL
+    default = profiles.default if profiles.default in (*profiles.clusters, LOCAL_PADDLE) else LOCAL
     try:
-        running = bool(local_profile(start=False))
+        paddle = local_paddle_profile(start=False).rest_uri
+        running = True
     except PaiError:
-        running = False
+        running, paddle = False, None
     rows = [{"name": LOCAL, "local": True, "default": default == LOCAL, "loggedIn": True, "running": running,
-             "rest": None, "webhdfs": None, "user": None, "kind": "openpai", "protocol": 1}]
+             "rest": None, "webhdfs": None, "user": None, "kind": "openpai", "protocol": 1},
+            {"name": LOCAL_PADDLE, "local": True, "default": default == LOCAL_PADDLE, "loggedIn": True, "running": running,
+             "rest": paddle, "webhdfs": paddle + PFS_PATH if paddle else None, "user": None, "kind": "paddlecloud",
+             "protocol": 1, "datacenter": "local"}]
     for name, p in profiles.clusters.items():
         rows.append({"name": name, "local": False, "default": default == name,
                      "loggedIn": get_secret(secret_key(p, "password")) is not None, "running": None,
-                     "rest": p.rest_uri, "webhdfs": p.webhdfs_uri, "user": p.user, "kind": p.kind, "protocol": p.protocol})
+                     "rest": p.rest_uri, "webhdfs": p.webhdfs_uri, "user": p.user, "kind": p.kind, "protocol": p.protocol,
+                     "datacenter": p.datacenter})
     return {"default": default, "clusters": rows}
 
 
-def add(name: str, rest: str, webhdfs: str, user: str, kind: str = "openpai", protocol: int | None = None,
-        password: str | None = None) -> dict:
-    """Add (or replace) a profile; with a password, store it and log in once to check it."""
-    rest, webhdfs = rest.strip().rstrip("/"), webhdfs.strip().rstrip("/")
-    detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
-    profiles = Profiles()
-    profiles.add(Profile(name, rest, webhdfs, user, kind, detected))
-    result = {"name": name, "protocol": detected, "protocolNote": note, "loggedIn": False}
+def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openpai", protocol: int | None = None,
+        password: str | None = None, datacenter: str | None = None) -> dict:
+    """Add (or replace) a profile; with a password, log in first to check it (a failure adds nothing)
+    and keep it. A PaddlePaddle Cloud profile's storage is its PFS, by default under the endpoint."""
+    Profiles.check_name(name)
+    rest = rest.strip().rstrip("/")
+    if kind == "paddlecloud":
+        webhdfs = (webhdfs or rest + PFS_PATH).strip().rstrip("/")
+        detected, note = 1, "as given"
+    else:
+        if not webhdfs:
+            raise ConfigError(f"cluster {name}: give its WebHDFS URI (--webhdfs)")
+        webhdfs = webhdfs.strip().rstrip("/")
+        detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
+    profile = Profile(name, rest, webhdfs, user, kind, detected, (datacenter or name) if kind == "paddlecloud" else None)
     if password:
-        login(name, password)
-        result["loggedIn"] = True
-    return result
+        check_login(profile, password)
+        set_secret(secret_key(profile, "password"), password)
+    Profiles().add(profile)
+    logged_in = get_secret(secret_key(profile, "password")) is not None  # as `list_profiles` says it
+    return {"name": name, "protocol": detected, "protocolNote": note, "loggedIn": logged_in, "kind": kind}
+
+
+def check_login(profile: Profile, password: str) -> None:
+    """Log in to a profile not saved yet: a failure (a refused password, an unreachable cluster)
+    leaves everything as it was, and says so."""
+    backend = backend_for(profile, lambda: password)
+    try:
+        backend.login()
+    except PaiError as exc:
+        raise type(exc)(f"cluster {profile.name} was not added: {exc.message}") from None
+    finally:
+        backend.close()
+
+
+def import_paddle(path: str | None = None, keep_file: bool = False) -> dict:
+    """One profile per datacenter of `~/.paddle/config` (kind paddlecloud); each password goes to the
+    keyring and, unless `keep_file`, out of the file (rewritten whole, comments kept). The active
+    datacenter becomes the default profile when there is none yet."""
+    config = Path(path).expanduser() if path else paddle_config.default_path()
+    centers = paddle_config.read(config)
+    profiles = Profiles()
+    had_default = profiles.default is not None
+    rows = []
+    for dc in centers:
+        name = dc.name if re.fullmatch(r"[A-Za-z0-9_.-]+", dc.name) and dc.name not in LOCALS else \
+            "paddle-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", dc.name).strip("-")
+        profile = Profile(name, dc.endpoint, dc.endpoint + PFS_PATH, dc.username, "paddlecloud", 1, dc.name)
+        profiles.add(profile)
+        stored = False
+        if dc.password:
+            set_secret(secret_key(profile, "password"), dc.password)
+            stored = True
+        rows.append({"name": name, "datacenter": dc.name, "endpoint": dc.endpoint, "user": dc.username, "active": dc.active,
+                     "passwordStored": stored})
+    active = next((r["name"] for r in rows if r["active"]), None)
+    if not had_default and active:
+        profiles.set_default(active)
+    moved = any(r["passwordStored"] for r in rows)
+    rewritten = False
+    if moved and not keep_file:
+        write_atomic(config, paddle_config.without_passwords(config), private=True)
+        rewritten = True
+    return {"config": str(config), "clusters": rows, "default": Profiles().resolve(None), "passwordsRemoved": rewritten}
 
 
 def login(name: str | None, password: str) -> dict:
     """Store the password and log in with it; a refused password is not kept."""
     profiles = Profiles()
     name = profiles.resolve(name)
-    if name == LOCAL:
+    if name in LOCALS:
         raise ConfigError("the local cluster needs no login")
     profile = profiles.clusters[name]
     set_secret(secret_key(profile, "password"), password)
@@ -77,6 +150,8 @@ def remove(name: str) -> dict:
     if profile is not None:
         for what in ("password", "token"):
             delete_secret(secret_key(profile, what))
+        if profile.kind == "paddlecloud":
+            delete_secret(paddle_token_key(profile.rest_uri, profile.user))
     return {"name": name, "default": profiles.resolve(None)}
 
 
@@ -108,8 +183,8 @@ def web_portal(profile: Profile, job: str) -> str | None:
     """The job's page in the cluster's web portal (none for the local cluster). OpenPAI serves the
     portal at the REST host's root when the REST server sits under /rest-server (pylon), else on
     port 9286 beside the REST server's 9186."""
-    if profile.name == LOCAL:
-        return None
+    if profile.name in LOCALS or profile.kind == "paddlecloud":
+        return None  # PaddlePaddle Cloud has no job page
     parts = urlsplit(profile.rest_uri)
     host = parts.netloc
     if parts.port == 9186 and parts.hostname:

@@ -23,9 +23,9 @@ Progress = Callable[[int, int, int, int], None]
 
 
 def absolute(backend: Backend, path: str) -> str:
-    """Relative paths are under the user's home, `/user/<user>`, as `hdfs dfs` does."""
+    """Relative paths are under the user's home (`/user/<user>` on HDFS, `/pfs/<dc>/home/<user>` on PFS)."""
     if not path.startswith("/"):
-        path = f"/user/{backend.profile.user}/{path}"
+        path = f"{backend.storage.home}/{path}"
     return posixpath.normpath(path) if path != "/" else "/"
 
 

@@ -7,27 +7,25 @@ The config file on disk is never changed.
 
 from __future__ import annotations
 
-import re
-import secrets
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ..clusters.openpai import hdfs_path, substitute  # noqa: F401 - where they were, for callers
 from ..config_file import UnreadableConfig, read_config
 from ..core.jsonc import parse
 from ..core.model import LineIndex, Settings, dialect_of
+from ..core.paddle import DIALECT as PADDLE
+from ..core.paddle import is_paddle_file
 from ..core.validate import diagnose
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read
-from ..storage.upload import Progress, UploadResult, select, upload
+from ..storage.upload import Progress, UploadResult, select
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
     from ..core.openpai import JobDetail
-
-
-SUBSTITUTED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")
 
 
 # -- submit ----------------------------------------------------------------------------
@@ -50,61 +48,41 @@ def workspace_of(config_path: Path) -> Path:
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
             name: str | None = None) -> Prepared:
-    """`shown` is how messages name the file (as the user typed it). The config is checked in the
-    dialect of the cluster it goes to. `name`, when given, is the job's name already chosen (a
-    resumed submit)."""
+    """`shown` is how messages name the file (as the user typed it). The config is checked as the
+    cluster it goes to reads it: a `*.paddle.json` file for PaddlePaddle Cloud, else in the dialect
+    of the cluster's kind. `name`, when given, is the job's name already chosen (a resumed submit)."""
     shown = shown or str(config_path)
+    kind = "paddle" if is_paddle_file(config_path.name) else "pai"
+    if kind != backend.job_files:
+        wanted = "a *.paddle.json job file" if backend.job_files == "paddle" else "a *.pai.json job config"
+        raise InvalidInput(f"{shown}: {backend.profile.name} is a {backend.profile.kind} cluster and runs {wanted}")
     try:
         text = read_config(config_path)
     except UnreadableConfig as exc:
         raise InvalidInput(f"{shown}: {exc}") from None
     doc = parse(text)
-    checked = replace(settings, dialect=dialect_of(backend.profile.kind))
+    checked = replace(settings, dialect=PADDLE if kind == "paddle" else dialect_of(backend.profile.kind))
     errors = [d for d in diagnose(doc, checked) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
         more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
         raise InvalidInput(f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
+    base = config["name"] if kind == "paddle" else config["jobName"]
     if name is not None:
         pass
     elif settings.generate_job_name:
-        name = f"{config['jobName']}_{secrets.token_hex(4)}"
+        name = backend.unique_name(base)
     else:
-        name = config["jobName"]
+        name = base
         if backend.job_exists(name):
-            raise NameTaken(f"a job named {name} already exists on {backend.profile.name}: rename it or "
-                                         "enable pai.job.generateJobName.enabled")
-    config["jobName"] = name
-    substitute(config, name, backend.profile.user)
-    code_dir = None
-    if settings.upload_enabled and config.get("codeDir"):
-        code_dir = hdfs_path(config["codeDir"])
+            raise NameTaken(f"a job named {name} already exists on {backend.profile.name}" +
+                            (" (or its pods are still terminating)" if kind == "paddle" else "") +
+                            ": rename it or enable pai.job.generateJobName.enabled")
+    code_dir = backend.place_job(config, name)
+    if not settings.upload_enabled:
+        code_dir = None
     return Prepared(config, name, code_dir, workspace_of(config_path))
-
-
-def substitute(config: dict, job_name: str, user: str) -> None:
-    """$PAI_JOB_NAME and $PAI_USER_NAME, every occurrence (the old extension replaced only the first)."""
-
-    def fill(value: str) -> str:
-        value = re.sub(r"\$\{?PAI_JOB_NAME\}?(?!\w)", job_name, value)
-        return re.sub(r"\$\{?PAI_USER_NAME\}?(?!\w)", user, value)
-
-    for field in SUBSTITUTED_FIELDS:
-        if isinstance(config.get(field), str):
-            config[field] = fill(config[field])
-    for role in config.get("taskRoles", []):
-        if isinstance(role.get("command"), str):
-            role["command"] = fill(role["command"])
-
-
-def hdfs_path(uri: str) -> str:
-    """The HDFS path of a codeDir such as `$PAI_DEFAULT_FS_URI/alice/x` or `hdfs://nn:9000/alice/x`."""
-    path = re.sub(r"^\$\{?PAI_DEFAULT_FS_URI\}?", "", uri)
-    path = re.sub(r"^[a-z]+://[^/]*", "", path)
-    if not path.startswith("/") or "$" in path:
-        raise InvalidInput(f"codeDir {uri!r} is not a path on the cluster's HDFS")
-    return path
 
 
 class Journal(Protocol):
@@ -142,7 +120,7 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     uploaded: UploadResult | None = None
     if prepared.code_dir:
         files = select(prepared.workspace, list(chosen.upload_include), list(chosen.upload_exclude))
-        uploaded = upload(backend.storage, files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+        uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
     if cancelled is not None and cancelled.is_set():
         raise Interrupted("cancelled: nothing was submitted")
     if journal is not None:
@@ -214,7 +192,7 @@ class TaskLogs:
         out = []
         for task in job.tasks:
             label = task.label
-            if self.task and label != self.task:
+            if self.task and self.task not in (label, task.worker):
                 continue
             if label not in self.uris and (location := backend.log_location(task, self.which)):
                 self.uris[label] = location

@@ -29,6 +29,7 @@ class Hdfs:
     def __init__(self, url: str, user: str, rewrite_datanodes: bool = True):
         self.url = url.rstrip("/")
         self.user = user
+        self.home = f"/user/{user}"  # where relative paths start, as `hdfs dfs` has it
         self.rewrite = rewrite_datanodes
         session = requests.Session()
         session.hooks["response"].append(self._fix_redirect)

@@ -9,9 +9,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pai_lsp.clusters.openpai import OpenPai, hdfs_path, substitute
 from pai_lsp.clusters.profiles import Profile
 from pai_lsp.core.openpai import JobDetail, JobSummary, TaskStatus
 from pai_lsp.errors import NotFound
+from pai_lsp.storage.upload import upload
 
 
 class MemoryStorage:
@@ -19,6 +21,7 @@ class MemoryStorage:
 
     def __init__(self, user: str):
         self.user = user
+        self.home = f"/user/{user}"
         self.files: dict[str, bytes] = {}
         self.dirs: set[str] = {"/"}
 
@@ -117,8 +120,22 @@ class MemoryBackend:
         self.stopped: list[str] = []
         self.logins = 0
 
+    job_files = "pai"
+
     def login(self) -> None:
         self.logins += 1
+
+    # The OpenPAI backend's own rules for names, codeDir and uploads (a cluster in memory keeps them).
+    def unique_name(self, base: str) -> str:
+        return OpenPai.unique_name(self, base)  # type: ignore[arg-type]
+
+    def place_job(self, config: dict, name: str) -> str | None:
+        config["jobName"] = name
+        substitute(config, name, self.profile.user)
+        return hdfs_path(config["codeDir"]) if config.get("codeDir") else None
+
+    def upload(self, files, remote: str, progress=None):
+        return upload(self.storage, files, remote, progress=progress)
 
     def submit(self, config: dict) -> None:
         self.submitted[config["jobName"]] = config

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import psutil
 
 from ..helpers.localcluster import (
@@ -21,7 +23,7 @@ from ..helpers.localcluster import (
 
 
 def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
-    with own_cluster(tmp_path / "small", "--gpus", "2") as cluster:
+    with own_cluster(tmp_path / "small", "--gpus", "2", "--strict-resources") as cluster:
         with cluster.client() as c:
             # 64 CPUs are offered; each job takes 40, so the second waits for the first.
             submit(c, job("big1", role("r", "sleep 4; echo $CUDA_VISIBLE_DEVICES", cpuNumber=40, gpuNumber=2)))
@@ -88,3 +90,83 @@ def test_container_runtime_says_when_tasks_run_on_the_host(tmp_path):
         with cluster.client() as c:
             submit(c, job("where", role("r", "true")))
             assert finished(c, "where")["jobStatus"]["runtime"] == ("container" if engine else "host")
+
+
+def _code_tree(cluster, name: str, files: int) -> str:
+    """A codeDir of many small files, written straight into the cluster's HDFS folder (test setup only)."""
+    root = cluster.data_dir / "hdfs" / USER / name
+    for i in range(files):
+        folder = root / f"d{i % 50}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.py").write_text(f"# {i}\n")
+    return f"$PAI_DEFAULT_FS_URI/{USER}/{name}"
+
+
+def test_stop_while_tasks_are_still_starting_leaves_no_process(cluster):
+    code_dir = _code_tree(cluster, "slowcopy", 4000)  # each task's copy takes a moment
+    with cluster.client() as c:
+        submit(c, job("race", role("r", "sleep 300 & sleep 300 & wait", taskNumber=3), codeDir=code_dir))
+        wait_for(lambda: detail(c, "race")["jobStatus"]["state"] == "RUNNING", interval=0.01)
+        stop = c.put(f"/api/v1/user/{USER}/jobs/race/executionType", json={"value": "STOP"})
+        assert stop.status_code == 202
+        assert finished(c, "race")["jobStatus"]["state"] == "STOPPED"
+        # Tasks that were being prepared must never start, now or later.
+        for _ in range(30):
+            assert _live(task_pids("race")) == [], "a task started after STOP"
+            time.sleep(0.1)
+        assert all(t["taskState"] == "STOPPED" for t in detail(c, "race")["taskRoles"]["r"]["taskStatuses"])
+
+
+def test_a_task_that_ends_takes_what_it_left_running_with_it(cluster):
+    with cluster.client() as c:
+        submit(c, job("leaver", role("r", "sleep 300 & echo started")))
+        done = finished(c, "leaver", timeout=20)
+        assert done["jobStatus"]["state"] == "SUCCEEDED"
+        assert log(cluster, c, "leaver", "r") == "started\n"
+        wait_for(lambda: _live(task_pids("leaver")) == [], 10)
+
+
+def test_shutdown_kills_every_process_group_it_started(tmp_path):
+    cluster = start_cluster(tmp_path / "shutdown")
+    code_dir = _code_tree(cluster, "bigcode", 4000)
+    with cluster.client() as c:
+        submit(c, job("tree", role("r", "(sleep 300 &); sleep 300 & sleep 300", taskNumber=2)))
+        submit(c, job("late", role("r", "sleep 300", taskNumber=3), codeDir=code_dir))
+        wait_for(lambda: len(_live(task_pids("tree"))) >= 6)
+        wait_for(lambda: detail(c, "late")["jobStatus"]["state"] == "RUNNING", interval=0.01)
+    stop_cluster(cluster)  # Ctrl-C while "late" is still copying code for its tasks
+    for _ in range(20):
+        assert _live(task_pids("tree")) == [] and _live(task_pids("late")) == []
+        time.sleep(0.1)
+
+
+def test_a_second_cluster_on_the_same_data_folder_refuses_and_names_the_first(tmp_path):
+    import subprocess
+    import sys
+
+    with own_cluster(tmp_path / "shared") as first:
+        second = subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(first.data_dir),
+                                 "--port", "0"], capture_output=True, text=True, timeout=60)
+        assert second.returncode == 1 and second.stdout == ""
+        assert f"another local cluster (pid {first.process.pid}, REST {first.url}) already serves {first.data_dir}" in second.stderr
+        assert first.client().get("/api/v2/info").status_code == 200
+    with own_cluster(tmp_path / "shared") as again:  # the lock goes with the cluster
+        assert again.client().get("/api/v2/info").status_code == 200
+
+
+def test_the_api_answers_while_a_big_code_dir_is_copied(cluster):
+    code_dir = _code_tree(cluster, "hugecode", 3000)
+    answered_during_copy = 0
+    with cluster.client() as c:
+        submit(c, job("huge-code", role("r", "ls hugecode | wc -l"), codeDir=code_dir))
+        while (d := detail(c, "huge-code"))["jobStatus"]["state"] not in ("SUCCEEDED", "FAILED"):
+            copying = d["jobStatus"]["state"] == "RUNNING" and d["taskRoles"]["r"]["taskStatuses"][0]["taskState"] == "WAITING"
+            assert c.get("/api/v2/info", timeout=2).status_code == 200  # the client's health check allows 2 s
+            answered_during_copy += copying
+            time.sleep(0.005)
+        assert log(cluster, c, "huge-code", "r") == "50\n"
+    assert answered_during_copy >= 10  # the copy runs beside the API, not in its way
+
+
+def _live(pids: list[int]) -> list[int]:
+    return [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]

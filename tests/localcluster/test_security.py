@@ -13,23 +13,9 @@ import httpx
 import pytest
 
 from ..helpers.localcluster import PASSWORD, USER, finished, job, log, login, own_cluster, role, secret_file, submit, wait_for
+from ..helpers.webhdfs import hdfs, remote_exception
 
 SUPERUSER = getpass.getuser()  # the OS user the cluster runs as: HDFS's superuser
-
-
-def hdfs(cluster, method: str, path: str, op: str, user: str | None = None, data: bytes | None = None, **params) -> httpx.Response:
-    """One raw WebHDFS call; CREATE and APPEND go straight to the "datanode" step."""
-    query = {"op": op, **params}
-    if user is not None:
-        query["user.name"] = user
-    if op in ("CREATE", "APPEND", "OPEN"):
-        query["datanode"] = "true"
-    return httpx.request(method, f"{cluster.hdfs_url}/webhdfs/v1{path}", params=query, content=data)
-
-
-def remote_exception(response: httpx.Response) -> tuple[int, str, str]:
-    body = response.json()["RemoteException"]
-    return response.status_code, body["exception"], body["message"]
 
 
 def test_tasks_get_a_clean_environment_and_no_path_to_the_clusters_secrets(tmp_path):
@@ -253,3 +239,14 @@ def test_secrets_dir_never_lies_inside_the_data_dir(tmp_path):
     folder = secrets_dir(data)
     assert not Path(folder).is_relative_to(data) and (data / "cluster-id").exists()
     assert secrets_dir(data) == folder  # stable for the same data folder
+
+
+def test_users_add_and_pai_share_one_data_folder(tmp_path):
+    """`pai local-cluster users add` without --data-dir writes where `pai` starts its cluster."""
+    folder = tmp_path / "shared-local"
+    env = dict(os.environ, PAI_LOCAL_CLUSTER_DIR=str(folder))
+    added = subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "users", "add", "dora", "--password-stdin"],
+                           input=PASSWORD + "\n", text=True, capture_output=True, env=env)
+    assert added.returncode == 0, added.stderr
+    assert (folder / "cluster-id").exists()
+    assert "dora" in secret_file(folder, "users.json").read_text()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import ARTIFACTS, CHROMIUM, VENV_BIN, CodeServer, User, build_vsix, copy_example, missing_tools
+from .harness import ARTIFACTS, CHROMIUM, VENV_BIN, CodeServer, User, build_language_pack, build_vsix, copy_example, missing_tools
 from .workbench import Workbench
 
 # Quiet defaults so the screen shows only what our extension does.
@@ -94,9 +94,17 @@ def settings() -> dict:
 
 
 @pytest.fixture(scope="module")
-def code_server(user, vsix, settings, artifacts):
-    server = CodeServer(user, artifacts)
+def locale() -> str | None:
+    """VS Code's display language; a module overrides this fixture (None: code-server's default, English)."""
+    return None
+
+
+@pytest.fixture(scope="module")
+def code_server(user, vsix, settings, artifacts, locale, tmp_path_factory):
+    server = CodeServer(user, artifacts, locale)
     server.install_extension(vsix)
+    if locale:
+        server.install_language_pack(build_language_pack(locale, tmp_path_factory.mktemp("language-pack")))
     server.write_settings(settings)
     server.start()
     try:

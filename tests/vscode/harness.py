@@ -25,7 +25,7 @@ CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
 CHROMIUM = Path("/usr/bin/chromium")
 VENV_BIN = Path(sys.executable).parent
 ARTIFACTS = REPO / "test-artifacts" / "vscode"
-MARKER = "PAI_VSCODE_E2E"  # in the environment of every process a test user starts, to find leftovers
+MARKER = "E2E_TEST_USER"  # in the environment of every process a test user starts, to find leftovers
 
 
 def missing_tools() -> list[str]:
@@ -151,7 +151,9 @@ class User:
         added = self.pai("local-cluster", "--data-dir", str(data), "users", "add", user, "--password-stdin", input=password + "\n")
         assert added.returncode == 0, added.stderr
         log = logs / f"local-cluster-{name}.log"
-        self.spawn([str(VENV_BIN / "pai"), "local-cluster", "--data-dir", str(data), "--host", "127.0.0.1", "--port", "0", "serve"],
+        log.unlink(missing_ok=True)  # the line read below is this run's
+        # `serve`'s own options come after it (before it, serve's defaults would win: its fixed port).
+        self.spawn([str(VENV_BIN / "pai"), "local-cluster", "--data-dir", str(data), "serve", "--host", "127.0.0.1", "--port", "0"],
                    log, env=dict(self.env, PYTHONUNBUFFERED="1"))
         line = wait_until(lambda: next((x for x in log.read_text().splitlines() if "REST " in x), None), 60, f"local cluster {name}")
         return line.split("REST ")[1].split()[0]
@@ -181,12 +183,60 @@ class User:
         return killed
 
 
-class CodeServer:
-    """code-server for one user, on a free 127.0.0.1 port, with its own user-data and extensions dirs."""
+class SlowLink:
+    """A TCP relay on a free 127.0.0.1 port to `upstream` (host, port) that passes what clients send at
+    `rate` bytes per second per connection (answers at full speed): a cluster on a slow network, so
+    an upload lasts long enough for a user to act while it runs."""
 
-    def __init__(self, user: User, logs: Path):
+    def __init__(self, upstream: tuple[str, int], rate: int):
+        import threading
+
+        self.upstream, self.rate = upstream, rate
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import threading
+
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+                server = socket.create_connection(self.upstream)
+            except OSError:
+                return
+            self.sockets += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, self.rate), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, None), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket, rate: int | None) -> None:
+        chunk = 4096
+        try:
+            while data := source.recv(chunk):
+                sink.sendall(data)
+                if rate:
+                    time.sleep(len(data) / rate)
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.closed = True
+        for s in [self.listener, *self.sockets]:
+            s.close()
+
+
+class CodeServer:
+    """code-server for one user, on a free 127.0.0.1 port, with its own user-data and extensions dirs;
+    with `locale`, VS Code's display language is that one (see `install_language_pack`)."""
+
+    def __init__(self, user: User, logs: Path, locale: str | None = None):
         self.user = user
         self.logs = logs
+        self.locale = locale
         self.user_data = user.root / "code-server" / "user-data"
         self.extensions = user.root / "code-server" / "extensions"
         self.port = 0
@@ -204,6 +254,25 @@ class CodeServer:
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0 and "successfully installed" in done.stdout, done.stdout + done.stderr
 
+    def install_language_pack(self, vsix: Path) -> None:
+        """Install a language pack made by `build_language_pack`. VS Code runs in a display language
+        only when a pack for it is recorded in the user-data dir's languagepacks.json; the running
+        server records a pack it installs itself, but `--install-extension` (a process of its own,
+        the only way to install offline before the first start) does not, so the entry that server
+        would write is written here."""
+        self.install_extension(vsix)
+        registry = json.loads((self.extensions / "extensions.json").read_text())
+        (entry,) = [e for e in registry if e["identifier"]["id"] == f"{LANGUAGE_PACK_PUBLISHER}.{LANGUAGE_PACK_NAME}"]
+        folder = Path(entry["location"]["path"])
+        packs = {}
+        for contribution in json.loads((folder / "package.json").read_text())["contributes"]["localizations"]:
+            packs[contribution["languageId"]] = {
+                "hash": secrets.token_hex(16), "label": contribution["localizedLanguageName"],
+                "extensions": [{"extensionIdentifier": {"id": entry["identifier"]["id"]}, "version": entry["version"]}],
+                "translations": {t["id"]: str(folder / t["path"]) for t in contribution["translations"]}}
+        self.user_data.mkdir(parents=True, exist_ok=True)
+        (self.user_data / "languagepacks.json").write_text(json.dumps(packs))
+
     def write_settings(self, settings: dict) -> None:
         path = self.user_data / "User" / "settings.json"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -214,7 +283,8 @@ class CodeServer:
             self.port = free_port()
             self.proc = self.user.spawn(
                 [*self._base_args(), "--auth", "none", "--bind-addr", f"127.0.0.1:{self.port}", "--disable-telemetry",
-                 "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override"],
+                 "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+                 *(["--locale", self.locale] if self.locale else [])],
                 self.logs / "code-server.log", group=True, env=self.env)
             if wait_until(lambda: self.proc.poll() is not None or self._healthy(), timeout, "code-server to answer /healthz") is True:
                 return
@@ -243,6 +313,32 @@ def build_vsix() -> Path:
     subprocess.run(["npm", "run", "--silent", "package"], cwd=ext, check=True, timeout=600,
                    env=dict(os.environ, PYTHON=sys.executable), stdout=subprocess.DEVNULL)
     (vsix,) = (ext / "dist").glob("*.vsix")
+    return vsix
+
+
+LANGUAGE_PACK_PUBLISHER = "pai-lsp-tests"
+LANGUAGE_PACK_NAME = "test-language-pack"
+
+
+def build_language_pack(locale: str, dest: Path) -> Path:
+    """A test-only language pack for `locale`: VS Code's own texts left in English (its translations
+    come only from the marketplace, unreachable here), but VS Code then runs in `locale`, so
+    extensions see it as `vscode.env.language` and show their own translations (package.nls.<locale>.json,
+    the vscode.l10n bundle). Packed with the extension's own @vscode/vsce."""
+    src = dest / "language-pack"
+    (src / "translations").mkdir(parents=True)
+    (src / "package.json").write_text(json.dumps({
+        "name": LANGUAGE_PACK_NAME, "publisher": LANGUAGE_PACK_PUBLISHER, "version": "1.0.0", "license": "MIT",
+        "displayName": f"Test language pack ({locale})", "description": "For tests only: VS Code's texts untranslated.",
+        "engines": {"vscode": "^1.90.0"}, "categories": ["Language Packs"],
+        "contributes": {"localizations": [{"languageId": locale, "languageName": locale, "localizedLanguageName": locale,
+                                           "translations": [{"id": "vscode", "path": "./translations/main.i18n.json"}]}]}}))
+    (src / "translations" / "main.i18n.json").write_text(json.dumps({"version": "1.0.0", "contents": {}}))
+    (src / "README.md").write_text("A language pack for the real-VS-Code tests.\n")
+    vsce = REPO / "editor-clients" / "vscode" / "node_modules" / "@vscode" / "vsce" / "vsce"
+    vsix = dest / f"language-pack-{locale}.vsix"
+    subprocess.run(["node", str(vsce), "package", "--skip-license", "--allow-missing-repository", "--out", str(vsix)],
+                   cwd=src, check=True, timeout=120, stdout=subprocess.DEVNULL)
     return vsix
 
 

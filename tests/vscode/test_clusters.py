@@ -4,7 +4,14 @@ file anywhere under the user's dirs holds the password."""
 
 from __future__ import annotations
 
+import os
+import shutil
+from urllib.parse import urlsplit
+
 import pytest
+
+from .harness import SlowLink
+from .workbench import texts
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -32,10 +39,13 @@ def test_add_cluster_with_a_password(workbench, user, artifacts):
     workbench.pick("openpai")
     password_box = workbench.page.locator(".quick-input-widget .quick-input-box input[type='password']")
     password_box.wait_for(state="visible")  # typed into a password box: never shown on screen
-    workbench.type_into_input(PASSWORD, "Password of alice on lab")
+    # A mistyped password is refused: the password box asks again, saying why; the other answers are kept.
+    workbench.type_into_input("mistyped-" + PASSWORD, "Password of alice on lab")
+    problem = workbench.input_problem()
+    assert problem.startswith("cluster lab was not added: login to") and "Password is incorrect" in problem, problem
+    workbench.type_into_input(PASSWORD)
     workbench.wait_for(lambda: any("Added cluster lab and logged in as alice." in t for t in workbench.toasts()), "the cluster added")
-    lab = workbench.view_rows("Clusters").filter(has_text="lab")
-    workbench.wait_for(lambda: lab.count() and "logged in" in lab.first.inner_text(), "lab in the Clusters view, logged in")
+    workbench.wait_for(lambda: "lab default · logged in" in workbench.view_texts("Clusters"), "lab in the Clusters view, logged in")
     # The other views follow: lab (now the default, as the first cluster added) in Jobs, its HDFS home as alice's.
     workbench.wait_for(lambda: any(text.startswith("lab") for text in workbench.view_texts("Jobs")), "lab in the Jobs view")
     workbench.wait_for(lambda: any("/user/alice" in text for text in workbench.view_texts("HDFS")), "alice's home in the HDFS view")
@@ -70,16 +80,102 @@ def test_submit_to_the_added_cluster_from_the_code_lens(workbench):
     workbench.screenshot("submitted-to-lab")
 
 
-def test_a_wrong_password_is_one_clear_error(workbench, user):
+def test_submit_can_be_cancelled_while_it_uploads(workbench, workspace, user):
+    """On a slow link (lab's WebHDFS behind a relay passing 128 KB/s per connection) the upload of 80
+    files of 256 KB takes long enough for the user to press Cancel on the progress notification: the
+    upload stops, nothing is submitted and nothing is left on HDFS."""
     url = user.pai("cluster", "list").stdout.split("lab", 1)[1].split()[0]
-    workbench.clear_notifications()
+    link = SlowLink((urlsplit(url).hostname, urlsplit(url).port), rate=128 * 1024)
+    shards = workspace / "shards"
+    shards.mkdir()
+    for i in range(80):  # code the upload takes (pai.job.upload.include: **/*.py)
+        (shards / f"shard_{i:02d}.py").write_text("# " + os.urandom(128 * 1024).hex() + "\n")
+    added = user.pai("cluster", "add", "slow", "--rest", url, "--webhdfs", f"http://127.0.0.1:{link.port}", "--user", "alice",
+                     "--password-stdin", input=PASSWORD + "\n")
+    assert added.returncode == 0 and user.pai("cluster", "default", "slow").returncode == 0, added.stderr
+    jobs_before = mnist_jobs(user)
+    folders_before = user.pai("hdfs", "--cluster", "lab", "ls", "/alice").stdout
+    try:
+        workbench.clear_notifications()
+        workbench.command("File: Focus on Files Explorer")
+        workbench.context_menu(workbench.explorer_row("mnist.pai.json"), "Submit Job to PAI Cluster")
+        progress = workbench.page.locator(".notification-toast").filter(has_text="Submitting mnist.pai.json")
+        workbench.wait_for(lambda: "uploading" in " ".join(texts(progress)), "the upload under way")
+        workbench.screenshot("uploading")
+        progress.locator(".monaco-button").filter(has_text="Cancel").click()
+        workbench.wait_for(lambda: "Info: Submit cancelled: nothing was submitted." in workbench.toasts(), "the cancel said")
+        workbench.wait_for(lambda: not progress.count(), "the progress notification to close", errors=False)
+        # The half-done upload is cleaned away (after the files in flight), and no job was submitted.
+        workbench.wait_for(lambda: user.pai("hdfs", "--cluster", "lab", "ls", "/alice").stdout == folders_before,
+                           "HDFS as it was before the submit")
+        assert mnist_jobs(user) == jobs_before
+    finally:
+        user.pai("cluster", "default", "lab")
+        user.pai("cluster", "remove", "slow")
+        link.close()
+        shutil.rmtree(shards)
+
+
+def mnist_jobs(user) -> list[str]:
+    listed = user.pai("jobs", "--cluster", "lab")
+    assert listed.returncode == 0, listed.stderr
+    return [line.split()[0] for line in listed.stdout.splitlines() if line.startswith("mnist_")]
+
+
+def add_cluster(workbench, name: str, url: str, password: str) -> None:
+    """Add Cluster… as a user answers it: name, REST and WebHDFS URL, user alice, kind openpai, password."""
     workbench.command("PAI: Add Cluster…")
-    for prompt, answer in (("Cluster name", "lab2"), ("REST server URL", url), ("WebHDFS URL", url), ("Your user name", "alice")):
+    for prompt, answer in (("Cluster name", name), ("REST server URL", url), ("WebHDFS URL", url), ("Your user name", "alice")):
         workbench.type_into_input(answer, prompt)
     workbench.pick("openpai")
-    workbench.type_into_input("not-the-password", "Password of alice on lab2")
-    errors = workbench.wait_for(lambda: workbench.error_toasts(), "an error notification", errors=False)
-    assert len(errors) == 1 and "password" in errors[0].lower(), errors
+    workbench.type_into_input(password, f"Password of alice on {name}")
+
+
+def test_a_refused_password_adds_nothing(workbench, user):
+    url = user.pai("cluster", "list").stdout.split("lab", 1)[1].split()[0]
+    workbench.clear_notifications()
+    add_cluster(workbench, "lab2", url, "not-the-password")
+    problem = workbench.input_problem()
+    assert problem.startswith("cluster lab2 was not added: ") and "password" in problem.lower(), problem
     workbench.screenshot("wrong-password")
+    workbench.page.keyboard.press("Escape")  # the user gives up: nothing was added, nothing is kept
+    workbench.page.locator(".quick-input-widget").wait_for(state="hidden")
+    listed = user.pai("cluster", "list")
+    assert listed.returncode == 0 and "lab2" not in listed.stdout, listed.stdout
+    workbench.command("PAI: Focus on Clusters View")
+    workbench.command("PAI: Refresh Clusters")
+    workbench.wait_for(lambda: any(text.startswith("lab ") for text in workbench.view_texts("Clusters")), "the Clusters view")
+    assert not any(text.startswith("lab2") for text in workbench.view_texts("Clusters"))
+    assert workbench.error_toasts() == []  # said once, in the password box
     holders = [str(p) for p in user.root.rglob("*") if p.is_file() and not p.is_symlink() and b"not-the-password" in p.read_bytes()]
     assert holders == []
+
+
+def test_a_cluster_added_without_a_password_says_how_to_log_in(workbench, user):
+    url = user.pai("cluster", "list").stdout.split("lab", 1)[1].split()[0]
+    add_cluster(workbench, "lab2", url, "")  # empty: log in later
+    workbench.wait_for(lambda: "Info: Added cluster lab2, not logged in: use Log In… on it in the Clusters view." in workbench.toasts(),
+                       "the cluster added, not logged in")
+    workbench.wait_for(lambda: "lab2 not logged in" in workbench.view_texts("Clusters"), "lab2 listed, not logged in")
+    assert "lab2" in user.pai("cluster", "list").stdout
+
+
+def test_log_in_set_default_and_remove(workbench, user):
+    """lab2 (added without a password above): Log In…, Set as Default, then Remove."""
+    lab2 = workbench.view_rows("Clusters").filter(has_text="lab2")
+    workbench.clear_notifications()
+    workbench.command("PAI: Focus on Clusters View")
+    workbench.context_menu(lab2.first, "Log In…")
+    workbench.type_into_input(PASSWORD, "Password of alice on lab2")
+    workbench.wait_for(lambda: any("Logged in to lab2 as alice." in t for t in workbench.toasts()), "the login")
+    workbench.wait_for(lambda: "lab2 logged in" in workbench.view_texts("Clusters"), "lab2 logged in")
+
+    workbench.context_menu(lab2.first, "Set as Default")
+    workbench.wait_for(lambda: "lab2 default · logged in" in workbench.view_texts("Clusters"), "lab2 the default")
+    assert any(line.startswith("*") and "lab2" in line for line in user.pai("cluster", "list").stdout.splitlines())
+
+    workbench.context_menu(lab2.first, "Remove Cluster")
+    assert "lab2" in workbench.dialog("Remove")
+    workbench.wait_for(lambda: not lab2.count(), "lab2 to leave the Clusters view")
+    listed = user.pai("cluster", "list")
+    assert listed.returncode == 0 and "lab2" not in listed.stdout and "lab " in listed.stdout, listed.stdout

@@ -15,6 +15,13 @@ pytestmark = pytest.mark.timeout(600)
 session: dict[str, str] = {}  # what earlier steps learned (the job's name), for the later ones
 
 
+def the_job() -> str:
+    """The mnist job the first test ran (the tests of this module are one session, in order)."""
+    if "job" not in session:
+        pytest.fail("no job: test_run_job_locally_shows_its_log_and_state runs first and did not get one")
+    return session["job"]
+
+
 def job_row(workbench, job: str, state: str = ""):
     return workbench.view_rows("Jobs").filter(has_text=job).filter(has_text=state)
 
@@ -46,7 +53,7 @@ def test_run_job_locally_shows_its_log_and_state(workbench):
 
 
 def test_download_outputs_writes_the_file(workbench, workspace):
-    job = session["job"]
+    job = the_job()
     dest = workspace.parent / "downloads"
     dest.mkdir()
     workbench.context_menu(job_row(workbench, job).first, "Download Outputs")
@@ -56,13 +63,30 @@ def test_download_outputs_writes_the_file(workbench, workspace):
     assert result.is_file() and result.stat().st_size > 0, sorted(p.name for p in dest.rglob("*"))
 
 
-def hdfs_row(workbench, path: str):
-    """A row of the HDFS view by its full path (its aria-label)."""
-    return workbench.view_rows("HDFS").and_(workbench.page.locator(f"[aria-label^='{path},']"))
+def test_show_tasks_and_open_config(workbench):
+    job = the_job()
+    workbench.context_menu(job_row(workbench, job).first, "Show Tasks")
+    task = workbench.view_rows("Jobs").filter(has_text="train:0")
+    workbench.wait_for(lambda: task.count() and "SUCCEEDED" in task.first.inner_text(), "the task train:0 SUCCEEDED")
+    assert "exit 0" in task.first.inner_text(), task.first.inner_text()
+    # The config as it was submitted: the unique name, the variables filled in, read-only.
+    workbench.context_menu(job_row(workbench, job).first, "Open Config")
+    config = workbench.editor(f"{job}.pai.json", scheme="pai-job:")
+    config.wait_for(state="visible")
+    workbench.wait_for(lambda: f'"jobName": "{job}"' in workbench.editor_text(f"{job}.pai.json"), "the submitted config")
+    before = workbench.editor_text(f"{job}.pai.json")
+    config.locator(".view-lines").click()
+    workbench.page.keyboard.type("typed")
+    assert workbench.editor_text(f"{job}.pai.json") == before  # read-only: nothing typed lands in it
 
 
-def expand(workbench, path: str) -> None:
-    row = hdfs_row(workbench, path)
+def hdfs_row(workbench, path: str, view: str = "HDFS"):
+    """A row of the HDFS view by its full path (its aria-label); `view`: the view's title where it is."""
+    return workbench.view_rows(view).and_(workbench.page.locator(f"[aria-label^='{path},']"))
+
+
+def expand(workbench, path: str, view: str = "HDFS") -> None:
+    row = hdfs_row(workbench, path, view)
     workbench.wait_for(lambda: row.count(), f"{path} in the HDFS view")
     if row.first.get_attribute("aria-expanded") != "true":
         row.first.click()
@@ -70,7 +94,7 @@ def expand(workbench, path: str) -> None:
 
 
 def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, workspace, user):
-    job = session["job"]
+    job = the_job()
     code = f"/{getpass.getuser()}/{job}"  # codeDir of examples/mnist on the local cluster
     workbench.command("PAI: Focus on HDFS View")
     for folder in ("/", code.rsplit("/", 1)[0], code):
@@ -97,6 +121,64 @@ def test_hdfs_view_lists_the_uploaded_code_and_uploads_and_deletes(workbench, wo
     workbench.wait_for(lambda: not hdfs_row(workbench, f"{code}/notes.txt").count(), "notes.txt to leave the HDFS view")
     listed = user.pai("hdfs", "ls", code)
     assert listed.returncode == 0 and "notes.txt" not in listed.stdout and "train.py" in listed.stdout, listed.stdout + listed.stderr
+
+
+def test_hdfs_view_new_folder_rename_and_download(workbench, workspace, user):
+    code = f"/{getpass.getuser()}/{the_job()}"
+    workbench.context_menu(hdfs_row(workbench, code).first, "New Folder…")
+    workbench.type_into_input("results", f"New folder in {code}")
+    workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/results").count(), "the new folder")
+    workbench.context_menu(hdfs_row(workbench, f"{code}/results").first, "Rename…")
+    workbench.type_into_input("results-v2", f"Rename {code}/results")
+    workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/results-v2").count() and not hdfs_row(workbench, f"{code}/results").count(),
+                       "the folder renamed")
+    # A file too big to open in an editor says so, in one message.
+    big = workspace.parent / "big.bin"
+    big.write_bytes(b"\0" * (6 << 20))
+    put = user.pai("hdfs", "put", str(big), f"{code}/results-v2/big.bin")
+    assert put.returncode == 0, put.stdout + put.stderr
+    expand(workbench, f"{code}/results-v2")
+    workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/results-v2/big.bin").count(), "big.bin in the view")
+    workbench.clear_notifications()
+    hdfs_row(workbench, f"{code}/results-v2/big.bin").first.click()
+    errors = workbench.wait_for(lambda: workbench.error_toasts(), "the message about the big file", errors=False)
+    assert len(errors) == 1 and "not opened in the editor. Download it instead." in errors[0], errors
+    workbench.clear_notifications()
+
+    dest = workspace.parent / "from-hdfs"
+    dest.mkdir()
+    workbench.context_menu(hdfs_row(workbench, f"{code}/train.py").first, "Download…")
+    workbench.file_dialog(dest, "Download Here")
+    workbench.wait_for(lambda: (dest / "train.py").exists() and (dest / "train.py").read_bytes() == (workspace / "train.py").read_bytes(),
+                       "train.py downloaded as uploaded")
+
+
+def test_dragging_a_folder_from_the_explorer_uploads_it_into_an_hdfs_folder(workbench, workspace, user):
+    """Both views in sight, as a user arranges them (View: Move View puts HDFS under the Explorer): a
+    folder dragged from the Explorer onto an HDFS folder is uploaded into it, files and all."""
+    code = f"/{getpass.getuser()}/{the_job()}"
+    (workspace / "labels").mkdir()
+    (workspace / "labels" / "train.csv").write_text("id,label\n1,cat\n")
+    (workspace / "labels" / "test.csv").write_text("id,label\n2,dog\n")
+    workbench.clear_notifications()
+    workbench.command("View: Move View")
+    workbench.pick("HDFS")
+    workbench.pick("Explorer, Side Bar")
+    try:
+        workbench.command("File: Focus on Files Explorer")
+        for folder in ("/", code.rsplit("/", 1)[0], code):
+            expand(workbench, folder, view="PAI: HDFS")
+        source = workbench.explorer_row("labels")
+        source.wait_for(state="visible")
+        source.drag_to(hdfs_row(workbench, code, view="PAI: HDFS").first)
+        workbench.wait_for(lambda: f"Info: Uploaded 2 file(s) to {code}" in workbench.toasts(), "the upload to finish")
+        workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/labels", view="PAI: HDFS").count(), "labels in the HDFS view")
+        workbench.screenshot("dragged-to-hdfs")
+        for name in ("train.csv", "test.csv"):
+            uploaded = user.pai("hdfs", "cat", f"{code}/labels/{name}")
+            assert uploaded.returncode == 0 and uploaded.stdout == (workspace / "labels" / name).read_text(), uploaded.stderr
+    finally:
+        workbench.command("View: Reset View Locations")
 
 
 LONG_TRAIN = """import time
@@ -156,7 +238,8 @@ def test_running_a_config_with_a_mistake_says_why_and_submits_nothing(workbench,
     workbench.command("File: Focus on Files Explorer")
     workbench.context_menu(workbench.explorer_row("broken.pai.json"), "Run Job Locally")
     errors = workbench.wait_for(lambda: workbench.error_toasts(), "an error notification", errors=False)
-    assert len(errors) == 1 and "memoryMb" in errors[0] and ":11:" in errors[0], errors
+    # The file as the Explorer names it, then the reason: what the collapsed notification shows.
+    assert len(errors) == 1 and errors[0].startswith('Error: broken.pai.json:11:7: Unknown key "memoryMb"'), errors
     workbench.screenshot("run-refused")
     # Nothing is left in progress: the "Running … locally" notification closes with the refusal.
     workbench.wait_for(lambda: not [t for t in workbench.toasts() if "Running broken.pai.json locally" in t],

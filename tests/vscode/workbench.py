@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page
 
 QUICK_INPUT = ".quick-input-widget"
@@ -54,8 +55,7 @@ class Workbench:
             self.page.wait_for_timeout(200)
 
     def error_toasts(self) -> list[str]:
-        toasts = self.page.locator(".notification-toast .monaco-list-row[aria-label^='Error: ']")
-        return [label for label in (t.get_attribute("aria-label") for t in toasts.all()) if label]
+        return [label for label in labels(self.page.locator(".notification-toast .monaco-list-row[aria-label^='Error: ']")) if label]
 
     def screenshot(self, name: str, docs: str = "") -> Path:
         """Save what the user sees now as test-artifacts/vscode/<module>/NN-name.png; a picture the
@@ -95,12 +95,16 @@ class Workbench:
                 self.page.keyboard.press("Escape")
 
     def pick(self, label: str, timeout: float = LONG) -> None:
-        """Choose the quick-pick row labelled `label` (the palette, or a pick list a command showed)."""
-        index = self.wait_for(lambda: _index_of(label, self.quick_pick_labels()), f"'{label}' in the quick pick", timeout)
-        self.page.locator(QUICK_INPUT_ROWS).nth(index - 1).click()
+        """Choose the quick-pick row labelled `label` (the palette, or a pick list a command showed).
+        The list re-renders while it filters, so the row is looked up again until a click lands."""
+        def chosen() -> bool:
+            index = _index_of(label, self.quick_pick_labels())
+            return bool(index) and click(self.page.locator(QUICK_INPUT_ROWS).nth(index - 1))
+
+        self.wait_for(chosen, f"'{label}' in the quick pick", timeout)
 
     def quick_pick_labels(self) -> list[str]:
-        return [r.get_attribute("aria-label") or "" for r in self.page.locator(QUICK_INPUT_ROWS).all()]
+        return labels(self.page.locator(QUICK_INPUT_ROWS))
 
     def type_into_input(self, text: str, prompt: str = "") -> None:
         """Answer an input box (showInputBox) the way a user types; with `prompt`, first wait until the
@@ -113,10 +117,16 @@ class Workbench:
         box.fill(text)
         box.press("Enter")
 
+    def input_problem(self) -> str:
+        """The error an input box shows under it (e.g. why the last answer was refused), once it does."""
+        flagged = self.page.locator(f"{QUICK_INPUT} .monaco-inputbox.error")  # the box, marked as in error
+        message = self.page.locator(f"{QUICK_INPUT} .quick-input-message")
+        return self.wait_for(lambda: flagged.count() and " ".join(texts(message)).strip(), "an error under the input box")
+
     def toasts(self) -> list[str]:
         """The notifications on screen now ("Info: …", "Error: …")."""
         rows = self.page.locator(".notification-toast .monaco-list-row")
-        return [label.split(", source: ")[0] for label in (r.get_attribute("aria-label") for r in rows.all()) if label]
+        return [label.split(", source: ")[0] for label in labels(rows) if label]
 
     def notifications(self) -> list[str]:
         """Every notification of this window (the notification centre keeps the ones whose toast is gone)."""
@@ -124,7 +134,7 @@ class Workbench:
         if not center.is_visible():
             self.command("Notifications: Show Notifications")
             center.wait_for(state="visible")
-        return [item.inner_text() for item in self.page.locator(NOTIFICATION_MESSAGES).all()]
+        return texts(self.page.locator(NOTIFICATION_MESSAGES))
 
     def close_notifications(self) -> None:
         if self.page.locator(".notifications-center").is_visible():
@@ -153,8 +163,7 @@ class Workbench:
         """Click `button` until `container` closes: VS Code ignores a click that comes too soon after a
         menu opened, and its own file dialog may take a click to navigate before one to accept."""
         def closed() -> bool:
-            if container.count() and container.first.is_visible() and button.is_visible():
-                button.click()
+            if container.count() and container.first.is_visible() and button.is_visible() and click(button):
                 self.page.wait_for_timeout(300)
             return not container.count() or not container.first.is_visible()
 
@@ -167,11 +176,12 @@ class Workbench:
 
     def view_labels(self, view: str) -> list[str]:
         """The rows' accessible labels (a tree item's label, or its tooltip when it has one)."""
-        return [r.get_attribute("aria-label") or "" for r in self.view_rows(view).all()]
+        return labels(self.view_rows(view))
 
     def view_texts(self, view: str) -> list[str]:
-        """The rows as shown: label and description."""
-        return [r.inner_text().replace("\n", " ") for r in self.view_rows(view).all()]
+        """The rows as shown: label, then description after a space ("local default")."""
+        return self.view_rows(view).evaluate_all("""rows => rows.map(row => [...row.querySelectorAll(
+            '.label-name, .label-description')].map(part => part.innerText.trim()).filter(Boolean).join(' '))""")
 
     def dialog(self, button: str) -> str:
         """Answer a modal dialog by pressing `button`; returns the dialog's text."""
@@ -235,7 +245,7 @@ class Workbench:
             self.command("Problems: Focus on Problems View")
             self.page.locator(".markers-panel").wait_for(state="visible")
             self.focus_editor()
-        return [r.inner_text().replace("\n", " ") for r in self.page.locator(PROBLEM_ROWS).all()]
+        return [text.replace("\n", " ") for text in texts(self.page.locator(PROBLEM_ROWS))]
 
     def show_output(self, channel: str) -> None:
         self.command("Output: Show Output Channels...")
@@ -270,7 +280,28 @@ class Workbench:
         self.page.keyboard.press("Control+Space")
         rows = self.page.locator(SUGGEST_ROWS)
         self.wait_for(lambda: rows.count() > 0, "the suggestion list")
-        return [r.get_attribute("aria-label") or "" for r in rows.all()]
+        return labels(rows)
+
+
+def labels(rows: Locator) -> list[str]:
+    """The aria-labels of the elements `rows` matches, read at one instant: lists re-render while we
+    poll, and reading element by element would wait for one that has just gone."""
+    return rows.evaluate_all("rows => rows.map(row => row.getAttribute('aria-label') || '')")
+
+
+def texts(rows: Locator) -> list[str]:
+    """The text of the elements `rows` matches, read at one instant (see `labels`)."""
+    return rows.evaluate_all("rows => rows.map(row => row.innerText)")
+
+
+def click(target: Locator) -> bool:
+    """Click once, briefly: False when the element went away or was covered meanwhile (a caller that
+    polls then looks again, instead of waiting on an element that is gone)."""
+    try:
+        target.click(timeout=2000)
+        return True
+    except PlaywrightError:
+        return False
 
 
 def _index_of(label: str, labels: list[str]) -> int:

@@ -5,8 +5,8 @@ endif
 syntax match paiTitle /\%1l.*/
 syntax match paiColumns /\%2l.*/
 syntax match paiDefault /^\* \S\+/
-syntax match paiLoggedIn /\<\(logged in\|running\)\>/
-syntax match paiNoLogin /\<\(no login\|stopped\)\>/
+syntax match paiLoggedIn /\(logged in\|running\|已登录\|运行中\)/
+syntax match paiNoLogin /\(no login\|stopped\|未登录\|已停止\)/
 highlight default link paiTitle Title
 highlight default link paiColumns Comment
 highlight default link paiDefault Special

@@ -2,7 +2,7 @@
 // the default, whether a password is stored; add, log in, set default, remove, stop local.
 import * as vscode from "vscode";
 import { userInfo } from "node:os";
-import { PaiServer, guarded } from "./server";
+import { CommandError, PaiServer, guarded } from "./server";
 
 export interface Profile {
   name: string;
@@ -85,6 +85,30 @@ async function ask(prompt: string, options: vscode.InputBoxOptions = {}): Promis
   return value === undefined ? undefined : value.trim();
 }
 
+/** A password box; `problem` (why the last one was refused) shows under it, in place of the
+ * prompt, until the user types (the placeholder still asks the question). */
+function askPassword(question: string, prompt: string, problem?: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const box = vscode.window.createInputBox();
+    box.placeholder = question;
+    box.prompt = prompt;
+    box.password = true;
+    box.ignoreFocusOut = true;
+    box.validationMessage = problem && { message: problem, severity: vscode.InputBoxValidationSeverity.Error };
+    let answer: string | undefined;
+    box.onDidChangeValue(() => (box.validationMessage = undefined));
+    box.onDidAccept(() => {
+      answer = box.value;
+      box.hide();
+    });
+    box.onDidHide(() => {
+      box.dispose();
+      resolve(answer);
+    });
+    box.show();
+  });
+}
+
 const URL_CHECK = (v: string) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : vscode.l10n.t("A URL starting with http:// or https://"));
 
 export function registerClusters(context: vscode.ExtensionContext, server: PaiServer, view: ClustersView): void {
@@ -109,16 +133,27 @@ export function registerClusters(context: vscode.ExtensionContext, server: PaiSe
         { label: "scm", description: vscode.l10n.t("SCM (storageGB, tmp, extras.virtualGroup)") },
       ], { placeHolder: vscode.l10n.t("Kind of cluster"), ignoreFocusOut: true });
       if (!kind) return;
-      const password = await vscode.window.showInputBox({ prompt: vscode.l10n.t("Password of {0} on {1} (kept in the OS keyring; empty: log in later)", user, name),
-        password: true, ignoreFocusOut: true });
-      if (password === undefined) return;
-      const added = await Promise.resolve(vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Adding cluster {0}", name) },
-        () => server.call<{ loggedIn: boolean }>("pai.clusters.add", { name, rest, webhdfs, user, kind: kind.label, password: password || undefined }),
-      )).finally(() => view.refresh(true));
-      void vscode.window.showInformationMessage(added.loggedIn
-        ? vscode.l10n.t("Added cluster {0} and logged in as {1}.", name, user)
-        : vscode.l10n.t("Added cluster {0}.", name));
+      // A refused password asks again (nothing was added); Escape leaves everything as it was.
+      let problem: string | undefined;
+      for (;;) {
+        const password = await askPassword(vscode.l10n.t("Password of {0} on {1}", user, name),
+          vscode.l10n.t("Password of {0} on {1} (kept in the OS keyring; empty: log in later)", user, name), problem);
+        if (password === undefined) return;
+        try {
+          const added = await Promise.resolve(vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Adding cluster {0}", name) },
+            () => server.call<{ loggedIn: boolean }>("pai.clusters.add", { name, rest, webhdfs, user, kind: kind.label, password: password || undefined }),
+          ));
+          view.refresh(true);
+          void vscode.window.showInformationMessage(added.loggedIn
+            ? vscode.l10n.t("Added cluster {0} and logged in as {1}.", name, user)
+            : vscode.l10n.t("Added cluster {0}, not logged in: use Log In… on it in the Clusters view.", name));
+          return;
+        } catch (err) {
+          if (!(err instanceof CommandError && err.kind === "auth" && password)) throw err;
+          problem = err.message;
+        }
+      }
     })),
     onItem("pai-lsp.clusters.login", async (p) => {
       const password = await vscode.window.showInputBox({ prompt: vscode.l10n.t("Password of {0} on {1}", p.user ?? "", p.name), password: true, ignoreFocusOut: true });

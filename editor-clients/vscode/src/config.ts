@@ -8,12 +8,13 @@ export const LANGUAGE = "pai-job";
 export const documentSelector = [
   { scheme: "file", language: LANGUAGE },
   { scheme: "file", pattern: "**/*.pai.json" },
+  { scheme: "file", pattern: "**/*.paddle.json" },
   { scheme: "untitled", language: LANGUAGE },
 ];
 
-/** True for a `*.pai.json` path or URI. */
+/** True for a `*.pai.json` (or PaddlePaddle Cloud `*.paddle.json`) path or URI. */
 export function isJobConfig(path: string): boolean {
-  return /\.pai\.json$/i.test(path);
+  return /\.(pai|paddle)\.json$/i.test(path);
 }
 
 /** The configured server command with blank parts dropped; undefined when nothing usable is set. */

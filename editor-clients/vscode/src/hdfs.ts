@@ -19,7 +19,8 @@ export class HdfsNode {
 }
 
 class MessageNode {
-  constructor(readonly text: string) {}
+  /** `icon`: "info" for an empty folder, "warning" for a failure to list. */
+  constructor(readonly text: string, readonly icon: "info" | "warning" = "warning") {}
 }
 
 type Node = HdfsNode | MessageNode;
@@ -64,7 +65,7 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
   getTreeItem(node: Node): vscode.TreeItem {
     if (node instanceof MessageNode) {
       const item = new vscode.TreeItem(node.text);
-      item.iconPath = new vscode.ThemeIcon("warning");
+      item.iconPath = new vscode.ThemeIcon(node.icon);
       return item;
     }
     const dir = node.type === "dir";
@@ -99,7 +100,7 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
         .sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === "dir" ? -1 : 1))
         .map((e) => new HdfsNode(posix.join(listing.path, e.name), e.type, e.size));
       this.remember(children);
-      return children.length ? children : [new MessageNode(vscode.l10n.t("(empty folder)"))];
+      return children.length ? children : [new MessageNode(vscode.l10n.t("(empty folder)"), "info")];
     } catch (err) {
       return [new MessageNode(err instanceof Error ? err.message : String(err))];
     }
@@ -148,13 +149,16 @@ function transfer<T>(server: PaiServer, title: string, command: string, argument
 }
 
 async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], folder: HdfsNode): Promise<void> {
+  let files = 0;
   for (const uri of uris) {
     const name = posix.basename(uri.path);
     const done = await guarded(() => transfer<{ path: string; files: number }>(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.path),
       "pai.hdfs.put", { local: uri.fsPath, remote: folder.path }));
     if (!done) break;
+    files += done.files;
   }
   view.refresh(folder);
+  if (files) void vscode.window.showInformationMessage(vscode.l10n.t("Uploaded {0} file(s) to {1}", files, folder.path));
 }
 
 export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer, view: HdfsView): void {

@@ -56,7 +56,8 @@ class MoreNode {
 
 class MessageNode {
   readonly kind = "message";
-  constructor(readonly text: string) {}
+  /** `icon`: "info" for an empty list, "warning" for a failure to list. */
+  constructor(readonly text: string, readonly icon: "info" | "warning" = "warning") {}
 }
 
 type Node = ClusterNode | JobNode | TaskNode | MoreNode | MessageNode;
@@ -120,8 +121,12 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     }
     const node = this.clusters?.find((c) => c.name === cluster);
     if (node) {
-      node.jobs.unshift(new JobNode(node, { name: job, state: "WAITING", created: Date.now() }));
-      node.total += 1;
+      if (!node.jobs.some((j) => j.job.name === job)) { // a listing may have brought it already
+        const state = seen ?? "WAITING";
+        node.jobs.unshift(new JobNode(node, { name: job, state, created: Date.now(),
+          completed: FINAL_STATES.includes(state) ? Date.now() : null }));
+        node.total += 1;
+      }
       this.changed.fire(node);
     } else {
       this.refresh();
@@ -212,7 +217,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       return item;
     }
     const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
-    item.iconPath = new vscode.ThemeIcon("warning");
+    item.iconPath = new vscode.ThemeIcon(node.icon);
     return item;
   }
 
@@ -238,7 +243,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       if (node instanceof ClusterNode) {
         if (!node.loaded) await this.loadPage(node, 0);
         const more = node.jobs.length < node.total ? [new MoreNode(node)] : [];
-        return node.jobs.length ? [...node.jobs, ...more] : [new MessageNode(vscode.l10n.t("No jobs yet."))];
+        return node.jobs.length ? [...node.jobs, ...more] : [new MessageNode(vscode.l10n.t("No jobs yet."), "info")];
       }
       if (node instanceof JobNode) {
         const status = await this.server.call<{ tasks: Task[] }>("pai.job.status", { job: node.job.name, cluster: node.cluster.name });

@@ -1,6 +1,7 @@
 // Submit / Run Locally: a progress notification (upload files and bytes, then "submitted NAME"),
 // cancellable while the upload runs; a failure is one error notification naming the cause.
 import * as vscode from "vscode";
+import { isJobConfig } from "./config";
 import { CommandError, PaiServer } from "./server";
 
 export interface Submitted {
@@ -11,8 +12,8 @@ export interface Submitted {
 
 export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, local: boolean): Promise<Submitted | undefined> {
   const uri = typeof target === "string" ? vscode.Uri.parse(target) : (target ?? vscode.window.activeTextEditor?.document.uri);
-  if (!uri || !/\.pai\.json$/i.test(uri.path)) {
-    void vscode.window.showErrorMessage(vscode.l10n.t("Open a *.pai.json job config to submit it."));
+  if (!uri || !isJobConfig(uri.path)) {
+    void vscode.window.showErrorMessage(vscode.l10n.t("Open a job config (*.pai.json, or *.paddle.json for PaddlePaddle Cloud) to submit it."));
     return undefined;
   }
   const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());

@@ -15,6 +15,8 @@ local listeners = {} -- method -> list of functions(result, ctx)
 local on_start = {} -- functions run each time a new server is ready (e.g. to follow logs again)
 
 local has_011 = vim.fn.has("nvim-0.11") == 1
+local i18n = require("pai_lsp.i18n")
+local t = i18n.t
 
 -- client:method(...) in 0.11+, client.method(...) before (the dot form is deprecated there).
 local function invoke(client, name, ...)
@@ -72,10 +74,15 @@ local function restart_wanted()
   return false
 end
 
+--- A job config the server reads: *.pai.json, or a PaddlePaddle Cloud *.paddle.json.
+function M.is_job_file(path)
+  return path:match("%.pai%.json$") ~= nil or path:match("%.paddle%.json$") ~= nil
+end
+
 -- A restarted server knows no buffers: attach the *.pai.json ones again.
 local function attach_configs(id)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(buf) and vim.api.nvim_buf_get_name(buf):match("%.pai%.json$") then
+    if vim.api.nvim_buf_is_loaded(buf) and M.is_job_file(vim.api.nvim_buf_get_name(buf)) then
       vim.lsp.buf_attach_client(buf, id)
     end
   end
@@ -90,19 +97,11 @@ local function root_dir(path)
   return dir
 end
 
-local function locale()
-  local lang = vim.env.LC_ALL or vim.env.LC_MESSAGES or vim.env.LANG or vim.v.lang or ""
-  if lang:match("^zh") then
-    return "zh-CN"
-  end
-  return nil
-end
-
 local function server_config(path)
   local settings = vim.deepcopy(M.config.settings or {})
-  if locale() and not (settings.pai and settings.pai.locale) then
+  if i18n.locale() and not (settings.pai and settings.pai.locale) then
     settings.pai = settings.pai or {}
-    settings.pai.locale = locale()
+    settings.pai.locale = i18n.locale()
   end
   local init = vim.deepcopy(settings)
   init.client = { showsMessages = true } -- this client shows failed commands and job ends itself
@@ -149,11 +148,11 @@ local function server_config(path)
           return
         end
         if restart_wanted() then
-          vim.notify(("pai: the language server stopped (exit %s, signal %s); starting it again"):format(code, signal),
+          vim.notify("pai: " .. t("the language server stopped (exit %s, signal %s); starting it again", code, signal),
             vim.log.levels.WARN)
           vim.defer_fn(function() M.start() end, 200)
         elseif code ~= 0 then
-          vim.notify(("pai: the language server stopped (exit %s); the next command starts it again"):format(code),
+          vim.notify("pai: " .. t("the language server stopped (exit %s); the next command starts it again", code),
             vim.log.levels.WARN)
         end
       end)
@@ -174,12 +173,12 @@ function M.start(path)
     client_id = vim.lsp.start_client(config)
   end
   if not client_id then
-    vim.notify("pai: could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
+    vim.notify("pai: " .. t("could not start %s", table.concat(M.config.cmd, " ")), vim.log.levels.ERROR)
   end
   return client_id
 end
 
---- Start the server (if needed) for a *.pai.json buffer and attach it.
+--- Start the server (if needed) for a job-config buffer and attach it.
 function M.attach(bufnr)
   local id = M.start(vim.api.nvim_buf_get_name(bufnr))
   if id then

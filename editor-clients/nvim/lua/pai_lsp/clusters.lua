@@ -3,29 +3,31 @@
 -- file of ours), make one the default, log in again, remove one.
 local client = require("pai_lsp.client")
 local ui = require("pai_lsp.ui")
+local t = require("pai_lsp.i18n").t
 
 local M = {}
 
+local COLUMNS = { 16, 12, 8, 10 } -- name, user, kind, login (then REST)
 local views = {} -- buffer -> {entries}
 local names = {} -- the names last listed (for completion)
 
 local function login_state(c)
   if c["local"] then
-    return c.running and "running" or "stopped"
+    return c.running and t("running") or t("stopped")
   end
-  return c.loggedIn and "logged in" or "no login"
+  return c.loggedIn and t("logged in") or t("no login")
 end
 
 local function render(buf, result)
   local lines = {
-    "Cluster profiles   (? help)",
-    ("  %-16s %-12s %-8s %-10s %s"):format("NAME", "USER", "KIND", "LOGIN", "REST"),
+    t("Cluster profiles") .. "   " .. t("(? help)"),
+    "  " .. ui.row(COLUMNS, { t("NAME"), t("USER"), t("KIND"), t("LOGIN"), "REST" }),
   }
   local entries = {}
   names = {}
   for _, c in ipairs(result.clusters or {}) do
-    table.insert(lines, ("%s %-16s %-12s %-8s %-10s %s"):format(c.default and "*" or " ", c.name, ui.value(c.user) or "",
-      ui.value(c.kind) or "", login_state(c), c["local"] and "(embedded, on this machine)" or ui.value(c.rest) or ""))
+    table.insert(lines, (c.default and "* " or "  ") .. ui.row(COLUMNS, { c.name, ui.value(c.user) or "",
+      ui.value(c.kind) or "", login_state(c), c["local"] and t("(embedded, on this machine)") or ui.value(c.rest) or "" }))
     entries[#lines] = c
     table.insert(names, c.name)
   end
@@ -56,7 +58,7 @@ end
 local function current(buf)
   local c = ui.current(views[buf] and views[buf].entries)
   if not c then
-    ui.notify("no cluster on this line")
+    ui.notify(t("no cluster on this line"))
   end
   return c
 end
@@ -79,12 +81,12 @@ end
 --- a: add a profile (or replace one of the same name).
 function M.add(buf)
   ask({
-    { "name", "Profile name: " },
-    { "rest", "REST server URL: ", "http://" },
-    { "webhdfs", "WebHDFS URL: ", "http://" },
-    { "user", "User name: ", vim.env.USER or "" },
+    { "name", t("Profile name: ") },
+    { "rest", t("REST server URL: "), "http://" },
+    { "webhdfs", t("WebHDFS URL: "), "http://" },
+    { "user", t("User name: "), vim.env.USER or "" },
   }, {}, function(a)
-    vim.ui.select({ "openpai", "scm" }, { prompt = "Cluster kind:" }, function(kind)
+    vim.ui.select({ "openpai", "scm" }, { prompt = t("Cluster kind:") }, function(kind)
       if not kind then
         return
       end
@@ -94,10 +96,10 @@ function M.add(buf)
         a.password = password
       end
       client.execute("pai.clusters.add", { a }, function(result)
-        ui.notify(("added cluster %s%s"):format(result.name, result.loggedIn and ", logged in" or ""))
+        ui.notify(t("added cluster %s%s", result.name, result.loggedIn and t(", logged in") or ""))
         M.refresh(buf)
       end, function(result)
-        ui.error(("cluster %s: %s"):format(a.name, result.message))
+        ui.error(t("cluster %s: %s", a.name, result.message))
         M.refresh(buf) -- the profile may be kept without its refused password
         return true
       end)
@@ -109,7 +111,7 @@ function M.set_default(buf)
   local c = current(buf)
   if c then
     client.execute("pai.clusters.setDefault", { { name = c.name } }, function(result)
-      ui.notify("default cluster: " .. result.default)
+      ui.notify(t("default cluster: %s", result.default))
       M.refresh(buf)
     end)
   end
@@ -118,10 +120,10 @@ end
 function M.login(buf)
   local c = current(buf)
   if c then
-    local password = vim.fn.inputsecret(("Password of %s on %s: "):format(ui.value(c.user) or "", c.name))
+    local password = vim.fn.inputsecret(t("Password of %s on %s: ", ui.value(c.user) or "", c.name))
     if password ~= "" then
       client.execute("pai.clusters.login", { { name = c.name, password = password } }, function()
-        ui.notify("logged in to " .. c.name)
+        ui.notify(t("logged in to %s", c.name))
         M.refresh(buf)
       end)
     end
@@ -131,9 +133,9 @@ end
 function M.remove(buf)
   local c = current(buf)
   if c then
-    ui.confirm(("Remove cluster profile %s (and its password)?"):format(c.name), function()
+    ui.confirm(t("Remove cluster profile %s (and its password)?", c.name), function()
       client.execute("pai.clusters.remove", { { name = c.name } }, function()
-        ui.notify("removed cluster " .. c.name)
+        ui.notify(t("removed cluster %s", c.name))
         M.refresh(buf)
       end)
     end)
@@ -142,18 +144,17 @@ end
 
 --- :PaiClusters
 function M.open()
-  local buf, created = ui.scratch("pai://clusters", "paiclusters")
+  local buf, created = ui.listing("pai://clusters", "paiclusters", views, {}, t(":PaiClusters keys"), function(buf)
+    return {
+      { "a", function() M.add(buf) end, t("add a cluster profile (asks for its URLs, user and password)") },
+      { "d", function() M.set_default(buf) end, t("make it the default cluster") },
+      { "L", function() M.login(buf) end, t("log in again (asks for the password)") },
+      { "D", function() M.remove(buf) end, t("remove the profile (asks first)") },
+      { "R", function() M.refresh(buf) end, t("refresh") },
+    }
+  end)
   if created then
-    views[buf] = {}
-    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function() views[buf] = nil end })
-    ui.keymaps(buf, ":PaiClusters keys", {
-      { "a", function() M.add(buf) end, "add a cluster profile (asks for its URLs, user and password)" },
-      { "d", function() M.set_default(buf) end, "make it the default cluster" },
-      { "L", function() M.login(buf) end, "log in again (asks for the password)" },
-      { "D", function() M.remove(buf) end, "remove the profile (asks first)" },
-      { "R", function() M.refresh(buf) end, "refresh" },
-    })
-    ui.set_lines(buf, 0, -1, { "Listing clusters…" })
+    ui.set_lines(buf, 0, -1, { t("Listing clusters…") })
   end
   ui.show(buf, "current")
   M.refresh(buf)

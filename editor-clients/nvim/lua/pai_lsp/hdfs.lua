@@ -3,12 +3,14 @@
 local client = require("pai_lsp.client")
 local submit = require("pai_lsp.submit")
 local ui = require("pai_lsp.ui")
+local t = require("pai_lsp.i18n").t
 
 local M = {}
 
 M.max_open_bytes = 4 * 1024 * 1024 -- a larger file opens with its first this many bytes
 
 local views = {} -- buffer -> {path, cluster, entries}
+local list -- (below)
 
 local function join(dir, name)
   return (dir == "/" and "" or dir) .. "/" .. name
@@ -26,8 +28,12 @@ end
 local function render(buf, listing)
   local view = views[buf]
   view.path = listing.path
-  local lines = { ("%s%s   (? help)"):format(listing.path, view.cluster and ("  on " .. view.cluster) or ""), "../" }
-  view.entries = { [2] = { name = "..", type = "dir", path = parent(listing.path) } }
+  local lines = { listing.path .. (view.cluster and t("  on %s", view.cluster) or "") .. "   " .. t("(? help)") }
+  view.entries = {}
+  if listing.path ~= "/" then
+    table.insert(lines, "../")
+    view.entries[2] = { name = "..", type = "dir", path = parent(listing.path) }
+  end
   local entries = listing.entries or {}
   table.sort(entries, function(a, b)
     if a.type ~= b.type then
@@ -59,7 +65,7 @@ end
 local function current(buf)
   local entry = ui.current(views[buf] and views[buf].entries)
   if not entry then
-    ui.notify("no file or folder on this line")
+    ui.notify(t("no file or folder on this line"))
   end
   return entry
 end
@@ -77,7 +83,7 @@ local function open_file(path, cluster, size)
     ui.show(buf, "current")
     vim.cmd("filetype detect")
     if argument.length then
-      ui.notify(("%s: showing its first %s of %s"):format(path, ui.size(argument.length), ui.size(size)), vim.log.levels.WARN)
+      ui.notify(t("%s: showing its first %s of %s", path, ui.size(argument.length), ui.size(size)), vim.log.levels.WARN)
     end
   end)
 end
@@ -89,7 +95,7 @@ end
 
 function M.upload(buf)
   local view = views[buf]
-  vim.ui.input({ prompt = ("Upload to %s: "):format(view.path), default = vim.fn.getcwd() .. "/", completion = "file" },
+  vim.ui.input({ prompt = t("Upload to %s: ", view.path), default = vim.fn.getcwd() .. "/", completion = "file" },
     function(lcl)
       if not lcl or lcl == "" then
         return
@@ -97,7 +103,7 @@ function M.upload(buf)
       lcl = vim.fn.fnamemodify(vim.fn.expand(lcl), ":p"):gsub("/$", "")
       local remote = join(view.path, vim.fn.fnamemodify(lcl, ":t"))
       transfer("pai.hdfs.put", "upload", lcl, remote, view.cluster, function(result)
-        ui.notify(("uploaded %s to %s (%d file(s), %s)"):format(lcl, result.path, result.files or 0, ui.size(result.bytes)))
+        ui.notify(t("uploaded %s to %s (%d file(s), %s)", lcl, result.path, result.files or 0, ui.size(result.bytes)))
         M.refresh(buf)
       end)
     end)
@@ -108,14 +114,14 @@ function M.download(buf)
   if not entry or entry.name == ".." then
     return
   end
-  vim.ui.input({ prompt = ("Download %s to: "):format(entry.path), default = vim.fn.getcwd() .. "/" .. entry.name,
+  vim.ui.input({ prompt = t("Download %s to: ", entry.path), default = vim.fn.getcwd() .. "/" .. entry.name,
     completion = "file" }, function(lcl)
     if not lcl or lcl == "" then
       return
     end
     lcl = vim.fn.fnamemodify(vim.fn.expand(lcl), ":p"):gsub("/$", "")
     transfer("pai.hdfs.get", "download", lcl, entry.path, view.cluster, function(result)
-      ui.notify(("downloaded %s to %s (%d file(s), %s)"):format(entry.path, result.path, result.files or 0, ui.size(result.bytes)))
+      ui.notify(t("downloaded %s to %s (%d file(s), %s)", entry.path, result.path, result.files or 0, ui.size(result.bytes)))
     end)
   end)
 end
@@ -126,10 +132,10 @@ function M.delete(buf)
     return
   end
   local folder = entry.type == "dir"
-  local question = folder and ("Delete folder %s and everything in it?"):format(entry.path) or ("Delete %s?"):format(entry.path)
+  local question = folder and t("Delete folder %s and everything in it?", entry.path) or t("Delete %s?", entry.path)
   ui.confirm(question, function()
     client.execute("pai.hdfs.rm", { { path = entry.path, cluster = view.cluster, recursive = folder } }, function(result)
-      ui.notify("deleted " .. result.path)
+      ui.notify(t("deleted %s", result.path))
       M.refresh(buf)
     end)
   end)
@@ -137,7 +143,7 @@ end
 
 function M.mkdir(buf)
   local view = views[buf]
-  vim.ui.input({ prompt = ("New folder in %s: "):format(view.path) }, function(name)
+  vim.ui.input({ prompt = t("New folder in %s: ", view.path) }, function(name)
     if name and name ~= "" then
       local path = name:sub(1, 1) == "/" and name or join(view.path, name)
       client.execute("pai.hdfs.mkdir", { { path = path, cluster = view.cluster } }, function()
@@ -152,7 +158,7 @@ function M.rename(buf)
   if not entry or entry.name == ".." then
     return
   end
-  vim.ui.input({ prompt = "Rename to: ", default = entry.path }, function(target)
+  vim.ui.input({ prompt = t("Rename to: "), default = entry.path }, function(target)
     if target and target ~= "" and target ~= entry.path then
       target = target:sub(1, 1) == "/" and target or join(view.path, target)
       client.execute("pai.hdfs.mv", { { from = entry.path, to = target, cluster = view.cluster } }, function()
@@ -169,7 +175,7 @@ function M.copy_path(buf)
     if vim.fn.has("clipboard") == 1 then
       pcall(vim.fn.setreg, "+", entry.path)
     end
-    ui.notify("copied " .. entry.path)
+    ui.notify(t("copied %s", entry.path))
   end
 end
 
@@ -179,7 +185,7 @@ local function enter(buf)
     return
   end
   if entry.type == "dir" then
-    M.open(entry.path, view.cluster)
+    list(entry.path, view.cluster)
   else
     open_file(entry.path, view.cluster, entry.size)
   end
@@ -189,27 +195,32 @@ end
 function M.open(path, cluster)
   path = (path and path ~= "") and path or "."
   cluster = (cluster and cluster ~= "") and cluster or nil
+  client.execute("pai.hdfs.stat", { { path = path, cluster = cluster } }, function(entry)
+    if entry.type == "file" then
+      open_file(entry.path, cluster, entry.size)
+    else
+      list(entry.path, cluster)
+    end
+  end)
+end
+
+-- The folder `path` in its listing buffer, in the current window.
+list = function(path, cluster)
   client.execute("pai.hdfs.ls", { { path = path, cluster = cluster } }, function(listing)
-    if #(listing.entries or {}) == 1 and listing.entries[1].type == "file" and listing.path:match("/" .. vim.pesc(listing.entries[1].name) .. "$") then
-      open_file(listing.path, cluster, listing.entries[1].size) -- a file's path: open it
-      return
-    end
-    local buf, created = ui.scratch(buffer_name(listing.path, cluster), "paihdfs")
-    if created then
-      views[buf] = { path = listing.path, cluster = cluster }
-      vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function() views[buf] = nil end })
-      ui.keymaps(buf, ":PaiHdfs keys", {
-        { "<CR>", function() enter(buf) end, "open the folder, or the file (read-only)" },
-        { "-", function() M.open(parent(views[buf].path), cluster) end, "the parent folder" },
-        { "u", function() M.upload(buf) end, "upload a local file or folder here" },
-        { "d", function() M.download(buf) end, "download the file or folder" },
-        { "D", function() M.delete(buf) end, "delete the file or folder (asks first)" },
-        { "m", function() M.mkdir(buf) end, "new folder" },
-        { "r", function() M.rename(buf) end, "rename or move" },
-        { "y", function() M.copy_path(buf) end, "copy the path" },
-        { "R", function() M.refresh(buf) end, "refresh" },
-      })
-    end
+    local buf = ui.listing(buffer_name(listing.path, cluster), "paihdfs", views, { path = listing.path, cluster = cluster },
+      t(":PaiHdfs keys"), function(buf)
+        return {
+          { "<CR>", function() enter(buf) end, t("open the folder, or the file (read-only)") },
+          { "-", function() list(parent(views[buf].path), cluster) end, t("the parent folder") },
+          { "u", function() M.upload(buf) end, t("upload a local file or folder here") },
+          { "d", function() M.download(buf) end, t("download the file or folder") },
+          { "D", function() M.delete(buf) end, t("delete the file or folder (asks first)") },
+          { "m", function() M.mkdir(buf) end, t("new folder") },
+          { "r", function() M.rename(buf) end, t("rename or move") },
+          { "y", function() M.copy_path(buf) end, t("copy the path") },
+          { "R", function() M.refresh(buf) end, t("refresh") },
+        }
+      end)
     render(buf, listing)
     ui.show(buf, "current")
   end)

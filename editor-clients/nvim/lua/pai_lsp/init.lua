@@ -20,14 +20,14 @@ function M.setup(opts)
   local group = vim.api.nvim_create_augroup("pai_lsp", { clear = true })
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
     group = group,
-    pattern = "*.pai.json",
+    pattern = { "*.pai.json", "*.paddle.json" }, -- PaddlePaddle Cloud job files too (the server tells them apart)
     callback = function(args)
       M.attach(args.buf)
     end,
   })
 end
 
---- Start the server for a *.pai.json buffer (once per Neovim) and attach it.
+--- Start the server for a job-config buffer (once per Neovim) and attach it.
 function M.attach(bufnr)
   return client.attach(bufnr)
 end
@@ -50,7 +50,7 @@ end
 --- :PaiLogs {job} [cluster]
 function M.logs(job, cluster)
   if not job or job == "" then
-    require("pai_lsp.ui").error("which job? :PaiLogs {job}")
+    require("pai_lsp.ui").error(require("pai_lsp.i18n").t("which job? :PaiLogs {job}"))
     return
   end
   require("pai_lsp.logs").open(job, cluster ~= "" and cluster or nil)

@@ -3,18 +3,21 @@
 local client = require("pai_lsp.client")
 local logs = require("pai_lsp.logs")
 local ui = require("pai_lsp.ui")
+local t = require("pai_lsp.i18n").t
 
 local M = {}
 
 local PAGE = 50
 local TICK_MS = 5000
+local COLUMNS = { 40, 10, 16 } -- name, state, started (then duration)
+local TASK_COLUMNS = { 16, 10, 15, 5 } -- task, state, IP, exit code (then ports)
 local views = {} -- buffer -> view {cluster, resolved, user, jobs, total, limit, entries}
 
 local function header(view)
   return {
-    ("Jobs on %s as %s: %d of %d   (? help)"):format(view.resolved or view.cluster or "?", view.user or "?",
-      #view.jobs, view.total or #view.jobs),
-    ("%-40s %-10s %-16s %s"):format("NAME", "STATE", "STARTED", "DURATION"),
+    t("Jobs on %s as %s: %d of %d", view.resolved or view.cluster or "?", view.user or "?", #view.jobs,
+      view.total or #view.jobs) .. "   " .. t("(? help)"),
+    ui.row(COLUMNS, { t("NAME"), t("STATE"), t("STARTED"), t("DURATION") }),
   }
 end
 
@@ -26,12 +29,12 @@ local function render(buf)
   local lines = header(view)
   view.entries = {}
   for _, job in ipairs(view.jobs) do
-    table.insert(lines, ("%-40s %-10s %-16s %s"):format(job.name, job.state, ui.time(ui.value(job.created)),
-      ui.duration(ui.value(job.created), ui.value(job.completed))))
+    table.insert(lines, ui.row(COLUMNS, { job.name, job.state, ui.time(ui.value(job.created)),
+      ui.duration(ui.value(job.created), ui.value(job.completed)) }))
     view.entries[#lines] = job
   end
   if (view.total or 0) > #view.jobs then
-    table.insert(lines, ("… %d more: + shows them"):format(view.total - #view.jobs))
+    table.insert(lines, t("… %d more: + shows them", view.total - #view.jobs))
   end
   local cursor = {}
   for _, win in ipairs(vim.api.nvim_list_wins()) do
@@ -74,7 +77,7 @@ end
 local function current(buf)
   local job = ui.current(views[buf] and views[buf].entries)
   if not job then
-    ui.notify("no job on this line")
+    ui.notify(t("no job on this line"))
   end
   return job
 end
@@ -110,29 +113,33 @@ function M.details(buf)
   end
   local r = ref(buf, job)
   client.execute("pai.job.status", { r }, function(status)
+    local function label(name)
+      return ui.row({ 9 }, { t(name) .. ":", "" })
+    end
     local lines = {
-      "Job:      " .. status.name,
-      "Cluster:  " .. tostring(ui.value(status.cluster) or r.cluster or ""),
-      "State:    " .. status.state .. (ui.value(status.exitCode) and ("  (exit code " .. status.exitCode .. ")") or ""),
-      "Started:  " .. ui.time(ui.value(status.created)) .. "   ran " .. ui.duration(ui.value(status.created), ui.value(status.completed)),
+      label("Job") .. status.name,
+      label("Cluster") .. tostring(ui.value(status.cluster) or r.cluster or ""),
+      label("State") .. status.state .. (ui.value(status.exitCode) and t("  (exit code %s)", status.exitCode) or ""),
+      label("Started") .. ui.time(ui.value(status.created))
+        .. t("   ran %s", ui.duration(ui.value(status.created), ui.value(status.completed))),
     }
     if ui.value(status.webPortal) then
-      table.insert(lines, "Portal:   " .. status.webPortal)
+      table.insert(lines, label("Portal") .. status.webPortal)
     end
     if ui.value(status.diagnostics) and status.diagnostics ~= "" then
-      table.insert(lines, "Note:     " .. status.diagnostics:gsub("\n", " "))
+      table.insert(lines, label("Note") .. status.diagnostics:gsub("\n", " "))
     end
     table.insert(lines, "")
-    table.insert(lines, ("%-16s %-10s %-15s %-5s %s"):format("TASK", "STATE", "IP", "EXIT", "PORTS"))
+    table.insert(lines, ui.row(TASK_COLUMNS, { t("TASK"), t("STATE"), "IP", t("EXIT"), t("PORTS") }))
     for _, task in ipairs(status.tasks or {}) do
-      table.insert(lines, ("%-16s %-10s %-15s %-5s %s"):format(task.role .. ":" .. task.index, task.state,
-        ui.value(task.ip) or "", tostring(ui.value(task.exitCode) or ""), ports(task)))
+      table.insert(lines, ui.row(TASK_COLUMNS, { task.role .. ":" .. task.index, task.state, ui.value(task.ip) or "",
+        tostring(ui.value(task.exitCode) or ""), ports(task) }))
     end
     local name = "pai://job/" .. status.name
     local shown = show_text(name, lines)
     if status.state == "RUNNING" then
       client.execute("pai.job.ssh", { r }, function(ssh)
-        local more = { "", "SSH and ports of running tasks:" }
+        local more = { "", t("SSH and ports of running tasks:") }
         for _, t in ipairs(ssh.tasks or {}) do
           table.insert(more, ("  %-14s %s"):format(t.task, ui.value(t.command) or ""))
           for label, urls in pairs(ui.value(t.urls) or {}) do
@@ -149,9 +156,9 @@ end
 function M.stop(buf)
   local job = current(buf)
   if job then
-    ui.confirm(("Stop job %s?"):format(job.name), function()
+    ui.confirm(t("Stop job %s?", job.name), function()
       client.execute("pai.job.stop", { ref(buf, job) }, function()
-        ui.notify(("stopping job %s"):format(job.name))
+        ui.notify(t("stopping job %s", job.name))
         refresh_soon(buf)
       end)
     end)
@@ -165,7 +172,7 @@ function M.outputs(buf)
     return
   end
   local r = ref(buf, job)
-  vim.ui.input({ prompt = ("Download outputs of %s into: "):format(job.name),
+  vim.ui.input({ prompt = t("Download outputs of %s into: ", job.name),
     default = vim.fn.getcwd() .. "/outputs", completion = "dir" }, function(dest)
     if not dest or dest == "" then
       return
@@ -173,7 +180,7 @@ function M.outputs(buf)
     dest = vim.fn.fnamemodify(vim.fn.expand(dest), ":p")
     local args = { job.name, dest, r.cluster or "", require("pai_lsp.submit").token("outputs") }
     client.execute("pai.jobOutputs", args, function(result)
-      ui.notify(("outputs of %s downloaded to %s"):format(job.name, result.path))
+      ui.notify(t("outputs of %s downloaded to %s", job.name, result.path))
     end)
   end)
 end
@@ -195,10 +202,28 @@ function M.open(cluster)
   if cluster == "" then
     cluster = nil
   end
-  local buf, created = ui.scratch("pai://jobs" .. (cluster and ("/" .. cluster) or ""), "paijobs")
+  local buf, created = ui.listing("pai://jobs" .. (cluster and ("/" .. cluster) or ""), "paijobs", views,
+    { cluster = cluster, jobs = {}, limit = PAGE }, t(":PaiJobs keys"), function(buf)
+      return {
+        { "<CR>", function() M.details(buf) end, t("tasks, ports and state of the job") },
+        { "l", function()
+          local job = current(buf)
+          if job then
+            logs.open(job.name, ref(buf, job).cluster)
+          end
+        end, t("the job's log (live while it runs)") },
+        { "s", function() M.stop(buf) end, t("stop the job (asks first)") },
+        { "o", function() M.outputs(buf) end, t("download the job's outputs") },
+        { "c", function() M.config(buf) end, t("the job's config as submitted") },
+        { "R", function() refresh(buf) end, t("refresh the list") },
+        { "+", function()
+          views[buf].limit = views[buf].limit + PAGE
+          refresh(buf)
+        end, t("show more jobs") },
+      }
+    end)
   ui.show(buf, "current")
   if created then
-    views[buf] = { cluster = cluster, jobs = {}, limit = PAGE }
     -- Durations of running jobs go on while the list is shown.
     local timer = (vim.uv or vim.loop).new_timer()
     timer:start(TICK_MS, TICK_MS, vim.schedule_wrap(function()
@@ -211,29 +236,11 @@ function M.open(cluster)
         end
       end
     end))
-    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function()
-      views[buf] = nil
+    views[buf].on_wipe = function()
       timer:stop()
       timer:close()
-    end })
-    ui.keymaps(buf, ":PaiJobs keys", {
-      { "<CR>", function() M.details(buf) end, "tasks, ports and state of the job" },
-      { "l", function()
-        local job = current(buf)
-        if job then
-          logs.open(job.name, ref(buf, job).cluster)
-        end
-      end, "the job's log (live while it runs)" },
-      { "s", function() M.stop(buf) end, "stop the job (asks first)" },
-      { "o", function() M.outputs(buf) end, "download the job's outputs" },
-      { "c", function() M.config(buf) end, "the job's config as submitted" },
-      { "R", function() refresh(buf) end, "refresh the list" },
-      { "+", function()
-        views[buf].limit = views[buf].limit + PAGE
-        refresh(buf)
-      end, "show more jobs" },
-    })
-    ui.set_lines(buf, 0, -1, { "Listing jobs…" })
+    end
+    ui.set_lines(buf, 0, -1, { t("Listing jobs…") })
   end
   refresh(buf)
 end

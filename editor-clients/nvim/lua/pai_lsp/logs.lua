@@ -4,6 +4,7 @@
 -- restart asks only for the bytes this buffer does not have. The buffer keeps filling while hidden.
 local client = require("pai_lsp.client")
 local ui = require("pai_lsp.ui")
+local t = require("pai_lsp.i18n").t
 
 local M = {}
 
@@ -42,7 +43,7 @@ local function get(job, cluster)
     log = nil
   end
   if not log then
-    log = { job = job, cluster = cluster, have = {}, partial = {}, tasks = {}, count = 0, tail = 0,
+    log = { job = job, cluster = cluster, have = {}, partial = {}, tasks = {}, count = 0,
       following = false, ended = false }
     logs[job] = log
   end
@@ -90,17 +91,17 @@ local function write(log, task, text, flush)
     table.insert(pieces, log.partial[task])
     log.partial[task] = ""
   end
-  local function lead(t)
-    return log.prefix and ("[" .. t .. "] ") or ""
+  local function lead(name)
+    return log.prefix and ("[" .. name .. "] ") or ""
   end
   local lines = {}
   for _, piece in ipairs(pieces) do
     table.insert(lines, lead(task) .. shown(piece))
   end
   local committed = #lines
-  for _, t in ipairs(log.tasks) do
-    if log.partial[t] ~= "" then
-      table.insert(lines, lead(t) .. shown(log.partial[t]))
+  for _, other in ipairs(log.tasks) do
+    if log.partial[other] ~= "" then
+      table.insert(lines, lead(other) .. shown(log.partial[other]))
     end
   end
   local buf = buffer_of(log)
@@ -146,8 +147,8 @@ local function follow(log)
   client.execute("pai.job.follow", { { job = log.job, cluster = log.cluster, offsets = M.offsets(log) } }, nil,
     function(result)
       log.following = false
-      append_note(log, result.message or "could not follow the log")
-      ui.error(log.job .. ": " .. (result.message or "could not follow the log"))
+      append_note(log, result.message or t("could not follow the log"))
+      ui.error(log.job .. ": " .. (result.message or t("could not follow the log")))
       return true
     end)
 end
@@ -215,6 +216,7 @@ client.on("pai/jobLogEnd", function(p)
   log.ended = state ~= nil and ui.FINAL[state] == true
   if ui.value(p.message) then
     append_note(log, p.message)
+    ui.notify(log.job .. ": " .. p.message, vim.log.levels.WARN)
   end
 end)
 

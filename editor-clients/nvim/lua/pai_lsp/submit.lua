@@ -5,6 +5,7 @@
 local client = require("pai_lsp.client")
 local logs = require("pai_lsp.logs")
 local ui = require("pai_lsp.ui")
+local t = require("pai_lsp.i18n").t
 
 local M = {}
 
@@ -53,7 +54,7 @@ local function upload_summary(upload)
   if not upload then
     return ""
   end
-  return (", %d file(s) uploaded, %d unchanged"):format(upload.sent_files or 0, upload.unchanged_files or 0)
+  return t(", %d file(s) uploaded, %d unchanged", upload.sent_files or 0, upload.unchanged_files or 0)
 end
 
 --- Submit the config in `bufnr` to `cluster` (nil: the default one); `local_run` uses the embedded
@@ -61,8 +62,8 @@ end
 function M.submit(bufnr, cluster, local_run)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local path = vim.api.nvim_buf_get_name(bufnr)
-  if not path:match("%.pai%.json$") then
-    ui.error("open a *.pai.json job config to submit it")
+  if not client.is_job_file(path) then
+    ui.error(t("open a *.pai.json job config to submit it"))
     return
   end
   if vim.bo[bufnr].modified then
@@ -76,7 +77,7 @@ function M.submit(bufnr, cluster, local_run)
   client.execute(command, { argument }, function(result)
     uploading[token] = nil
     started[result.job] = true
-    ui.notify(("job %s submitted to %s%s"):format(result.job, result.cluster, upload_summary(result.upload)))
+    ui.notify(t("job %s submitted to %s%s", result.job, result.cluster, upload_summary(result.upload)))
     logs.started(result.job, result.cluster)
   end, function(result)
     uploading[token] = nil
@@ -95,7 +96,7 @@ function M.cancel()
     any = true
   end
   if not any then
-    ui.notify("no upload to cancel")
+    ui.notify(t("no upload to cancel"))
   end
 end
 
@@ -103,7 +104,7 @@ local function ended(job, state)
   if started[job] and ui.FINAL[state] then
     started[job] = nil
     local level = state == "SUCCEEDED" and vim.log.levels.INFO or vim.log.levels.WARN
-    ui.notify(("job %s %s"):format(job, state), level)
+    ui.notify(t("job %s %s", job, state), level)
   end
 end
 

@@ -1,5 +1,7 @@
 -- What the plugin's buffers share: read-only scratch buffers, showing them, keymaps with a `?`
 -- help, notifications, confirmations and the formats of sizes, times and durations.
+local t = require("pai_lsp.i18n").t
+
 local M = {}
 
 M.FINAL = { SUCCEEDED = true, FAILED = true, STOPPED = true }
@@ -41,6 +43,25 @@ function M.scratch(name, filetype, listed)
   return buf, true
 end
 
+--- A listing buffer `name` (:PaiJobs, :PaiHdfs, :PaiClusters) with its state in `views[buf]`
+--- (forgotten, and `state.on_wipe()` called, when the buffer is wiped) and the keys `keys(buf)`
+--- returns (see M.keymaps). An existing one is reused as it is. Returns the buffer and whether it
+--- is new.
+function M.listing(name, filetype, views, state, title, keys)
+  local buf, created = M.scratch(name, filetype)
+  if created then
+    views[buf] = state
+    vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function()
+      views[buf] = nil
+      if state.on_wipe then
+        state.on_wipe()
+      end
+    end })
+    M.keymaps(buf, title, keys(buf))
+  end
+  return buf, created
+end
+
 --- Replace lines `first`..`last` (0-based, end-exclusive, -1 = end) of a read-only buffer.
 function M.set_lines(buf, first, last, lines)
   vim.bo[buf].modifiable = true
@@ -73,9 +94,9 @@ end
 --- all and `q` closes the window.
 function M.keymaps(buf, title, keys)
   local all = vim.list_extend(vim.deepcopy(keys), {
-    { "q", M.close, "close this window" },
+    { "q", M.close, t("close this window") },
   })
-  table.insert(all, { "?", function() M.help(title, all) end, "this help" })
+  table.insert(all, { "?", function() M.help(title, all) end, t("this help") })
   for _, key in ipairs(all) do
     vim.keymap.set("n", key[1], key[2], { buffer = buf, nowait = true, silent = true, desc = key[3] })
   end
@@ -102,6 +123,20 @@ function M.help(title, keys)
     table.insert(lines, ("  %-6s %s"):format(key[1], key[3]))
   end
   M.notify(table.concat(lines, "\n"))
+end
+
+--- `cells` joined by spaces, each but the last padded to its width in `widths` (display cells,
+--- so Chinese text lines up).
+function M.row(widths, cells)
+  local out = {}
+  for i, cell in ipairs(cells) do
+    cell = tostring(cell)
+    if widths[i] then
+      cell = cell .. string.rep(" ", widths[i] - vim.fn.strdisplaywidth(cell))
+    end
+    table.insert(out, cell)
+  end
+  return table.concat(out, " ")
 end
 
 --- Ask yes/no (no unless the answer is y or yes) and call `on_yes` on yes. A prompt through

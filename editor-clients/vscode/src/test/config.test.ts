@@ -21,12 +21,26 @@ test("no contributed command uses the server's pai.* namespace (vscode-languagec
   assert.equal(clientCommandFor("pai.hdfs.ls"), undefined);
 });
 
-test("only *.pai.json files on disk are served", () => {
-  assert.equal(documentSelector[1].pattern, "**/*.pai.json");
-  assert.deepEqual(manifest.contributes.languages[0].filenamePatterns, ["*.pai.json"]);
+test("only job configs (*.pai.json, PaddlePaddle Cloud *.paddle.json) on disk are served", () => {
+  assert.deepEqual(documentSelector.map((s) => s.pattern).filter(Boolean), ["**/*.pai.json", "**/*.paddle.json"]);
+  assert.deepEqual(manifest.contributes.languages[0].filenamePatterns, ["*.pai.json", "*.paddle.json"]);
   assert.ok(manifest.activationEvents.includes("onLanguage:pai-job"));
-  assert.ok(isJobConfig("/w/mnist.pai.json"));
+  assert.ok(isJobConfig("/w/mnist.pai.json") && isJobConfig("/w/train.paddle.json"));
   assert.ok(!isJobConfig("/w/package.json"));
+});
+
+test("Submit and Run Job Locally are offered on exactly the files the server serves", () => {
+  const menus = manifest.contributes.menus;
+  const entries = [...menus["explorer/context"], ...menus["editor/context"], ...menus["editor/title"]];
+  assert.ok(entries.length >= 5);
+  for (const entry of entries) {
+    const regex = /resourceFilename =~ \/(.*)\/$/.exec(entry.when)?.[1];
+    assert.ok(regex, entry.when);
+    const matches = new RegExp(regex);
+    for (const name of ["mnist.pai.json", "train.paddle.json", "package.json", "x.pai.json.bak"]) {
+      assert.equal(matches.test(name), isJobConfig(name), `${entry.command} on ${name}: ${entry.when}`);
+    }
+  }
 });
 
 test("every %key% of the manifest has an English and a Chinese text", () => {

@@ -1,0 +1,80 @@
+"""`~/.paddle/config`, the paddlecloud client's datacenters (paddlecloud-scm.md §A.1), in both layouts
+the manuals show: `current-datacenter: NAME` (seed 003) or `active: true` on one entry (seed 001)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, InvalidInput
+
+
+@dataclass
+class Datacenter:
+    name: str
+    username: str
+    password: str | None
+    endpoint: str  # without trailing slashes (the Go client meant to strip them)
+    active: bool
+
+
+def default_path() -> Path:
+    """`~/.paddle/config`; on Windows the home is %HOMEDRIVE%%HOMEPATH%, else %USERPROFILE%."""
+    if os.name == "nt":
+        home = (os.environ.get("HOMEDRIVE", "") + os.environ.get("HOMEPATH", "")) or os.environ.get("USERPROFILE", "")
+        return Path(home) / ".paddle" / "config"
+    return Path.home() / ".paddle" / "config"
+
+
+def read(path: Path) -> list[Datacenter]:
+    """The datacenters of a config file; one clear line for anything wrong with it."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file (the paddlecloud client keeps its datacenters there)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+        raise InvalidInput(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    entries = data.get("datacenters") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise InvalidInput(f"{path}: no `datacenters:` list in it")
+    current = data.get("current-datacenter")
+    out = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise InvalidInput(f"{path}: datacenter {i + 1} is not a mapping")
+        missing = [key for key in ("name", "username", "endpoint") if not entry.get(key)]
+        if missing:
+            raise InvalidInput(f"{path}: datacenter {entry.get('name') or i + 1} has no {', '.join(missing)}")
+        endpoint = str(entry["endpoint"]).strip()
+        if not re.match(r"^https?://[^/\s]+", endpoint):
+            raise InvalidInput(f"{path}: datacenter {entry['name']}: endpoint {endpoint!r} is not an http(s) URL")
+        active = entry.get("active") is True or (current is not None and str(entry["name"]) == str(current))
+        password = entry.get("password")
+        out.append(Datacenter(str(entry["name"]), str(entry["username"]), None if password is None else str(password),
+                              re.sub(r"[/\\]+$", "", endpoint), active))
+    if current is not None and not any(dc.name == str(current) for dc in out):
+        raise InvalidInput(f"{path}: current-datacenter {current!r} names no datacenter in the file "
+                           f"({', '.join(dc.name for dc in out)})")
+    return out
+
+
+def without_passwords(path: Path) -> str:
+    """The file's text with its `password:` entries taken out (comments and layout kept)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        first = re.match(r"^(\s*-)\s+password\s*:", line)
+        if first:
+            out.append(first.group(1) + "\n")  # the entry goes on with its next key
+        elif not re.match(r"^\s*password\s*:", line):
+            out.append(line)
+    return "".join(out)

@@ -1,0 +1,326 @@
+"""PaddlePaddle Cloud's file server (PFS, paddlecloud-scm.md §A.14) with the storage interface the
+HDFS explorer and the code upload use (`webhdfs.Hdfs`'s methods), and the upload of a job package.
+
+Files move chunk by chunk: before a chunk is sent its MD5 is compared with the server's
+(`GetChunkMeta`), so a re-upload sends only the chunks that changed and an interrupted upload resumes
+where it stopped. A manifest (as `upload.py` keeps one for HDFS) lets an unchanged file be skipped
+without asking for its chunks. `/pfs/<dc>/public/` is read-only; PFS cannot rename.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from .. import multipart
+from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint
+
+CHUNK = 4 * 1024 * 1024  # the paddlecloud client's own default; the server takes 4 KiB … 32 MiB
+TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+
+
+class Pfs:
+    def __init__(self, url: str, user: str, datacenter: str, authorization: Callable[[], str], renew: Callable[[], None],
+                 transport: httpx.BaseTransport | None = None, chunk: int = CHUNK, threads: int = 8):
+        """`authorization`: the `Authorization` header value; `renew`: fetch a new token (after a 401)."""
+        self.url = url.rstrip("/")
+        self.user, self.datacenter = user, datacenter
+        self.root = f"/pfs/{datacenter}"
+        self.home = f"{self.root}/home/{user}"
+        self.public = f"{self.root}/public"
+        self.chunk = chunk
+        self.threads = threads
+        self._authorization, self._renew = authorization, renew
+        limits = httpx.Limits(max_connections=threads * 2, max_keepalive_connections=threads * 2)
+        self.http = httpx.Client(base_url=self.url, timeout=TIMEOUT, transport=transport, limits=limits)
+
+    def close(self) -> None:
+        self.http.close()
+
+    # -- transport -------------------------------------------------------------------------
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        for attempt in (1, 2):
+            headers = dict(kwargs.pop("headers", {}) or {}, Authorization=self._authorization())
+            try:
+                response = self.http.request(method, path, headers=headers, **kwargs)
+            except httpx.TimeoutException:
+                raise Unreachable(f"PFS at {self.url} did not answer in time") from None
+            except httpx.HTTPError as exc:
+                raise Unreachable(f"cannot reach PFS at {self.url} ({exc})") from None
+            if _unauthenticated(response) and attempt == 1:
+                self._renew()
+                kwargs["headers"] = {k: v for k, v in headers.items() if k != "Authorization"}
+                continue
+            break
+        if response.status_code == 401:
+            raise AuthFailed(f"PFS at {self.url} refused the credentials")
+        if response.status_code >= 400:
+            raise ServerError(f"PFS at {self.url} answered HTTP {response.status_code}")
+        return response
+
+    def _call(self, method: str, route: str, path: str, **kwargs: Any) -> Any:
+        """One command; `err` becomes the matching error (`path` names the file in it)."""
+        response = self._send(method, route, **kwargs)
+        try:
+            body = response.json()
+        except ValueError:
+            raise ServerError(f"PFS at {self.url} sent something that is not JSON") from None
+        if body.get("err"):
+            raise classify(str(body["err"]), path)
+        return body.get("results")
+
+    # -- paths -----------------------------------------------------------------------------
+    def read_only(self, path: str) -> bool:
+        return path == self.public or path.startswith(self.public + "/")
+
+    def _synthetic(self, path: str) -> list[str] | None:
+        """The folders above the user's home, which PFS does not list: their children."""
+        return {self.root: ["home", "public"], f"{self.root}/home": [self.user], "/pfs": [self.datacenter]}.get(path.rstrip("/") or "/")
+
+    def _status(self, path: str, item: dict) -> dict:
+        read_only = self.read_only(path)
+        return {"type": "DIRECTORY" if item["IsDir"] else "FILE", "length": item["Size"],
+                "modificationTime": int(item["ModTime"]) // 1_000_000, "permission": "555" if read_only else "700",
+                "owner": "root" if read_only else self.user, "group": "", "pathSuffix": posixpath.basename(item["Path"]),
+                "accessTime": 0, "blockSize": self.chunk, "replication": 1}
+
+    def _writable(self, path: str) -> None:
+        if self.read_only(path):
+            raise PermissionDenied(f"{path}: {self.public}/ is read-only public data")
+
+    # -- browsing (webhdfs.Hdfs's interface) -------------------------------------------------
+    def status(self, path: str) -> dict | None:
+        if self._synthetic(path) is not None:
+            return {"type": "DIRECTORY", "length": 0, "modificationTime": 0, "permission": "555", "owner": "root", "group": "",
+                    "pathSuffix": posixpath.basename(path), "accessTime": 0, "blockSize": 0, "replication": 0}
+        try:
+            return self._status(path, self._call("GET", "/files", path, params={"method": "stat", "path": path}))
+        except NotFound:
+            return None
+
+    def list(self, path: str) -> list[dict]:
+        children = self._synthetic(path)
+        if children is not None:
+            return [dict(self.status(posixpath.join(path, c)) or {}, name=c, pathSuffix=c) for c in children]
+        items = self._call("GET", "/files", path, params={"method": "ls", "r": "false", "arg": path}) or []
+        return sorted(({**self._status(i["Path"], i), "name": posixpath.basename(i["Path"])} for i in items),
+                      key=lambda s: s["name"])
+
+    def walk_files(self, path: str) -> dict[str, int]:
+        """Every file under `path` (relative posix path -> size), in one request."""
+        try:
+            items = self._call("GET", "/files", path, params={"method": "ls", "r": "true", "arg": path}) or []
+        except NotFound:
+            return {}
+        prefix = path.rstrip("/") + "/"
+        return {i["Path"][len(prefix):]: i["Size"] for i in items if not i["IsDir"] and i["Path"].startswith(prefix)}
+
+    def content(self, path: str) -> dict:
+        files = self.walk_files(path)
+        return {"fileCount": len(files), "length": sum(files.values()), "directoryCount": 0}
+
+    def mkdir(self, path: str, *more: str) -> None:
+        for p in (path, *more):
+            self._writable(p)
+        self._call("POST", "/files", path, json={"method": "mkdir", "path": [path, *more]})
+
+    def delete(self, path: str, recursive: bool = False) -> bool:
+        self._writable(path)
+        self._call("DELETE", "/files", path, json={"method": "rm", "r": recursive, "path": [path]})
+        return True
+
+    def rename(self, src: str, dst: str) -> None:
+        raise InvalidInput("PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload "
+                           "them under the new name, then remove the old one")
+
+    # -- reading ---------------------------------------------------------------------------
+    def read_chunk(self, path: str, offset: int, size: int) -> bytes:
+        response = self._send("GET", "/storage/chunks", params={"path": path, "offset": offset, "chunksize": size})
+        kind = response.headers.get("content-type", "")
+        if not kind.startswith("multipart/"):
+            try:
+                error = response.json().get("err")
+            except ValueError:
+                error = None
+            raise classify(error or "no data", path)
+        try:
+            parts = multipart.decode(response.content, kind)
+        except ValueError:
+            raise ServerError(f"{path}: PFS sent a chunk that cannot be read") from None
+        return next((p.data for p in parts if p.name == "chunk"), b"")
+
+    def read(self, path: str, offset: int = 0, length: int | None = None) -> bytes:
+        status = self.status(path)
+        if status is None:
+            raise NotFound(f"{path}: no such file or directory on PFS")
+        end = status["length"] if length is None else min(status["length"], offset + length)
+        out = bytearray()
+        while offset + len(out) < end:
+            piece = self.read_chunk(path, offset + len(out), min(self.chunk, end - offset - len(out)))
+            if not piece:
+                break
+            out += piece
+        return bytes(out)
+
+    # -- writing ---------------------------------------------------------------------------
+    def touch(self, path: str, size: int) -> None:
+        self._writable(path)
+        self._call("POST", "/files", path, json={"method": "touch", "path": path, "filesize": size})
+
+    def chunk_md5(self, path: str, offset: int, size: int) -> str:
+        meta = self._call("GET", "/chunks", path, params={"method": "GetChunkMeta", "path": path, "offset": offset,
+                                                           "chunksize": max(size, 4096)})
+        return str((meta or {}).get("checksum") or "")
+
+    def write_chunk(self, path: str, offset: int, data: bytes) -> None:
+        name = urlencode({"chunksize": len(data), "offset": offset, "path": path})
+        body, content_type = multipart.encode("chunk", name, data)
+        self._call("POST", "/storage/chunks", path, content=body, headers={"Content-Type": content_type})
+
+    def send_chunk(self, path: str, offset: int, data: bytes, compare: bool = True) -> bool:
+        """Write one chunk unless the server has it already (same MD5); whether it was sent."""
+        if compare and len(data) >= 4096 and self.chunk_md5(path, offset, len(data)) == hashlib.md5(data).hexdigest():
+            return False
+        if compare and len(data) < 4096:
+            # GetChunkMeta takes at least 4 KiB: compare the rest of the file (this short chunk is its end).
+            if self.chunk_md5(path, offset, 4096) == hashlib.md5(data).hexdigest():
+                return False
+        self.write_chunk(path, offset, data)
+        return True
+
+    def write(self, path: str, data: bytes, overwrite: bool = True) -> None:
+        """A whole file: sized first, then the chunks that differ."""
+        self.touch(path, len(data))
+        for offset in range(0, len(data), self.chunk):
+            self.send_chunk(path, offset, data[offset:offset + self.chunk])
+
+
+def _unauthenticated(response: httpx.Response) -> bool:
+    if response.status_code == 401:
+        return True
+    if response.headers.get("content-type", "").startswith("application/json"):
+        try:
+            return "get username error" in str(response.json().get("err") or "")
+        except ValueError:
+            return False
+    return False
+
+
+def classify(err: str, path: str) -> PaiError:
+    """A PFS `err` string (Go's, see pfsmodules/status.go) as ours."""
+    if "no such file or directory" in err:
+        return NotFound(f"{path}: no such file or directory on PFS")
+    if "unauthorized" in err or "public data supports only" in err or "permission denied" in err:
+        return PermissionDenied(f"{path}: {err}")
+    if "get username error" in err:
+        return AuthFailed(f"PFS refused the credentials ({err})")
+    if err.startswith(("should be pfs path", "the path should be", "can't del directory", "already exist", "bad file size",
+                       "chunksize error", "directory already exist")):
+        return InvalidInput(f"{path}: {err}")
+    return ServerError(f"{path}: {err}")
+
+
+def upload(pfs: Pfs, files: list[Selected], remote: str, threads: int | None = None,
+           progress: Progress | None = None) -> UploadResult:
+    """Make `remote` hold `files`: what the last upload there recorded and the server still has at
+    that size is skipped; every other file is sized and sent chunk by chunk, each chunk only when its
+    MD5 differs from the server's. Nothing is renamed into place (PFS cannot rename): an interrupted
+    upload leaves what arrived, and the next one sends only the rest."""
+    started = time.perf_counter()
+    remote = "/" + remote.strip("/")
+    threads = threads or pfs.threads
+    paths = {f.rel: os.path.join(f.root, f.rel) for f in files}
+    manifest = {"version": 1, "files": {rel: fingerprint(path) for rel, path in paths.items()}}
+    there = pfs.walk_files(remote)
+    previous = _read_manifest(pfs, remote) if MANIFEST in there else {}
+    changed = [rel for rel, entry in manifest["files"].items() if previous.get(rel) != entry or there.get(rel) != entry["size"]]
+    removed = [rel for rel in previous if rel not in manifest["files"] and rel in there]
+    total = sum(manifest["files"][rel]["size"] for rel in changed)
+    done = {"bytes": 0, "files": 0, "sent": 0}
+    lock = threading.Lock()
+    finished: list[str] = []
+    try:
+        folders = sorted({posixpath.dirname(f"{remote}/{rel}") for rel in changed} | {remote})
+        pfs.mkdir(*folders)
+        pending: dict[str, int] = {}
+        jobs: list[tuple[str, int, int]] = []
+        for rel in changed:
+            size = manifest["files"][rel]["size"]
+            offsets = list(range(0, size, pfs.chunk)) or [0]
+            pending[rel] = len(offsets)
+            jobs += [(rel, offset, size) for offset in offsets]
+        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+            list(pool.map(lambda rel: pfs.touch(f"{remote}/{rel}", manifest["files"][rel]["size"]), changed))
+
+            def send(rel: str, offset: int, size: int) -> int:
+                if size == 0:
+                    return 0
+                with open(paths[rel], "rb") as f:
+                    f.seek(offset)
+                    data = f.read(min(pfs.chunk, size - offset))
+                return len(data) if pfs.send_chunk(f"{remote}/{rel}", offset, data, compare=there.get(rel) == size) else 0
+
+            futures = {pool.submit(send, *job): job for job in jobs}
+            try:
+                for future in as_completed(futures):
+                    sent = future.result()
+                    rel, offset, size = futures[future]
+                    with lock:
+                        done["sent"] += sent
+                        done["bytes"] += min(pfs.chunk, size - offset)
+                        pending[rel] -= 1
+                        if pending[rel] == 0:
+                            done["files"] += 1
+                            finished.append(rel)
+                    if progress:
+                        progress(done["bytes"], total, done["files"], len(changed))  # may raise to cancel
+            finally:
+                for future in futures:
+                    future.cancel()
+        for rel in removed:
+            pfs.delete(f"{remote}/{rel}")
+        pfs.write(f"{remote}/{MANIFEST}", json.dumps(manifest).encode())
+    except (PaiError, OSError) as exc:
+        reason = exc.message if isinstance(exc, PaiError) else str(exc)
+        raise Interrupted(f"upload to {remote} stopped with {len(changed) - len(finished)} of {len(changed)} file(s) not "
+                          f"complete ({reason}); the next upload sends only what is missing (chunks already there are "
+                          "kept)") from None
+    return UploadResult(remote, len(changed), done["sent"], len(paths) - len(changed), len(removed), time.perf_counter() - started)
+
+
+def _read_manifest(pfs: Pfs, remote: str) -> dict:
+    try:
+        data = json.loads(pfs.read(f"{remote}/{MANIFEST}"))
+    except (PaiError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) else None
+    return files if isinstance(files, dict) else {}
+
+
+def download(pfs: Pfs, path: str, local: Path) -> None:
+    """One file to `local`, chunk by chunk into a partial file that a later download resumes."""
+    status = pfs.status(path)
+    if status is None:
+        raise NotFound(f"{path}: no such file or directory on PFS")
+    partial = local.with_name(local.name + ".pai-partial")
+    have = partial.stat().st_size if partial.exists() else 0
+    with open(partial, "ab") as f:
+        while have < status["length"]:
+            piece = pfs.read_chunk(path, have, min(pfs.chunk, status["length"] - have))
+            if not piece:
+                break
+            f.write(piece)
+            have += len(piece)
+    os.replace(partial, local)
