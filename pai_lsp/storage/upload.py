@@ -226,8 +226,9 @@ def _send_tree(hdfs: Hdfs, local: dict[str, str], staging: str, threads: int, pr
         reason = exc.message if isinstance(exc, PaiError) else str(exc)
         with contextlib.suppress(PaiError, OSError):
             hdfs.delete(staging, recursive=True)
-        raise Interrupted(f"upload to {remote} stopped with {len(local) - len(manifest)} of {len(local)} file(s) not sent "
-                          f"({reason}); nothing was changed at {remote}") from None
+        # The reason first: the start of a message is what a notification shows.
+        raise Interrupted(f"{reason}: upload to {remote} stopped with {len(local) - len(manifest)} of {len(local)} file(s) "
+                          f"not sent; nothing was changed at {remote}") from None
     return len(manifest), done_bytes
 
 

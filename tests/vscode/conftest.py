@@ -122,7 +122,8 @@ def workbench(code_server, workspace, artifacts):
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 860})
+            # Copy SSH Command / Copy Path write the clipboard as in a browser the user allowed to.
+            page = browser.new_page(viewport={"width": 1400, "height": 860}, permissions=["clipboard-read", "clipboard-write"])
             bench = Workbench(page, artifacts)
             bench.open(code_server.url(workspace))
             yield bench

@@ -144,6 +144,16 @@ class User:
                 continue
         return found
 
+    def command_lines(self) -> list[str]:
+        """The command lines of this user's processes that still run."""
+        lines = []
+        for proc in self.leftovers():
+            try:
+                lines.append(" ".join(proc.cmdline()))
+            except (psutil.NoSuchProcess, psutil.ZombieProcess):
+                continue
+        return lines
+
     def start_local_cluster(self, name: str, user: str, password: str, logs: Path) -> str:
         """Another cluster for this user to add: `pai local-cluster serve` on a free port with its own data
         dir and one user with a password. Returns its URL (REST and WebHDFS are served on the same port)."""
@@ -185,10 +195,11 @@ class User:
 
 class SlowLink:
     """A TCP relay on a free 127.0.0.1 port to `upstream` (host, port) that passes what clients send at
-    `rate` bytes per second per connection (answers at full speed): a cluster on a slow network, so
-    an upload lasts long enough for a user to act while it runs."""
+    `rate` bytes per second per connection (answers at full speed; None: all at full speed): a cluster
+    on a slow network, so an upload lasts long enough for a user to act while it runs; `close()`
+    cuts the way to it."""
 
-    def __init__(self, upstream: tuple[str, int], rate: int):
+    def __init__(self, upstream: tuple[str, int], rate: int | None):
         import threading
 
         self.upstream, self.rate = upstream, rate
@@ -226,6 +237,10 @@ class SlowLink:
     def close(self) -> None:
         self.closed = True
         for s in [self.listener, *self.sockets]:
+            try:
+                s.shutdown(socket.SHUT_RDWR)  # wakes the accept() or recv() blocked on it (close alone does not)
+            except OSError:
+                pass
             s.close()
 
 
