@@ -25,7 +25,7 @@ import httpx
 
 from .. import multipart
 from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
-from .upload import MANIFEST, Progress, Selected, UploadResult
+from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint
 
 CHUNK = 4 * 1024 * 1024  # the paddlecloud client's own default; the server takes 4 KiB … 32 MiB
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)
@@ -230,16 +230,6 @@ def classify(err: str, path: str) -> PaiError:
                        "chunksize error", "directory already exist")):
         return InvalidInput(f"{path}: {err}")
     return ServerError(f"{path}: {err}")
-
-
-def fingerprint(path: str) -> dict:
-    """What the PFS manifest records of a file: its size and MD5 (PFS compares chunks by MD5 too),
-    read in pieces so a big file never sits in memory."""
-    md5 = hashlib.md5()
-    with open(path, "rb") as f:
-        while piece := f.read(1 << 20):
-            md5.update(piece)
-        return {"size": f.tell(), "md5": md5.hexdigest()}
 
 
 def upload(pfs: Pfs, files: list[Selected], remote: str, threads: int | None = None,
