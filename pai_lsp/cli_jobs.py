@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import secrets
 import sys
 import time
 from pathlib import Path
 
+from .core.openpai import describe_exit
 from .daemon import client as daemon
 from .daemon import protocol
 from .errors import ConfigError, NotFound, PaiError, Unreachable
@@ -99,6 +101,8 @@ def add_commands(sub) -> None:
     p = hsub.add_parser("get", help="download a file or folder")
     p.add_argument("remote")
     p.add_argument("local", nargs="?", default=".")
+    for command in hsub.choices.values():  # `pai hdfs ls PATH --cluster C` as well as `pai hdfs --cluster C ls PATH`
+        command.add_argument("--cluster", default=argparse.SUPPRESS, help="cluster profile (default: the default profile)")
     p = sub.add_parser("quota", help="what you may use on a PaddlePaddle Cloud cluster, and use now")
     p.add_argument("--cluster")
     r = sub.add_parser("registry", help="image registry secrets on a PaddlePaddle Cloud cluster")
@@ -152,16 +156,35 @@ def cmd_submit(args: argparse.Namespace) -> int:
             if isinstance(event, protocol.UploadProgress):
                 bar.update(task, completed=event.bytes, total=event.total_bytes)
 
+        def on_restart() -> None:
+            bar.update(task, completed=0)
+            print(f"pai {args.command}: the pai daemon stopped while submitting; a new one takes over where it "
+                  "stopped (the job is submitted once)", file=sys.stderr)
+
+        # The request id lets a new daemon finish what one that died started, without submitting twice.
         result = daemon.call_sync(protocol.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
-                                                  force=args.force, progress_token="cli"), on_progress)
-    up = result["upload"]
-    if up:
-        print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
-              f"({up['unchanged_files']} unchanged) in {up['seconds']:.2f} s", file=sys.stderr)
+                                                  force=args.force, progress_token="cli", request_id=secrets.token_hex(16)),
+                                  on_progress, on_restart=on_restart)
+    if result["upload"]:
+        print(_upload_line(result["upload"]), file=sys.stderr)
     print(f"submitted {result['job']} to {result['cluster']}")
     if not args.follow:
         return 0
     return _follow(result["cluster"], result["job"], None)
+
+
+def _upload_line(up: dict) -> str:
+    """What an upload did, in one line (and one more per unfinished earlier upload it removed)."""
+    lines = [f"removed an unfinished earlier upload to {up['remote']} ({path})" for path in up.get("cleaned") or []]
+    if not up["sent_files"]:
+        lines.append(f"code at {up['remote']} is up to date ({up['unchanged_files']} file(s) unchanged)")
+    else:
+        counts = [f"{up.get('changed_files', up['sent_files'])} new or changed", f"{up['unchanged_files']} unchanged"]
+        if up["removed_files"]:
+            counts.append(f"{up['removed_files']} removed")
+        lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
+                     f"({', '.join(counts)}) in {up['seconds']:.2f} s")
+    return "\n".join(lines)
 
 
 def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True) -> int:
@@ -176,18 +199,18 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     if not follow:
         return 0
     state = result["state"]
-    diagnostics = final[-1].diagnostics if final else ""
-    exit_code = final[-1].exit_code if final else None
-    print(f"{job}: {state}" + (f" (exit {exit_code}: {diagnostics})" if state != "SUCCEEDED" and diagnostics else ""),
-          file=sys.stderr)
+    how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
+                        final[-1].diagnostics) if final else ""
+    print(f"{job}: {state}" + (f" ({how})" if how else ""), file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
 
 
-def _print_chunk(label: str | None, text: str) -> None:
+def _print_chunk(label: str | None, data: bytes) -> None:
+    """What the task wrote, byte for byte (prefixed by its task on each line when several run)."""
     if label:
-        text = "".join(f"[{label}] {line}" for line in text.splitlines(keepends=True))
-    sys.stdout.write(text)
-    sys.stdout.flush()
+        data = b"".join(f"[{label}] ".encode() + line for line in data.splitlines(keepends=True))
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def cmd_jobs(args: argparse.Namespace) -> int:
@@ -213,7 +236,8 @@ def _duration(seconds: float) -> str:
 
 def cmd_status(args: argparse.Namespace) -> int:
     status = daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
-    print(f"{status['name']}: {status['state']}" + (f" (exit {status['exitCode']})" if status["exitCode"] not in (None, 0) else ""))
+    how = describe_exit(status["state"], status["exitCode"], status["userExitCode"], status["exitReason"])
+    print(f"{status['name']}: {status['state']}" + (f" ({how})" if how else ""))
     if status["diagnostics"]:
         print(f"  {status['diagnostics']}")
     for t in status["tasks"]:

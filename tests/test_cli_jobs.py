@@ -46,15 +46,16 @@ def test_upload_follows_globs_and_resubmit_sends_only_changes(env, tmp_path):
     (ws / "test_train.py").write_text("excluded\n")
     first = pai(env, "run", "mnist.pai.json", cwd=ws)
     assert first.returncode == 0, first.stderr
-    assert "uploaded 3 file(s)" in first.stderr and "(0 unchanged)" in first.stderr
+    assert "uploaded 3 file(s)" in first.stderr and "(3 new or changed, 0 unchanged)" in first.stderr
     user = os.environ.get("USER") or __import__("getpass").getuser()
     assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/deep/run.sh", "lib/a.cfg", ".pai-manifest.json"}
     again = pai(env, "run", "mnist.pai.json", cwd=ws)
-    assert "uploaded 0 file(s), 0 bytes" in again.stderr and "(3 unchanged)" in again.stderr
+    assert f"code at /{user}/code/globs is up to date (3 file(s) unchanged)" in again.stderr
     (ws / "lib" / "a.cfg").write_text("x=2\n")
     (ws / "lib" / "deep" / "run.sh").unlink()
     third = pai(env, "run", "mnist.pai.json", cwd=ws)
-    assert "uploaded 1 file(s)" in third.stderr and "(1 unchanged)" in third.stderr
+    # The new tree is written whole and swapped into place, so the changed file and the unchanged one are sent.
+    assert "uploaded 2 file(s)" in third.stderr and "(1 new or changed, 1 unchanged, 1 removed)" in third.stderr
     assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/a.cfg", ".pai-manifest.json"}
 
 
@@ -148,14 +149,14 @@ def test_daemon_killed_mid_follow_loses_and_repeats_nothing(env, tmp_path):
     ws = command_job(tmp_path, "count.pai.json", r'for i in $(seq 1 120); do printf "line %s ünïcödé \377\n" $i; sleep 0.05; done')
     job = pai(env, "run", "count.pai.json", cwd=ws).stdout.split()[1]
     follower = subprocess.Popen([sys.executable, "-m", "pai_lsp", "logs", "-f", job], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=subprocess.PIPE)
     time.sleep(1.2)
     status = pai(env, "daemon", "status").stdout
     pid = int(status.split("pid ")[1].split(",")[0])
     os.kill(pid, signal.SIGKILL)  # the daemon dies while it streams
     out, err = follower.communicate(timeout=60)
     assert follower.returncode == 0, err
-    assert out.splitlines() == [f"line {i} ünïcödé \ufffd" for i in range(1, 121)]
+    assert out.splitlines() == [f"line {i} ünïcödé ".encode() + b"\xff" for i in range(1, 121)]  # byte for byte
     again = pai(env, "daemon", "status").stdout
     assert again.startswith("the pai daemon runs") and f"pid {pid}," not in again
 

@@ -50,6 +50,10 @@ class Backend(Protocol):
     def jobs(self) -> list[JobSummary]:
         """The user's jobs."""
 
+    def active_jobs(self) -> list[JobSummary] | None:
+        """The user's unfinished jobs from one filtered request, so watching costs the same however
+        long the history; None when the cluster cannot filter (then each watched job is asked for)."""
+
     def job(self, name: str) -> JobDetail:
         """A job's state and its tasks' (state, address, ports, where their logs are)."""
 
@@ -61,8 +65,9 @@ class Backend(Protocol):
     def log_location(self, task: TaskStatus, which: str) -> str | None:
         """Where one log of a task (`stdout`, `stderr`, `all`) is read, once the task has one."""
 
-    def read_log(self, location: str, offset: int) -> bytes:
-        """The bytes of a log from byte `offset` on (empty when there is nothing new)."""
+    def read_log(self, location: str, offset: int, limit: int | None = None) -> bytes:
+        """The bytes of a log from byte `offset` on, at most `limit` of them (empty when there is
+        nothing new): a log of any size is read in bounded pieces."""
 
     def quota(self) -> dict:
         """What the user may use and uses now (PaddlePaddle Cloud; others refuse with InvalidInput)."""

@@ -222,7 +222,10 @@ class PaddleCloud:
     def log_location(self, task: TaskStatus, which: str) -> str | None:
         return task.log if task.state != "WAITING" else None
 
-    def read_log(self, location: str, offset: int) -> bytes:
+    def active_jobs(self) -> list[JobSummary] | None:
+        return None  # no state filter on the job list: the daemon looks at each watched job
+
+    def read_log(self, location: str, offset: int, limit: int | None = None) -> bytes:
         """The pod's log from byte `offset` on. The server gives only tail lines, so as many lines are
         asked for as make the whole log (fewer came back than were asked for); a log is only ever
         appended to, so byte `offset` is where the last read stopped: no line lost or repeated."""
@@ -240,7 +243,7 @@ class PaddleCloud:
         if re.match(r"^\(\d{3}\)\nReason: ", text):
             return b""  # Kubernetes' error for a pod not started yet (or gone): no log yet
         self._log_hint[location] = (len(data), data.count(b"\n"))
-        return data[offset:]
+        return data[offset:] if limit is None else data[offset:offset + limit]
 
     # -- what only PaddlePaddle Cloud has ------------------------------------------------------
     def quota(self) -> dict:

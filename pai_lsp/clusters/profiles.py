@@ -95,17 +95,20 @@ def get_secret(key: str) -> str | None:
 
 # -- profiles --------------------------------------------------------------------------
 class Profiles:
+    """The profiles in `clusters.json`, read afresh each time one is made (the daemon makes one per
+    request, so `pai cluster add/remove` apply at once). A file that cannot be read as profiles is
+    refused with one line naming it and what is wrong, and is never overwritten."""
+
     def __init__(self, path: Path | None = None):
         self.path = path or config_dir() / "clusters.json"
-        data = json.loads(self.path.read_text()) if self.path.exists() else {}
+        data = read_profiles(self.path)
         self.default = data.get("default")
-        self.clusters = {name: Profile(name=name, **{k: v for k, v in p.items() if k != "name"})
-                         for name, p in (data.get("clusters") or {}).items()}
+        self.clusters = {name: Profile(name=name, **p) for name, p in (data.get("clusters") or {}).items()}
 
     def save(self) -> None:
         data = {"default": self.default, "clusters": {n: {k: v for k, v in p.to_json().items() if k != "name"}
                                                       for n, p in self.clusters.items()}}
-        _validate(data)
+        _validate(data, self.path)
         write_atomic(self.path, json.dumps(data, indent=2))
 
     def names(self) -> list[str]:
@@ -142,7 +145,31 @@ class Profiles:
         self.save()
 
 
-def _validate(data: dict) -> None:
+def read_profiles(path: Path) -> dict:
+    """The checked content of `clusters.json` ({} when there is none), or ConfigError naming the
+    file and what is wrong with it."""
+    if not path.exists() and not path.is_symlink():
+        return {}
+    fix = "fix it, or move it away to start with no profiles"
+    if path.is_dir():
+        raise ConfigError(f"{path} is a folder, not a file of cluster profiles: {fix}")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if not raw.strip():
+        raise ConfigError(f"{path} is empty, not a JSON object of cluster profiles: {fix}")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text (a binary file?): {fix}") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON ({exc}): {fix}") from None
+    _validate(data, path)
+    return data
+
+
+def _validate(data: object, path: Path) -> None:
     from jsonschema import Draft202012Validator
 
     from ..core.schema import schema_path
@@ -150,8 +177,16 @@ def _validate(data: dict) -> None:
     schema = json.loads(schema_path().with_name("pai-cluster.schema.json").read_text())
     error = next(iter(Draft202012Validator(schema).iter_errors(data)), None)
     if error is not None:
-        where = "/".join(map(str, error.absolute_path)) or "profiles"
-        raise ConfigError(f"invalid cluster profile ({where}): {error.message}")
+        where = "/".join(map(str, error.absolute_path))
+        message = error.message if len(error.message) <= 160 else error.message[:150] + "…"
+        raise ConfigError(f"{path}: {'at ' + where + ': ' if where else ''}{message} "
+                          f"(see schemas/pai-cluster.schema.json): fix it, or move it away to start with no profiles")
+
+
+def resolve(name: str | None) -> str:
+    """The profile a request means (absent: the default one, else `local`). Naming `local` needs no
+    profiles file, so the local cluster works whatever state that file is in."""
+    return name if name in LOCALS else Profiles().resolve(name)
 
 
 # -- the local cluster, on demand ------------------------------------------------------

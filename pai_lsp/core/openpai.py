@@ -74,18 +74,23 @@ class JobDetail:
     state: str
     created: int | None = None
     completed: int | None = None
-    exit_code: int | None = None
+    exit_code: int | None = None  # the platform's code (255 for any non-zero exit of the user's command)
     diagnostics: str = ""
     tasks: list[TaskStatus] = field(default_factory=list)
+    user_exit_code: int | None = None  # the command's own code, from the runtime's exit report
+    exit_reason: str = ""  # the platform's code in words (appExitSpec)
 
     @classmethod
     def from_json(cls, data: dict) -> JobDetail:
         status = data["jobStatus"]
         tasks = [TaskStatus.from_json(role, t) for role, info in (data.get("taskRoles") or {}).items()
                  for t in info.get("taskStatuses") or []]
+        spec = status.get("appExitSpec") if isinstance(status.get("appExitSpec"), dict) else {}
         return cls(name=data["name"], state=status["state"], created=status.get("createdTime"),
                    completed=status.get("completedTime"), exit_code=status.get("appExitCode"),
-                   diagnostics=status.get("appExitDiagnostics") or "", tasks=tasks)
+                   diagnostics=status.get("appExitDiagnostics") or "", tasks=tasks,
+                   user_exit_code=_user_exit_code((status.get("appExitMessages") or {}).get("runtime")),
+                   exit_reason=str(spec.get("reason") or spec.get("phrase") or ""))
 
     def to_json(self, roles: list[str] | None = None) -> dict:
         """`roles` orders the task roles (default: as their tasks come)."""
@@ -111,3 +116,33 @@ class LogLocations:
 
     def to_json(self) -> dict:
         return {"locations": [{"name": name, "uri": uri} for name, uri in self.uris.items()]}
+
+
+def _user_exit_code(runtime: Any) -> int | None:
+    """`originalUserExitCode` (YARN-era runtime) or `originUserExitCode` (Kubernetes-era) from the
+    runtime's exit report, which servers send as an object or as its YAML text."""
+    if isinstance(runtime, str):
+        import yaml
+
+        try:
+            runtime = yaml.safe_load(runtime)
+        except yaml.YAMLError:
+            return None
+    if not isinstance(runtime, dict):
+        return None
+    code = runtime.get("originalUserExitCode", runtime.get("originUserExitCode"))
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def describe_exit(state: str, exit_code: int | None, user_exit_code: int | None = None, reason: str = "") -> str:
+    """How a job ended, for people: the user's own exit code first, then the platform's code said
+    in words ("" for a success). E.g. `exit code 3; cluster code 255: the user command exited with a
+    non-zero code`."""
+    if state == "SUCCEEDED" or (exit_code in (None, 0) and user_exit_code is None):
+        return ""
+    words = reason.strip().rstrip(".")
+    words = words[:1].lower() + words[1:] if words[:2] != words[:2].upper() else words
+    platform = f"cluster code {exit_code}" + (f": {words}" if words else "") if exit_code is not None else words
+    if user_exit_code is None:
+        return platform
+    return f"exit code {user_exit_code}" + (f"; {platform}" if platform else "")

@@ -21,15 +21,25 @@ from ..errors import Unreachable
 from . import protocol, socket_path, state_dir
 
 START_TIMEOUT = 15.0
-RESTARTS = 5  # how often a follow reconnects to a daemon that died
-READ_LIMIT = 1 << 24  # longest line read from the daemon
+RESTARTS = 5  # how often a call that can be resumed reconnects to a daemon that died
+BUFFER = 4 << 20  # bytes buffered from the socket: a `job.log` of 1 MiB fits whole (a longer message is read in pieces)
+
+# Methods asked again, unchanged, when the daemon dies before answering: they only read, or (a
+# submit with a request id) the new daemon finishes what the old one started.
+READ_ONLY = frozenset({"ping", "jobs", "status", "config", "ssh", "hdfs.ls", "hdfs.stat", "hdfs.cat", "hdfs.tail",
+                       "clusters.list"})
 
 OnEvent = Callable[[protocol.Event], Awaitable[None] | None]
 _ids = itertools.count(1)
 
 
+class DaemonStopped(ConnectionError):
+    """The daemon went away before it answered."""
+
+
 def start_daemon() -> None:
-    """Start the daemon in the background (its own session: it outlives the caller)."""
+    """Start the daemon in the background (its own session: it outlives the caller). Callers that
+    race may start several; all but one leave at once (`server.serve`)."""
     state_dir().mkdir(parents=True, exist_ok=True)
     with open(state_dir() / "daemon.log", "ab") as log:
         subprocess.Popen([sys.executable, "-m", "pai_lsp", "daemon", "serve"], stdin=subprocess.DEVNULL,
@@ -41,7 +51,7 @@ async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWri
     started = False
     while True:
         try:
-            return await asyncio.open_unix_connection(str(socket_path()), limit=READ_LIMIT)
+            return await asyncio.open_unix_connection(str(socket_path()), limit=BUFFER)
         except (FileNotFoundError, ConnectionRefusedError):
             if not start:
                 raise Unreachable("the pai daemon is not running") from None
@@ -53,15 +63,15 @@ async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWri
             await asyncio.sleep(0.05)
 
 
-async def call(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> Any:
+async def call_once(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> Any:
     """One request on its own connection; the events that belong to it go to `on_event`.
-    Raises the `errors` class of a failure, ConnectionError when the daemon goes away."""
+    Raises the `errors` class of a failure, DaemonStopped when the daemon goes away first."""
     reader, writer = await _connect(start)
     rid = next(_ids)
     try:
         writer.write(protocol.request(rid, params))
         await writer.drain()
-        while line := await reader.readline():
+        while (line := await protocol.read_line(reader)) is not None:
             reply = protocol.read_reply(json.loads(line), rid)
             if isinstance(reply, protocol.Reply):
                 return reply.value
@@ -69,13 +79,39 @@ async def call(params: protocol.Params, on_event: OnEvent | None = None, start: 
                 done = on_event(reply)
                 if asyncio.iscoroutine(done):
                     await done
-        raise ConnectionError("the pai daemon closed the connection")
+    except (ConnectionError, OSError) as exc:
+        raise DaemonStopped(str(exc)) from None
     finally:
         writer.close()
+    raise DaemonStopped("the pai daemon closed the connection")
 
 
-def call_sync(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> Any:
-    return asyncio.run(call(params, on_event, start))
+def resumable(params: protocol.Params) -> bool:
+    return params.METHOD in READ_ONLY or (isinstance(params, protocol.Submit) and params.request_id is not None)
+
+
+async def call(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
+               on_restart: Callable[[], None] | None = None) -> Any:
+    """`call_once`, asked again of a new daemon when the old one died before answering, for
+    requests that can be asked twice (`resumable`); `on_restart` hears of it (once: a dying daemon
+    can also refuse the first reconnection). Otherwise a daemon that dies is one Unreachable line
+    saying what may or may not have happened."""
+    for attempt in range(RESTARTS + 1):
+        try:
+            return await call_once(params, on_event, start)
+        except DaemonStopped:
+            if not resumable(params):
+                raise Unreachable(f"the pai daemon stopped before it answered `{params.METHOD}`, which may or may not "
+                                  f"have been done: check, then try again (see {state_dir() / 'daemon.log'})") from None
+            if attempt == 0 and on_restart is not None:
+                on_restart()
+            await asyncio.sleep(0.1 * attempt)
+    raise Unreachable(f"the pai daemon keeps stopping: see {state_dir() / 'daemon.log'}")
+
+
+def call_sync(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
+              on_restart: Callable[[], None] | None = None) -> Any:
+    return asyncio.run(call(params, on_event, start, on_restart))
 
 
 class LogCursor:
@@ -84,37 +120,36 @@ class LogCursor:
     def __init__(self, offsets: dict[str, int] | None = None) -> None:
         self.offsets: dict[str, int] = dict(offsets or {})
 
-    def accept(self, log: protocol.JobLog) -> str:
-        """The text of a `job.log` event not seen before (may be empty)."""
+    def accept(self, log: protocol.JobLog) -> bytes:
+        """The bytes of a `job.log` event not seen before (may be none): exactly what the task wrote."""
         have = self.offsets.get(log.task, 0)
         end = log.offset + log.length
         if end <= have:
-            return ""
-        text = log.text
+            return b""
+        data = log.raw()
         if log.offset < have:  # a replay that overlaps what we have: keep the new part
-            text = text.encode("utf-8")[have - log.offset :].decode("utf-8", "replace")
+            data = data[have - log.offset :]
         self.offsets[log.task] = end
-        return text
+        return data
 
 
-async def follow(params: protocol.FollowLogs, on_log: Callable[[protocol.JobLog, str], None],
+async def follow(params: protocol.FollowLogs, on_log: Callable[[protocol.JobLog, bytes], None],
                  on_status: Callable[[protocol.JobStatus], None] | None = None) -> dict:
-    """Stream a job's log (`on_log` gets each new piece of text) and its status changes until it
-    ends (or, without `params.follow`, what is there now). When the daemon dies it is started
-    again and asked to go on from the bytes already received."""
+    """Stream a job's log (`on_log` gets each new piece, exactly the bytes the task wrote) and its
+    status changes until it ends (or, without `params.follow`, what is there now). When the daemon
+    dies it is started again and asked to go on from the bytes already received."""
     cursor = LogCursor(params.offsets)
 
     def on_event(event: protocol.Event) -> None:
         if isinstance(event, protocol.JobLog):
-            if text := cursor.accept(event):
-                on_log(event, text)
+            if data := cursor.accept(event):
+                on_log(event, data)
         elif isinstance(event, protocol.JobStatus) and on_status is not None:
             on_status(event)
 
-    for attempt in range(RESTARTS + 1):
+    for _ in range(RESTARTS + 1):
         try:
-            return await call(dataclasses.replace(params, offsets=cursor.offsets), on_event)
-        except (ConnectionError, OSError):
-            if attempt == RESTARTS:
-                raise Unreachable(f"the pai daemon keeps stopping: see {state_dir() / 'daemon.log'}") from None
-    raise AssertionError("unreachable")
+            return await call_once(dataclasses.replace(params, offsets=cursor.offsets), on_event)
+        except DaemonStopped:
+            continue
+    raise Unreachable(f"the pai daemon keeps stopping: see {state_dir() / 'daemon.log'}")

@@ -10,6 +10,8 @@ command arguments. docs/protocol.md describes the same for people.
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import dataclasses
 import functools
 import json
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from ..core.openpai import JobDetail
-from ..errors import InvalidInput, PaiError, ServerError
+from ..errors import InvalidInput, PaiError
 
 W = TypeVar("W", bound="Wire")
 
@@ -160,6 +162,7 @@ class Submit(OnCluster):
     settings: dict[str, Any] | None = None  # `pai.job.*` from the editor, over the workspace's
     progress_token: str | int | None = None
     locale: str | None = None
+    request_id: str | None = None  # the caller's id for this submit: asked again after the daemon died, it resumes it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -425,7 +428,8 @@ class TransferProgress(Progress):
 class JobLog(Event):
     """`length` bytes of a task's log from byte `offset`, as text. `length` counts the bytes the task
     wrote (text never splits a UTF-8 character; bytes that are not UTF-8 show as U+FFFD), so a
-    follower keeps its place in bytes whatever the text."""
+    follower keeps its place in bytes whatever the text. When the bytes are not all UTF-8, `data`
+    carries them exactly (base64), for clients that print what the task printed."""
 
     EVENT: ClassVar[str] = "job.log"
     job: str
@@ -433,6 +437,25 @@ class JobLog(Event):
     offset: int
     length: int
     text: str
+    data: str | None = None
+
+    @classmethod
+    def of(cls, job: str, task: str, offset: int, chunk: bytes) -> JobLog:
+        try:
+            return cls(job=job, task=task, offset=offset, length=len(chunk), text=chunk.decode("utf-8"))
+        except UnicodeDecodeError:
+            return cls(job=job, task=task, offset=offset, length=len(chunk), text=chunk.decode("utf-8", "replace"),
+                       data=base64.b64encode(chunk).decode("ascii"))
+
+    def raw(self) -> bytes:
+        """Exactly the bytes the task wrote."""
+        return base64.b64decode(self.data) if self.data is not None else self.text.encode("utf-8")
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        if self.data is None:
+            del out["data"]
+        return out
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -443,8 +466,10 @@ class JobStatus(Event):
     job: str
     cluster: str | None = None
     state: str
-    exit_code: int | None = None
+    exit_code: int | None = None  # the platform's
     diagnostics: str = ""
+    user_exit_code: int | None = None  # the command's own, when the cluster reports it
+    exit_reason: str = ""  # the platform's code in words
 
 
 EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus)}
@@ -455,36 +480,56 @@ def status_result(job: JobDetail, cluster: str | None = None, web_portal: str | 
     """The result of `status` (`webPortal`: the job's page in the cluster's portal, if it has one)."""
     return {"name": job.name, "cluster": cluster, "webPortal": web_portal, "state": job.state, "created": job.created,
             "completed": job.completed, "exitCode": job.exit_code, "diagnostics": job.diagnostics,
+            "userExitCode": job.user_exit_code, "exitReason": job.exit_reason,
             "tasks": [{"role": t.role, "index": t.index, "state": t.state, "ports": t.ports, "ip": t.ip,
                        "exitCode": t.exit_code, "log": t.log, "worker": t.worker, "started": t.started,
                        "message": t.message} for t in job.tasks]}
 
 
 # -- framing -----------------------------------------------------------------------------
-def encode(message: dict) -> bytes:
+def encode(message: dict | list) -> bytes:
     return json.dumps(message).encode() + b"\n"
+
+
+async def read_line(reader: asyncio.StreamReader) -> bytes | None:
+    """One message (a line) of any length, or None when the other side closed between messages.
+    There is no size limit: a long file list or a big result is read in pieces as it comes."""
+    parts: list[bytes] = []
+    while True:
+        try:
+            parts.append(await reader.readuntil(b"\n"))
+            return b"".join(parts)
+        except asyncio.LimitOverrunError as exc:
+            parts.append(await reader.readexactly(exc.consumed))
+        except asyncio.IncompleteReadError as exc:
+            if exc.partial or parts:
+                raise ConnectionError("the connection closed in the middle of a message") from None
+            return None
 
 
 def request(rid: int, params: Params) -> bytes:
     return encode({"jsonrpc": "2.0", "id": rid, "method": params.METHOD, "params": params.to_json()})
 
 
-def notification(event: Event) -> bytes:
-    return encode({"jsonrpc": "2.0", "method": event.EVENT, "params": event.to_json()})
+def notification(event: Event) -> dict:
+    return {"jsonrpc": "2.0", "method": event.EVENT, "params": event.to_json()}
 
 
-def result(rid: Any, value: Any) -> bytes:
-    return encode({"jsonrpc": "2.0", "id": rid, "result": value})
+def result(rid: Any, value: Any) -> dict:
+    return {"jsonrpc": "2.0", "id": rid, "result": value}
 
 
-def error(rid: Any, exc: PaiError) -> bytes:
+def error(rid: Any, exc: PaiError) -> dict:
     """`code` 1 with the user's one line and, in `data.kind`, which `errors` class it is."""
-    return encode({"jsonrpc": "2.0", "id": rid, "error": {"code": 1, "message": exc.message, "data": exc.to_wire()}})
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": 1, "message": exc.message, "data": exc.to_wire()}}
 
 
-def failure(rid: Any, code: int, message: str) -> bytes:
-    """A JSON-RPC level error (parse error, internal error)."""
-    return encode({"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": ServerError(message).to_wire()}})
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+
+
+def failure(rid: Any, code: int, message: str, kind: str = "server") -> dict:
+    """A JSON-RPC level error (parse error, invalid request, unknown method, internal error)."""
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": {"kind": kind}}}
 
 
 @dataclass(frozen=True)

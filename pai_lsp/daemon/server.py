@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..clusters.profiles import LOCAL, LOCAL_PADDLE, LOCALS
-from ..core.openpai import FINAL
 from ..core.paddle import is_paddle_file
 from ..errors import InvalidInput, PaiError
 from ..filelock import try_hold
@@ -28,15 +27,15 @@ from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
 from . import protocol, socket_path, state_dir
+from .journal import SubmitJournal, prune
 from .sessions import Sessions
-from .watcher import Watcher, status_event
+from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
 
 Notify = Callable[[protocol.Event], Awaitable[None]]
 Handler = Callable[[Any, Notify], Awaitable[Any]]
-LOG_INTERVAL = 0.1  # seconds between two reads of a followed job's logs
 
 
 class Daemon:
@@ -76,6 +75,7 @@ class Daemon:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stopping.set)
+        prune(state_dir() / "submits")
         watcher = asyncio.ensure_future(self.watcher.run())
         async with server:
             await self.stopping.wait()
@@ -84,24 +84,26 @@ class Daemon:
         self.sessions.close()
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Requests on one connection run concurrently; each reply and event is one line, written
+        whole (and waited for, so a slow reader slows its own stream, not the daemon)."""
         lock = asyncio.Lock()
+        # Two log pieces in flight: the next is on its way while the client handles one (the
+        # stream overlaps instead of taking turns), and a slow client holds at most this much here.
+        writer.transport.set_write_buffer_limits(high=2 * CHUNK)
 
-        async def send(data: bytes) -> None:
+        async def send(message: dict | list) -> None:
+            data = protocol.encode(message)
             async with lock:
                 writer.write(data)
                 await writer.drain()
 
         tasks: set[asyncio.Task] = set()
         try:
-            while line := await reader.readline():
-                try:
-                    request = json.loads(line)
-                except ValueError:
-                    await send(protocol.failure(None, -32700, "parse error"))
-                    continue
-                task = asyncio.ensure_future(self.dispatch(request, send))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
+            while (line := await protocol.read_line(reader)) is not None:
+                if line.strip():
+                    task = asyncio.ensure_future(self.answer(line, send))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -109,23 +111,52 @@ class Daemon:
                 task.cancel()
             writer.close()
 
-    async def dispatch(self, request: dict, send: Callable[[bytes], Awaitable[None]]) -> None:
-        method, rid = request.get("method"), request.get("id")
+    async def answer(self, line: bytes, send: Callable[[dict | list], Awaitable[None]]) -> None:
+        """One line from a client: a request, a notification, or a batch of them (JSON-RPC 2.0 §6);
+        anything else gets the JSON-RPC error that says what is wrong with it."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            await send(protocol.failure(None, protocol.PARSE_ERROR, "parse error: not JSON"))
+            return
+        if isinstance(message, list):
+            if not message:
+                await send(protocol.failure(None, protocol.INVALID_REQUEST, "invalid request: an empty batch"))
+                return
+            replies = await asyncio.gather(*(self.dispatch(m, send) for m in message))
+            if answered := [r for r in replies if r is not None]:
+                await send(answered)
+            return
+        if (reply := await self.dispatch(message, send)) is not None:
+            await send(reply)
+
+    async def dispatch(self, request: Any, send: Callable[[dict | list], Awaitable[None]]) -> dict | None:
+        """The reply to one request (None for a notification, which gets none)."""
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            rid = request.get("id") if isinstance(request, dict) and isinstance(request.get("id"), (str, int)) else None
+            return protocol.failure(rid, protocol.INVALID_REQUEST,
+                                    "invalid request: a JSON-RPC request is an object with a string `method`", "invalid")
+        method, rid = request["method"], request.get("id")
 
         async def notify(event: protocol.Event) -> None:
             await send(protocol.notification(event))
 
-        try:
-            cls, handler = protocol.METHODS.get(str(method)), self.handlers.get(str(method))
-            if cls is None or handler is None:
-                raise InvalidInput(f"unknown method {method}")
-            reply = protocol.result(rid, await handler(cls.from_json(request.get("params")), notify))
-        except PaiError as exc:
-            reply = protocol.error(rid, exc)
-        except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
-            reply = protocol.failure(rid, -32603, f"{type(exc).__name__}: {exc}")
-        if rid is not None:
-            await send(reply)
+        cls, handler = protocol.METHODS.get(method), self.handlers.get(method)
+        if cls is None or handler is None:
+            reply = protocol.failure(rid, protocol.METHOD_NOT_FOUND, f"unknown method {method}", "invalid")
+        else:
+            try:
+                params = cls.from_json(request.get("params"))
+            except InvalidInput as exc:
+                reply = protocol.failure(rid, protocol.INVALID_PARAMS, exc.message, "invalid")
+            else:
+                try:
+                    reply = protocol.result(rid, await handler(params, notify))
+                except PaiError as exc:
+                    reply = protocol.error(rid, exc)
+                except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
+                    reply = protocol.failure(rid, protocol.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+        return reply if "id" in request else None
 
     def progress(self, token: str | int | None, event: type[protocol.Progress], notify: Notify):
         """A progress callback for worker threads, or None when the caller asked for none."""
@@ -150,13 +181,15 @@ class Daemon:
     async def submit(self, p: protocol.Submit, notify: Notify) -> dict:
         """Closing the connection while the upload runs stops it: nothing is submitted."""
         progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
+        try:
+            journal = await self.sessions.thread(SubmitJournal, state_dir() / "submits", p.request_id) if p.request_id else None
+        except ValueError as exc:
+            raise InvalidInput(f"submit: requestId: {exc}") from None
         cancelled = threading.Event()
-        cluster = p.cluster
-        if self.sessions.resolve(cluster) in LOCALS:  # the local cluster: through the API of the file's kind
-            cluster = LOCAL_PADDLE if is_paddle_file(p.file) else LOCAL
+        cluster = await self.cluster_for(p.cluster, p.file)
         try:
             result = await self.sessions.run(cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
-                                             cancelled, p.force)
+                                             journal, cancelled, p.force)
         except asyncio.CancelledError:
             cancelled.set()
             raise
@@ -165,12 +198,12 @@ class Daemon:
 
     async def preview(self, p: protocol.Preview, notify: Notify) -> dict:
         """What `submit` with the same params would do; nothing is sent."""
-        return await self.sessions.run(self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
+        return await self.sessions.run(await self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
                                        p.locale, p.shown, p.list_files)
 
-    def cluster_for(self, cluster: str | None, file: str) -> str | None:
+    async def cluster_for(self, cluster: str | None, file: str) -> str | None:
         """The local cluster serves each kind of job file through its own API."""
-        if self.sessions.resolve(cluster) in LOCALS:
+        if await self.sessions.resolve(cluster) in LOCALS:
             return LOCAL_PADDLE if is_paddle_file(file) else LOCAL
         return cluster
 
@@ -206,7 +239,7 @@ class Daemon:
 
     async def watch(self, p: protocol.Watch, notify: Notify) -> dict:
         """Watch jobs submitted elsewhere: their changes go to `jobs.subscribe`rs."""
-        cluster = self.sessions.resolve(p.cluster)
+        cluster = await self.sessions.resolve(p.cluster)
         for job in p.jobs or ([p.job] if p.job else []):
             self.watcher.watch(cluster, job)
         return {"watched": len(self.watcher.watched)}
@@ -222,24 +255,56 @@ class Daemon:
 
     async def follow_logs(self, p: protocol.FollowLogs, notify: Notify) -> dict:
         """`job.log` from the given offsets until the job ends (or just what is there now, without
-        `follow`); `job.status` on every state change."""
-        cluster = self.sessions.resolve(p.cluster)
-        logs = service.TaskLogs(p.task, p.which, p.offsets)
+        `follow`), in pieces of at most CHUNK bytes, each sent once the caller has taken the one
+        before (a slow reader slows only itself); `job.status` on every state change."""
+        cluster = await self.sessions.resolve(p.cluster)
         text = Utf8Chunks(p.job, notify)
-        async with self.watcher.follow(cluster, p.job) as feed:
-            version, status = await feed.next(0, None)
-            last_state = None
-            while True:
-                if status.state != last_state:
-                    last_state = status.state
-                    await notify(status_event(cluster, status))
-                for label, offset, data in await self.sessions.run(cluster, logs.read, status):
-                    await text.send(label, offset, data)
-                if not p.follow or status.state in FINAL:
-                    break
-                version, status = await feed.next(version, LOG_INTERVAL)
+        if p.follow:
+            follower = Follower(p.task, p.which, dict(p.offsets or {}))
+            async with self.watcher.follow(cluster, p.job, follower) as feed:
+                state = await self._stream(cluster, feed, follower, text, notify)
+            offsets = follower.offsets
+        else:
+            state, offsets = await self._snapshot(cluster, p, text, notify)
         await text.flush()
-        return {"job": p.job, "state": status.state, "offsets": logs.offsets}
+        return {"job": p.job, "state": state, "offsets": offsets}
+
+    async def _stream(self, cluster: str, feed: Feed, follower: Follower, text: Utf8Chunks, notify: Notify) -> str | None:
+        """What the job's feed publishes, from where this follower is, until the feed is done."""
+        last_state = None
+        while True:
+            seen, done = feed.version, feed.done
+            if feed.error is not None:
+                raise feed.error
+            if feed.status is not None and feed.status.state != last_state:
+                last_state = feed.status.state
+                await notify(status_event(cluster, feed.status))
+            for label, tail in feed.matching(follower):
+                while (offset := follower.offsets.get(label, 0)) < tail.end:
+                    data = tail.slice(offset, CHUNK)
+                    if data is None:  # behind the window: read it from the cluster
+                        data = await self.sessions.run(
+                            cluster, lambda b, t=tail, o=offset: b.read_log(t.uri, o, min(CHUNK, t.end - o)), fresh=False)
+                        if not data:
+                            break
+                    await text.send(label, offset, data)
+                    follower.offsets[label] = offset + len(data)
+                    feed.progressed()
+            if done:
+                return last_state
+            await feed.changed(seen)
+
+    async def _snapshot(self, cluster: str, p: protocol.FollowLogs, text: Utf8Chunks, notify: Notify) -> tuple[str, dict]:
+        """What the logs hold now, read in pieces of at most CHUNK bytes."""
+        logs = service.TaskLogs(p.task, p.which, p.offsets)
+        status = await self.sessions.run(cluster, lambda backend: backend.job(p.job))
+        await notify(status_event(cluster, status))
+        while pieces := await self.sessions.run(cluster, logs.read, status, CHUNK):
+            for label, offset, data in pieces:
+                await text.send(label, offset, data)
+            if all(len(data) < CHUNK for _, _, data in pieces):
+                break
+        return status.state, logs.offsets
 
     async def backend_call(self, p: protocol.Params, notify: Notify) -> dict:
         """Quota and registry secrets: one call of the cluster's backend."""
@@ -274,8 +339,7 @@ class Utf8Chunks:
 
     async def _emit(self, task: str, offset: int, data: bytes) -> None:
         if data:
-            await self.notify(protocol.JobLog(job=self.job, task=task, offset=offset, length=len(data),
-                                              text=data.decode("utf-8", "replace")))
+            await self.notify(protocol.JobLog.of(self.job, task, offset, data))
 
 
 def split_utf8(data: bytes) -> tuple[bytes, bytes]:

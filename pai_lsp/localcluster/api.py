@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from urllib.parse import parse_qs
 
 import yaml
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .. import __version__
@@ -304,14 +305,14 @@ class Api:
         if wanted == "unsatisfiable":
             return Response(status_code=416, headers={"Content-Range": f"bytes */{size}"})
         start, end = wanted or (0, size - 1)
-        with open(path, "rb") as f:
-            f.seek(start)
-            data = f.read(max(0, end + 1 - start))
+        length = max(0, end + 1 - start)
         headers = {"Accept-Ranges": "bytes", "Content-Disposition": f'attachment; filename="{name}"',
-                   "X-Log-Size": str(size)}
+                   "X-Log-Size": str(size), "Content-Length": str(length)}
         if wanted is not None:
             headers["Content-Range"] = f"bytes {start}-{end}/{size}"
-        return Response(data, 206 if wanted is not None else 200, media_type="text/plain", headers=headers)
+        # Streamed in bounded pieces, read in worker threads: a log of any size costs the same memory.
+        return StreamingResponse(_file_range(path, start, length), 206 if wanted is not None else 200,
+                                 media_type="text/plain", headers=headers)
 
     # -- virtual clusters --------------------------------------------------------------
     async def vcs(self, request: Request) -> Response:
@@ -389,6 +390,22 @@ class Api:
             (task_logs + "/{name}", self.log_file, ["GET"]),
         ]
         return [Route(path, _guarded(handler), methods=methods) for path, handler, methods in table]
+
+
+LOG_CHUNK = 1 << 20  # bytes of a log read and sent at a time
+
+
+def _file_range(path, start: int, length: int) -> Iterator[bytes]:
+    """`length` bytes of a file from `start`, LOG_CHUNK at a time (a plain iterator: Starlette runs
+    it in its thread pool, so the event loop never waits on the disk)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        while length > 0:
+            chunk = f.read(min(LOG_CHUNK, length))
+            if not chunk:
+                return
+            length -= len(chunk)
+            yield chunk
 
 
 def _iso(value: object) -> str:

@@ -7,11 +7,13 @@ the tests keeps it so): the client never reads or writes the cluster's users or 
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
 import os
 import secrets
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -27,6 +29,7 @@ from .datadir import default_data_dir, secrets_dir, serving
 
 STATE_FILE = "server.json"  # url, hdfs and pid of the cluster started for the client
 START_TIMEOUT = 10.0
+STOP_TIMEOUT = 20.0  # seconds a stopping cluster gets to stop its tasks before it is killed
 
 
 class LaunchError(Exception):
@@ -61,11 +64,22 @@ def ensure_running(start: bool = True) -> Running:
 
 
 def _already_running(data: Path) -> Running | None:
+    """The cluster in the state file when it answers (after waiting for one that does not answer but
+    still runs: busy, or shutting down, when it holds the data folder until it exits), else the one
+    that holds the data folder, else None."""
     state = data / STATE_FILE
-    if state.exists():
+    try:
         info = json.loads(state.read_text())
+    except (OSError, ValueError):
+        info = None
+    deadline = time.monotonic() + START_TIMEOUT
+    while info is not None:
         if _alive(info["url"]):
             return _running(info)
+        pid = info.get("pid")
+        if not isinstance(pid, int) or not _process_runs(pid) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     holder = serving(data)  # a cluster serves this folder but did not answer in time (busy), or was started by hand
     if holder is not None and holder.get("url"):
         info = {"url": holder["url"], "hdfs": holder["hdfs"], "pid": holder["pid"]}
@@ -112,16 +126,52 @@ def client_password() -> str | None:
 
 
 def stop() -> bool:
-    """Stop the cluster started for the client; False when none was running."""
+    """Stop the cluster started for the client and wait until it has exited (its tasks stopped, its
+    data folder free), so a command right after can start it again; False when none was running."""
     state = data_dir() / STATE_FILE
-    if not state.exists():
-        return False
-    info = json.loads(state.read_text())
     try:
-        os.kill(info["pid"], 2)  # SIGINT: the cluster stops its tasks and exits
-    except (ProcessLookupError, PermissionError):
-        pass
+        info = json.loads(state.read_text())
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        info = {}
+    pid = info.get("pid")
+    if isinstance(pid, int) and pid > 0:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGINT)  # the cluster stops its tasks and exits
+        if not _wait_exit(pid, STOP_TIMEOUT):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            _wait_exit(pid, 5)
     state.unlink(missing_ok=True)
+    return True
+
+
+def _process_runs(pid: int) -> bool:
+    """Whether `pid` is a live process (one that exited and nobody reaped yet counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+    except (OSError, IndexError):
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _wait_exit(pid: int, seconds: float) -> bool:
+    """Wait up to `seconds` for process `pid` to exit; whether it did."""
+    deadline = time.monotonic() + seconds
+    while _process_runs(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
     return True
 
 

@@ -105,13 +105,24 @@ def _job_status(job: Job) -> dict:
         "appId": f"application_local_{_debug_id(job)[:12]}",
         "appProgress": 1 if job.completed else 0, "appTrackingUrl": "", "appLaunchedTime": job.launched,
         "appCompletedTime": job.completed, "appExitSpec": exit_spec(job.exit_code),
-        "appExitMessages": {"container": None, "runtime": None, "launcher": job.exit_diagnostics or None},
+        "appExitMessages": {"container": None, "runtime": _runtime_report(job), "launcher": job.exit_diagnostics or None},
         "appExitTriggerMessage": job.trigger_message, "appExitTriggerTaskRoleName": job.trigger_role,
         "appExitTriggerTaskIndex": job.trigger_index, "appExitType": exit_spec(job.exit_code)["type"] if job.exit_code is not None else None,
         "virtualCluster": job.virtual_cluster,
         "runtime": job.runtime,  # local cluster: "host" when tasks run as plain processes
         "localNote": job.note,  # local cluster: what it changed, e.g. a job scaled to this machine
     }
+
+
+def _runtime_report(job: Job) -> dict | None:
+    """The runtime's exit report of the task that ended the job, with the user's own exit code as
+    the YARN-era runtime gives it (`originalUserExitCode`, openpai-api.md §5.6)."""
+    trigger = next((t for t in job.tasks if (t.role, t.index) == (job.trigger_role, job.trigger_index)), None)
+    if trigger is None or trigger.exit_code in (None, 0):
+        return None
+    spec = exit_spec(trigger.exit_code)
+    return {"exitcode": trigger.exit_code, "originalUserExitCode": trigger.original_exit_code,
+            "reason": spec["reason"] if spec else None}
 
 
 def detail_v1(job: Job, base: str) -> dict:

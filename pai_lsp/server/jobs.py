@@ -167,11 +167,12 @@ async def _follow(ls: PaiLanguageServer, job: str, cluster: str | None, offsets:
     base = {"job": job, "cluster": cluster, **({"uri": uri} if uri else {})}
     have = dict(offsets)
 
-    def on_log(log: protocol.JobLog, text: str) -> None:
+    def on_log(log: protocol.JobLog, data: bytes) -> None:
         start = max(log.offset, have.get(log.task, 0))  # a replayed chunk is cut to what is new
         have[log.task] = log.offset + log.length
         ls.protocol.notify("pai/jobLog", {**base, "task": log.task, "taskCount": task_count, "offset": start,
-                                          "length": log.offset + log.length - start, "text": text})
+                                          "length": log.offset + log.length - start,
+                                          "text": data.decode("utf-8", "replace")})
 
     def on_status(status: protocol.JobStatus) -> None:
         notify_status(ls, {**base, "state": status.state, "exitCode": status.exit_code, "diagnostics": status.diagnostics})

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInput, NotFound, PermissionDenied
-from ..files import write_atomic
+from ..files import atomic_writer
+from ..storage.upload import STAGING, bounded, send_file
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
@@ -42,7 +42,8 @@ def ls(backend: Backend, path: str) -> dict:
         raise NotFound(f"{path}: no such file or directory on HDFS")
     if status["type"] != "DIRECTORY":
         return {"path": path, "entries": [entry(posixpath.basename(path), status)]}
-    return {"path": path, "entries": [entry(s["name"], s) for s in backend.storage.list(path)]}
+    # Uploads in progress (or killed, until the next upload cleans them) are not the user's data.
+    return {"path": path, "entries": [entry(s["name"], s) for s in backend.storage.list(path) if s["name"] != STAGING]}
 
 
 def stat(backend: Backend, path: str) -> dict:
@@ -96,7 +97,8 @@ def tail(backend: Backend, path: str, size: int = 1024) -> bytes:
 
 
 def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8) -> dict:
-    """A file or a folder (recursively); into `remote` when that is an existing folder."""
+    """A file or a folder (recursively); into `remote` when that is an existing folder. Files are
+    streamed, a few at a time, so memory stays flat whatever their size and number."""
     remote = absolute(backend, remote)
     if not local.exists():
         raise NotFound(f"{local}: no such local file or folder")
@@ -107,19 +109,12 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
         (p, posixpath.join(remote, p.relative_to(local).as_posix())) for p in sorted(local.rglob("*")) if p.is_file()]
     total = sum(p.stat().st_size for p, _ in files)
     done = [0, 0]
-
-    def send(pair: tuple[Path, str]) -> None:
-        path, dest = pair
-        data = path.read_bytes()
-        backend.storage.write(dest, data)
-        done[0] += len(data)
+    for _, sent in bounded(lambda pair: send_file(backend.storage, str(pair[0]), pair[1]), files, threads):
+        done[0] += sent["size"]
         done[1] += 1
         if progress:
             progress(done[0], total, done[1], len(files))
-
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        list(pool.map(send, files))
-    return {"path": remote, "files": len(files), "bytes": total}
+    return {"path": remote, "files": len(files), "bytes": done[0]}
 
 
 def safe_name(name: str) -> str:
@@ -155,8 +150,10 @@ def get(backend: Backend, remote: str, local: Path, progress: Progress | None = 
     done = [0, 0]
     for rpath, lpath, size in plan:
         lpath.parent.mkdir(parents=True, exist_ok=True)
-        # A broken download never leaves half a file under the real name.
-        write_atomic(lpath, backend.storage.read(rpath) if size else b"")
+        # Streamed (memory stays flat whatever the size); a broken download never leaves half a file under the real name.
+        with atomic_writer(lpath) as out:
+            if size:
+                backend.storage.read_into(rpath, out)
         done[0] += size
         done[1] += 1
         if progress:

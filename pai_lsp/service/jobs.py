@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..clusters.openpai import hdfs_path, substitute  # noqa: F401 - where they were, for callers
 from ..config_file import UnreadableConfig, read_config
@@ -47,10 +47,11 @@ def workspace_of(config_path: Path) -> Path:
     return folder
 
 
-def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None) -> Prepared:
+def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
+            name: str | None = None) -> Prepared:
     """`shown` is how messages name the file (as the user typed it). The config is checked as the
     cluster it goes to reads it: a `*.paddle.json` file for PaddlePaddle Cloud, else in the dialect
-    of the cluster's kind."""
+    of the cluster's kind. `name`, when given, is the job's name already chosen (a resumed submit)."""
     shown = shown or str(config_path)
     kind = "paddle" if is_paddle_file(config_path.name) else "pai"
     if kind != backend.job_files:
@@ -69,7 +70,9 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         raise InvalidInput(f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
     base = config["name"] if kind == "paddle" else config["jobName"]
-    if settings.generate_job_name:
+    if name is not None:
+        pass
+    elif settings.generate_job_name:
         name = backend.unique_name(base)
     else:
         name = base
@@ -83,23 +86,55 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     return Prepared(config, name, code_dir, workspace_of(config_path))
 
 
+class Journal(Protocol):
+    """Where a submit notes how far it got, so one cut short (the daemon killed) can be resumed
+    exactly: `job` and `phase` ("uploading", "submitting", "done") as last recorded, if ever."""
+
+    job: str | None
+    phase: str | None
+    result: dict | None
+
+    def record(self, phase: str, job: str, result: dict | None = None) -> None: ...
+
+
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
-           locale: str | None = None, shown: str | None = None, cancelled: threading.Event | None = None,
-           force: bool = False) -> dict:
+           locale: str | None = None, shown: str | None = None, journal: Journal | None = None,
+           cancelled: threading.Event | None = None, force: bool = False) -> dict:
     """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
-    `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`.
-    `cancelled`, once set (the caller hung up), stops the upload and the submit. An upload over
-    the limits (`pai.job.upload.maxBytes` / `maxFiles`) is refused unless `force`."""
+    `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`. With a
+    `journal` from an earlier attempt, that attempt is finished instead: same job name, the upload
+    done again (its unfinished part is cleaned up), and never submitted twice. `cancelled`, once
+    set (the caller hung up), stops the upload and the submit. An upload over the limits
+    (`pai.job.upload.maxBytes` / `maxFiles`) is refused unless `force`."""
+    if journal is not None and journal.phase == "done" and journal.result is not None:
+        return journal.result
     config_path = Path(config_path)
     chosen = read({**find_workspace_settings(config_path.resolve()), **(settings or {})}, locale)
-    prepared = prepare(config_path, chosen, backend, shown)
+    resumed = journal.job if journal is not None else None
+    if resumed is not None and journal.phase == "submitting" and backend.job_exists(resumed):
+        prepared = prepare(config_path, chosen, backend, shown, name=resumed)
+        result = _submitted(backend, prepared, None)
+        journal.record("done", prepared.name, result)
+        return result
+    prepared = prepare(config_path, chosen, backend, shown, name=resumed)
+    if journal is not None:
+        journal.record("uploading", prepared.name)
     uploaded: UploadResult | None = None
     if prepared.code_dir:
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
         uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
     if cancelled is not None and cancelled.is_set():
         raise Interrupted("cancelled: nothing was submitted")
+    if journal is not None:
+        journal.record("submitting", prepared.name)
     backend.submit(prepared.config)
+    result = _submitted(backend, prepared, uploaded)
+    if journal is not None:
+        journal.record("done", prepared.name, result)
+    return result
+
+
+def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | None) -> dict:
     return {"job": prepared.name, "cluster": backend.profile.name, "user": backend.profile.user,
             "upload": uploaded.to_json() if uploaded else None}
 
@@ -153,8 +188,9 @@ class TaskLogs:
         self.offsets: dict[str, int] = dict(offsets or {})
         self.uris: dict[str, str] = {}
 
-    def read(self, backend: Backend, job: JobDetail) -> list[tuple[str, int, bytes]]:
-        """What the tasks of `job` wrote since the last read: (task label, byte offset, bytes)."""
+    def read(self, backend: Backend, job: JobDetail, limit: int | None = None) -> list[tuple[str, int, bytes]]:
+        """What the tasks of `job` wrote since the last read, at most `limit` bytes of each: (task
+        label, byte offset, bytes)."""
         out = []
         for task in job.tasks:
             label = task.label
@@ -164,7 +200,7 @@ class TaskLogs:
                 self.uris[label] = location
             if label in self.uris:
                 start = self.offsets.get(label, 0)
-                data = backend.read_log(self.uris[label], start)
+                data = backend.read_log(self.uris[label], start, limit)
                 if data:
                     self.offsets[label] = start + len(data)
                     out.append((label, start, data))

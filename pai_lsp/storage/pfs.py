@@ -294,8 +294,8 @@ def upload(pfs: Pfs, files: list[Selected], remote: str, threads: int | None = N
         pfs.write(f"{remote}/{MANIFEST}", json.dumps(manifest).encode())
     except (PaiError, OSError) as exc:
         reason = exc.message if isinstance(exc, PaiError) else str(exc)
-        raise Interrupted(f"upload to {remote} stopped with {len(changed) - len(finished)} of {len(changed)} file(s) not "
-                          f"complete ({reason}); the next upload sends only what is missing (chunks already there are "
+        raise Interrupted(f"{reason}: upload to {remote} stopped with {len(changed) - len(finished)} of {len(changed)} "
+                          "file(s) not complete; the next upload sends only what is missing (chunks already there are "
                           "kept)") from None
     return UploadResult(remote, len(changed), done["sent"], len(paths) - len(changed), len(removed), time.perf_counter() - started)
 

@@ -1,22 +1,25 @@
-"""Workspace files to a job's codeDir: selection by VS Code globs, a size + MD5 manifest so
-unchanged files are not sent again, parallel writes, and nothing half-done left in place."""
+"""Workspace files to a job's codeDir: selection by VS Code globs, a manifest (size, time, SHA-256)
+so an unchanged tree is not sent again, parallel streamed writes with bounded memory, and a new
+tree switched into place atomically, so nothing half-done is ever in place."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import secrets
+import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol, TypeVar
 
-from ..errors import Interrupted, InvalidInput, PaiError
-from .webhdfs import Hdfs
+from ..errors import Interrupted, InvalidInput, NotFound, PaiError
+from .webhdfs import Body, Hdfs
 
 MANIFEST = ".pai-manifest.json"
 
@@ -31,19 +34,6 @@ class Selected:
     @property
     def path(self) -> Path:
         return Path(self.root, self.rel)
-
-
-@dataclass
-class UploadResult:
-    remote: str
-    sent_files: int
-    sent_bytes: int
-    unchanged_files: int
-    removed_files: int
-    seconds: float
-
-    def to_json(self) -> dict:
-        return self.__dict__.copy()
 
 
 def glob_regex(pattern: str) -> str:
@@ -175,82 +165,225 @@ def select(root: Path, include: list[str], exclude: list[str] | None, ignore: Ig
     return [Selected(rel, base) for rel in out]
 
 
-# (path, size, mtime) -> MD5: the daemon lives long, so a re-submit hashes only what changed.
+STAGING = ".pai-staging"  # beside the code folder: new trees are written here, then swapped into place
+SMALL = 1 << 20  # files up to this size are read in one piece; bigger ones are streamed
+HASHED = 64 << 20  # files up to this size are also fingerprinted by content (SHA-256, while sent), so one
+# touched but unchanged is not sent again; hashing a bigger one would cost more CPU than sending it
+_ACTIVE: set[str] = set()  # staging folders this process is writing now (never cleaned as stale)
+_ACTIVE_LOCK = threading.Lock()
+
+
+@dataclass
+class UploadResult:
+    remote: str
+    sent_files: int
+    sent_bytes: int
+    unchanged_files: int
+    removed_files: int
+    seconds: float
+    changed_files: int = 0  # new or different since the last upload there
+    cleaned: list[str] = field(default_factory=list)  # unfinished earlier uploads removed first
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, progress: Progress | None = None) -> UploadResult:
+    """Make `remote` hold exactly `files`, switched atomically: a tree is written whole into a new
+    folder and swapped into place, so a job never starts on a half-new tree, and an upload that
+    stops half-way changes nothing. A tree equal to the last upload's (by its manifest) is not
+    sent at all. Unfinished uploads to the same place, left by a killed daemon, are removed first."""
+    started = time.perf_counter()
+    remote = "/" + remote.strip("/")
+    parent, name = remote.rsplit("/", 1)
+    parent = parent or "/"
+    staging_root = f"{parent.rstrip('/')}/{STAGING}"
+    status = hdfs.status(remote)
+    if status is not None and status["type"] != "DIRECTORY":
+        raise InvalidInput(f"codeDir {remote} is a file on HDFS, not a folder")
+    cleaned = _clean_stale(hdfs, staging_root, name)
+    local = {f.rel: os.path.join(f.root, f.rel) for f in files}
+    previous = _read_manifest(hdfs, remote) if status is not None else {}
+    unchanged = _unchanged(local, previous, threads)
+    removed = [rel for rel in previous if rel not in local]
+    intact = bool(previous) and _intact(hdfs, remote, previous)
+    if intact and len(unchanged) == len(local) and not removed:
+        return UploadResult(remote, 0, 0, len(local), 0, time.perf_counter() - started, cleaned=cleaned)
+    same = len(unchanged) if intact else 0  # someone changed the folder: count nothing as kept
+    staging = f"{staging_root}/{name}.{secrets.token_hex(4)}"
+    with _ACTIVE_LOCK:
+        _ACTIVE.add(staging)
+    try:
+        sent, sent_bytes = _send_tree(hdfs, local, staging, threads, progress, remote)
+        _swap(hdfs, staging, remote, exists=status is not None)
+    finally:
+        with _ACTIVE_LOCK:
+            _ACTIVE.discard(staging)
+    return UploadResult(remote, sent, sent_bytes, same, len(removed), time.perf_counter() - started,
+                        changed_files=len(local) - same, cleaned=cleaned)
+
+
+def _send_tree(hdfs: Hdfs, local: dict[str, str], staging: str, threads: int, progress: Progress | None,
+               remote: str) -> tuple[int, int]:
+    """Every file into `staging`, then the manifest of what was sent (hashed while sent). On any
+    failure the staging folder is removed and the error says exactly what did not arrive."""
+    sizes = {rel: os.stat(path).st_size for rel, path in local.items()}
+    total = sum(sizes.values())
+    manifest: dict[str, dict] = {}
+    done_bytes = 0
+    try:
+        hdfs.mkdir(staging)
+        for rel, entry in bounded(lambda rel: send_file(hdfs, local[rel], f"{staging}/{rel}"), list(local), threads):
+            manifest[rel] = entry
+            done_bytes += entry["size"]
+            if progress:
+                progress(done_bytes, total, len(manifest), len(local))
+        hdfs.write(f"{staging}/{MANIFEST}", json.dumps({"version": 2, "files": manifest}).encode())
+    except (PaiError, OSError) as exc:
+        reason = exc.message if isinstance(exc, PaiError) else str(exc)
+        with contextlib.suppress(PaiError, OSError):
+            hdfs.delete(staging, recursive=True)
+        # The reason first: the start of a message is what a notification shows.
+        raise Interrupted(f"{reason}: upload to {remote} stopped with {len(local) - len(manifest)} of {len(local)} file(s) "
+                          f"not sent; nothing was changed at {remote}") from None
+    return len(manifest), done_bytes
+
+
+def send_file(hdfs: Hdfs, path: str, target: str) -> dict:
+    """One file, read once: sent (streamed when big) and fingerprinted on the way."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if st.st_size <= SMALL:
+            data = f.read()
+            hdfs.write(target, data)
+            return {"size": len(data), "mtime": st.st_mtime_ns, "sha256": hashlib.sha256(data).hexdigest()}
+        if st.st_size > HASHED:  # sent as fast as `hdfscli` sends it: a big file is known by size and time only
+            with Body(f, st.st_size, digest=None) as body:
+                hdfs.write(target, body)
+                return {"size": body.size, "mtime": st.st_mtime_ns}
+        with Body(f, st.st_size) as body:
+            hdfs.write(target, body)
+            return {"size": body.size, "mtime": st.st_mtime_ns, "sha256": body.hexdigest()}
+
+
+def _swap(hdfs: Hdfs, staging: str, remote: str, exists: bool) -> None:
+    """`staging` becomes `remote` by renames only (the old tree, if any, is moved aside first and
+    removed after); if the second rename fails the old tree is put back."""
+    try:
+        if not exists:
+            hdfs.mkdir(remote.rsplit("/", 1)[0] or "/")
+            hdfs.rename(staging, remote)
+            return
+        old = f"{staging}.old"
+        hdfs.rename(remote, old)
+        try:
+            hdfs.rename(staging, remote)
+        except PaiError:
+            hdfs.rename(old, remote)
+            raise
+        with contextlib.suppress(PaiError):
+            hdfs.delete(old, recursive=True)
+    except PaiError as exc:
+        with contextlib.suppress(PaiError, OSError):
+            hdfs.delete(staging, recursive=True)
+        raise Interrupted(f"upload to {remote} arrived but could not be switched into place ({exc.message}); "
+                          f"{remote} still holds the previous upload") from None
+
+
+def _clean_stale(hdfs: Hdfs, staging_root: str, name: str) -> list[str]:
+    """Remove what earlier uploads to `name` left in the staging folder when they were killed."""
+    try:
+        entries = hdfs.list(staging_root)
+    except NotFound:
+        return []
+    ours = re.compile(re.escape(name) + r"\.[0-9a-f]{8}(?:\.old)?")
+    with _ACTIVE_LOCK:
+        active = set(_ACTIVE)
+    cleaned = []
+    for entry in entries:
+        path = f"{staging_root}/{entry['name']}"
+        if ours.fullmatch(entry["name"]) and path.removesuffix(".old") not in active:
+            with contextlib.suppress(NotFound):
+                hdfs.delete(path, recursive=True)
+            cleaned.append(path)
+    return cleaned
+
+
+def _unchanged(local: dict[str, str], previous: dict, threads: int) -> set[str]:
+    """The files whose content is what the last upload sent: same size and modification time as
+    recorded, else the same size and hash (so only files that were touched are read)."""
+    same: set[str] = set()
+    to_hash = []
+    for rel, path in local.items():
+        entry = previous.get(rel)
+        if not isinstance(entry, dict):
+            continue
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if st.st_size != entry.get("size"):
+            continue
+        if st.st_mtime_ns == entry.get("mtime"):
+            same.add(rel)
+        elif "sha256" in entry:
+            to_hash.append(rel)
+    for rel, digest in bounded(lambda rel: _sha256(local[rel]), to_hash, threads):
+        if digest == previous[rel]["sha256"]:
+            same.add(rel)
+    return same
+
+
+# (path, size, mtime) -> MD5, for `fingerprint` (the PFS upload's manifest): the daemon lives long.
 _HASHES: dict[tuple[str, int, int], str] = {}
 
 
 def fingerprint(path: str) -> dict:
+    """Size and MD5 of a file, read in bounded pieces (the PFS upload compares its manifest by these)."""
     st = os.stat(path)
     key = (path, st.st_size, st.st_mtime_ns)
     md5 = _HASHES.get(key)
     if md5 is None:
+        h = hashlib.md5()
         with open(path, "rb") as f:
-            md5 = _HASHES[key] = hashlib.md5(f.read()).hexdigest()
+            while chunk := f.read(SMALL):
+                h.update(chunk)
+        md5 = _HASHES[key] = h.hexdigest()
     return {"size": st.st_size, "md5": md5}
 
 
-def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, progress: Progress | None = None) -> UploadResult:
-    """Make `remote` hold exactly `files`. A first upload goes to a temporary folder renamed into
-    place; later ones send only what changed since the manifest of the last upload there."""
-    started = time.perf_counter()
-    remote = "/" + remote.strip("/")
-    paths = {f.rel: os.path.join(f.root, f.rel) for f in files}
-    manifest = {"version": 1, "files": {rel: fingerprint(path) for rel, path in paths.items()}}
-    status = hdfs.status(remote)
-    if status is not None and status["type"] != "DIRECTORY":
-        raise InvalidInput(f"codeDir {remote} is a file on HDFS, not a folder")
-    if status is None:
-        target = f"{remote}.pai-upload-{secrets.token_hex(4)}"
-        changed, removed, unchanged = list(paths), [], 0
-    else:
-        target = remote
-        previous = _read_manifest(hdfs, remote)
-        changed = [rel for rel, entry in manifest["files"].items() if previous.get(rel) != entry]
-        removed = [rel for rel in previous if rel not in manifest["files"]]
-        unchanged = len(paths) - len(changed)
-        if not changed and not removed and _intact(hdfs, remote, previous):
-            return UploadResult(remote, 0, 0, unchanged, 0, time.perf_counter() - started)
-        if previous and not _intact(hdfs, remote, previous):
-            changed, unchanged = list(paths), 0  # someone changed the folder: send everything
-    total = sum(manifest["files"][rel]["size"] for rel in changed)
-    done_bytes = done_files = 0
-    sent: list[str] = []
+def _sha256(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest() if hasattr(hashlib, "file_digest") else _digest(f)
+
+
+def _digest(f: BinaryIO) -> str:
+    h = hashlib.sha256()
+    while chunk := f.read(SMALL):
+        h.update(chunk)
+    return h.hexdigest()
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def bounded(fn: Callable[[T], R], items: list[T], threads: int) -> Iterator[tuple[T, R]]:
+    """(item, fn(item)) as they finish, from `threads` workers with at most twice that many items
+    queued: memory stays flat however many items there are."""
+    pool = ThreadPoolExecutor(max_workers=max(1, threads))
+    pending: dict[Future, T] = {}
     try:
-        pool = ThreadPoolExecutor(max_workers=max(1, threads))
-        try:
-            futures = {pool.submit(lambda rel: hdfs.write(f"{target}/{rel}", Path(paths[rel]).read_bytes()), rel): rel
-                       for rel in changed}
-            for future in as_completed(futures):
-                future.result()
-                rel = futures[future]
-                sent.append(rel)
-                done_files += 1
-                done_bytes += manifest["files"][rel]["size"]
-                if progress:
-                    progress(done_bytes, total, done_files, len(changed))  # may raise to cancel the upload
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)  # a failure or a cancel sends nothing more
-        for rel in removed:
-            hdfs.delete(f"{target}/{rel}")
-        hdfs.write(f"{target}/{MANIFEST}", json.dumps(manifest).encode())
-        if target != remote:
-            parent = remote.rsplit("/", 1)[0] or "/"
-            hdfs.mkdir(parent)
-            hdfs.rename(target, remote)
-    except (PaiError, OSError) as exc:
-        missing = len(changed) - len(sent)
-        reason = exc.message if isinstance(exc, PaiError) else str(exc)
-        if target != remote:
-            try:
-                hdfs.delete(target, recursive=True)
-            except PaiError:
-                pass
-            where = f"nothing was changed at {remote}"
-        else:
-            where = f"{len(sent)} changed file(s) arrived; the next upload re-sends the rest"
-        raise Interrupted(f"upload to {remote} stopped with {missing} of {len(changed)} file(s) not sent "
-                                      f"({reason}); {where}") from None
-    return UploadResult(remote, len(changed), total, unchanged, len(removed), time.perf_counter() - started)
+        for item in items:
+            if len(pending) >= 2 * threads:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield pending.pop(future), future.result()
+            pending[pool.submit(fn, item)] = item
+        for future in as_completed(list(pending)):
+            yield pending.pop(future), future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # a failure, or a caller that stops reading, starts nothing more
 
 
 def unchanged_files(hdfs: Hdfs, files: list[Selected], remote: str) -> int:
@@ -263,7 +396,7 @@ def unchanged_files(hdfs: Hdfs, files: list[Selected], remote: str) -> int:
     previous = _read_manifest(hdfs, remote)
     if not _intact(hdfs, remote, previous):
         return 0
-    return sum(1 for f in files if previous.get(f.rel) == fingerprint(os.path.join(f.root, f.rel)))
+    return len(_unchanged({f.rel: os.path.join(f.root, f.rel) for f in files}, previous, threads=4))
 
 
 def _read_manifest(hdfs: Hdfs, remote: str) -> dict:
@@ -286,4 +419,4 @@ def _intact(hdfs: Hdfs, remote: str, previous: dict) -> bool:
     manifest_size = hdfs.status(f"{remote}/{MANIFEST}")
     extra = manifest_size["length"] if manifest_size else 0
     return (summary["fileCount"] == len(previous) + 1
-            and summary["length"] == sum(e["size"] for e in previous.values()) + extra)
+            and summary["length"] == sum(e.get("size", 0) for e in previous.values()) + extra)

@@ -7,17 +7,22 @@ clusters) can be rewritten to the configured WebHDFS host.
 from __future__ import annotations
 
 import contextlib
-import http.client
+import hashlib
 import json
-import threading
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import requests
 from hdfs import HdfsError, InsecureClient
 
-from ..errors import AuthFailed, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from ..errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from .keepalive import KeepAlive
+
+CHUNK = 1 << 20  # bytes per read and send of a big file: memory stays bounded whatever the size
 
 
 class Hdfs:
@@ -29,7 +34,7 @@ class Hdfs:
         session = requests.Session()
         session.hooks["response"].append(self._fix_redirect)
         self.client = InsecureClient(self.url, user=user, session=session)
-        self._local = threading.local()
+        self.http = KeepAlive()  # bulk writes: see keepalive.py
 
     # -- redirects -------------------------------------------------------------------
     def reachable(self, location: str) -> str:
@@ -99,41 +104,23 @@ class Hdfs:
                 yield folder[0] if isinstance(folder, tuple) else folder, [d[0] for d in dirs], files
 
     # -- writing ---------------------------------------------------------------------
-    def _connection(self, scheme: str, netloc: str) -> http.client.HTTPConnection:
-        """This thread's keep-alive connection to one host. Bulk writes use the standard library's
-        client: per request it costs a third of httpx's CPU time, which is what limits an upload
-        of many small files (bench/jobs.py)."""
-        pool = getattr(self._local, "pool", None)
-        if pool is None:
-            pool = self._local.pool = {}
-        conn = pool.get((scheme, netloc))
-        if conn is None:
-            cls = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
-            conn = pool[(scheme, netloc)] = cls(netloc, timeout=120)
-        return conn
+    def read_into(self, path: str, out: BinaryIO) -> int:
+        """Stream a file into `out` in bounded chunks (never whole in memory); the bytes written."""
+        done = 0
+        with self.errors(path), self.client.read(path, chunk_size=CHUNK) as chunks:
+            for chunk in chunks:
+                out.write(chunk)
+                done += len(chunk)
+        return done
 
-    def _put(self, url: str, body: bytes | None, headers: dict) -> tuple[int, dict, bytes]:
-        parts = urlsplit(url)
-        target = parts.path + (f"?{parts.query}" if parts.query else "")
-        for attempt in (1, 2):
-            conn = self._connection(parts.scheme, parts.netloc)
-            try:
-                conn.request("PUT", target, body=body or b"", headers=headers)
-                response = conn.getresponse()
-                return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-                conn.close()
-                self._local.pool.pop((parts.scheme, parts.netloc), None)
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
 
-    def write(self, path: str, data: bytes, overwrite: bool = True) -> None:
-        """One file in the two WebHDFS steps, on this thread's persistent connection."""
+    def write(self, path: str, data: bytes | Body, overwrite: bool = True) -> None:
+        """One file in the two WebHDFS steps, on this thread's persistent connection. A `Body` is
+        streamed from its file in bounded chunks."""
         query = urlencode({"op": "CREATE", "overwrite": "true" if overwrite else "false", "user.name": self.user})
         url = f"{self.url}/webhdfs/v1{quote(path)}?{query}"
         try:
-            status, headers, body = self._put(url, None, {})
+            status, headers, body = self.http.request("PUT", url)
             if status >= 400:
                 raise _remote_error(status, body, path)
             location = headers.get("location")
@@ -141,7 +128,7 @@ class Hdfs:
                 location = json.loads(body).get("Location")
             if not location:
                 raise ServerError(f"{path}: the namenode gave no datanode location")
-            status, _, body = self._put(self.reachable(location), data, {"Content-Type": "application/octet-stream"})
+            status, _, body = self.http.request("PUT", self.reachable(location), data, {"Content-Type": "application/octet-stream"})
             if status >= 400:
                 raise _remote_error(status, body, path)
         except OSError as exc:  # refused, unresolvable host, reset
@@ -150,6 +137,57 @@ class Hdfs:
     def download(self, path: str, local: Path, overwrite: bool = False) -> None:
         with self.errors(path):
             self.client.download(path, str(local), overwrite=overwrite, n_threads=4)
+
+
+class Body:
+    """A local file sent as a request body in `CHUNK`-sized reads and hashed on the way, so a file is
+    read once to be both sent and fingerprinted. The hashing runs in a thread of its own beside
+    the sending (both release the GIL), so it costs no time on a big file. Sent again from its start
+    when a kept-alive connection has to be reopened; use it as a context manager."""
+
+    AHEAD = 4  # pieces that may wait for the hasher
+
+    def __init__(self, file: BinaryIO, size: int, digest: str | None = "sha256"):
+        """`digest` None: sent without hashing."""
+        self.file, self.size, self.digest = file, size, digest
+        self.hash = hashlib.new(digest) if digest else None
+        self.sent = 0
+        self._hasher = ThreadPoolExecutor(1, thread_name_prefix="pai-hash")
+        self._pending: deque[Future] = deque()
+
+    def __enter__(self) -> Body:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._hasher.shutdown(wait=True, cancel_futures=True)
+
+    def _settle(self, keep: int = 0) -> None:
+        while len(self._pending) > keep:
+            self._pending.popleft().result()
+
+    def rewind(self) -> None:
+        self._settle()
+        self.file.seek(0)
+        self.hash, self.sent = hashlib.new(self.digest) if self.digest else None, 0
+
+    def read(self, n: int = -1) -> bytes:
+        left = self.size - self.sent
+        chunk = self.file.read(left if n < 0 else min(n, left)) if left > 0 else b""
+        if left > 0 and not chunk:
+            raise InvalidInput(f"{getattr(self.file, 'name', 'a file')} got shorter while it was uploaded: upload again")
+        if chunk and self.hash is not None:
+            self._pending.append(self._hasher.submit(self.hash.update, chunk))
+            self._settle(self.AHEAD)
+        self.sent += len(chunk)
+        return chunk
+
+    def hexdigest(self) -> str:
+        """The hash of what was sent (once the hasher has caught up)."""
+        self._settle()
+        return self.hash.hexdigest() if self.hash is not None else ""
+
+    def __len__(self) -> int:
+        return self.size
 
 
 def _remote_error(status: int, body: bytes, path: str) -> PaiError:

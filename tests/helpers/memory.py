@@ -53,10 +53,16 @@ class MemoryStorage:
     def mkdir(self, path: str) -> None:
         self._parents(posixpath.normpath(path))
 
-    def write(self, path: str, data: bytes, overwrite: bool = True) -> None:
+    def write(self, path: str, data, overwrite: bool = True) -> None:
+        """`data`: bytes, or a streamed `webhdfs.Body` (read, and so hashed, as the real client does)."""
         path = posixpath.normpath(path)
         self._parents(posixpath.dirname(path))
-        self.files[path] = bytes(data)
+        self.files[path] = data.read() if hasattr(data, "read") else bytes(data)
+
+    def read_into(self, path: str, out) -> int:
+        data = self.read(path)
+        out.write(data)
+        return len(data)
 
     def read(self, path: str, offset: int = 0, length: int | None = None) -> bytes:
         data = self.files.get(posixpath.normpath(path))
@@ -169,8 +175,12 @@ class MemoryBackend:
     def log_location(self, task: TaskStatus, which: str) -> str | None:
         return task.log if task.log and task.ip else None
 
-    def read_log(self, location: str, offset: int) -> bytes:
-        return self.log_bytes.get(location.rsplit("/", 1)[-1], b"")[offset:]
+    def read_log(self, location: str, offset: int, limit: int | None = None) -> bytes:
+        data = self.log_bytes.get(location.rsplit("/", 1)[-1], b"")
+        return data[offset:] if limit is None else data[offset:offset + limit]
+
+    def active_jobs(self) -> list[JobSummary] | None:
+        return None  # like a YARN-era server: each watched job is looked at
 
     def close(self) -> None:
         pass

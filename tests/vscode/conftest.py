@@ -69,8 +69,14 @@ def pai_on_path() -> bool:
 
 
 @pytest.fixture(scope="module")
-def user(tools, tmp_path_factory, artifacts, pai_on_path):
-    person = User(tmp_path_factory.mktemp("vscode-user"), pai_on_path)
+def path_first() -> tuple[Path, ...]:
+    """Folders at the front of the user's PATH; a module overrides this fixture."""
+    return ()
+
+
+@pytest.fixture(scope="module")
+def user(tools, tmp_path_factory, artifacts, pai_on_path, path_first):
+    person = User(tmp_path_factory.mktemp("vscode-user"), pai_on_path, path_first)
     try:
         person.start_keyring(artifacts)
         yield person
@@ -122,7 +128,8 @@ def workbench(code_server, workspace, artifacts):
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"])
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 860})
+            # Copy SSH Command / Copy Path write the clipboard as in a browser the user allowed to.
+            page = browser.new_page(viewport={"width": 1400, "height": 860}, permissions=["clipboard-read", "clipboard-write"])
             bench = Workbench(page, artifacts)
             bench.open(code_server.url(workspace))
             yield bench

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -78,7 +79,7 @@ class User:
 
     KEYRING_PASSWORD = "login-keyring-of-the-test-user"
 
-    def __init__(self, root: Path, pai_on_path: bool = True):
+    def __init__(self, root: Path, pai_on_path: bool = True, path_first: tuple[Path, ...] = ()):
         self.root = root
         self.home = root / "home"
         self.config = root / "config"
@@ -95,10 +96,13 @@ class User:
             base, HOME=str(self.home), XDG_CONFIG_HOME=str(self.config), XDG_STATE_HOME=str(self.state),
             XDG_DATA_HOME=str(self.data), XDG_CACHE_HOME=str(root / "cache"), XDG_RUNTIME_DIR=str(self.runtime),
             PAI_LOCAL_CLUSTER_DIR=str(self.local_cluster), LANG="en_US.UTF-8", LC_ALL="C.UTF-8",
-            PATH=os.pathsep.join(([str(VENV_BIN)] if pai_on_path else []) + [d for d in base.get("PATH", "").split(os.pathsep)
-                                                                               if d and Path(d) != VENV_BIN]),
+            PATH=os.pathsep.join([*map(str, path_first), *([str(VENV_BIN)] if pai_on_path else []),
+                                  *(d for d in base.get("PATH", "").split(os.pathsep) if d and Path(d) != VENV_BIN)]),
             **{MARKER: self.marker},
         )
+        # A login shell resets PATH (/etc/profile), and VS Code starts its extension host with the
+        # environment of one: the user's own PATH is set where a user sets it.
+        (self.home / ".profile").write_text(f"export PATH={shlex.quote(self.env['PATH'])}\n")
         self._procs: list[tuple[subprocess.Popen, bool]] = []
         self.stop_log: list[str] = []
 
@@ -144,6 +148,16 @@ class User:
                 continue
         return found
 
+    def command_lines(self) -> list[str]:
+        """The command lines of this user's processes that still run."""
+        lines = []
+        for proc in self.leftovers():
+            try:
+                lines.append(" ".join(proc.cmdline()))
+            except (psutil.NoSuchProcess, psutil.ZombieProcess):
+                continue
+        return lines
+
     def start_local_cluster(self, name: str, user: str, password: str, logs: Path) -> str:
         """Another cluster for this user to add: `pai local-cluster serve` on a free port with its own data
         dir and one user with a password. Returns its URL (REST and WebHDFS are served on the same port)."""
@@ -185,10 +199,11 @@ class User:
 
 class SlowLink:
     """A TCP relay on a free 127.0.0.1 port to `upstream` (host, port) that passes what clients send at
-    `rate` bytes per second per connection (answers at full speed): a cluster on a slow network, so
-    an upload lasts long enough for a user to act while it runs."""
+    `rate` bytes per second per connection (answers at full speed; None: all at full speed): a cluster
+    on a slow network, so an upload lasts long enough for a user to act while it runs; `close()`
+    cuts the way to it."""
 
-    def __init__(self, upstream: tuple[str, int], rate: int):
+    def __init__(self, upstream: tuple[str, int], rate: int | None):
         import threading
 
         self.upstream, self.rate = upstream, rate
@@ -226,6 +241,10 @@ class SlowLink:
     def close(self) -> None:
         self.closed = True
         for s in [self.listener, *self.sockets]:
+            try:
+                s.shutdown(socket.SHUT_RDWR)  # wakes the accept() or recv() blocked on it (close alone does not)
+            except OSError:
+                pass
             s.close()
 
 

@@ -19,7 +19,7 @@ PASSWORD = "alice-Secret-9f3c1e"  # the lab cluster's password for alice: must e
 
 
 def processes(user, module: str) -> list[str]:
-    return [" ".join(p.cmdline()) for p in user.leftovers() if f"pai_lsp {module}" in " ".join(p.cmdline())]
+    return [line for line in user.command_lines() if f"pai_lsp {module}" in line]
 
 
 def test_opening_the_views_starts_one_daemon_and_one_local_cluster(workbench, user):
@@ -78,6 +78,38 @@ def test_submit_to_the_added_cluster_from_the_code_lens(workbench):
     lab, here = next(i for i, t in enumerate(rows) if t.startswith("lab")), next(i for i, t in enumerate(rows) if job in t)
     assert lab < here and not any(t.startswith("local") for t in rows[lab:here]), rows
     workbench.screenshot("submitted-to-lab")
+
+
+def test_open_in_web_portal(workbench, user):
+    """A job on a real cluster's profile opens its page in the cluster's web portal, in a new tab (lab is
+    on 127.0.0.1, which VS Code opens without asking)."""
+    rows = workbench.view_rows("Jobs")
+    job = next(t.split()[0] for t in workbench.view_texts("Jobs") if t.startswith("mnist_"))
+    with workbench.page.context.expect_page(timeout=60_000) as opened:
+        workbench.context_menu(rows.filter(has_text=job).first, "Open in Web Portal")
+    lab = user.pai("cluster", "list").stdout.split("lab", 1)[1].split()[0]
+    # (code-server shows a page of this machine through its own /proxy/PORT/, as for a remote user)
+    assert opened.value.url.endswith(f"{urlsplit(lab).port}/job-detail.html?username=alice&jobName={job}"), opened.value.url
+    opened.value.close()
+
+
+def test_an_unreachable_cluster_is_one_clear_error(workbench, user):
+    url = user.pai("cluster", "list").stdout.split("lab", 1)[1].split()[0]
+    link = SlowLink((urlsplit(url).hostname, urlsplit(url).port), rate=None)  # the way to the cluster, until it breaks
+    gone = f"http://127.0.0.1:{link.port}"
+    added = user.pai("cluster", "add", "gone", "--rest", gone, "--webhdfs", gone, "--user", "alice", "--password-stdin",
+                     input=PASSWORD + "\n")
+    assert added.returncode == 0 and user.pai("cluster", "default", "gone").returncode == 0, added.stderr
+    link.close()
+    try:
+        workbench.clear_notifications()
+        workbench.command("File: Focus on Files Explorer")
+        workbench.context_menu(workbench.explorer_row("mnist.pai.json"), "Submit Job to PAI Cluster")
+        errors = workbench.wait_for(lambda: workbench.error_toasts(), "an error notification", errors=False)
+        assert len(errors) == 1 and errors[0].startswith("Error: cannot reach ") and gone in errors[0], errors
+    finally:
+        user.pai("cluster", "default", "lab")
+        user.pai("cluster", "remove", "gone")
 
 
 def test_submit_can_be_cancelled_while_it_uploads(workbench, workspace, user):
@@ -179,3 +211,14 @@ def test_log_in_set_default_and_remove(workbench, user):
     workbench.wait_for(lambda: not lab2.count(), "lab2 to leave the Clusters view")
     listed = user.pai("cluster", "list")
     assert listed.returncode == 0 and "lab2" not in listed.stdout and "lab " in listed.stdout, listed.stdout
+
+
+def test_stop_local_cluster(workbench, user):
+    local = workbench.view_rows("Clusters").filter(has_text="local")
+    workbench.command("PAI: Focus on Clusters View")
+    workbench.wait_for(lambda: "local running" in workbench.view_texts("Clusters"), "the local cluster running")
+    assert processes(user, "local-cluster")
+    workbench.context_menu(local.first, "Stop Local Cluster")
+    workbench.wait_for(lambda: "Info: Stopped the local cluster." in workbench.toasts(), "the local cluster stopped")
+    workbench.wait_for(lambda: "local stopped" in workbench.view_texts("Clusters"), "'local stopped' in the Clusters view")
+    workbench.wait_for(lambda: not processes(user, "local-cluster"), "its process to exit")

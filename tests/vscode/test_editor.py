@@ -51,3 +51,20 @@ def test_completion_offers_memoryMB(workbench, workspace):
     assert any(label.startswith("memoryMB") for label in labels), labels
     workbench.screenshot("completion")
     workbench.page.keyboard.press("Escape")
+
+
+def test_format_document_and_the_outline(workbench, workspace):
+    """Format Document lays a one-line config out (with the editor's indentation); the Outline shows the
+    job and its task roles."""
+    import json
+
+    (workspace / "compact.pai.json").write_text(json.dumps(json.loads(MNIST), separators=(",", ":")) + "\n")
+    workbench.open_file("compact.pai.json")
+    workbench.command("Format Document")
+    workbench.wait_for(lambda: '"jobName": "mnist",' in workbench.editor_text("compact.pai.json"), "the config laid out")
+    lines = workbench.editor_text("compact.pai.json").splitlines()
+    assert lines[:2] == ["{", '    "jobName": "mnist",'] and len(lines) > 10, lines  # VS Code's indent for a new file: 4
+    workbench.command("Explorer: Focus on Outline View")
+    workbench.wait_for(lambda: workbench.view_texts("Outline") == ["mnist openpai/pai.example.tensorflow", "train × 1"],
+                       "the job (with its image) and its role (with its tasks) in the Outline")
+    workbench.screenshot("outline")

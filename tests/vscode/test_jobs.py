@@ -6,6 +6,8 @@ The tests run in order and share one window, as one user's session does."""
 from __future__ import annotations
 
 import getpass
+import json
+import re
 import time
 
 import pytest
@@ -152,6 +154,16 @@ def test_hdfs_view_new_folder_rename_and_download(workbench, workspace, user):
     workbench.wait_for(lambda: (dest / "train.py").exists() and (dest / "train.py").read_bytes() == (workspace / "train.py").read_bytes(),
                        "train.py downloaded as uploaded")
 
+    # Copy Path, then Delete of a folder: asked first, gone with everything in it.
+    folder = f"{code}/results-v2"
+    workbench.context_menu(hdfs_row(workbench, folder).first, "Copy Path")
+    workbench.wait_for(lambda: workbench.page.evaluate("navigator.clipboard.readText()") == folder, "the path in the clipboard")
+    workbench.context_menu(hdfs_row(workbench, folder).first, "Delete")
+    assert f"Delete the folder {folder} and everything in it?" in workbench.dialog("Delete")
+    workbench.wait_for(lambda: not hdfs_row(workbench, folder).count(), "the folder to leave the HDFS view")
+    gone = user.pai("hdfs", "stat", folder)
+    assert gone.returncode == 3 and "no such file" in gone.stderr, gone.stdout + gone.stderr
+
 
 def test_dragging_a_folder_from_the_explorer_uploads_it_into_an_hdfs_folder(workbench, workspace, user):
     """Both views in sight, as a user arranges them (View: Move View puts HDFS under the Explorer): a
@@ -231,6 +243,45 @@ def steps(text: str) -> int:
     return max((int(line.split()[1].split("/")[0]) for line in text.splitlines() if line.startswith("step ")), default=0)
 
 
+def test_a_job_of_several_tasks(workbench, workspace):
+    """Two tasks: each log line says which task wrote it; Show Tasks lists both with their labelled
+    ports; Copy SSH Command asks which task and copies its command."""
+    (workspace / "long_train.py").write_text(LONG_TRAIN)
+    config = json.loads((workspace / "mnist.pai.json").read_text())
+    config["jobName"] = "pair"
+    config["taskRoles"][0].update(taskNumber=2, memoryMB=512, command="cd $PAI_JOB_NAME && python3 long_train.py", portList=[
+        {"label": "ssh", "beginAt": 0, "portNumber": 1}, {"label": "jupyter", "beginAt": 0, "portNumber": 1}])
+    (workspace / "pair.pai.json").write_text(json.dumps(config, indent=2))
+    workbench.command("File: Focus on Files Explorer")
+    workbench.context_menu(workbench.explorer_row("pair.pai.json"), "Run Job Locally")
+    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: pair_"), "the job's Output channel")
+    job = workbench.output_channel().removeprefix("PAI: ")
+    workbench.wait_for(lambda: all(f"[train:{i}] step 2/1200" in workbench.output_text() for i in (0, 1)), "both tasks' logs")
+    lines = [line for line in workbench.output_text().splitlines() if line.strip()]
+    assert all(re.match(r"\[train:[01]\] step \d+/1200 loss=", line) for line in lines), lines
+
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.wait_for(lambda: job_row(workbench, job, "RUNNING").count(), f"{job} RUNNING in the Jobs view")
+    workbench.context_menu(job_row(workbench, job).first, "Show Tasks")
+    def running_tasks() -> list[str]:  # (the mnist job's task, shown above, has ended)
+        rows = [t for t in workbench.view_texts("Jobs") if t.startswith("train:") and "RUNNING" in t]
+        return rows if len(rows) == 2 and all("ssh" in t and "jupyter" in t for t in rows) else []
+
+    tasks = workbench.wait_for(running_tasks, "both tasks with their ports")
+    port = re.search(r"ssh (\d+)", tasks[1]).group(1)
+    assert tasks[1].startswith("train:1 RUNNING · 127.0.0.1 · ssh "), tasks
+    workbench.screenshot("job-tasks")
+    workbench.context_menu(job_row(workbench, job).first, "Copy SSH Command")
+    workbench.pick("train:1")
+    command = f"ssh -p {port} root@127.0.0.1"
+    workbench.wait_for(lambda: f"Info: Copied: {command}" in workbench.toasts(), "the command copied")
+    assert workbench.page.evaluate("navigator.clipboard.readText()") == command
+
+    workbench.context_menu(job_row(workbench, job).first, "Stop Job")
+    assert job in workbench.dialog("Stop Job")
+    workbench.wait_for(lambda: job_row(workbench, job, "STOPPED").count(), f"{job} STOPPED in the Jobs view")
+
+
 def test_running_a_config_with_a_mistake_says_why_and_submits_nothing(workbench, workspace):
     bad = (workspace / "mnist.pai.json").read_text().replace('"memoryMB"', '"memoryMb"').replace('"jobName": "mnist"', '"jobName": "broken"')
     (workspace / "broken.pai.json").write_text(bad)
@@ -246,3 +297,30 @@ def test_running_a_config_with_a_mistake_says_why_and_submits_nothing(workbench,
                        "the progress notification to close", timeout=15, errors=False)
     workbench.command("PAI: Focus on Jobs View")
     assert not job_row(workbench, "broken").count()
+
+
+PADDLE_TRAIN = """import os
+print("trainer", os.environ["PADDLE_INIT_TRAINER_ID"], "pservers", os.environ["PADDLE_INIT_PSERVERS"], flush=True)
+"""
+
+
+def test_a_paddle_job_file_runs_like_a_pai_config(workbench, workspace):
+    """A PaddlePaddle Cloud job file (*.paddle.json): the same menu runs it on the local cluster's
+    PaddlePaddle Cloud API, its workers' logs fill its channel, and Open Config shows it as a job file."""
+    (workspace / "paddle_train.py").write_text(PADDLE_TRAIN)
+    job_file = {"name": "fit-a-line", "parallelism": 2, "pservers": 1, "memory": "256Mi", "psmemory": "256Mi",
+                "entry": "python3 paddle_train.py"}
+    (workspace / "fit.paddle.json").write_text(json.dumps(job_file, indent=2))
+    workbench.clear_notifications()
+    workbench.command("File: Focus on Files Explorer")
+    workbench.context_menu(workbench.explorer_row("fit.paddle.json"), "Run Job Locally")
+    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: fit-a-line-"), "the job's Output channel")
+    job = workbench.output_channel().removeprefix("PAI: ")
+    workbench.wait_for(lambda: all(f"] trainer {i} pservers " in workbench.output_text() for i in (0, 1)), "both trainers' lines")
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.wait_for(lambda: job_row(workbench, job, "SUCCEEDED").count(), f"{job} SUCCEEDED in the Jobs view")
+    rows = workbench.view_texts("Jobs")
+    assert rows.index(next(r for r in rows if r.startswith("local-paddle"))) < rows.index(next(r for r in rows if r.startswith(job)))
+    workbench.context_menu(job_row(workbench, job).first, "Open Config")
+    workbench.editor(f"{job}.paddle.json", scheme="pai-job:").wait_for(state="visible")
+    workbench.wait_for(lambda: '"entry": "python3 paddle_train.py"' in workbench.editor_text(f"{job}.paddle.json"), "the job file")

@@ -35,6 +35,7 @@ class ErrorShown(AssertionError):
 class Workbench:
     def __init__(self, page: Page, artifacts: Path):
         self.page = page
+        page.set_default_timeout(LONG * 1000)  # what Playwright itself waits for (a click's target …), as for ours
         self.artifacts = artifacts
         self._shots = 0
 
@@ -73,6 +74,14 @@ class Workbench:
         """Load the workbench; ready when the folder's files are listed and our extension's
         activity-bar entry ("PAI") is there (the extension host has read its contributions)."""
         self.page.goto(url)
+        self._wait_until_loaded()
+
+    def reload(self) -> None:
+        """Developer: Reload Window, as a user does after installing something the extension needs."""
+        self.page.reload()
+        self._wait_until_loaded()
+
+    def _wait_until_loaded(self) -> None:
         self.page.wait_for_selector(".monaco-workbench", timeout=LONG * 1000)
         self.page.wait_for_selector(EXPLORER_ROWS, timeout=LONG * 1000)
         self.page.wait_for_selector(".part.activitybar .action-item [aria-label^='PAI']", timeout=LONG * 1000)

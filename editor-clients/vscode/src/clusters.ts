@@ -31,6 +31,7 @@ export class ClustersView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   readonly view: vscode.TreeView<Node>;
   /** Views that show per-cluster data and must follow a change of profiles. */
   readonly onDidChangeProfiles = new vscode.EventEmitter<void>();
+  private shown: Profile[] | undefined;
 
   constructor(private readonly server: PaiServer) {
     this.view = vscode.window.createTreeView("pai.clusters", { treeDataProvider: this });
@@ -39,6 +40,11 @@ export class ClustersView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   refresh(profilesChanged = false): void {
     this.changed.fire(undefined);
     if (profilesChanged) this.onDidChangeProfiles.fire();
+  }
+
+  /** The local cluster starts on first use (a listing, a run): a view that shows it stopped is out of date. */
+  localClusterUsed(): void {
+    if (this.shown?.some((p) => p.local && !p.running)) this.refresh();
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -67,6 +73,7 @@ export class ClustersView implements vscode.TreeDataProvider<Node>, vscode.Dispo
     if (node) return [];
     try {
       const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
+      this.shown = list.clusters;
       return list.clusters.map((p) => new ClusterItem(p));
     } catch (err) {
       return [new MessageItem(err instanceof Error ? err.message : String(err))];
@@ -177,7 +184,7 @@ export function registerClusters(context: vscode.ExtensionContext, server: PaiSe
     }),
     onItem("pai-lsp.clusters.stopLocal", async () => {
       const answer = await server.call<{ stopped: boolean }>("pai.clusters.stopLocal");
-      view.refresh(true);
+      view.refresh(); // not the other views: listing the local cluster's jobs or files would start it again
       void vscode.window.showInformationMessage(answer.stopped ? vscode.l10n.t("Stopped the local cluster.") : vscode.l10n.t("The local cluster was not running."));
     }),
   );

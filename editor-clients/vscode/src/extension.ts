@@ -22,6 +22,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerClusters(context, server, clusters);
   registerPreview(context, server);
   server.onRestart(() => jobs.refresh()); // a new server watches what it lists again
+  jobs.onDidList.event((node) => {
+    if (node.local) clusters.localClusterUsed();
+  });
   clusters.onDidChangeProfiles.event(() => {
     jobs.refresh();
     hdfs.refresh();
@@ -32,6 +35,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (result) {
       logs.started({ job: result.job, cluster: result.cluster });
       jobs.started(result.job, result.cluster);
+      clusters.localClusterUsed(); // a run may have started the local cluster
     }
     return result;
   };

@@ -29,6 +29,7 @@ interface Profile {
   name: string;
   local: boolean;
   default: boolean;
+  kind: string;
 }
 
 export class ClusterNode {
@@ -36,7 +37,12 @@ export class ClusterNode {
   jobs: JobNode[] = [];
   total = 0;
   loaded = false;
-  constructor(readonly name: string, readonly isDefault: boolean, readonly local: boolean) {}
+  constructor(readonly name: string, readonly isDefault: boolean, readonly local: boolean, readonly clusterKind: string) {}
+
+  /** How a job file of this cluster is named: PaddlePaddle Cloud's are `*.paddle.json`. */
+  get configSuffix(): string {
+    return this.clusterKind === "paddlecloud" ? ".paddle.json" : ".pai.json";
+  }
 }
 
 export class JobNode {
@@ -88,6 +94,8 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly statusBar = vscode.window.createStatusBarItem("pai.runningJobs", vscode.StatusBarAlignment.Left, 10);
   private readonly ticker: NodeJS.Timeout;
   readonly view: vscode.TreeView<Node>;
+  /** A cluster's jobs were listed (for the local cluster: it runs now). */
+  readonly onDidList = new vscode.EventEmitter<ClusterNode>();
 
   constructor(private readonly server: PaiServer, private readonly logs: LogBook) {
     this.view = vscode.window.createTreeView("pai.jobs", { treeDataProvider: this, showCollapseAll: true });
@@ -236,7 +244,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
         // The default cluster first: that is where Submit goes.
         const sorted = [...list.clusters].sort((a, b) => Number(b.default) - Number(a.default));
-        const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local));
+        const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local, p.kind));
         if (generation === this.generation) this.clusters = nodes;
         return nodes;
       }
@@ -262,6 +270,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     for (const job of page.jobs) if (offset === 0 || !known.has(job.name)) node.jobs.push(new JobNode(node, job));
     node.total = page.total;
     node.loaded = true;
+    this.onDidList.fire(node);
   }
 
   async loadMore(node: ClusterNode): Promise<void> {
@@ -275,6 +284,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
 
   dispose(): void {
     clearInterval(this.ticker);
+    this.onDidList.dispose();
     this.statusBar.dispose();
     this.view.dispose();
     this.changed.dispose();
@@ -327,7 +337,7 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
       void vscode.window.showInformationMessage(vscode.l10n.t("Copied: {0}", picked.command));
     }),
     command("pai-lsp.job.openConfig", async (node) => {
-      const uri = vscode.Uri.from({ scheme: "pai-job", path: `/${node.cluster.name}/${node.job.name}.pai.json` });
+      const uri = vscode.Uri.from({ scheme: "pai-job", path: `/${node.cluster.name}/${node.job.name}${node.cluster.configSuffix}` });
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
     }),
     command("pai-lsp.job.openPortal", async (node) => {
@@ -339,8 +349,9 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
     vscode.workspace.registerTextDocumentContentProvider("pai-job", {
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
         const [, cluster, file] = uri.path.split("/");
-        const answer = await server.call<{ config: unknown }>("pai.job.config", { job: file.replace(/\.pai\.json$/, ""), cluster });
-        return JSON.stringify(answer.config, null, 2) + "\n";
+        const answer = await server.call<{ config: unknown; text?: string }>("pai.job.config",
+          { job: file.replace(/\.(pai|paddle)\.json$/, ""), cluster });
+        return answer.text ?? JSON.stringify(answer.config, null, 2) + "\n"; // text: in the cluster's key order
       },
     }),
   );
