@@ -4,11 +4,14 @@
  * features do not check them a second time). */
 export const LANGUAGE = "pai-job";
 
-/** The documents the server checks: job configs on disk and unsaved ones. */
+/** The documents the server checks: job configs on disk and unsaved ones, and the workspace's
+ * `.vscode/settings.json` (its `pai.job.*` keys; the server adds only diagnostics there, VS Code's
+ * own JSON features stay). */
 export const documentSelector = [
   { scheme: "file", language: LANGUAGE },
   { scheme: "file", pattern: "**/*.pai.json" },
   { scheme: "file", pattern: "**/*.paddle.json" },
+  { scheme: "file", pattern: "**/.vscode/settings.json" },
   { scheme: "untitled", language: LANGUAGE },
 ];
 

@@ -21,8 +21,8 @@ test("no contributed command uses the server's pai.* namespace (vscode-languagec
   assert.equal(clientCommandFor("pai.hdfs.ls"), undefined);
 });
 
-test("only job configs (*.pai.json, PaddlePaddle Cloud *.paddle.json) on disk are served", () => {
-  assert.deepEqual(documentSelector.map((s) => s.pattern).filter(Boolean), ["**/*.pai.json", "**/*.paddle.json"]);
+test("only job configs (*.pai.json, PaddlePaddle Cloud *.paddle.json) and .vscode/settings.json on disk are served", () => {
+  assert.deepEqual(documentSelector.map((s) => s.pattern).filter(Boolean), ["**/*.pai.json", "**/*.paddle.json", "**/.vscode/settings.json"]);
   assert.deepEqual(manifest.contributes.languages[0].filenamePatterns, ["*.pai.json", "*.paddle.json"]);
   assert.ok(manifest.activationEvents.includes("onLanguage:pai-job"));
   assert.ok(isJobConfig("/w/mnist.pai.json") && isJobConfig("/w/train.paddle.json"));
