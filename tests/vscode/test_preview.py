@@ -1,0 +1,97 @@
+"""Know what you send, in a real VS Code: right-click a config → Preview Upload shows, in a read-only
+document, the files Submit would upload (how many, the largest), the job's name and its final config,
+and nothing is sent; what the default excludes (`.git/`) and `.paiignore` leave out is not there.
+Run again from the command palette after a file is added, the same document shows the new count.
+A file that looks like data gets a Warning on `codeDir` in the Problems view."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from .harness import copy_example
+
+pytestmark = pytest.mark.timeout(600)
+
+PREVIEW_EDITOR = ".editor-instance .monaco-editor[data-uri^='pai-preview:']"
+
+
+@pytest.fixture(scope="module")
+def workspace(user):
+    """The mnist example with a config whose codeDir is one fixed place, big files the upload must
+    leave out (in `.git/`, and in a folder `.paiignore` names), code, and a data file the workspace's
+    include globs take."""
+    ws = copy_example("mnist", user.home / "preview")
+    config = json.loads((ws / "mnist.pai.json").read_text())
+    config["codeDir"] = "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/code/mnist"
+    (ws / "preview.pai.json").write_text(json.dumps(config, indent=2) + "\n")
+    settings = json.loads((ws / ".vscode" / "settings.json").read_text())
+    settings["pai.job.upload.include"] = [*settings["pai.job.upload.include"], "data/**"]
+    (ws / ".vscode" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "hooks" / "huge_hook.py").write_text("#" * 500_000)
+    (ws / "scratch").mkdir()
+    (ws / "scratch" / "notes.py").write_text("#" * 400_000)
+    (ws / ".paiignore").write_text("scratch/\n")
+    (ws / "data_prep.py").write_text("x = 1\n" * 50_000)  # 300,000 bytes: the largest file sent
+    (ws / "model").mkdir()
+    (ws / "model" / "net.py").write_text("import math\n")
+    (ws / "data").mkdir()
+    (ws / "data" / "features.npy").write_bytes(b"\x93NUMPY" + bytes(20_000))
+    return ws
+
+
+def preview_text(workbench) -> str:
+    editor = workbench.page.locator(PREVIEW_EDITOR)
+    return editor.locator(".view-lines").inner_text().replace("\u00a0", " ") if editor.count() else ""
+
+
+def test_preview_upload_from_the_explorer(workbench, user):
+    workbench.open_file("preview.pai.json")
+    workbench.context_menu(workbench.explorer_row("preview.pai.json"), "Preview Upload")
+    text = workbench.wait_for(lambda: (t := preview_text(workbench)) and "config after substitution" in t and t,
+                              "the preview document")
+    assert text.startswith("Dry run of preview.pai.json: nothing was sent."), text
+    job = re.search(r"^job name: (mnist_[0-9a-f]{8}) \(a new name is drawn at submit\)$", text, re.M)
+    upload = re.search(r"^upload: +4 files, \S+ \S+ from \S+ to (\S+/code/mnist)$", text, re.M)
+    assert job and upload, text
+    assert "0 unchanged since the last upload there (skipped), 4 to send" in text
+    lines = text.splitlines()
+    largest = lines[lines.index("largest files:") + 1:lines.index("largest files:") + 5]
+    assert [line.split()[-1] for line in largest] == ["data_prep.py", "data/features.npy", "train.py", "model/net.py"], largest
+    assert largest[0].split()[:2] == ["293.0", "KB"], largest
+    assert "1 file(s) look like data" in text
+    assert "huge_hook" not in text and "scratch" not in text and ".git" not in text
+    assert f'"jobName": "{job.group(1)}"' in text
+    tab = workbench.page.locator(".tabs-container .tab.active")
+    assert tab.get_attribute("aria-label").startswith("preview.pai.json (upload preview)"), tab.get_attribute("aria-label")
+    workbench.screenshot("upload-preview", docs="vscode-upload-preview.png")
+
+    # Read-only: typing changes nothing.
+    workbench.page.locator(PREVIEW_EDITOR).locator(".view-lines").click()
+    workbench.page.keyboard.type("zzz")
+    assert "zzz" not in preview_text(workbench)
+    # Nothing was sent.
+    listed = user.pai("hdfs", "ls", upload.group(1))
+    assert listed.returncode != 0 and "train.py" not in listed.stdout, listed.stdout
+
+
+def test_preview_again_from_the_palette(workbench, workspace):
+    (workspace / "model" / "extra.py").write_text("EXTRA = 1\n")
+    workbench.open_file("preview.pai.json")
+    workbench.command("PAI: Preview Upload")
+    workbench.wait_for(lambda: re.search(r"^upload: +5 files, ", preview_text(workbench), re.M), "the preview with 5 files")
+    assert workbench.page.locator(PREVIEW_EDITOR).count() == 1  # the same document, made again
+
+
+def test_data_file_warning_on_codeDir_in_problems(workbench):
+    workbench.open_file("preview.pai.json")
+    rows = workbench.wait_for(lambda: [r for r in workbench.problems() if "look like data" in r], "the codeDir warning in Problems")
+    (row,) = rows
+    assert "data/features.npy" in row and "pai upload.data-files" in row and "[Ln 4, Col 3]" in row, row
+    workbench.command("Problems: Focus on Problems View")
+    warning = workbench.page.locator(".markers-panel .monaco-list-row .codicon-warning")
+    assert warning.count() >= 1
+    workbench.screenshot("codeDir-warning")
