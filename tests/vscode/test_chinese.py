@@ -50,3 +50,17 @@ def test_run_job_locally_from_the_chinese_menu(workbench):
     workbench.command("PAI: Focus on 作业 View")
     workbench.wait_for(lambda: any(job in text and "SUCCEEDED" in text for text in workbench.view_texts("作业")), f"{job} in 作业")
     workbench.screenshot("zh-cn-job")
+
+
+def test_preview_upload_in_chinese(workbench):
+    """Preview Upload (预览上传): the menu entry, the document's tab and the report are in Chinese."""
+    workbench.command("File: Focus on Files Explorer")
+    workbench.context_menu(workbench.explorer_row("mnist.pai.json"), "预览上传")  # "Preview Upload"
+    editor = workbench.page.locator(".editor-instance .monaco-editor[data-uri^='pai-preview:']")
+    text = workbench.wait_for(lambda: editor.count() and editor.locator(".view-lines").inner_text().replace("\u00a0", " "),
+                              "the preview document")
+    assert text.startswith("mnist.pai.json 的试运行：未发送任何内容。"), text
+    assert "上传：    1 个文件" in text and "最大的文件：" in text and "train.py" in text, text
+    tab = workbench.page.locator(".tabs-container .tab.active")
+    assert tab.get_attribute("aria-label").startswith("mnist.pai.json（上传预览）"), tab.get_attribute("aria-label")
+    workbench.screenshot("zh-cn-upload-preview")

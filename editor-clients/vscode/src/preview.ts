@@ -13,7 +13,7 @@ export const PREVIEW_SCHEME = "pai-preview";
 export function previewUri(config: vscode.Uri): vscode.Uri {
   return vscode.Uri.from({
     scheme: PREVIEW_SCHEME,
-    path: `${config.path} ${vscode.l10n.t("(upload preview)")}`,
+    path: vscode.l10n.t("{0} (upload preview)", config.path),
     query: config.toString(),
   });
 }
