@@ -95,3 +95,14 @@ def test_data_file_warning_on_codeDir_in_problems(workbench):
     warning = workbench.page.locator(".markers-panel .monaco-list-row .codicon-warning")
     assert warning.count() >= 1
     workbench.screenshot("codeDir-warning")
+
+
+def test_an_invalid_config_is_one_error(workbench, workspace):
+    (workspace / "bad.pai.json").write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
+    workbench.clear_notifications()
+    workbench.context_menu(workbench.explorer_row("bad.pai.json"), "Preview Upload")
+    errors = workbench.wait_for(lambda: workbench.error_toasts(), "the error", errors=False)
+    assert len(errors) == 1 and '"a-b"' in errors[0] and "bad.pai.json" in errors[0], errors
+    workbench.page.wait_for_timeout(1000)  # a second message would show by now
+    assert workbench.error_toasts() == errors
+    assert not workbench.page.locator(".tabs-container .tab[aria-label^='bad.pai.json (upload preview)']").count()
