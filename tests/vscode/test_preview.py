@@ -2,7 +2,8 @@
 document, the files Submit would upload (how many, the largest), the job's name and its final config,
 and nothing is sent; what the default excludes (`.git/`) and `.paiignore` leave out is not there.
 Run again from the command palette after a file is added, the same document shows the new count.
-A file that looks like data gets a Warning on `codeDir` in the Problems view."""
+A file that looks like data gets a Warning on `codeDir` in the Problems view, and the hover on
+`codeDir` says what the upload would send."""
 
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def test_preview_again_from_the_palette(workbench, workspace):
     assert workbench.page.locator(PREVIEW_EDITOR).count() == 1  # the same document, made again
 
 
-def test_data_file_warning_on_codeDir_in_problems(workbench):
+def test_codeDir_warning_in_problems_and_its_hover(workbench):
     workbench.open_file("preview.pai.json")
     rows = workbench.wait_for(lambda: [r for r in workbench.problems() if "look like data" in r], "the codeDir warning in Problems")
     (row,) = rows
@@ -95,6 +96,14 @@ def test_data_file_warning_on_codeDir_in_problems(workbench):
     warning = workbench.page.locator(".markers-panel .monaco-list-row .codicon-warning")
     assert warning.count() >= 1
     workbench.screenshot("codeDir-warning")
+    # The hover on codeDir says what the upload would send.
+    workbench.focus_editor()
+    workbench.go_to(4, 6)
+    hover = workbench.wait_for(lambda: (t := workbench.hover_text()) and "Upload" in t and t, "the codeDir hover")
+    assert re.search(r"Upload: 5 files, \S+ KB from this workspace", hover) and "data_prep.py" in hover, hover
+    assert "Looks like data: data/features.npy" in hover, hover
+    workbench.screenshot("codeDir-hover")
+    workbench.page.keyboard.press("Escape")
 
 
 def test_an_invalid_config_is_one_error(workbench, workspace):
