@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from .jsonc import Document, Node
 from .messages import pick, render, severity
 from .model import Diagnostic, Settings
+from .settings_check import GlobFacts
 
 BIG_FILE = 50 * 1024 * 1024  # a file this big in the code folder is almost surely data
 # Suffixes of datasets, arrays, checkpoints and model weights.
@@ -57,6 +58,7 @@ class UploadFacts:
     max_files: int
     max_bytes: int
     problems: tuple[str, ...] = ()  # lines of .paiignore / .gitignore that could not be read
+    globs: GlobFacts | None = None  # how each include glob fares (counted for .vscode/settings.json only)
 
     @property
     def over_files(self) -> bool:
