@@ -119,6 +119,24 @@ async def test_warning_on_code_dir_when_over_the_limit_or_data(editor, tmp_path)
     await until(lambda: not upload_warnings(editor, doc.uri), timeout=10)
 
 
+async def test_warning_follows_files_in_a_workspace_of_many_folders(editor, tmp_path):
+    """Each count opens every folder; with 9,000 of them, watching those opens alone would overflow
+    inotify's queue (16,384 events) and bury the event of the file that matters."""
+    ws, text = workspace(tmp_path, {"pai.job.upload.include": ["**/*.py"]}, {})
+    for i in range(9000):
+        (ws / "pkg" / f"m{i % 90}" / f"p{i}").mkdir(parents=True)
+    doc = Editor(editor, ws / "mnist.pai.json")
+    await doc.open(text)
+    hover = await editor.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('"codeDir"', 2)))
+    assert "**Upload**: 1 file, " in hover.contents.value
+    for _ in range(2):  # a count after a count: the second one's file event is not lost either
+        with open(ws / "pkg" / "m7" / "p7" / "weights.py", "wb") as f:
+            f.truncate(300 * 1024 * 1024)
+        await until(lambda: "upload.over-limit" in upload_warnings(editor, doc.uri), timeout=15)
+        (ws / "pkg" / "m7" / "p7" / "weights.py").unlink()
+        await until(lambda: "upload.over-limit" not in upload_warnings(editor, doc.uri), timeout=15)
+
+
 async def test_the_client_watches_files_for_the_server(watching_editor, tmp_path):
     client = watching_editor
     ws, text = workspace(tmp_path, {"pai.job.upload.include": ["**/*.py"]}, {"a.py": 10})

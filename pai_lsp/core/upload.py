@@ -104,7 +104,7 @@ def hover_markdown(facts: UploadFacts | None, locale: str | None) -> str:
     """What the hover on `codeDir` adds: what an upload sends from this workspace."""
     if facts is None:
         return pick(locale, "*Counting the workspace files an upload would send…*", "*正在统计上传将发送的工作区文件…*")
-    lines = [pick(locale, f"**Upload**: {facts.files:,} files, {size_text(facts.bytes)} from this workspace "
+    lines = [pick(locale, f"**Upload**: {facts.files:,} file{'' if facts.files == 1 else 's'}, {size_text(facts.bytes)} from this workspace "
                           "(`pai.job.upload.include` / `exclude`, `.paiignore`, `.gitignore`)",
                   f"**上传**：此工作区的 {facts.files:,} 个文件，共 {size_text(facts.bytes)}"
                   "（`pai.job.upload.include` / `exclude`、`.paiignore`、`.gitignore`）")]

@@ -258,7 +258,7 @@ class Uploads:
             self.observer.start()
         try:
             relay = _Relay(asyncio.get_running_loop(), self.files_changed)
-            self.watched[root] = self.observer.schedule(relay, str(root), recursive=True)
+            self.watched[root] = self.observer.schedule(relay, str(root), recursive=True, event_filter=_changes())
         except OSError as exc:  # e.g. the inotify watch limit: the count is then refreshed on save only
             logger.warning("cannot watch %s for changes: %s", root, exc)
 
@@ -298,6 +298,16 @@ def _may_count(rel: Path, key: Key) -> bool:
     return not any(is_default_folder(part) and part not in named for part in rel.parts[:-1])
 
 
+def _changes() -> list[type]:
+    """The events that can change a count. Never "opened" / "closed without writing": each count
+    opens every folder it walks, and on a big workspace those events alone overflow inotify's queue
+    (watchdog then re-walks the tree to catch up, opening every folder again, without end)."""
+    from watchdog import events
+
+    return [events.FileCreatedEvent, events.FileDeletedEvent, events.FileMovedEvent, events.FileModifiedEvent,
+            events.FileClosedEvent, events.DirCreatedEvent, events.DirDeletedEvent, events.DirMovedEvent]
+
+
 class _Relay:
     """watchdog's events (on its own thread) to `files_changed` on the server's loop."""
 
@@ -305,7 +315,7 @@ class _Relay:
         self.loop, self.to = loop, to
 
     def dispatch(self, event) -> None:
-        if event.event_type in ("opened", "closed", "closed_no_write") or (event.is_directory and event.event_type == "modified"):
+        if event.is_directory and event.event_type == "modified":
             return
         paths = [Path(event.src_path)] + ([Path(event.dest_path)] if getattr(event, "dest_path", "") else [])
         self.loop.call_soon_threadsafe(self.to, paths)
