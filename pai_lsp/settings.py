@@ -14,8 +14,16 @@ from typing import Any
 
 from .core.jsonc import parse
 from .core.model import Settings, dialect_of
+from .core.settings_check import groups
 
 SETTINGS_FILE = Path(".vscode") / "settings.json"
+GROUPS = groups()  # "pai", "pai.job", "pai.job.upload", …: the keys users may write as nested objects
+
+
+def is_settings_file(path: str | Path) -> bool:
+    """A `.vscode/settings.json` (whose `pai.*` keys the language server checks)."""
+    p = Path(path)
+    return p.name == SETTINGS_FILE.name and p.parent.name == SETTINGS_FILE.parent.name
 
 
 def flatten(config: Any, prefix: str = "") -> dict[str, Any]:
@@ -25,7 +33,7 @@ def flatten(config: Any, prefix: str = "") -> dict[str, Any]:
         return out
     for key, value in config.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict) and name in ("pai", "pai.job", "pai.cluster", "pai.job.upload", "pai.job.generateJobName", "pai.server"):
+        if isinstance(value, dict) and name in GROUPS:
             out.update(flatten(value, name + "."))
         else:
             out[name] = value

@@ -14,7 +14,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers.cli import isolated_env, stop_all
-from .helpers.lsp import SERVER, Editor, start_session, until
+from .helpers.lsp import SERVER, Editor, start_session, text_at, until
 from .helpers.paths import EXAMPLE
 
 ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-upload-")))
@@ -119,6 +119,24 @@ async def test_warning_on_code_dir_when_over_the_limit_or_data(editor, tmp_path)
     await until(lambda: not upload_warnings(editor, doc.uri), timeout=10)
 
 
+async def test_warning_follows_files_in_a_workspace_of_many_folders(editor, tmp_path):
+    """Each count opens every folder; with 9,000 of them, watching those opens alone would overflow
+    inotify's queue (16,384 events) and bury the event of the file that matters."""
+    ws, text = workspace(tmp_path, {"pai.job.upload.include": ["**/*.py"]}, {})
+    for i in range(9000):
+        (ws / "pkg" / f"m{i % 90}" / f"p{i}").mkdir(parents=True)
+    doc = Editor(editor, ws / "mnist.pai.json")
+    await doc.open(text)
+    hover = await editor.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('"codeDir"', 2)))
+    assert "**Upload**: 1 file, " in hover.contents.value
+    for _ in range(2):  # a count after a count: the second one's file event is not lost either
+        with open(ws / "pkg" / "m7" / "p7" / "weights.py", "wb") as f:
+            f.truncate(300 * 1024 * 1024)
+        await until(lambda: "upload.over-limit" in upload_warnings(editor, doc.uri), timeout=15)
+        (ws / "pkg" / "m7" / "p7" / "weights.py").unlink()
+        await until(lambda: "upload.over-limit" not in upload_warnings(editor, doc.uri), timeout=15)
+
+
 async def test_the_client_watches_files_for_the_server(watching_editor, tmp_path):
     client = watching_editor
     ws, text = workspace(tmp_path, {"pai.job.upload.include": ["**/*.py"]}, {"a.py": 10})
@@ -157,3 +175,72 @@ async def test_preview_upload_command(editor, tmp_path):
     assert any(line.startswith("upload:   2 files, ") for line in text_lines)
     jobs = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobs.list", [{"cluster": "local"}]))
     assert result["job"] not in [j["name"] for j in jobs["jobs"]]  # nothing submitted
+
+
+# -- .vscode/settings.json: the pai.job.* keys, checked by the same server ----------------------------
+
+def settings_problems(client: LanguageClient, doc: Editor) -> dict[str, tuple[str, str]]:
+    """code -> (the text it is on, its message), for the settings document."""
+    return {d.code: (text_at(doc.text, d.range), d.message) for d in client.diagnostics.get(doc.uri, [])}
+
+
+async def test_settings_json_values_of_the_wrong_type(editor, tmp_path):
+    ws, _ = workspace(tmp_path, {}, {"a.py": 10})
+    doc = Editor(editor, ws / ".vscode" / "settings.json")
+    diagnostics = await doc.open(
+        '{\n  // comments are fine here\n  "editor.tabSize": "not ours",\n  "pai.job.upload.maxBytes": "200MB",\n'
+        '  "pai.job.upload.enabled": "yes",\n  "pai.job.generateJobName.enabled": 1,\n  "pai.cluster.kind": "k8s",\n'
+        '  "pai.job.upload.exclude": ["**/*.log", 3],\n  "pai.job.uploadInclude": ["**/*.py"],\n}\n')
+    found = {d.code: d for d in diagnostics}
+    by_text = {text_at(doc.text, d.range): (d.code, d.severity, d.message) for d in diagnostics}
+    assert by_text['"200MB"'] == ("settings.type", types.DiagnosticSeverity.Error,
+                                  "pai.job.upload.maxBytes should be a positive integer, not a string: pai ignores it and "
+                                  "uses the default (209,715,200).")
+    assert by_text['"yes"'][2] == "pai.job.upload.enabled should be true or false, not a string: pai ignores it and uses the default (true)."
+    assert by_text["1"][2].startswith("pai.job.generateJobName.enabled should be true or false, not 1:")
+    assert by_text['"k8s"'][2].startswith('pai.cluster.kind should be "openpai" | "scm", not a string:')
+    assert by_text["3"][:2] == ("settings.glob-type", types.DiagnosticSeverity.Error)
+    assert by_text['"pai.job.uploadInclude"'][:2] == ("settings.unknown", types.DiagnosticSeverity.Information)
+    assert len(diagnostics) == 6, diagnostics  # not the editor's own keys, no job-config errors, no comment warning
+    assert "syntax.comment" not in found
+    # Fixed as you type: the diagnostics go.
+    fixed = await doc.replace_all('{"pai.job.upload.maxBytes": 1000000, "pai.job.upload.enabled": true}')
+    assert [d for d in fixed if d.code.startswith("settings.")] == []
+    # The nested form is read (and checked) too; Chinese when the user reads Chinese.
+    nested = await doc.replace_all('{"pai": {"locale": "zh-CN", "job": {"upload": {"maxFiles": -5}}}}')
+    (problem,) = nested
+    assert text_at(doc.text, problem.range) == "-5"
+    assert problem.message.startswith("pai.job.upload.maxFiles 应为正整数，而不是-5")
+    # Nothing of the job-config features answers on this file.
+    assert await editor.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('"maxFiles"', 2))) is None
+    assert not await editor.text_document_formatting_async(types.DocumentFormattingParams(
+        doc.doc(), types.FormattingOptions(tab_size=2, insert_spaces=True)))
+
+
+async def test_settings_json_globs_checked_against_the_workspace(editor, tmp_path):
+    ws, _ = workspace(tmp_path, {}, {"src/a.py": 10, "src/b.py": 10, "notes/readme.md": 10, ".venv/lib/site.py": 10})
+    doc = Editor(editor, ws / ".vscode" / "settings.json")
+    await doc.open('{\n  "pai.job.upload.include": ["src/**/*.py", "**/*.ipynb", "notes/**", "!notes/**"]\n}\n')
+    await until(lambda: "settings.glob-unmatched" in settings_problems(editor, doc))
+    problems = settings_problems(editor, doc)
+    assert problems["settings.glob-unmatched"] == ('"**/*.ipynb"', "No file in this workspace matches **/*.ipynb: it uploads "
+                                                   "nothing (after the default excludes, .paiignore and .gitignore).")
+    assert problems["settings.glob-hidden"][0] == '"notes/**"'
+    assert set(problems) == {"settings.glob-unmatched", "settings.glob-hidden"}
+    # An exclude that hides every include (typed, not saved: the buffer is what counts).
+    await doc.replace_all('{\n  "pai.job.upload.include": ["src/**"],\n  "pai.job.upload.exclude": ["**/*.py"]\n}\n')
+    await until(lambda: "settings.exclude-hides-all" in settings_problems(editor, doc))
+    problems = settings_problems(editor, doc)
+    assert problems["settings.exclude-hides-all"] == ('"pai.job.upload.exclude"', "pai.job.upload.exclude leaves out "
+                                                      "every file the include globs choose: the upload would be empty.")
+    assert problems["settings.glob-hidden"][0] == '"src/**"'
+    # A file lands that the glob matches: its warning goes.
+    await doc.replace_all('{"pai.job.upload.include": ["**/*.ipynb", "src/**/*.py"]}')
+    await until(lambda: "settings.glob-unmatched" in settings_problems(editor, doc))
+    (ws / "explore.ipynb").write_text("{}")
+    await until(lambda: "settings.glob-unmatched" not in settings_problems(editor, doc), timeout=10)
+    # A folder left out by default counts as nothing, unless the include names it.
+    await doc.replace_all('{"pai.job.upload.include": ["**/site.py"]}')
+    await until(lambda: "settings.glob-unmatched" in settings_problems(editor, doc))
+    await doc.replace_all('{"pai.job.upload.include": [".venv/**/site.py"]}')
+    await until(lambda: not settings_problems(editor, doc))

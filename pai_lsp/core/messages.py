@@ -173,6 +173,33 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "上传包含 {count} 个看起来像数据的文件：{files}。codeDir 只应包含代码（数据请放在 HDFS 上并通过 dataDir 读取）。",
     ),
     "upload.ignore-file": (WARNING, "{problem}", "{problem}"),
+    # -- .vscode/settings.json: the pai.* keys ------------------------------------------------
+    "settings.type": (
+        ERROR,
+        "{key} should be {expected}, not {actual}: pai ignores it and uses the default ({default}).",
+        "{key} 应为{expected}，而不是{actual}：pai 会忽略它并使用默认值（{default}）。",
+    ),
+    "settings.glob-type": (
+        ERROR,
+        "Each entry of {key} is a glob (a non-empty string), not {actual}: pai ignores the whole list and uses the default.",
+        "{key} 的每一项都应是 glob（非空字符串），而不是{actual}：pai 会忽略整个列表并使用默认值。",
+    ),
+    "settings.unknown": (INFO, "{key} is not a pai setting: nothing reads it.", "{key} 不是 pai 的设置：不会被读取。"),
+    "settings.glob-unmatched": (
+        WARNING,
+        "No file in this workspace matches {glob}: it uploads nothing (after the default excludes, .paiignore and .gitignore).",
+        "此工作区中没有文件匹配 {glob}：它不会上传任何文件（已排除默认排除项、.paiignore 和 .gitignore）。",
+    ),
+    "settings.glob-hidden": (
+        WARNING,
+        "Every file {glob} matches is left out again (pai.job.upload.exclude or a !pattern): it uploads nothing.",
+        "{glob} 匹配的每个文件都又被排除了（pai.job.upload.exclude 或 !模式）：它不会上传任何文件。",
+    ),
+    "settings.exclude-hides-all": (
+        WARNING,
+        "pai.job.upload.exclude leaves out every file the include globs choose: the upload would be empty.",
+        "pai.job.upload.exclude 排除了 include 选中的所有文件：上传将为空。",
+    ),
 }
 
 # Words used inside messages.

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from .jsonc import Document, Node
 from .messages import pick, render, severity
 from .model import Diagnostic, Settings
+from .settings_check import GlobFacts
 
 BIG_FILE = 50 * 1024 * 1024  # a file this big in the code folder is almost surely data
 # Suffixes of datasets, arrays, checkpoints and model weights.
@@ -57,6 +58,7 @@ class UploadFacts:
     max_files: int
     max_bytes: int
     problems: tuple[str, ...] = ()  # lines of .paiignore / .gitignore that could not be read
+    globs: GlobFacts | None = None  # how each include glob fares (counted for .vscode/settings.json only)
 
     @property
     def over_files(self) -> bool:
@@ -102,7 +104,7 @@ def hover_markdown(facts: UploadFacts | None, locale: str | None) -> str:
     """What the hover on `codeDir` adds: what an upload sends from this workspace."""
     if facts is None:
         return pick(locale, "*Counting the workspace files an upload would send…*", "*正在统计上传将发送的工作区文件…*")
-    lines = [pick(locale, f"**Upload**: {facts.files:,} files, {size_text(facts.bytes)} from this workspace "
+    lines = [pick(locale, f"**Upload**: {facts.files:,} file{'' if facts.files == 1 else 's'}, {size_text(facts.bytes)} from this workspace "
                           "(`pai.job.upload.include` / `exclude`, `.paiignore`, `.gitignore`)",
                   f"**上传**：此工作区的 {facts.files:,} 个文件，共 {size_text(facts.bytes)}"
                   "（`pai.job.upload.include` / `exclude`、`.paiignore`、`.gitignore`）")]

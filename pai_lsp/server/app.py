@@ -23,7 +23,7 @@ from ..core.paddle import DIALECT as PADDLE
 from ..core.paddle import is_paddle_file
 from ..core.validate import diagnose
 from ..daemon.protocol import is_params
-from ..settings import find_workspace_settings, flatten, read
+from ..settings import find_workspace_settings, flatten, is_settings_file, read
 from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
 from .uploads import Uploads
 
@@ -93,7 +93,9 @@ class PaiLanguageServer(LanguageServer):
         if cached is not None and cached.revision == document.revision and cached.doc.text is document.text:
             return cached
         doc = document.parsed
-        result = Analysis(document.version, document.revision, doc, document.lines, diagnose(doc, self.settings_for(uri)))
+        # A .vscode/settings.json is checked by `uploads` (its globs are counted against the workspace).
+        found = [] if is_settings_file(uri) else diagnose(doc, self.settings_for(uri))
+        result = Analysis(document.version, document.revision, doc, document.lines, found)
         self.analyses[uri] = result
         return result
 

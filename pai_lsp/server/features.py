@@ -14,6 +14,7 @@ from ..core.messages import pick
 from ..core.outline import folding_ranges, format_text, symbols
 from ..core.paddle import DIALECT as PADDLE
 from ..core.upload import hover_markdown, on_code_dir
+from ..settings import is_settings_file
 from .registry import Registry
 
 if TYPE_CHECKING:
@@ -88,6 +89,8 @@ COMPLETION_KIND = {
 
 @registry.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "$", ":"]))
 def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.CompletionList:
+    if is_settings_file(params.text_document.uri):
+        return types.CompletionList(is_incomplete=False, items=[])
     result = ls.analysis(params.text_document.uri)
     offset = ls.offset(result, params.position)
     items = []
@@ -108,6 +111,8 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
 @registry.feature(types.TEXT_DOCUMENT_HOVER)
 async def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
+    if is_settings_file(uri):
+        return None
     result = ls.analysis(uri)
     offset = ls.offset(result, params.position)
     settings = ls.settings_for(uri)
@@ -147,6 +152,8 @@ SYMBOL_KIND = {"job": types.SymbolKind.Module, "role": types.SymbolKind.Class, "
 
 @registry.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    if is_settings_file(params.text_document.uri):
+        return []
     result = ls.analysis(params.text_document.uri)
 
     def convert(s) -> types.DocumentSymbol:
@@ -161,6 +168,8 @@ def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) 
 
 @registry.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
 def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
+    if is_settings_file(params.text_document.uri):
+        return []
     result = ls.analysis(params.text_document.uri)
     out = []
     for start, end, kind in folding_ranges(result.doc):
@@ -173,6 +182,8 @@ def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[typ
 
 @registry.feature(types.TEXT_DOCUMENT_FORMATTING)
 def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) -> list[types.TextEdit]:
+    if is_settings_file(params.text_document.uri):
+        return []  # VS Code formats settings.json its own way
     result = ls.analysis(params.text_document.uri)
     indent = "\t" if not params.options.insert_spaces else " " * params.options.tab_size
     formatted = format_text(result.doc, indent)
@@ -183,6 +194,8 @@ def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) ->
 
 @registry.feature(types.TEXT_DOCUMENT_CODE_LENS)
 def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    if is_settings_file(params.text_document.uri):
+        return []
     result = ls.analysis(params.text_document.uri)
     root = result.doc.root
     settings = ls.settings_for(params.text_document.uri)

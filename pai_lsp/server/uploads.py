@@ -22,7 +22,9 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..core.model import Diagnostic, Settings
+from ..core.settings_check import settings_diagnostics
 from ..core.upload import UploadFacts, upload_diagnostics
+from ..settings import flatten, is_settings_file, read
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -57,6 +59,12 @@ class Key:
     respect_gitignore: bool
     max_bytes: int
     max_files: int
+    globs: bool = False  # also how each include glob fares (for `.vscode/settings.json`)
+
+    @classmethod
+    def of(cls, root: Path, settings: Settings, globs: bool = False) -> Key:
+        return cls(root, settings.upload_include, settings.upload_exclude, settings.upload_respect_gitignore,
+                   settings.upload_max_bytes, settings.upload_max_files, globs)
 
     def settings(self) -> Settings:
         return Settings(upload_include=self.include, upload_exclude=self.exclude, upload_respect_gitignore=self.respect_gitignore,
@@ -84,10 +92,30 @@ class Uploads:
 
     # -- what the features ask ---------------------------------------------------------
     def diagnostics(self, uri: str, doc: Document) -> list[Diagnostic]:
-        """The warnings on `codeDir` from the last count (cheap: nothing is read here)."""
+        """The warnings on `codeDir` from the last count (cheap: nothing is read here); for a
+        `.vscode/settings.json`, what is wrong with its `pai.*` keys."""
+        if is_settings_file(uri):
+            return self._settings_diagnostics(uri, doc)
         key, settings = self._document(uri)
+        return upload_diagnostics(doc, self._facts(key), settings)
+
+    def _facts(self, key: Key | None) -> UploadFacts | None:
         count = self.counts.get(key) if key is not None else None
-        return upload_diagnostics(doc, count.facts if count else None, settings)
+        return count.facts if count is not None else None
+
+    def _settings_diagnostics(self, uri: str, doc: Document) -> list[Diagnostic]:
+        """The settings as typed (saved or not) choose the files their globs are checked against."""
+        root = doc.root
+        settings = read(flatten(root.value) if root is not None and root.type == "object" else {},
+                        self.ls.settings_for(uri).locale)
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        key = Key.of(Path(path).parent.parent, settings, globs=True) if path and settings.upload_enabled else None
+        if uri not in self.documents or self.documents[uri][0] != key:
+            self.documents[uri] = (key, settings)
+            self._ensure(key)
+            self._prune()
+        facts = self._facts(key)
+        return settings_diagnostics(doc, facts.globs if facts is not None else None, settings.locale)
 
     async def facts(self, uri: str, wait: float = 1.0) -> UploadFacts | None:
         """The last count for `uri`'s workspace, waiting up to `wait` seconds for a first one."""
@@ -112,9 +140,10 @@ class Uploads:
 
     def settings_changed(self) -> None:
         """The editor's or a workspace's settings changed: which files count may have too."""
-        self.documents.clear()
+        self.documents = {uri: known for uri, known in self.documents.items() if is_settings_file(uri)}
         for uri in list(self.ls.documents):
-            self._document(uri)
+            if not is_settings_file(uri):
+                self._document(uri)
         self._prune()
 
     def _prune(self) -> None:
@@ -151,14 +180,17 @@ class Uploads:
             if path and settings.upload_enabled and settings.dialect != "paddle":
                 from ..service.jobs import workspace_of  # the job stack loads only once it is needed
 
-                key = Key(workspace_of(Path(path)), settings.upload_include, settings.upload_exclude,
-                          settings.upload_respect_gitignore, settings.upload_max_bytes, settings.upload_max_files)
+                key = Key.of(workspace_of(Path(path)), settings)
             known = self.documents[uri] = (key, settings)
-            if key is not None and key not in self.counts:
-                self.counts[key] = Count()
-                self._start(key, self.counts[key])
-                self._watch(key.root)
+            self._ensure(key)
         return known
+
+    def _ensure(self, key: Key | None) -> None:
+        """A count for `key`, started (and its workspace watched) if there was none."""
+        if key is not None and key not in self.counts:
+            self.counts[key] = Count()
+            self._start(key, self.counts[key])
+            self._watch(key.root)
 
     def _schedule(self, key: Key, count: Count) -> None:
         if count.running is not None:
@@ -175,7 +207,7 @@ class Uploads:
         from ..service.selection import facts as count_files
 
         try:
-            facts = await self._run(count_files, key.root, key.settings())
+            facts = await self._run(count_files, key.root, key.settings(), key.globs)
         except Exception as exc:  # noqa: BLE001 - a failed count must not stop the server; it is logged
             logger.warning("counting the files of %s failed: %s", key.root, exc)
             facts = None
@@ -226,7 +258,7 @@ class Uploads:
             self.observer.start()
         try:
             relay = _Relay(asyncio.get_running_loop(), self.files_changed)
-            self.watched[root] = self.observer.schedule(relay, str(root), recursive=True)
+            self.watched[root] = self.observer.schedule(relay, str(root), recursive=True, event_filter=_changes())
         except OSError as exc:  # e.g. the inotify watch limit: the count is then refreshed on save only
             logger.warning("cannot watch %s for changes: %s", root, exc)
 
@@ -266,6 +298,16 @@ def _may_count(rel: Path, key: Key) -> bool:
     return not any(is_default_folder(part) and part not in named for part in rel.parts[:-1])
 
 
+def _changes() -> list[type]:
+    """The events that can change a count. Never "opened" / "closed without writing": each count
+    opens every folder it walks, and on a big workspace those events alone overflow inotify's queue
+    (watchdog then re-walks the tree to catch up, opening every folder again, without end)."""
+    from watchdog import events
+
+    return [events.FileCreatedEvent, events.FileDeletedEvent, events.FileMovedEvent, events.FileModifiedEvent,
+            events.FileClosedEvent, events.DirCreatedEvent, events.DirDeletedEvent, events.DirMovedEvent]
+
+
 class _Relay:
     """watchdog's events (on its own thread) to `files_changed` on the server's loop."""
 
@@ -273,7 +315,7 @@ class _Relay:
         self.loop, self.to = loop, to
 
     def dispatch(self, event) -> None:
-        if event.event_type in ("opened", "closed", "closed_no_write") or (event.is_directory and event.event_type == "modified"):
+        if event.is_directory and event.event_type == "modified":
             return
         paths = [Path(event.src_path)] + ([Path(event.dest_path)] if getattr(event, "dest_path", "") else [])
         self.loop.call_soon_threadsafe(self.to, paths)

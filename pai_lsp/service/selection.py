@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import heapq
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..core.model import Settings
+from ..core.settings_check import GlobFacts
 from ..core.upload import SHOWN, UploadFacts, data_like, listing
 from ..errors import InvalidInput
 from ..storage.ignore import PAIIGNORE, IgnoreRules
-from ..storage.upload import Selected, select
+from ..storage.upload import Selected, matcher, select
 
 
 @dataclass
@@ -49,9 +50,34 @@ def choose(workspace: Path, settings: Settings) -> Chosen:
     return Chosen(kept, sizes, rules)
 
 
-def facts(workspace: Path, settings: Settings) -> UploadFacts:
-    """What the editor shows on `codeDir` (computed off the typing path)."""
-    return choose(workspace, settings).facts(settings)
+def facts(workspace: Path, settings: Settings, globs: bool = False) -> UploadFacts:
+    """What the editor shows on `codeDir` (computed off the typing path); with `globs`, also how
+    each include glob fares (for the diagnostics of `.vscode/settings.json`)."""
+    chosen = choose(workspace, settings)
+    found = chosen.facts(settings)
+    return replace(found, globs=glob_facts(workspace, settings, chosen)) if globs else found
+
+
+def glob_facts(workspace: Path, settings: Settings, chosen: Chosen) -> GlobFacts:
+    """Which include globs match no file, and which match only files left out again. Usually every
+    glob has a file among those chosen; only when one has not is the workspace walked again,
+    without the excludes."""
+    positive = [g for g in settings.upload_include if not g.startswith("!")]
+    after = "\n".join(f.rel for f in chosen.files)
+    kept = {g for g in positive if _finds(g, after)}
+    if len(kept) == len(positive) and (chosen.files or not settings.upload_exclude):
+        return GlobFacts()
+    rules = IgnoreRules.load(workspace, settings.upload_respect_gitignore, settings.upload_include)
+    before = "\n".join(f.rel for f in select(workspace, positive, [], rules))
+    matched = {g for g in positive if _finds(g, before)}
+    return GlobFacts(unmatched=tuple(g for g in positive if g not in matched),
+                     hidden=tuple(g for g in positive if g in matched and g not in kept),
+                     all_hidden=bool(before) and not chosen.files)
+
+
+def _finds(glob: str, lines: str) -> bool:
+    regex = matcher([glob])[0]
+    return regex is not None and regex.search(lines) is not None
 
 
 def checked_files(workspace: Path, settings: Settings, force: bool = False, shown: str = "") -> list[Selected]:
