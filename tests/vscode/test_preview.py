@@ -115,3 +115,29 @@ def test_an_invalid_config_is_one_error(workbench, workspace):
     workbench.page.wait_for_timeout(1000)  # a second message would show by now
     assert workbench.error_toasts() == errors
     assert not workbench.page.locator(".tabs-container .tab[aria-label^='bad.pai.json (upload preview)']").count()
+    workbench.clear_notifications()
+
+
+def test_settings_json_diagnostics(workbench, workspace):
+    """`.vscode/settings.json` reaches the language server: an include glob that matches nothing is a
+    Warning in Problems, and it goes when the glob is corrected in the editor."""
+    path = workspace / ".vscode" / "settings.json"
+    settings = json.loads(path.read_text())
+    settings["pai.job.upload.include"] = [*settings["pai.job.upload.include"], "**/*.ipynb"]
+    text = json.dumps(settings, indent=2) + "\n"
+    path.write_text(text)
+    if not workbench.explorer_row("settings.json").count():
+        workbench.command("File: Focus on Files Explorer")
+        workbench.explorer_row(".vscode").click()
+    workbench.open_file("settings.json")
+    rows = workbench.wait_for(lambda: [r for r in workbench.problems() if "**/*.ipynb" in r], "the glob's warning in Problems")
+    (row,) = rows
+    assert "No file in this workspace matches **/*.ipynb" in row and "pai settings.glob-unmatched" in row, row
+    workbench.screenshot("settings-json-warning")
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if "**/*.ipynb" in s)
+    workbench.focus_editor()
+    workbench.go_to(line, text.splitlines()[line - 1].index("ipynb") + 1)
+    for _ in "ipynb":
+        workbench.page.keyboard.press("Delete")
+    workbench.page.keyboard.type("py")  # "**/*.py": matches
+    workbench.wait_for(lambda: not [r for r in workbench.problems() if "glob-unmatched" in r], "the warning to go")
