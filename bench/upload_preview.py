@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.trees import scandir_walk  # noqa: E402
 from pai_lsp.core.model import Settings  # noqa: E402
 from pai_lsp.service.selection import facts  # noqa: E402
 
@@ -50,18 +51,6 @@ def make_workspace(root: Path, files: int) -> None:
     (root / ".gitignore").write_text("logs/\n*.tmp\n")
     (root / ".paiignore").write_text("configs/m1/\n")
     shutil.copy(EXAMPLE / "mnist.pai.json", root / "mnist.pai.json")
-
-
-def scandir_walk(root: Path) -> int:
-    count, stack = 0, [str(root)]
-    while stack:
-        with os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                else:
-                    count += 1
-    return count
 
 
 def bench_preview(root: Path, files: int) -> list[tuple[str, str]]:
