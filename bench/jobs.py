@@ -26,7 +26,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.trees import make_tree  # noqa: E402
+from bench.trees import make_tree, scandir_walk  # noqa: E402
 from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.storage.upload import select, upload  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
@@ -75,21 +75,10 @@ def bench_selection(work: Path) -> list[tuple[str, str]]:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{'test_' if i % 17 == 0 else ''}f{i}.{kinds[i % 10]}").touch()
 
-    def scandir_walk() -> int:
-        count, stack = 0, [str(tree)]
-        while stack:
-            with os.scandir(stack.pop()) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    else:
-                        count += 1
-        return count
-
     walks, selects = [], []
     for _ in range(7):
         t0 = time.perf_counter()
-        scandir_walk()
+        scandir_walk(tree)
         walks.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         chosen = select(tree, INCLUDE, EXCLUDE)

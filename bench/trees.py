@@ -26,3 +26,17 @@ def make_big(root: Path, mb: int, name: str = "model.bin") -> Path:
         for i in range(mb):
             f.write(block[i % 7:] + block[: i % 7])
     return path
+
+
+def scandir_walk(root: Path) -> int:
+    """The files under `root`, counted by a bare `os.scandir` walk: the floor any file selection is
+    measured against (it must at least list every folder)."""
+    count, stack = 0, [str(root)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    count += 1
+    return count

@@ -76,6 +76,21 @@ def test_dry_run_shows_files_name_and_config_and_sends_nothing(env, tmp_path):
     assert f"{len(files) - 1} unchanged since the last upload there (skipped), 1 to send" in again.stdout
 
 
+def test_submit_dry_run_to_a_named_cluster_lists_every_file(env, tmp_path):
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME", {"pai.job.upload.include": ["**/*.py"]})
+    put(ws, {"lib/a.py": 2048, "lib/b.py": 10, "notes.md": 5})
+    result = pai(env, "submit", "mnist.pai.json", "--cluster", "local", "--dry-run", "--list", cwd=ws)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Dry run of mnist.pai.json: nothing was sent.\n")
+    assert "cluster:  local (as " in result.stdout
+    lines = result.stdout.splitlines()
+    files = lines[lines.index("files:") + 1:lines.index("config after substitution:")]
+    assert [line.split()[-1] for line in files if line.strip()] == ["lib/a.py", "lib/b.py", "train.py"]
+    assert "2.0 KB" in files[0]
+    name = next(line for line in lines if line.startswith("job name: ")).split()[2]
+    assert name not in pai(env, "jobs", "--cluster", "local").stdout
+
+
 DEFAULT_EXCLUDED = [".git/config", ".hg/store/data", ".svn/entries", "__pycache__/train.cpython-311.pyc",
                     "pkg/__pycache__/m.cpython-311.pyc", ".venv/lib/site.py", "venv/bin/activate",
                     "node_modules/left-pad/index.js", "web/node_modules/x/y.js", ".ipynb_checkpoints/nb-checkpoint.ipynb",
