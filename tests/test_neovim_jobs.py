@@ -314,6 +314,13 @@ def test_preview_upload(nvim, env, workspace):
               what="every file unchanged after the upload")
     assert nvim.current_name() == name  # the same buffer, written again
 
+    # An invalid config: one error naming the field, and no preview.
+    (workspace / "bad.pai.json").write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
+    nvim.command("edit bad.pai.json")
+    nvim.command("PaiPreview")
+    assert nvim.wait_message("is not a valid name").startswith("pai: bad.pai.json:")
+    assert nvim.buffer_lines("pai://preview/bad.pai.json") is None
+
 
 def test_add_a_cluster(nvim, env):
     nvim.command("PaiClusters")
