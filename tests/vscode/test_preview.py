@@ -1,7 +1,8 @@
 """Know what you send, in a real VS Code: right-click a config → Preview Upload shows, in a read-only
 document, the files Submit would upload (how many, the largest), the job's name and its final config,
 and nothing is sent; what the default excludes (`.git/`) and `.paiignore` leave out is not there.
-Run again from the command palette after a file is added, the same document shows the new count.
+Run again from the command palette after a file is added, the same document shows the new count; its
+Refresh button, after one is removed, likewise.
 A file that looks like data gets a Warning on `codeDir` in the Problems view, and the hover on
 `codeDir` says what the upload would send."""
 
@@ -85,6 +86,10 @@ def test_preview_again_from_the_palette(workbench, workspace):
     workbench.command("PAI: Preview Upload")
     workbench.wait_for(lambda: re.search(r"^upload: +5 files, ", preview_text(workbench), re.M), "the preview with 5 files")
     assert workbench.page.locator(PREVIEW_EDITOR).count() == 1  # the same document, made again
+    # Its title bar's Refresh: the files as they are now.
+    (workspace / "model" / "extra.py").unlink()
+    workbench.page.locator(".editor-actions .action-label[aria-label^='Refresh Upload Preview']").click()
+    workbench.wait_for(lambda: re.search(r"^upload: +4 files, ", preview_text(workbench), re.M), "the refreshed preview with 4 files")
 
 
 def test_codeDir_warning_in_problems_and_its_hover(workbench):
@@ -100,7 +105,7 @@ def test_codeDir_warning_in_problems_and_its_hover(workbench):
     workbench.focus_editor()
     workbench.go_to(4, 6)
     hover = workbench.wait_for(lambda: (t := workbench.hover_text()) and "Upload" in t and t, "the codeDir hover")
-    assert re.search(r"Upload: 5 files, \S+ KB from this workspace", hover) and "data_prep.py" in hover, hover
+    assert re.search(r"Upload: 4 files, \S+ KB from this workspace", hover) and "data_prep.py" in hover, hover
     assert "Looks like data: data/features.npy" in hover, hover
     workbench.screenshot("codeDir-hover")
     workbench.page.keyboard.press("Escape")

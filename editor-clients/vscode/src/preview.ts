@@ -44,6 +44,13 @@ class PreviewDocuments implements vscode.TextDocumentContentProvider {
 
 export function registerPreview(context: vscode.ExtensionContext, server: PaiServer): void {
   const documents = new PreviewDocuments(server);
+  /** The report of `uri` made again (what Submit would send now), with a status-bar progress. */
+  const refresh = (uri: vscode.Uri) => {
+    const name = vscode.Uri.parse(uri.query).path.split("/").pop();
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Previewing the upload of {0}", name ?? "") },
+      () => documents.refresh(uri));
+  };
   context.subscriptions.push(
     documents,
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, documents),
@@ -52,16 +59,16 @@ export function registerPreview(context: vscode.ExtensionContext, server: PaiSer
         const config = await jobConfigTarget(target, vscode.l10n.t("Open a job config (*.pai.json, or *.paddle.json for PaddlePaddle Cloud) to preview its upload."));
         if (!config) return undefined;
         const uri = previewUri(config);
-        const name = config.path.split("/").pop() ?? config.path;
-        return vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Window, title: vscode.l10n.t("Previewing the upload of {0}", name) },
-          async () => {
-            await documents.refresh(uri); // what Submit would send now; a failure is one error message
-            const doc = await vscode.workspace.openTextDocument(uri);
-            await vscode.window.showTextDocument(doc, { preview: true });
-            return doc.getText();
-          },
-        );
+        await refresh(uri); // a failure is one error message, and no document
+        const doc = await vscode.workspace.openTextDocument(uri);
+        await vscode.window.showTextDocument(doc, { preview: true });
+        return doc.getText();
+      })),
+    // The preview's title bar: the report again, for the files as they are now.
+    vscode.commands.registerCommand("pai-lsp.previewUpload.refresh", (uri?: vscode.Uri) =>
+      guarded(async () => {
+        const shown = uri ?? vscode.window.activeTextEditor?.document.uri;
+        if (shown?.scheme === PREVIEW_SCHEME) await refresh(shown);
       })),
   );
 }
