@@ -188,8 +188,11 @@ class Uploads:
     def _ensure(self, key: Key | None) -> None:
         """A count for `key`, started (and its workspace watched) if there was none."""
         if key is not None and key not in self.counts:
-            self.counts[key] = Count()
-            self._start(key, self.counts[key])
+            count = self.counts[key] = Count()
+            if key.globs:  # typed in settings.json: a burst of keystrokes makes one count, not one each
+                self._schedule(key, count)
+            else:
+                self._start(key, count)
             self._watch(key.root)
 
     def _schedule(self, key: Key, count: Count) -> None:
