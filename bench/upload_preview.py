@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.report import print_table  # noqa: E402
 from bench.trees import scandir_walk  # noqa: E402
 from pai_lsp.core.model import Settings  # noqa: E402
 from pai_lsp.service.selection import choose  # noqa: E402
@@ -165,10 +166,7 @@ def main() -> int:
             for name, value in found:
                 print(f"{name}: {value}", file=sys.stderr)  # as it goes: a long run shows progress
             rows += found
-    print("| measure | result |")
-    print("|---|---|")
-    for name, value in rows:
-        print(f"| {name} | {value} |")
+    print_table(rows)
     return 0
 
 
