@@ -26,6 +26,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.report import print_table  # noqa: E402
 from bench.trees import make_tree, scandir_walk  # noqa: E402
 from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.storage.upload import select, upload  # noqa: E402
@@ -173,10 +174,7 @@ def main() -> int:
         finally:
             for command in (["daemon", "stop"], ["cluster", "stop-local"]):
                 subprocess.run([sys.executable, "-m", "pai_lsp", *command], capture_output=True)
-    print("| measure | result |")
-    print("|---|---|")
-    for name, value in rows:
-        print(f"| {name} | {value} |")
+    print_table(rows)
     return 0
 
 

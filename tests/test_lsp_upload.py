@@ -200,11 +200,14 @@ async def test_settings_json_values_of_the_wrong_type(editor, tmp_path):
     assert by_text["1"][2].startswith("pai.job.generateJobName.enabled should be true or false, not 1:")
     assert by_text['"k8s"'][2].startswith('pai.cluster.kind should be "openpai" | "scm", not a string:')
     assert by_text["3"][:2] == ("settings.glob-type", types.DiagnosticSeverity.Error)
+    assert by_text["3"][2] == ("Each entry of pai.job.upload.exclude is a glob (a non-empty string), not 3: pai ignores "
+                               "the whole list and uses the default.")
     assert by_text['"pai.job.uploadInclude"'][:2] == ("settings.unknown", types.DiagnosticSeverity.Information)
     assert len(diagnostics) == 6, diagnostics  # not the editor's own keys, no job-config errors, no comment warning
     assert "syntax.comment" not in found
     # Fixed as you type: the diagnostics go.
-    fixed = await doc.replace_all('{"pai.job.upload.maxBytes": 1000000, "pai.job.upload.enabled": true}')
+    fixed = await doc.replace_all('{"pai.job.upload.maxBytes": 1000000, "pai.job.upload.enabled": true, '
+                                  '"pai.job.upload.exclude": []}')
     assert [d for d in fixed if d.code.startswith("settings.")] == []
     # The nested form is read (and checked) too; Chinese when the user reads Chinese.
     nested = await doc.replace_all('{"pai": {"locale": "zh-CN", "job": {"upload": {"maxFiles": -5}}}}')
@@ -244,3 +247,21 @@ async def test_settings_json_globs_checked_against_the_workspace(editor, tmp_pat
     await until(lambda: "settings.glob-unmatched" in settings_problems(editor, doc))
     await doc.replace_all('{"pai.job.upload.include": [".venv/**/site.py"]}')
     await until(lambda: not settings_problems(editor, doc))
+
+
+async def test_the_example_settings_have_no_problems(editor, tmp_path):
+    """As shipped (`exclude: []` is the default, not a mistake); one glob added that matches nothing
+    shows the count is done and is the only problem."""
+    ws, _ = workspace(tmp_path, {}, {})
+    shutil.copy(EXAMPLE / ".vscode" / "settings.json", ws / ".vscode" / "settings.json")
+    doc = Editor(editor, ws / ".vscode" / "settings.json")
+    text = (ws / ".vscode" / "settings.json").read_text()
+    assert await doc.open(text) == []
+    await doc.replace_all(text.replace('["**/*.py"]', '["**/*.py", "**/*.nothing"]'))
+    await until(lambda: settings_problems(editor, doc))
+    assert list(settings_problems(editor, doc).values()) == [('"**/*.nothing"', "No file in this workspace matches "
+                                                             "**/*.nothing: it uploads nothing (after the default "
+                                                             "excludes, .paiignore and .gitignore).")]
+    wrong = await doc.replace_all(text.replace('"pai.job.upload.exclude": []', '"pai.job.upload.exclude": "*.log"'))
+    assert [d.message for d in wrong] == ['pai.job.upload.exclude should be a list of globs, not a string: pai ignores '
+                                          'it and uses the default ([]).']

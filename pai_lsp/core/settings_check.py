@@ -67,13 +67,13 @@ def _type_problem(key: str, default: object, value: Node, locale: str | None) ->
         ok, expected = isinstance(v, bool), type_name("boolean", locale)
     elif isinstance(default, int):
         ok, expected = type(v) is int and v > 0, pick(locale, "a positive integer", "正整数")
-    elif isinstance(default, tuple):
-        if isinstance(v, list) and v:
+    elif isinstance(default, tuple):  # a list of globs; an empty one means the default
+        if isinstance(v, list):
             bad = [c for c in value.children if not (isinstance(c.value, str) and c.value)]
             if bad:
                 return _diag(bad[0], "settings.glob-type", locale, key=key, actual=_shown(bad[0].value, locale))
             return None
-        ok, expected = False, pick(locale, "a non-empty list of globs", "非空的 glob 列表")
+        ok, expected = False, pick(locale, "a list of globs", "glob 列表")
     elif key == "pai.cluster.kind":
         ok, expected = v in KINDS, " | ".join(f'"{k}"' for k in KINDS)
     else:
@@ -84,10 +84,8 @@ def _type_problem(key: str, default: object, value: Node, locale: str | None) ->
 
 
 def _default_text(default: object) -> str:
-    if isinstance(default, tuple):
-        return ", ".join(default)
-    if isinstance(default, bool) or default is None:
-        return json_dumps(default)
+    if isinstance(default, (tuple, bool)) or default is None:
+        return json_dumps(list(default) if isinstance(default, tuple) else default)
     return f"{default:,}" if isinstance(default, int) else str(default)
 
 

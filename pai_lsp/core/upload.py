@@ -23,16 +23,18 @@ DATA_SUFFIXES = (".tfrecord", ".tfrecords", ".h5", ".hdf5", ".ckpt", ".npy", ".n
 SHOWN = 10  # largest files listed
 
 
-# A data file's name, on one line of newline-joined paths (TensorFlow also writes `x.ckpt.index`,
-# `x.ckpt.data-00000-of-00001`, `train.tfrecord-00001-of-00010`).
-DATA_NAME = re.compile("^[^\n]*(?:" + "|".join(re.escape(s) for s in DATA_SUFFIXES) + r"|\.ckpt\.[^/\n]*|\.tfrecords?-[^/\n]*)$",
-                       re.M | re.I)
+# The end of a data file's name, on one line of newline-joined paths (TensorFlow also writes
+# `x.ckpt.index`, `x.ckpt.data-00000-of-00001`, `train.tfrecord-00001-of-00010`). Matched at the end
+# of a line only, so a scan costs a few steps per "." rather than per character.
+DATA_END = re.compile("(?:" + "|".join(re.escape(s) for s in DATA_SUFFIXES) + r"|\.ckpt\.[^/\n]*|\.tfrecords?-[^/\n]*)$",
+                      re.M | re.I)
 
 
 def data_like(rels: list[str], sizes: list[int]) -> list[tuple[str, int]]:
     """The files (of `rels`, with their `sizes`) that look like data, largest first: one scan for
     the names, one pass for the sizes."""
-    named = set(DATA_NAME.findall("\n".join(rels)))
+    text = "\n".join(rels)
+    named = {text[text.rfind("\n", 0, m.start()) + 1:m.end()] for m in DATA_END.finditer(text)}
     found = [(rel, size) for rel, size in zip(rels, sizes, strict=True) if size > BIG_FILE or rel in named]
     found.sort(key=lambda p: (-p[1], p[0]))
     return found

@@ -42,6 +42,8 @@ class Server(Protocol):
 
     def publish(self, uri: str) -> None: ...
 
+    def analysis(self, uri: str) -> Any: ...  # its `doc`: the document as parsed now
+
     async def client_register_capability_async(self, params: types.RegistrationParams) -> Any: ...
 
 logger = logging.getLogger(__name__)
@@ -88,6 +90,7 @@ class Uploads:
         self.observer = None  # watchdog's, when the client does not watch for us
         self.watched: dict[Path, object] = {}
         self.client_watches = False
+        self.shown: dict[str, list[tuple]] = {}  # uri -> what `diagnostics` last gave it
         self._executor: Executor | None = None
 
     # -- what the features ask ---------------------------------------------------------
@@ -95,9 +98,12 @@ class Uploads:
         """The warnings on `codeDir` from the last count (cheap: nothing is read here); for a
         `.vscode/settings.json`, what is wrong with its `pai.*` keys."""
         if is_settings_file(uri):
-            return self._settings_diagnostics(uri, doc)
-        key, settings = self._document(uri)
-        return upload_diagnostics(doc, self._facts(key), settings)
+            found = self._settings_diagnostics(uri, doc)
+        else:
+            key, settings = self._document(uri)
+            found = upload_diagnostics(doc, self._facts(key), settings)
+        self.shown[uri] = _summary(found)
+        return found
 
     def _facts(self, key: Key | None) -> UploadFacts | None:
         count = self.counts.get(key) if key is not None else None
@@ -136,6 +142,7 @@ class Uploads:
     # -- what changes ------------------------------------------------------------------
     def closed(self, uri: str) -> None:
         self.documents.pop(uri, None)
+        self.shown.pop(uri, None)
         self._prune()
 
     def settings_changed(self) -> None:
@@ -188,8 +195,11 @@ class Uploads:
     def _ensure(self, key: Key | None) -> None:
         """A count for `key`, started (and its workspace watched) if there was none."""
         if key is not None and key not in self.counts:
-            self.counts[key] = Count()
-            self._start(key, self.counts[key])
+            count = self.counts[key] = Count()
+            if key.globs:  # typed in settings.json: a burst of keystrokes makes one count, not one each
+                self._schedule(key, count)
+            else:
+                self._start(key, count)
             self._watch(key.root)
 
     def _schedule(self, key: Key, count: Count) -> None:
@@ -222,8 +232,15 @@ class Uploads:
             self._schedule(key, count)
         if changed:
             for uri, (known, _) in list(self.documents.items()):
-                if known == key:
-                    self.ls.publish(uri)
+                if known == key and uri in self.ls.documents:
+                    self._publish_if_changed(uri)
+
+    def _publish_if_changed(self, uri: str) -> None:
+        """Publish again only when the new count changes what this document shows: a publish the
+        editor did not ask for could otherwise land between an edit and its own answer."""
+        shown = self.shown.get(uri)
+        if shown is None or _summary(self.diagnostics(uri, self.ls.analysis(uri).doc)) != shown:
+            self.ls.publish(uri)
 
     async def _run(self, fn, *args):
         loop = asyncio.get_running_loop()
@@ -281,6 +298,10 @@ class Uploads:
         if self.observer is not None:
             self.observer.unschedule_all()
             self.watched.clear()
+
+
+def _summary(found: list[Diagnostic]) -> list[tuple]:
+    return [(d.start, d.end, d.code, d.message) for d in found]
 
 
 def _within(path: Path, root: Path) -> bool:
