@@ -129,14 +129,17 @@ class OpenPai:
 
     add_registry = remove_registry = registries
 
-    def submit(self, config: dict) -> None:
-        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML."""
+    def submit(self, config: dict) -> list[str]:
+        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML. The server's
+        `X-Warning`s (an obsolete key; on the local cluster, a job run scaled to the machine)."""
         if self.protocol == 2:
             from .v2convert import to_v2_yaml
 
-            self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(), headers={"Content-Type": "text/yaml"})
+            response = self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(),
+                                    headers={"Content-Type": "text/yaml"})
         else:
-            self.request("POST", f"/api/v1/user/{self.user}/jobs", json=config)
+            response = self.request("POST", f"/api/v1/user/{self.user}/jobs", json=config)
+        return [w.strip() for w in response.headers.get_list("x-warning") if w.strip()]
 
     def _job_path(self, name: str) -> str:
         return f"/api/v2/jobs/{self.user}~{name}" if self.protocol == 2 else f"/api/v1/user/{self.user}/jobs/{name}"
