@@ -39,6 +39,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.trees import make_tree  # noqa: E402
 from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.daemon import client as daemon  # noqa: E402
 from pai_lsp.daemon import protocol  # noqa: E402
@@ -351,10 +352,7 @@ def bench_files(cluster: Cluster, sizes=(5_000, 20_000, 50_000)) -> list[list[st
     rows = []
     for n in sizes:
         folder = cluster.work / f"tree{n}"
-        for i in range(n):
-            sub = folder / f"pkg{i % 50}" / f"mod{i % 7}"
-            sub.mkdir(parents=True, exist_ok=True)
-            (sub / f"f{i}.py").write_bytes(os.urandom(10_000))
+        make_tree(folder, n)
         ours = ours_upload(cluster, folder, f"/bench/tree-ours{n}")
         ref = hdfscli_upload(cluster, folder, f"/bench/tree-ref{n}")
         rows.append([f"{n:,}", f"{ours['seconds']:.1f}", f"{ref['seconds']:.1f}", f"{ref['seconds'] / ours['seconds']:.2f}×",

@@ -26,16 +26,10 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.trees import make_tree  # noqa: E402
 from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.storage.upload import select, upload  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
-
-
-def make_tree(root: Path, files: int, size: int) -> None:
-    for i in range(files):
-        folder = root / f"pkg{i % 50}" / f"mod{i % 7}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"f{i}.py").write_bytes(os.urandom(size))
 
 
 def bench_upload(work: Path) -> list[tuple[str, str]]:

@@ -26,25 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.trees import make_big, make_tree  # noqa: E402
 from pai_lsp.clusters.paddlecloud import PaddleCloud  # noqa: E402
 from pai_lsp.clusters.profiles import local_paddle_profile, local_password, local_profile  # noqa: E402
 from pai_lsp.storage.upload import select, upload  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
-
-
-def make_tree(root: Path, files: int, size: int) -> None:
-    for i in range(files):
-        folder = root / f"pkg{i % 50}" / f"mod{i % 7}"
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"f{i}.py").write_bytes(os.urandom(size))
-
-
-def make_big(root: Path, mb: int) -> None:
-    root.mkdir(parents=True, exist_ok=True)
-    block = os.urandom(1 << 20)
-    with open(root / "model.bin", "wb") as f:
-        for i in range(mb):
-            f.write(block[i % 7:] + block[: i % 7])
 
 
 def timed(fn, *args, **kwargs) -> float:

@@ -12,6 +12,7 @@ import httpx
 
 from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from ..storage.http import request
 from ..storage.keepalive import KeepAlive
 
 if TYPE_CHECKING:
@@ -63,14 +64,7 @@ class OpenPai:
 
     # -- transport -------------------------------------------------------------------
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            return self.http.request(method, path, **kwargs)
-        except httpx.ConnectError:
-            raise Unreachable(f"cannot reach the cluster at {self.rest_uri}: connection refused or no route") from None
-        except httpx.TimeoutException:
-            raise Unreachable(f"the cluster at {self.rest_uri} did not answer in time") from None
-        except httpx.HTTPError as exc:
-            raise Unreachable(f"cannot talk to the cluster at {self.rest_uri}: {exc}") from None
+        return request(self.http, method, path, what=f"the cluster at {self.rest_uri}", **kwargs)
 
     def login(self) -> None:
         password = self._password()

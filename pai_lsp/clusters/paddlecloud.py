@@ -20,7 +20,8 @@ import httpx
 
 from ..core import paddle
 from ..core.openpai import JobDetail, JobSummary, TaskStatus
-from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError
+from ..storage.http import request
 
 if TYPE_CHECKING:
     from ..storage.pfs import Pfs
@@ -65,14 +66,7 @@ class PaddleCloud:
 
     # -- transport -------------------------------------------------------------------------
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        try:
-            return self.http.request(method, path, **kwargs)
-        except httpx.ConnectError:
-            raise Unreachable(f"cannot reach PaddlePaddle Cloud at {self.endpoint}: connection refused or no route") from None
-        except httpx.TimeoutException:
-            raise Unreachable(f"PaddlePaddle Cloud at {self.endpoint} did not answer in time") from None
-        except httpx.HTTPError as exc:
-            raise Unreachable(f"cannot talk to PaddlePaddle Cloud at {self.endpoint}: {exc}") from None
+        return request(self.http, method, path, what=f"PaddlePaddle Cloud at {self.endpoint}", **kwargs)
 
     def login(self) -> None:
         password = self._password()

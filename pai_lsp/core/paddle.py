@@ -52,17 +52,21 @@ def memory_mb(text: str, default: str = "1Gi") -> int:
     return max(1, -(-int(size) // 2**20))
 
 
-def name_problem(name: str) -> str | None:
-    """Why a job name breaks §A.17 (None when it is fine), in English."""
+def name_problem(name: str, chinese: bool = False) -> str | None:
+    """Why a job name breaks §A.17 (None when it is fine), in English or Chinese."""
     if not name:
-        return "it is empty"
-    if "_" in name or "." in name:
-        return "it contains '_' or '.', which paddlecloud refuses"
-    if len(name) > NAME_MAX:
-        return f"it is {len(name)} characters long; at most {NAME_MAX} leave room for the -trainer/-pserver suffixes"
-    if not NAME_RULE.match(name):
-        return "it is not a lowercase DNS label (letters a-z, digits and '-', starting and ending with a letter or digit)"
-    return None
+        en, zh = "it is empty", "它为空"
+    elif "_" in name or "." in name:
+        en, zh = "it contains '_' or '.', which paddlecloud refuses", "包含 '_' 或 '.'，paddlecloud 会拒绝"
+    elif len(name) > NAME_MAX:
+        en = f"it is {len(name)} characters long; at most {NAME_MAX} leave room for the -trainer/-pserver suffixes"
+        zh = f"长度为 {len(name)}；最多 {NAME_MAX} 个字符，以便为 -trainer/-pserver 后缀留出空间"
+    elif not NAME_RULE.match(name):
+        en = "it is not a lowercase DNS label (letters a-z, digits and '-', starting and ending with a letter or digit)"
+        zh = "不是小写 DNS 标签（只能使用 a-z、数字和 '-'，以字母或数字开头和结尾）"
+    else:
+        return None
+    return zh if chinese else en
 
 
 def registry_name(name: str) -> str:
@@ -181,11 +185,11 @@ def _value_node(doc: Document, key: str) -> Node | None:
 def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
     out = []
     name = _value_node(doc, "name")
-    if name is not None and isinstance(name.value, str) and (why := name_problem(name.value)) is not None:
+    if name is not None and isinstance(name.value, str) and (why := name_problem(name.value, msg.is_chinese(locale))) is not None:
         fixed = re.sub(r"[^a-z0-9-]+", "-", name.value.lower()).strip("-")[:NAME_MAX].strip("-")
         fixes = [Fix(f'Rename to "{fixed}"', (Edit(name.start, name.end, json.dumps(fixed)),))] if fixed and fixed != name.value else []
         out.append(_diag(name.start, name.end, "paddle.name", locale, fixes, value=name.value,
-                         why=_why_zh(name.value) if msg.is_chinese(locale) else why))
+                         why=why))
     for field in ("memory", "psmemory"):
         node = _value_node(doc, field)
         if node is None or not isinstance(node.value, str):
@@ -217,16 +221,6 @@ def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
                 start, end = string_offset(node, doc.text, a), string_offset(node, doc.text, b)
                 out.append(_diag(start, end, "paddle.unknown-variable", locale, name=var))
     return out
-
-
-def _why_zh(name: str) -> str:
-    if not name:
-        return "它为空"
-    if "_" in name or "." in name:
-        return "包含 '_' 或 '.'，paddlecloud 会拒绝"
-    if len(name) > NAME_MAX:
-        return f"长度为 {len(name)}；最多 {NAME_MAX} 个字符，以便为 -trainer/-pserver 后缀留出空间"
-    return "不是小写 DNS 标签（只能使用 a-z、数字和 '-'，以字母或数字开头和结尾）"
 
 
 def _add_key_fix(doc: Document, key: str, value: str) -> Fix:

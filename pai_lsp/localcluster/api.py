@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from urllib.parse import parse_qs
 
 import yaml
@@ -23,6 +22,7 @@ from . import jsyaml, shapes, v2
 from .cluster import LocalCluster
 from .errors import ClusterError
 from .model import Job, with_always_ports
+from .streaming import file_range
 
 TAIL_BYTES = 16384
 
@@ -317,7 +317,7 @@ class Api:
         if wanted is not None:
             headers["Content-Range"] = f"bytes {start}-{end}/{size}"
         # Streamed in bounded pieces, read in worker threads: a log of any size costs the same memory.
-        return StreamingResponse(_file_range(path, start, length), 206 if wanted is not None else 200,
+        return StreamingResponse(file_range(path, start, length), 206 if wanted is not None else 200,
                                  media_type="text/plain", headers=headers)
 
     # -- virtual clusters --------------------------------------------------------------
@@ -397,21 +397,6 @@ class Api:
         ]
         return [Route(path, _guarded(handler), methods=methods) for path, handler, methods in table]
 
-
-LOG_CHUNK = 1 << 20  # bytes of a log read and sent at a time
-
-
-def _file_range(path, start: int, length: int) -> Iterator[bytes]:
-    """`length` bytes of a file from `start`, LOG_CHUNK at a time (a plain iterator: Starlette runs
-    it in its thread pool, so the event loop never waits on the disk)."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        while length > 0:
-            chunk = f.read(min(LOG_CHUNK, length))
-            if not chunk:
-                return
-            length -= len(chunk)
-            yield chunk
 
 
 def _iso(value: object) -> str:

@@ -11,7 +11,7 @@ as `delegation=`, and required when the cluster is not private to this machine's
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from urllib.parse import quote, urlencode
 
 from starlette.concurrency import run_in_threadpool
@@ -20,8 +20,8 @@ from starlette.responses import Response, StreamingResponse
 
 from .hdfs_acl import AclSpecError, parse_spec
 from .hdfs_store import ANONYMOUS, HdfsException, HdfsStore
+from .streaming import file_range
 
-READ_CHUNK = 1 << 20
 ACL_OPS = {"SETACL", "MODIFYACLENTRIES", "REMOVEACLENTRIES", "REMOVEDEFAULTACL", "REMOVEACL"}
 OPS = {
     "GET": {"GETFILESTATUS", "LISTSTATUS", "LISTSTATUS_BATCH", "GETCONTENTSUMMARY", "GETFILECHECKSUM",
@@ -263,19 +263,7 @@ class WebHdfs:
 
     def _open(self, request: Request, path: str, user: str) -> Response:
         local, start, end = self.store.open_range(user, path, _int(request, "offset", 0) or 0, _int(request, "length", None))
-
-        async def body() -> AsyncIterator[bytes]:
-            with open(local, "rb") as f:
-                f.seek(start)
-                left = end - start
-                while left > 0:
-                    chunk = f.read(min(READ_CHUNK, left))
-                    if not chunk:
-                        break
-                    left -= len(chunk)
-                    yield chunk
-
-        return StreamingResponse(body(), media_type="application/octet-stream",
+        return StreamingResponse(file_range(local, start, end - start), media_type="application/octet-stream",
                                  headers={"Content-Length": str(end - start)})
 
     async def _write(self, request: Request, path: str, user: str, append: bool) -> Response:

@@ -24,7 +24,8 @@ from urllib.parse import urlencode
 import httpx
 
 from .. import multipart
-from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError
+from .http import request
 from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint
 
 CHUNK = 4 * 1024 * 1024  # the paddlecloud client's own default; the server takes 4 KiB … 32 MiB
@@ -53,12 +54,7 @@ class Pfs:
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         for attempt in (1, 2):
             headers = dict(kwargs.pop("headers", {}) or {}, Authorization=self._authorization())
-            try:
-                response = self.http.request(method, path, headers=headers, **kwargs)
-            except httpx.TimeoutException:
-                raise Unreachable(f"PFS at {self.url} did not answer in time") from None
-            except httpx.HTTPError as exc:
-                raise Unreachable(f"cannot reach PFS at {self.url} ({exc})") from None
+            response = request(self.http, method, path, what=f"PFS at {self.url}", headers=headers, **kwargs)
             if _unauthenticated(response) and attempt == 1:
                 self._renew()
                 kwargs["headers"] = {k: v for k, v in headers.items() if k != "Authorization"}
