@@ -56,8 +56,16 @@ class OpenPai:
         if self._storage is None:
             from ..storage.webhdfs import Hdfs
 
-            self._storage = Hdfs(self.profile.webhdfs_uri, self.profile.user)
+            self._storage = Hdfs(self.profile.webhdfs_uri, self.profile.user, token=self.current_token)
         return self._storage
+
+    def current_token(self, renew: bool = False) -> str:
+        """The REST token, logged in for when there is none yet or `renew`: also the WebHDFS
+        `delegation=` token of a cluster that requires one (the local cluster with --private)."""
+        if renew or self.token is None:
+            self.login()
+        assert self.token is not None
+        return self.token
 
     def close(self) -> None:
         self.http.close()
@@ -80,8 +88,7 @@ class OpenPai:
     def request(self, method: str, path: str, allow: tuple[int, ...] = (), **kwargs: Any) -> httpx.Response:
         """An authenticated request; on 401 the token is renewed once without asking the user.
         Statuses in `allow` are returned instead of raised."""
-        if self.token is None:
-            self.login()
+        self.current_token()
         for attempt in (1, 2):
             headers = dict(kwargs.pop("headers", {}) or {}, Authorization=f"Bearer {self.token}")
             response = self._send(method, path, headers=headers, **kwargs)
@@ -193,8 +200,7 @@ class OpenPai:
         """`request` for a log read, on this thread's kept-alive standard-library connection."""
         assert self.fast is not None
         url = uri if "://" in uri else self.rest_uri + uri
-        if self.token is None:
-            self.login()
+        self.current_token()
         for attempt in (1, 2):
             try:
                 status, answer_headers, body = self.fast.request("GET", url, headers={**headers,
