@@ -4,13 +4,14 @@ renew a kept token it refuses. A namenode that never asks never sees the token."
 
 from __future__ import annotations
 
+import getpass
 import json
 from pathlib import Path
 
 import httpx
 import pytest
 
-from .helpers.cli import pai, workspace
+from .helpers.cli import isolated_env, pai, workspace
 from .helpers.localcluster import PASSWORD, USER, own_cluster
 from .helpers.standin import StandIn
 
@@ -104,3 +105,26 @@ def test_a_namenode_that_never_asks_never_sees_the_token(env):
     assert (listed.returncode, listed.stderr) == (0, "")
     assert kerberos.returncode == 4 and kerberos.stderr.count("\n") == 1 and "refused the credentials" in kerberos.stderr
     assert seen and all(method != "POST" and "delegation" not in path for method, path in seen), seen
+
+
+def test_pai_run_on_a_private_local_cluster_started_by_hand(tmp_path, monkeypatch):
+    """`pai local-cluster serve --private` on the data folder `pai` uses: `pai run` uploads to it and
+    `pai hdfs` browses it as on any other."""
+    config_home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
+    with own_cluster(tmp_path / "local", "--private") as cluster:
+        env = isolated_env(tmp_path / "home")
+        env.update(XDG_CONFIG_HOME=str(config_home), PAI_LOCAL_CLUSTER_DIR=str(cluster.data_dir))
+        ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/code")
+        config = json.loads((ws / "mnist.pai.json").read_text())
+        config["taskRoles"][0]["command"] = "cd code && python3 train.py --epochs 1"
+        (ws / "mnist.pai.json").write_text(json.dumps(config))
+        try:
+            result = pai(env, "run", "mnist.pai.json", "--follow", cwd=ws)
+            assert result.returncode == 0, result.stderr
+            assert "epoch 1/1 loss=1.3800" in result.stdout and "uploaded 1 file(s)" in result.stderr
+            user = getpass.getuser()  # the local profile is the OS user
+            listing = pai(env, "hdfs", "ls", f"/{user}/code")
+            assert listing.returncode == 0 and "train.py" in listing.stdout, listing.stderr
+        finally:
+            pai(env, "daemon", "stop")
