@@ -167,6 +167,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
                                   on_progress, on_restart=on_restart)
     if result["upload"]:
         print(_upload_line(result["upload"]), file=sys.stderr)
+    for warning in result.get("warnings") or []:
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"submitted {result['job']} to {result['cluster']}")
     if not args.follow:
         return 0

@@ -244,3 +244,36 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     table = pai(env, "jobs", "--cluster", "k8s").stdout
     assert any(line.split()[:2] == [job, "SUCCEEDED"] for line in table.splitlines())
     pai(env, "cluster", "remove", "k8s")
+
+
+def test_the_clusters_warnings_are_one_stderr_line_each(env, tmp_path):
+    """An obsolete key and a job larger than the machine: the local cluster accepts the job with an
+    `X-Warning` for each, and `pai run` / `pai submit` print each as one `warning: …` line."""
+    ws = command_job(tmp_path, "big.pai.json", "echo ran", cpuNumber=4096)
+    config = json.loads((ws / "big.pai.json").read_text())
+    (ws / "big.pai.json").write_text(json.dumps({**config, "killAllOnCompletedTaskNumber": 1}))
+    result = pai(env, "run", "big.pai.json", cwd=ws)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("submitted mnist_")
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 2, result.stderr
+    assert warnings[0].startswith("warning: Run scaled to this machine (pai local-cluster --strict-resources refuses "
+                                  "instead): the job asks for 4096 CPUs, this machine has ")
+    assert warnings[1] == ("warning: killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount "
+                           "and minSucceededTaskCount instead.")
+    # The same through a profile on the v2 routes (which have no obsolete keys), and none for a job that fits.
+    pai(env, "jobs")
+    info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
+    user = __import__("getpass").getuser()
+    pai(env, "cluster", "add", "k8s-warn", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user, "--protocol", "2")
+    assert pai(env, "cluster", "login", "k8s-warn", "--password-stdin", stdin=local_client_password(env) + "\n").returncode == 0
+    try:
+        (ws / "big.pai.json").write_text(json.dumps(config))
+        v2 = pai(env, "submit", "--cluster", "k8s-warn", "big.pai.json", cwd=ws)
+        assert v2.returncode == 0, v2.stderr
+        assert [line for line in v2.stderr.splitlines() if line.startswith("warning: ")] == [warnings[0]]
+        small = pai(env, "submit", "--cluster", "k8s-warn", "small.pai.json",
+                    cwd=command_job(tmp_path / "small", "small.pai.json", "echo ran"))
+        assert small.returncode == 0 and "warning" not in small.stderr, small.stderr
+    finally:
+        pai(env, "cluster", "remove", "k8s-warn")

@@ -125,3 +125,22 @@ async def test_command_arguments_are_typed(editor):
             raise AssertionError(f"{command} {arguments} was accepted")
     none = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.submitJob", []))
     assert none == {"ok": False, "message": "Open a *.pai.json file to submit it.", "kind": "invalid"}
+
+
+async def test_the_clusters_warnings_reach_the_editor(editor, tmp_path):
+    """The local cluster accepts a job larger than the machine with an `X-Warning`: the editor shows it
+    as a Warning message naming the job, and the command's result carries it too."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    config = {"jobName": "big", "image": "ubuntu:18.04", "killAllOnCompletedTaskNumber": 1,
+              "taskRoles": [{"name": "main", "taskNumber": 1, "cpuNumber": 4096, "memoryMB": 256, "command": "echo ran"}]}
+    (ws / "big.pai.json").write_text(json.dumps(config))
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.runLocally", [(ws / "big.pai.json").as_uri()]))
+    assert result["ok"] is True, result
+    job = result["job"]
+    assert len(result["warnings"]) == 2 and "the job asks for 4096 CPUs" in result["warnings"][0], result
+    await until(lambda: len([m for m in editor.messages if m.type == types.MessageType.Warning and m.message.startswith(job)]) == 2)
+    shown = [m.message for m in editor.messages if m.type == types.MessageType.Warning and m.message.startswith(job)]
+    assert shown == [f"{job}: {warning}" for warning in result["warnings"]]
+    assert shown[1] == (f"{job}: killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount and "
+                        "minSucceededTaskCount instead.")

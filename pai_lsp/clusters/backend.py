@@ -42,8 +42,9 @@ class Backend(Protocol):
     def login(self) -> None:
         """Log in afresh with the stored password (the token is kept and renewed by itself)."""
 
-    def submit(self, config: dict) -> None:
-        """Start a job from a checked v1 config whose name and user are filled in."""
+    def submit(self, config: dict) -> list[str]:
+        """Start a job from a checked v1 config whose name and user are filled in. The cluster's
+        warnings about the job it accepted, one line each (empty when it gave none)."""
 
     def job_exists(self, name: str) -> bool: ...
 

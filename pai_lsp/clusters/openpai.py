@@ -56,8 +56,16 @@ class OpenPai:
         if self._storage is None:
             from ..storage.webhdfs import Hdfs
 
-            self._storage = Hdfs(self.profile.webhdfs_uri, self.profile.user)
+            self._storage = Hdfs(self.profile.webhdfs_uri, self.profile.user, token=self.current_token)
         return self._storage
+
+    def current_token(self, renew: bool = False) -> str:
+        """The REST token, logged in for when there is none yet or `renew`: also the WebHDFS
+        `delegation=` token of a cluster that requires one (the local cluster with --private)."""
+        if renew or self.token is None:
+            self.login()
+        assert self.token is not None
+        return self.token
 
     def close(self) -> None:
         self.http.close()
@@ -80,8 +88,7 @@ class OpenPai:
     def request(self, method: str, path: str, allow: tuple[int, ...] = (), **kwargs: Any) -> httpx.Response:
         """An authenticated request; on 401 the token is renewed once without asking the user.
         Statuses in `allow` are returned instead of raised."""
-        if self.token is None:
-            self.login()
+        self.current_token()
         for attempt in (1, 2):
             headers = dict(kwargs.pop("headers", {}) or {}, Authorization=f"Bearer {self.token}")
             response = self._send(method, path, headers=headers, **kwargs)
@@ -128,14 +135,17 @@ class OpenPai:
 
     add_registry = remove_registry = registries
 
-    def submit(self, config: dict) -> None:
-        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML."""
+    def submit(self, config: dict) -> list[str]:
+        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML. The server's
+        `X-Warning`s (an obsolete key; on the local cluster, a job run scaled to the machine)."""
         if self.protocol == 2:
             from .v2convert import to_v2_yaml
 
-            self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(), headers={"Content-Type": "text/yaml"})
+            response = self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(),
+                                    headers={"Content-Type": "text/yaml"})
         else:
-            self.request("POST", f"/api/v1/user/{self.user}/jobs", json=config)
+            response = self.request("POST", f"/api/v1/user/{self.user}/jobs", json=config)
+        return [w.strip() for w in response.headers.get_list("x-warning") if w.strip()]
 
     def _job_path(self, name: str) -> str:
         return f"/api/v2/jobs/{self.user}~{name}" if self.protocol == 2 else f"/api/v1/user/{self.user}/jobs/{name}"
@@ -195,8 +205,7 @@ class OpenPai:
         """`request` for a log read, on this thread's kept-alive standard-library connection."""
         assert self.fast is not None
         url = uri if "://" in uri else self.rest_uri + uri
-        if self.token is None:
-            self.login()
+        self.current_token()
         for attempt in (1, 2):
             try:
                 status, answer_headers, body = self.fast.request("GET", url, headers={**headers,

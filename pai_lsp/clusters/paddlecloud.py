@@ -144,7 +144,7 @@ class PaddleCloud:
 
         return unchanged_files(self.storage, files, remote)
 
-    def submit(self, config: dict) -> None:
+    def submit(self, config: dict) -> list[str]:
         body = {**paddle.defaults(), **config}
         body.pop("$schema", None)
         body["registry"] = paddle.registry_name(str(body.get("registry") or ""))
@@ -153,6 +153,7 @@ class PaddleCloud:
         self.api("POST", "/api/v1/jobs/", json=body)
         self.submitted[body["name"]] = body
         self.stopped.discard(body["name"])
+        return []  # its submit answer has no warnings to pass on
 
     def _lists(self) -> tuple[dict, list[dict]]:
         return self.api("GET", "/api/v1/jobs/"), (self.api("GET", "/api/v1/workers/", params={"jobname": ""}).get("items") or [])

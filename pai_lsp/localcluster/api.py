@@ -31,6 +31,14 @@ def error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"code": code, "message": message}, status)
 
 
+def _warned(response: Response, warnings: list[str]) -> Response:
+    """One `X-Warning` header per warning (the real server sends its one warning so), so a client
+    can show each on its own line."""
+    for warning in warnings:
+        response.headers.append("X-Warning", warning)
+    return response
+
+
 class Api:
     def __init__(self, cluster: LocalCluster, private: bool = False):
         """`private`: also require a token where the YARN-era server leaves reading open (job list,
@@ -133,9 +141,7 @@ class Api:
         if "killAllOnCompletedTaskNumber" in original:
             warnings.append("killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount "
                             "and minSucceededTaskCount instead.")
-        if warnings:
-            headers["X-Warning"] = " ".join(warnings)
-        return JSONResponse(shapes.detail_v1(job, self.base(request)), 201, headers=headers)
+        return _warned(JSONResponse(shapes.detail_v1(job, self.base(request)), 201, headers=headers), warnings)
 
     def job_v1(self, request: Request) -> Job:
         user, name = request.path_params.get("user"), request.path_params["job"]
@@ -199,8 +205,8 @@ class Api:
                   config={k: v for k, v in doc.items() if not k.startswith("_")},
                   virtual_cluster=vc, roles=v2.roles(doc), retry_count=doc.get("jobRetryCount") or 0)
         self.cluster.submit(job, {"protocolVersion": 2}, raw_text=v2.masked(text))
-        return JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202,
-                            headers={"X-Warning": job.note} if job.note else None)
+        return _warned(JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202),
+                       [job.note] if job.note else [])
 
     async def list_v2(self, request: Request) -> Response:
         self.user_of(request)

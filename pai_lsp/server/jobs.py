@@ -4,7 +4,8 @@ Upload progress becomes `$/progress` (on the client's token when it gave one, so
 cancel it); each followed job's log becomes `pai/jobLog` (with byte offsets, so a client resumes
 without a line lost or repeated); state changes of every watched job become `pai/jobStatus`
 (docs/protocol.md). Failures and the end of a job are also a `window/showMessage`, unless the
-client said at `initialize` that it shows them itself.
+client said at `initialize` that it shows them itself; the cluster's warnings about a job it
+accepted always are.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
     finally:
         ls.cancellable.pop(client_token, None)
     end(pick(locale, f"submitted {result['job']}", f"已提交 {result['job']}"))
+    for warning in result.get("warnings") or []:  # shown whatever `client.showsMessages`: clients show no result's warnings
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"{result['job']}: {warning}"))
     follow(ls, result["job"], result["cluster"], {}, uri)
     watch_statuses(ls)
     return {"ok": True, **result}

@@ -127,16 +127,18 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
         raise Interrupted("cancelled: nothing was submitted")
     if journal is not None:
         journal.record("submitting", prepared.name)
-    backend.submit(prepared.config)
-    result = _submitted(backend, prepared, uploaded)
+    warnings = backend.submit(prepared.config)
+    result = _submitted(backend, prepared, uploaded, warnings)
     if journal is not None:
         journal.record("done", prepared.name, result)
     return result
 
 
-def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | None) -> dict:
+def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | None, warnings: list[str] | None = None) -> dict:
+    """`warnings`: what the cluster said about the job it accepted (unknown, so none, when the job is
+    found already submitted by a daemon that died)."""
     return {"job": prepared.name, "cluster": backend.profile.name, "user": backend.profile.user,
-            "upload": uploaded.to_json() if uploaded else None}
+            "upload": uploaded.to_json() if uploaded else None, "warnings": list(warnings or [])}
 
 
 def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:

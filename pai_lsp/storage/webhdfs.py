@@ -1,7 +1,9 @@
 """HDFS through WebHDFS: the `hdfs` package for browsing, the standard library's HTTP client for bulk writes.
 
 Datanode redirects that name a host the user cannot reach (a common failure with real
-clusters) can be rewritten to the configured WebHDFS host.
+clusters) can be rewritten to the configured WebHDFS host. A cluster that accepts no call without
+credentials (the local cluster with `--private` or off loopback) gets the REST token as
+`delegation=` once it has asked for it (`Delegation`).
 """
 
 from __future__ import annotations
@@ -9,14 +11,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
-from urllib.parse import quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import requests
+import requests.auth
 from hdfs import HdfsError, InsecureClient
 
 from ..errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
@@ -25,13 +29,76 @@ from .keepalive import KeepAlive
 CHUNK = 1 << 20  # bytes per read and send of a big file: memory stays bounded whatever the size
 
 
+Token = Callable[[bool], str]  # the cluster's REST token; a fresh one (logged in again) when given True
+
+
+class Delegation(requests.auth.AuthBase):
+    """The cluster's REST token as WebHDFS's `delegation=`, sent only once a call was refused for
+    want of credentials (a 401 with no `WWW-Authenticate` challenge: one names a scheme such as
+    Kerberos's Negotiate that this token is not for). A Hadoop namenode with security off ignores
+    the parameter, but HttpFS and a Kerberized namenode refuse a token they did not issue, and a
+    bearer credential belongs in no URL that does not need it. A token refused once sent (expired,
+    or the cluster's secret changed) is renewed: a call is sent again at most `TRIES` times (with
+    the token, then with a renewed one, as when the token kept for the profile had expired)."""
+
+    TRIES = 2
+
+    def __init__(self, token: Token):
+        self._token = token
+        self._lock = threading.Lock()
+        self.value: str | None = None  # sent with every call once the cluster asked for it
+
+    def on(self, url: str) -> str:
+        """`url` with the token in it (in place of any other), once the cluster asked for one."""
+        if not self.value:
+            return url
+        parts = urlsplit(url)
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "delegation"]
+        return urlunsplit(parts._replace(query=urlencode([*query, ("delegation", self.value)])))
+
+    def retry(self, url: str, status: int, headers: Mapping[str, str], body: bytes) -> bool:
+        """After an answer to a call to `url`: whether to send it again (`on(url)`), with the token."""
+        sent = dict(parse_qsl(urlsplit(url).query)).get("delegation")
+        asked = status == 401 and not headers.get("www-authenticate")
+        if not asked and not (status == 403 and sent and _exception(body) in REFUSED):
+            return False
+        with self._lock:
+            if self.value is None or self.value == sent:  # not already renewed by another thread's call
+                self.value = self._token(sent is not None)
+        return True
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.url = self.on(request.url or "")
+        request.register_hook("response", self._again)
+        return request
+
+    def _again(self, response: requests.Response, **kwargs) -> requests.Response:
+        """The `hdfs` package's call sent again with the token (as requests' digest auth answers a
+        401). Only a refusal's body is read: a streamed file is left to its reader."""
+        for _ in range(self.TRIES):
+            if response.status_code not in (401, 403) or not self.retry(
+                    response.request.url or "", response.status_code, response.headers, response.content):
+                break
+            response.close()
+            again = response.request.copy()
+            again.url = self.on(again.url or "")
+            answer = response.connection.send(again, **kwargs)
+            answer.history.append(response)
+            answer.request = again
+            response = answer
+        return response
+
+
 class Hdfs:
-    def __init__(self, url: str, user: str, rewrite_datanodes: bool = True):
+    def __init__(self, url: str, user: str, rewrite_datanodes: bool = True, token: Token | None = None):
+        """`token`: the cluster's REST token, for a WebHDFS that requires it as `delegation=`."""
         self.url = url.rstrip("/")
         self.user = user
         self.home = f"/user/{user}"  # where relative paths start, as `hdfs dfs` has it
         self.rewrite = rewrite_datanodes
+        self.delegation = Delegation(token) if token is not None else None
         session = requests.Session()
+        session.auth = self.delegation
         session.hooks["response"].append(self._fix_redirect)
         self.client = InsecureClient(self.url, user=user, session=session)
         self.http = KeepAlive()  # bulk writes: see keepalive.py
@@ -120,7 +187,11 @@ class Hdfs:
         query = urlencode({"op": "CREATE", "overwrite": "true" if overwrite else "false", "user.name": self.user})
         url = f"{self.url}/webhdfs/v1{quote(path)}?{query}"
         try:
-            status, headers, body = self.http.request("PUT", url)
+            status, headers, body = self.http.request("PUT", sent := self.delegation.on(url) if self.delegation else url)
+            for _ in range(Delegation.TRIES if self.delegation else 0):
+                if not self.delegation.retry(sent, status, headers, body):
+                    break
+                status, headers, body = self.http.request("PUT", sent := self.delegation.on(url))
             if status >= 400:
                 raise _remote_error(status, body, path)
             location = headers.get("location")
@@ -188,6 +259,14 @@ class Body:
 
     def __len__(self) -> int:
         return self.size
+
+
+def _exception(body: bytes) -> str | None:
+    """The Java exception's simple name in a WebHDFS error answer."""
+    try:
+        return json.loads(body)["RemoteException"]["exception"]
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _remote_error(status: int, body: bytes, path: str) -> PaiError:

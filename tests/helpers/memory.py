@@ -137,9 +137,10 @@ class MemoryBackend:
     def upload(self, files, remote: str, progress=None):
         return upload(self.storage, files, remote, progress=progress)
 
-    def submit(self, config: dict) -> None:
+    def submit(self, config: dict) -> list[str]:
         self.submitted[config["jobName"]] = config
         self.scripts.setdefault(config["jobName"], Script(["WAITING", "RUNNING", "SUCCEEDED"]))
+        return []
 
     def job_exists(self, name: str) -> bool:
         return name in self.submitted

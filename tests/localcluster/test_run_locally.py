@@ -79,8 +79,11 @@ def test_pai_run_runs_a_seed_config_on_a_machine_without_gpus(tmp_path):
         result = _pai(env, "run", "seed.pai.json", "--follow", cwd=ws)
         assert result.returncode == 0, result.stderr
         assert "training on []" in result.stdout
-        notes = [line for line in (result.stdout + result.stderr).splitlines() if "Run scaled to this machine" in line]
-        assert len(notes) == 1 and NO_GPU in notes[0]
+        # Said once when submitting (the cluster's X-Warning) and once in the job's own log.
+        (warning,) = [line for line in result.stderr.splitlines() if "Run scaled to this machine" in line]
+        assert warning.startswith("warning: Run scaled to this machine") and NO_GPU in warning
+        (logged,) = [line for line in result.stdout.splitlines() if "Run scaled to this machine" in line]
+        assert logged == "[PAI local cluster] " + warning.removeprefix("warning: ")
     finally:
         _pai(env, "daemon", "stop")
         _pai(env, "cluster", "stop-local")
