@@ -21,7 +21,7 @@ ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-home-")))
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def editor(lsp_client: LanguageClient):
-    events: dict[str, list] = {"log": [], "status": []}
+    events: dict[str, list] = {"log": [], "status": [], "end": []}
 
     @lsp_client.feature("pai/jobLog")
     def _log(params):
@@ -30,6 +30,10 @@ async def editor(lsp_client: LanguageClient):
     @lsp_client.feature("pai/jobStatus")
     def _status(params):
         events["status"].append(params._asdict())
+
+    @lsp_client.feature("pai/jobLogEnd")
+    def _log_end(params):
+        events["end"].append(params._asdict())
 
     lsp_client.events = events
     await start_session(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
@@ -61,6 +65,8 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     await until(lambda: any(s["state"] == "SUCCEEDED" for s in editor.events["status"]))
     states = [s["state"] for s in editor.events["status"]]
     assert len(states) >= 2 and states[-1] == "SUCCEEDED" and len(set(states)) == len(states), states  # each change, once
+    # The status and the log travel apart; `pai/jobLogEnd` says the whole log has arrived.
+    await until(lambda: any(e["job"] == job for e in editor.events["end"]))
     text = "".join(e["text"] for e in editor.events["log"])
     assert [line for line in text.splitlines() if line.startswith("epoch")] == [
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]

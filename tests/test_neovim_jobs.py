@@ -71,6 +71,10 @@ def test_submit_from_a_buffer_logs_jobs_outputs(nvim, env, workspace, tmp_path):
     assert "pai: Submitting job: " in messages and "uploading 1/1 files" in messages
     assert nvim.wait_message(f"job {job} SUCCEEDED") == f"pai: job {job} SUCCEEDED"
     # The live log buffer, opened beside the config (which keeps the cursor), has the whole log once.
+    # The end of the job and the end of its log travel apart (status and log are separate pushes): wait
+    # for the log's last line, then the whole log must be there exactly once.
+    nvim.wait(f"vim.fn.bufnr('pai://logs/{job}') > 0 and vim.api.nvim_buf_get_lines(vim.fn.bufnr('pai://logs/{job}'), -2, -1, false)[1] == 'done'",
+              what="the log's last line")
     log = nvim.buffer_lines(f"pai://logs/{job}")
     assert log == log_lines(job, log), log
     assert nvim.current_name() == str(workspace / "mnist.pai.json")
