@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError, Unreachable
 from ..files import config_dir, write_atomic
@@ -169,13 +171,18 @@ def read_profiles(path: Path) -> dict:
     return data
 
 
-def _validate(data: object, path: Path) -> None:
+@cache
+def _validator() -> Any:
+    """Built once: `clusters.json` is read (and checked) on every daemon request."""
     from jsonschema import Draft202012Validator
 
     from ..core.schema import schema_path
 
-    schema = json.loads(schema_path().with_name("pai-cluster.schema.json").read_text())
-    error = next(iter(Draft202012Validator(schema).iter_errors(data)), None)
+    return Draft202012Validator(json.loads(schema_path().with_name("pai-cluster.schema.json").read_text()))
+
+
+def _validate(data: object, path: Path) -> None:
+    error = next(iter(_validator().iter_errors(data)), None)
     if error is not None:
         where = "/".join(map(str, error.absolute_path))
         message = error.message if len(error.message) <= 160 else error.message[:150] + "…"
