@@ -26,7 +26,7 @@ import httpx
 from .. import multipart
 from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError
 from .http import request
-from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint
+from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint, read_manifest
 
 CHUNK = 4 * 1024 * 1024  # the paddlecloud client's own default; the server takes 4 KiB … 32 MiB
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)
@@ -240,7 +240,7 @@ def upload(pfs: Pfs, files: list[Selected], remote: str, threads: int | None = N
     paths = {f.rel: os.path.join(f.root, f.rel) for f in files}
     manifest = {"version": 1, "files": {rel: fingerprint(path) for rel, path in paths.items()}}
     there = pfs.walk_files(remote)
-    previous = _read_manifest(pfs, remote) if MANIFEST in there else {}
+    previous = read_manifest(pfs, remote) if MANIFEST in there else {}
     changed = [rel for rel, entry in manifest["files"].items() if previous.get(rel) != entry or there.get(rel) != entry["size"]]
     removed = [rel for rel in previous if rel not in manifest["files"] and rel in there]
     total = sum(manifest["files"][rel]["size"] for rel in changed)
@@ -301,18 +301,9 @@ def unchanged_files(pfs: Pfs, files: list[Selected], remote: str) -> int:
     still has at that size): an upload would not send them again."""
     remote = "/" + remote.strip("/")
     there = pfs.walk_files(remote)
-    previous = _read_manifest(pfs, remote) if MANIFEST in there else {}
+    previous = read_manifest(pfs, remote) if MANIFEST in there else {}
     return sum(1 for f in files if (entry := previous.get(f.rel)) is not None and there.get(f.rel) == entry.get("size")
                and fingerprint(os.path.join(f.root, f.rel)) == entry)
-
-
-def _read_manifest(pfs: Pfs, remote: str) -> dict:
-    try:
-        data = json.loads(pfs.read(f"{remote}/{MANIFEST}"))
-    except (PaiError, ValueError):
-        return {}
-    files = data.get("files") if isinstance(data, dict) else None
-    return files if isinstance(files, dict) else {}
 
 
 def download(pfs: Pfs, path: str, local: Path) -> None:

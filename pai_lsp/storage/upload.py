@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from ..errors import Interrupted, InvalidInput, NotFound, PaiError
 from .webhdfs import Body, Hdfs
@@ -203,7 +203,7 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
         raise InvalidInput(f"codeDir {remote} is a file on HDFS, not a folder")
     cleaned = _clean_stale(hdfs, staging_root, name)
     local = {f.rel: os.path.join(f.root, f.rel) for f in files}
-    previous = _read_manifest(hdfs, remote) if status is not None else {}
+    previous = read_manifest(hdfs, remote) if status is not None else {}
     unchanged = _unchanged(local, previous, threads)
     removed = [rel for rel in previous if rel not in local]
     intact = bool(previous) and _intact(hdfs, remote, previous)
@@ -328,7 +328,7 @@ def _unchanged(local: dict[str, str], previous: dict, threads: int) -> set[str]:
             same.add(rel)
         elif "sha256" in entry:
             to_hash.append(rel)
-    for rel, digest in bounded(lambda rel: _sha256(local[rel]), to_hash, threads):
+    for rel, digest in bounded(lambda rel: file_hash(local[rel]), to_hash, threads):
         if digest == previous[rel]["sha256"]:
             same.add(rel)
     return same
@@ -344,24 +344,19 @@ def fingerprint(path: str) -> dict:
     key = (path, st.st_size, st.st_mtime_ns)
     md5 = _HASHES.get(key)
     if md5 is None:
-        h = hashlib.md5()
-        with open(path, "rb") as f:
-            while chunk := f.read(SMALL):
-                h.update(chunk)
-        md5 = _HASHES[key] = h.hexdigest()
+        md5 = _HASHES[key] = file_hash(path, "md5")
     return {"size": st.st_size, "md5": md5}
 
 
-def _sha256(path: str) -> str:
+def file_hash(path: str, algorithm: str = "sha256") -> str:
+    """The hex digest of a file, read in bounded pieces."""
     with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest() if hasattr(hashlib, "file_digest") else _digest(f)
-
-
-def _digest(f: BinaryIO) -> str:
-    h = hashlib.sha256()
-    while chunk := f.read(SMALL):
-        h.update(chunk)
-    return h.hexdigest()
+        if hasattr(hashlib, "file_digest"):  # Python 3.11+
+            return hashlib.file_digest(f, algorithm).hexdigest()
+        h = hashlib.new(algorithm)
+        while chunk := f.read(SMALL):
+            h.update(chunk)
+        return h.hexdigest()
 
 
 T = TypeVar("T")
@@ -393,13 +388,20 @@ def unchanged_files(hdfs: Hdfs, files: list[Selected], remote: str) -> int:
     status = hdfs.status(remote)
     if status is None or status["type"] != "DIRECTORY":
         return 0
-    previous = _read_manifest(hdfs, remote)
+    previous = read_manifest(hdfs, remote)
     if not _intact(hdfs, remote, previous):
         return 0
     return len(_unchanged({f.rel: os.path.join(f.root, f.rel) for f in files}, previous, threads=4))
 
 
-def _read_manifest(hdfs: Hdfs, remote: str) -> dict:
+class Readable(Protocol):
+    """A storage a manifest is read from (`webhdfs.Hdfs`, `pfs.Pfs`)."""
+
+    def read(self, path: str) -> bytes: ...
+
+
+def read_manifest(hdfs: Readable, remote: str) -> dict:
+    """The files the last upload to `remote` recorded ({} when it left no readable manifest)."""
     try:
         data = json.loads(hdfs.read(f"{remote}/{MANIFEST}"))
     except (PaiError, ValueError):
