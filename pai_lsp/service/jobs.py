@@ -86,6 +86,11 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     return Prepared(config, name, code_dir, workspace_of(config_path))
 
 
+def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:
+    """The settings a job is submitted with: the editor's `pai.job.*` over the workspace's `.vscode/settings.json`."""
+    return read({**find_workspace_settings(config_path.resolve()), **(settings or {})}, locale)
+
+
 class Journal(Protocol):
     """Where a submit notes how far it got, so one cut short (the daemon killed) can be resumed
     exactly: `job` and `phase` ("uploading", "submitting", "done") as last recorded, if ever."""
@@ -109,7 +114,7 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     if journal is not None and journal.phase == "done" and journal.result is not None:
         return journal.result
     config_path = Path(config_path)
-    chosen = read({**find_workspace_settings(config_path.resolve()), **(settings or {})}, locale)
+    chosen = job_settings(config_path, settings, locale)
     resumed = journal.job if journal is not None else None
     if resumed is not None and journal.phase == "submitting" and backend.job_exists(resumed):
         prepared = prepare(config_path, chosen, backend, shown, name=resumed)

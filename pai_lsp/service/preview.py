@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.messages import pick
 from ..core.upload import size_text
-from ..settings import find_workspace_settings, read
-from .jobs import prepare
+from .jobs import job_settings, prepare
 from .selection import choose
 
 if TYPE_CHECKING:
@@ -24,7 +23,7 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     """Everything a submit of `config_path` would do, without doing it: the job's name and final
     config, the files it would upload (and how many of them the last upload there already has)."""
     config_path = Path(config_path)
-    chosen_settings = read({**find_workspace_settings(config_path.resolve()), **(settings or {})}, locale)
+    chosen_settings = job_settings(config_path, settings, locale)
     prepared = prepare(config_path, chosen_settings, backend, shown)
     upload: dict[str, Any] | None = None
     if prepared.code_dir:
