@@ -49,7 +49,8 @@ class Sessions:
         opened and `fn` runs again."""
 
         def call() -> T:
-            name = resolve(cluster)
+            # A poller names a session it has: reading the profiles again (every log read) would only cost time.
+            name = cluster if not fresh and cluster in self.backends else resolve(cluster)
             now = identity(name) if fresh or name not in self.backends else self.backends[name][0]
             kept = self.backends.get(name)
             if kept is not None and kept[0] != now:
