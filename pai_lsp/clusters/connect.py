@@ -19,6 +19,7 @@ from .profiles import (
     local_password,
     local_profile,
     resolve,
+    secret_key,
     set_secret,
 )
 
@@ -32,7 +33,7 @@ def connect(cluster: str | None = None, start: bool = True) -> Backend:
     if name == LOCAL_PADDLE:
         return PaddleCloud(local_paddle_profile(start), local_password)
     profile = Profiles().clusters[name]
-    return backend_for(profile, lambda: get_secret(f"{name}:{profile.user}:password"))
+    return backend_for(profile, lambda: get_secret(secret_key(profile, "password")))
 
 
 def identity(name: str) -> Hashable:
@@ -42,18 +43,22 @@ def identity(name: str) -> Hashable:
     if name in LOCALS:
         return None
     profile = Profiles().clusters[name]
-    token = paddle_token_key(profile.rest_uri, profile.user) if profile.kind == "paddlecloud" else f"{name}:{profile.user}:token"
-    return (tuple(sorted(profile.to_json().items())), get_secret(token))
+    return (tuple(sorted(profile.to_json().items())), get_secret(token_key(profile)))
 
 
 def backend_for(profile: Profile, password: Callable[[], str | None]) -> Backend:
     """A session with a profile (saved or not yet) that logs in with `password()`; the token it
     gets is kept in the keyring under the profile's key."""
-    key = f"{profile.name}:{profile.user}"
+    key = token_key(profile)
+    cls = PaddleCloud if profile.kind == "paddlecloud" else OpenPai
+    return cls(profile, password, token=get_secret(key), on_token=lambda token: _keep(key, token))
+
+
+def token_key(profile: Profile) -> str:
+    """The keyring key of the token a session with `profile` keeps."""
     if profile.kind == "paddlecloud":
-        token_key = paddle_token_key(profile.rest_uri, profile.user)  # DRF tokens are per (endpoint, user)
-        return PaddleCloud(profile, password, token=get_secret(token_key), on_token=lambda token: _keep(token_key, token))
-    return OpenPai(profile, password, token=get_secret(key + ":token"), on_token=lambda token: _keep(key + ":token", token))
+        return paddle_token_key(profile.rest_uri, profile.user)  # DRF tokens are per (endpoint, user)
+    return secret_key(profile, "token")
 
 
 def paddle_token_key(endpoint: str, user: str) -> str:

@@ -83,6 +83,11 @@ def delete_secret(key: str) -> None:
         pass
 
 
+def secret_key(profile: Profile, what: str) -> str:
+    """The keyring key of a profile's `password` or (OpenPAI) `token`."""
+    return f"{profile.name}:{profile.user}:{what}"
+
+
 def get_secret(key: str) -> str | None:
     if os.environ.get("PAI_LSP_SECRETS") == "file":
         data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}

@@ -24,15 +24,12 @@ from ..clusters.profiles import (
     delete_secret,
     get_secret,
     local_paddle_profile,
+    secret_key,
     set_secret,
     stop_local,
 )
 from ..errors import AuthFailed, ConfigError, PaiError
 from ..files import write_atomic
-
-
-def secret_key(profile: Profile, what: str) -> str:
-    return f"{profile.name}:{profile.user}:{what}"
 
 
 def list_profiles() -> dict:
