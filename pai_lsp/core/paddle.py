@@ -19,7 +19,7 @@ from .jsonc import Document, Node, find, node_at, string_offset
 from .messages import pick
 from .model import Diagnostic, Edit, Fix, Settings
 from .schema import job_schema
-from .validate import _reduce, _schema_diagnostics, _syntax_fixes
+from .validate import _reduce, _schema_diagnostics, syntax_diagnostics
 
 FILE_SUFFIX = ".paddle.json"
 DIALECT = "paddle"  # the `Settings.dialect` of a *.paddle.json file, whatever the workspace's cluster kind
@@ -159,8 +159,7 @@ def _diag(start: int, end: int, code: str, locale: str | None, fixes: list[Fix] 
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
     """Syntax, the schema, and the rules the schema cannot say (§A.5.3, §A.11, §A.17)."""
     locale = settings.locale
-    out = [Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args),
-                      _syntax_fixes(e.code, e.start, e.end)) for e in doc.errors]
+    out = syntax_diagnostics(doc, locale)
     root = doc.root
     if root is None:
         return out
