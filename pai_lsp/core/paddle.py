@@ -14,7 +14,7 @@ from typing import Any
 
 from . import messages as msg
 from .completion import Completion, _word_start
-from .hover import Hover
+from .hover import Hover, variable_markdown
 from .jsonc import Document, Node, find, node_at, string_offset
 from .messages import pick
 from .model import Diagnostic, Edit, Fix, Settings
@@ -277,9 +277,5 @@ def hover_variable(doc: Document, node: Node, offset: int, settings: Settings) -
 
 
 def variable_doc(name: str, locale: str | None) -> str:
-    known = VARIABLES.get(name)
-    if known is None:
-        return f"**${name}**\n\n" + pick(locale, "Not set by PaddlePaddle Cloud in a trainer.", "PaddlePaddle Cloud 不会在 trainer 中设置它。")
-    en, zh, example = known
-    text = f"**${name}**\n\n{pick(locale, en, zh)}"
-    return text + ("\n\n" + pick(locale, "Example", "示例") + f": `{example}`" if example else "")
+    en, zh, example = VARIABLES.get(name) or ("Not set by PaddlePaddle Cloud in a trainer.", "PaddlePaddle Cloud 不会在 trainer 中设置它。", "")
+    return variable_markdown(name, en, zh, example, locale)
