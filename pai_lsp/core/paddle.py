@@ -14,6 +14,7 @@ from typing import Any
 
 from . import messages as msg
 from .completion import Completion, _word_start
+from .envvars import assigned_in
 from .hover import Hover, variable_markdown
 from .jsonc import Document, Node, find, node_at, string_offset
 from .messages import pick
@@ -214,7 +215,7 @@ def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
                          [Fix(f'Write "{full}"', (Edit(registry.start, registry.end, json.dumps(full)),))],
                          full=full, value=registry.value))
     if entry is not None and (node := _value_node(doc, "entry")) is not None and isinstance(node.value, str):
-        assigned = set(re.findall(r"(?:^|[\s;&|(])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=", node.value))
+        assigned = assigned_in(node.value, r"[A-Za-z_][A-Za-z0-9_]*")
         for var, a, b in find_variables(node.value):
             if var.startswith(("PADDLE_", "PSERVERS", "TRAINER")) and var not in VARIABLES and var not in assigned:
                 start, end = string_offset(node, doc.text, a), string_offset(node, doc.text, b)
