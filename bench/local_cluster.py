@@ -60,16 +60,30 @@ def _own_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def read(client: InsecureClient, size_mb: int) -> float:
+def read(client: InsecureClient, size_mb: int, rounds: int = 3) -> tuple[float, float]:
+    """(MB/s through WebHDFS OPEN, MB/s reading the same bytes from a local file in 1 MiB pieces —
+    the page cache, this machine's limit for any server that serves from disk), medians."""
     chunk = os.urandom(1 << 20)
     client.write("/bench/big.bin", data=(chunk for _ in range(size_mb)), overwrite=True)
-    t0 = time.perf_counter()
-    total = 0
-    with client.read("/bench/big.bin", chunk_size=1 << 20) as reader:
-        for part in reader:
-            total += len(part)
-    assert total == size_mb << 20
-    return total / (time.perf_counter() - t0) / 1e6
+    ours, local = [], []
+    with tempfile.NamedTemporaryFile() as f:
+        for _ in range(size_mb):
+            f.write(chunk)
+        f.flush()
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            total = 0
+            with client.read("/bench/big.bin", chunk_size=1 << 20) as reader:
+                for part in reader:
+                    total += len(part)
+            assert total == size_mb << 20
+            ours.append(total / (time.perf_counter() - t0) / 1e6)
+            t0 = time.perf_counter()
+            with open(f.name, "rb") as again:
+                while again.read(1 << 20):
+                    pass
+            local.append(total / (time.perf_counter() - t0) / 1e6)
+    return statistics.median(ours), statistics.median(local)
 
 
 def busy_latency(c: httpx.Client, jobs: int, rounds: int) -> tuple[float, float]:
@@ -101,8 +115,11 @@ def main() -> int:
                 rows = [
                     ("one-task job, submit -> SUCCEEDED, median of 21 (s)", f"{turnaround(c, 21):.3f}", "≤ 0.5"),
                     (f"WebHDFS upload, 2,000 files / 20 MB, 8 threads (MB/s; {split})", f"{speed:.1f}", "≥ 50"),
-                    ("WebHDFS read of a 200 MB file (MB/s)", f"{read(client, 200):.0f}", "≥ 300"),
                 ]
+                for mb in (50, 200, 500):
+                    ours, local = read(client, mb)
+                    rows.append((f"WebHDFS read of a {mb} MB file (MB/s; reading it from a local file: {local:.0f})",
+                                 f"{ours:.0f}", "≥ 300"))
                 lst, st = busy_latency(c, 50, 41)
                 rows.append(("list jobs while 50 × 2-task jobs run, median (ms)", f"{lst * 1000:.1f}", "≤ 20"))
                 rows.append(("job status while 50 × 2-task jobs run, median (ms)", f"{st * 1000:.1f}", "≤ 20"))

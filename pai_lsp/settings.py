@@ -40,18 +40,33 @@ def flatten(config: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def find_workspace_settings(start: Path) -> dict[str, Any]:
-    """The `pai.*` keys of the nearest `.vscode/settings.json` at or above `start`."""
+def settings_folder(start: Path) -> Path | None:
+    """The nearest folder at or above `start` (a folder, or a file's folder) holding
+    `.vscode/settings.json`: the workspace a file belongs to, as VS Code sees it."""
     folder = start if start.is_dir() else start.parent
     for candidate in [folder, *folder.parents]:
-        path = candidate / SETTINGS_FILE
-        if path.is_file():
-            try:
-                doc = parse(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError):
-                return {}
-            return flatten(doc.root.value if doc.root is not None else {})
-    return {}
+        if (candidate / SETTINGS_FILE).is_file():
+            return candidate
+    return None
+
+
+def workspace_of(config_path: Path) -> Path:
+    """The folder whose files a job's upload chooses from: the one holding `.vscode/settings.json`
+    at or above the config, else the config's folder."""
+    folder = config_path.resolve().parent
+    return settings_folder(folder) or folder
+
+
+def find_workspace_settings(start: Path) -> dict[str, Any]:
+    """The `pai.*` keys of the nearest `.vscode/settings.json` at or above `start`."""
+    folder = settings_folder(start)
+    if folder is None:
+        return {}
+    try:
+        doc = parse((folder / SETTINGS_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return {}
+    return flatten(doc.root.value if doc.root is not None else {})
 
 
 def read(values: dict[str, Any], locale: str | None = None) -> Settings:

@@ -333,9 +333,7 @@ def find_variables(text: str) -> Iterator[tuple[str, int, int]]:
         yield m.group(1), m.start(), m.end()
 
 
-_ASSIGNED = re.compile(r"(?:^|[\s;&|(])(?:export\s+)?(PAI_\w+)=")
-
-
-def assigned_in(command: str) -> set[str]:
-    """Variables a command sets itself (`PAI_X=…`, `export PAI_X`), which are therefore fine."""
-    return set(_ASSIGNED.findall(command)) if "=" in command else set()
+def assigned_in(command: str, names: str = r"PAI_\w+") -> set[str]:
+    """Variables (matching `names`) a command sets itself (`PAI_X=…`, `export PAI_X=…`), which
+    are therefore fine."""
+    return set(re.findall(rf"(?:^|[\s;&|(])(?:export\s+)?({names})=", command)) if "=" in command else set()

@@ -73,13 +73,17 @@ def _variable_at(doc: Document, node: Node, offset: int, settings: Settings) -> 
         if a <= offset < b:
             res = envvars.resolve(name, envvars.names_in(doc))
             if res.problem:
-                text = f"**${name}**\n\n" + pick(settings.locale, "Not set by PAI in this config.", "在此配置中 PAI 不会设置它。")
+                text = variable_markdown(name, "Not set by PAI in this config.", "在此配置中 PAI 不会设置它。", "", settings.locale)
             else:
-                text = f"**${name}**\n\n{pick(settings.locale, res.en, res.zh)}"
-                if res.example:
-                    text += "\n\n" + pick(settings.locale, "Example", "示例") + f": `{res.example}`"
+                text = variable_markdown(name, res.en, res.zh, res.example, settings.locale)
             return Hover(text, a, b)
     return None
+
+
+def variable_markdown(name: str, en: str, zh: str, example: str, locale: str | None) -> str:
+    """A `$NAME`'s hover, in every kind of job file: what it holds, and an example value."""
+    text = f"**${name}**\n\n{pick(locale, en, zh)}"
+    return text + ("\n\n" + pick(locale, "Example", "示例") + f": `{example}`" if example else "")
 
 
 def _role_of(node: Node) -> Node | None:

@@ -14,12 +14,13 @@ from typing import Any
 
 from . import messages as msg
 from .completion import Completion, _word_start
-from .hover import Hover
+from .envvars import assigned_in
+from .hover import Hover, variable_markdown
 from .jsonc import Document, Node, find, node_at, string_offset
 from .messages import pick
 from .model import Diagnostic, Edit, Fix, Settings
 from .schema import job_schema
-from .validate import _reduce, _schema_diagnostics, _syntax_fixes
+from .validate import _reduce, _schema_diagnostics, syntax_diagnostics
 
 FILE_SUFFIX = ".paddle.json"
 DIALECT = "paddle"  # the `Settings.dialect` of a *.paddle.json file, whatever the workspace's cluster kind
@@ -159,8 +160,7 @@ def _diag(start: int, end: int, code: str, locale: str | None, fixes: list[Fix] 
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
     """Syntax, the schema, and the rules the schema cannot say (§A.5.3, §A.11, §A.17)."""
     locale = settings.locale
-    out = [Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args),
-                      _syntax_fixes(e.code, e.start, e.end)) for e in doc.errors]
+    out = syntax_diagnostics(doc, locale)
     root = doc.root
     if root is None:
         return out
@@ -215,7 +215,7 @@ def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
                          [Fix(f'Write "{full}"', (Edit(registry.start, registry.end, json.dumps(full)),))],
                          full=full, value=registry.value))
     if entry is not None and (node := _value_node(doc, "entry")) is not None and isinstance(node.value, str):
-        assigned = set(re.findall(r"(?:^|[\s;&|(])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=", node.value))
+        assigned = assigned_in(node.value, r"[A-Za-z_][A-Za-z0-9_]*")
         for var, a, b in find_variables(node.value):
             if var.startswith(("PADDLE_", "PSERVERS", "TRAINER")) and var not in VARIABLES and var not in assigned:
                 start, end = string_offset(node, doc.text, a), string_offset(node, doc.text, b)
@@ -278,9 +278,5 @@ def hover_variable(doc: Document, node: Node, offset: int, settings: Settings) -
 
 
 def variable_doc(name: str, locale: str | None) -> str:
-    known = VARIABLES.get(name)
-    if known is None:
-        return f"**${name}**\n\n" + pick(locale, "Not set by PaddlePaddle Cloud in a trainer.", "PaddlePaddle Cloud 不会在 trainer 中设置它。")
-    en, zh, example = known
-    text = f"**${name}**\n\n{pick(locale, en, zh)}"
-    return text + ("\n\n" + pick(locale, "Example", "示例") + f": `{example}`" if example else "")
+    en, zh, example = VARIABLES.get(name) or ("Not set by PaddlePaddle Cloud in a trainer.", "PaddlePaddle Cloud 不会在 trainer 中设置它。", "")
+    return variable_markdown(name, en, zh, example, locale)

@@ -37,10 +37,10 @@ def _roles(config: dict) -> Iterator[tuple[int, dict]]:
                 yield i, r
 
 
-def _at(doc: Document, path: tuple) -> Node | None:
-    """The node at `path`, or the nearest one holding it (a JSON text string the server parses)."""
+def _nearest(root: Node | None, path: tuple) -> Node | None:
+    """The node at `path` under `root`, or the nearest one holding it (a JSON text string the server parses)."""
     for end in range(len(path), 0, -1):
-        node = find(doc.root, path[:end])
+        node = find(root, path[:end])
         if node is not None:
             return node
     return None
@@ -86,19 +86,16 @@ def duplicate_roles(doc: Document, config: dict, names: ConfigNames, settings: S
         name = role.get("name")
         if isinstance(name, str) and counts[name] > 1:
             if name in seen:
-                node = _at(doc, ("taskRoles", index, "name"))
+                node = _nearest(doc.root, ("taskRoles", index, "name"))
                 if node is not None:
                     yield _diag(node, "semantic.duplicate-role", settings, name=name)
             seen.add(name)
 
 
 def _in_role(role_node: Node, path: tuple) -> Node:
-    """The node at `path` in the role, or the nearest one holding it (JSON text the server parses)."""
-    for end in range(len(path), 0, -1):
-        node = find(role_node, path[:end])
-        if node is not None:
-            return node
-    return role_node
+    """The node at `path` in the role, or the nearest one holding it; the role itself at worst."""
+    node = _nearest(role_node, path)
+    return node if node is not None else role_node
 
 
 def task_counts(doc: Document, role_node: Node, role: dict, names: ConfigNames, settings: Settings) -> Iterator[Diagnostic]:

@@ -156,10 +156,7 @@ def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
     if (own := own_module(settings.dialect)) is not None:
         return own.diagnose(doc, settings)
     locale = settings.locale
-    out = [
-        Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args), _syntax_fixes(e.code, e.start, e.end))
-        for e in doc.errors
-    ]
+    out = syntax_diagnostics(doc, locale)
     if doc.root is None:
         return out
     if doc.root.type != "object":
@@ -198,6 +195,12 @@ def _role_diagnostics(doc: Document, index: int, node: Node, entry: role_cache.R
         out.extend(_schema_diagnostics(doc, SchemaError(err.kind, ("taskRoles", index) + err.path, err.limit, err.instance, err.schema), settings))
     out.extend(role_checks(doc, node, names, settings))
     return out
+
+
+def syntax_diagnostics(doc: Document, locale: str | None) -> list[Diagnostic]:
+    """The parser's errors, with their quick fixes: the same in every kind of job file."""
+    return [Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args),
+                       _syntax_fixes(e.code, e.start, e.end)) for e in doc.errors]
 
 
 def _syntax_fixes(code: str, start: int, end: int) -> list[Fix]:

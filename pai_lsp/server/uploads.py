@@ -22,9 +22,10 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..core.model import Diagnostic, Settings
+from ..core.paddle import DIALECT as PADDLE
 from ..core.settings_check import settings_diagnostics
 from ..core.upload import UploadFacts, upload_diagnostics
-from ..settings import flatten, is_settings_file, read
+from ..settings import flatten, is_settings_file, read, workspace_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -80,6 +81,14 @@ class Count:
     again: bool = False  # files changed while counting
     timer: asyncio.TimerHandle | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def count_files(root: Path, settings: Settings, globs: bool) -> UploadFacts:
+    """The count, run in the worker: the selection code (storage, pathspec) loads there, never
+    in the language server's event loop."""
+    from ..service.selection import facts
+
+    return facts(root, settings, globs)
 
 
 class Uploads:
@@ -184,9 +193,7 @@ class Uploads:
             settings = self.ls.settings_for(uri)
             path = to_fs_path(uri) if uri.startswith("file:") else None
             key = None
-            if path and settings.upload_enabled and settings.dialect != "paddle":
-                from ..service.jobs import workspace_of  # the job stack loads only once it is needed
-
+            if path and settings.upload_enabled and settings.dialect != PADDLE:
                 key = Key.of(workspace_of(Path(path)), settings)
             known = self.documents[uri] = (key, settings)
             self._ensure(key)
@@ -214,8 +221,6 @@ class Uploads:
         count.running = asyncio.ensure_future(self._count(key, count))
 
     async def _count(self, key: Key, count: Count) -> None:
-        from ..service.selection import facts as count_files
-
         try:
             facts = await self._run(count_files, key.root, key.settings(), key.globs)
         except Exception as exc:  # noqa: BLE001 - a failed count must not stop the server; it is logged

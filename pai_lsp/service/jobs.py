@@ -20,7 +20,7 @@ from ..core.paddle import DIALECT as PADDLE
 from ..core.paddle import is_paddle_file
 from ..core.validate import diagnose
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
-from ..settings import find_workspace_settings, read
+from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
 from .selection import checked_files
 
@@ -36,15 +36,6 @@ class Prepared:
     name: str
     code_dir: str | None  # HDFS path the workspace is uploaded to
     workspace: Path
-
-
-def workspace_of(config_path: Path) -> Path:
-    """The folder holding `.vscode/settings.json` at or above the config, else the config's folder."""
-    folder = config_path.resolve().parent
-    for candidate in [folder, *folder.parents]:
-        if (candidate / ".vscode" / "settings.json").is_file():
-            return candidate
-    return folder
 
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
