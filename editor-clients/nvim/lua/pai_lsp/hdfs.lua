@@ -63,11 +63,7 @@ function M.refresh(buf)
 end
 
 local function current(buf)
-  local entry = ui.current(views[buf] and views[buf].entries)
-  if not entry then
-    ui.notify(t("no file or folder on this line"))
-  end
-  return entry
+  return ui.current(views[buf], t("no file or folder on this line"))
 end
 
 local function open_file(path, cluster, size)
