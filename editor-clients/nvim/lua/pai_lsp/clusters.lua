@@ -56,11 +56,7 @@ function M.names()
 end
 
 local function current(buf)
-  local c = ui.current(views[buf] and views[buf].entries)
-  if not c then
-    ui.notify(t("no cluster on this line"))
-  end
-  return c
+  return ui.current(views[buf], t("no cluster on this line"))
 end
 
 -- Ask each of `questions` ({key, prompt, default}) in turn, then call `done(answers)`; an empty

@@ -63,11 +63,7 @@ function M.refresh(buf)
 end
 
 local function current(buf)
-  local entry = ui.current(views[buf] and views[buf].entries)
-  if not entry then
-    ui.notify(t("no file or folder on this line"))
-  end
-  return entry
+  return ui.current(views[buf], t("no file or folder on this line"))
 end
 
 local function open_file(path, cluster, size)
@@ -88,6 +84,16 @@ local function open_file(path, cluster, size)
   end)
 end
 
+-- Ask for a local path (file completion); `done` gets it absolute, without a trailing "/"; an
+-- empty answer (or <Esc>) does nothing.
+local function ask_local(prompt, default, done)
+  vim.ui.input({ prompt = prompt, default = default, completion = "file" }, function(lcl)
+    if lcl and lcl ~= "" then
+      done((vim.fn.fnamemodify(vim.fn.expand(lcl), ":p"):gsub("/$", "")))
+    end
+  end)
+end
+
 local function transfer(command, verb, lcl, remote, cluster, done)
   local token = submit.token(verb)
   client.execute(command, { { ["local"] = lcl, remote = remote, cluster = cluster, workDoneToken = token } }, done)
@@ -95,18 +101,13 @@ end
 
 function M.upload(buf)
   local view = views[buf]
-  vim.ui.input({ prompt = t("Upload to %s: ", view.path), default = vim.fn.getcwd() .. "/", completion = "file" },
-    function(lcl)
-      if not lcl or lcl == "" then
-        return
-      end
-      lcl = vim.fn.fnamemodify(vim.fn.expand(lcl), ":p"):gsub("/$", "")
-      local remote = join(view.path, vim.fn.fnamemodify(lcl, ":t"))
-      transfer("pai.hdfs.put", "upload", lcl, remote, view.cluster, function(result)
-        ui.notify(t("uploaded %s to %s (%d file(s), %s)", lcl, result.path, result.files or 0, ui.size(result.bytes)))
-        M.refresh(buf)
-      end)
+  ask_local(t("Upload to %s: ", view.path), vim.fn.getcwd() .. "/", function(lcl)
+    local remote = join(view.path, vim.fn.fnamemodify(lcl, ":t"))
+    transfer("pai.hdfs.put", "upload", lcl, remote, view.cluster, function(result)
+      ui.notify(t("uploaded %s to %s (%d file(s), %s)", lcl, result.path, result.files or 0, ui.size(result.bytes)))
+      M.refresh(buf)
     end)
+  end)
 end
 
 function M.download(buf)
@@ -114,12 +115,7 @@ function M.download(buf)
   if not entry or entry.name == ".." then
     return
   end
-  vim.ui.input({ prompt = t("Download %s to: ", entry.path), default = vim.fn.getcwd() .. "/" .. entry.name,
-    completion = "file" }, function(lcl)
-    if not lcl or lcl == "" then
-      return
-    end
-    lcl = vim.fn.fnamemodify(vim.fn.expand(lcl), ":p"):gsub("/$", "")
+  ask_local(t("Download %s to: ", entry.path), vim.fn.getcwd() .. "/" .. entry.name, function(lcl)
     transfer("pai.hdfs.get", "download", lcl, entry.path, view.cluster, function(result)
       ui.notify(t("downloaded %s to %s (%d file(s), %s)", entry.path, result.path, result.files or 0, ui.size(result.bytes)))
     end)

@@ -75,11 +75,7 @@ local function refresh_soon(buf)
 end
 
 local function current(buf)
-  local job = ui.current(views[buf] and views[buf].entries)
-  if not job then
-    ui.notify(t("no job on this line"))
-  end
-  return job
+  return ui.current(views[buf], t("no job on this line"))
 end
 
 local function ref(buf, job)

@@ -167,9 +167,14 @@ function M.confirm(question, on_yes)
   end)
 end
 
---- The entry shown on the cursor's line (`entries` maps line numbers to entries).
-function M.current(entries)
-  return entries and entries[vim.api.nvim_win_get_cursor(0)[1]]
+--- The entry shown on the cursor's line (`view.entries` maps line numbers to entries); with none,
+--- `missing` (what the user should put the cursor on) is shown.
+function M.current(view, missing)
+  local entry = view and view.entries and view.entries[vim.api.nvim_win_get_cursor(0)[1]]
+  if not entry then
+    M.notify(missing)
+  end
+  return entry
 end
 
 function M.size(n)
