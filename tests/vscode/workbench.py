@@ -241,10 +241,10 @@ class Workbench:
 
     def double_click_word(self, name: str, token: str) -> None:
         """Double-click the first token `token` (as the editor shows it) in the editor: selects its word."""
+        # Playwright's own double-click waits until the span is visible and stable, and tries again
+        # when the editor re-renders its lines under it (as it does while tokens are coloured).
         span = self.editor(name).locator(".view-lines span span").filter(has_text=token).first
-        span.wait_for(state="visible", timeout=LONG * 1000)
-        box = span.bounding_box()
-        self.page.mouse.dblclick(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        span.dblclick(timeout=LONG * 1000)
 
     # --- panels --------------------------------------------------------------------------------------
 
