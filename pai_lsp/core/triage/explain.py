@@ -20,7 +20,7 @@ from . import specs
 from .facts import COMPLETION_STOP_CODES, USER_STOP_CODES, JobFacts, TaskFacts
 from .logtext import Log, meaningful, shown
 from .result import Evidence, Explanation, PythonException, Text, Traceback
-from .rules import RULES, Details, Hit, Rule, check_line, hits, scan
+from .rules import RULES, Details, Hit, Rule, check_text, hits, scan
 from .tracebacks import deciding, parse
 
 LAST_LINES = 8
@@ -37,8 +37,11 @@ SPEC_KINDS: dict[int, tuple[str, str, Details]] = {
     224: ("gpu-unavailable", "version", {}), 225: ("gpu-unavailable", "version", {}), 232: ("missing-module", "other", {}),
     229: ("path-not-found", "unnamed", {}),
 }
-SIGNAL_RULES = tuple(r for r in RULES if r.decisive or r.kind == "signal")
 DECISIVE_RULES = tuple(r for r in RULES if r.decisive)
+# What explains a signal: a decisive cause, a collective that gave up (NCCL's watchdog aborts the
+# process), the signal said in words. (SIGKILL leaves out the network: what kills so is the memory limit.)
+SIGNAL_RULES = DECISIVE_RULES + tuple(r for r in RULES if r.kind == "distributed") + tuple(r for r in RULES if r.kind == "signal")
+KILL_RULES = DECISIVE_RULES + tuple(r for r in RULES if r.kind == "signal")
 CONSEQUENCES = ("distributed", "exit-nonzero", "unknown", "user-stop")  # classes that usually follow another task's failure
 
 # Import names whose package on PyPI is called otherwise (pip install <package>).
@@ -147,7 +150,7 @@ class _Explainer:
             return self._make("host-oom", "killed", hit=self._scan(tuple(r for r in RULES if r.kind == "host-oom")))
         tb = parse(self.log, f.layout)
         if self.signal is not None:
-            hit = self._scan(SIGNAL_RULES)
+            hit = self._scan(KILL_RULES if self.signal == "SIGKILL" else SIGNAL_RULES)
             if hit is not None and hit.rule.kind != "signal":
                 return self._from_hit(hit, tb)
             return self._make("signal", "", {"signal": self.signal}, hit=hit, tb=tb)
@@ -173,14 +176,19 @@ class _Explainer:
         exception = deciding(tb)
         first = exception.message.splitlines()[0] if exception.message else ""
         evidence = [Evidence(exception.log_line, shown(f"{exception.type}: {first}" if first else exception.type))]
-        found = check_line(f"{exception.type}: {exception.message}", exit_code=self.user_code)
+        found = check_text(f"{exception.type}: {exception.message}", exit_code=self.user_code)
+        if found is not None and found[0].kind != "signal":
+            rule, details = found
+            return self._make(rule.kind, rule.variant, details, rule=rule, tb=tb, evidence=evidence, exception=exception)
+        # A decisive line near it is the cause it is a consequence of; when a child died of a signal
+        # (a launcher's report), a collective that gave up explains that too.
+        rules = DECISIVE_RULES if found is None else SIGNAL_RULES
+        near = scan(self.log, self.user_code, rules, start=max(0, exception.offset - NEAR_TRACEBACK))
+        if near is not None and near.rule.kind != "signal":
+            return self._from_hit(near, tb)
         if found is not None:
             rule, details = found
             return self._make(rule.kind, rule.variant, details, rule=rule, tb=tb, evidence=evidence, exception=exception)
-        start = max(0, exception.offset - NEAR_TRACEBACK)  # a decisive line near it: the cause it is a consequence of
-        near = scan(self.log, self.user_code, DECISIVE_RULES, start=start)
-        if near is not None:
-            return self._from_hit(near, tb)
         return self._make("python-exception", "", tb=tb, evidence=evidence, exception=exception)
 
     def _from_hit(self, hit: Hit, tb: Traceback | None = None) -> Explanation:

@@ -20,6 +20,7 @@ from .specs import SIGNALS, signal_name
 
 TAIL = 64 * 1024  # rules are tried on the log's last 64 KB first: the cause is nearly always there
 TRIES = 40  # lines a rule's keyword may lead to before the rule gives up on a log
+MAX_MESSAGE_LINES = 24
 
 Details = dict[str, str]
 
@@ -204,7 +205,7 @@ RULES: tuple[Rule, ...] = (
     Rule("host-oom.memory-error", "host-oom", "memoryerror", regex=_rx(r"\bMemoryError\b"), variant="error", decisive=True),
     Rule("host-oom.bad-alloc", "host-oom", "std::bad_alloc", variant="error", decisive=True),
     Rule("host-oom.enomem", "host-oom", "cannot allocate memory", variant="error", decisive=True),
-    Rule("host-oom.bash-killed", "host-oom", "killed", regex=_rx(r"(?:^|: |\] )\d{1,10} Killed(?: |$)|^Killed$"),
+    Rule("host-oom.bash-killed", "host-oom", "killed", regex=_rx(r"(?:^|[:\]] {1,4})\d{1,10} Killed(?: |$)|^Killed$"),
          variant="likely", decisive=True, fixed={"signal": "SIGKILL"}),
     Rule("host-oom.worker-killed", "host-oom", "killed by signal: killed", variant="likely", decisive=True, fixed={"signal": "SIGKILL"}),
     Rule("host-oom.elastic", "host-oom", "exitcode", regex=_rx(r"exitcode\s{0,4}:\s{0,4}-9\b"), variant="likely", decisive=True,
@@ -248,8 +249,8 @@ RULES: tuple[Rule, ...] = (
     Rule("distributed.horovod", "distributed", "horovodinternalerror"),
     Rule("distributed.tf-unavailable", "distributed", "unavailableerror", variant="reset"),
     # Files: not there (locally or on HDFS), or not allowed.
-    Rule("path-not-found.hdfs", "path-not-found", "file does not exist", parse=_path_parser("file does not exist"),
-         fixed={"hdfs": "1"}, spec=229),
+    Rule("path-not-found.hdfs", "path-not-found", "file does not exist", fixed={"hdfs": "1"}, spec=229,
+         regex=_rx(r"File does not exist: (?P<path>[^\s,;'\"]{1,1000})", re.I)),
     Rule("path-not-found.cant-open", "path-not-found", "can't open file", also=("no such file or directory",), variant="script",
          parse=_path_parser("no such file or directory"), spec=229),
     Rule("path-not-found.enoent", "path-not-found", "no such file or directory", parse=_path_parser("no such file or directory"),
@@ -265,7 +266,7 @@ RULES: tuple[Rule, ...] = (
     Rule("signal.ill", "signal", "illegal instruction", fixed={"signal": "SIGILL"}),
     Rule("signal.abort-cpp", "signal", "terminate called after throwing an instance of", fixed={"signal": "SIGABRT"},
          regex=_rx(r"instance of '(?P<detail>[^'\n]{1,300})'")),
-    Rule("signal.abort", "signal", "aborted", regex=_rx(r"(?:^|: |\] )(?:\d{1,10} )?Aborted(?: |$)"), fixed={"signal": "SIGABRT"}),
+    Rule("signal.abort", "signal", "aborted", regex=_rx(r"(?:^|[:\]] {1,4})(?:\d{1,10} )?Aborted(?: |$)"), fixed={"signal": "SIGABRT"}),
     Rule("signal.torch-mp", "signal", "terminated with signal", regex=_rx(r"terminated with signal (?P<signal>SIG[A-Z]{2,7})")),
     Rule("signal.worker", "signal", "killed by signal: ", parse=_signal_word),
     Rule("signal.elastic", "signal", "exitcode", parse=_negative_exit),
@@ -277,15 +278,18 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def check_line(line: str, rules: tuple[Rule, ...] = RULES, exit_code: int | None = None) -> tuple[Rule, Details] | None:
-    """The first rule (by priority) that matches one line (an exception's `type: message`)."""
-    line = line[:2 * MAX_LINE]
-    low = line.lower()
+def check_text(text: str, rules: tuple[Rule, ...] = RULES, exit_code: int | None = None) -> tuple[Rule, Details] | None:
+    """The first rule (by priority) that matches one of a few lines (an exception's `type: message`
+    and the lines that continue it), each line checked on its own."""
+    lines = [(line, line.lower()) for line in text[:8 * MAX_LINE].splitlines()[:MAX_MESSAGE_LINES]]
     for rule in rules:
-        if rule.keyword in low and (not rule.exit_codes or exit_code in rule.exit_codes):
-            details = rule.check(line, low)
-            if details is not None:
-                return rule, details
+        if rule.exit_codes and exit_code not in rule.exit_codes:
+            continue
+        for line, low in lines:
+            if rule.keyword in low:
+                details = rule.check(line, low)
+                if details is not None:
+                    return rule, details
     return None
 
 

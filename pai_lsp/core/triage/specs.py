@@ -49,8 +49,9 @@ class ExitSpec:
 
     @property
     def specific(self) -> bool:
-        """Whether the phrase says more than "something failed"."""
-        return self.code not in FALLBACK_CODES
+        """Whether the phrase says more than "something failed" (the fallback entries, which the
+        rest-server also sends for codes no entry defines, with the real code in them)."""
+        return self.code not in FALLBACK_CODES and self.phrase not in _fallback_phrases()
 
     @classmethod
     def from_wire(cls, data: Any) -> ExitSpec | None:
@@ -76,6 +77,11 @@ def _tables() -> dict[str, dict[int, ExitSpec]]:
                 user_log_patterns=tuple(p["userLogRegex"] for p in runtime if "userLogRegex" in p),
                 exit_code=next((p["exitCode"] for p in runtime if "exitCode" in p), None))
     return tables
+
+
+@lru_cache(maxsize=1)
+def _fallback_phrases() -> frozenset[str]:
+    return frozenset(t[code].phrase for t in _tables().values() for code in FALLBACK_CODES if code in t)
 
 
 def table(era: str = "k8s") -> dict[int, ExitSpec]:

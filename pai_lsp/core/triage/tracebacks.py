@@ -238,8 +238,14 @@ def locate(path: str, layout: CodeLayout) -> tuple[str, str, str] | None:
 def _mapped(frame: Frame, layout: CodeLayout) -> Frame:
     found = locate(frame.path, layout)
     uploaded, workspace, how = found if found else (None, None, None)
-    user = not is_library(uploaded if uploaded else frame.path)
+    user = not is_library(uploaded) if uploaded else not (is_library(frame.path) or _entry_point(frame.path))
     return dataclasses.replace(frame, user=user, uploaded=uploaded, workspace=workspace, matched_by=how)
+
+
+def _entry_point(path: str) -> bool:
+    """A console script an installed package made (`/usr/local/bin/torchrun`, `…/conda/bin/deepspeed`)."""
+    folder, name = posixpath.split(path)
+    return path.startswith("/") and posixpath.basename(folder) == "bin" and not name.endswith(".py")
 
 
 def _deepest(frames: tuple[Frame, ...]) -> Frame | None:
@@ -250,8 +256,10 @@ def _deepest(frames: tuple[Frame, ...]) -> Frame | None:
 
 def _user_frames(chain: list[PythonException]) -> tuple[Frame | None, tuple[Frame, ...]]:
     """The frame for the diagnostic and the other user frames (deepest first): a child's traceback
-    first (the parent only re-raised it), then the exception that ended the task, then its causes."""
-    order = [e for e in reversed(chain) if e.child] + [e for e in reversed(chain) if not e.child]
+    first (the parent only re-raised it), then the exception that ended the task, then its causes,
+    then a launcher's (its frames are the launcher's own)."""
+    launcher = [e for e in reversed(chain) if e.type.rsplit(".", 1)[-1] in LAUNCHERS]
+    order = [e for e in reversed(chain) if e.child] + [e for e in reversed(chain) if not e.child and e not in launcher] + launcher
     primary = next((f for e in order if (f := _deepest(e.frames)) is not None), None)
     related: list[Frame] = []
     seen = {(primary.path, primary.line)} if primary else set()
