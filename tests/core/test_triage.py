@@ -619,6 +619,31 @@ def test_torchrun_rank_prefixed_traceback_before_the_launchers():
     assert (e.traceback.primary.workspace, e.traceback.primary.line) == ("mnist/ops.py", 4)
 
 
+def test_a_traceback_after_a_progress_bar_and_with_other_output_inside():
+    progress = "Epoch 1:  13%|█▎        | 130/1000 [00:34<03:47,  3.83it/s]"
+    text = DEEP.replace("Epoch 1: loading\n", progress).replace(
+        "        main()\n", "        main()\nINFO:root:heartbeat from the data loader\nW0102 12:00:01.000 prefetch slow\n")
+    e = explain(text, exit_code=1)
+    assert e.kind == "python-exception" and e.traceback.exception.type == "ValueError"
+    assert (e.traceback.primary.workspace, e.traceback.primary.line) == ("mnist/transforms.py", 8)
+
+
+def test_a_launchers_report_does_not_blame_an_old_unrelated_traceback():
+    old = DEEP  # logged and survived long before
+    launcher = log("""
+        Traceback (most recent call last):
+          File "/usr/local/bin/torchrun", line 8, in <module>
+            sys.exit(main())
+        torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+        ============================================================
+        Root Cause (first observed failure):
+          exitcode  : -9 (pid: 14750)
+    """)
+    e = explain(old + "step 10 loss 0.5\n" * 20000 + launcher, exit_code=1)
+    assert e.kind == "host-oom" and [x.type.rsplit(".", 1)[-1] for x in e.traceback.chain] == ["ChildFailedError"]
+    assert e.traceback.primary is None  # the launcher's own frames are nobody's code
+
+
 def test_syntax_error_location_is_a_frame():
     e = explain("""
         Traceback (most recent call last):

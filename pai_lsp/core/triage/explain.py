@@ -35,7 +35,6 @@ SPEC_KINDS: dict[int, tuple[str, str, Details]] = {
     220: ("command-not-found", "unnamed", {}), 221: ("cuda-oom", "", {}), 226: ("cuda-oom", "", {}),
     222: ("signal", "", {"signal": "SIGSEGV"}), 234: ("signal", "", {"signal": "SIGSEGV"}), 223: ("gpu-ecc", "", {}),
     224: ("gpu-unavailable", "version", {}), 225: ("gpu-unavailable", "version", {}), 232: ("missing-module", "other", {}),
-    229: ("path-not-found", "unnamed", {}),
 }
 DECISIVE_RULES = tuple(r for r in RULES if r.decisive)
 # What explains a signal: a decisive cause, a collective that gave up (NCCL's watchdog aborts the
@@ -177,6 +176,9 @@ class _Explainer:
         first = exception.message.splitlines()[0] if exception.message else ""
         evidence = [Evidence(exception.log_line, shown(f"{exception.type}: {first}" if first else exception.type))]
         found = check_text(f"{exception.type}: {exception.message}", exit_code=self.user_code)
+        launcher = tb.chain[-1]
+        if found is None and launcher is not exception:  # what the launcher says of its child: `exitcode: -9`
+            found = check_text(f"{launcher.type}: {launcher.message}", exit_code=self.user_code)
         if found is not None and found[0].kind != "signal":
             rule, details = found
             return self._make(rule.kind, rule.variant, details, rule=rule, tb=tb, evidence=evidence, exception=exception)

@@ -36,11 +36,14 @@ LAUNCHERS = ("ChildFailedError", "CalledProcessError")  # a launcher saying its 
 MAX_BLOCK = 2000  # lines of one traceback
 MAX_MESSAGE = 20  # continuation lines of an exception's message
 MAX_CHAIN = 8
+MAX_STRAYS = 5  # lines of other output a block may hold
 MAX_RELATED = 20
 MAX_DEPTH = 64  # path components looked at when mapping a frame
+MAX_PREFIX = 80  # longer text before a header on its line is not a prefix (a progress bar without its newline)
+CHILD_DISTANCE = 256 * 1024  # a child's traceback this far before its launcher's is the child's
 
 _FRAME = re.compile(r'^\s{0,16}File "(?P<path>[^"\n]{1,1000})", line (?P<line>\d{1,9})(?:,? in (?P<function>[^\n]{1,300}))?')
-_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]{0,200})(?:: ?(?P<message>[^\n]*))?$")
+_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]{0,200})(?:: (?P<message>[^\n]*)|:)?$")  # not `INFO:root:…`
 _DIGITS = re.compile(r"\d")
 _LIBRARY = re.compile(r"(?:^|/)(?:site-packages|dist-packages)/|(?:^|/)lib(?:64)?/python\d(?:\.\d{1,3})?/")
 
@@ -54,8 +57,9 @@ def parse(log: Log, layout: CodeLayout | None = None) -> Traceback | None:
     """The traceback that ended the task (the last one in the log), its frames mapped through `layout`."""
     chain, first = _last_chain(log, len(log))
     if chain and chain[-1].type.rsplit(".", 1)[-1] in LAUNCHERS:
-        earlier, _ = _last_chain(log, first)  # the child's own traceback, printed before its launcher's
-        chain = [*earlier, *chain]
+        earlier, _ = _last_chain(log, first)  # the child's own traceback, printed shortly before its launcher's
+        if earlier and first - earlier[-1].offset <= CHILD_DISTANCE:
+            chain = [*earlier, *chain]
     if not chain:
         return None
     layout = layout or CodeLayout()
@@ -92,7 +96,7 @@ def _chain(log: Log, header: int) -> tuple[list[PythonException], int]:
         blocks.insert(0, block)
         start = first = log.text.rfind("\n", 0, pos) + 1
         joint = _previous_meaningful(log, start)
-        if joint is None or joint[2].strip().lower() not in CHAINS:
+        if joint is None or not joint[2].strip().lower().endswith(CHAINS):  # (after a prefix such as `[rank1]: `)
             break
         pos = log.find_last(HEADER, joint[0])
         if pos < 0:
@@ -130,11 +134,20 @@ def _is_child(log: Log, line_start: int) -> bool:
 
 
 def _block(log: Log, header: int) -> PythonException | None:
-    """One `Traceback (most recent call last):` block: its frames and its exception."""
+    """One `Traceback (most recent call last):` block: its frames and its exception. What precedes
+    the header on its line is a prefix of every line of the block (`[rank1]: `), or, when the block
+    makes no sense so, text that lacked its newline (a progress bar)."""
     start = log.text.rfind("\n", 0, header) + 1
-    strip = _prefix_stripper(log.text[start:header])
+    prefix = log.text[start:header].rsplit("\r", 1)[-1]
+    found = _block_with(log, header, start, prefix) if prefix and len(prefix) <= MAX_PREFIX else None
+    return found or _block_with(log, header, start, "")
+
+
+def _block_with(log: Log, header: int, start: int, prefix: str) -> PythonException | None:
+    strip = _prefix_stripper(prefix)
     line_no = log.number(start)
     frames: list[Frame] = []
+    strays = 0
     lines = log.lines_from(start, MAX_BLOCK)
     next(lines, None)  # the header
     for s, e in lines:
@@ -154,8 +167,11 @@ def _block(log: Log, header: int) -> PythonException | None:
                 frames[-1] = dataclasses.replace(frames[-1], source=stripped[:300])
             continue
         exception = _EXCEPTION.match(stripped)
-        if exception is None:
-            return None  # not a traceback's end after all (an interleaved line): nothing reliable here
+        if exception is None or not (exception.group("message") is not None or exception.group("type").rsplit(".", 1)[-1][:1].isupper()):
+            strays += 1  # a line another process printed in the middle
+            if strays > MAX_STRAYS:
+                return None
+            continue
         message = _message(log, e, strip, exception.group("message") or "")
         return PythonException(type=exception.group("type"), message=message, frames=tuple(frames), log_line=line_no,
                                header_line=log.number(header), child=_is_child(log, start), offset=start)
