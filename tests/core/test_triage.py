@@ -658,6 +658,12 @@ def test_syntax_error_location_is_a_frame():
 
 
 # -- the result on the wire, the facts from the REST detail ----------------------------------------
+def test_line_numbers_count_from_where_the_tail_begins():
+    e = explain(DEEP, exit_code=1, first_line=90001)  # the daemon read the log's last megabyte, from line 90001 on
+    assert e.evidence[-1].line == 90013 and e.traceback.primary.log_line == 90009 and e.last_lines[-1].line == 90013
+    assert e.traceback.exception.header_line == 90002
+
+
 def test_explanation_round_trips_through_json():
     e = explain(DEEP, exit_code=255, user_exit_code=1, role="worker", index=0, image="python:3.8")
     job = explain_job(JobFacts(exit_code=255, trigger_role="worker", trigger_index=0, retries=2, retries_allowed=2), [e])

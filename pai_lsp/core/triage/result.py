@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, TypeVar
 
+from ..messages import pick
+
 T = TypeVar("T")
 
 
@@ -22,7 +24,7 @@ class Text:
     zh: str
 
     def pick(self, locale: str | None) -> str:
-        return self.zh if locale and locale.lower().replace("_", "-").startswith("zh") else self.en
+        return pick(locale, self.en, self.zh)
 
 
 @dataclass(frozen=True)
