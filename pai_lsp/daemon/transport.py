@@ -63,7 +63,11 @@ class Refused(Exception):
 
 
 # -- the handshake (both sides) ------------------------------------------------------------
-def _proof(secret: str, role: str, server_nonce: str, client_nonce: str, endpoint: str) -> str:
+def proof(secret: str, role: str, server_nonce: str, client_nonce: str, endpoint: str) -> str:
+    """What `role` ("client" or "server") sends to show it holds `secret`: the daemon opens with
+    `{"pai-daemon": 1, "challenge": <its nonce>}`, the client answers `{"challenge": <its nonce>,
+    "proof": <client proof>}`, the daemon `{"proof": <server proof>}` (or `{"refused": …}` and closes);
+    JSON-RPC follows. Nonces are 32 hex digits; `endpoint` is the `host:port` the daemon listens on."""
     message = "\n".join((_MAGIC, role, server_nonce, client_nonce, endpoint)).encode()
     return hmac.new(secret.encode(), message, sha256).hexdigest()
 
@@ -102,11 +106,11 @@ async def _admit(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sec
     await writer.drain()
     hello = await _line(reader)
     client_nonce = _nonce(hello.get("challenge"))
-    if client_nonce is None or not _same(hello.get("proof"), _proof(secret, "client", server_nonce, client_nonce, endpoint)):
+    if client_nonce is None or not _same(hello.get("proof"), proof(secret, "client", server_nonce, client_nonce, endpoint)):
         writer.write(b'{"refused": "wrong secret"}\n')
         await writer.drain()
         return False
-    writer.write(json.dumps({"proof": _proof(secret, "server", server_nonce, client_nonce, endpoint)}).encode() + b"\n")
+    writer.write(json.dumps({"proof": proof(secret, "server", server_nonce, client_nonce, endpoint)}).encode() + b"\n")
     await writer.drain()
     return True
 
@@ -122,13 +126,13 @@ async def _authenticate(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
         raise not_ours
     client_nonce = secrets.token_hex(16)
     writer.write(json.dumps({"challenge": client_nonce,
-                             "proof": _proof(info.secret, "client", server_nonce, client_nonce, info.address)}).encode() + b"\n")
+                             "proof": proof(info.secret, "client", server_nonce, client_nonce, info.address)}).encode() + b"\n")
     await writer.drain()
     answer = await _line(reader)
     if "refused" in answer:
         raise Refused(f"the pai daemon at {where} refused the secret in that file, which no longer matches "
                       f"it: end that daemon's process and try again", stale=True)
-    if not _same(answer.get("proof"), _proof(info.secret, "server", server_nonce, client_nonce, info.address)):
+    if not _same(answer.get("proof"), proof(info.secret, "server", server_nonce, client_nonce, info.address)):
         raise not_ours
 
 
