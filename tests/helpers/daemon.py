@@ -4,7 +4,6 @@ this run uses (`PAI_LSP_TRANSPORT`), for tests that speak the protocol byte by b
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import socket
 from pathlib import Path
@@ -41,7 +40,3 @@ def handshake(sock: socket.socket, endpoint: str, secret: str) -> dict:
     if "proof" in reply:
         assert reply["proof"] == proof(secret, "server", challenge["challenge"], mine, endpoint)
     return reply
-
-
-def forced_tcp() -> bool:
-    return os.environ.get("PAI_LSP_TRANSPORT") == "tcp"
