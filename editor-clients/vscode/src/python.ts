@@ -63,8 +63,10 @@ const NEW_ENOUGH = "import sys; print(int(sys.version_info >= (3, 10)))";
 export async function findPython(host: Host, chosen?: string): Promise<string[] | undefined> {
   const paths = pathsOf(host.platform);
   for (const [command, ...args] of pythonCandidates(host.platform, chosen)) {
-    // Every match on PATH: Windows' Microsoft Store stub `python.exe` often comes before the real one.
-    const programs = paths.isAbsolute(command) ? [command].filter((c) => host.exists(c)) : allOnPath(command, host);
+    // On Windows every match on PATH: the Microsoft Store's stub `python.exe` often comes before the real
+    // one. Elsewhere the first, as a shell would run it.
+    const found = paths.isAbsolute(command) ? [command].filter((c) => host.exists(c)) : allOnPath(command, host);
+    const programs = host.platform === "win32" ? found : found.slice(0, 1);
     for (const program of programs) {
       try {
         if ((await host.run(program, [...args, "-c", NEW_ENOUGH])).trim() === "1") return [program, ...args];

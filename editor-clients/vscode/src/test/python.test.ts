@@ -74,6 +74,10 @@ test("Linux and macOS: python3 first, PATH split on ':'", async () => {
   const host = machine("darwin", { PATH: "/usr/bin:/opt/homebrew/bin" }, ["/usr/bin/python3", "/opt/homebrew/bin/python3.12"],
     { "/usr/bin/python3": "0", "/opt/homebrew/bin/python3.12": "1" }); // Apple's python3 is 3.9
   assert.deepEqual(await findPython(host), ["/opt/homebrew/bin/python3.12"]);
+  // the first python3 on PATH is the one a shell runs: a later one is not tried in its place
+  const shadowed = machine("linux", { PATH: "/usr/bin:/usr/local/bin" }, ["/usr/bin/python3", "/usr/local/bin/python3"],
+    { "/usr/bin/python3": "0", "/usr/local/bin/python3": "1" });
+  assert.equal(await findPython(shadowed), undefined);
 });
 
 test("job configs are recognised in Windows paths and in file:///c%3A/… URIs", () => {
