@@ -1,39 +1,68 @@
-"""Where pai-lsp keeps its files (XDG folders, in one place) and how it writes them (whole or not at
-all). Used by the client side and the local cluster alike."""
+"""Where pai-lsp keeps its files (per-OS folders, in one place) and how it writes them (whole or not
+at all). Used by the client side and the local cluster alike.
+
+The folders: `$XDG_CONFIG_HOME` / `$XDG_STATE_HOME` / `$XDG_DATA_HOME` when set, on every OS (an
+explicit choice, and how tests and scripts isolate a set-up); else on Linux and other Unixes the XDG
+defaults (`~/.config/pai-lsp`, `~/.local/state/pai-lsp`, `~/.local/share/pai-lsp`); on macOS and
+Windows the OS's own convention (platformdirs: `~/Library/Application Support/pai-lsp`,
+`%LOCALAPPDATA%\\pai-lsp`) — unless an earlier pai-lsp already keeps files in the XDG default there,
+which then stays in use: nobody's files are moved silently.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 APP = "pai-lsp"
+Kind = Literal["config", "state", "data"]
+_XDG: dict[str, tuple[str, tuple[str, ...]]] = {  # kind -> (variable, default under the home folder)
+    "config": ("XDG_CONFIG_HOME", (".config",)),
+    "state": ("XDG_STATE_HOME", (".local", "state")),
+    "data": ("XDG_DATA_HOME", (".local", "share")),
+}
+OWN_CONVENTION = ("win32", "darwin")  # OSes whose folders come from platformdirs
 
 
-def _xdg(variable: str, *fallback: str) -> Path:
-    return Path(os.environ.get(variable) or os.path.join(os.path.expanduser("~"), *fallback)) / APP
+def user_dir(kind: Kind, platform: str = sys.platform) -> Path:
+    """pai-lsp's folder of this `kind` on `platform` (a `sys.platform` value; another one than this
+    machine's only to test the conventions)."""
+    variable, default = _XDG[kind]
+    if value := os.environ.get(variable):
+        return Path(value) / APP
+    xdg = Path(os.path.expanduser("~"), *default) / APP
+    if platform not in OWN_CONVENTION or xdg.is_dir():
+        return xdg
+    if platform == "win32":
+        from platformdirs.windows import Windows as Convention
+    else:
+        from platformdirs.macos import MacOS as Convention
+    dirs = Convention(appname=APP, appauthor=False)
+    return Path({"config": dirs.user_config_dir, "state": dirs.user_state_dir, "data": dirs.user_data_dir}[kind])
 
 
 def config_dir() -> Path:
     """Cluster profiles, secrets kept in a file, the local cluster's secrets."""
-    return _xdg("XDG_CONFIG_HOME", ".config")
+    return user_dir("config")
 
 
 def state_dir() -> Path:
-    """The daemon's log and what it watches."""
-    return _xdg("XDG_STATE_HOME", ".local", "state")
+    """The daemon's log, its endpoint and what it watches."""
+    return user_dir("state")
 
 
 def data_dir() -> Path:
     """The local cluster's data (jobs, logs, HDFS files)."""
-    return _xdg("XDG_DATA_HOME", ".local", "share")
+    return user_dir("data")
 
 
 def runtime_dir() -> Path:
-    """The daemon's socket: `$XDG_RUNTIME_DIR/pai-lsp`, else the state folder (also when
+    """The daemon's endpoint: `$XDG_RUNTIME_DIR/pai-lsp`, else the state folder (also when
     `XDG_STATE_HOME` is set, so an isolated environment never meets the user's daemon)."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     return Path(runtime) / APP if runtime and not os.environ.get("XDG_STATE_HOME") else state_dir()
@@ -41,7 +70,9 @@ def runtime_dir() -> Path:
 
 def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
     """Replace `path` with `data` whole: a reader, or a crash, sees the old content or the new, never
-    half of one. `private`: readable by this user only (mode 600) from the first byte."""
+    half of one. `private`: readable by this user only from the first byte — mode 600 where files have
+    modes; on Windows, where they have none, the ACL the file inherits from its folder in the user's
+    profile (`%LOCALAPPDATA%`: the user, SYSTEM and administrators only)."""
     with atomic_writer(path, private) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
 

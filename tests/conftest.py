@@ -33,6 +33,23 @@ async def client_scm(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
+def pytest_addoption(parser):
+    parser.addoption("--daemon-transport", choices=["unix", "tcp"],
+                     help="how every pai started by the tests reaches its daemon (PAI_LSP_TRANSPORT): tcp is "
+                          "Windows' design, which CI also runs the daemon, CLI and editor-job tests on")
+
+
+def pytest_configure(config):
+    if transport := config.getoption("--daemon-transport"):
+        os.environ["PAI_LSP_TRANSPORT"] = transport
+
+
+def pytest_report_header(config):
+    from pai_lsp.daemon.transport import kind
+
+    return f"daemon transport: {kind()}"
+
+
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     """An environment of its own for `pai` (one per test module): its daemon and local cluster are

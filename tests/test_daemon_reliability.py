@@ -270,12 +270,10 @@ def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time
 
 
 def test_anything_on_the_socket_gets_a_json_rpc_answer_and_no_line_is_too_long(env, tmp_path):
-    import socket
+    from .helpers.daemon import open_endpoint
 
     pai(env, "jobs")  # the daemon runs
-    path = Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "daemon.sock"
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.connect(str(path))
+    with open_endpoint(env) as sock:
         answers = sock.makefile("rb")
 
         def ask(line: bytes):

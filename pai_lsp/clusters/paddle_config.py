@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,12 +22,18 @@ class Datacenter:
     active: bool
 
 
-def default_path() -> Path:
-    """`~/.paddle/config`; on Windows the home is %HOMEDRIVE%%HOMEPATH%, else %USERPROFILE%."""
-    if os.name == "nt":
-        home = (os.environ.get("HOMEDRIVE", "") + os.environ.get("HOMEPATH", "")) or os.environ.get("USERPROFILE", "")
-        return Path(home) / ".paddle" / "config"
-    return Path.home() / ".paddle" / "config"
+def default_path(platform: str = sys.platform, environ: Mapping[str, str] = os.environ) -> Path:
+    """`~/.paddle/config`, where the manuals put it on each OS (`platform`: a `sys.platform` value).
+    Windows: `.paddle\\config` under the user's folder (seed 003), `%USERPROFILE%`; the paddlecloud
+    client itself reads it under `%HOMEDRIVE%%HOMEPATH%` (§A.1), which a domain account may map
+    elsewhere: the first of the two that holds the file, else the manual's."""
+    if platform != "win32":
+        return Path(os.path.expanduser("~")) / ".paddle" / "config"
+    client_home = environ.get("HOMEDRIVE", "") + environ.get("HOMEPATH", "")
+    homes = [home for home in (client_home, environ.get("USERPROFILE", "")) if home]
+    candidates = [Path(home) / ".paddle" / "config" for home in homes]
+    found = next((path for path in candidates if path.is_file()), None)
+    return found or Path(environ.get("USERPROFILE") or client_home or os.path.expanduser("~")) / ".paddle" / "config"
 
 
 def read(path: Path) -> list[Datacenter]:

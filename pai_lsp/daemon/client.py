@@ -11,16 +11,19 @@ import asyncio
 import dataclasses
 import itertools
 import json
+import os
 import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..errors import Unreachable
-from . import protocol, socket_path, state_dir
+from ..errors import ConfigError, Unreachable
+from ..filelock import try_hold
+from . import endpoint_path, lock_path, protocol, state_dir, transport
 
 START_TIMEOUT = 15.0
+STALE_GRACE = 5.0  # how long an endpoint that fails its proof may be a starting daemon's, not yet rewritten
 RESTARTS = 5  # how often a call that can be resumed reconnects to a daemon that died
 BUFFER = 4 << 20  # bytes buffered from the socket: a `job.log` of 1 MiB fits whole (a longer message is read in pieces)
 
@@ -38,29 +41,63 @@ class DaemonStopped(ConnectionError):
 
 
 def start_daemon() -> None:
-    """Start the daemon in the background (its own session: it outlives the caller). Callers that
-    race may start several; all but one leave at once (`server.serve`)."""
+    """Start the daemon in the background, detached so that it outlives the caller (its own session;
+    on Windows its own process group, no console window, and out of the editor's job object when
+    that allows it, or closing the editor would end it). Callers that race may start several; all but
+    one leave at once (`server.serve`)."""
     state_dir().mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pai_lsp", "daemon", "serve"]
     with open(state_dir() / "daemon.log", "ab") as log:
-        subprocess.Popen([sys.executable, "-m", "pai_lsp", "daemon", "serve"], stdin=subprocess.DEVNULL,
-                         stdout=log, stderr=log, start_new_session=True)
+        if sys.platform == "win32":
+            flags = subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW
+            try:
+                subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                 creationflags=flags | subprocess.CREATE_BREAKAWAY_FROM_JOB)
+            except PermissionError:  # a job that may not be left: the daemon then ends with the editor
+                subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, creationflags=flags)
+        else:
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+
+
+def daemon_running() -> bool:
+    """Does a daemon of this user serve now (it holds the lock for its whole life)?"""
+    fd = try_hold(lock_path())
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
 
 
 async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     deadline = time.monotonic() + START_TIMEOUT
-    started = False
+    started: float | None = None  # when we started a daemon
+    doubted: float | None = None  # since when the endpoint fails its proof while a daemon runs
     while True:
+        probed = False
         try:
-            return await asyncio.open_unix_connection(str(socket_path()), limit=BUFFER)
+            return await transport.connect(endpoint_path(), BUFFER)
         except (FileNotFoundError, ConnectionRefusedError):
-            if not start:
-                raise Unreachable("the pai daemon is not running") from None
-            if not started:
-                await asyncio.to_thread(start_daemon)
-                started = True
-            if time.monotonic() > deadline:
-                raise Unreachable(f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
-            await asyncio.sleep(0.05)
+            pass
+        except transport.Refused as exc:
+            if not exc.stale:  # this machine's set-up is wrong: no use trying again
+                raise ConfigError(exc.message) from None
+            probed = True
+            if daemon_running():  # its own endpoint cannot fail, unless it is just being rewritten
+                doubted = doubted or time.monotonic()
+                if time.monotonic() - doubted > STALE_GRACE:
+                    raise ConfigError(exc.message) from None
+                await asyncio.sleep(0.1)
+                continue
+            # no daemon: the file is a dead one's, whatever listens on its port now
+        if not start:
+            raise Unreachable("the pai daemon is not running") from None
+        # Start one; again after a probe of the lock, which may have sent a starting one away.
+        if started is None or (probed and time.monotonic() - started > 1.0):
+            await asyncio.to_thread(start_daemon)
+            started = time.monotonic()
+        if time.monotonic() > deadline:
+            raise Unreachable(f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
+        await asyncio.sleep(0.05)
 
 
 async def call_once(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> Any:

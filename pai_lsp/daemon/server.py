@@ -1,5 +1,5 @@
-"""`pai daemon serve`: the protocol (`protocol.py`) on a Unix socket, each method one call into the
-service layer on the cluster's kept session.
+"""`pai daemon serve`: the protocol (`protocol.py`) on the user's own endpoint (`transport.py`), each
+method one call into the service layer on the cluster's kept session.
 
 Followers get `job.log` from the offsets they already have, so after a daemon restart they resume
 with nothing lost or repeated, and `job.status` on every change, from the one poller of that job.
@@ -26,7 +26,7 @@ from ..service import clusters
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
-from . import protocol, socket_path, state_dir
+from . import endpoint_path, lock_path, protocol, state_dir, transport
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
@@ -66,21 +66,14 @@ class Daemon:
 
     # -- transport -------------------------------------------------------------------
     async def serve(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(self.path.parent, 0o700)
-        if self.path.exists():
-            self.path.unlink()  # a dead daemon's: the live one holds daemon.lock, which we have
-        server = await asyncio.start_unix_server(self.connection, path=str(self.path))
-        os.chmod(self.path, 0o600)
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, self.stopping.set)
+        server = await transport.listen(self.connection, self.path)
+        stop_on_signals(asyncio.get_running_loop(), self.stopping.set)
         prune(state_dir() / "submits")
         watcher = asyncio.ensure_future(self.watcher.run())
         async with server:
             await self.stopping.wait()
         watcher.cancel()
-        self.path.unlink(missing_ok=True)
+        transport.close(self.path)
         self.sessions.close()
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -392,12 +385,22 @@ PROFILES: dict[type, Callable[[Any], dict]] = {
 }
 
 
+def stop_on_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> None:
+    """SIGTERM and Ctrl-C end the daemon cleanly; where the event loop takes no signal handlers
+    (Windows), the signal module's own, handed to the loop."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop)
+        except NotImplementedError:
+            signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop))
+
+
 def serve() -> int:
     """Serve unless a daemon of this user already does: however many clients start one at the same
     time, one serves (the lock is held for the daemon's life) and the others leave at once."""
-    path = socket_path()
+    path = endpoint_path()
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = try_hold(path.with_name("daemon.lock"))
+    lock = try_hold(lock_path())
     if lock is None:
         return 0
     asyncio.run(Daemon(path).serve())

@@ -23,6 +23,7 @@ from ..core.openpai import FINAL
 from ..daemon import client, protocol
 from ..errors import PaiError
 from ..settings import job_values
+from .uris import fs_path, workspace_relative
 
 if TYPE_CHECKING:
     from .app import PaiLanguageServer
@@ -105,13 +106,8 @@ async def preview(ls: PaiLanguageServer, uri: str | None, cluster: str | None, l
 def shown_name(ls: PaiLanguageServer, path: str) -> str:
     """How messages name the file: relative to the workspace folder holding it, as the editor's file
     tree shows it (a message's start is what a collapsed notification shows); else its full path."""
-    roots = [to_fs_path(folder.uri) for folder in ls.workspace.folders.values()] or [ls.workspace.root_path]
-    for root in sorted((r for r in roots if r), key=len, reverse=True):
-        try:
-            return Path(path).relative_to(root).as_posix()
-        except ValueError:
-            continue
-    return path
+    roots = [fs_path(folder.uri) for folder in ls.workspace.folders.values()] or [ls.workspace.root_path]
+    return workspace_relative(Path(path), (Path(root) for root in roots if root)) or path
 
 
 def cancel(ls: PaiLanguageServer, token: str | int) -> None:
