@@ -20,12 +20,17 @@ from typing import Protocol
 from ..files import write_atomic
 from .auth import Users
 from .errors import ClusterError
-from .hdfs_store import SNAPSHOT, UPLOAD_SUFFIX, HdfsStore
+from .hdfs_store import HdfsException, HdfsStore
 from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
 from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
 
 STOP_GRACE_SECONDS = 2.0
 SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
+CODE_DIR_MAX_BYTES = 200_000_000  # the platform's container script refuses a larger codeDir (openpai-api.md §1.3)
+
+
+class CodeDirError(ValueError):
+    """The task's codeDir cannot be fetched: the task fails with this reason, as on the platform."""
 
 
 class JobKind(Protocol):
@@ -300,16 +305,25 @@ class LocalCluster:
             self.groups.pop(v.process.pid, None)
 
     def _copy_code(self, job: Job, workdir: Path) -> None:
-        """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there)."""
+        """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there),
+        as the platform's container script fetches it: as the job's user, with HDFS's permission
+        checks, and refused over CODE_DIR_MAX_BYTES. A codeDir that is no folder copies nothing."""
         code_dir = substitute_dir(job.config.get("codeDir") or "", job, self.fs_uri)
         match = re.match(r"^(?:hdfs|webhdfs)://[^/]*(/.*)$", code_dir) or re.match(r"^(/.*)$", code_dir)
         if not match:
             return
-        source = self.store.local(match.group(1))
-        if not source.is_dir():
+        try:
+            tree = self.store.readable_tree(job.user, match.group(1), CODE_DIR_MAX_BYTES)
+        except HdfsException as exc:
+            raise CodeDirError(f"Can not get code from HDFS ({code_dir}): {exc.message}") from None
+        if tree is None:
             return
+        entries, size = tree
+        if size > CODE_DIR_MAX_BYTES:
+            raise CodeDirError(f"{code_dir} is larger than 200MB (the platform's limit for codeDir is {CODE_DIR_MAX_BYTES} bytes), exit.")
+        source = self.store.local(match.group(1))
         name = source.name or "code"
-        copy_tree(source, workdir / name)
+        copy_files(source, workdir / name, entries)
         if job.framework != name and name == job.name and not (workdir / job.framework).exists():
             # $PAI_JOB_NAME is <user>~<job>: make `cd $PAI_JOB_NAME` find the code too.
             (workdir / job.framework).symlink_to(name)
@@ -425,23 +439,30 @@ class LocalCluster:
         return self.task_dir(job, attempt, role, index) / "logs" / name
 
 
-def copy_tree(source: Path, target: Path) -> None:
-    """Copy a folder from the HDFS store, without uploads in flight or snapshots. `cp` and `find` do
-    the work where they exist: a Python walk in a thread would wait for the GIL at every file while
-    the API keeps the event loop busy (50,000 files took minutes that way under load)."""
+def copy_files(source: Path, target: Path, entries: list[str]) -> None:
+    """Copy these folders and files (paths relative to `source`, parents first) into `target`, and
+    nothing else. `tar` does the work where it exists: a Python copy in a thread would wait for the
+    GIL at every file while the API keeps the event loop busy (50,000 files took minutes that way)."""
     target.mkdir(mode=0o700, parents=True, exist_ok=True)
-    cp, find = shutil.which("cp"), shutil.which("find")
-    if cp is None or find is None:
-        shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*" + UPLOAD_SUFFIX, SNAPSHOT))
+    tar = shutil.which("tar")
+    if tar is None:
+        for relative in entries:
+            src, dst = source / relative, target / relative
+            dst.mkdir(mode=0o700, exist_ok=True) if src.is_dir() else shutil.copyfile(src, dst)
         return
     import subprocess
+    import tempfile
 
-    for argv in ([cp, "-R", f"{source}/.", str(target)],
-                 [find, str(target), "-type", "d", "-name", SNAPSHOT, "-prune", "-exec", "rm", "-rf", "{}", "+"],
-                 [find, str(target), "-type", "f", "-name", "*" + UPLOAD_SUFFIX, "-delete"]):
-        done = subprocess.run(argv, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise OSError(f"copying the code failed: {done.stderr.strip()}")
+    with tempfile.TemporaryFile() as listing, tempfile.TemporaryFile() as errors:
+        listing.write(b"\0".join(os.fsencode(e) for e in entries))
+        listing.seek(0)
+        pack = subprocess.Popen([tar, "-C", str(source), "--null", "--no-recursion", "-T", "-", "-cf", "-"],
+                                stdin=listing, stdout=subprocess.PIPE, stderr=errors)
+        unpack = subprocess.Popen([tar, "-C", str(target), "-xf", "-"], stdin=pack.stdout, stderr=errors)
+        pack.stdout.close()  # the unpacking tar alone reads the archive
+        if unpack.wait() != 0 or pack.wait() != 0:
+            errors.seek(0)
+            raise OSError(f"copying the code failed: {errors.read().decode(errors='replace').strip()}")
 
 
 def scaled_note(need: dict[str, int], have: dict[str, int], over: list[str]) -> str:

@@ -37,6 +37,7 @@ SNAPSHOT = ".snapshot"
 UPLOAD_SUFFIX = ".pai-upload"
 DEFAULT_REPLICATION = 1  # a one-node cluster (dfs.replication=1)
 MAX_REPLICATION = 512
+NO_ROW = (None,) * 7  # an inode without metadata of its own: the defaults
 
 
 @dataclass
@@ -183,9 +184,10 @@ class HdfsStore:
         with self._db_lock:
             self._db.execute("DELETE FROM inodes WHERE path = ? OR substr(path, 1, ?) = ?", (path, len(_under(path)), _under(path)))
 
-    def _inode(self, path: str, local: Path, st: os.stat_result) -> Inode:
-        row = self._row(path)
-        owner, group, perm, replication, atime, acl_text, snapshottable = row or (None,) * 7
+    def _inode(self, path: str, local: Path, st: os.stat_result, row: tuple | None = None) -> Inode:
+        """The inode at `path`; `row` is its metadata when the caller read it already."""
+        row = row or self._row(path)
+        owner, group, perm, replication, atime, acl_text, snapshottable = row or NO_ROW
         entries = [acls.parse_spec(text)[0] for text in json.loads(acl_text)] if acl_text else []
         mode = perm if perm is not None else stat.S_IMODE(st.st_mode)  # data kept before modes were recorded
         return Inode(path, local, st, owner or self.superuser, group or SUPERGROUP, Acl(mode, entries),
@@ -271,6 +273,50 @@ class HdfsStore:
                 if entry.is_dir(follow_symlinks=False):
                     child = folder.path.rstrip("/") + "/" + entry.name
                     stack.append(self._inode(child, Path(entry.path), entry.stat(follow_symlinks=False)))
+
+    def readable_tree(self, user: str, path: str, max_bytes: int) -> tuple[list[str], int] | None:
+        """What `hdfs dfs -du -s` then `hdfs dfs -get` of the folder `path` read as `user`, checked as
+        Hadoop checks them: every folder below must be listable (READ_EXECUTE, getContentSummary's
+        subtree check), then every file readable (READ, each open's check); the first refusal raises.
+        Returns the folders and files (relative paths, parents first) and their total size; None when
+        `path` is no folder. The walk stops once the size passes `max_bytes` (the caller refuses such
+        a folder), so a huge tree costs no more than that. Uploads in flight and snapshots are left out."""
+        path = self.normalize(path)
+        self.check(user, path)
+        top = self.lookup(path)
+        if top is None or not top.is_dir:
+            return None
+        with self._db_lock:  # one query for the whole tree, not one per file
+            rows = {row[0]: row[1:] for row in self._db.execute(
+                "SELECT path, owner, grp, perm, replication, atime, acl, snapshottable FROM inodes "
+                "WHERE path = ? OR substr(path, 1, ?) = ?", (path, len(_under(path)), _under(path)))}
+        check = not self.is_superuser(user)
+        groups = self.groups_of(user)
+        entries: list[str] = []
+        files: list[Inode] = []
+        total = 0
+        stack = [(top, "")]
+        while stack:
+            folder, relative = stack.pop()
+            if check:
+                self._require(folder, user, groups, READ_EXECUTE)
+            with os.scandir(folder.local) as children:
+                for entry in sorted(children, key=lambda e: e.name):
+                    if entry.name == SNAPSHOT or entry.name.endswith(UPLOAD_SUFFIX) or entry.is_symlink():
+                        continue
+                    child = folder.path.rstrip("/") + "/" + entry.name
+                    inode = self._inode(child, Path(entry.path), entry.stat(follow_symlinks=False), rows.get(child) or NO_ROW)
+                    entries.append(relative + entry.name)
+                    if inode.is_dir:
+                        stack.append((inode, relative + entry.name + "/"))
+                        continue
+                    files.append(inode)
+                    total += inode.st.st_size
+                    if total > max_bytes:
+                        return entries, total
+        for inode in files if check else ():
+            self._require(inode, user, groups, READ)
+        return entries, total
 
     def require_superuser(self, user: str) -> None:
         if not self.is_superuser(user):
