@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -22,7 +23,8 @@ from .auth import Users
 from .errors import ClusterError
 from .hdfs_store import HdfsException, HdfsStore
 from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
-from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
+from .processes import RECORD_FILE, Tracker, end_leftover
+from .runner import RunningTask, allocate_ports, end_tasks, environment, log_failure_exit, reported_exit, start, substitute_dir, task_id
 
 STOP_GRACE_SECONDS = 2.0
 SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
@@ -93,7 +95,9 @@ class LocalCluster:
         self._scheduler: asyncio.Task | None = None
         self._watchers: set[asyncio.Task] = set()
         self._background: set[asyncio.Task] = set()
-        self.groups: dict[int, RunningTask] = {}  # every process group started and not yet gone
+        self.groups: dict[int, RunningTask] = {}  # every task started and not yet gone, by its command's pid
+        self.tracker = Tracker()  # notes what each running task starts, wherever it goes
+        self._unsaved: set[str] = set()  # jobs whose last save failed (a full disk), warned about once
         self._closing = False
         self.virtual_clusters = self._load_virtual_clusters()
         self.kinds: dict[str, JobKind] = {}  # jobs of another API than OpenPAI's: how their tasks are set up
@@ -114,8 +118,9 @@ class LocalCluster:
                 continue
             if job.state not in FINAL:
                 for task in job.tasks:
-                    if task.pid:
-                        kill_leftover(task.pid, f"{job.framework}/{job.attempt}/{task.role}/{task.index}")
+                    record = self.task_dir(job, job.attempt, task.role, task.index) / RECORD_FILE
+                    if task.pid or record.exists():  # what a killed cluster left running ends now
+                        end_leftover(record, task_id(job, task))
                     if not task.finished:
                         task.state, task.completed = "FAILED", now_ms()
                 self._finish(job, "FAILED", -1, "The local cluster stopped while this job was running; it was not restarted.")
@@ -123,9 +128,18 @@ class LocalCluster:
             self.order.append(job.framework)
 
     def save(self, job: Job) -> None:
+        """Keep the job's state in the data dir. A write that fails (a full disk) loses only this copy:
+        the state in memory is right and the next save writes it, so stopping and the rest go on."""
         folder = self.job_dir(job)
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_json(folder / "status.json", job.to_json())
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_json(folder / "status.json", job.to_json())
+        except OSError as exc:
+            if job.framework not in self._unsaved:
+                print(f"warning: the state of job {job.framework} could not be saved: {exc.strerror or exc}", file=sys.stderr)
+                self._unsaved.add(job.framework)
+            return
+        self._unsaved.discard(job.framework)
 
     def job_dir(self, job: Job) -> Path:
         """The job's folder: its framework name, shortened with a digest where the file system could not
@@ -155,6 +169,7 @@ class LocalCluster:
                 await self._kill_tasks(job, "FAILED", None)
                 self._finish(job, "FAILED", -1, "The local cluster was stopped while this job was running.")
         await self._kill_groups(list(self.groups.values()))
+        self.tracker.close()
         for watcher in list(self._watchers):
             watcher.cancel()
 
@@ -280,6 +295,7 @@ class LocalCluster:
                     self._task_done(job, task)
                 continue
             self.groups[running.process.pid] = running
+            self.tracker.add(running.processes)
             if self._gone(job, attempt, task):
                 await self._kill_groups([running])
                 continue
@@ -295,13 +311,13 @@ class LocalCluster:
         return self._closing or job.attempt != attempt or task.finished or job.state != "RUNNING"
 
     async def _kill_groups(self, victims: list[RunningTask]) -> None:
-        """SIGTERM to each process group, SIGKILL to what is left after the grace period."""
+        """SIGTERM to every process of these tasks, SIGKILL to what is left after the grace period."""
+        if not victims:
+            return
+        await end_tasks(victims, signal.SIGTERM)
+        await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
+        await end_tasks(victims, signal.SIGKILL)
         for v in victims:
-            v.kill(signal.SIGTERM)
-        if victims:
-            await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
-        for v in victims:
-            v.kill(signal.SIGKILL)
             self.groups.pop(v.process.pid, None)
 
     def _copy_code(self, job: Job, workdir: Path) -> None:
@@ -330,14 +346,19 @@ class LocalCluster:
 
     async def _watch(self, job: Job, attempt: int, task: Task, running: RunningTask) -> None:
         code = await running.wait()
+        self.tracker.discard(running.processes)
         self.groups.pop(running.process.pid, None)
         self.running.pop((job.framework, task.role, task.index), None)
         if job.attempt != attempt or task.finished:
             return  # stopped or superseded meanwhile
-        task.exit_code, task.original_exit_code = reported_exit(code)
-        task.state, task.completed = ("SUCCEEDED" if code == 0 else "FAILED"), now_ms()
-        if task.original_exit_code is not None:
-            task.diagnostics = f"The command exited with code {task.original_exit_code}."
+        if running.log_failure is not None:  # ended by the cluster: its log could not be written
+            (task.exit_code, task.diagnostics), task.original_exit_code = log_failure_exit(running.log_failure), None
+            task.state, task.completed = "FAILED", now_ms()
+        else:
+            task.exit_code, task.original_exit_code = reported_exit(code)
+            task.state, task.completed = ("SUCCEEDED" if code == 0 else "FAILED"), now_ms()
+            if task.original_exit_code is not None:
+                task.diagnostics = f"The command exited with code {task.original_exit_code}."
         self._task_done(job, task)
 
     def _task_done(self, job: Job, task: Task) -> None:
