@@ -47,7 +47,7 @@ class TaskProcesses:
 
     def save(self) -> None:
         """Keep what identifies the task. A failure (a full disk) is not the task's: it runs on, less tracked."""
-        data = {"marker": self.marker, "leader": self.leader, "seen": sorted(self.seen.items())}
+        data = {"marker": self.marker, "leader": self.leader, "seen": sorted(dict(self.seen).items())}
         try:
             write_atomic(self.record, json.dumps(data), private=True)
         except OSError:
@@ -61,7 +61,8 @@ class TaskProcesses:
         stack = list(children.get(self.leader, []))
         while stack:
             proc = stack.pop()
-            self.seen.setdefault(proc.pid, proc.info["create_time"])
+            if proc.info["create_time"] is not None:  # None: not ours to read (psutil's AccessDenied)
+                self.seen.setdefault(proc.pid, proc.info["create_time"])
             stack.extend(children.get(proc.pid, []))
         if len(self.seen) != before:
             self.save()
@@ -90,13 +91,14 @@ def find(tasks: Iterable[TaskProcesses]) -> list[psutil.Process]:
     command's descendants, the command itself, and everything below any of them."""
     tasks = list(tasks)
     markers = {t.marker for t in tasks}
-    seen = {pid: created for t in tasks for pid, created in t.seen.items()}
+    seen = {pid: created for t in tasks for pid, created in dict(t.seen).items()}  # a copy: the tracker adds in its thread
     leaders = {t.leader for t in tasks if t.leader}
     procs, children = _scan()
     found: dict[int, psutil.Process] = {}
     for proc in procs:
         pid = proc.pid
-        if pid in leaders or (pid in seen and abs(seen[pid] - proc.info["create_time"]) < 0.01) or _marker_of(proc) in markers:
+        noted = pid in seen and proc.info["create_time"] is not None and abs(seen[pid] - proc.info["create_time"]) < 0.01
+        if pid in leaders or noted or _marker_of(proc) in markers:
             found[pid] = proc
     stack = list(found.values())
     while stack:
@@ -156,7 +158,10 @@ class Tracker:
 
     @staticmethod
     def note(tasks: list[TaskProcesses]) -> None:
-        _, children = _scan()
+        try:
+            _, children = _scan()
+        except (psutil.Error, OSError):  # a look that failed: the next one notes them
+            return
         for task in tasks:
             task.note(children)
 

@@ -155,6 +155,7 @@ class RunningTask:
         await self._exited()
         await self.end(signal.SIGKILL)
         code = await self.process.wait()  # asyncio's wait() also waits for the output pipes to close
+        self.processes.leader = None  # reaped: its pid may be another process's from now on
         await asyncio.gather(*self.copiers, return_exceptions=True)
         return code
 
@@ -187,6 +188,8 @@ class RunningTask:
             os.close(fd)
 
     def _kill_group(self, sig: int) -> None:
+        if self.process.returncode is not None:
+            return  # reaped: the group's id may be another's now (what it left is found by processes.end)
         try:
             os.killpg(self.process.pid, sig)
         except (ProcessLookupError, PermissionError):
