@@ -6,12 +6,25 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import psutil
 
-from ..helpers.localcluster import USER, detail, finished, job, own_cluster, role, start_cluster, stop_cluster, submit, wait_for
+from ..helpers.localcluster import (
+    USER,
+    Cluster,
+    detail,
+    finished,
+    job,
+    own_cluster,
+    role,
+    start_cluster,
+    stop_cluster,
+    submit,
+    wait_for,
+)
 
 KINDS = ("group", "session", "scrubbed")
 
@@ -73,35 +86,37 @@ def test_stop_and_the_commands_end_take_every_process_with_them(cluster):
         wait_for(lambda: not _sleepers(tag + "b"), 10)
 
 
+def _run_then_end(data: Path, tag: str, then: str, end: Callable[[Cluster], None]) -> None:
+    """A cluster running one job of sleepers, then ended by `end`, whatever happens."""
+    cluster = start_cluster(data)
+    try:
+        with cluster.client() as c:
+            submit(c, job("tree", role("r", _command(tag, then))))
+            _all_started(tag)
+            time.sleep(1.5)  # the scrubbed sleeper is known by having been seen in the task's tree
+    finally:
+        end(cluster)
+
+
 def test_shutdown_ends_every_process_of_every_task(tmp_path):
     with _tagged() as tag:
-        cluster = start_cluster(tmp_path / "shutdown")
-        try:
-            with cluster.client() as c:
-                submit(c, job("tree", role("r", _command(tag, "sleep 300"))))
-                _all_started(tag)
-                time.sleep(1.5)
-        finally:
-            stop_cluster(cluster)  # Ctrl-C
+        _run_then_end(tmp_path / "shutdown", tag, "sleep 300", stop_cluster)  # Ctrl-C
         wait_for(lambda: not _sleepers(tag), 10)
+
+
+def _crash(cluster: Cluster) -> None:
+    cluster.process.kill()  # kill -9: no chance to clean up
+    cluster.process.wait()
 
 
 def test_a_restarted_cluster_ends_what_a_killed_one_left_running(tmp_path):
     data = tmp_path / "crash"
     with _tagged() as tag:
-        cluster = start_cluster(data)
-        try:
-            with cluster.client() as c:
-                # The command's own shell dies with the cluster (its output pipe breaks); what it started does not.
-                submit(c, job("crashed", role("r", _command(tag, "while true; do echo tick; sleep 0.1; done"))))
-                _all_started(tag)
-                time.sleep(1.5)
-        finally:
-            cluster.process.kill()  # kill -9: no chance to clean up
-            cluster.process.wait()
+        # The command's own shell dies with the cluster (its output pipe breaks); what it started does not.
+        _run_then_end(data, tag, "while true; do echo tick; sleep 0.1; done", _crash)
         left = _sleepers(tag)
         assert left.keys() == set(KINDS), left  # what the restart must end
         print(f"processes left by the killed cluster: {len(left)}")
         with own_cluster(data) as again, again.client() as c:
-            assert detail(c, "crashed")["jobStatus"]["state"] == "FAILED"
+            assert detail(c, "tree")["jobStatus"]["state"] == "FAILED"
             wait_for(lambda: not _sleepers(tag), 10)
