@@ -624,6 +624,7 @@ class HdfsStore:
             if d.is_dir():
                 d = d / s.name
                 dst = self._hdfs(d)
+                self._check_new_path("rename", dst)
             self.check(user, dst, ancestor=WRITE)
             if src == "/" or not os.path.lexists(s):
                 return False
