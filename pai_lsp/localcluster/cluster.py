@@ -23,7 +23,8 @@ from .auth import Users
 from .errors import ClusterError
 from .hdfs_store import HdfsException, HdfsStore
 from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
-from .processes import RECORD_FILE, Tracker, end_leftover
+from .processes import RECORD_FILE, Tracker, leftover
+from .processes import end as end_processes
 from .runner import RunningTask, allocate_ports, end_tasks, environment, log_failure_exit, reported_exit, start, substitute_dir, task_id
 
 STOP_GRACE_SECONDS = 2.0
@@ -111,6 +112,7 @@ class LocalCluster:
         return vcs
 
     def _load_jobs(self) -> None:
+        leftovers = []  # what tasks of jobs that were running when a cluster was killed may have left
         for status in sorted(self.jobs_dir.glob("*/status.json"), key=lambda p: p.stat().st_mtime):
             try:
                 job = Job.from_json(json.loads(status.read_text()))
@@ -119,13 +121,15 @@ class LocalCluster:
             if job.state not in FINAL:
                 for task in job.tasks:
                     record = self.task_dir(job, job.attempt, task.role, task.index) / RECORD_FILE
-                    if task.pid or record.exists():  # what a killed cluster left running ends now
-                        end_leftover(record, task_id(job, task))
+                    if task.pid or record.exists():
+                        leftovers.append(leftover(record, task_id(job, task)))
                     if not task.finished:
                         task.state, task.completed = "FAILED", now_ms()
                 self._finish(job, "FAILED", -1, "The local cluster stopped while this job was running; it was not restarted.")
             self.jobs[job.framework] = job
             self.order.append(job.framework)
+        if leftovers:
+            end_processes(leftovers)  # one look at every process for them all
 
     def save(self, job: Job) -> None:
         """Keep the job's state in the data dir. A write that fails (a full disk) loses only this copy:
@@ -319,6 +323,7 @@ class LocalCluster:
         await end_tasks(victims, signal.SIGKILL)
         for v in victims:
             self.groups.pop(v.process.pid, None)
+            self.tracker.discard(v.processes)
 
     def _copy_code(self, job: Job, workdir: Path) -> None:
         """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there),
@@ -468,8 +473,10 @@ def copy_files(source: Path, target: Path, entries: list[str]) -> None:
     tar = shutil.which("tar")
     if tar is None:
         for relative in entries:
-            src, dst = source / relative, target / relative
-            dst.mkdir(mode=0o700, exist_ok=True) if src.is_dir() else shutil.copyfile(src, dst)
+            if (source / relative).is_dir():
+                (target / relative).mkdir(mode=0o700, exist_ok=True)
+            else:
+                shutil.copyfile(source / relative, target / relative)
         return
     import subprocess
     import tempfile

@@ -128,12 +128,12 @@ def end(tasks: Iterable[TaskProcesses], sig: int = signal.SIGKILL) -> int:
     return len(signalled)
 
 
-def end_leftover(record: Path, legacy_marker: str) -> None:
-    """End what a task of an earlier run of the cluster left running (its record, or for a task
-    started by an older version, the marker it had then)."""
+def leftover(record: Path, legacy_marker: str) -> TaskProcesses:
+    """What identifies a task an earlier run of the cluster started: its record, or for a task started
+    by an older version, the marker it had then. Not its command's pid, which may be another's by now."""
     task = TaskProcesses.load(record) or TaskProcesses(record, legacy_marker)
-    task.leader = None  # the command's pid may be another process's by now: only its start time would tell
-    end([task])
+    task.leader = None
+    return task
 
 
 class Tracker:
