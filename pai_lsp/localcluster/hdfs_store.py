@@ -322,7 +322,8 @@ class HdfsStore:
         subtree check), then every file readable (READ, each open's check); the first refusal raises.
         Returns the folders and files (relative paths, parents first) and their total size; None when
         `path` is no folder. The walk stops once the size passes `max_bytes` (the caller refuses such
-        a folder), so a huge tree costs no more than that. Uploads in flight and snapshots are left out."""
+        a folder: `codeDir=/` over a big store is not walked whole). Uploads in flight and snapshots are
+        left out; symbolic links (which the store never follows) too."""
         path = self.normalize(path)
         self.check(user, path)
         top = self.lookup(path)

@@ -159,7 +159,7 @@ def test_a_second_cluster_on_the_same_data_folder_refuses_and_names_the_first(tm
 
 
 def test_the_api_answers_while_a_big_code_dir_is_copied(cluster):
-    code_dir = _code_tree(cluster, "hugecode", 3000)
+    code_dir = _code_tree(cluster, "hugecode", 5000)  # a copy long enough to poll through
     answered_during_copy = 0
     with cluster.client() as c:
         submit(c, job("huge-code", role("r", "ls hugecode | wc -l"), codeDir=code_dir))
