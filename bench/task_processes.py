@@ -22,18 +22,9 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.helpers.localcluster import USER, detail, job, role, start_cluster, stop_cluster, submit  # noqa: E402
+from tests.helpers.localcluster import USER, detail, job, processes_named, role, start_cluster, stop_cluster, submit  # noqa: E402
 
 LIMIT = 10.0  # seconds: "never" beyond this
-
-
-def sleepers(tag: str) -> list[psutil.Process]:
-    out = []
-    for proc in psutil.process_iter(["cmdline", "status"]):
-        cmdline = proc.info["cmdline"] or []
-        if cmdline and cmdline[0].startswith(tag) and proc.info["status"] != psutil.STATUS_ZOMBIE:
-            out.append(proc)
-    return out
 
 
 def command(tag: str, then: str) -> str:
@@ -51,7 +42,7 @@ def until(predicate, limit: float = LIMIT) -> float | None:
 
 
 def clean(tag: str) -> None:
-    for proc in sleepers(tag):
+    for proc in processes_named(tag):
         try:
             proc.kill()
         except psutil.NoSuchProcess:
@@ -69,25 +60,25 @@ def one_run(source: Path, folder: Path) -> dict[str, float | int | None]:
             submit(c, job("stopped", role("r", command(tag + "s", "sleep 300"))))
             submit(c, job("ended", role("r", command(tag + "e", "sleep 2; echo done"))))
             submit(c, job("crashed", role("r", command(tag + "c", "while true; do echo tick; sleep 0.1; done"))))
-            until(lambda: len(sleepers(tag)) == 9, 30)
+            until(lambda: len(processes_named(tag)) == 9, 30)
             time.sleep(1.5)
             t0 = time.monotonic()
             c.put(f"/api/v1/user/{USER}/jobs/stopped/executionType", json={"value": "STOP"}).raise_for_status()
-            gone = until(lambda: not sleepers(tag + "s"))
+            gone = until(lambda: not processes_named(tag + "s"))
             result["stop_to_gone_s"] = None if gone is None else time.monotonic() - t0
-            result["left_after_stop"] = len(sleepers(tag + "s"))
+            result["left_after_stop"] = len(processes_named(tag + "s"))
             until(lambda: detail(c, "ended")["jobStatus"]["state"] not in ("WAITING", "RUNNING"), 15)
             result["ended_job_final"] = int(detail(c, "ended")["jobStatus"]["state"] == "SUCCEEDED")
-            until(lambda: not sleepers(tag + "e"), 3)
-            result["left_after_command_end"] = len(sleepers(tag + "e"))
+            until(lambda: not processes_named(tag + "e"), 3)
+            result["left_after_command_end"] = len(processes_named(tag + "e"))
     finally:
         cluster.process.kill()  # kill -9 while "crashed" runs
         cluster.process.wait()
-    result["left_by_killed_cluster"] = len(sleepers(tag + "c"))
+    result["left_by_killed_cluster"] = len(processes_named(tag + "c"))
     again = start_cluster(folder / "data", env=env)
     try:
-        until(lambda: not sleepers(tag + "c"), 5)
-        result["left_after_restart"] = len(sleepers(tag + "c"))
+        until(lambda: not processes_named(tag + "c"), 5)
+        result["left_after_restart"] = len(processes_named(tag + "c"))
     finally:
         stop_cluster(again)
         clean(tag)

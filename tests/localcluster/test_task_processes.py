@@ -19,6 +19,7 @@ from ..helpers.localcluster import (
     finished,
     job,
     own_cluster,
+    processes_named,
     role,
     start_cluster,
     stop_cluster,
@@ -37,18 +38,9 @@ def _command(tag: str, then: str) -> str:
             f"{then}")
 
 
-def _tagged_processes(tag: str) -> list[psutil.Process]:
-    found = []
-    for proc in psutil.process_iter(["cmdline", "status"]):
-        cmdline = proc.info["cmdline"] or []
-        if cmdline and cmdline[0].startswith(tag) and proc.info["status"] != psutil.STATUS_ZOMBIE:
-            found.append(proc)
-    return found
-
-
 def _sleepers(tag: str) -> dict[str, int]:
     """The live sleepers of one command, by kind."""
-    return {proc.info["cmdline"][0].removeprefix(tag + "-"): proc.pid for proc in _tagged_processes(tag + "-")}
+    return {proc.info["cmdline"][0].removeprefix(tag + "-"): proc.pid for proc in processes_named(tag + "-")}
 
 
 @contextmanager
@@ -58,7 +50,7 @@ def _tagged() -> Iterator[str]:
     try:
         yield tag
     finally:
-        for proc in _tagged_processes(tag):
+        for proc in processes_named(tag):
             try:
                 proc.kill()
             except psutil.NoSuchProcess:
