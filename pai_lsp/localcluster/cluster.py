@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -20,12 +21,19 @@ from typing import Protocol
 from ..files import write_atomic
 from .auth import Users
 from .errors import ClusterError
-from .hdfs_store import SNAPSHOT, UPLOAD_SUFFIX, HdfsStore
+from .hdfs_store import HdfsException, HdfsStore
 from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
-from .runner import RunningTask, allocate_ports, environment, kill_leftover, reported_exit, start, substitute_dir
+from .processes import RECORD_FILE, Tracker, leftover
+from .processes import end as end_processes
+from .runner import RunningTask, allocate_ports, end_tasks, environment, log_failure_exit, reported_exit, start, substitute_dir, task_id
 
 STOP_GRACE_SECONDS = 2.0
 SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
+CODE_DIR_MAX_BYTES = 200_000_000  # the platform's container script refuses a larger codeDir (openpai-api.md §1.3)
+
+
+class CodeDirError(ValueError):
+    """The task's codeDir cannot be fetched: the task fails with this reason, as on the platform."""
 
 
 class JobKind(Protocol):
@@ -88,7 +96,9 @@ class LocalCluster:
         self._scheduler: asyncio.Task | None = None
         self._watchers: set[asyncio.Task] = set()
         self._background: set[asyncio.Task] = set()
-        self.groups: dict[int, RunningTask] = {}  # every process group started and not yet gone
+        self.groups: dict[int, RunningTask] = {}  # every task started and not yet gone, by its command's pid
+        self.tracker = Tracker()  # notes what each running task starts, wherever it goes
+        self._unsaved: set[str] = set()  # jobs whose last save failed (a full disk), warned about once
         self._closing = False
         self.virtual_clusters = self._load_virtual_clusters()
         self.kinds: dict[str, JobKind] = {}  # jobs of another API than OpenPAI's: how their tasks are set up
@@ -102,6 +112,7 @@ class LocalCluster:
         return vcs
 
     def _load_jobs(self) -> None:
+        leftovers = []  # what tasks of jobs that were running when a cluster was killed may have left
         for status in sorted(self.jobs_dir.glob("*/status.json"), key=lambda p: p.stat().st_mtime):
             try:
                 job = Job.from_json(json.loads(status.read_text()))
@@ -109,18 +120,30 @@ class LocalCluster:
                 continue
             if job.state not in FINAL:
                 for task in job.tasks:
-                    if task.pid:
-                        kill_leftover(task.pid, f"{job.framework}/{job.attempt}/{task.role}/{task.index}")
+                    record = self.task_dir(job, job.attempt, task.role, task.index) / RECORD_FILE
+                    if task.pid or record.exists():
+                        leftovers.append(leftover(record, task_id(job, task)))
                     if not task.finished:
                         task.state, task.completed = "FAILED", now_ms()
                 self._finish(job, "FAILED", -1, "The local cluster stopped while this job was running; it was not restarted.")
             self.jobs[job.framework] = job
             self.order.append(job.framework)
+        if leftovers:
+            end_processes(leftovers)  # one look at every process for them all
 
     def save(self, job: Job) -> None:
+        """Keep the job's state in the data dir. A write that fails (a full disk) loses only this copy:
+        the state in memory is right and the next save writes it, so stopping and the rest go on."""
         folder = self.job_dir(job)
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_json(folder / "status.json", job.to_json())
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_json(folder / "status.json", job.to_json())
+        except OSError as exc:
+            if job.framework not in self._unsaved:
+                print(f"warning: the state of job {job.framework} could not be saved: {exc.strerror or exc}", file=sys.stderr)
+                self._unsaved.add(job.framework)
+            return
+        self._unsaved.discard(job.framework)
 
     def job_dir(self, job: Job) -> Path:
         """The job's folder: its framework name, shortened with a digest where the file system could not
@@ -150,6 +173,7 @@ class LocalCluster:
                 await self._kill_tasks(job, "FAILED", None)
                 self._finish(job, "FAILED", -1, "The local cluster was stopped while this job was running.")
         await self._kill_groups(list(self.groups.values()))
+        self.tracker.close()
         for watcher in list(self._watchers):
             watcher.cancel()
 
@@ -275,6 +299,7 @@ class LocalCluster:
                     self._task_done(job, task)
                 continue
             self.groups[running.process.pid] = running
+            self.tracker.add(running.processes)
             if self._gone(job, attempt, task):
                 await self._kill_groups([running])
                 continue
@@ -290,40 +315,55 @@ class LocalCluster:
         return self._closing or job.attempt != attempt or task.finished or job.state != "RUNNING"
 
     async def _kill_groups(self, victims: list[RunningTask]) -> None:
-        """SIGTERM to each process group, SIGKILL to what is left after the grace period."""
+        """SIGTERM to every process of these tasks, SIGKILL to what is left after the grace period."""
+        if not victims:
+            return
+        await end_tasks(victims, signal.SIGTERM)
+        await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
+        await end_tasks(victims, signal.SIGKILL)
         for v in victims:
-            v.kill(signal.SIGTERM)
-        if victims:
-            await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
-        for v in victims:
-            v.kill(signal.SIGKILL)
             self.groups.pop(v.process.pid, None)
+            self.tracker.discard(v.processes)
 
     def _copy_code(self, job: Job, workdir: Path) -> None:
-        """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there)."""
+        """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there),
+        as the platform's container script fetches it: as the job's user, with HDFS's permission
+        checks, and refused over CODE_DIR_MAX_BYTES. A codeDir that is no folder copies nothing."""
         code_dir = substitute_dir(job.config.get("codeDir") or "", job, self.fs_uri)
         match = re.match(r"^(?:hdfs|webhdfs)://[^/]*(/.*)$", code_dir) or re.match(r"^(/.*)$", code_dir)
         if not match:
             return
-        source = self.store.local(match.group(1))
-        if not source.is_dir():
+        try:
+            tree = self.store.readable_tree(job.user, match.group(1), CODE_DIR_MAX_BYTES)
+        except HdfsException as exc:
+            raise CodeDirError(f"Can not get code from HDFS ({code_dir}): {exc.message}") from None
+        if tree is None:
             return
+        entries, size = tree
+        if size > CODE_DIR_MAX_BYTES:
+            raise CodeDirError(f"{code_dir} is larger than 200MB (the platform's limit for codeDir is {CODE_DIR_MAX_BYTES} bytes), exit.")
+        source = self.store.local(match.group(1))
         name = source.name or "code"
-        copy_tree(source, workdir / name)
+        copy_files(source, workdir / name, entries)
         if job.framework != name and name == job.name and not (workdir / job.framework).exists():
             # $PAI_JOB_NAME is <user>~<job>: make `cd $PAI_JOB_NAME` find the code too.
             (workdir / job.framework).symlink_to(name)
 
     async def _watch(self, job: Job, attempt: int, task: Task, running: RunningTask) -> None:
         code = await running.wait()
+        self.tracker.discard(running.processes)
         self.groups.pop(running.process.pid, None)
         self.running.pop((job.framework, task.role, task.index), None)
         if job.attempt != attempt or task.finished:
             return  # stopped or superseded meanwhile
-        task.exit_code, task.original_exit_code = reported_exit(code)
-        task.state, task.completed = ("SUCCEEDED" if code == 0 else "FAILED"), now_ms()
-        if task.original_exit_code is not None:
-            task.diagnostics = f"The command exited with code {task.original_exit_code}."
+        if running.log_failure is not None:  # ended by the cluster: its log could not be written
+            (task.exit_code, task.diagnostics), task.original_exit_code = log_failure_exit(running.log_failure), None
+            task.state, task.completed = "FAILED", now_ms()
+        else:
+            task.exit_code, task.original_exit_code = reported_exit(code)
+            task.state, task.completed = ("SUCCEEDED" if code == 0 else "FAILED"), now_ms()
+            if task.original_exit_code is not None:
+                task.diagnostics = f"The command exited with code {task.original_exit_code}."
         self._task_done(job, task)
 
     def _task_done(self, job: Job, task: Task) -> None:
@@ -425,23 +465,32 @@ class LocalCluster:
         return self.task_dir(job, attempt, role, index) / "logs" / name
 
 
-def copy_tree(source: Path, target: Path) -> None:
-    """Copy a folder from the HDFS store, without uploads in flight or snapshots. `cp` and `find` do
-    the work where they exist: a Python walk in a thread would wait for the GIL at every file while
-    the API keeps the event loop busy (50,000 files took minutes that way under load)."""
+def copy_files(source: Path, target: Path, entries: list[str]) -> None:
+    """Copy these folders and files (paths relative to `source`, parents first) into `target`, and
+    nothing else. `tar` does the work where it exists: a Python copy in a thread would wait for the
+    GIL at every file while the API keeps the event loop busy (50,000 files took minutes that way)."""
     target.mkdir(mode=0o700, parents=True, exist_ok=True)
-    cp, find = shutil.which("cp"), shutil.which("find")
-    if cp is None or find is None:
-        shutil.copytree(source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*" + UPLOAD_SUFFIX, SNAPSHOT))
+    tar = shutil.which("tar")
+    if tar is None:
+        for relative in entries:
+            if (source / relative).is_dir():
+                (target / relative).mkdir(mode=0o700, exist_ok=True)
+            else:
+                shutil.copyfile(source / relative, target / relative)
         return
     import subprocess
+    import tempfile
 
-    for argv in ([cp, "-R", f"{source}/.", str(target)],
-                 [find, str(target), "-type", "d", "-name", SNAPSHOT, "-prune", "-exec", "rm", "-rf", "{}", "+"],
-                 [find, str(target), "-type", "f", "-name", "*" + UPLOAD_SUFFIX, "-delete"]):
-        done = subprocess.run(argv, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise OSError(f"copying the code failed: {done.stderr.strip()}")
+    with tempfile.TemporaryFile() as listing, tempfile.TemporaryFile() as errors:
+        listing.write(b"\0".join(os.fsencode(e) for e in entries))
+        listing.seek(0)
+        pack = subprocess.Popen([tar, "-C", str(source), "--null", "--no-recursion", "-T", "-", "-cf", "-"],
+                                stdin=listing, stdout=subprocess.PIPE, stderr=errors)
+        unpack = subprocess.Popen([tar, "-C", str(target), "-xf", "-"], stdin=pack.stdout, stderr=errors)
+        pack.stdout.close()  # the unpacking tar alone reads the archive
+        if unpack.wait() != 0 or pack.wait() != 0:
+            errors.seek(0)
+            raise OSError(f"copying the code failed: {errors.read().decode(errors='replace').strip()}")
 
 
 def scaled_note(need: dict[str, int], have: dict[str, int], over: list[str]) -> str:

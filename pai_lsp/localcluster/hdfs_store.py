@@ -12,6 +12,7 @@ write replaces a file by rename, so a snapshot never sees later changes. Errors 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -20,6 +21,7 @@ import sqlite3
 import stat
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,6 +39,12 @@ SNAPSHOT = ".snapshot"
 UPLOAD_SUFFIX = ".pai-upload"
 DEFAULT_REPLICATION = 1  # a one-node cluster (dfs.replication=1)
 MAX_REPLICATION = 512
+NO_ROW = (None,) * 7  # an inode without metadata of its own: the defaults
+# Hadoop's limits on names and paths: dfs.namenode.fs-limits.max-component-length (bytes, FSDirectory) and
+# NameNodeRpcServer's MAX_PATH_LENGTH (characters) and MAX_PATH_DEPTH for what create, mkdirs and rename make.
+MAX_COMPONENT_BYTES = 255
+MAX_PATH_LENGTH = 8000
+MAX_PATH_DEPTH = 1000
 
 
 @dataclass
@@ -57,6 +65,7 @@ class HdfsException(Exception):
         "SnapshotException": "org.apache.hadoop.hdfs.protocol.SnapshotException",
         "SnapshotAccessControlException": "org.apache.hadoop.hdfs.protocol.SnapshotAccessControlException",
         "HadoopIllegalArgumentException": "org.apache.hadoop.HadoopIllegalArgumentException",
+        "PathComponentTooLongException": "org.apache.hadoop.hdfs.protocol.FSLimitException$PathComponentTooLongException",
         "IOException": "java.io.IOException",
     }
     STATUS = {
@@ -122,6 +131,12 @@ class HdfsStore:
     def __init__(self, root: Path, superuser: str, groups_of: Callable[[str], set[str]] | None = None):
         self.root = root
         self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Content on its way in is written under a short name of its own here (same file system, so it is
+        # renamed into place), never beside its target: a 255-byte name plus a suffix would not fit.
+        self.staging = root.with_name(root.name + "-staging")
+        shutil.rmtree(self.staging, ignore_errors=True)  # left by a cluster that was killed mid-upload
+        self.staging.mkdir(mode=0o700)
+        self.name_limit, self.path_limit = _local_limits(root)
         self.superuser = superuser
         self.groups_of = groups_of or (lambda user: set())
         self._db_lock = threading.RLock()
@@ -152,15 +167,41 @@ class HdfsStore:
         return "/" + "/".join(parts)
 
     def local(self, path: str) -> Path:
-        """The folder entry for an HDFS path, refusing any that passes through a symbolic link."""
+        """The folder entry for an HDFS path, refusing any that passes through a symbolic link. A path
+        longer than this file system holds is returned as is: it never exists (`_check_new_path`)."""
         path = self.normalize(path)
-        local = self.root.joinpath(*[p for p in path.split("/") if p])
+        parts = [p for p in path.split("/") if p]
+        local = self.root.joinpath(*parts)
+        if len(path.encode()) > self.path_limit:
+            return local
         current = self.root
-        for part in local.relative_to(self.root).parts:
+        for part in parts:
+            if len(part.encode()) > self.name_limit:
+                break  # nothing of that name can exist, nor below it
             current = current / part
             if current.is_symlink():
                 raise HdfsException("AccessControlException", f"Permission denied: {path} is a symbolic link outside HDFS")
         return local
+
+    def _check_new_path(self, op: str, path: str) -> None:
+        """What a path about to be made (by create, mkdirs, or a rename's destination) must respect:
+        Hadoop's length and depth (NameNodeRpcServer.checkPathLength), its name length
+        (FSDirectory.verifyMaxComponentLength), and what this machine's file system holds."""
+        parts = [p for p in path.split("/") if p]
+        too_long = f"{op}: Pathname too long.  Limit {MAX_PATH_LENGTH} characters, {MAX_PATH_DEPTH} levels"
+        if len(path.encode("utf-16-le")) // 2 > MAX_PATH_LENGTH or len(parts) > MAX_PATH_DEPTH:
+            raise HdfsException("IOException", too_long + ".")
+        for index, part in enumerate(parts):
+            size = len(part.encode())
+            if size > self.name_limit:
+                raise HdfsException("PathComponentTooLongException", f"The maximum path component name limit of {part} in "
+                                    f"directory {'/' + '/'.join(parts[:index])} is exceeded: limit={self.name_limit} length={size}")
+        if len(path.encode()) > self.path_limit:
+            raise HdfsException("IOException", f"{too_long}, and {self.path_limit} bytes on this local cluster's file system.")
+
+    def _temporary(self) -> Path:
+        """A fresh name in the staging folder for content on its way into the store."""
+        return self.staging / uuid.uuid4().hex
 
     def _hdfs(self, local: Path) -> str:
         return "/" + local.relative_to(self.root).as_posix() if local != self.root else "/"
@@ -183,9 +224,10 @@ class HdfsStore:
         with self._db_lock:
             self._db.execute("DELETE FROM inodes WHERE path = ? OR substr(path, 1, ?) = ?", (path, len(_under(path)), _under(path)))
 
-    def _inode(self, path: str, local: Path, st: os.stat_result) -> Inode:
-        row = self._row(path)
-        owner, group, perm, replication, atime, acl_text, snapshottable = row or (None,) * 7
+    def _inode(self, path: str, local: Path, st: os.stat_result, row: tuple | None = None) -> Inode:
+        """The inode at `path`; `row` is its metadata when the caller read it already."""
+        row = row or self._row(path)
+        owner, group, perm, replication, atime, acl_text, snapshottable = row or NO_ROW
         entries = [acls.parse_spec(text)[0] for text in json.loads(acl_text)] if acl_text else []
         mode = perm if perm is not None else stat.S_IMODE(st.st_mode)  # data kept before modes were recorded
         return Inode(path, local, st, owner or self.superuser, group or SUPERGROUP, Acl(mode, entries),
@@ -201,8 +243,10 @@ class HdfsStore:
         local = self.local(path)
         try:
             st = local.lstat()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG):
+                return None
+            raise
         return self._inode(path, local, st)
 
     def _existing(self, path: str) -> Inode:
@@ -271,6 +315,51 @@ class HdfsStore:
                 if entry.is_dir(follow_symlinks=False):
                     child = folder.path.rstrip("/") + "/" + entry.name
                     stack.append(self._inode(child, Path(entry.path), entry.stat(follow_symlinks=False)))
+
+    def readable_tree(self, user: str, path: str, max_bytes: int) -> tuple[list[str], int] | None:
+        """What `hdfs dfs -du -s` then `hdfs dfs -get` of the folder `path` read as `user`, checked as
+        Hadoop checks them: every folder below must be listable (READ_EXECUTE, getContentSummary's
+        subtree check), then every file readable (READ, each open's check); the first refusal raises.
+        Returns the folders and files (relative paths, parents first) and their total size; None when
+        `path` is no folder. The walk stops once the size passes `max_bytes` (the caller refuses such
+        a folder: `codeDir=/` over a big store is not walked whole). Uploads in flight and snapshots are
+        left out; symbolic links (which the store never follows) too."""
+        path = self.normalize(path)
+        self.check(user, path)
+        top = self.lookup(path)
+        if top is None or not top.is_dir:
+            return None
+        with self._db_lock:  # one query for the whole tree, not one per file
+            rows = {row[0]: row[1:] for row in self._db.execute(
+                "SELECT path, owner, grp, perm, replication, atime, acl, snapshottable FROM inodes "
+                "WHERE path = ? OR substr(path, 1, ?) = ?", (path, len(_under(path)), _under(path)))}
+        check = not self.is_superuser(user)
+        groups = self.groups_of(user)
+        entries: list[str] = []
+        files: list[Inode] = []
+        total = 0
+        stack = [(top, "")]
+        while stack:
+            folder, relative = stack.pop()
+            if check:
+                self._require(folder, user, groups, READ_EXECUTE)
+            with os.scandir(folder.local) as children:
+                for entry in sorted(children, key=lambda e: e.name):
+                    if entry.name == SNAPSHOT or entry.name.endswith(UPLOAD_SUFFIX) or entry.is_symlink():
+                        continue
+                    child = folder.path.rstrip("/") + "/" + entry.name
+                    inode = self._inode(child, Path(entry.path), entry.stat(follow_symlinks=False), rows.get(child) or NO_ROW)
+                    entries.append(relative + entry.name)
+                    if inode.is_dir:
+                        stack.append((inode, relative + entry.name + "/"))
+                        continue
+                    files.append(inode)
+                    total += inode.st.st_size
+                    if total > max_bytes:
+                        return entries, total
+        for inode in files if check else ():
+            self._require(inode, user, groups, READ)
+        return entries, total
 
     def require_superuser(self, user: str) -> None:
         if not self.is_superuser(user):
@@ -438,6 +527,8 @@ class HdfsStore:
         place only when complete, so a broken upload never leaves a half-written file."""
         path = self.normalize(path)
         self._writable(path)
+        if not append:
+            self._check_new_path("create", path)
         local = self.local(path)
         if append:
             self.check(user, path, access=WRITE)
@@ -456,7 +547,7 @@ class HdfsStore:
                 self.mkdirs(user, self._hdfs(local.parent))
         if replication is not None:
             _check_replication(replication, path)
-        temp = local.with_name(f".{local.name}.{os.getpid()}.{threading.get_ident()}.{time.monotonic_ns()}{UPLOAD_SUFFIX}")
+        temp = self._temporary()
         if append:
             shutil.copyfile(local, temp)
         try:
@@ -490,7 +581,7 @@ class HdfsStore:
         self.check(user, path, access=WRITE)
         local = self._existing(path).local
         if local.stat().st_nlink > 1:
-            temp = local.with_name(f".{local.name}.{os.getpid()}.{threading.get_ident()}{UPLOAD_SUFFIX}")
+            temp = self._temporary()
             shutil.copyfile(local, temp)
             os.replace(temp, local)
         with open(local, "r+b") as f:
@@ -500,6 +591,7 @@ class HdfsStore:
     def mkdirs(self, user: str, path: str, permission: int = 0o755) -> bool:
         path = self.normalize(path)
         self._writable(path)
+        self._check_new_path("mkdirs", path)
         self.check(user, path)
         local = self.local(path)
         if local.is_dir():
@@ -526,14 +618,16 @@ class HdfsStore:
         src, dst = self.normalize(src), self.normalize(dst)
         self._writable(src)
         self._writable(dst)
+        self._check_new_path("rename", dst)
         s, d = self.local(src), self.local(dst)
         self.check(user, src, parent=WRITE)
         if overwrite is None:
             if d.is_dir():
                 d = d / s.name
                 dst = self._hdfs(d)
+                self._check_new_path("rename", dst)
             self.check(user, dst, ancestor=WRITE)
-            if src == "/" or not s.exists() and not s.is_symlink():
+            if src == "/" or not os.path.lexists(s):
                 return False
             if d.exists() or not d.parent.is_dir() or (dst + "/").startswith(src + "/"):
                 return False
@@ -555,7 +649,7 @@ class HdfsStore:
 
     def _rename2_allowed(self, user: str, src: str, dst: str, s: Path, d: Path, overwrite: bool) -> None:
         """FSDirRenameOp's checks for a rename with options, with Hadoop's messages."""
-        if not s.exists():
+        if not os.path.lexists(s):
             raise HdfsException("FileNotFoundException", f"rename source {src} is not found.")
         if src == dst:
             raise HdfsException("FileAlreadyExistsException", f"The source {src} and destination {dst} are the same")
@@ -581,7 +675,7 @@ class HdfsStore:
         self._writable(path)
         local = self.local(path)
         self.check(user, path)
-        if not local.exists() and not local.is_symlink():
+        if not os.path.lexists(local):
             return False
         if path == "/":
             raise HdfsException("AccessControlException", "Cannot delete the root directory")
@@ -627,7 +721,7 @@ class HdfsStore:
                 os.utime(local, ns=(inode.st.st_atime_ns, mtime * 1_000_000))
             return
         if inode.st.st_nlink > 1:  # shared with a snapshot: the snapshot keeps its own times
-            temp = local.with_name(f".{local.name}.{time.monotonic_ns()}{UPLOAD_SUFFIX}")
+            temp = self._temporary()
             shutil.copy2(local, temp)
             os.replace(temp, local)
         st = local.stat()
@@ -814,3 +908,13 @@ def _link_or_copy(src: str, dst: str) -> None:
         os.link(src, dst)
     except OSError:
         shutil.copy2(src, dst)
+
+
+def _local_limits(root: Path) -> tuple[int, int]:
+    """(bytes in a name, bytes in an HDFS path) that the file system under `root` holds: Hadoop's
+    255-byte names where it allows them, and what is left of PATH_MAX after the folder's own path."""
+    try:
+        name_max, path_max = os.pathconf(root, "PC_NAME_MAX"), os.pathconf(root, "PC_PATH_MAX")
+    except (AttributeError, OSError, ValueError):  # no pathconf (Windows): the common limits
+        name_max, path_max = 255, 4096
+    return min(MAX_COMPONENT_BYTES, name_max), path_max - 1 - len(os.fsencode(root))

@@ -1,19 +1,25 @@
-"""Runs one task: its environment (openpai-api.md §4), its process group, its log files."""
+"""Runs one task: its environment (openpai-api.md §4), its processes (`processes.py`), its log files."""
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
+import secrets
 import signal
 import socket
 from pathlib import Path
 
+import psutil
+
 from ..core.roles import TaskRole
+from . import processes
 from .model import Job, Task
+from .processes import TASK_MARKER, TaskProcesses
 
 DEBUG_HOLD_SECONDS = 604800
+OUT_OF_DISK_EXIT = 198
 LOG_NAMES = ("stdout", "stderr", "all")
-TASK_MARKER = "PAI_LOCAL_TASK_ID"
 # What a task inherits from the cluster's own environment: what a login shell needs, nothing more
 # (the cluster's environment may hold tokens, passwords or a keyring's address).
 SHELL_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR")
@@ -127,21 +133,35 @@ def command_line(role: TaskRole, debug: bool) -> str:
 
 
 class RunningTask:
-    """A task's process group and the copy of its output into the log files."""
+    """A task's processes and the copy of its output into the log files."""
 
-    def __init__(self, process: asyncio.subprocess.Process, copiers: list[asyncio.Task], container: tuple[str, str] | None = None):
+    def __init__(self, process: asyncio.subprocess.Process, copiers: list[asyncio.Task], processes: TaskProcesses,
+                 container: tuple[str, str] | None = None):
         self.process = process
         self.copiers = copiers
+        self.processes = processes
         self.container = container  # (engine, name) when the task runs in a container
+        self.log_failure: OSError | None = None  # why the task's output could not be written, if it could not
+        self._ending: asyncio.Task | None = None
+
+    def log_failed(self, error: OSError) -> None:
+        """The task's log cannot be written (say the disk is full): the task ends, failed for that reason."""
+        self.log_failure = error
+        self._ending = asyncio.ensure_future(self.end(signal.SIGKILL))
 
     async def wait(self) -> int:
-        """The command's exit status, once its output is all in the log files. What the command left
-        running in its process group ends with it, as everything in a container ends with the container."""
+        """The command's exit status, once its output is all in the log files. Whatever the command
+        left running ends with it, as everything in a container ends with the container."""
         await self._exited()
-        self._kill_group(signal.SIGKILL)
+        await self.end(signal.SIGKILL)
         code = await self.process.wait()  # asyncio's wait() also waits for the output pipes to close
+        self.processes.leader = None  # reaped: its pid may be another process's from now on
         await asyncio.gather(*self.copiers, return_exceptions=True)
         return code
+
+    async def end(self, sig: int) -> None:
+        """Signal every process of the task: its group at once, then all it started, wherever they went."""
+        await end_tasks([self], sig)
 
     async def _exited(self) -> None:
         """Until the command itself has exited (a pidfd turns readable), whoever still holds its output."""
@@ -149,8 +169,14 @@ class RunningTask:
             fd = os.pidfd_open(self.process.pid)
         except ProcessLookupError:
             return  # already gone
-        except (AttributeError, OSError):  # no pidfd here: the group is killed when the output closes
-            await self.process.wait()
+        except (AttributeError, OSError):  # no pidfd here: psutil sees the command exit (a zombie until reaped)
+            while self.process.returncode is None:
+                try:
+                    if psutil.Process(self.process.pid).status() == psutil.STATUS_ZOMBIE:
+                        return
+                except psutil.NoSuchProcess:
+                    return
+                await asyncio.sleep(0.1)
             return
         loop = asyncio.get_running_loop()
         exited = loop.create_future()
@@ -162,6 +188,8 @@ class RunningTask:
             os.close(fd)
 
     def _kill_group(self, sig: int) -> None:
+        if self.process.returncode is not None:
+            return  # reaped: the group's id may be another's now (what it left is found by processes.end)
         try:
             os.killpg(self.process.pid, sig)
         except (ProcessLookupError, PermissionError):
@@ -179,6 +207,21 @@ class RunningTask:
                              daemon=True).start()
 
 
+async def end_tasks(victims: list[RunningTask], sig: int) -> None:
+    """Signal every process of these tasks: each group at once, then (one scan for them all, off the
+    event loop) what they started outside it."""
+    for victim in victims:
+        victim.kill(sig)
+    await asyncio.to_thread(processes.end, [v.processes for v in victims], sig)
+
+
+def log_failure_exit(error: OSError) -> tuple[int, str]:
+    """(exit code, diagnostics) of a task ended because its log could not be written: a full disk is
+    the platform's out-of-disk kill (198, YARN's CONTAINER_OOD_ERROR, openpai-api.md §5.6)."""
+    code = OUT_OF_DISK_EXIT if error.errno in (errno.ENOSPC, errno.EDQUOT) else 255
+    return code, f"The task's output could not be written to its log ({error.strerror or error}): the task was stopped."
+
+
 def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir: Path, env: dict[str, str],
                       max_cpus: int | None = None) -> list[str]:
     """`docker run` (or podman) of the job's image with the task's resources (CPUs no more than the
@@ -194,40 +237,59 @@ def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir:
     return argv + ["--env", "PAI_WORK_DIR=/pai/work", job.config.get("image", ""), "/bin/bash", "-c", command_line(role, job.debug)]
 
 
+def task_id(job: Job, task: Task) -> str:
+    return f"{job.framework}/{job.attempt}/{task.role}/{task.index}"
+
+
 async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], engine: str | None = None,
                 umask: int = 0o022, max_cpus: int | None = None) -> RunningTask:
     """Start the task in its own process group with a clean environment: the shell's few variables,
-    the platform's (§4) and the job's `jobEnvs`, nothing else of the cluster's. The job's note (a job
-    scaled to this machine) opens the task's stderr."""
+    the platform's (§4) and the job's `jobEnvs`, nothing else of the cluster's, and the marker that
+    finds its processes (kept with their pids in the task's folder). The job's note (a job scaled to
+    this machine) opens the task's stderr."""
     logdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     role = job.role(task.role)
     full_env = shell_environment()
     full_env.update(env)
     full_env["PAI_WORK_DIR"] = str(workdir)
-    full_env[TASK_MARKER] = f"{job.framework}/{job.attempt}/{task.role}/{task.index}"
+    full_env[TASK_MARKER] = f"{task_id(job, task)}/{secrets.token_hex(8)}"  # unique to this start, on any cluster
     container = None
     argv = ["/bin/bash", "-c", command_line(role, job.debug)]
     if engine is not None:
-        name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in full_env[TASK_MARKER])
+        name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in task_id(job, task))
         container = (engine, name)
         argv = container_command(engine, name, job, role, workdir, env, max_cpus)
-    process = await asyncio.create_subprocess_exec(
-        *argv, cwd=workdir, env=full_env,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,  # its own process group: STOP kills everything it started
-        umask=umask,
-    )
-    files = {name: _private_log(logdir / name) for name in LOG_NAMES}
-    if job.note:
-        banner = f"[PAI local cluster] {job.note}\n".encode()
-        files["stderr"].write(banner)
-        files["all"].write(banner)
+    files = {name: _private_log(logdir / name) for name in LOG_NAMES}  # a disk that takes no file fails the start here
+    try:
+        if job.note:
+            banner = f"[PAI local cluster] {job.note}\n".encode()
+            files["stderr"].write(banner)
+            files["all"].write(banner)
+        process = await asyncio.create_subprocess_exec(
+            *argv, cwd=workdir, env=full_env,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,  # its own process group: STOP reaches at once what it starts there
+            umask=umask,
+        )
+    except BaseException:
+        for f in files.values():
+            f.close()
+        raise
+    tracked = TaskProcesses(logdir.parent / processes.RECORD_FILE, full_env[TASK_MARKER], process.pid)
+    tracked.save()
+    running = RunningTask(process, [], tracked, container)
 
     async def copy(stream: asyncio.StreamReader, name: str) -> None:
+        """Output into the logs; once a log cannot be written (a full disk), the task is ended and its
+        output read on, unwritten, so nothing it started blocks on a full pipe."""
         try:
             while chunk := await stream.read(65536):
-                files[name].write(chunk)
-                files["all"].write(chunk)
+                if running.log_failure is None:
+                    try:
+                        files[name].write(chunk)
+                        files["all"].write(chunk)
+                    except OSError as exc:
+                        running.log_failed(exc)
         finally:
             files[name].close()
 
@@ -237,7 +299,8 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         await asyncio.gather(*copiers, return_exceptions=True)
         files["all"].close()
 
-    return RunningTask(process, [*copiers, asyncio.ensure_future(close_all())], container)
+    running.copiers = [*copiers, asyncio.ensure_future(close_all())]
+    return running
 
 
 def _private_log(path: Path):
@@ -253,16 +316,3 @@ def reported_exit(code: int) -> tuple[int, int | None]:
     if code > 128:  # the shell reports a signal as 128+N
         return code, None
     return 255, code
-
-
-def kill_leftover(pid: int, marker: str) -> None:
-    """Kill a task left running by an earlier run of the cluster, if that pid is still that task."""
-    try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:
-        return
-    if f"{TASK_MARKER}={marker}".encode() in environ.split(b"\0"):
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass

@@ -116,6 +116,8 @@ class WebHdfs:
             return _json(exc.to_json(), exc.status)
         except (PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError) as exc:
             return _json(HdfsException("AccessControlException", str(exc)).to_json(), 403)
+        except OSError as exc:  # the disk full, a name too long for it: an IOException, as a namenode says it
+            return _json(HdfsException("IOException", exc.strerror or str(exc)).to_json(), 403)
         except Exception as exc:  # noqa: BLE001 - clients need the RemoteException shape even for our bugs
             body = {"RemoteException": {"exception": "RuntimeException", "javaClassName": "java.lang.RuntimeException",
                                         "message": f"{type(exc).__name__}: {exc}"}}

@@ -135,3 +135,13 @@ def task_pids(name: str) -> list[int]:
         if any(item.startswith(marker) for item in environ.split(b"\0")):
             found.append(proc.pid)
     return found
+
+
+def processes_named(prefix: str) -> list[psutil.Process]:
+    """Live processes whose argv[0] starts with `prefix` (tests name their sleepers with `exec -a`)."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        cmdline = proc.info["cmdline"] or []
+        if cmdline and cmdline[0].startswith(prefix) and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found

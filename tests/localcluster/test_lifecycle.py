@@ -40,14 +40,16 @@ def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):
 def test_restart_keeps_finished_jobs_and_fails_running_ones(tmp_path):
     data = tmp_path / "restart"
     cluster = start_cluster(data)
-    with cluster.client() as c:
-        submit(c, job("done", role("r", "echo kept")))
-        finished(c, "done")
-        submit(c, job("long", role("r", "sleep 300")))
-        wait_for(lambda: detail(c, "long")["jobStatus"]["state"] == "RUNNING")
-        pids = wait_for(lambda: task_pids("long"))
-    stop_cluster(cluster)  # Ctrl-C: tasks are stopped with the cluster
-    assert not any(psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE for p in pids)
+    try:
+        with cluster.client() as c:
+            submit(c, job("done", role("r", "echo kept")))
+            finished(c, "done")
+            submit(c, job("long", role("r", "sleep 300")))
+            wait_for(lambda: detail(c, "long")["jobStatus"]["state"] == "RUNNING")
+            pids = wait_for(lambda: task_pids("long"))
+    finally:
+        stop_cluster(cluster)  # Ctrl-C: tasks are stopped with the cluster
+    assert _live(pids) == []
     with own_cluster(data) as cluster:
         with cluster.client() as c:
             assert detail(c, "done")["jobStatus"]["state"] == "SUCCEEDED"
@@ -128,13 +130,15 @@ def test_a_task_that_ends_takes_what_it_left_running_with_it(cluster):
 
 def test_shutdown_kills_every_process_group_it_started(tmp_path):
     cluster = start_cluster(tmp_path / "shutdown")
-    code_dir = _code_tree(cluster, "bigcode", 4000)
-    with cluster.client() as c:
-        submit(c, job("tree", role("r", "(sleep 300 &); sleep 300 & sleep 300", taskNumber=2)))
-        submit(c, job("late", role("r", "sleep 300", taskNumber=3), codeDir=code_dir))
-        wait_for(lambda: len(_live(task_pids("tree"))) >= 6)
-        wait_for(lambda: detail(c, "late")["jobStatus"]["state"] == "RUNNING", interval=0.01)
-    stop_cluster(cluster)  # Ctrl-C while "late" is still copying code for its tasks
+    try:
+        code_dir = _code_tree(cluster, "bigcode", 4000)
+        with cluster.client() as c:
+            submit(c, job("tree", role("r", "(sleep 300 &); sleep 300 & sleep 300", taskNumber=2)))
+            submit(c, job("late", role("r", "sleep 300", taskNumber=3), codeDir=code_dir))
+            wait_for(lambda: len(_live(task_pids("tree"))) >= 6)
+            wait_for(lambda: detail(c, "late")["jobStatus"]["state"] == "RUNNING", interval=0.01)
+    finally:
+        stop_cluster(cluster)  # Ctrl-C while "late" is still copying code for its tasks
     for _ in range(20):
         assert _live(task_pids("tree")) == [] and _live(task_pids("late")) == []
         time.sleep(0.1)
@@ -155,7 +159,7 @@ def test_a_second_cluster_on_the_same_data_folder_refuses_and_names_the_first(tm
 
 
 def test_the_api_answers_while_a_big_code_dir_is_copied(cluster):
-    code_dir = _code_tree(cluster, "hugecode", 3000)
+    code_dir = _code_tree(cluster, "hugecode", 5000)  # a copy long enough to poll through
     answered_during_copy = 0
     with cluster.client() as c:
         submit(c, job("huge-code", role("r", "ls hugecode | wc -l"), codeDir=code_dir))
@@ -169,4 +173,11 @@ def test_the_api_answers_while_a_big_code_dir_is_copied(cluster):
 
 
 def _live(pids: list[int]) -> list[int]:
-    return [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+    live = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                live.append(pid)
+        except psutil.NoSuchProcess:  # gone between the scan and this look
+            pass
+    return live
