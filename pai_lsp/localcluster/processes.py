@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -109,20 +108,21 @@ def find(tasks: Iterable[TaskProcesses]) -> list[psutil.Process]:
     return list(found.values())
 
 
-def end(tasks: Iterable[TaskProcesses], sig: int = signal.SIGKILL) -> int:
-    """Send `sig` to every process of these tasks; with SIGKILL, sweep again until none is left (what
-    forked meanwhile included). Blocking: call it in a thread from the event loop. How many were signalled."""
+def end(tasks: Iterable[TaskProcesses], force: bool = True) -> int:
+    """End every process of these tasks: `force` kills them (SIGKILL; TerminateProcess on Windows) and
+    sweeps again until none is left (what forked meanwhile included), else asks them to stop (SIGTERM).
+    Blocking: call it in a thread from the event loop. How many were signalled."""
     tasks = list(tasks)
     signalled: set[int] = set()
     for _ in range(KILL_ROUNDS):
         victims = find(tasks)
         for proc in victims:
             try:
-                proc.send_signal(sig)
+                proc.kill() if force else proc.terminate()
                 signalled.add(proc.pid)
             except psutil.Error:
                 pass
-        if sig != signal.SIGKILL or not victims:
+        if not force or not victims:
             break
         time.sleep(0.02)
     return len(signalled)

@@ -212,7 +212,7 @@ async def end_tasks(victims: list[RunningTask], sig: int) -> None:
     event loop) what they started outside it."""
     for victim in victims:
         victim.kill(sig)
-    await asyncio.to_thread(processes.end, [v.processes for v in victims], sig)
+    await asyncio.to_thread(processes.end, [v.processes for v in victims], sig == signal.SIGKILL)
 
 
 def log_failure_exit(error: OSError) -> tuple[int, str]:
