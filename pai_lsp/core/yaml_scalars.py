@@ -34,6 +34,7 @@ _TIMESTAMP = re.compile(r"""([0-9]{4})-([0-9][0-9]?)-([0-9][0-9]?)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 CORE = "tag:yaml.org,2002:"
+_MAYBE_TYPED = frozenset("~nNtTfF-+.0123456789_<")  # how a null, boolean, number or timestamp starts
 # js-yaml's simpleEscapeMap (`\` + TAB is a tab too).
 _ESCAPES = {"0": "\x00", "a": "\x07", "b": "\x08", "t": "\t", "\t": "\t", "n": "\n", "v": "\x0b", "f": "\x0c",
             "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
@@ -144,6 +145,10 @@ def resolve_plain(text: str) -> tuple[str, Any]:
     """(node type, value) of an untagged plain scalar: js-yaml tries null, bool, int, float,
     timestamp, merge in that order; anything else is a string."""
     first = text[:1]
+    if first and first not in _MAYBE_TYPED:
+        return "string", text
+    if text.isdigit() and text.isascii() and (first != "0" or len(text) == 1):
+        return "number", int(text)
     if _NULL.match(text):
         return "null", None
     if first in "tTfF" and _BOOL.match(text):

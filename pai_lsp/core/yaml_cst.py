@@ -1,0 +1,359 @@
+"""One piece of YAML text → nodes: tree-sitter-yaml parses it (mended by `yaml_repair` where it
+could not), and its concrete syntax tree becomes `YamlNode`s with str offsets and js-yaml's values
+(`yaml_scalars`). Aliases stay `Alias` placeholders here: `yaml_tree` resolves them across pieces.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import lru_cache
+from typing import Any
+
+from . import yaml_scalars as scalars
+from .jsonc import Node, ParseError
+from .yaml_nodes import Alias, Piece, YamlNode
+from .yaml_repair import repair
+
+MAX_DEPTH = 64  # as jsonc: everything that walks the tree recurses
+MAX_REPAIRS = 24  # mistakes named and mended per piece; past that, the rest of the piece is left out
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+# Tags js-yaml's safe schema takes on a mapping / a sequence.
+_COLLECTION_TAGS = {"object": {"!", scalars.CORE + "map", scalars.CORE + "set"},
+                    "array": {"!", scalars.CORE + "seq", scalars.CORE + "omap", scalars.CORE + "pairs"}}
+_WRAPPERS = ("flow_node", "block_node")
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> tuple[Any, list[str]]:
+    """The parser, and the name of each node kind by its id: `KINDS[node.kind_id]` is the same
+    string as `node.type` without building it anew (the conversion asks it of every node)."""
+    import tree_sitter  # imported on first use, as jsonschema is
+    import tree_sitter_yaml
+
+    language = tree_sitter.Language(tree_sitter_yaml.language())
+    return tree_sitter.Parser(language), [language.node_kind_for_id(i) or "" for i in range(language.node_kind_count)]
+
+
+def _parser() -> Any:
+    return _grammar()[0]
+
+
+def read_piece(text: str, start: int, whole: bool) -> Piece:
+    """Parse `text` (at offset `start` of the document). `whole`: it is the whole document, so an
+    empty one or a second document is an error here."""
+    piece = Piece(text, start)
+    _Builder(piece, whole).run()
+    return piece
+
+
+class _Builder:
+    def __init__(self, piece: Piece, whole: bool):
+        self.piece = piece
+        self.whole = whole
+        self.text = piece.text
+        self.base = piece.start
+        self.data = self.text.encode("utf-8", "surrogatepass")
+        self.inserted: list[int] = []  # offsets (in the mended bytes) of the bytes `repair` inserted
+        self.error_rows: set[int] = set()
+        # byte → str: where each non-ASCII character ends (in bytes), and the extra bytes up to there
+        self.marks: list[int] = []
+        self.extra: list[int] = []
+        extra = 0
+        if not self.text.isascii():
+            for m in _NON_ASCII.finditer(self.text):
+                for i, ch in enumerate(m.group()):
+                    extra += len(ch.encode("utf-8", "surrogatepass")) - 1
+                    self.marks.append(m.start() + i + 1 + extra)
+                    self.extra.append(extra)
+        self.off = self._plain_off if not self.marks else self._off
+        self.kinds = _grammar()[1]
+
+    def _plain_off(self, byte: int) -> int:
+        if self.inserted:
+            byte -= bisect.bisect_left(self.inserted, byte)
+        return self.base + byte
+
+    def _off(self, byte: int) -> int:
+        """A byte offset of the (mended) bytes → a str offset in the document."""
+        if self.inserted:
+            byte -= bisect.bisect_left(self.inserted, byte)
+        i = bisect.bisect_right(self.marks, byte)
+        return self.base + byte - (self.extra[i - 1] if i else 0)
+
+    # -- parse and mend ----------------------------------------------------------------------
+    def run(self) -> None:
+        parser = _parser()
+        data = bytearray(self.data)
+        tree = parser.parse(self.data)
+        for _ in range(MAX_REPAIRS):
+            if not tree.root_node.has_error:
+                break
+            fixed = repair(tree.root_node, data, self._error, self._insert)
+            if fixed is None:
+                break
+            data = fixed
+            tree = parser.parse(bytes(data))
+        self._convert(tree.root_node)
+
+    def _insert(self, data: bytearray, at: int, token: bytes) -> bytearray:
+        """The bytes with one byte inserted at `at`; offsets map back as if it were not there."""
+        fixed = bytearray(data)
+        fixed[at:at] = token
+        self.inserted = [p + 1 if p >= at else p for p in self.inserted]
+        bisect.insort(self.inserted, at)
+        return fixed
+
+    def _error(self, code: str, start: int, end: int, **args: Any) -> None:
+        """An error at bytes start..end; one per line (one mistake, one error)."""
+        a, b = self.off(start), self.off(end)
+        row = self.text.count("\n", 0, a - self.base)
+        if row not in self.error_rows:
+            self.error_rows.add(row)
+            self.piece.errors.append(ParseError(code, a, b, args))
+
+    # -- conversion ----------------------------------------------------------------------------
+    def _convert(self, root: Any) -> None:
+        kinds = self.kinds
+        documents = [c for c in root.children if c.type == "document"] if kinds[root.kind_id] == "stream" else [root]
+        body = None
+        for i, document in enumerate(documents):
+            for child in document.children:
+                kind = kinds[child.kind_id]
+                if kind == "comment":
+                    self._comment(child)
+                elif i == 0 and kind in _WRAPPERS:
+                    body = child
+        if kinds[root.kind_id] == "stream":
+            for child in root.children:
+                if kinds[child.kind_id] == "comment":
+                    self._comment(child)
+        if self.whole:
+            self.piece.documents = len(documents) if documents and (body is not None or len(documents) > 1) else 0
+            if len(documents) > 1:
+                second = documents[1].start_byte
+                end = self.data.find(b"\n", second)
+                self._error("syntax.yaml-multi-document", second, max(second + 1, len(self.data) if end < 0 else end))
+        if body is None:
+            if self.whole and not self.piece.errors:
+                self.piece.errors.append(ParseError("syntax.yaml-empty", self.base, self.base))
+            return
+        self.piece.root = self._node(body, None, 0, -1)
+
+    def _comment(self, cst: Any) -> None:
+        self.piece.comments.append((self.off(cst.start_byte), self.off(cst.end_byte)))
+
+    def _node(self, cst: Any, parent: Node | None, depth: int, indent: int) -> YamlNode:
+        """The value of a flow_node / block_node: its anchor and tag, then its content."""
+        kinds = self.kinds
+        anchor = tag = content = None
+        children = cst.children
+        if len(children) == 1:
+            content = children[0]
+        else:
+            for child in children:
+                kind = kinds[child.kind_id]
+                if kind == "anchor":
+                    anchor = self.data[child.start_byte + 1 : child.end_byte].decode("utf-8", "replace")
+                elif kind == "tag":
+                    tag = self.data[child.start_byte : child.end_byte].decode("utf-8", "replace")
+                elif kind == "comment":
+                    self._comment(child)
+                elif kind != "ERROR" and not child.is_missing:
+                    content = child
+        if content is None:  # `&a` or `!!str` alone
+            end = self.off(cst.end_byte)
+            node = self._tagged_empty(tag, end, parent) if tag is not None else YamlNode("null", end, end, None, parent)
+        else:
+            kind = kinds[content.kind_id]
+            if kind == "plain_scalar" and tag is None:
+                start, end = self.off(content.start_byte), self.off(content.end_byte)
+                node_type, value = scalars.resolve_plain(scalars.plain(self.text[start - self.base : end - self.base]))
+                node = YamlNode(node_type, start, end, value, parent)
+            elif kind in ("block_mapping", "flow_mapping", "block_sequence", "flow_sequence"):
+                node = self._collection(content, kind, tag, parent, depth, indent)
+            elif kind == "alias":
+                alias = Alias("null", self.off(content.start_byte), self.off(content.end_byte), None, parent)
+                alias.name = self.data[content.start_byte + 1 : content.end_byte].decode("utf-8", "replace")
+                self.piece.aliases.append(alias)
+                return alias
+            else:
+                node = self._scalar(content, kind, tag, parent, indent)
+        if anchor is not None:
+            node.anchor = anchor
+            self.piece.anchors.append(node)
+        node.tag = tag
+        return node
+
+    def _collection(self, cst: Any, kind: str, tag: str | None, parent: Node | None, depth: int, indent: int) -> YamlNode:
+        mapping = kind.endswith("mapping")
+        if depth >= MAX_DEPTH:
+            self._error("syntax.too-deep", cst.start_byte, cst.start_byte + 1, limit=MAX_DEPTH)
+            node = YamlNode("object" if mapping else "array", self.off(cst.start_byte), self.off(cst.end_byte), None, parent)
+        else:
+            if kind[0] == "b":  # a block collection: its indentation is the column it starts at
+                line_start = self.data.rfind(b"\n", 0, cst.start_byte) + 1
+                indent = self.off(cst.start_byte) - self.off(line_start)
+            node = self._mapping(cst, parent, depth, indent) if mapping else self._sequence(cst, parent, depth, indent)
+        if tag is not None and scalars.expand_tag(tag) not in _COLLECTION_TAGS[node.type]:
+            self._error("syntax.yaml-unknown-tag", cst.start_byte, cst.start_byte + 1, tag=tag)
+        return node
+
+    def _tagged_empty(self, tag: str, at: int, parent: Node | None) -> YamlNode:
+        try:
+            kind, value = scalars.resolve_tagged(scalars.expand_tag(tag), "", "plain")
+        except scalars.ScalarError as e:
+            self.piece.errors.append(ParseError(e.code, at, at, e.args_))
+            kind, value = "null", None
+        return YamlNode(kind, at, at, value, parent)
+
+    def _scalar(self, cst: Any, kind: str, tag: str | None, parent: Node | None, indent: int) -> YamlNode:
+        start, end = self.off(cst.start_byte), self.off(cst.end_byte)
+        raw = self.text[start - self.base : end - self.base]
+        try:
+            if kind == "plain_scalar":
+                value = scalars.plain(raw)
+            elif kind == "single_quote_scalar":
+                value = scalars.single_quoted(raw)
+            elif kind == "double_quote_scalar":
+                value = scalars.double_quoted(raw)
+            else:  # block_scalar: js-yaml's indentation is the enclosing collection's + 1
+                value = scalars.block(self.text, start - self.base, indent + 1)
+                end = start + len(raw.rstrip(" \t\r\n"))  # tree-sitter's range runs past the last line
+        except scalars.ScalarError as e:
+            self.piece.errors.append(ParseError(e.code, start + e.offset, min(end, start + e.offset + 2), e.args_))
+            return YamlNode("string", start, end, raw, parent)
+        if tag is None:
+            return YamlNode("string", start, end, value, parent)
+        try:
+            node_type, resolved = scalars.resolve_tagged(scalars.expand_tag(tag), value,
+                                                         "plain" if kind == "plain_scalar" else "quoted")
+        except scalars.ScalarError as e:
+            self.piece.errors.append(ParseError(e.code, start, end, e.args_))
+            node_type, resolved = "string", value
+        return YamlNode(node_type, start, end, resolved, parent)
+
+    def _mapping(self, cst: Any, parent: Node | None, depth: int, indent: int) -> YamlNode:
+        kinds = self.kinds
+        node = YamlNode("object", self.off(cst.start_byte), self.off(cst.end_byte), None, parent)
+        children = node._children
+        seen: set[str] = set()
+        for child in cst.children:
+            kind = kinds[child.kind_id]
+            if kind == "block_mapping_pair" or kind == "flow_pair":
+                prop = self._pair(child, node, depth, indent)
+            elif kind == "flow_node":  # `{a, b: 1}`: a key with no value
+                prop = self._lone_key(child, node, depth, indent)
+            else:
+                if kind == "comment":
+                    self._comment(child)
+                continue
+            children.append(prop)  # type: ignore[union-attr]
+            if prop.is_merge:
+                continue
+            key = prop._children[0]  # type: ignore[index]
+            if key._value in seen:
+                self.piece.errors.append(ParseError("syntax.yaml-duplicate-key", key.start, key.end, {"key": key._value}))
+            seen.add(key._value)
+        if children and children[-1].end > node.end:
+            node.end = children[-1].end
+        return node
+
+    def _pair(self, cst: Any, mapping: YamlNode, depth: int, indent: int) -> YamlNode:
+        kinds = self.kinds
+        key_cst = value_cst = None
+        colon = -1
+        explicit = False
+        for child in cst.children:
+            kind = kinds[child.kind_id]
+            if kind == ":":
+                colon = child.start_byte
+            elif kind == "flow_node" or kind == "block_node":
+                if colon < 0 and key_cst is None:
+                    key_cst = child
+                else:
+                    value_cst = child
+            elif kind == "?":
+                explicit = True
+            elif kind == "comment":
+                self._comment(child)
+        prop = YamlNode("property", self.off(cst.start_byte), self.off(cst.end_byte), None, mapping)
+        if colon >= 0 and colon not in self.inserted:
+            prop.colon = self.off(colon)
+        if key_cst is not None:
+            key = self._key(key_cst, prop, depth, indent)
+        else:  # `: value`: js-yaml's key is null, String(null)
+            key = YamlNode("string", prop.start, prop.start, "null", prop)
+        children = prop._children
+        children.append(key)  # type: ignore[union-attr]
+        if colon < 0 and not explicit or colon >= 0 and prop.colon < 0:
+            prop.end = key.end  # a key being typed, with no ':' yet: no value either
+            return prop
+        if value_cst is not None:
+            value = self._node(value_cst, prop, depth + 1, indent)
+        else:  # `key:` is null
+            at = prop.colon + 1 if prop.colon >= 0 else key.end
+            value = YamlNode("null", at, at, None, prop)
+        children.append(value)  # type: ignore[union-attr]
+        if key_cst is not None and key.tag is None and key._value == "<<" and _is_plain(key_cst):
+            prop.is_merge = True
+            self.piece.merges.append(prop)
+        return prop
+
+    def _lone_key(self, cst: Any, mapping: YamlNode, depth: int, indent: int) -> YamlNode:
+        prop = YamlNode("property", self.off(cst.start_byte), self.off(cst.end_byte), None, mapping)
+        key = self._key(cst, prop, depth, indent)
+        prop._children = [key, YamlNode("null", key.end, key.end, None, prop)]
+        prop.colon = key.end  # `{a}` is `{a: null}`: as if the ':' were there
+        return prop
+
+    def _key(self, cst: Any, prop: YamlNode, depth: int, indent: int) -> YamlNode:
+        """A key as js-yaml stores it, String(its value) (`1.0` → "1", `[a, b]` → "a,b"), at the
+        key's place."""
+        node = self._node(cst, prop, depth + 1, indent)
+        if isinstance(node, Alias):
+            self.piece.aliases.remove(node)
+            self._error("syntax.yaml-alias-key", cst.start_byte, cst.end_byte)
+            return YamlNode("string", node.start, node.end, "*" + node.name, prop)
+        if node.type == "string":
+            return node
+        if node.type == "array" and any(c.type == "array" for c in node.children):
+            self._error("syntax.yaml-complex-key", cst.start_byte, cst.end_byte)
+        key = YamlNode("string", node.start, node.end, scalars.js_string(node.value), prop)
+        key.anchor, key.tag = node.anchor, node.tag
+        return key
+
+    def _sequence(self, cst: Any, parent: Node | None, depth: int, indent: int) -> YamlNode:
+        kinds = self.kinds
+        node = YamlNode("array", self.off(cst.start_byte), self.off(cst.end_byte), None, parent)
+        items = node._children
+        for child in cst.children:
+            kind = kinds[child.kind_id]
+            if kind == "block_sequence_item":
+                value_cst = None
+                for part in child.children:
+                    if kinds[part.kind_id] in _WRAPPERS:
+                        value_cst = part
+                    elif kinds[part.kind_id] == "comment":
+                        self._comment(part)
+                if value_cst is None:  # `- ` alone: null
+                    at = self.off(child.start_byte) + 1
+                    item = YamlNode("null", at, at, None, node)
+                else:
+                    item = self._node(value_cst, node, depth + 1, indent)
+            elif kind == "flow_node":
+                item = self._node(child, node, depth + 1, indent)
+            elif kind == "flow_pair":  # `[a: 1]`: a mapping of one pair
+                item = YamlNode("object", self.off(child.start_byte), self.off(child.end_byte), None, node)
+                item._children.append(self._pair(child, item, depth + 1, indent))  # type: ignore[union-attr]
+            else:
+                if kind == "comment":
+                    self._comment(child)
+                continue
+            items.append(item)  # type: ignore[union-attr]
+        return node
+
+
+def _is_plain(flow_node: Any) -> bool:
+    return any(c.type == "plain_scalar" for c in flow_node.children)
