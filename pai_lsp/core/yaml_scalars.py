@@ -118,27 +118,26 @@ def to_float(text: str) -> float:
 
 
 def to_timestamp(text: str) -> datetime.date | datetime.datetime | None:
-    """A timestamp as PyYAML builds it (what `jsyaml.load` gives); None when `text` is none."""
-    m = _DATE.match(text)
-    if m is not None:
-        try:
-            return datetime.date(int(m[1]), int(m[2]), int(m[3]))
-        except ValueError:
-            return None
-    m = _TIMESTAMP.match(text)
+    """A timestamp as js-yaml builds it (Date.UTC: a day or month past its end rolls over, so
+    2002-02-30 is March 2), in PyYAML's types (what `jsyaml.load` gives); None when `text` is none."""
+    m = _DATE.match(text) or _TIMESTAMP.match(text)
     if m is None:
         return None
-    fraction = int((m[7] or "0")[:6].ljust(6, "0"))
-    tz: datetime.tzinfo | None = None
+    year, month, day = int(m[1]), int(m[2]), int(m[3])
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    try:
+        start = datetime.datetime(year, month, 1)
+        if m.re is _DATE:
+            return (start + datetime.timedelta(days=day - 1)).date()
+        fraction = int((m[7] or "0")[:6].ljust(6, "0"))
+        moment = start + datetime.timedelta(days=day - 1, hours=int(m[4]), minutes=int(m[5]), seconds=int(m[6]),
+                                            microseconds=fraction)
+    except (ValueError, OverflowError):
+        return None
     if m[9]:
         delta = datetime.timedelta(hours=int(m[10]), minutes=int(m[11] or 0))
-        tz = datetime.timezone(-delta if m[9] == "-" else delta)
-    elif m[8]:
-        tz = datetime.timezone.utc
-    try:
-        return datetime.datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6]), fraction, tzinfo=tz)
-    except ValueError:
-        return None
+        return moment.replace(tzinfo=datetime.timezone(-delta if m[9] == "-" else delta))
+    return moment.replace(tzinfo=datetime.timezone.utc) if m[8] else moment
 
 
 def resolve_plain(text: str) -> tuple[str, Any]:
