@@ -1,6 +1,6 @@
-"""YAML values as the OpenPAI v2 server reads them, for comparing with ours: js-yaml 3.13.1 itself
-(tests/oracle/yaml.js, run by Node.js; `cd tests/oracle && npm ci`), and the form both sides are
-compared in (what JSON can carry, with js-yaml's numbers, dates and string keys)."""
+"""The OpenPAI v2 server's own readers, for comparing with ours (run by Node.js; `cd tests/oracle && npm ci`):
+js-yaml 3.13.1 (tests/oracle/yaml.js) and its Ajv 6 schema verdict (tests/oracle/v2.js); and the form
+values are compared in (what JSON can carry, with js-yaml's numbers, dates and string keys)."""
 
 from __future__ import annotations
 
@@ -24,15 +24,7 @@ MAX_SAFE = 2**53 - 1
 def js_yaml(texts: list[str]) -> list[dict]:
     """js-yaml 3.13.1's reading of each text: {"ok": True, "value": …} or {"ok": False, "message": …}.
     Skips without Node.js or the oracle's packages, except in CI (`CI` set), where it fails."""
-    if shutil.which("node") is None or not (ORACLE / "node_modules" / "js-yaml").is_dir():
-        message = "js-yaml 3.13.1 is not installed: cd tests/oracle && npm ci"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    lines = "".join(json.dumps({"text": t}) + "\n" for t in texts)
-    out = subprocess.run(["node", str(ORACLE / "yaml.js")], input=lines, capture_output=True, text=True, check=True,
-                         timeout=60).stdout
-    return [json.loads(line) for line in out.split("\n") if line]  # not splitlines: U+2028 is no line end here
+    return _run("yaml.js", "js-yaml", texts)
 
 
 def as_js(value: Any) -> Any:
@@ -63,3 +55,21 @@ def as_js(value: Any) -> Any:
     if isinstance(value, set):
         return {js_string(k): None for k in value}
     return value
+
+
+def server_schema(texts: list[str]) -> list[dict]:
+    """The v2 server's schema verdict on each YAML text: Ajv 6.12.3 with the server's protocol schema
+    (tests/oracle/v2.js): {"ok": bool, "errors": [{"keyword", "dataPath"}]}. Skips as `js_yaml` does."""
+    return _run("v2.js", "ajv", texts)
+
+
+def _run(script: str, package: str, texts: list[str]) -> list[dict]:
+    if shutil.which("node") is None or not (ORACLE / "node_modules" / package).is_dir():
+        message = f"{package} is not installed: cd tests/oracle && npm ci"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    lines = "".join(json.dumps({"text": t}) + "\n" for t in texts)
+    out = subprocess.run(["node", str(ORACLE / script)], input=lines, capture_output=True, text=True, check=True,
+                         timeout=60).stdout
+    return [json.loads(line) for line in out.split("\n") if line]  # not splitlines: U+2028 is no line end here
