@@ -13,7 +13,7 @@ from typing import Any
 from . import yaml_scalars as scalars
 from .jsonc import Node, ParseError
 from .yaml_nodes import Alias, Piece, YamlNode
-from .yaml_repair import repair
+from .yaml_repair import Mend, repair
 
 MAX_DEPTH = 64  # as jsonc: everything that walks the tree recurses
 MAX_REPAIRS = 24  # mistakes named and mended per piece; past that, the rest of the piece is left out
@@ -26,14 +26,16 @@ _WRAPPERS = ("flow_node", "block_node")
 
 
 @lru_cache(maxsize=1)
-def _grammar() -> tuple[Any, list[str]]:
-    """The parser, and the name of each node kind by its id: `KINDS[node.kind_id]` is the same
+def _grammar() -> tuple[Any, dict[int, str]]:
+    """The parser, and the name of each node kind by its id: `kinds[node.kind_id]` is the same
     string as `node.type` without building it anew (the conversion asks it of every node)."""
     import tree_sitter  # imported on first use, as jsonschema is
     import tree_sitter_yaml
 
     language = tree_sitter.Language(tree_sitter_yaml.language())
-    return tree_sitter.Parser(language), [language.node_kind_for_id(i) or "" for i in range(language.node_kind_count)]
+    kinds = {i: language.node_kind_for_id(i) or "" for i in range(language.node_kind_count)}
+    kinds[0xFFFF] = "ERROR"  # tree-sitter's error symbol, outside the grammar's ids
+    return tree_sitter.Parser(language), kinds
 
 
 def _parser() -> Any:
@@ -56,6 +58,7 @@ class _Builder:
         self.base = piece.start
         self.data = self.text.encode("utf-8", "surrogatepass")
         self.inserted: list[int] = []  # offsets (in the mended bytes) of the bytes `repair` inserted
+        self.mends: list[tuple[int, int, int]] = []  # (start, end, shift): mended bytes → the text's, newest last
         self.error_rows: set[int] = set()
         # byte → str: where each non-ASCII character ends (in bytes), and the extra bytes up to there
         self.marks: list[int] = []
@@ -71,14 +74,16 @@ class _Builder:
         self.kinds = _grammar()[1]
 
     def _plain_off(self, byte: int) -> int:
-        if self.inserted:
-            byte -= bisect.bisect_left(self.inserted, byte)
+        for start, end, shift in reversed(self.mends):
+            if start <= byte < end:
+                byte += shift
         return self.base + byte
 
     def _off(self, byte: int) -> int:
         """A byte offset of the (mended) bytes → a str offset in the document."""
-        if self.inserted:
-            byte -= bisect.bisect_left(self.inserted, byte)
+        for start, end, shift in reversed(self.mends):
+            if start <= byte < end:
+                byte += shift
         i = bisect.bisect_right(self.marks, byte)
         return self.base + byte - (self.extra[i - 1] if i else 0)
 
@@ -87,22 +92,24 @@ class _Builder:
         parser = _parser()
         data = bytearray(self.data)
         tree = parser.parse(self.data)
+        root = tree.root_node
         for _ in range(MAX_REPAIRS):
-            if not tree.root_node.has_error:
+            if not root.has_error:
                 break
-            fixed = repair(tree.root_node, data, self._error, self._insert)
-            if fixed is None:
+            mended = repair(root, data, self._error, self._mend, lambda b: parser.parse(b).root_node)
+            if mended is None:
                 break
-            data = fixed
-            tree = parser.parse(bytes(data))
-        self._convert(tree.root_node)
+            data, root = mended
+        self._convert(root)
 
-    def _insert(self, data: bytearray, at: int, token: bytes) -> bytearray:
-        """The bytes with one byte inserted at `at`; offsets map back as if it were not there."""
-        fixed = bytearray(data)
-        fixed[at:at] = token
-        self.inserted = [p + 1 if p >= at else p for p in self.inserted]
-        bisect.insort(self.inserted, at)
+    def _mend(self, data: bytearray, mend: Mend) -> bytearray:
+        """Apply a mend `repair` chose, remembering how its bytes map back to the text's."""
+        fixed, shifts, inserted = mend
+        for at in inserted:
+            self.inserted = [p + len(inserted) if p >= at else p for p in self.inserted]
+        self.inserted = sorted(self.inserted + list(inserted))
+        self.mends.extend(shifts)
+        del data
         return fixed
 
     def _error(self, code: str, start: int, end: int, **args: Any) -> None:
@@ -164,17 +171,17 @@ class _Builder:
                     content = child
         if content is None:  # `&a` or `!!str` alone
             end = self.off(cst.end_byte)
-            node = self._tagged_empty(tag, end, parent) if tag is not None else YamlNode("null", end, end, None, parent)
+            node = self._tagged_empty(tag, end, parent) if tag is not None else YamlNode("null", end, end, None, parent, self.piece.base)
         else:
             kind = kinds[content.kind_id]
             if kind == "plain_scalar" and tag is None:
                 start, end = self.off(content.start_byte), self.off(content.end_byte)
                 node_type, value = scalars.resolve_plain(scalars.plain(self.text[start - self.base : end - self.base]))
-                node = YamlNode(node_type, start, end, value, parent)
+                node = YamlNode(node_type, start, end, value, parent, self.piece.base)
             elif kind in ("block_mapping", "flow_mapping", "block_sequence", "flow_sequence"):
                 node = self._collection(content, kind, tag, parent, depth, indent)
             elif kind == "alias":
-                alias = Alias("null", self.off(content.start_byte), self.off(content.end_byte), None, parent)
+                alias = Alias("null", self.off(content.start_byte), self.off(content.end_byte), None, parent, self.piece.base)
                 alias.name = self.data[content.start_byte + 1 : content.end_byte].decode("utf-8", "replace")
                 self.piece.aliases.append(alias)
                 return alias
@@ -190,7 +197,7 @@ class _Builder:
         mapping = kind.endswith("mapping")
         if depth >= MAX_DEPTH:
             self._error("syntax.too-deep", cst.start_byte, cst.start_byte + 1, limit=MAX_DEPTH)
-            node = YamlNode("object" if mapping else "array", self.off(cst.start_byte), self.off(cst.end_byte), None, parent)
+            node = YamlNode("object" if mapping else "array", self.off(cst.start_byte), self.off(cst.end_byte), None, parent, self.piece.base)
         else:
             if kind[0] == "b":  # a block collection: its indentation is the column it starts at
                 line_start = self.data.rfind(b"\n", 0, cst.start_byte) + 1
@@ -206,7 +213,7 @@ class _Builder:
         except scalars.ScalarError as e:
             self.piece.errors.append(ParseError(e.code, at, at, e.args_))
             kind, value = "null", None
-        return YamlNode(kind, at, at, value, parent)
+        return YamlNode(kind, at, at, value, parent, self.piece.base)
 
     def _scalar(self, cst: Any, kind: str, tag: str | None, parent: Node | None, indent: int) -> YamlNode:
         start, end = self.off(cst.start_byte), self.off(cst.end_byte)
@@ -223,20 +230,20 @@ class _Builder:
                 end = start + len(raw.rstrip(" \t\r\n"))  # tree-sitter's range runs past the last line
         except scalars.ScalarError as e:
             self.piece.errors.append(ParseError(e.code, start + e.offset, min(end, start + e.offset + 2), e.args_))
-            return YamlNode("string", start, end, raw, parent)
+            return YamlNode("string", start, end, raw, parent, self.piece.base)
         if tag is None:
-            return YamlNode("string", start, end, value, parent)
+            return YamlNode("string", start, end, value, parent, self.piece.base)
         try:
             node_type, resolved = scalars.resolve_tagged(scalars.expand_tag(tag), value,
                                                          "plain" if kind == "plain_scalar" else "quoted")
         except scalars.ScalarError as e:
             self.piece.errors.append(ParseError(e.code, start, end, e.args_))
             node_type, resolved = "string", value
-        return YamlNode(node_type, start, end, resolved, parent)
+        return YamlNode(node_type, start, end, resolved, parent, self.piece.base)
 
     def _mapping(self, cst: Any, parent: Node | None, depth: int, indent: int) -> YamlNode:
         kinds = self.kinds
-        node = YamlNode("object", self.off(cst.start_byte), self.off(cst.end_byte), None, parent)
+        node = YamlNode("object", self.off(cst.start_byte), self.off(cst.end_byte), None, parent, self.piece.base)
         children = node._children
         seen: set[str] = set()
         for child in cst.children:
@@ -278,13 +285,13 @@ class _Builder:
                 explicit = True
             elif kind == "comment":
                 self._comment(child)
-        prop = YamlNode("property", self.off(cst.start_byte), self.off(cst.end_byte), None, mapping)
+        prop = YamlNode("property", self.off(cst.start_byte), self.off(cst.end_byte), None, mapping, self.piece.base)
         if colon >= 0 and colon not in self.inserted:
             prop.colon = self.off(colon)
         if key_cst is not None:
             key = self._key(key_cst, prop, depth, indent)
         else:  # `: value`: js-yaml's key is null, String(null)
-            key = YamlNode("string", prop.start, prop.start, "null", prop)
+            key = YamlNode("string", prop.start, prop.start, "null", prop, self.piece.base)
         children = prop._children
         children.append(key)  # type: ignore[union-attr]
         if colon < 0 and not explicit or colon >= 0 and prop.colon < 0:
@@ -294,7 +301,7 @@ class _Builder:
             value = self._node(value_cst, prop, depth + 1, indent)
         else:  # `key:` is null
             at = prop.colon + 1 if prop.colon >= 0 else key.end
-            value = YamlNode("null", at, at, None, prop)
+            value = YamlNode("null", at, at, None, prop, self.piece.base)
         children.append(value)  # type: ignore[union-attr]
         if key_cst is not None and key.tag is None and key._value == "<<" and _is_plain(key_cst):
             prop.is_merge = True
@@ -302,9 +309,9 @@ class _Builder:
         return prop
 
     def _lone_key(self, cst: Any, mapping: YamlNode, depth: int, indent: int) -> YamlNode:
-        prop = YamlNode("property", self.off(cst.start_byte), self.off(cst.end_byte), None, mapping)
+        prop = YamlNode("property", self.off(cst.start_byte), self.off(cst.end_byte), None, mapping, self.piece.base)
         key = self._key(cst, prop, depth, indent)
-        prop._children = [key, YamlNode("null", key.end, key.end, None, prop)]
+        prop._children = [key, YamlNode("null", key.end, key.end, None, prop, self.piece.base)]
         prop.colon = key.end  # `{a}` is `{a: null}`: as if the ':' were there
         return prop
 
@@ -315,18 +322,18 @@ class _Builder:
         if isinstance(node, Alias):
             self.piece.aliases.remove(node)
             self._error("syntax.yaml-alias-key", cst.start_byte, cst.end_byte)
-            return YamlNode("string", node.start, node.end, "*" + node.name, prop)
+            return YamlNode("string", node.start, node.end, "*" + node.name, prop, self.piece.base)
         if node.type == "string":
             return node
         if node.type == "array" and any(c.type == "array" for c in node.children):
             self._error("syntax.yaml-complex-key", cst.start_byte, cst.end_byte)
-        key = YamlNode("string", node.start, node.end, scalars.js_string(node.value), prop)
+        key = YamlNode("string", node.start, node.end, scalars.js_string(node.value), prop, self.piece.base)
         key.anchor, key.tag = node.anchor, node.tag
         return key
 
     def _sequence(self, cst: Any, parent: Node | None, depth: int, indent: int) -> YamlNode:
         kinds = self.kinds
-        node = YamlNode("array", self.off(cst.start_byte), self.off(cst.end_byte), None, parent)
+        node = YamlNode("array", self.off(cst.start_byte), self.off(cst.end_byte), None, parent, self.piece.base)
         items = node._children
         for child in cst.children:
             kind = kinds[child.kind_id]
@@ -339,13 +346,13 @@ class _Builder:
                         self._comment(part)
                 if value_cst is None:  # `- ` alone: null
                     at = self.off(child.start_byte) + 1
-                    item = YamlNode("null", at, at, None, node)
+                    item = YamlNode("null", at, at, None, node, self.piece.base)
                 else:
                     item = self._node(value_cst, node, depth + 1, indent)
             elif kind == "flow_node":
                 item = self._node(child, node, depth + 1, indent)
             elif kind == "flow_pair":  # `[a: 1]`: a mapping of one pair
-                item = YamlNode("object", self.off(child.start_byte), self.off(child.end_byte), None, node)
+                item = YamlNode("object", self.off(child.start_byte), self.off(child.end_byte), None, node, self.piece.base)
                 item._children.append(self._pair(child, item, depth + 1, indent))  # type: ignore[union-attr]
             else:
                 if kind == "comment":

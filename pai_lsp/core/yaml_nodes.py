@@ -9,23 +9,39 @@ from typing import Any
 from .jsonc import Node, ParseError
 
 
+class Base:
+    """Where a piece of the text starts: its nodes keep offsets relative to it, so moving a piece
+    after an edit is one addition, whatever its size."""
+
+    __slots__ = ("offset",)
+
+    def __init__(self, offset: int):
+        self.offset = offset
+
+
+ZERO = Base(0)  # for the nodes no piece owns (a stitched mapping, the null an alias became)
+
+
 class YamlNode(Node):
     """A jsonc `Node` that knows its YAML anchor and tag and, for a mapping with merge keys, the
     mappings merged into it: `get` and `value` see merged keys as js-yaml does (the mapping's own
     keys win, then the first merged mapping that has the key); `properties` yields the mapping's
-    own pairs, `<<` left out; `children` holds every pair, `<<` included."""
+    own pairs, `<<` left out; `children` holds every pair, `<<` included. `start`, `end` and
+    `colon` are the document's offsets, kept relative to the node's piece (`Base`)."""
 
-    __slots__ = ("anchor", "tag", "merges", "is_merge")
+    __slots__ = ("anchor", "tag", "merges", "is_merge", "_s", "_e", "_c", "_base")
 
-    def __init__(self, type_: str, start: int, end: int, value: Any = None, parent: Node | None = None):
+    def __init__(self, type_: str, start: int, end: int, value: Any = None, parent: Node | None = None,
+                 base: Base = ZERO):
         # Node.__init__, inlined: a 3,000-role file makes some 100,000 of these.
         self.type = type_
-        self.start = start
-        self.end = end
+        self._base = base
+        self._s = start - base.offset
+        self._e = end - base.offset
+        self._c = -1
         self._value = value
         self._children = [] if type_ in ("object", "array", "property") else _LEAF
         self.parent = parent
-        self.colon = -1
         self._lazy = None
         self.strict = False
         self.cache = None
@@ -33,6 +49,31 @@ class YamlNode(Node):
         self.tag: str | None = None
         self.merges: list[Node] | None = None
         self.is_merge = False  # a `<<` pair
+
+    @property  # type: ignore[override]
+    def start(self) -> int:
+        return self._s + self._base.offset
+
+    @start.setter
+    def start(self, value: int) -> None:
+        self._s = value - self._base.offset
+
+    @property  # type: ignore[override]
+    def end(self) -> int:
+        return self._e + self._base.offset
+
+    @end.setter
+    def end(self, value: int) -> None:
+        self._e = value - self._base.offset
+
+    @property  # type: ignore[override]
+    def colon(self) -> int:
+        """Offset of the ':' of a pair; -1 when there is none (a key being typed)."""
+        return self._c + self._base.offset if self._c >= 0 else -1
+
+    @colon.setter
+    def colon(self, value: int) -> None:
+        self._c = value - self._base.offset if value >= 0 else -1
 
     def properties(self) -> Iterator[Node]:
         if self.type == "object":
@@ -105,11 +146,11 @@ class Piece:
     resolution of aliases and merges needs. Offsets are the document's; `shift` moves them all
     when an edit before the piece changed the length of the text."""
 
-    __slots__ = ("text", "start", "root", "errors", "comments", "anchors", "aliases", "merges", "documents")
+    __slots__ = ("text", "base", "root", "errors", "comments", "anchors", "aliases", "merges", "documents")
 
     def __init__(self, text: str, start: int):
         self.text = text
-        self.start = start
+        self.base = Base(start)
         self.root: YamlNode | None = None
         self.errors: list[ParseError] = []
         self.comments: list[tuple[int, int]] = []
@@ -120,23 +161,20 @@ class Piece:
 
     @property
     def reusable(self) -> bool:
-        """Whether the piece stands alone: no anchor, alias or merge ties it to others."""
+        """Whether the piece stands alone (no anchor, alias or merge ties it to others), so that an
+        edit elsewhere can keep it."""
         return not (self.anchors or self.aliases or self.merges)
 
+    @property
+    def start(self) -> int:
+        return self.base.offset
+
     def shift(self, delta: int) -> None:
+        """Move the piece (its nodes follow their `Base`) by `delta` characters."""
         if not delta:
             return
-        self.start += delta
+        self.base.offset += delta
         for error in self.errors:
             error.start += delta
             error.end += delta
         self.comments = [(a + delta, b + delta) for a, b in self.comments]
-        stack: list[Node] = [self.root] if self.root is not None else []
-        while stack:
-            node = stack.pop()
-            node.start += delta
-            node.end += delta
-            if node.colon >= 0:
-                node.colon += delta
-            if node._children:
-                stack.extend(node._children)

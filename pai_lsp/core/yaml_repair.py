@@ -4,7 +4,8 @@ tree-sitter wraps a mistake in an ERROR node, or inserts a MISSING token, and re
 the end of a file, or after a badly indented line, its recovery can swallow the whole document.
 So the first mistake is named (one error, at its place) and mended in the bytes the parser sees
 (the user's text is untouched): a ':' after a key being typed, the closing bracket or quote
-tree-sitter found missing, or else the offending line blanked; then the text is parsed again.
+tree-sitter found missing, a line moved to an indentation that fits, or else the line blanked;
+then the text is parsed again. Each mend says how its bytes map back to the text's.
 """
 
 from __future__ import annotations
@@ -13,30 +14,190 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+# A mend: the new bytes, the (start, end, shift) ranges of the new bytes whose offset in the old
+# ones is offset + shift, and where bytes that are not in the text were inserted.
+Mend = tuple[bytearray, list[tuple[int, int, int]], list[int]]
 Report = Callable[..., None]  # report(code, start byte, end byte, **args)
-Insert = Callable[[bytearray, int, bytes], bytearray]
+Apply = Callable[[bytearray, Mend], bytearray]  # the caller keeps the mend and returns its bytes
+Parse = Callable[[bytes], Any]  # bytes → tree-sitter's root node
 
 _TAB_INDENT = re.compile(rb"^ *\t", re.M)
+_NEWLINE = re.compile(rb"\n")
+# A line holding one plain word or phrase and nothing else: a key being typed, if it is in a mapping.
+_LONE_PLAIN = re.compile(rb"^ *[^\s#:\-\[\]{}'\"!&*|>%@`,?][^:#\n]*?(?<=[^ \t\r])[ \t\r]*$", re.M)
+_INDENT = re.compile(rb"^( *)(?:- +)?[^\s#]", re.M)
+MAX_PROBES = 6  # mends of each kind tried for one mistake
+_END = 1 << 62
 
 
-def repair(root: Any, data: bytearray, report: Report, insert: Insert) -> bytearray | None:
-    """Report the first mistake in the tree and return the bytes with it mended, or None when
-    nothing is left to mend."""
+def repair(root: Any, data: bytearray, report: Report, apply: Apply, parse: Parse) -> tuple[bytearray, Any] | None:
+    """Report the first mistake in the tree and return the bytes with it mended and their tree,
+    or None when nothing is left to mend.
+
+    The mistake's line is the first line at which the text stops being YAML (found by parsing
+    prefixes, a binary search): tree-sitter's ERROR node often starts far above it. A mend is
+    tried before it is kept, and kept only if the text then reads past that line: a ':' after a
+    key being typed on it or above it, that line at another indentation, or that line (or,
+    failing that, a nearby one) blanked."""
     node = first_error(root)
     if node is None:
         return None
     if node.is_missing:
         _missing(node, report)
         if node.type in ("]", "}", '"', "'"):
-            return insert(data, node.start_byte, node.type.encode())
-        return _blank_line(data, data.rfind(b"\n", 0, node.start_byte) + 1)
-    colon = _lone_scalar(node, data)
-    if colon is not None:
-        report("syntax.missing-colon", colon, colon)
-        return insert(data, colon, b":")
-    line_start = _error_line(node, data)
-    _classify(node, data, line_start, report)
-    return _blank_line(data, line_start)
+            mend: Mend | None = _insertion(data, node.start_byte, node.type.encode())
+        else:
+            mend = _blanking(data, data.rfind(b"\n", 0, node.start_byte) + 1)
+        return _kept(data, mend, apply, parse)
+    bad = _first_bad_line(data, parse)
+    bad_end = _line_end(data, bad)
+    first = bad + len(data[bad:bad_end]) - len(data[bad:bad_end].lstrip(b" "))
+    guess = _error_line(node, data)
+    # Each mend: (what it is, the line it names, the mend); tried in this order, the best kept.
+    prev = _previous_line(data, bad)
+    colons = _colon_candidates(node, data, bad_end)[:MAX_PROBES]
+    colons += [c for c in (_colon_after_word(data, line) for line in (bad, prev)) if c is not None and c not in colons]
+    mends: list[tuple[str, int, Mend | None]] = [("colon", colon, _insertion(data, colon, b":")) for colon in colons]
+    if data[first:first + 1] != b"\t":
+        mends += [("indent", bad, _reindent(data, bad, first - bad, indent))
+                  for indent in _indent_candidates(data, bad, first - bad)[:4]]
+        if prev is not None:  # the line above set an indentation its siblings below do not keep
+            prev_indent = len(data[prev:_line_end(data, prev)]) - len(data[prev:_line_end(data, prev)].lstrip(b" "))
+            if prev_indent != first - bad:
+                mends.append(("indent", prev, _reindent(data, prev, prev_indent, first - bad)))
+    mends += [("blank", line, _blanking(data, line)) for line in dict.fromkeys([bad, guess])]
+    best: tuple[int, int, str, int, Mend, Any] | None = None
+    for rank, (kind, where, mend) in enumerate(mends):
+        if mend is None:
+            continue
+        tried = parse(bytes(mend[0]))
+        reached = _first_error_at(tried, len(mend[0]) - len(data))
+        if reached > bad_end and (best is None or reached > best[0]):
+            best = (reached, rank, kind, where, mend, tried)
+            if reached == _END:
+                break
+    if best is None:
+        _classify(node, data, bad, report)
+        return _kept(data, _blanking(data, bad) or _blanking(data, guess), apply, parse)
+    _, _, kind, where, mend, tried = best
+    if kind == "colon":
+        report("syntax.missing-colon", where, where)
+    else:
+        _classify(node, data, where, report)
+    return apply(data, mend), tried
+
+
+def _previous_line(data: bytearray, line_start: int) -> int | None:
+    """The start of the nearest line above with content (not blank, not a comment)."""
+    pos = line_start
+    while pos > 0:
+        start = data.rfind(b"\n", 0, pos - 1) + 1
+        content = data[start:pos - 1].strip()
+        if content and not content.startswith(b"#"):
+            return start
+        pos = start
+    return None
+
+
+_WORD_VALUE = re.compile(rb" *(?:- +)?[A-Za-z_][\w.\-]*(?= +[^\s:#])")
+
+
+def _colon_after_word(data: bytearray, line_start: int | None) -> int | None:
+    """In a line `key value` with no ':' (e.g. `- plugin ssh`), where the ':' after `key` goes."""
+    if line_start is None:
+        return None
+    end = _line_end(data, line_start)
+    if b":" in data[line_start:end]:
+        return None
+    m = _WORD_VALUE.match(bytes(data), line_start, end)
+    return m.end() if m is not None else None
+
+
+def _kept(data: bytearray, mend: Mend | None, apply: Apply, parse: Parse) -> tuple[bytearray, Any] | None:
+    if mend is None:
+        return None
+    fixed = apply(data, mend)
+    return fixed, parse(bytes(fixed))
+
+
+def _insertion(data: bytearray, at: int, token: bytes) -> Mend:
+    """`token` inserted at `at` (a ':' or a closing bracket or quote that is not in the text)."""
+    fixed = bytearray(data)
+    fixed[at:at] = token
+    return fixed, [(at + len(token), _END, -len(token))], list(range(at, at + len(token)))
+
+
+def _blanking(data: bytearray, line_start: int) -> Mend | None:
+    """The line emptied, its bytes turned into spaces at the end of the line above (a line of
+    spaces alone can end a block scalar, or start one wrongly): None when it is empty already."""
+    end = _line_end(data, line_start)
+    if not data[line_start:end].strip():
+        return None
+    fixed = bytearray(data)
+    if line_start == 0:
+        fixed[0:end] = b" " * end
+    else:
+        fixed[line_start - 1:end] = b" " * (end - line_start) + b"\n"
+    return fixed, [], []
+
+
+def _reindent(data: bytearray, line_start: int, old: int, new: int) -> Mend:
+    """The line moved from indentation `old` to `new`."""
+    if new > old:
+        return _insertion(data, line_start, b" " * (new - old))
+    end = _line_end(data, line_start)
+    fixed = bytearray(data)
+    shift = old - new
+    fixed[line_start:end] = b" " * new + data[line_start + old:end] + b" " * shift
+    return fixed, [(line_start + new, end - shift, shift)], []
+
+
+def _indent_candidates(data: bytearray, line_start: int, indent: int) -> list[int]:
+    """Indentations of the lines above (entries and list items), the nearest to `indent` first."""
+    seen = {len(m.group(1)) for m in _INDENT.finditer(bytes(data), 0, line_start)} - {indent}
+    return sorted(seen, key=lambda i: (abs(i - indent), i))
+
+
+def _first_bad_line(data: bytearray, parse: Parse) -> int:
+    """The start of the first line at which the text (broken as a whole) stops being YAML: the
+    shortest prefix of whole lines that tree-sitter cannot read."""
+    limit = len(data)
+    starts = [0] + [m.end() for m in _NEWLINE.finditer(bytes(data))]
+    lo, hi = 0, len(starts) - 1  # the prefix ending with line hi is broken
+    while lo < hi:
+        mid = (lo + hi) // 2
+        end = starts[mid + 1] if mid + 1 < len(starts) else limit
+        if parse(bytes(data[:end])).has_error:
+            hi = mid
+        else:
+            lo = mid + 1
+    return starts[lo]
+
+
+def _colon_candidates(node: Any, data: bytearray, bad_end: int) -> list[int]:
+    """Where a ':' may be missing: after the plain scalar tree-sitter left alone on its line in the
+    ERROR node, then after each line that holds one plain phrase, up to the first bad line and
+    the nearest first."""
+    first = _lone_scalar(node, data)
+    out = [first] if first is not None else []
+    start = data.rfind(b"\n", 0, node.start_byte) + 1
+    for m in reversed(list(_LONE_PLAIN.finditer(bytes(data), start, bad_end))):
+        end = m.start() + len(m.group().rstrip(b" \t\r"))
+        if end not in out:
+            out.append(end)
+    return out
+
+
+def _first_error_at(root: Any, grown: int) -> int:
+    """Where the first mistake tree-sitter finds now is, in the bytes before the mend (`grown`:
+    how many bytes the mend added), or _END when there is none."""
+    node = first_error(root)
+    return _END if node is None else node.start_byte - grown
+
+
+def _line_end(data: bytearray, offset: int) -> int:
+    end = data.find(b"\n", offset)
+    return len(data) if end < 0 else end
 
 
 def first_error(node: Any) -> Any:
@@ -149,13 +310,3 @@ def _odd_indent(data: bytearray, line_start: int, first: int) -> bool:
                 return True
         pos = prev_start
     return indent > 0
-
-
-def _blank_line(data: bytearray, line_start: int) -> bytearray | None:
-    end = data.find(b"\n", line_start)
-    end = len(data) if end < 0 else end
-    if not data[line_start:end].strip():
-        return None  # nothing left to blank: give up
-    fixed = bytearray(data)
-    fixed[line_start:end] = b" " * (end - line_start)
-    return fixed

@@ -46,7 +46,7 @@ SPLIT_LINES = 1_000  # a text longer than this is read in pieces
 # sequence item, an explicit key or value, the rest of a flow collection, a directive.
 _ENTRY_START = r"(?=[^\s#\-?:\]},|>%@`])"
 _TOP_ENTRY = re.compile("^" + _ENTRY_START, re.M)
-_NOT_SPLITTABLE = re.compile(r"^(?:---|\.\.\.|%)", re.M)
+_NEXT_TOP_ENTRY = re.compile("\n" + _ENTRY_START)  # finds the same lines faster, a literal first
 _HEADER = re.compile(r"(?:[A-Za-z_][\w.\-]*|\"[^\"\n]*\"|'[^'\n]*'):[ \t]*(?:#[^\n]*)?\r?\n")
 _INDENTED_ENTRY = re.compile(r"^( +)" + _ENTRY_START, re.M)
 
@@ -58,7 +58,7 @@ class Document:
     `anchors` (their nodes) and `aliases` ((name, start, end, the node it stands for or None)) for
     go-to-definition and rename; `documents`, how many YAML documents the text holds."""
 
-    def __init__(self, text: str, _previous: Document | None = None):
+    def __init__(self, text: str, _reuse: dict[tuple[int, int], Piece] | None = None):
         self.text = text
         self.errors: list[ParseError] = []
         self.comments: list[tuple[int, int]] = []
@@ -66,22 +66,27 @@ class Document:
         self.anchors: list[YamlNode] = []
         self.aliases: list[tuple[str, int, int, Node | None]] = []
         self.documents = 1
-        reuse: dict[str, list[Piece]] = {}
-        for piece in _previous._pieces if _previous is not None else ():
-            if piece.reusable:
-                reuse.setdefault(piece.text, []).append(piece)
         self._pieces: list[Piece] = []
-        self.root = self._build(reuse)
+        self.root = self._build(_reuse or {})
 
     def edit(self, start: int, end: int, new: str, text: str | None = None) -> Document:
         """The parse of this text with text[start:end] replaced by `new` (`text`: the result, if
         the caller has it). The pieces of a large text that the edit left alone are reused and
         moved: this parse must not be used after the call."""
         text = self.text[:start] + new + self.text[end:] if text is None else text
-        return Document(text, _previous=self)
+        delta = len(text) - len(self.text)
+        reuse = {}  # the pieces the edit left alone, by where they are in the new text
+        for piece in self._pieces if len(self._pieces) > 1 else ():
+            if piece.reusable:
+                a, b = piece.start, piece.start + len(piece.text)
+                if b <= start:
+                    reuse[(a, b)] = piece
+                elif a >= end:
+                    reuse[(a + delta, b + delta)] = piece
+        return Document(text, _reuse=reuse)
 
     # -- building ------------------------------------------------------------------------
-    def _build(self, reuse: dict[str, list[Piece]]) -> YamlNode | None:
+    def _build(self, reuse: dict[tuple[int, int], Piece]) -> YamlNode | None:
         plan = _plan(self.text)
         if plan is None:
             piece = read_piece(self.text, 0, whole=True)
@@ -97,18 +102,17 @@ class Document:
         self.errors.sort(key=lambda e: (e.start, e.end))
         return root
 
-    def _read(self, start: int, end: int, reuse: dict[str, list[Piece]]) -> Piece:
-        text = self.text[start:end]
-        earlier = reuse.get(text)
-        if earlier:
-            piece = earlier.pop()
+    def _read(self, start: int, end: int, reuse: dict[tuple[int, int], Piece]) -> Piece:
+        """The piece text[start:end]: the one an edit left alone (moved), or a fresh parse."""
+        piece = reuse.pop((start, end), None)
+        if piece is not None:
             piece.shift(start - piece.start)
         else:
-            piece = read_piece(text, start, whole=False)
+            piece = read_piece(self.text[start:end], start, whole=False)
         self._pieces.append(piece)
         return piece
 
-    def _stitch(self, plan: Plan, reuse: dict[str, list[Piece]]) -> YamlNode:
+    def _stitch(self, plan: Plan, reuse: dict[tuple[int, int], Piece]) -> YamlNode:
         """The root mapping made of its entries read one by one (an entry with sub-entries is read
         as its `key:` line, then one piece per sub-entry)."""
         root = YamlNode("object", 0, len(self.text))
@@ -248,12 +252,13 @@ def _plan(text: str) -> Plan | None:
     """The pieces of a large text: its top-level entries (start, end, and for a long one whose value
     is a block mapping, its sub-entries), or None to read it whole (a small text, several
     documents, directives, a root that is no block mapping)."""
-    if text.count("\n") < SPLIT_LINES or _NOT_SPLITTABLE.search(text):
+    if text.count("\n") < SPLIT_LINES or any(marker in text for marker in ("\n---", "\n...", "\n%")) \
+            or text.startswith(("---", "...", "%")):
         return None
-    starts = [m.start() for m in _TOP_ENTRY.finditer(text)]
-    if not starts or not _blank_or_comments(text[: starts[0]]):
+    first = _TOP_ENTRY.search(text)
+    if first is None or not _blank_or_comments(text[: first.start()]):
         return None
-    starts[0] = 0
+    starts = [0] + [m.start() + 1 for m in _NEXT_TOP_ENTRY.finditer(text, first.start())]
     ends = starts[1:] + [len(text)]
     return [(start, end, _sub_entries(text, start, end)) for start, end in zip(starts, ends, strict=True)]
 
@@ -266,14 +271,15 @@ def _sub_entries(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The entries of a long top-level `key:` whose value is a block mapping, or []."""
     if text.count("\n", start, end) < SPLIT_LINES:
         return []
-    header = _HEADER.match(text, start + len(text[start:end]) - len(text[start:end].lstrip("\n")))
+    line = _TOP_ENTRY.search(text, start, end)  # after the comments before the first entry
+    header = _HEADER.match(text, line.start()) if line is not None else None
     if header is None:
         return []
     first = _INDENTED_ENTRY.search(text, header.end(), end)
     if first is None or not _blank_or_comments(text[header.end() : first.start()]):
         return []
-    entry = re.compile("^" + first.group(1) + _ENTRY_START, re.M)
-    starts = [m.start() for m in entry.finditer(text, first.start(), end)]
+    entry = re.compile("\n" + first.group(1) + _ENTRY_START)
+    starts = [first.start()] + [m.start() + 1 for m in entry.finditer(text, first.start(), end)]
     return list(zip(starts, starts[1:] + [end], strict=True))
 
 
