@@ -13,10 +13,11 @@ from typing import Any
 from . import yaml_scalars as scalars
 from .jsonc import Node, ParseError
 from .yaml_nodes import Alias, Piece, YamlNode
-from .yaml_repair import Mend, repair
+from .yaml_repair import Mend, first_error, repair
 
 MAX_DEPTH = 64  # as jsonc: everything that walks the tree recurses
 MAX_REPAIRS = 24  # mistakes named and mended per piece; past that, the rest of the piece is left out
+MEND_BUDGET = 60  # the mends of a piece may parse 60 times its size (trying mends, finding the bad line)
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 # Tags js-yaml's safe schema takes on a mapping / a sequence.
@@ -91,15 +92,23 @@ class _Builder:
     def run(self) -> None:
         parser = _parser()
         data = bytearray(self.data)
-        tree = parser.parse(self.data)
-        root = tree.root_node
+        root = parser.parse(self.data).root_node
+        budget = [MEND_BUDGET * (len(data) + 1024)]  # bytes the mends may parse: a broken file costs a few parses
+
+        def parse(text: bytes) -> Any:
+            budget[0] -= len(text)
+            return parser.parse(text).root_node
+
         for _ in range(MAX_REPAIRS):
-            if not root.has_error:
+            if not root.has_error or budget[0] < 0:
                 break
-            mended = repair(root, data, self._error, self._mend, lambda b: parser.parse(b).root_node)
+            mended = repair(root, data, self._error, self._mend, parse)
             if mended is None:
                 break
             data, root = mended
+        if root.has_error:  # left as it is: tree-sitter's ERROR nodes are skipped, said once
+            rest = first_error(root)
+            self._error("syntax.yaml-unexpected", rest.start_byte, max(rest.start_byte + 1, min(rest.end_byte, len(data))))
         self._convert(root)
 
     def _mend(self, data: bytearray, mend: Mend) -> bytearray:

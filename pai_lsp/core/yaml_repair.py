@@ -59,12 +59,17 @@ def repair(root: Any, data: bytearray, report: Report, apply: Apply, parse: Pars
     colons += [c for c in (_colon_after_word(data, line) for line in (bad, prev)) if c is not None and c not in colons]
     mends: list[tuple[str, int, Mend | None]] = [("colon", colon, _insertion(data, colon, b":")) for colon in colons]
     if data[first:first + 1] != b"\t":
-        mends += [("indent", bad, _reindent(data, bad, first - bad, indent))
-                  for indent in _indent_candidates(data, bad, first - bad)[:4]]
-        if prev is not None:  # the line above set an indentation its siblings below do not keep
-            prev_indent = len(data[prev:_line_end(data, prev)]) - len(data[prev:_line_end(data, prev)].lstrip(b" "))
+        indents = [("indent", bad, _reindent(data, bad, first - bad, indent))
+                   for indent in _indent_candidates(data, bad, first - bad)[:4]]
+        if prev is not None:  # the line above may have set an indentation its siblings do not keep
+            prev_line = data[prev:_line_end(data, prev)]
+            prev_indent = len(prev_line) - len(prev_line.lstrip(b" "))
             if prev_indent != first - bad:
-                mends.append(("indent", prev, _reindent(data, prev, prev_indent, first - bad)))
+                moved = ("indent", prev, _reindent(data, prev, prev_indent, first - bad))
+                # The odd one out is the line above when more lines below keep the bad line's indentation.
+                kept = _siblings_below(data, bad, first - bad, min(prev_indent, first - bad))
+                indents = [moved] + indents if kept >= 2 else indents + [moved]
+        mends += indents
     mends += [("blank", line, _blanking(data, line)) for line in dict.fromkeys([bad, guess])]
     best: tuple[int, int, str, int, Mend, Any] | None = None
     for rank, (kind, where, mend) in enumerate(mends):
@@ -111,6 +116,17 @@ def _colon_after_word(data: bytearray, line_start: int | None) -> int | None:
         return None
     m = _WORD_VALUE.match(bytes(data), line_start, end)
     return m.end() if m is not None else None
+
+
+def _siblings_below(data: bytearray, line_start: int, indent: int, floor: int) -> int:
+    """How many lines from `line_start` on have exactly `indent`, before one indented less than `floor`."""
+    count = 0
+    for m in _INDENT.finditer(bytes(data), line_start):
+        found = len(m.group(1))
+        if found < floor:
+            break
+        count += found == indent
+    return count
 
 
 def _kept(data: bytearray, mend: Mend | None, apply: Apply, parse: Parse) -> tuple[bytearray, Any] | None:

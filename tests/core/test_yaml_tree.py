@@ -92,6 +92,7 @@ def test_a_key_with_no_value_is_null_and_a_typed_value_is_read_as_js_yaml_does()
     ("taskRoles:\n  w:\n    instances: 1\n    dock", "dock"),  # at the end of the file
     ("taskRoles:\n  w:\n    dock\n    instances: 1\nname: n\n", "dock"),  # above a key: no multi-line key
     ("name: n\nty", "ty"),  # at the top level
+    ("taskRoles:\n  w:\n    resourcePerInstance:\n      gpu: 1\n    dock\n      cpu: 4\n    instances: 1\nname: n\n", "dock"),  # above a block
 ])
 def test_a_key_typed_without_its_colon_is_one_error_and_the_rest_stays(text, key):
     doc = parse(text)
@@ -128,6 +129,52 @@ def test_one_mistake_is_one_error_at_its_place_and_later_keys_survive(text, code
     assert codes(doc) == [code]
     assert doc.errors[0].start == text.index(at)
     assert doc.root.get("b").value in (2, 3)
+
+
+ROLE_FILE = """\
+protocolVersion: 2
+name: demo
+type: job
+prerequisites:
+  - name: img
+    type: dockerimage
+    uri: ubuntu
+taskRoles:
+  worker:
+    instances: 2
+    completion:
+      minFailedInstances: 1
+    dockerImage: img
+    resourcePerInstance:
+      gpu: 1
+      cpu: 4
+    commands:
+      - echo hi
+      - python train.py
+extras:
+  com.microsoft.pai.runtimeplugin:
+    - plugin: ssh
+      parameters:
+        jobssh: true
+"""
+
+
+@pytest.mark.parametrize("old, new, code, at", [
+    ("    instances: 2", "   instances: 2", "syntax.yaml-indentation", "instances: 2"),  # one space short
+    ("    dockerImage: img", "     dockerImage: img", "syntax.yaml-indentation", "dockerImage: img"),  # one too many
+    ("      gpu: 1\n      cpu: 4", "     gpu: 1\n      cpu: 4\n      memoryMB: 8", "syntax.yaml-indentation", "gpu: 1"),
+    ("      gpu: 1\n      cpu: 4", "      gpu: 1\n       cpu: 4", "syntax.yaml-indentation", "cpu: 4"),
+    ("    - plugin: ssh", "    - plugin ssh", "syntax.missing-colon", " ssh"),
+    ("    dockerImage: img", "    dockerImage img", "syntax.missing-colon", "dockerImage img"),
+    ("      - echo hi", "      - echo hi\n      newkey", "syntax.yaml-unexpected", "newkey"),
+    ("taskRoles:", "taskRoles", "syntax.missing-colon", "\n  worker"),
+    ("    commands:", "    commands:\n  - stray", "syntax.yaml-unexpected", "- stray"),
+])
+def test_a_mistake_in_a_line_is_one_error_on_that_line(old, new, code, at):
+    text = ROLE_FILE.replace(old, new, 1)
+    doc = parse(text)
+    assert [(e.code, text.count("\n", 0, e.start)) for e in doc.errors] == [(code, text.count("\n", 0, text.index(at)))]
+    assert doc.root.get("extras") is not None and doc.root.get("name").value == "demo"
 
 
 def test_random_edits_never_raise_and_always_leave_a_document():
