@@ -131,6 +131,8 @@ class _Builder:
 
     # -- conversion ----------------------------------------------------------------------------
     def _convert(self, root: Any) -> None:
+        if not self.mends and not self.marks:
+            self.off = self.base.__add__  # the usual case, called for every node: no Python frame
         kinds = self.kinds
         documents = [c for c in root.children if c.type == "document"] if kinds[root.kind_id] == "stream" else [root]
         body = None
@@ -281,7 +283,13 @@ class _Builder:
         key_cst = value_cst = None
         colon = -1
         explicit = False
-        for child in cst.children:
+        children = cst.children
+        if len(children) == 3 and kinds[children[1].kind_id] == ":" and kinds[children[0].kind_id] in _WRAPPERS \
+                and kinds[children[2].kind_id] in _WRAPPERS:  # `key: value`, the usual pair
+            key_cst, middle, value_cst = children
+            colon = middle.start_byte
+            children = ()
+        for child in children:
             kind = kinds[child.kind_id]
             if kind == ":":
                 colon = child.start_byte
@@ -301,8 +309,8 @@ class _Builder:
             key = self._key(key_cst, prop, depth, indent)
         else:  # `: value`: js-yaml's key is null, String(null)
             key = YamlNode("string", prop.start, prop.start, "null", prop, self.piece.base)
-        children = prop._children
-        children.append(key)  # type: ignore[union-attr]
+        pair = prop._children
+        pair.append(key)  # type: ignore[union-attr]
         if colon < 0 and not explicit or colon >= 0 and prop.colon < 0:
             prop.end = key.end  # a key being typed, with no ':' yet: no value either
             return prop
@@ -311,7 +319,7 @@ class _Builder:
         else:  # `key:` is null
             at = prop.colon + 1 if prop.colon >= 0 else key.end
             value = YamlNode("null", at, at, None, prop, self.piece.base)
-        children.append(value)  # type: ignore[union-attr]
+        pair.append(value)  # type: ignore[union-attr]
         if key_cst is not None and key.tag is None and key._value == "<<" and _is_plain(key_cst):
             prop.is_merge = True
             self.piece.merges.append(prop)
