@@ -142,7 +142,7 @@ class Document:
             return None
         if node.type != "object":
             end = self.text.find("\n", node.start)
-            piece.errors.append(ParseError("syntax.yaml-unexpected", node.start, len(self.text) if end < 0 else end))
+            self.errors.append(ParseError("syntax.yaml-unexpected", node.start, len(self.text) if end < 0 else end))
             return None
         last = None
         for prop in node.children:
@@ -153,7 +153,7 @@ class Document:
                 continue
             key = prop._children[0]  # type: ignore[index]
             if key._value in keys:
-                piece.errors.append(ParseError("syntax.yaml-duplicate-key", key.start, key.end, {"key": key._value}))
+                self.errors.append(ParseError("syntax.yaml-duplicate-key", key.start, key.end, {"key": key._value}))
             keys.add(key._value)
         return last
 

@@ -5,6 +5,7 @@ anchors' positions, bounds on what aliases expand to, several documents, edits o
 from __future__ import annotations
 
 import json
+import random
 import time
 
 import pytest
@@ -320,6 +321,26 @@ def test_an_edit_reads_again_only_what_it_touched_and_equals_a_fresh_parse():
     assert moved is after and span(typed, moved) == "2"  # reused and moved
     back = edited.edit(at, at + 9, "")
     assert back.errors == [] and back.root.value == parse(text).root.value
+
+
+def test_a_chain_of_edits_always_equals_a_fresh_parse():
+    text = big_job(115)  # read in pieces
+    doc = parse(text)
+    rng = random.Random(20)
+    for _ in range(25):
+        at = rng.randrange(len(text))
+        end = min(len(text), at + rng.choice([0, 0, 1, 3, 40]))
+        new = rng.choice(["", "x", ": ", "\n", "\n    dock\n", "  ", "- a\n", "worker9999:\n"])
+        text = text[:at] + new + text[end:]
+        doc = doc.edit(at, end, new)
+        fresh = parse(text)
+        assert doc.text == text
+        assert [(e.code, e.start, e.end) for e in doc.errors] == [(e.code, e.start, e.end) for e in fresh.errors]
+        assert (doc.root.value if doc.root else None) == (fresh.root.value if fresh.root else None)
+        for node in (doc.root.get("taskRoles"), doc.root.get("defaults")) if doc.root is not None else ():
+            if node is not None:
+                assert text[node.start:node.end] == text[fresh.root.get_property(node.parent.key.value).value_node.start:
+                                                         fresh.root.get_property(node.parent.key.value).value_node.end]
 
 
 def test_values_agree_with_the_servers_reader_on_generated_jobs():
