@@ -18,6 +18,7 @@ from .yaml_repair import Mend, first_error, repair
 MAX_DEPTH = 64  # as jsonc: everything that walks the tree recurses
 MAX_REPAIRS = 24  # mistakes named and mended per piece; past that, the rest of the piece is left out
 MEND_BUDGET = 60  # the mends of a piece may parse 60 times its size (trying mends, finding the bad line)
+MAX_MENDED_LINES = 30_000  # past that a piece is not mended: tree-sitter-yaml reads 32,768 lines at most
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 # Tags js-yaml's safe schema takes on a mapping / a sequence.
@@ -99,7 +100,7 @@ class _Builder:
             budget[0] -= len(text)
             return parser.parse(text).root_node
 
-        for _ in range(MAX_REPAIRS):
+        for _ in range(MAX_REPAIRS if self.data.count(b"\n") < MAX_MENDED_LINES else 0):
             if not root.has_error or budget[0] < 0:
                 break
             mended = repair(root, data, self._error, self._mend, parse)

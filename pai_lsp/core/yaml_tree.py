@@ -49,6 +49,7 @@ _TOP_ENTRY = re.compile("^" + _ENTRY_START, re.M)
 _NEXT_TOP_ENTRY = re.compile("\n" + _ENTRY_START)  # finds the same lines faster, a literal first
 _HEADER = re.compile(r"(?:[A-Za-z_][\w.\-]*|\"[^\"\n]*\"|'[^'\n]*'):[ \t]*(?:#[^\n]*)?\r?\n")
 _INDENTED_ENTRY = re.compile(r"^( +)" + _ENTRY_START, re.M)
+_NEXT_INDENTED_ENTRY = re.compile(r"\n( +)" + _ENTRY_START)
 
 Plan = list[tuple[int, int, list[tuple[int, int]]]]
 
@@ -120,7 +121,12 @@ class Document:
         for start, end, parts in plan:
             piece = self._read(start, parts[0][0] if parts else end, reuse)
             prop = self._adopt(root, piece, keys)
-            if not parts or prop is None:
+            if not parts or prop is None or len(prop._children) < 2:  # type: ignore[arg-type]
+                continue  # no `key:` above them: the entries below wait until there is one
+            value_lines = self.text[self.text.find("\n", prop.start) + 1 : parts[0][0]]
+            if prop.start >= parts[0][0] or not _blank_or_comments(value_lines):  # entries indented less than the value above
+                first = parts[0][0] + len(self.text[parts[0][0]:parts[0][1]]) - len(self.text[parts[0][0]:parts[0][1]].lstrip())
+                self.errors.append(ParseError("syntax.yaml-indentation", first, self.text.find(":", first, parts[0][1]) + 1 or first + 1))
                 continue
             body = YamlNode("object", parts[0][0], parts[-1][1], None, prop)
             inner: set[str] = set()
@@ -142,7 +148,15 @@ class Document:
             return None
         if node.type != "object":
             end = self.text.find("\n", node.start)
-            self.errors.append(ParseError("syntax.yaml-unexpected", node.start, len(self.text) if end < 0 else end))
+            end = len(self.text) if end < 0 else end
+            if node.type == "string" and node.end <= end:  # a key being typed, with no ':' yet
+                prop = YamlNode("property", node.start, node.end, None, mapping)
+                prop._children = [node]
+                node.parent = prop
+                mapping._children.append(prop)  # type: ignore[union-attr]
+                self.errors.append(ParseError("syntax.missing-colon", node.end, node.end))
+                return prop
+            self.errors.append(ParseError("syntax.yaml-unexpected", node.start, end))
             return None
         last = None
         for prop in node.children:
@@ -268,18 +282,22 @@ def _blank_or_comments(text: str) -> bool:
 
 
 def _sub_entries(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The entries of a long top-level `key:` whose value is a block mapping, or []."""
+    """The entries of a long top-level entry whose value is a block mapping (`key:` on a line of its
+    own, then indented entries), or []. A first line that is no `key:` (a key being typed at the
+    top level of a big file) still splits what follows: those entries are left out until it is."""
     if text.count("\n", start, end) < SPLIT_LINES:
         return []
     line = _TOP_ENTRY.search(text, start, end)  # after the comments before the first entry
-    header = _HEADER.match(text, line.start()) if line is not None else None
-    if header is None:
+    if line is None:
         return []
-    first = _INDENTED_ENTRY.search(text, header.end(), end)
-    if first is None or not _blank_or_comments(text[header.end() : first.start()]):
+    header = _HEADER.match(text, line.start())
+    body = header.end() if header is not None else text.find("\n", line.start()) + 1
+    first = _INDENTED_ENTRY.search(text, body, end)
+    if body == 0 or first is None or not _blank_or_comments(text[body : first.start()]):
         return []
-    entry = re.compile("\n" + first.group(1) + _ENTRY_START)
-    starts = [first.start()] + [m.start() + 1 for m in entry.finditer(text, first.start(), end)]
+    indent = min(len(m.group(1)) for m in _NEXT_INDENTED_ENTRY.finditer(text, first.start() - 1, end))
+    entry = re.compile("\n" + " " * indent + _ENTRY_START)
+    starts = [m.start() + 1 for m in entry.finditer(text, first.start() - 1, end)]
     return list(zip(starts, starts[1:] + [end], strict=True))
 
 
