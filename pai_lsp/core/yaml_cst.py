@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -29,19 +30,28 @@ _WRAPPERS = ("flow_node", "block_node")
 
 @lru_cache(maxsize=1)
 def _grammar() -> tuple[Any, dict[int, str]]:
-    """The parser, and the name of each node kind by its id: `kinds[node.kind_id]` is the same
-    string as `node.type` without building it anew (the conversion asks it of every node)."""
+    """YAML's tree-sitter language, and the name of each node kind by its id: `kinds[node.kind_id]`
+    is the same string as `node.type` without building it anew (asked of every node)."""
     import tree_sitter  # imported on first use, as jsonschema is
     import tree_sitter_yaml
 
     language = tree_sitter.Language(tree_sitter_yaml.language())
     kinds = {i: language.node_kind_for_id(i) or "" for i in range(language.node_kind_count)}
     kinds[0xFFFF] = "ERROR"  # tree-sitter's error symbol, outside the grammar's ids
-    return tree_sitter.Parser(language), kinds
+    return language, kinds
+
+
+_local = threading.local()
 
 
 def _parser() -> Any:
-    return _grammar()[0]
+    """This thread's parser: a tree-sitter parser must not parse in two threads at once."""
+    parser = getattr(_local, "parser", None)
+    if parser is None:
+        import tree_sitter
+
+        parser = _local.parser = tree_sitter.Parser(_grammar()[0])
+    return parser
 
 
 def read_piece(text: str, start: int, whole: bool) -> Piece:

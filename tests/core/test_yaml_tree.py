@@ -354,3 +354,14 @@ def test_values_agree_with_the_servers_reader_on_generated_jobs():
 
     for text in (JOB, MERGED, big_job(3), "a: [1, {b: c}, 'd', \"e\\tf\", 1e3, .5, 0x1F, 1_000, ~, true]\n"):
         assert as_js(parse(text).root.value) == as_js(jsyaml.load(text))
+
+
+def test_parses_in_several_threads_at_once_agree():
+    """The server parses off its event loop: tree-sitter parsers are per thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [big_job(20), JOB, MERGED, ROLE_FILE.replace("    dockerImage: img", "    dockerImage img")] * 4
+    expected = [(parse(t).root.value, [(e.code, e.start) for e in parse(t).errors]) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: (parse(t).root.value, [(e.code, e.start) for e in parse(t).errors]), texts))
+    assert got == expected
