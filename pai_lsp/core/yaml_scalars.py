@@ -19,6 +19,8 @@ import math
 import re
 from typing import Any
 
+from .jsonc import _odd_backslashes  # whether a closing quote is escaped: the same in both
+
 _NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
 _BOOL = re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")
 _FLOAT = re.compile(r"""(?:[-+]?(?:0|[1-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?
@@ -94,10 +96,7 @@ def to_int(text: str) -> int:
     if text.startswith("0"):
         return sign * int(text, 8)
     if ":" in text:
-        value = 0
-        for part in text.split(":"):
-            value = value * 60 + int(part)
-        return sign * value
+        return sign * _base60(text, int)
     return sign * int(text)
 
 
@@ -110,11 +109,16 @@ def to_float(text: str) -> float:
     if body == ".nan":
         return math.nan
     if ":" in body:
-        value = 0.0
-        for part in body.split(":"):
-            value = value * 60 + float(part)
-        return sign * value
+        return sign * _base60(body, float)
     return sign * float(body)
+
+
+def _base60(text: str, number: type) -> Any:
+    """`1:30` → 90 (YAML 1.1's sexagesimal numbers, which js-yaml 3 still reads)."""
+    value = number(0)
+    for part in text.split(":"):
+        value = value * 60 + number(part)
+    return value
 
 
 def to_timestamp(text: str) -> datetime.date | datetime.datetime | None:
@@ -306,7 +310,7 @@ def single_quoted(raw: str) -> str:
 
 def double_quoted(raw: str) -> str:
     """A double-quoted scalar's value (escapes, folding); ScalarError at a bad escape."""
-    inner = raw[1:-1] if len(raw) > 1 and raw.endswith('"') and not _escaped_end(raw) else raw[1:]
+    inner = raw[1:-1] if len(raw) > 1 and raw.endswith('"') and not _odd_backslashes(raw) else raw[1:]
     if "\\" not in inner and "\n" not in inner and "\r" not in inner:
         return inner
     out = []
@@ -344,15 +348,6 @@ def double_quoted(raw: str) -> str:
             i += 1
     out.append(inner[start:])
     return "".join(out)
-
-
-def _escaped_end(raw: str) -> bool:
-    count = 0
-    i = len(raw) - 2
-    while i >= 0 and raw[i] == "\\":
-        count += 1
-        i -= 1
-    return count % 2 == 1
 
 
 def block(text: str, pos: int, node_indent: int) -> str:
