@@ -5,6 +5,8 @@ with js-yaml. An extra: skipped without ../shared or the oracle's packages, requ
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from pai_lsp.core.yaml_tree import parse
@@ -123,3 +125,19 @@ def test_values_are_the_local_clusters_where_it_reads_as_js_yaml(text):
     except Exception:  # noqa: BLE001 - a refusal of PyYAML's own (tabs, some flow forms): not compared
         pytest.skip("jsyaml refuses it")
     assert ours(text)[1] == expected
+
+
+def test_number_like_scalars_resolve_as_js_yaml_resolves_them():
+    """Random plain scalars made of what numbers, dates and booleans are made of, against js-yaml."""
+    rng = random.Random(2013)
+    alphabet = "0123456789_.:+-eExXbBoO"
+    texts = [f"v: {rng.choice(['', '-', '+', '.', '0'])}{''.join(rng.choice(alphabet) for _ in range(rng.randint(1, 7)))}"
+             for _ in range(600)]
+    texts += [f"v: {rng.randint(1990, 2030)}-{rng.randint(0, 13):02d}-{rng.randint(0, 33):02d}"
+              + rng.choice(["", "T10:11:12Z", " 1:02:03.5 +8", "t23:59:60.123456-05:30"]) for _ in range(100)]
+    for text, theirs in zip(texts, js_yaml(texts), strict=True):
+        errors, value = ours(text)
+        if theirs["ok"]:
+            assert errors == [] and value == theirs["value"], (text, theirs)
+        else:
+            assert errors, (text, theirs)
