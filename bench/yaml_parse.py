@@ -67,6 +67,8 @@ def timed(fn: Callable[[], object]) -> float:
 def measure(named: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
     """Median seconds of each, the order rotating every round so none always goes first."""
     names = list(named)
+    for fn in named.values():
+        fn()  # warm up: imports, the parser, caches of the first call
     samples: dict[str, list[float]] = {name: [] for name in names}
     for round_ in range(runs):
         order = names[round_ % len(names):] + names[: round_ % len(names)]
@@ -137,15 +139,15 @@ def main() -> None:
     parser.add_argument("--roles", type=int, default=3000)
     args = parser.parse_args()
     gc.set_threshold(50_000, 20, 10)  # as the language server sets it (server/documents.py)
+    load_before = os.getloadavg()[0]
     if args.file is None and CORPUS.is_dir():
         args.file = max(CORPUS.glob("*.yaml"), key=lambda p: p.stat().st_size)
     rows = []
     if args.file is not None:
         rows += bench(args.file.name, args.file.read_text(encoding="utf-8"), args.runs)
     rows += bench(f"generated, {args.roles:,} roles", generated(args.roles), args.runs)
-    print(f"load average before / after: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     print_table(rows)
-    print(f"\nload average (1 min) at the end: {os.getloadavg()[0]:.1f}; runs: {args.runs}")
+    print(f"\nload average (1 min) before / after: {load_before:.1f} / {os.getloadavg()[0]:.1f}; medians of {args.runs} runs")
 
 
 if __name__ == "__main__":
