@@ -60,12 +60,15 @@ DOCUMENTS = [
     # documents and comments
     "---\na: 1\n...\n", "[1,2]", "a: 1 # c\n# d\nb: 2", "a: b\n  c\n\n  d", "a: 1\r\nb: 2\r\n", "\"ключ\": значение\n",
     "- a\n- b: c\n  d: e", "a:\n- x\n- y",
+    # Windows line ends, a byte order mark, non-ASCII text
+    "a: |\r\n  x\r\n  y\r\n", "a: >\r\n  x\r\n\r\n  y\r\n", "a: 'x\r\n  y'", 'a: "x\r\n  y"', "a: x\r\n  y\r\n",
+    "\ufeffa: 1\n", "a: 1 # c\r\nb: [1,\r\n 2]\r\n", 'a: "\\u00e9"', "a: éè # x\nb: 1",
 ]
 
 # Where the errors are js-yaml's too (the server refuses the file): only that both refuse is compared.
 REFUSED = ["a: 1\na: 2", "1: a\n1.0: b", "a: 1\n---\nb: 2", "a: 1\n---\n", "a: [1, 2", "a: {x: 1", 'a: "abc\nb: 2',
            "a:\n  - b\n - c", "&a [*a]", "a: *nope", "a: {<<: 1}", "!!int 1.5", "!foo x", "a: b: c", "x: 1\n  y: 2",
-           "a: >\n  x\n\ty\n"]
+           "a: >\n  x\n\ty\n", 'a: "\\x"', 'a: "\\q"']
 
 # Where we knowingly differ from js-yaml 3.13.1 (each is an error for us; js-yaml reads something
 # no one meant): a tab that indents (`\tb: 1` is read as a key of the outer mapping) and an anchor
