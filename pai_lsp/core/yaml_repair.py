@@ -35,10 +35,10 @@ def repair(root: Any, data: bytearray, report: Report, apply: Apply, parse: Pars
     or None when nothing is left to mend.
 
     The mistake's line is the first line at which the text stops being YAML (found by parsing
-    prefixes, a binary search): tree-sitter's ERROR node often starts far above it. A mend is
-    tried before it is kept, and kept only if the text then reads past that line: a ':' after a
-    key being typed on it or above it, that line at another indentation, or that line (or,
-    failing that, a nearby one) blanked."""
+    prefixes, a binary search): tree-sitter's ERROR node often starts far above it. Then a few
+    mends are tried (a ':' after a key being typed on that line or above it; that line, or the one
+    above, at another indentation; that line blanked) and the one after which the text reads
+    furthest is kept."""
     node = first_error(root)
     if node is None:
         return None
@@ -50,46 +50,50 @@ def repair(root: Any, data: bytearray, report: Report, apply: Apply, parse: Pars
             mend = _blanking(data, data.rfind(b"\n", 0, node.start_byte) + 1)
         return _kept(data, mend, apply, parse)
     bad = _first_bad_line(data, parse)
-    bad_end = _line_end(data, bad)
-    first = bad + len(data[bad:bad_end]) - len(data[bad:bad_end].lstrip(b" "))
     guess = _error_line(node, data)
-    # Each mend: (what it is, the line it names, the mend); tried in this order, the best kept.
-    prev = _previous_line(data, bad)
-    colons = _colon_candidates(node, data, bad_end)[:MAX_PROBES]
-    colons += [c for c in (_colon_after_word(data, line) for line in (bad, prev)) if c is not None and c not in colons]
-    mends: list[tuple[str, int, Mend | None]] = [("colon", colon, _insertion(data, colon, b":")) for colon in colons]
-    if data[first:first + 1] != b"\t":
-        indents = [("indent", bad, _reindent(data, bad, first - bad, indent))
-                   for indent in _indent_candidates(data, bad, first - bad)[:4]]
-        if prev is not None:  # the line above may have set an indentation its siblings do not keep
-            prev_line = data[prev:_line_end(data, prev)]
-            prev_indent = len(prev_line) - len(prev_line.lstrip(b" "))
-            if prev_indent != first - bad:
-                moved = ("indent", prev, _reindent(data, prev, prev_indent, first - bad))
-                # The odd one out is the line above when more lines below keep the bad line's indentation.
-                kept = _siblings_below(data, bad, first - bad, min(prev_indent, first - bad))
-                indents = [moved] + indents if kept >= 2 else indents + [moved]
-        mends += indents
-    mends += [("blank", line, _blanking(data, line)) for line in dict.fromkeys([bad, guess])]
-    best: tuple[int, int, str, int, Mend, Any] | None = None
-    for rank, (kind, where, mend) in enumerate(mends):
-        if mend is None:
-            continue
+    best: tuple[int, str, int, Mend, Any] | None = None
+    for kind, where, mend in _mends(node, data, bad, guess):
         tried = parse(bytes(mend[0]))
         reached = _first_error_at(tried, len(mend[0]) - len(data))
-        if reached > bad_end and (best is None or reached > best[0]):
-            best = (reached, rank, kind, where, mend, tried)
+        if reached > _line_end(data, bad) and (best is None or reached > best[0]):
+            best = (reached, kind, where, mend, tried)
             if reached == _END:
                 break
     if best is None:
         _classify(node, data, bad, report)
         return _kept(data, _blanking(data, bad) or _blanking(data, guess), apply, parse)
-    _, _, kind, where, mend, tried = best
+    _, kind, where, mend, tried = best
     if kind == "colon":
         report("syntax.missing-colon", where, where)
     else:
         _classify(node, data, where, report)
     return apply(data, mend), tried
+
+
+def _mends(node: Any, data: bytearray, bad: int, guess: int) -> list[tuple[str, int, Mend]]:
+    """The mends worth trying for a mistake first seen on the line at `bad`, the likeliest first:
+    (kind, where it names the mistake, the mend)."""
+    bad_end = _line_end(data, bad)
+    indent = len(data[bad:bad_end]) - len(data[bad:bad_end].lstrip(b" "))
+    prev = _previous_line(data, bad)
+    colons = _colon_candidates(node, data, bad_end)[:MAX_PROBES]
+    colons += [c for c in (_colon_after_word(data, line) for line in (bad, prev)) if c is not None and c not in colons]
+    out = [("colon", colon, _insertion(data, colon, b":")) for colon in colons]
+    if data[bad + indent:bad + indent + 1] != b"\t":
+        moves = [("indent", bad, _reindent(data, bad, indent, other)) for other in _indent_candidates(data, bad, indent)[:4]]
+        if prev is not None:  # the line above may have set an indentation its siblings do not keep
+            prev_line = data[prev:_line_end(data, prev)]
+            prev_indent = len(prev_line) - len(prev_line.lstrip(b" "))
+            if prev_indent != indent:
+                moved = ("indent", prev, _reindent(data, prev, prev_indent, indent))
+                # The odd one out is the line above when more lines below keep the bad line's indentation.
+                moves = [moved] + moves if _siblings_below(data, bad, indent, min(prev_indent, indent)) >= 2 else moves + [moved]
+        out += moves
+    for line in dict.fromkeys([bad, guess]):
+        blank = _blanking(data, line)
+        if blank is not None:
+            out.append(("blank", line, blank))
+    return out
 
 
 def _previous_line(data: bytearray, line_start: int) -> int | None:
