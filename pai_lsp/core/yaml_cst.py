@@ -122,14 +122,12 @@ class _Builder:
             self._error("syntax.yaml-unexpected", rest.start_byte, max(rest.start_byte + 1, min(rest.end_byte, len(data))))
         self._convert(root)
 
-    def _mend(self, data: bytearray, mend: Mend) -> bytearray:
+    def _mend(self, _data: bytearray, mend: Mend) -> bytearray:
         """Apply a mend `repair` chose, remembering how its bytes map back to the text's."""
         fixed, shifts, inserted = mend
-        for at in inserted:
-            self.inserted = [p + len(inserted) if p >= at else p for p in self.inserted]
-        self.inserted = sorted(self.inserted + list(inserted))
+        if inserted:  # one run of inserted bytes: what was inserted before, past it, moves on
+            self.inserted = sorted([p + len(inserted) if p >= inserted[0] else p for p in self.inserted] + inserted)
         self.mends.extend(shifts)
-        del data
         return fixed
 
     def _error(self, code: str, start: int, end: int, **args: Any) -> None:
