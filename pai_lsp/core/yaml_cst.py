@@ -87,14 +87,14 @@ class _Builder:
 
     def _plain_off(self, byte: int) -> int:
         for start, end, shift in reversed(self.mends):
-            if start <= byte < end:
+            if start <= byte <= end:
                 byte += shift
         return self.base + byte
 
     def _off(self, byte: int) -> int:
         """A byte offset of the (mended) bytes → a str offset in the document."""
         for start, end, shift in reversed(self.mends):
-            if start <= byte < end:
+            if start <= byte <= end:
                 byte += shift
         i = bisect.bisect_right(self.marks, byte)
         return self.base + byte - (self.extra[i - 1] if i else 0)

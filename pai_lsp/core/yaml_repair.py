@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 # A mend: the new bytes, the (start, end, shift) ranges of the new bytes whose offset in the old
-# ones is offset + shift, and where bytes that are not in the text were inserted.
+# ones is offset + shift (end included: a node may end there), and where bytes that are not in the
+# text were inserted.
 Mend = tuple[bytearray, list[tuple[int, int, int]], list[int]]
 Report = Callable[..., None]  # report(code, start byte, end byte, **args)
 Apply = Callable[[bytearray, Mend], bytearray]  # the caller keeps the mend and returns its bytes

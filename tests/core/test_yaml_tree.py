@@ -176,6 +176,13 @@ def test_a_mistake_in_a_line_is_one_error_on_that_line(old, new, code, at):
     doc = parse(text)
     assert [(e.code, text.count("\n", 0, e.start)) for e in doc.errors] == [(code, text.count("\n", 0, text.index(at)))]
     assert doc.root.get("extras") is not None and doc.root.get("name").value == "demo"
+    # What the mended line holds, and what comes after it, is where the text has it.
+    moved = find(doc.root, ["taskRoles", "worker", at.split(":")[0].strip()]) if ": " in at else None
+    if moved is not None:
+        assert span(text, moved) == at.split(": ")[1] and span(text, moved.parent.key) == at.split(":")[0]
+    jobssh = find(doc.root, ["extras", "com.microsoft.pai.runtimeplugin", 0, "parameters", "jobssh"])
+    assert span(text, jobssh) == "true" and jobssh.start == text.index("true")
+    assert span(text, doc.root.get_property("extras").key) == "extras"
 
 
 def test_random_edits_never_raise_and_always_leave_a_document():
