@@ -82,14 +82,22 @@ def _mends(node: Any, data: bytearray, bad: int, guess: int) -> list[tuple[str, 
     out = [("colon", colon, _insertion(data, colon, b":")) for colon in colons]
     if data[bad + indent:bad + indent + 1] != b"\t":
         moves = [("indent", bad, _reindent(data, bad, indent, other)) for other in _indent_candidates(data, bad, indent)[:4]]
-        if prev is not None:  # the line above may have set an indentation its siblings do not keep
-            prev_line = data[prev:_line_end(data, prev)]
-            prev_indent = len(prev_line) - len(prev_line.lstrip(b" "))
-            if prev_indent != indent:
-                moved = ("indent", prev, _reindent(data, prev, prev_indent, indent))
+        for above in dict.fromkeys([prev, _previous_line(data, bad, comments=True)]):
+            if above is None:  # the line above may have set an indentation its siblings do not keep
+                continue
+            above_line = data[above:_line_end(data, above)]
+            above_indent = len(above_line) - len(above_line.lstrip(b" "))
+            if above_indent != indent:
+                moved = ("indent", above, _reindent(data, above, above_indent, indent))
                 # The odd one out is the line above when more lines below keep the bad line's indentation.
-                moves = [moved] + moves if _siblings_below(data, bad, indent, min(prev_indent, indent)) >= 2 else moves + [moved]
+                moves = [moved] + moves if _siblings_below(data, bad, indent, min(above_indent, indent)) >= 2 else moves + [moved]
         out += moves
+        stray = data[bad + indent:bad + indent + 1]
+        if stray and stray in b",[]{}&*!|>%@`":  # a character typed by mistake before a key
+            cleared = bytearray(data)
+            cleared[bad + indent] = 0x20
+            rest = len(cleared[bad:bad_end]) - len(cleared[bad:bad_end].lstrip(b" "))
+            out += [("indent", bad, _reindent(cleared, bad, rest, other)) for other in _indent_candidates(data, bad, rest)[:2]]
     for line in dict.fromkeys([bad, guess]):
         blank = _blanking(data, line)
         if blank is not None:
@@ -97,13 +105,14 @@ def _mends(node: Any, data: bytearray, bad: int, guess: int) -> list[tuple[str, 
     return out
 
 
-def _previous_line(data: bytearray, line_start: int) -> int | None:
-    """The start of the nearest line above with content (not blank, not a comment)."""
+def _previous_line(data: bytearray, line_start: int, comments: bool = False) -> int | None:
+    """The start of the nearest line above with content (not blank; not a comment, unless
+    `comments`: in a block scalar a line starting with '#' is text)."""
     pos = line_start
     while pos > 0:
         start = data.rfind(b"\n", 0, pos - 1) + 1
         content = data[start:pos - 1].strip()
-        if content and not content.startswith(b"#"):
+        if content and (comments or not content.startswith(b"#")):
             return start
         pos = start
     return None

@@ -169,6 +169,9 @@ extras:
     ("    dockerImage: img", "    dockerImage img", "syntax.missing-colon", "dockerImage img"),
     ("      - echo hi", "      - echo hi\n      newkey", "syntax.yaml-unexpected", "newkey"),
     ("taskRoles:", "taskRoles", "syntax.missing-colon", "\n  worker"),
+    ("    resourcePerInstance:", "    , resourcePerInstance:", "syntax.yaml-unexpected", ", resourcePerInstance"),  # a stray ','
+    ("      - echo hi\n      - python train.py", "      - |\n           # header\n          echo hi\n          python train.py",
+     "syntax.yaml-indentation", "# header"),  # a block scalar's first line indented more than the rest
     ("    commands:", "    commands:\n  - stray", "syntax.yaml-unexpected", "- stray"),
 ])
 def test_a_mistake_in_a_line_is_one_error_on_that_line(old, new, code, at):
