@@ -53,7 +53,6 @@ _TOP_ENTRY = re.compile("^" + _ENTRY_START, re.M)
 _NEXT_TOP_ENTRY = re.compile("\n" + _ENTRY_START)  # finds the same lines faster, a literal first
 _HEADER = re.compile(r"(?:[A-Za-z_][\w.\-]*|\"[^\"\n]*\"|'[^'\n]*'):[ \t]*(?:#[^\n]*)?\r?\n")
 _INDENTED_ENTRY = re.compile(r"^( +)" + _ENTRY_START, re.M)
-_NEXT_INDENTED_ENTRY = re.compile(r"\n( +)" + _ENTRY_START)
 
 Plan = list[tuple[int, int, list[tuple[int, int]]]]
 
@@ -299,7 +298,11 @@ def _sub_entries(text: str, start: int, end: int) -> list[tuple[int, int]]:
     first = _INDENTED_ENTRY.search(text, body, end)
     if body == 0 or first is None or not _blank_or_comments(text[body : first.start()]):
         return []
-    indent = min(len(m.group(1)) for m in _NEXT_INDENTED_ENTRY.finditer(text, first.start() - 1, end))
+    indent = len(first.group(1))
+    for less in range(1, indent):  # the least indentation of an entry below (a regex scan each, in C)
+        if re.compile("\n" + " " * less + _ENTRY_START).search(text, first.start() - 1, end) is not None:
+            indent = less
+            break
     entry = re.compile("\n" + " " * indent + _ENTRY_START)
     starts = [m.start() + 1 for m in entry.finditer(text, first.start() - 1, end)]
     return list(zip(starts, starts[1:] + [end], strict=True))
