@@ -353,8 +353,6 @@ def double_quoted(raw: str) -> str:
 def block(text: str, pos: int, node_indent: int) -> str:
     """The block scalar whose indicator (`|` or `>`) is at `text[pos]`: js-yaml's readBlockScalar.
     `node_indent` is the enclosing block collection's indentation + 1 (0 at the top level)."""
-    if not text.endswith("\n"):
-        text += "\n"  # js-yaml appends one too
     n = len(text)
     folding = text[pos] == ">"
     chomping = "clip"
@@ -379,26 +377,26 @@ def block(text: str, pos: int, node_indent: int) -> str:
         else:
             break
         i += 1
-    while i < n and text[i] not in "\r\n":  # white space and a comment after the header
-        i += 1
-    while i < n:
-        i += 2 if text.startswith("\r\n", i) else 1  # the line break
+    i = _line_end(text, i)  # white space and a comment after the header
+    while True:
+        if i < n:
+            i += 2 if text.startswith("\r\n", i) else 1  # the line break
         line_indent = 0
-        while i < n and (not detected or line_indent < text_indent) and text[i] == " ":
+        while i < n and text[i] == " " and (not detected or line_indent < text_indent):
             line_indent += 1
             i += 1
         if not detected and line_indent > text_indent:
             text_indent = line_indent
         ch = text[i] if i < n else ""
-        if ch in ("\r", "\n"):
+        if ch == "\n" or ch == "\r":
             empty_lines += 1
             continue
-        if line_indent < text_indent or not ch:
+        if line_indent < text_indent or not ch:  # the end (js-yaml appends a line break to the text)
             if chomping == "keep":
                 out.append("\n" * (1 + empty_lines if did_read else empty_lines))
             elif chomping == "clip" and did_read:
                 out.append("\n")
-            break
+            return "".join(out)
         if folding:
             if ch in " \t":
                 more_indented = True
@@ -415,9 +413,14 @@ def block(text: str, pos: int, node_indent: int) -> str:
             out.append("\n" * (1 + empty_lines if did_read else empty_lines))
         did_read = detected = True
         empty_lines = 0
-        end = i
-        while end < n and text[end] not in "\r\n":
-            end += 1
+        end = _line_end(text, i)
         out.append(text[i:end])
         i = end
-    return "".join(out)
+
+
+def _line_end(text: str, i: int) -> int:
+    """Where the line that `i` is on ends: at its line break ("\n", "\r\n" or "\r"), or the text's end."""
+    end = text.find("\n", i)
+    end = len(text) if end < 0 else end
+    cr = text.find("\r", i, end)
+    return end if cr < 0 else cr
