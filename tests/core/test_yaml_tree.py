@@ -375,3 +375,17 @@ def test_parses_in_several_threads_at_once_agree():
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda t: (parse(t).root.value, [(e.code, e.start) for e in parse(t).errors]), texts))
     assert got == expected
+
+
+def test_every_error_the_reader_reports_has_its_message_in_english_and_chinese():
+    import re as regex
+    from pathlib import Path
+
+    from pai_lsp.core import messages
+
+    sources = " ".join(p.read_text(encoding="utf-8") for p in Path(messages.__file__).parent.glob("yaml_*.py"))
+    codes = set(regex.findall(r"\"(syntax\.[a-z-]+)\"", sources))
+    assert len(codes) >= 15
+    for code in codes:
+        severity, en, zh = messages.CATALOGUE[code]
+        assert severity == messages.ERROR and en and zh, code
