@@ -117,7 +117,20 @@ def _add_local_cluster(sub) -> None:
 
 def _add_lsp_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    parser.add_argument("--kinds", action="store_true",
+                        help="print the job-file patterns and cluster kinds the server knows (JSON, as `pai.kinds` answers) and exit")
     return parser
+
+
+def print_kinds(out=sys.stdout) -> int:
+    """For an editor that must know which files to start the server for before it starts it."""
+    import json
+
+    from .clusters.kinds import catalogue
+    from .settings import terminal_locale
+
+    print(json.dumps(catalogue(terminal_locale()), ensure_ascii=False), file=out)
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -141,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["lsp"]:  # the editor waits: start the server before the other commands load
         lsp_args = _add_lsp_arguments(argparse.ArgumentParser(prog="pai lsp")).parse_args(argv[1:])
-        return serve_lsp(lsp_args.tcp)
+        return print_kinds() if lsp_args.kinds else serve_lsp(lsp_args.tcp)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -150,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return check(args.files, args.cluster_kind, args.locale or terminal_locale())
         if args.command == "lsp":
-            return serve_lsp(args.tcp)
+            return print_kinds() if args.kinds else serve_lsp(args.tcp)
         if args.command == "local-cluster":
             return local_cluster(args)
         if args.command is not None:
