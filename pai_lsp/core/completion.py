@@ -5,27 +5,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import islice
 
 from . import envvars
 from .jsonc import Document, Node, node_at
 from .messages import pick
-from .model import Settings
+from .model import Completion, Settings
 from .schema import description, job_schema, resolve, subschema, types_of
-
-
-@dataclass(slots=True)
-class Completion:
-    label: str
-    kind: str  # "property" | "value" | "snippet" | "variable"
-    insert: str  # snippet text (LSP snippet syntax)
-    start: int  # range the insert replaces
-    end: int
-    detail: str = ""
-    documentation: str = ""
-    filter: str = ""  # what the client matches typed text against, when not the label
-
 
 ROLE_SNIPPET = (
     '{\n\t"name": "${1:worker}",\n\t"taskNumber": ${2:1},\n\t"cpuNumber": ${3:1},\n\t"memoryMB": ${4:8192},\n'

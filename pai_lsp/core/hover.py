@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from . import envvars
 from .jsonc import Document, Node, node_at
 from .messages import pick
-from .model import Settings
+from .model import Hover, Settings
 from .schema import defaults, description, job_schema, subschema, types_of
-
-
-@dataclass(slots=True)
-class Hover:
-    markdown: str
-    start: int
-    end: int
 
 
 def hover(doc: Document, offset: int, settings: Settings = Settings(), schema: dict | None = None) -> Hover | None:

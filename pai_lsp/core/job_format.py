@@ -17,10 +17,8 @@ from fnmatch import fnmatchcase
 from typing import ClassVar
 
 from . import completion, hover, jsonc, outline
-from .completion import Completion
-from .hover import Hover
 from .jsonc import Document
-from .model import Diagnostic, Settings
+from .model import Completion, Diagnostic, Hover, Settings
 from .outline import Symbol
 
 

@@ -35,6 +35,25 @@ class Diagnostic:
         return Diagnostic(self.start + delta, self.end + delta, self.code, self.severity, self.message, fixes)
 
 
+@dataclass(slots=True)
+class Completion:
+    label: str
+    kind: str  # "property" | "value" | "snippet" | "variable"
+    insert: str  # snippet text (LSP snippet syntax)
+    start: int  # range the insert replaces
+    end: int
+    detail: str = ""
+    documentation: str = ""
+    filter: str = ""  # what the client matches typed text against, when not the label
+
+
+@dataclass(slots=True)
+class Hover:
+    markdown: str
+    start: int
+    end: int
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Every `pai.*` setting, with its default (here and nowhere else). `pai_lsp.settings.read` builds

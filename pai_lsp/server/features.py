@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..core.hover import Hover
 from ..core.messages import pick
+from ..core.model import Hover
 from ..core.upload import hover_markdown, on_code_dir
 from ..settings import is_settings_file
 from .registry import Registry

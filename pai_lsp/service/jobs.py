@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..clusters.kinds import kind_of
-from ..clusters.openpai import hdfs_path, substitute  # noqa: F401 - where they were, for callers
+from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
 from ..core.model import LineIndex, Settings
