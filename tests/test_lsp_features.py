@@ -92,3 +92,13 @@ async def test_code_lenses_above_job_name(client, tmp_path):
     assert [(lens.command.title, lens.command.command) for lens in lenses] == [
         ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run Job Locally", "pai.runLocally")]
     assert [(lens.range.start.line, list(lens.command.arguments)) for lens in lenses] == [(1, [editor.uri])] * 2
+
+
+async def test_pai_kinds_tells_clients_the_job_files_and_cluster_kinds(client_zh):
+    """What clients build their file selectors and kind choices from (so they hard-code none), in their locale."""
+    from pai_lsp.clusters.kinds import catalogue
+
+    told = await client_zh.workspace_execute_command_async(types.ExecuteCommandParams("pai.kinds", []))
+    assert told == {"ok": True, **catalogue("zh-CN")}
+    assert [f["patterns"] for f in told["jobFiles"]] == [["*.pai.json"], ["*.paddle.json"]]
+    assert told["jobFiles"][1]["title"] == "PaddlePaddle Cloud 作业文件"

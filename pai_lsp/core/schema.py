@@ -43,6 +43,8 @@ def raw_schema() -> dict:
 @lru_cache(maxsize=len(DIALECTS))
 def job_schema(dialect: str = "openpai") -> dict:
     """The v1 schema for one dialect: keys of other dialects are removed, so they are unknown keys."""
+    if dialect not in DIALECTS:  # another format's dialect: its format names its schema (core/formats.py)
+        raise ValueError(f"{dialect!r} is no dialect of the v1 job config ({', '.join(DIALECTS)})")
     schema = copy.deepcopy(raw_schema())
 
     def prune(node: Any) -> None:
