@@ -1,6 +1,7 @@
-"""PaddlePaddle Cloud job files (`*.paddle.json`) as a job-file format (`FORMAT`): their schema, checks,
-completion and hover, and the facts of the platform both sides share (the name rule, Kubernetes quantities, the trainer's
-environment). Pure: the client checks files with it, the local cluster runs jobs by it.
+"""PaddlePaddle Cloud job files (`*.paddle.json`) as a job-file format (`FORMAT`): their schema,
+checks, completion and hover, and the facts of the platform both sides share (the name rule,
+Kubernetes quantities, the trainer's environment). Pure: the client checks files with it, the local
+cluster runs jobs by it.
 
 Sources: paddlecloud-scm.md §A.5.2 (the submit body), §A.17 (names), §A.18 (environment).
 """

@@ -66,7 +66,10 @@ def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openp
     if not webhdfs and record.default_storage is None:
         raise ConfigError(f"cluster {name}: give its {record.storage} URI (--webhdfs)")
     webhdfs = (webhdfs or rest + (record.default_storage or "")).strip().rstrip("/")
-    detected, note = ((protocol, "as given") if protocol else detect_protocol(rest)) if record.protocols else (1, "as given")
+    if record.protocols:  # OpenPAI: v1 JSON or v2 YAML jobs, as the server says
+        detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
+    else:
+        detected, note = 1, "as given"
     profile = Profile(name, rest, webhdfs, user, kind, detected, (datacenter or name) if record.datacenter else None)
     if password:
         check_login(profile, password)
