@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from .clusters.kinds import BY_NAME as KINDS
-from .clusters.profiles import LOCALS
+from .clusters.profiles import LOCAL, LOCALS
 from .core.openpai import describe_exit
 from .daemon import client as daemon
 from .daemon import protocol
@@ -319,9 +319,10 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     elif command == "list":
         for c in daemon.call_sync(protocol.ClustersList())["clusters"]:
             mark = "*" if c["default"] else " "
-            if c["local"] and c["kind"] == "paddlecloud":
-                what = (f"embedded local cluster, PaddlePaddle Cloud API at {c['rest']} (datacenter local)" if c["rest"]
-                        else "embedded local cluster, PaddlePaddle Cloud API (started on demand)")
+            if c["local"] and c["name"] != LOCAL:  # the embedded cluster's API of another kind
+                datacenter = f" (datacenter {c['datacenter']})" if c.get("datacenter") else ""
+                where = f" at {c['rest']}{datacenter}" if c["rest"] else " (started on demand)"
+                what = f"embedded local cluster, {KINDS[c['kind']].title[0]} API{where}"
             elif c["local"]:
                 what = "embedded local cluster (started on demand)"
             else:

@@ -14,7 +14,7 @@ import httpx
 
 from ..clusters import paddle_config
 from ..clusters.connect import backend_for, connect
-from ..clusters.kinds import kind_named, kind_of
+from ..clusters.kinds import kind_named, kind_of, local_kind
 from ..clusters.profiles import (
     LOCAL,
     LOCAL_PADDLE,
@@ -43,9 +43,9 @@ def list_profiles() -> dict:
     except PaiError:
         running, paddle = False, None
     rows = [{"name": LOCAL, "local": True, "default": default == LOCAL, "loggedIn": True, "running": running,
-             "rest": None, "webhdfs": None, "user": None, "kind": "openpai", "protocol": 1},
+             "rest": None, "webhdfs": None, "user": None, "kind": local_kind(LOCAL).name, "protocol": 1},
             {"name": LOCAL_PADDLE, "local": True, "default": default == LOCAL_PADDLE, "loggedIn": True, "running": running,
-             "rest": paddle, "webhdfs": paddle + PFS_PATH if paddle else None, "user": None, "kind": "paddlecloud",
+             "rest": paddle, "webhdfs": paddle + PFS_PATH if paddle else None, "user": None, "kind": local_kind(LOCAL_PADDLE).name,
              "protocol": 1, "datacenter": "local"}]
     for name, p in profiles.clusters.items():
         rows.append({"name": name, "local": False, "default": default == name,
