@@ -87,7 +87,6 @@ KINDS: tuple[ClusterKind, ...] = (
                 datacenter=True, name_wait=" (or its pods are still terminating)"),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
-DEFAULT = KINDS[0]
 
 
 def kind_named(name: str) -> ClusterKind:
