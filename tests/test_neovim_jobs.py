@@ -11,9 +11,13 @@ import shutil
 from pathlib import Path
 
 import psutil
+import pynvim
 import pytest
 
+from pai_lsp.core import formats
+
 from .helpers.cli import pai as run_pai
+from .helpers.configs import PADDLE_JOB
 from .helpers.neovim import CLIENT, Neovim, isolated_env, stop_services
 from .helpers.paths import EXAMPLE
 
@@ -194,6 +198,19 @@ def test_invalid_config_is_one_error(nvim, workspace):
     nvim.command("PaiLogs no_such_job")
     line = nvim.wait_message("no_such_job: ")
     assert nvim.buffer_lines("pai://logs/no_such_job")[-1] == "[pai] " + line.split("no_such_job: ", 1)[1]
+
+
+def test_the_job_files_are_the_ones_the_server_names(nvim, workspace):
+    """The plugin hard-codes no file pattern: it asks the server program (`pai-lsp --kinds`), attaches
+    the buffers of every format it names, and names them when a buffer is no job file."""
+    assert nvim.lua("return require('pai_lsp.client').job_file_patterns()") == formats.patterns()
+    (workspace / "fit.paddle.json").write_text(PADDLE_JOB)
+    nvim.command("edit fit.paddle.json")
+    nvim.wait("#vim.diagnostic.get(0) > 0", what="the PaddlePaddle Cloud job file's diagnostics")
+    assert "paddle.name" in nvim.lua("return vim.tbl_map(function(d) return d.code end, vim.diagnostic.get(0))")
+    nvim.command("edit notes.json")
+    with pytest.raises(pynvim.NvimError, match=re.escape(f"pai: open a job file ({', '.join(formats.patterns())}) to submit it")):
+        nvim.command("PaiSubmit")
 
 
 def test_in_chinese(env, workspace):

@@ -32,8 +32,6 @@ class OpenPai:
     """`profile.protocol` 1: a YARN-era server (v1 JSON jobs, SCM too); 2: a Kubernetes-era one (v2
     YAML jobs, v2 routes)."""
 
-    job_files = "pai"
-
     def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
                  on_token: Callable[[str], None] | None = None, transport: httpx.BaseTransport | None = None):
         """`transport`: where requests go instead of the network (tests use httpx.MockTransport)."""

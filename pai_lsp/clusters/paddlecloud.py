@@ -34,8 +34,6 @@ PHASES = {"Pending": "WAITING", "Running": "RUNNING", "Succeeded": "SUCCEEDED", 
 
 
 class PaddleCloud:
-    job_files = "paddle"
-
     def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
                  on_token: Callable[[str], None] | None = None, transport: httpx.BaseTransport | None = None):
         self.profile = profile

@@ -120,8 +120,6 @@ class MemoryBackend:
         self.stopped: list[str] = []
         self.logins = 0
 
-    job_files = "pai"
-
     def login(self) -> None:
         self.logins += 1
 
