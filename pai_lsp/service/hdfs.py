@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InvalidInput, NotFound, PermissionDenied
+from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 from ..files import atomic_writer
 from ..storage.base import Body, Sent, Stat, Storage
 from ..storage.upload import STAGING, bounded
@@ -150,8 +150,14 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
             storage.put(target, body, tally.on(target))
             return body.size
 
-    for (_, target), size in bounded(send, files, threads):
-        tally.finished(target, size)
+    try:
+        for (_, target), size in bounded(send, files, threads):
+            tally.finished(target, size)
+    except PaiError as exc:
+        if len(files) == 1:
+            raise
+        raise Interrupted(f"{exc.message}: put stopped with {len(files) - tally.done_files} of {len(files)} file(s) not "
+                          f"uploaded to {remote} (those uploaded are in place; none is there in part)") from None
     return {"path": remote, "files": len(files), "bytes": tally.done_bytes}
 
 

@@ -91,9 +91,11 @@ class Storage(ABC):
         try:
             self.write(temp, data, sent)
             self.commit(temp, path)
-        except BaseException:
+        except BaseException as exc:
             with contextlib.suppress(PaiError, OSError):
                 self.delete(temp)
+            if isinstance(exc, PaiError) and temp in exc.message:  # said of the file the user named
+                raise type(exc)(exc.message.replace(temp, path)) from None
             raise
 
     def commit(self, temp: str, path: str) -> None:

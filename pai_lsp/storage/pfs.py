@@ -179,8 +179,14 @@ class Pfs(Storage):
 
     # -- writing ---------------------------------------------------------------------------
     def touch(self, path: str, size: int) -> None:
+        """A file of `size` bytes (sparse until written), in folders made when missing (as WebHDFS makes them)."""
         self._writable(path)
-        self._call("POST", "/files", path, json={"method": "touch", "path": path, "filesize": size})
+        body = {"method": "touch", "path": path, "filesize": size}
+        try:
+            self._call("POST", "/files", path, json=body)
+        except NotFound:
+            self.mkdir(posixpath.dirname(path))
+            self._call("POST", "/files", path, json=body)
 
     def chunk_md5(self, path: str, offset: int, size: int) -> str:
         meta = self._call("GET", "/chunks", path, params={"method": "GetChunkMeta", "path": path, "offset": offset,
