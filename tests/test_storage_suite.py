@@ -95,6 +95,23 @@ def test_put_ls_stat_cat_tail_get_rm(env, tmp_path, cluster):
     assert not (tmp_path / "nothing").exists()
 
 
+def test_get_a_file_and_put_a_big_one(env, tmp_path, cluster):
+    """Issue 19's commands: on PaddlePaddle Cloud `pai hdfs get f x` failed with an AttributeError
+    and the put of a 3 MB file with a TypeError (after writing the file, sized, under its name)."""
+    (tmp_path / "f").write_text("small\n")
+    assert run(env, cluster, "put", str(tmp_path / "f"), "f").returncode == 0
+    got = run(env, cluster, "get", "f", str(tmp_path / "x"))
+    assert got.returncode == 0 and got.stderr == "", got.stderr
+    assert (tmp_path / "x").read_text() == "small\n"
+    big = os.urandom(BIG)
+    (tmp_path / "big.bin").write_bytes(big)
+    put = run(env, cluster, "put", str(tmp_path / "big.bin"), "big.bin")
+    assert put.returncode == 0 and put.stderr == "", put.stderr
+    assert run(env, cluster, "get", "big.bin", str(tmp_path / "back.bin")).returncode == 0
+    assert md5((tmp_path / "back.bin").read_bytes()) == md5(big)
+    assert run(env, cluster, "rm", "f").returncode == 0 and run(env, cluster, "rm", "big.bin").returncode == 0
+
+
 def test_mv_moves_or_says_the_platform_cannot(env, tmp_path, cluster):
     (tmp_path / "f.txt").write_text("x")
     assert run(env, cluster, "put", str(tmp_path / "f.txt"), "moving.txt").returncode == 0
