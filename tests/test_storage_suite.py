@@ -52,6 +52,10 @@ def run(env: dict, cluster: str, *args: str):
     return pai(env, "hdfs", "--cluster", cluster, *args)
 
 
+def storage_home(env: dict, cluster: str) -> str:
+    return run(env, cluster, "stat", ".").stdout.split(":")[0]
+
+
 def md5(data: bytes) -> str:
     return hashlib.md5(data).hexdigest()
 
@@ -150,17 +154,30 @@ def test_a_put_cut_off_leaves_nothing_under_its_name(env, tmp_path, cluster):
         proxy = CuttingProxy(int(info["paddle"].rsplit(":", 1)[1].split("/")[0]), budget=1_000_000, per_connection=True)
         added = pai(env, "cluster", "add", "cut", "--kind", "paddlecloud", "--rest", proxy.url, "--datacenter", "local",
                     "--user", user, "--password-stdin", stdin=local_client_password(env) + "\n")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "a.txt").write_text("a\n")
+    (tmp_path / "folder" / "big.bin").write_bytes(os.urandom(BIG))
     try:
         assert added.returncode == 0, added.stderr
         failed = pai(env, "hdfs", "--cluster", "cut", "put", str(tmp_path / "big.bin"), "cut/big.bin")
+        failed_folder = pai(env, "hdfs", "--cluster", "cut", "put", str(tmp_path / "folder"), "cut")
     finally:
         pai(env, "cluster", "remove", "cut")
         proxy.close()
     assert proxy.cuts and failed.returncode != 0 and failed.stderr.count("\n") == 1, failed.stderr
-    print(failed.stderr)
+    assert failed.stderr.startswith("pai hdfs: cannot talk to ") and "the connection broke" in failed.stderr
     gone = run(env, cluster, "stat", "cut/big.bin")
     assert gone.returncode == 3, gone.stdout
-    assert run(env, cluster, "ls", "cut").stdout == ""  # no temporary file left either
+    assert failed_folder.returncode == 7 and failed_folder.stderr.count("\n") == 1, failed_folder.stderr
+    left = [line.split()[-1] for line in run(env, cluster, "ls", "cut").stdout.splitlines()]
+    if CLUSTERS[cluster] == "HDFS":  # a new folder is renamed into place whole, or not at all
+        assert left == [] and failed_folder.stderr.endswith(f"the put of folder stopped; nothing was written to "
+                                                           f"{storage_home(env, cluster)}/cut/folder\n")
+        assert run(env, cluster, "stat", "cut/folder").returncode == 3
+    else:  # (no rename on PFS) file by file: those that arrived are whole, the cut one is gone
+        assert left in ([], ["folder"]) and "file(s) not uploaded to " in failed_folder.stderr
+        assert run(env, cluster, "stat", "cut/folder/big.bin").returncode == 3
+        assert run(env, cluster, "cat", "cut/folder/a.txt").stdout in ("", "a\n")
     assert run(env, cluster, "rm", "-r", "cut").returncode == 0
 
 

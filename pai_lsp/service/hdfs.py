@@ -9,6 +9,7 @@ Results are plain dicts for editor tree views. Uploads never leave part of a fil
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import threading
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 from ..files import atomic_writer
-from ..storage.base import Body, Sent, Stat, Storage
+from ..storage.base import Body, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
 
 if TYPE_CHECKING:
@@ -132,7 +133,9 @@ class Tally:
 def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8) -> dict:
     """A file or a folder (recursively); into `remote` when that is an existing folder. Files are
     streamed, a few at a time, so memory stays flat whatever their size and number; each appears
-    under its name whole or not at all."""
+    under its name whole or not at all. A folder that is new there is written whole under a
+    temporary name and renamed into place in one step (where the storage can rename), so it too
+    appears whole or not at all, for one rename instead of one a file."""
     storage = backend.storage
     remote = absolute(backend, remote)
     if not local.exists():
@@ -140,22 +143,37 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
     target = storage.status(remote)
     if target is not None and target.is_dir:
         remote = posixpath.join(remote, local.name)
-    files = [(local, remote)] if local.is_file() else [
-        (p, posixpath.join(remote, p.relative_to(local).as_posix())) for p in sorted(local.rglob("*")) if p.is_file()]
+        target = storage.status(remote)
+    whole = local.is_dir() and target is None and storage.renames
+    root = partial(remote) if whole else remote
+    files = [(local, root)] if local.is_file() else [
+        (p, posixpath.join(root, p.relative_to(local).as_posix())) for p in sorted(local.rglob("*")) if p.is_file()]
     tally = Tally(progress, sum(p.stat().st_size for p, _ in files), len(files))
+    send_one = storage.write if whole else storage.put
 
     def send(pair: tuple[Path, str]) -> int:
         path, target = pair
         with open(path, "rb") as f, Body(f, os.fstat(f.fileno()).st_size, digest=None) as body:
-            storage.put(target, body, tally.on(target))
+            send_one(target, body, tally.on(target))
             return body.size
 
     try:
         for (_, target), size in bounded(send, files, threads):
             tally.finished(target, size)
-    except PaiError as exc:
-        if len(files) == 1:
+        if whole:
+            storage.mkdir(posixpath.dirname(remote))
+            storage.commit(root, remote)
+    except BaseException as exc:
+        if whole:
+            with contextlib.suppress(PaiError, OSError):
+                storage.delete(root, recursive=True)
+        if not isinstance(exc, PaiError):
             raise
+        exc = said_of(exc, root, remote)
+        if len(files) == 1:
+            raise exc from None
+        if whole:
+            raise Interrupted(f"{exc.message}: the put of {local.name} stopped; nothing was written to {remote}") from None
         raise Interrupted(f"{exc.message}: put stopped with {len(files) - tally.done_files} of {len(files)} file(s) not "
                           f"uploaded to {remote} (those uploaded are in place; none is there in part)") from None
     return {"path": remote, "files": len(files), "bytes": tally.done_bytes}

@@ -46,6 +46,7 @@ class Storage(ABC):
     """A cluster's file system. Paths are absolute posix paths; `home` is where relative ones start."""
 
     name: ClassVar[str]  # the storage's name in messages: "HDFS", "PFS"
+    renames: ClassVar[bool] = True  # whether it can rename (PFS cannot: `rename` refuses with Unsupported)
     home: str
 
     # -- browsing --------------------------------------------------------------------------------
@@ -86,16 +87,15 @@ class Storage(ABC):
     def put(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:
         """A whole file at `path`, or nothing: it is written under a temporary name beside it and
         renamed into place once whole (`commit`); a failure removes the temporary file."""
-        folder, name = posixpath.split(path)
-        temp = posixpath.join(folder, f"{name}.{secrets.token_hex(4)}{PARTIAL}")
+        temp = partial(path)
         try:
             self.write(temp, data, sent)
             self.commit(temp, path)
         except BaseException as exc:
             with contextlib.suppress(PaiError, OSError):
                 self.delete(temp)
-            if isinstance(exc, PaiError) and temp in exc.message:  # said of the file the user named
-                raise type(exc)(exc.message.replace(temp, path)) from None
+            if isinstance(exc, PaiError):
+                raise said_of(exc, temp, path) from None
             raise
 
     def commit(self, temp: str, path: str) -> None:
@@ -128,6 +128,17 @@ class Storage(ABC):
 
     def denied(self, path: str, why: str) -> PermissionDenied:
         return PermissionDenied(f"{path}: permission denied on {self.name} ({why})")
+
+
+def partial(path: str) -> str:
+    """The temporary name beside `path` that a file (or folder) is written under until it is whole."""
+    folder, name = posixpath.split(path)
+    return posixpath.join(folder, f"{name}.{secrets.token_hex(4)}{PARTIAL}")
+
+
+def said_of(exc: PaiError, temp: str, path: str) -> PaiError:
+    """`exc` said of the `path` the user named rather than the temporary name it was written under."""
+    return type(exc)(exc.message.replace(temp, path)) if temp in exc.message else exc
 
 
 class Body:

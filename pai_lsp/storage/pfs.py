@@ -36,6 +36,7 @@ TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 class Pfs(Storage):
     name = "PFS"
+    renames = False
 
     def __init__(self, url: str, user: str, datacenter: str, authorization: Callable[[], str], renew: Callable[[], None],
                  transport: httpx.BaseTransport | None = None, chunk: int = CHUNK, threads: int = 8):
