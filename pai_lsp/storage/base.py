@@ -124,10 +124,18 @@ class Storage(ABC):
 
     # -- errors, said the same way by every storage ---------------------------------------------
     def missing(self, path: str) -> NotFound:
-        return NotFound(f"{path}: no such file or directory on {self.name}")
+        return missing(path, self.name)
 
     def denied(self, path: str, why: str) -> PermissionDenied:
-        return PermissionDenied(f"{path}: permission denied on {self.name} ({why})")
+        return denied(path, self.name, why)
+
+
+def missing(path: str, storage: str) -> NotFound:
+    return NotFound(f"{path}: no such file or directory on {storage}")
+
+
+def denied(path: str, storage: str, why: str) -> PermissionDenied:
+    return PermissionDenied(f"{path}: permission denied on {storage} ({why})")
 
 
 def partial(path: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 from ..errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from .base import denied, missing
 
 UNROUTABLE = {errno.EHOSTUNREACH, errno.ENETUNREACH}
 STATUS: dict[int, type[PaiError]] = {401: AuthFailed, 403: PermissionDenied, 404: NotFound}
@@ -71,7 +72,7 @@ def transport_error(exc: BaseException, what: str) -> Unreachable:
     return Unreachable(f"cannot talk to {what}: the connection broke ({_one_line(str(exc)) or type(exc).__name__})")
 
 
-TRANSPORT = (httpx.TransportError, OSError, http.client.HTTPException)  # requests' exceptions are OSErrors
+TRANSPORT = (httpx.HTTPError, OSError, http.client.HTTPException)  # requests' exceptions are OSErrors
 
 
 @contextlib.contextmanager
@@ -146,9 +147,9 @@ def remote_error(exception: str | None, message: str, path: str, storage: str = 
     """A Hadoop RemoteException about `path` on `storage`, by the exception it names, not its wording."""
     message = _one_line(message, 500)
     if exception in NOT_FOUND:
-        return NotFound(f"{path}: no such file or directory on {storage}")
+        return missing(path, storage)
     if exception in DENIED:
-        return PermissionDenied(f"{path}: permission denied on {storage} ({message})")
+        return denied(path, storage, message)
     if exception in REFUSED:
         return AuthFailed(f"{storage} refused the credentials ({message})")
     if exception in MISTAKEN:
