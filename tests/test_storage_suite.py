@@ -260,3 +260,26 @@ def test_a_failed_put_leaves_nothing_under_its_name(storage, tmp_path):
             assert before is None or storage.name == "PFS"
         assert [s.name for s in storage.list(folder)] == ([posixpath.basename(target)] if after else [])
     storage.delete(folder, recursive=True)
+
+
+def test_a_put_on_pfs_that_cannot_even_remove_its_part_says_what_is_left(storages):
+    """PFS cannot rename, so a file is written under its own name: when the server is gone for good
+    half-way (no connection gets through to remove the part either), the error says what is left."""
+    from pai_lsp.errors import Interrupted
+    from pai_lsp.storage.pfs import Pfs
+
+    pfs = storages["local-paddle"]
+    port = int(pfs.url.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+    proxy = CuttingProxy(port, budget=1_000_000)
+    cut = Pfs(proxy.url + "/api/v1/pfs", pfs.user, pfs.datacenter, pfs._authorization, pfs._renew)
+    target = f"{pfs.home}/stranded.bin"
+    try:
+        with pytest.raises(Interrupted) as stopped:
+            cut.put(target, os.urandom(BIG))
+    finally:
+        cut.close()
+        proxy.close()
+    assert f"; {target} holds part of the file and could not be removed (" in stopped.value.message
+    assert stopped.value.message.endswith(f"remove it with `pai hdfs rm {target}`, or put it again")
+    assert pfs.status(target) is not None  # as said: PFS kept it
+    pfs.delete(target)
