@@ -3,8 +3,9 @@ own client) as the reference in the same run:
 
 - the code upload of a tree (`storage.upload`: staging folder, one switch into place) — the bulk-write
   path of `keepalive.py`;
-- `pai hdfs put` of the same tree (`service.hdfs.put`: each file under a temporary name, renamed into
-  place when whole) and of one big file.
+- `pai hdfs put` of the same tree (`service.hdfs.put`: a new folder written whole under a temporary
+  name and renamed into place), of it again over itself (each file under a temporary name, renamed
+  into place when whole), and of one big file.
 
 Run in-process against one running local cluster; each number is the median of `--repeat` runs.
 To compare two checkouts, run this script from each with `--json` (in alternation, same cluster).
@@ -59,7 +60,8 @@ def main() -> int:
     env = dict(os.environ, HDFSCLI_CONFIG=str(config))
     steps = {  # each writes under the folder it is given
         "code upload, tree": lambda to: upload(hdfs, files, f"{to}/upload", threads=8),
-        "pai hdfs put, tree": lambda to: explorer.put(backend, tree, f"{to}/put-tree"),
+        "pai hdfs put, tree": lambda to: explorer.put(backend, tree, to),  # a new folder: written whole, one rename
+        "pai hdfs put, tree again": lambda to: explorer.put(backend, tree, to),  # over it: file by file, a rename each
         "hdfscli upload, tree": lambda to: subprocess.run([*hdfscli, str(tree), f"{to}/cli-tree"], check=True, env=env,
                                                           capture_output=True),
         "pai hdfs put, big file": lambda to: explorer.put(backend, big, f"{to}/put-big.bin"),
@@ -69,6 +71,7 @@ def main() -> int:
     runs: dict[str, list[float]] = {name: [] for name in steps}
     for _ in range(args.repeat):
         to = f"/bench/put-{secrets.token_hex(4)}"
+        hdfs.mkdir(to)
         for name, step in steps.items():
             t0 = time.perf_counter()
             step(to)

@@ -69,6 +69,8 @@ def test_put_ls_stat_cat_tail_get_rm(env, tmp_path, cluster):
     big = os.urandom(BIG)
     (src / "sub" / "big.bin").write_bytes(big)
     assert run(env, cluster, "mkdir", "suite").returncode == 0
+    (tmp_path / "nothing-yet").mkdir()
+    assert run(env, cluster, "put", str(tmp_path / "nothing-yet"), "suite").stdout.startswith("uploaded 0 file(s), 0 bytes")
     put = run(env, cluster, "put", str(src), "suite")
     assert put.returncode == 0, put.stderr
     assert put.stdout.startswith(f"uploaded 3 file(s), {BIG + 6:,} bytes to /") and put.stdout.rstrip().endswith("/suite/data")
@@ -91,6 +93,7 @@ def test_put_ls_stat_cat_tail_get_rm(env, tmp_path, cluster):
     assert md5((tmp_path / "one.bin").read_bytes()) == md5(big)
     refused = run(env, cluster, "rm", "suite/data")
     assert refused.returncode == 1 and "is a folder: use -r" in refused.stderr
+    assert "nothing-yet" in run(env, cluster, "ls", "suite").stdout  # an empty folder is put too
     assert run(env, cluster, "rm", "-r", "suite").returncode == 0
     for op in ("cat", "ls", "get"):
         missing = run(env, cluster, op, "suite/data/a.txt", *([str(tmp_path / "nothing")] if op == "get" else []))

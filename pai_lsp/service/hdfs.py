@@ -158,6 +158,8 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
             return body.size
 
     try:
+        if local.is_dir():
+            storage.mkdir(root)  # (an empty folder is put too)
         for (_, target), size in bounded(send, files, threads):
             tally.finished(target, size)
         if whole:
