@@ -162,6 +162,21 @@ class SyncProtocol(LanguageServerProtocol):
         super().__init__(server, converter)
         self.documents = Documents()
 
+    # -- running handlers ---------------------------------------------------------------
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
+        """pygls 2.1 keeps the future of every generator, coroutine or threaded handler in
+        `_request_futures` under `msg_id`, and removes it only when it answers a request: for
+        notifications (every didChange here: a generator) and for the handlers those generators
+        yield to, the id is made up and the future, with the params it holds, stays for good
+        (~2 KB per keystroke). So drop it once it is done, whatever it was."""
+
+        def forget(future: Any) -> None:
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, forget, args, kwargs)
+
     # -- reading messages --------------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
