@@ -115,12 +115,52 @@ class Documents:
                 if "reversed" not in document.warned:
                     document.warned.add("reversed")
                     problems.append(f"{uri}: a change's range starts after its end; applied with start and end swapped")
+            _split_pair_at(document, end.line, end.character)
+            _split_pair_at(document, start.line, start.character)
             lines = document.lines
             a, b = lines.offset(start.line, start.character), lines.offset(end.line, end.character)
-            b = max(a, b)
-            document.edited(a, b, change.text, lines.edited(a, b, change.text))
+            a, b, text = _join_pairs(lines.text, a, max(a, b), change.text)
+            document.edited(a, b, text, lines.edited(a, b, text))
         document.version = version
         return problems
+
+
+def _is_high(ch: str) -> bool:
+    return "\ud800" <= ch <= "\udbff"
+
+
+def _is_low(ch: str) -> bool:
+    return "\udc00" <= ch <= "\udfff"
+
+
+def _split_pair_at(document: OpenDocument, line: int, column: int) -> None:
+    """A UTF-16 position between the two halves of a character (U+10000 and up: an emoji) means
+    the editor's text has them apart from now on — each half a lone surrogate, as a fresh open of
+    that text gives: so ours too."""
+    lines = document.lines
+    if lines.encoding != "utf-16":
+        return
+    at = lines.offset(line, column)
+    if at >= len(lines.text) or ord(lines.text[at]) <= 0xFFFF or lines.position(at)[1] == column:
+        return
+    code = ord(lines.text[at]) - 0x10000
+    halves = chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+    document.edited(at, at + 1, halves, lines.edited(at, at + 1, halves))
+
+
+def _join_pairs(text: str, start: int, end: int, new: str) -> tuple[int, int, str]:
+    """The edit text[start:end] = new, widened to take in a lone surrogate on either side that
+    `new` completes, with each high + low surrogate pair made the one character it stands for (an
+    emoji whose halves came in two edits): the text a fresh open of the editor's text gives."""
+    if start > 0 and _is_high(text[start - 1]) and _is_low((new or text[end : end + 1])[:1]):
+        start -= 1
+        new = text[start] + new
+    if end < len(text) and _is_low(text[end]) and _is_high((new or text[start - 1 : start])[-1:]):
+        end += 1
+        new = new + text[end - 1]
+    if not new.isascii():
+        new = new.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return start, end, new
 
 
 def _clamp_positions(value: Any) -> Any:
