@@ -1,9 +1,14 @@
-"""The language server over a day's work: its memory stays flat while the user types, and the
-worker processes it starts end with it however it ends."""
+"""The language server over a day's work: its memory stays flat while the user types, a document
+too large to check stays responsive and gives its memory back when closed, and the worker processes
+the server starts end with it however it ends."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
+import statistics
+import time
 
 import psutil
 import pytest
@@ -77,3 +82,45 @@ def test_worker_processes_end_with_the_server(tmp_path, how):
         for worker in workers:  # if they outlived it: this test started them
             with contextlib.suppress(psutil.Error):
                 worker.kill()
+
+
+def large_config(megabytes: int) -> str:
+    role = json.dumps({"name": "worker{}", "taskNumber": 2, "memoryMB": 8192, "command": "python train.py --rank $PAI_TASK_INDEX"}, indent=2)
+    count = megabytes * MB // (len(role) + 4)
+    return '{\n  "jobName": "big",\n  "image": "img",\n  "taskRoles": [\n' + ",\n".join(role.replace("{}", str(i)) for i in range(count)) + "\n  ]\n}\n"
+
+
+async def test_a_document_over_the_size_limit_says_so_stays_responsive_and_its_memory_goes_when_closed(client, tmp_path):
+    server = psutil.Process(client._server.pid)
+    small = Editor(client, tmp_path / "job.pai.json")
+    await small.open(VALID)
+    await asyncio.sleep(0.5)
+    baseline = server.memory_info().rss
+    editor = Editor(client, tmp_path / "big.pai.json")
+    found = await editor.open(large_config(20))
+    assert [(d.code, d.severity, d.range.start.line) for d in found] == [("file.too-large", types.DiagnosticSeverity.Information, 0)]
+    assert "up to 5 MB" in found[0].message
+    took = []
+    for i in range(6):  # one character typed into the job's name, then deleted
+        rng = types.Range(types.Position(1, 15), types.Position(1, 15 + i % 2))
+        editor.version += 1
+        started = time.perf_counter()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(editor.version, editor.uri),
+            [types.TextDocumentContentChangePartial(range=rng, text="" if i % 2 else "x")]))
+        assert [d.code for d in await editor.diagnostics()] == ["file.too-large"]
+        took.append(time.perf_counter() - started)
+    assert statistics.median(took) < 1.5, took  # was 3.2 s and more, each
+    # Nothing is worked out from it: hover and the outline answer at once, with nothing.
+    assert await client.text_document_hover_async(types.HoverParams(editor.doc(), types.Position(1, 5))) is None
+    assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(editor.doc())) == []
+    # Cut down below the limit, it is checked again.
+    editor.text = large_config(20)
+    found = await editor.replace_all(VALID.replace('"taskNumber": 2', '"taskNumber": "two"'))
+    assert [d.code for d in found] == ["schema.type"]
+    await editor.replace_all(large_config(20))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(editor.doc()))
+    await client.text_document_document_symbol_async(types.DocumentSymbolParams(small.doc()))  # the close is done
+    await asyncio.sleep(0.5)
+    grown = (server.memory_info().rss - baseline) / MB
+    assert grown < 15, f"{grown:.0f} MB more than before the large document was opened"

@@ -15,8 +15,10 @@ waiting for an answer that never came.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import logging
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +33,8 @@ from ..core.model import ENCODINGS, LineIndex
 
 logger = logging.getLogger(__name__)
 _UINTEGER_MAX = 2**31 - 1
+_EDITS_KEPT = 16  # edits applied to the last parse; beyond, a fresh parse is cheaper
+_RELEASE_ABOVE = 1 << 20  # characters: closing a document this large hands its memory back
 
 
 @dataclass
@@ -57,15 +61,18 @@ class OpenDocument:
     def edited(self, start: int, end: int, new: str, lines: LineIndex) -> None:
         """text[start:end] became `new`; `lines` indexes the result."""
         self.lines = lines
-        self._edits.append((start, end, new))
+        if self._parsed is not None and len(self._edits) < _EDITS_KEPT:
+            self._edits.append((start, end, new))
+        else:  # `parsed` would read the text afresh anyway: keep no edits (and their text) for it
+            self._parsed, self._edits = None, []
         self.revision += 1
 
     @property
     def parsed(self) -> Document:
         """The parse of the current text: the previous parse updated by the edits since (only the
         task role an edit falls in is read again), or a fresh parse."""
-        if self._parsed is None or len(self._edits) > 16:
-            self._parsed, self._edits = parse(self.lines.text), []
+        if self._parsed is None:
+            self._parsed = parse(self.lines.text)
         last = len(self._edits) - 1
         for i, (start, end, new) in enumerate(self._edits):
             self._parsed = self._parsed.edit(start, end, new, self.lines.text if i == last else None)
@@ -195,6 +202,38 @@ def tune_garbage_collection() -> None:
     gc.set_threshold(50_000, 20, 10)
 
 
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # <malloc.h>
+
+
+def tune_allocator() -> None:
+    """Fix glibc's thresholds where its defaults keep a large document's memory after it closes.
+    By default glibc raises the size from which it maps a block on its own, and the size from
+    which it gives back the free top of a heap, to twice the largest block freed so far; the
+    blocks of a 20 MB document (its text, each message that carried it, the lists indexing its
+    lines) then sit freed in the reading threads' heaps for good: 20 MB opened, edited and closed
+    left 70 MB resident that `malloc_trim` does not return. Blocks under 32 MB stay in the heaps
+    (reused without new page faults: an edit costs no more), and free tops over 1 MB go back."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None)
+            libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+            libc.mallopt(_M_TRIM_THRESHOLD, 1 << 20)
+        except (OSError, AttributeError):  # not glibc
+            pass
+
+
+def release_memory() -> None:
+    """Hand the memory a large document used back to the system. Its parse is a tree of nodes
+    that point to their parents (cycles: freed by a full collection, not when dropped), and glibc
+    keeps freed memory for reuse: 20 MB opened and closed left the server 0.9 GB resident."""
+    gc.collect()
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+            pass
+
+
 class SyncProtocol(LanguageServerProtocol):
     """pygls's protocol with this server's document sync (see the module docstring)."""
 
@@ -262,6 +301,10 @@ class SyncProtocol(LanguageServerProtocol):
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        closed = self.documents.get(params.text_document.uri)
         self.documents.close(params.text_document.uri)
         if (handler := self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
-            yield handler, (params,), None
+            yield handler, (params,), None  # the server drops what it derived from the document
+        if closed is not None and len(closed.text) > _RELEASE_ABOVE:
+            del closed
+            release_memory()
