@@ -4,8 +4,9 @@ source trees of pai-lsp in the same run (e.g. this checkout against a checkout o
 - typing: N one-character edits (insert, then delete, in turn) to a small config over stdio, the
   server's resident memory after a warm-up and after the N edits (KB per edit);
 - replacing: N/10 full-text replacements, likewise;
-- large: a 20 MB config (`--large-mb`) opened, one-character edits timed (didChange -> the
-  diagnostics that answer it, median), peak resident memory, and memory once it is closed;
+- large: a 20 MB config (`--large-mb`) opened, one-character edits to its job name timed
+  (didChange -> the diagnostics that answer it, median), peak resident memory, and memory once it
+  is closed;
 - orphans: the server started with a document open (which starts its worker processes), then
   killed with SIGKILL, or its stdin closed: how many of its children are still alive 3 s later
   (the bench ends them itself afterwards).
@@ -176,13 +177,12 @@ async def typing(source: Path, edits: int, replace: bool) -> dict:
 
 async def large(source: Path, megabytes: float, rounds: int) -> dict:
     text = large_config(megabytes)
-    lines = text.splitlines()
-    target = next(i for i in range(len(lines) // 2, len(lines)) if '"memoryMB": 8192' in lines[i])
-    col = lines[target].index("8192")
+    target, col = 1, text.splitlines()[1].index("big") + 1  # in the job's name: outside every task role
     peak = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         session = Session(source, Path(tmp))
         await session.start()
+        await session.open(Path(tmp) / "job.pai.json", SMALL)  # the checker loaded: the baseline a user sees
         await asyncio.sleep(0.5)
         baseline = rss_mb(session.pid)
 
@@ -197,10 +197,11 @@ async def large(source: Path, megabytes: float, rounds: int) -> dict:
         uri = await session.open(Path(tmp) / "big.pai.json", text)
         opened = time.perf_counter() - t0
         times = []
-        for i in range(rounds):
-            rng = types.Range(types.Position(target, col + 3), types.Position(target, col + 4))
+        for i in range(rounds):  # a character typed, then deleted
+            at = types.Position(target, col)
+            rng = types.Range(at, at) if i % 2 == 0 else types.Range(at, types.Position(target, col + 1))
             t0 = time.perf_counter()
-            version = session.change(uri, types.TextDocumentContentChangePartial(range=rng, text="3" if i % 2 == 0 else "2"))
+            version = session.change(uri, types.TextDocumentContentChangePartial(range=rng, text="x" if i % 2 == 0 else ""))
             times.append(await session.until_version(uri, version) - t0)
         with_open = rss_mb(session.pid)
         session.client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
