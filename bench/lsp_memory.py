@@ -9,7 +9,11 @@ source trees of pai-lsp in the same run (e.g. this checkout against a checkout o
   is closed;
 - orphans: the server started with a document open (which starts its worker processes), then
   killed with SIGKILL, or its stdin closed: how many of its children are still alive 3 s later
-  (the bench ends them itself afterwards).
+  (the bench ends them itself afterwards);
+- checking (`--only checking`, this tree only): what checking a config costs by its size, in a
+  fresh process per size — parse and check it (open), then again after a one-character edit to
+  its job name (outside every task role: read afresh), and peak memory. This is what chose the
+  size above which the server no longer checks a document (`LARGEST_CHECKED` in server/app.py).
 
 Each tree runs `python -m pai_lsp lsp` with PYTHONPATH set to it; runs alternate the trees' order.
 
@@ -197,11 +201,9 @@ async def large(source: Path, megabytes: float, rounds: int) -> dict:
         uri = await session.open(Path(tmp) / "big.pai.json", text)
         opened = time.perf_counter() - t0
         times = []
-        for i in range(rounds):  # a character typed, then deleted
-            at = types.Position(target, col)
-            rng = types.Range(at, at) if i % 2 == 0 else types.Range(at, types.Position(target, col + 1))
+        for i in range(rounds):
             t0 = time.perf_counter()
-            version = session.change(uri, types.TextDocumentContentChangePartial(range=rng, text="x" if i % 2 == 0 else ""))
+            version = session.type_one(uri, i, target, col)
             times.append(await session.until_version(uri, version) - t0)
         with_open = rss_mb(session.pid)
         session.client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
@@ -242,6 +244,35 @@ async def orphans(source: Path, how: str) -> dict:
     return {"children": len(children), "left": len(left)}
 
 
+def checking_one(megabytes: float) -> dict:
+    """In this process: the cost of checking a config of `megabytes` MB (see the module docstring)."""
+    import resource
+
+    from pai_lsp.core.jsonc import parse
+    from pai_lsp.core.model import Settings
+    from pai_lsp.core.validate import diagnose
+
+    text = large_config(megabytes)
+    t0 = time.perf_counter()
+    diagnose(parse(text), Settings())
+    opened = time.perf_counter() - t0
+    edited_text = text.replace('"big"', '"bigx"', 1)
+    t0 = time.perf_counter()
+    diagnose(parse(edited_text), Settings())
+    return {"bytes": len(text), "open": opened, "edit": time.perf_counter() - t0,
+            "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def checking(sizes: list[float]) -> None:
+    import subprocess
+
+    print("\n| MB | open: parse + check (s) | one edit outside the task roles (s) | peak RSS (MB) |\n|---:|---:|---:|---:|")
+    for mb in sizes:
+        out = subprocess.run([sys.executable, __file__, "--checking-one", str(mb)], capture_output=True, text=True, check=True)
+        r = json.loads(out.stdout)
+        print(f"| {mb:g} | {r['open']:.2f} | {r['edit']:.2f} | {r['peak_rss']:.0f} |", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--source", action="append", type=Path, help="a pai-lsp source tree (repeatable; default: this one)")
@@ -249,8 +280,15 @@ def main() -> int:
     parser.add_argument("--large-mb", type=float, default=20)
     parser.add_argument("--rounds", type=int, default=5, help="edits timed on the large config")
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--only", choices=["typing", "replacing", "large", "orphans"], action="append")
+    parser.add_argument("--only", choices=["typing", "replacing", "large", "orphans", "checking"], action="append")
+    parser.add_argument("--checking-one", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.checking_one:
+        print(json.dumps(checking_one(args.checking_one)))
+        return 0
+    if args.only == ["checking"]:
+        checking([1, 2, 4, 5, 6, 8, 12, 16, 20])
+        return 0
     sources = [s.resolve() for s in (args.source or [Path(__file__).resolve().parents[1]])]
     only = set(args.only or ["typing", "replacing", "large", "orphans"])
     print(f"load average at start {' '.join(Path('/proc/loadavg').read_text().split()[:3])}; {os.cpu_count()} cores")

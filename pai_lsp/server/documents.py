@@ -10,7 +10,10 @@ position encoding and re-scans only the lines an edit touched.
 
 `SyncProtocol` also answers requests whose parameters do not fit the protocol (a negative
 position, say) with an InvalidParams error instead of dropping them, which left the editor
-waiting for an answer that never came.
+waiting for an answer that never came; it forgets each handler's future once it is done (pygls
+kept the one of every notification); and closing a large document hands its memory back.
+An emoji's UTF-16 halves are one character once both have arrived, and two when an edit falls
+between them, as in the editor's own string.
 """
 
 from __future__ import annotations
@@ -205,6 +208,17 @@ def tune_garbage_collection() -> None:
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # <malloc.h>
 
 
+def _glibc() -> Any:
+    """The C library when it is glibc (the allocator whose knobs are turned here), else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None  # musl has neither
+
+
 def tune_allocator() -> None:
     """Fix glibc's thresholds where its defaults keep a large document's memory after it closes.
     By default glibc raises the size from which it maps a block on its own, and the size from
@@ -213,13 +227,9 @@ def tune_allocator() -> None:
     lines) then sit freed in the reading threads' heaps for good: 20 MB opened, edited and closed
     left 70 MB resident that `malloc_trim` does not return. Blocks under 32 MB stay in the heaps
     (reused without new page faults: an edit costs no more), and free tops over 1 MB go back."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None)
-            libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
-            libc.mallopt(_M_TRIM_THRESHOLD, 1 << 20)
-        except (OSError, AttributeError):  # not glibc
-            pass
+    if (libc := _glibc()) is not None:
+        libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+        libc.mallopt(_M_TRIM_THRESHOLD, 1 << 20)
 
 
 def release_memory() -> None:
@@ -227,11 +237,8 @@ def release_memory() -> None:
     that point to their parents (cycles: freed by a full collection, not when dropped), and glibc
     keeps freed memory for reuse: 20 MB opened and closed left the server 0.9 GB resident."""
     gc.collect()
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None).malloc_trim(0)
-        except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-            pass
+    if (libc := _glibc()) is not None:
+        libc.malloc_trim(0)
 
 
 class SyncProtocol(LanguageServerProtocol):
