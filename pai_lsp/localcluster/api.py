@@ -18,7 +18,8 @@ from starlette.routing import Route
 from .. import __version__
 from ..core.joi import Invalid, validate_v1
 from ..core.roles import roles_from_v1
-from . import jsyaml, shapes, v2
+from ..core import jsyaml
+from . import shapes, v2
 from .cluster import LocalCluster
 from .errors import ClusterError
 from .model import Job, with_always_ports

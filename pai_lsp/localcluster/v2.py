@@ -13,7 +13,7 @@ import yaml
 
 from ..core.joi import js_regex
 from ..core.roles import TaskRole, from_v2
-from . import jsyaml
+from ..core import jsyaml
 from .errors import ClusterError
 from .model import with_always_ports
 
