@@ -11,7 +11,6 @@ import re
 from urllib.parse import parse_qs
 
 import yaml
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -20,7 +19,7 @@ from .. import __version__
 from ..core import jsyaml
 from ..core.joi import Invalid, validate_v1
 from ..core.roles import roles_from_v1
-from . import bodies, shapes, v2
+from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
 from .errors import ClusterError
 from .model import Job, with_always_ports
@@ -123,7 +122,7 @@ class Api:
             raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {owner}.")
         raw = await bodies.read(request, bodies.REST_LIMIT)
         # Parsing and checking are CPU work: in a thread, so that no other request waits for them.
-        job, original = await run_in_threadpool(_job_v1, raw, request.headers.get("content-type", ""), owner or user,
+        job, original = await cpu.run(_job_v1, raw, request.headers.get("content-type", ""), owner or user,
                                                 legacy, request.path_params.get("job"))
         self.cluster.submit(job, original)
         headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{job.name}")}
@@ -188,7 +187,7 @@ class Api:
         user = self.user_of(request)
         text = (await bodies.read(request, bodies.REST_LIMIT)).decode("utf-8", "replace")
         # YAML, validation and rendering are CPU work: in a thread, so that no other request waits for them.
-        job, stored = await run_in_threadpool(_job_v2, text, user)
+        job, stored = await cpu.run(_job_v2, text, user)
         if job.virtual_cluster not in self.cluster.virtual_clusters:
             raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {job.virtual_cluster}.")
         self.cluster.submit(job, {"protocolVersion": 2}, raw_text=stored)
@@ -249,7 +248,7 @@ class Api:
     async def config_v2(self, request: Request) -> Response:
         self.user_of(request)
         job = self.job_v2(request)
-        text = await run_in_threadpool(_stored_config_json, self.cluster.job_dir(job))
+        text = await cpu.run(_stored_config_json, self.cluster.job_dir(job))
         if text is None:
             raise ClusterError(404, "NoJobConfigError", f"Config of job {job.framework} is not found.")
         # The real server sends JSON text labelled text/yaml (a quirk clients parse with a YAML loader).
@@ -405,7 +404,7 @@ def _job_v1(raw: bytes, content_type: str, owner: str, legacy: bool, url_name: s
     job = Job(user=owner, name=url_name or config["jobName"], version=1, legacy=legacy, config=config,
               virtual_cluster=config.get("virtualCluster") or "default", roles=with_always_ports(roles_from_v1(config)),
               retry_count=config.get("retryCount", 0), debug=(config.get("jobEnvs") or {}).get("isDebug") is True)
-    return job, original
+    return job.freeze(), original
 
 
 def _job_v2(text: str, user: str) -> tuple[Job, str]:
@@ -415,7 +414,7 @@ def _job_v2(text: str, user: str) -> tuple[Job, str]:
               config={k: v for k, v in doc.items() if not k.startswith("_")},
               virtual_cluster=(doc.get("defaults") or {}).get("virtualCluster") or "default", roles=v2.roles(doc),
               retry_count=doc.get("jobRetryCount") or 0)
-    return job, v2.masked(doc)
+    return job.freeze(), v2.masked(doc)
 
 
 def _stored_config_json(folder) -> str | None:

@@ -128,7 +128,7 @@ class LocalCluster:
     def save(self, job: Job) -> None:
         folder = self.job_dir(job)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_json(folder / "status.json", job.to_json())
+        write_atomic(folder / "status.json", job.saved_text(), private=True)
 
     def job_dir(self, job: Job) -> Path:
         """The job's folder: its framework name, shortened with a digest where the file system could not
