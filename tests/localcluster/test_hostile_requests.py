@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import socket
+import subprocess
+import sys
 import threading
 import time
 from urllib.parse import urlsplit
@@ -302,3 +304,24 @@ def test_paddle_routes_refuse_deep_bodies_and_negative_offsets_in_their_own_word
     good = httpx.get(f"{base}/api/v1/pfs/storage/chunks", params={"path": path, "offset": 9_996, "chunksize": 4096},
                      headers=auth)
     assert good.status_code == 200 and good.content.count(b"xxxx") == 1
+
+
+@pytest.mark.parametrize("arguments,said", [
+    (["--gpus", "-5"], "--gpus -5: give 0 or more"),
+    (["--memory-mb", "-1"], "--memory-mb -1: give 1 or more"),
+    (["--cpus", "0"], "--cpus 0: give 1 or more"),
+    (["--port", "99999"], "--port 99999: a port is 0 to 65535 (0 picks a free one)"),
+    (["--port", "-1"], "--port -1: a port is 0 to 65535 (0 picks a free one)"),
+    (["--paddle-port", "65536"], "--paddle-port 65536: a port is 0 to 65535"),
+    (["--data-dir", "{file}"], "--data-dir {file}: it is a file, not a folder"),
+    (["--data-dir", "{file}/below"], "cannot use {file}/below as the data folder: Not a directory"),
+])
+def test_serve_refuses_impossible_arguments_in_one_line(tmp_path, arguments, said):
+    afile = tmp_path / "a-file"
+    afile.write_text("not a folder")
+    arguments = [a.format(file=afile) for a in arguments]
+    run = subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "serve", "--data-dir", str(tmp_path / "data"),
+                          "--port", "0", *arguments], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.splitlines() == [run.stderr.strip()] and run.stderr.startswith("pai local-cluster: ")
+    assert said.format(file=afile) in run.stderr
