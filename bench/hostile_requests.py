@@ -1,19 +1,21 @@
 """Hostile requests to the local cluster (issue 18): what each does to the data folder, the scheduler,
 the other requests' latency and the server's memory.
 
-    python bench/hostile_requests.py [--rounds 5]
+    python bench/hostile_requests.py [--rounds 5] [--reference /path/to/an/older/checkout]
 
 Each probe runs against a fresh cluster (a bomb must not spoil the next probe's numbers). After each
 one: the files of the data folder that were there before and are gone ("data lost"), whether a plain
 job submitted afterwards still runs to SUCCEEDED ("scheduler stall" when not), the worst latency of
-`GET /api/v2/info` polled every 20 ms while the hostile request ran, and the server's peak RSS over
-its RSS before. A server past RSS_CAP is killed (and the probe reported as such) so the machine,
-shared with others, never swaps.
+`GET /api/v2/info` polled every 20 ms while the hostile request ran, the server's peak RSS over its
+RSS before, and whether it then stopped on SIGINT by itself. A server past RSS_CAP is killed (and the
+probe reported as such) so the machine, shared with others, never swaps. With `--reference`, every
+round runs the probe against that checkout's cluster too, the order alternating.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import statistics
@@ -27,10 +29,11 @@ import httpx
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.helpers.localcluster import USER, login, start_cluster, stop_cluster  # noqa: E402
+from tests.helpers.localcluster import PASSWORD, USER, login, start_cluster, stop_cluster  # noqa: E402
 
 RSS_CAP = 2 << 30
-PROBE_SECONDS = 30.0
+PROBE_SECONDS = 20.0
+HERE = Path(__file__).resolve().parents[1]
 
 
 def deep_list(depth: int) -> object:
@@ -79,6 +82,8 @@ PROBES: dict[str, tuple[str, str, dict]] = {
     "v2 10,000 roles (aliases, 90 KB)": ("POST", "/api/v2/jobs", {"content": many_roles(10_000)}),
     "300 MB body": ("POST", f"/api/v1/user/{USER}/jobs", {"content": b"{" + b" " * (300 << 20) + b"}"}),
     "1 MB request header": ("GET", "/api/v2/jobs", {"headers": {"X-Big": "x" * (1 << 20)}}),
+    "PaddlePaddle Cloud GET /api/v1/file/ of a 300 MB file": (
+        "GET", "/api/v1/file/", {"params": {"path": f"/pfs/local/home/{USER}/big.bin"}, "paddle": True}),
     "PUT job a%00b": ("PUT", f"/api/v1/user/{USER}/jobs/a%00b", {"json": v1("nul")}),
     "JSON 1,000 deep to /api/v1/jobs": ("POST", "/api/v1/jobs", {"content": b"[" * 1000 + b"]" * 1000,
                                                                  "headers": {"Content-Type": "application/json"}}),
@@ -134,28 +139,49 @@ def files_of(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*") if "cluster.lock" not in p.name}
 
 
-def probe(name: str, tmp: Path) -> dict:
+def using(checkout: Path) -> None:
+    """Clusters started from now on run the code of `checkout` (`python -m pai_lsp` from there)."""
+    os.chdir(checkout)
+    if checkout == HERE:
+        os.environ.pop("PYTHONPATH", None)
+    else:
+        os.environ["PYTHONPATH"] = str(checkout)
+
+
+def probe(name: str, tmp: Path, checkout: Path) -> dict:
     method, path, kwargs = PROBES[name]
-    cluster = start_cluster(tmp / f"data-{abs(hash(name))}")
+    kwargs = dict(kwargs)
+    using(checkout)
+    cluster = start_cluster(tmp / f"data-{time.monotonic_ns()}")
+    paddle = kwargs.pop("paddle", False)
+    shutdown = "?"
     try:
         with cluster.client() as c:  # something to lose: an HDFS file and a finished job
             httpx.put(f"{cluster.hdfs_url}/webhdfs/v1/user/{USER}/keep.txt?op=CREATE&user.name={USER}", content=b"keep",
                       follow_redirects=True).raise_for_status()
             c.post(f"/api/v1/user/{USER}/jobs", json=v1("before")).raise_for_status()
             wait_state(c, "before", 30)
+        if paddle:
+            chunk = os.urandom(1 << 20)
+            httpx.put(f"{cluster.hdfs_url}/webhdfs/v1/user/{USER}/big.bin?op=CREATE&user.name={USER}&datanode=true",
+                      content=(chunk for _ in range(300)), timeout=120).raise_for_status()
         before = files_of(cluster.data_dir)
-        headers = {"Authorization": f"Bearer {cluster.token}", **kwargs.pop("headers", {})}
+        auth = ("Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()) if paddle else f"Bearer {cluster.token}"
+        headers = {"Authorization": auth, **kwargs.pop("headers", {})}
         with Watch(cluster.url, cluster.process.pid) as watch:
             t0 = time.perf_counter()
             try:
-                answer = httpx.request(method, cluster.url + path, headers=headers, timeout=PROBE_SECONDS, **kwargs)
-                status = f"{answer.status_code} {answer.text[:90]!r}"
+                base = cluster.paddle_url if paddle else cluster.url
+                answer = httpx.request(method, base + path, headers=headers, timeout=PROBE_SECONDS, **kwargs)
+                text = f"{len(answer.content) >> 20} MB of content" if len(answer.content) > 1 << 20 else repr(answer.text[:90])
+                status = f"{answer.status_code} {text}"
             except httpx.HTTPError as exc:
                 status = f"no answer ({type(exc).__name__})"
             took = time.perf_counter() - t0
         if watch.killed:
             return {"status": status, "took": took, "lost": "?", "stall": "?", "worst_ms": watch.worst * 1000,
-                    "rss_mb": (watch.peak - watch.base) / 2**20, "note": f"killed past {RSS_CAP >> 30} GB RSS"}
+                    "rss_mb": (watch.peak - watch.base) / 2**20, "note": f"killed past {RSS_CAP >> 30} GB RSS",
+                    "shutdown": "killed"}
         lost = before - files_of(cluster.data_dir)
         stall = 0
         try:
@@ -165,13 +191,13 @@ def probe(name: str, tmp: Path) -> dict:
                 stall = 0 if wait_state(c, "after", 20) == "SUCCEEDED" else 1
         except (httpx.HTTPError, TimeoutError, KeyError, ValueError):
             stall = 1
-        return {"status": status, "took": took, "lost": len(lost), "stall": stall, "worst_ms": watch.worst * 1000,
-                "rss_mb": (watch.peak - watch.base) / 2**20, "note": ""}
+        result = {"status": status, "took": took, "lost": len(lost), "stall": stall, "worst_ms": watch.worst * 1000,
+                  "rss_mb": (watch.peak - watch.base) / 2**20, "note": ""}
     finally:
-        stop_cluster(cluster)
-        shut = cluster.process.returncode
-        if shut not in (0, None):
-            print(f"  ({name}: the cluster exited with {shut} on SIGINT)", file=sys.stderr)
+        stop_cluster(cluster)  # SIGINT, then SIGKILL after 20 s
+        shutdown = "ok" if cluster.process.returncode in (0, 130) else "killed"
+    result["shutdown"] = shutdown
+    return result
 
 
 def wait_state(c: httpx.Client, name: str, seconds: float) -> str:
@@ -188,7 +214,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=1, help="runs of each probe (medians are reported)")
     parser.add_argument("--only", help="probes whose name contains this")
+    parser.add_argument("--reference", type=Path, help="a checkout to run the same probes against, alternating")
     args = parser.parse_args()
+    checkouts = [HERE] + ([args.reference.resolve()] if args.reference else [])
     print(f"load: {os.getloadavg()}", file=sys.stderr)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -196,19 +224,33 @@ def main() -> int:
         for name in PROBES:
             if args.only and args.only not in name:
                 continue
-            runs = [probe(name, Path(tmp)) for _ in range(args.rounds)]
-            last = runs[-1]
-            rows.append((name, last["status"], statistics.median(r["took"] for r in runs), last["lost"], last["stall"],
-                         statistics.median(r["worst_ms"] for r in runs), statistics.median(r["rss_mb"] for r in runs),
-                         last["note"]))
-            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+            runs: dict[Path, list[dict]] = {c: [] for c in checkouts}
+            for i in range(args.rounds):
+                for checkout in checkouts if i % 2 == 0 else checkouts[::-1]:
+                    runs[checkout].append(probe(name, Path(tmp), checkout))
+            for checkout in checkouts:
+                done, last = runs[checkout], runs[checkout][-1]
+                rows.append((name, "this" if checkout == HERE else "reference", last["status"],
+                             statistics.median(r["took"] for r in done), max_of(done, "lost"), max_of(done, "stall"),
+                             statistics.median(r["worst_ms"] for r in done), max(r["worst_ms"] for r in done),
+                             statistics.median(r["rss_mb"] for r in done),
+                             "/".join(sorted({r["shutdown"] for r in done})), last["note"]))
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    os.chdir(HERE)
     print(f"load after: {os.getloadavg()}", file=sys.stderr)
-    print("| probe | answer | took (s) | data lost (files) | scheduler stall | worst health check (ms) | RSS added (MB) |")
-    print("|---|---|---|---|---|---|---|")
-    for name, status, took, lost, stall, worst, rss, note in rows:
-        print(f"| {name} | {status.replace('|', '/')}{' — ' + note if note else ''} | {took:.2f} | {lost} | {stall} | "
-              f"{worst:.0f} | {rss:.0f} |")
+    print(f"{args.rounds} round(s); medians, and the worst of any round where it says so")
+    print("| probe | code | answer | took (s) | data lost (files, most) | scheduler stalls (most) | health check median / "
+          "worst (ms) | RSS added (MB) | stops on SIGINT |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, code, status, took, lost, stall, worst, worst_max, rss, shutdown, note in rows:
+        print(f"| {name} | {code} | {status.replace('|', '/')}{' — ' + note if note else ''} | {took:.2f} | {lost} | {stall} | "
+              f"{worst:.0f} / {worst_max:.0f} | {rss:.0f} | {shutdown} |")
     return 0
+
+
+def max_of(runs: list[dict], key: str) -> object:
+    values = [r[key] for r in runs]
+    return "?" if "?" in values else max(values)
 
 
 if __name__ == "__main__":
