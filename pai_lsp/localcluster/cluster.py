@@ -144,6 +144,8 @@ class LocalCluster:
     # -- lifecycle -------------------------------------------------------------------
     def start_background(self) -> None:
         self._scheduler = asyncio.ensure_future(self._schedule_forever())
+        if self.trash.is_dir():  # folders an earlier run set aside and did not finish deleting
+            self._spawn(asyncio.to_thread(shutil.rmtree, self.trash, ignore_errors=True))
 
     async def close(self) -> None:
         """Stop every task (Ctrl-C): jobs still running are marked FAILED, as after a crash, and every
@@ -198,11 +200,17 @@ class LocalCluster:
         self.save(job)
         self._wake.set()
 
+    @property
+    def trash(self) -> Path:
+        """Where folders go to be deleted: in the data folder (a rename), beside the jobs, never among them."""
+        return self.data_dir / "discarded"
+
     def _discard(self, folder: Path) -> None:
         """Take a folder out of the way at once (a rename) and delete it in a thread."""
-        trash = self.jobs_dir / f".discarded-{uuid.uuid4().hex}"
-        os.replace(folder, trash)
-        self._spawn(asyncio.to_thread(shutil.rmtree, trash, ignore_errors=True))
+        self.trash.mkdir(mode=0o700, exist_ok=True)
+        gone = self.trash / uuid.uuid4().hex
+        os.replace(folder, gone)
+        self._spawn(asyncio.to_thread(shutil.rmtree, gone, ignore_errors=True))
 
     def _check_fits(self, job: Job) -> None:
         """What the job is accounted for on this machine. A job larger than the machine is refused with
