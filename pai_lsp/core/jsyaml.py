@@ -64,50 +64,52 @@ class JsYamlLoader(yaml.SafeLoader):
     def __init__(self, stream: str, max_depth: int = MAX_DEPTH, max_alias_expansion: int = MAX_ALIAS_EXPANSION):
         super().__init__(stream)
         self.max_depth, self.max_alias_expansion = max_depth, max_alias_expansion
-        self._open = 0  # collections being composed around the current event
+        self._open: list[list[int]] = []  # per collection being composed: [its size so far, its deepest child's depth]
         self._expanded = 0  # what the aliases met so far add
-        self._measures: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded size, expanded depth) once complete
+        self._anchored: dict[int, tuple[int, int]] = {}  # id(anchored node) -> (size, depth) once it is complete
 
     def compose_node(self, parent: Node | None, index: object) -> Node:
+        """PyYAML's, measuring each node as its value will be (size: characters of scalars plus one per
+        node; depth: levels of collections), aliases expanded, in memory that grows with the nesting and
+        the anchors only."""
         if self.check_event(AliasEvent):
             event = self.peek_event()
             node = self.anchors.get(event.anchor)
-            measure = self._measures.get(id(node)) if node is not None else None
-            if node is not None and measure is None:
-                raise LimitError(None, None, f"alias *{event.anchor} is inside the node it names: the value would be "
-                                 "circular", event.start_mark)
-            if measure is not None:
-                size, depth = measure
-                self._expanded += size
+            if node is not None:
+                measure = self._anchored.get(id(node))
+                if measure is None:
+                    raise LimitError(None, None, f"alias *{event.anchor} is inside the node it names: the value would "
+                                     "be circular", event.start_mark)
+                self._expanded += measure[0]
                 if self._expanded > self.max_alias_expansion:
                     raise LimitError(None, None, f"aliases expand to more than {self.max_alias_expansion:,} characters "
                                      "and nodes beyond the text", event.start_mark)
-                self._check_depth(self._open + depth, event)
+                self._check_depth(len(self._open) + measure[1], event)
+                self._add(measure)
             return super().compose_node(parent, index)  # an undefined alias: PyYAML's own error
         event = self.peek_event()
         collection = isinstance(event, (SequenceStartEvent, MappingStartEvent))
         if collection:
-            self._check_depth(self._open + 1, event)
+            self._check_depth(len(self._open) + 1, event)
+            self._open.append([1, 0])
         if event.anchor is not None:
             self.anchors.pop(event.anchor, None)  # js-yaml: an anchor defined again names the new node
-        self._open += collection
         try:
             node = super().compose_node(parent, index)
         finally:
-            self._open -= collection
-        self._measures[id(node)] = self._measure(node)
+            mine = self._open.pop() if collection else None
+        measure = (mine[0], mine[1] + 1) if mine else (len(node.value) + 1, 0)
+        if event.anchor is not None:
+            self._anchored[id(node)] = measure
+        self._add(measure)
         return node
 
-    def _measure(self, node: Node) -> tuple[int, int]:
-        """(size, depth) of the node as its value will be, aliases expanded: its children are complete."""
-        if isinstance(node, MappingNode):
-            children = [child for pair in node.value for child in pair]
-        elif isinstance(node.value, list):
-            children = node.value
-        else:
-            return len(node.value) + 1, 0
-        measures = [self._measures[id(child)] for child in children]
-        return 1 + sum(m[0] for m in measures), 1 + max((m[1] for m in measures), default=0)
+    def _add(self, measure: tuple[int, int]) -> None:
+        """Count a complete child (or an alias) into the collection around it."""
+        if self._open:
+            around = self._open[-1]
+            around[0] += measure[0]
+            around[1] = max(around[1], measure[1])
 
     def _check_depth(self, depth: int, event: yaml.Event) -> None:
         if depth > self.max_depth:
