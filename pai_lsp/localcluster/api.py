@@ -18,6 +18,7 @@ from starlette.routing import Route
 from .. import __version__
 from ..core import jsyaml
 from ..core.joi import Invalid, validate_v1
+from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
 from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
@@ -121,9 +122,9 @@ class Api:
         if owner is not None and owner != user and not self.cluster.users.is_admin(user):
             raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {owner}.")
         raw = await bodies.read(request, bodies.REST_LIMIT)
-        # Parsing and checking are CPU work: in a thread, so that no other request waits for them.
-        job, original = await cpu.run(_job_v1, raw, request.headers.get("content-type", ""), owner or user,
-                                                legacy, request.path_params.get("job"))
+        # Parsing and checking are CPU work: in the CPU worker, so that no other request waits for them.
+        job, original = await cpu.run(_job_v1, raw, request.headers.get("content-type", ""), owner or user, legacy,
+                                      request.path_params.get("job"))
         self.cluster.submit(job, original)
         headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{job.name}")}
         warnings = [job.note] if job.note else []
@@ -186,7 +187,7 @@ class Api:
     async def submit_v2(self, request: Request) -> Response:
         user = self.user_of(request)
         text = (await bodies.read(request, bodies.REST_LIMIT)).decode("utf-8", "replace")
-        # YAML, validation and rendering are CPU work: in a thread, so that no other request waits for them.
+        # YAML, validation and rendering are CPU work: in the CPU worker, so that no other request waits for them.
         job, stored = await cpu.run(_job_v2, text, user)
         if job.virtual_cluster not in self.cluster.virtual_clusters:
             raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {job.virtual_cluster}.")
@@ -386,9 +387,11 @@ def _json_or_form(raw: bytes, content_type: str) -> dict:
         return {k: v[-1] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
     try:
         return bodies.parse_json(raw or b"{}")
-    except bodies.NotJson as exc:
-        deep = "nested" in str(exc)
-        raise ClusterError(400, "InvalidParametersError", f"The request body is not valid JSON{': ' + str(exc) if deep else ''}.") from None
+    except bodies.TooDeep:
+        raise ClusterError(400, "InvalidParametersError", f"The request body is nested more than {MAX_DEPTH} levels deep: "
+                                                          "no job config needs that.") from None
+    except bodies.NotJson:
+        raise ClusterError(400, "InvalidParametersError", "The request body is not valid JSON.") from None
 
 
 def _job_v1(raw: bytes, content_type: str, owner: str, legacy: bool, url_name: str | None) -> tuple[Job, object]:

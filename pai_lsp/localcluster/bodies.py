@@ -24,7 +24,14 @@ class BodyTooLarge(ClusterError):
 
 
 class NotJson(ValueError):
-    """Not JSON, or JSON nested deeper than MAX_DEPTH (the message says which)."""
+    """Not JSON (as JSON.parse reads it)."""
+
+
+class TooDeep(NotJson):
+    """JSON nested deeper than MAX_DEPTH."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the JSON is nested more than {MAX_DEPTH} levels deep")
 
 
 async def read(request: Request, limit: int) -> bytes:
@@ -46,11 +53,11 @@ def parse_json(raw: bytes | str) -> Any:
     try:
         value = json.loads(raw, parse_constant=_not_json)
     except RecursionError:
-        raise NotJson(f"the JSON is nested more than {MAX_DEPTH} levels deep") from None
+        raise TooDeep() from None
     except ValueError as exc:
         raise NotJson(str(exc)) from None
     if _deeper_than(value, MAX_DEPTH):
-        raise NotJson(f"the JSON is nested more than {MAX_DEPTH} levels deep")
+        raise TooDeep()
     return value
 
 
