@@ -29,8 +29,8 @@ from .streaming import file_range
 TAIL_BYTES = 16384
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"code": code, "message": message}, status)
+def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message}, status, headers=headers)
 
 
 def _warned(response: Response, warnings: list[str]) -> Response:
@@ -471,7 +471,7 @@ def _guarded(handler):
         try:
             return await handler(request)
         except ClusterError as exc:
-            return error(exc.status, exc.code, exc.message)
+            return error(exc.status, exc.code, exc.message, exc.headers)
 
     endpoint.__name__ = handler.__name__
     return endpoint

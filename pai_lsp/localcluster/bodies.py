@@ -18,9 +18,12 @@ DJANGO_LIMIT = 2_621_440  # PaddlePaddle Cloud's Django server: DATA_UPLOAD_MAX_
 
 
 class BodyTooLarge(ClusterError):
+    """Answered with `Connection: close`: the rest of the body is never read (parsing what a client
+    goes on sending would cost the event loop as much as taking it)."""
+
     def __init__(self, limit: int):
         super().__init__(413, "PayloadTooLargeError", f"request entity too large: the body is over {limit:,} bytes, "
-                                                      "the most this API takes")
+                                                      "the most this API takes", {"Connection": "close"})
 
 
 class NotJson(ValueError):

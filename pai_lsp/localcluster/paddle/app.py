@@ -46,9 +46,9 @@ def simple(code: int, message: object) -> Response:
     return drf({"code": code, "msg": message})
 
 
-def pfs_reply(err: str = "", results: object = None, status: int = 200) -> Response:
+def pfs_reply(err: str = "", results: object = None, status: int = 200, headers: dict | None = None) -> Response:
     """The Go file server's envelope (json.Encoder adds the newline)."""
-    return Response(json.dumps({"err": err, "results": results}) + "\n", status,
+    return Response(json.dumps({"err": err, "results": results}) + "\n", status, headers=headers,
                     media_type="application/json; charset=UTF-8")
 
 
@@ -112,7 +112,9 @@ class PaddleApi:
             return Response("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404,
                             media_type="text/html")
         except bodies.BodyTooLarge as exc:
-            return pfs_reply(exc.message, status=413) if path.startswith("/api/v1/pfs/") else drf({"detail": exc.message}, 413)
+            if path.startswith("/api/v1/pfs/"):
+                return pfs_reply(exc.message, status=413, headers=exc.headers)
+            return drf({"detail": exc.message}, 413, exc.headers)
         except ClusterError as exc:
             return drf({"msg": exc.message})
 
