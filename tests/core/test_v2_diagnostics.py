@@ -96,7 +96,7 @@ def test_an_image_where_a_prerequisite_name_goes_gets_its_prerequisite(value, fi
     assert d.severity == "error" and b.text[d.start:d.end] == value and "Prerequisite" in d.message
     (title,) = fixes_of(d)
     fixed(b, d, title)
-    assert f"    dockerImage: docker_image_0\n" in b.text and f"  - name: docker_image_0\n    type: dockerimage\n    uri: {value}\n" in b.text
+    assert "    dockerImage: docker_image_0\n" in b.text and f"  - name: docker_image_0\n    type: dockerimage\n    uri: {value}\n" in b.text
     assert b.diagnostics() == []
 
 
