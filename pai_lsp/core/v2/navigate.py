@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..envvars import TEMPLATES, find_variables
+from ..job_format import RenameError
 from ..jsonc import Node, node_at
 from ..model import Edit
 from ..v2_templates import TemplateError, find_templates
@@ -267,14 +268,6 @@ def prepare_rename(doc: Any, offset: int) -> tuple[int, int] | None:
     if symbol.kind == "role" and symbol.name not in job_of(doc).roles:
         return None
     return place.start, place.end
-
-
-class RenameError(ValueError):
-    """A new name the job cannot take (`en`, `zh`: why)."""
-
-    def __init__(self, en: str, zh: str):
-        super().__init__(en)
-        self.en, self.zh = en, zh
 
 
 def rename(doc: Any, offset: int, new: str) -> list[Edit]:
