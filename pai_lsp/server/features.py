@@ -175,7 +175,7 @@ def _new_file_actions(ls: PaiLanguageServer, uri: str, result) -> list[types.Cod
         if new.disabled:
             if shows_disabled:
                 out.append(types.CodeAction(title=new.title, kind=types.CodeActionKind.RefactorRewrite,
-                                            disabled=types.CodeActionDisabledType(new.disabled)))
+                                            disabled=types.CodeActionDisabled(new.disabled)))
             continue
         target = _free_sibling(Path(path).with_name(new.name))
         new_uri = from_fs_path(str(target)) or target.as_uri()
