@@ -10,7 +10,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .core.test_v2_diagnostics import JOB
+from .helpers.configs import V2_JOB as JOB
 from .helpers.configs import VALID
 from .helpers.lsp import SERVER, Editor, apply_edit, text_at
 

@@ -12,8 +12,7 @@ from pai_lsp.core.job_format import JobFormat
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import Settings
 
-from ..helpers.configs import PADDLE_JOB, VALID
-from .test_v2_diagnostics import JOB as V2_JOB
+from ..helpers.configs import PADDLE_JOB, V2_JOB, VALID
 
 
 @pytest.mark.parametrize(("name", "expected"), [

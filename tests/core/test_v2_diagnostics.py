@@ -10,35 +10,8 @@ import pytest
 from pai_lsp.core.formats import format_for
 from pai_lsp.core.model import Settings
 
+from ..helpers.configs import V2_JOB as JOB
 from ..helpers.core import Buffer, fixes_of
-
-JOB = """\
-protocolVersion: 2
-name: demo_job
-type: job
-# the image the roles run in
-prerequisites:
-  - name: img
-    type: dockerimage
-    uri: ubuntu:18.04
-parameters:
-  epochs: 10
-taskRoles:
-  worker:
-    instances: 2
-    dockerImage: img
-    resourcePerInstance:
-      cpu: 1
-      memoryMB: 1024
-      gpu: 0
-      ports:
-        tb: 1
-    commands:
-      - python train.py --epochs <% $parameters.epochs %>  # keep me
-      - echo $PAI_TASK_ROLE_worker_HOST_LIST $PAI_PORT_LIST_worker_0_tb
-defaults:
-  virtualCluster: default
-"""
 
 
 def buffer(text: str, locale: str | None = None) -> Buffer:

@@ -14,7 +14,7 @@ from pai_lsp.core.formats import format_for
 from pai_lsp.core.job_format import RenameError
 from pai_lsp.core.model import Settings
 
-from .test_v2_diagnostics import JOB
+from ..helpers.configs import V2_JOB as JOB
 
 V2 = format_for("job.pai.yaml")
 
