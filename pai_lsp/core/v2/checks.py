@@ -32,7 +32,8 @@ from .facts import (
     PREREQUISITE_FIELDS,
     RUNTIME_PLUGIN_KEY,
 )
-from .job import Job, Named, command_nodes, items, job_of, pairs, plugins, role_field
+from .job import Job, Named, command_nodes, deployment_hooks, items, job_of, pairs, plugins, role_field
+from .schema_check import role_memory
 from .text import span
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -80,7 +81,7 @@ def diagnose(doc: Any, settings: Settings) -> list[Diagnostic]:
     for path, warning in schema_check.warnings(job):
         if path[:2] != ("extras", RUNTIME_PLUGIN_KEY):  # said precisely below
             out.extend(schema_check.warning_diagnostics(doc, path, warning, locale))
-    for check in (_names, _retries, _extras, _commands, _secrets):
+    for check in (_names, _extras, _prerequisite_templates, _secrets, _roles):
         out.extend(check(doc, job, locale))
     seen = set()
     unique = []
@@ -106,17 +107,6 @@ def _names(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
             if name.value in names:
                 yield _diag(name.start, name.end, "v2.duplicate-deployment", locale, name=name.value)
             names.add(name.value)
-    every = {p.name for p in job.prerequisites}
-    for role in job.roles.values():
-        for item in items(role_field(role, "prerequisites")):
-            if isinstance(item.value, str) and item.value not in every:
-                close = _closest(item.value, every)
-                yield _diag(item.start, item.end, "v2.unknown-prerequisite", locale, [_replace(item, close)] if close else [],
-                            name=item.value, hint=_hint(locale, close))
-        for field, kind in PREREQUISITE_FIELDS.items():
-            node = role_field(role, field)
-            if node is not None and isinstance(node.value, str) and node.value not in job.by_type.get(kind, {}):
-                yield _missing_prerequisite(doc, job, field, kind, node, locale)
     defaults = job.root.get("defaults")
     chosen = defaults.get("deployment") if defaults is not None and defaults.type == "object" else None
     if chosen is not None and isinstance(chosen.value, str) and chosen.value not in job.deployments:
@@ -188,22 +178,19 @@ def _gang(job: Job) -> bool:
     return not (isinstance(extras, dict) and extras.get("gangAllocation") is False)
 
 
-def _retries(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
-    if not _gang(job):
+def _retry(doc: Any, job: Job, role: Named, locale: str | None) -> Iterator[Diagnostic]:
+    retry = role_field(role, "taskRetryCount")
+    if retry is None or not isinstance(retry.value, (int, float)) or isinstance(retry.value, bool) or retry.value <= 0 or not _gang(job):
         return
-    for role in job.roles.values():
-        retry = role_field(role, "taskRetryCount")
-        if retry is None or not isinstance(retry.value, (int, float)) or isinstance(retry.value, bool) or retry.value <= 0:
-            continue
-        prop = retry.parent
-        extras = job.root.get("extras")
-        if extras is not None and extras.type == "object":
-            edit = set_member(doc.text, extras, "gangAllocation", False)
-        elif extras is None:
-            edit = append_member(doc.text, job.root, "extras", {"gangAllocation": False})
-        else:
-            continue
-        yield _diag(prop.start, prop.end, "v2.retry-ignored", locale, [Fix("Turn gang allocation off (extras.gangAllocation: false)", (edit,))])
+    prop = retry.parent
+    extras = job.root.get("extras")
+    if extras is not None and extras.type == "object":
+        edit = set_member(doc.text, extras, "gangAllocation", False)
+    elif extras is None:
+        edit = append_member(doc.text, job.root, "extras", {"gangAllocation": False})
+    else:
+        return
+    yield _diag(prop.start, prop.end, "v2.retry-ignored", locale, [Fix("Turn gang allocation off (extras.gangAllocation: false)", (edit,))])
 
 
 def _extras(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
@@ -350,31 +337,18 @@ class _Joined:
         return span(text, node, index, index + (b - a))
 
 
-def _commands(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
+def _prerequisite_templates(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
+    """Templates outside the roles: a Docker image's `auth` (filled with secrets), and where none is filled."""
     text = doc.text
-    for role in job.roles.values():
-        nodes = command_nodes(job, role)
-        if not nodes:
-            continue
-        joined = _Joined(nodes)
-        if OPEN in joined.text:
-            yield from _templates(text, job, role, joined, locale)
-        if "PAI_" in joined.text:
-            yield from _variables(text, job, joined, locale)
     for item in job.prerequisites:
         if item.kind == "dockerimage" and item.node is not None:
             auth = item.node.get("auth")
             for _, _, value in pairs(auth):
                 if value is not None and value.type == "string" and OPEN in value.value:
                     yield from _templates(text, job, None, _Joined([value]), locale, only_secrets=True)
-        for _, _, value in pairs(item.node):
-            if value is not None and value.type == "string" and OPEN in value.value and value.parent.key.value != "description":
+        for name, _, value in pairs(item.node):
+            if value is not None and value.type == "string" and OPEN in value.value and name != "description":
                 yield from _not_filled(text, value, locale)
-    for role in job.roles.values():
-        for field in PREREQUISITE_FIELDS:
-            node = role_field(role, field)
-            if node is not None and node.type == "string" and OPEN in node.value:
-                yield from _not_filled(text, node, locale)
 
 
 def _not_filled(text: str, node: Node, locale: str | None) -> Iterator[Diagnostic]:
@@ -482,7 +456,6 @@ def _variables(text: str, job: Job, joined: _Joined, locale: str | None) -> Iter
 # -- secrets in plain text ----------------------------------------------------------------------------
 
 def _secrets(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
-    text = doc.text
     for item in job.prerequisites:
         auth = item.node.get("auth") if item.kind == "dockerimage" and item.node is not None else None
         password = auth.get("password") if auth is not None and auth.type == "object" else None
@@ -494,15 +467,18 @@ def _secrets(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
         if _SECRET_KEY.match(name) and value is not None and isinstance(value.value, (str, int)) and value.value not in ("", None):
             yield _diag(key_node.start, key_node.end, "v2.plain-secret", locale,
                         what=msg.pick(locale, f'Parameter "{name}"', f'参数 "{name}"'), name=name)
-    for role in job.roles.values():
-        for node in items(role_field(role, "commands")):
-            if node.type != "string" or not isinstance(node.value, str):
-                continue
-            for found in _SECRET_IN_COMMAND.finditer(node.value):
-                a, b = span(text, node, found.start("value"), found.end("value"))
-                key = _secret_key(found.group(0), job)
-                yield _diag(a, b, "v2.plain-secret", locale, _to_secret(doc, job, node, found.group("value"), key, (a, b)),
-                            what=msg.pick(locale, "This secret", "此密钥"), name=key)
+
+
+def _command_secrets(doc: Any, job: Job, role: Named, locale: str | None) -> Iterator[Diagnostic]:
+    text = doc.text
+    for node in items(role_field(role, "commands")):
+        if node.type != "string" or not isinstance(node.value, str):
+            continue
+        for found in _SECRET_IN_COMMAND.finditer(node.value):
+            a, b = span(text, node, found.start("value"), found.end("value"))
+            key = _secret_key(found.group(0), job)
+            yield _diag(a, b, "v2.plain-secret", locale, _to_secret(doc, job, node, found.group("value"), key, (a, b)),
+                        what=msg.pick(locale, "This secret", "此密钥"), name=key)
 
 
 def _secret_key(found: str, job: Job) -> str:
@@ -531,3 +507,75 @@ def _to_secret(doc: Any, job: Job, node: Node, value: str, key: str, where: tupl
     else:
         return []
     return [Fix(f"Move it to secrets as {key}", tuple(sorted((replace, add), key=lambda e: e.start)))]
+
+
+# -- each task role (kept on its node while the role and what it refers to stay the same) -----------
+
+def _roles(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
+    key = _context(job, locale)
+    for role in job.roles.values():
+        node = role.node
+        if node is None:
+            continue
+        memory = role_memory(node)
+        cached = memory.get("checks")
+        if cached is not None and cached[0] is key:
+            yield from (d.moved(node.start) for d in cached[1])
+            continue
+        found = list(_role_checks(doc, job, role, locale))
+        if _within(found, node) and deployment_hooks(job, role.name) == ([], []):
+            memory["checks"] = (key, tuple(d.moved(-node.start) for d in found))
+        yield from found
+
+
+_CONTEXTS: dict[int, tuple] = {}  # the one object of each context seen: roles compare theirs by identity
+
+
+def _context(job: Job, locale: str | None) -> tuple:
+    """What a role's findings depend on besides its own text: the names and values of the rest of
+    the job. Equal contexts are the same object (compared once here, not once per role)."""
+    value = job.value
+    extras = value.get("extras") if isinstance(value.get("extras"), dict) else {}
+    names = job.names
+    rest = (value.get("parameters"), value.get("secrets"), value.get("prerequisites"), value.get("defaults"),
+            value.get("deployments"), extras.get("gangAllocation"), [k in value for k in ("parameters", "secrets", "extras")])
+    key = (locale, repr(rest), tuple(names.roles.items()), tuple(sorted(names.labels)))
+    known = _CONTEXTS.get(hash(key))
+    if known is not None and known == key:
+        return known
+    if len(_CONTEXTS) > 64:
+        _CONTEXTS.clear()
+    _CONTEXTS[hash(key)] = key
+    return key
+
+
+def _within(found: list[Diagnostic], node: Node) -> bool:
+    """Whether the findings and their fixes touch the role's own text only (then they move with it)."""
+    return all(node.start <= d.start and d.end <= node.end and all(node.start <= e.start and e.end <= node.end
+                                                                  for fix in d.fixes for e in fix.edits) for d in found)
+
+
+def _role_checks(doc: Any, job: Job, role: Named, locale: str | None) -> Iterator[Diagnostic]:
+    every = {p.name for p in job.prerequisites}
+    for item in items(role_field(role, "prerequisites")):
+        if isinstance(item.value, str) and item.value not in every:
+            close = _closest(item.value, every)
+            yield _diag(item.start, item.end, "v2.unknown-prerequisite", locale, [_replace(item, close)] if close else [],
+                        name=item.value, hint=_hint(locale, close))
+    for field, kind in PREREQUISITE_FIELDS.items():
+        node = role_field(role, field)
+        if node is not None and isinstance(node.value, str) and node.value not in job.by_type.get(kind, {}):
+            yield _missing_prerequisite(doc, job, field, kind, node, locale)
+    for field in PREREQUISITE_FIELDS:
+        node = role_field(role, field)
+        if node is not None and node.type == "string" and OPEN in node.value:
+            yield from _not_filled(doc.text, node, locale)
+    yield from _retry(doc, job, role, locale)
+    nodes = command_nodes(job, role)
+    if nodes:
+        joined = _Joined(nodes)
+        if OPEN in joined.text:
+            yield from _templates(doc.text, job, role, joined, locale)
+        if "PAI_" in joined.text:
+            yield from _variables(doc.text, job, joined, locale)
+    yield from _command_secrets(doc, job, role, locale)

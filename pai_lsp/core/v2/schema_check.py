@@ -24,6 +24,7 @@ from . import facts
 from .job import Job
 
 ROLES = ("taskRoles",)
+_ROLE_KEY = js_regex(facts.ROLE_NAME)
 _NAMED_BY_PATTERN = {  # what a key of a pattern-keyed mapping names, by the mapping's last path part
     "taskRoles": ("task role", "任务角色"), "ports": ("port label", "端口标签"),
 }
@@ -56,7 +57,8 @@ def _validator_class() -> Any:
 def _validators() -> tuple[Any, Any]:
     """The validator of the job without its roles' insides, and the one of a role."""
     root = facts.schema()
-    roles = dict(root["properties"]["taskRoles"], patternProperties={p: {} for p in root["properties"]["taskRoles"]["patternProperties"]})
+    # The roles' names are checked in `errors` (one regex each), their insides role by role.
+    roles = {k: v for k, v in root["properties"]["taskRoles"].items() if k not in ("patternProperties", "additionalProperties")}
     top = dict(root, properties=dict(root["properties"], taskRoles=roles))
     role = dict(root["$defs"]["taskRole"], **{"$defs": root["$defs"]})
     cls = _validator_class()
@@ -68,6 +70,14 @@ def _branch_validator(kind: str) -> Any:
     root = facts.schema()
     branch = facts.shape(root["properties"]["prerequisites"]["items"], {"type": kind}, root)
     return _validator_class()(dict(branch, **{"$defs": root["$defs"]}))
+
+
+def role_memory(node: Node) -> dict:
+    """What the checks keep on a role's node (`Node.cache`): a parse after an edit elsewhere reuses
+    the node, and with it this; an edit inside the role makes a new node."""
+    if not isinstance(node.cache, dict):
+        node.cache = {}
+    return node.cache
 
 
 def warm_up() -> None:
@@ -85,15 +95,20 @@ def errors(job: Job) -> list[SchemaError]:
             out.extend(_prerequisite_errors(err))
         else:
             out.append(err)
+    roles = job.value.get("taskRoles")
+    if isinstance(roles, dict) and not all(_ROLE_KEY.search(name) for name in roles):
+        schema = facts.schema()["properties"]["taskRoles"]
+        out.append(SchemaError("additionalProperties", ("taskRoles",), False, roles, schema))
     for name, role in job.roles.items():
         if role.node is None:
             continue
-        cached = role.node.cache
-        if not (isinstance(cached, tuple) and cached[0] == "v2-schema"):
+        memory = role_memory(role.node)
+        cached = memory.get("schema")
+        if cached is None:
             value = role.node.value
             found = tuple(_reduce(_validators()[1].iter_errors(value)))
-            cached = role.node.cache = ("v2-schema", found, tuple(_warnings(facts.schema()["$defs"]["taskRole"], value, ())))
-        out.extend(SchemaError(e.kind, ("taskRoles", name) + e.path, e.limit, e.instance, e.schema) for e in cached[1])
+            cached = memory["schema"] = (found, tuple(_warnings(facts.schema()["$defs"]["taskRole"], value, ())))
+        out.extend(SchemaError(e.kind, ("taskRoles", name) + e.path, e.limit, e.instance, e.schema) for e in cached[0])
     return out
 
 
@@ -118,15 +133,21 @@ def warnings(job: Job) -> list[tuple[tuple, dict]]:
     roles_schema = root["properties"]["taskRoles"]
     out.extend(_fragments(roles_schema, job.value.get("taskRoles"), ("taskRoles",)) if "taskRoles" in job.value else [])
     for name, role in job.roles.items():
-        cached = role.node.cache if role.node is not None else None
-        if isinstance(cached, tuple) and cached[0] == "v2-schema":
-            out.extend((("taskRoles", name) + path, warning) for path, warning in cached[2])
+        cached = role_memory(role.node).get("schema") if role.node is not None else None
+        if cached is not None:
+            out.extend((("taskRoles", name) + path, warning) for path, warning in cached[1])
     return out
 
 
 def _fragments(schema: dict, value: Any, path: tuple) -> list[tuple[tuple, dict]]:
     out = []
     for warning in schema.get("x-warnings", []):
+        names = warning["schema"].get("propertyNames")
+        if len(warning["schema"]) == 1 and isinstance(names, dict) and list(names) == ["pattern"]:
+            # a pattern every key must match (role names on the web portal): one regex per key
+            if isinstance(value, dict) and not all(js_regex(names["pattern"]).search(str(key)) for key in value):
+                out.append((path, warning))
+            continue
         for error in _fragment_validator(id(warning), warning)[1].iter_errors(value):
             out.append((path + tuple(error.absolute_path), warning))
             break
