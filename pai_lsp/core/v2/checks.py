@@ -85,7 +85,10 @@ def diagnose(doc: Any, settings: Settings) -> list[Diagnostic]:
         out.extend(check(doc, job, locale))
     seen = set()
     unique = []
+    size = len(doc.text)
     for d in sorted(out, key=lambda d: (d.start, d.end)):
+        d.end = min(d.end, size)  # a value missing at the very end has its place there
+        d.start = min(d.start, d.end)
         if (d.start, d.end, d.code, d.message) not in seen:
             seen.add((d.start, d.end, d.code, d.message))
             unique.append(d)
