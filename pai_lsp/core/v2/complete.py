@@ -72,13 +72,14 @@ def complete(doc: Any, offset: int, settings: Settings) -> list[Completion]:
     if ctx.kind == "item":
         return _items(job, ctx.path, ctx.start, offset, indent, settings)
     keyed = re.match(r"[\w.\-]*\s*:", after) is not None  # the key has its ':' already: the name alone
+    typed = text[ctx.start:word_end]  # a key being typed (or retyped) is offered again
     sequence = _value_at(job.value, ctx.path)
     if isinstance(sequence, list) or ctx.path and _is_list_schema(ctx.path, job):
         # `- na|`: the first key of a new item, or a whole item
         index = _item_index(doc, ctx.path, offset, sequence)
-        out = _keys(job, ctx.path + [index], ctx.start, word_end, indent, keyed, settings)
+        out = _keys(job, ctx.path + [index], ctx.start, word_end, indent, keyed, settings, typed)
         return out + _items(job, ctx.path, ctx.start, word_end, indent, settings)
-    return _keys(job, ctx.path, ctx.start, word_end, indent, keyed, settings)
+    return _keys(job, ctx.path, ctx.start, word_end, indent, keyed, settings, typed)
 
 
 def _value_at(value: Any, path: list) -> Any:
@@ -108,10 +109,11 @@ def _item_index(doc: Any, path: list, offset: int, sequence: Any) -> int:
 
 # -- keys -----------------------------------------------------------------------------------------
 
-def _keys(job: Job, path: list, start: int, end: int, indent: int, keyed: bool, settings: Settings) -> list[Completion]:
+def _keys(job: Job, path: list, start: int, end: int, indent: int, keyed: bool, settings: Settings,
+          typed: str = "") -> list[Completion]:
     locale = settings.locale
     present = _value_at(job.value, path)
-    present = set(present) if isinstance(present, dict) else set()
+    present = set(present) - {typed} if isinstance(present, dict) else set()
     out: list[Completion] = []
 
     def add(name: str, schema: dict | None, doc: str = "", value: str | None = None) -> None:
