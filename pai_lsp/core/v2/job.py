@@ -123,18 +123,18 @@ def role_field(role: Named, field_name: str) -> Node | None:
     return role.node.get(field_name) if role.node is not None and role.node.type == "object" else None
 
 
-def references(job: Job, root: Node | None) -> Iterator[tuple[str, str, Node]]:
+def prerequisite_uses(job: Job) -> Iterator[tuple[str, str, Node]]:
     """Every place the job names a prerequisite: (its type, or "" for any type; the name; the node)."""
     for role in job.roles.values():
-        for field_name, kind in PREREQUISITE_FIELDS.items():
-            node = role_field(role, field_name)
+        for name, kind in PREREQUISITE_FIELDS.items():
+            node = role_field(role, name)
             if node is not None and isinstance(node.value, str):
                 yield kind, node.value, node
         for item in items(role_field(role, "prerequisites")):
             if isinstance(item.value, str):
                 yield "", item.value, item
-    for prerequisite in items(root.get("prerequisites") if root is not None and root.type == "object" else None):
-        for required in items(prerequisite.get("require") if prerequisite.type == "object" else None):
+    for item in job.prerequisites:
+        for required in items(item.node.get("require") if item.node is not None and item.node.type == "object" else None):
             if isinstance(required.value, str):
                 yield "", required.value, required
 

@@ -17,7 +17,7 @@ from ..model import Edit
 from ..v2_templates import TemplateError, find_templates
 from ..yaml_write import literal
 from .facts import PREREQUISITE_FIELDS, ROLE_NAME
-from .job import Job, all_command_nodes, items, job_of, pairs, role_field
+from .job import Job, all_command_nodes, items, job_of, pairs, prerequisite_uses
 from .text import index_at, span
 
 _PREREQUISITE_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -168,7 +168,7 @@ def places(doc: Any, symbol: Symbol) -> list[Place]:
             if item.name == symbol.name and (not symbol.type or item.kind == symbol.type):
                 out.append(Place(item.name_node.start, item.name_node.end, True))
         kinds = {p.kind for p in job.named(symbol.name)} if not symbol.type else {symbol.type}
-        for kind, name, node in _prerequisite_uses(job):
+        for kind, name, node in prerequisite_uses(job):
             if name == symbol.name and (not kind or kind in kinds or not kinds):
                 out.append(Place(node.start, node.end))
         return out
@@ -203,21 +203,6 @@ def places(doc: Any, symbol: Symbol) -> list[Place]:
                 start, end = span(text, node, a, b)
                 out.append(Place(start, end))
     return out
-
-
-def _prerequisite_uses(job: Job) -> Iterator[tuple[str, str, Node]]:
-    for role in job.roles.values():
-        for field, kind in PREREQUISITE_FIELDS.items():
-            node = role_field(role, field)
-            if node is not None and isinstance(node.value, str):
-                yield kind, node.value, node
-        for item in items(role_field(role, "prerequisites")):
-            if isinstance(item.value, str):
-                yield "", item.value, item
-    for item in job.prerequisites:
-        for required in items(item.node.get("require") if item.node is not None and item.node.type == "object" else None):
-            if isinstance(required.value, str):
-                yield "", required.value, required
 
 
 def _role_keys(job: Job) -> Iterator[Node]:
