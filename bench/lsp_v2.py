@@ -108,12 +108,46 @@ async def measure(command: list[str], text: str, rounds: int) -> dict:
     return out
 
 
+def curve(sizes: list[int], rounds: int) -> None:
+    """pai-lsp's own work per size, in-process through the server's document store: open (parse and
+    check), and an edit of one memoryMB (the incremental parse and the check), CPU medians."""
+    from pai_lsp.core.formats import format_for
+    from pai_lsp.core.model import Settings
+    from pai_lsp.server.documents import Documents
+
+    print("\n| roles | lines | open: parse + check (ms CPU) | one edit: parse + check (ms CPU, median) |")
+    print("|---:|---:|---:|---:|")
+    job_format = format_for("x.pai.yaml")
+    for size in sizes:
+        text = generated(size)
+        store = Documents()
+        uri = "file:///bench.pai.yaml"
+        t0 = time.process_time()
+        store.open(uri, text, 1)
+        job_format.diagnose(store.get(uri).parsed, Settings())
+        opened = time.process_time() - t0
+        line, col = position(text, "memoryMB: ")
+        times = []
+        for i in range(rounds):
+            change = types.TextDocumentContentChangePartial(
+                range=types.Range(types.Position(line, col), types.Position(line, col + 4)), text="8193" if i % 2 == 0 else "8192")
+            t0 = time.process_time()
+            store.change(uri, [change], i + 2)
+            job_format.diagnose(store.get(uri).parsed, Settings())
+            times.append(time.process_time() - t0)
+        print(f"| {size:,} | {text.count(chr(10)):,} | {ms(opened)} | {ms(statistics.median(times))} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=21, help="edits and completions per session (medians)")
     parser.add_argument("--runs", type=int, default=5, help="sessions per server and file, the servers' order alternating")
     parser.add_argument("--roles", type=int, default=3000)
+    parser.add_argument("--curve", default="", help="only pai-lsp's in-process curve, for these comma-separated role counts")
     args = parser.parse_args()
+    if args.curve:
+        curve([int(n) for n in args.curve.split(",")], args.rounds)
+        return 0
     if not YAML_SERVER.exists():
         print("reference server missing: run `npm ci` in bench/", file=sys.stderr)
         return 2
