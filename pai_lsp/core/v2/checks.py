@@ -133,7 +133,7 @@ def _missing_prerequisite(doc: Any, job: Job, field: str, kind: str, node: Node,
     if not _NAME.match(name) or kind == "dockerimage" and "." in name:  # an image or a URI where a name goes
         new = _free_name(job, "docker_image" if kind == "dockerimage" else kind)
         item = {"name": new, "type": kind, "uri": [name] if kind == "data" else name}
-        what = msg.pick(locale, "an image", "镜像") if kind == "dockerimage" else msg.pick(locale, "a URI", " URI")
+        what = msg.pick(locale, "an image", "镜像") if kind == "dockerimage" else msg.pick(locale, "a URI", "URI")
         fix = Fix(f'Define prerequisite "{new}" for {name} and name it here', tuple(sorted(
             (Edit(node.start, node.end, literal(new)), add_prerequisite(doc, job, item)), key=lambda e: e.start)))
         return _diag(node.start, node.end, "v2.uri-not-prerequisite", locale, [fix], field=field, what=what, name=name, type=kind)

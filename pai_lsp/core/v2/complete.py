@@ -179,11 +179,8 @@ def _detail(schema: dict) -> str:
 
 
 def _extra_value(name: str) -> str | None:
-    if name == "gangAllocation":
-        return "${1|false,true|}"
-    if name == RUNTIME_PLUGIN_KEY:
-        return None
-    return None
+    """A value for an `extras` key beyond its schema: gang allocation is turned off, when written."""
+    return "${1|false,true|}" if name == "gangAllocation" else None
 
 
 def _key_snippet(name: str, schema: dict, indent: int, job: Job, path: list, value: str | None) -> str:

@@ -65,7 +65,8 @@ def _key_doc(job: Job, prop: Node, key: str, locale: str | None) -> str:
         doc = field_doc(key, schema, locale) if schema else f"**{key}**"
         return doc if schema and schema.get("description") else f"**{key}**\n\n{pick(locale, *EXTRAS[key])}"
     if len(holder) == 4 and holder[:2] == ["extras", RUNTIME_PLUGIN_KEY] and holder[3] == "parameters":
-        plugin = job.value.get("extras", {}).get(RUNTIME_PLUGIN_KEY, [])[holder[2]].get("plugin", "")
+        item = job.root.get("extras").get(RUNTIME_PLUGIN_KEY).children[holder[2]]  # the path says they are there
+        plugin = item.value.get("plugin", "") if isinstance(item.value, dict) else ""
         spec = PLUGINS.get(str(plugin).removeprefix("com.microsoft.pai.runtimeplugin."), ("", "", {}))[2].get(key)
         return f"**{key}** `{spec[0]}`\n\n{pick(locale, spec[2], spec[3])}" if spec else ""
     if holder in (["parameters"], ["secrets"]):

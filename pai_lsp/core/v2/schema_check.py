@@ -16,7 +16,7 @@ from typing import Any
 from .. import messages as msg
 from ..joi import js_regex
 from ..jsonc import Node, find
-from ..model import Diagnostic, Edit, Fix
+from ..model import Diagnostic, Edit, Fix, Settings
 from ..roles import v2_name
 from ..validate import SchemaError, _reduce, field_name, key_range, schema_diagnostics
 from ..yaml_write import literal, value_after_key
@@ -232,9 +232,7 @@ def diagnostics(doc: Any, job: Job, err: SchemaError, locale: str | None) -> lis
         return [_diag(where.start, where.end, "v2.not-allowed-key", locale)]
     if kind == "additionalProperties":
         return _unknown_keys(doc, job, node, err, locale)
-    from ..model import Settings  # the shared wording (minimum, pattern, minItems …)
-
-    return schema_diagnostics(doc, err, Settings(locale=locale), facts.schema())
+    return schema_diagnostics(doc, err, Settings(locale=locale), facts.schema())  # the shared wording (minimum, pattern …)
 
 
 def _type_fixes(doc: Any, node: Node, expected: list[str]) -> list[Fix]:
@@ -281,8 +279,6 @@ def _unknown_keys(doc: Any, job: Job, node: Node, err: SchemaError, locale: str 
         rest = [p for p in node.properties() if p is not prop and p.key is not None and p.key.value not in known]
         if not rest:
             return out
-    from ..model import Settings
-
     found = schema_diagnostics(doc, err, Settings(locale=locale), facts.schema())
     return out + [d for d in found if not (out and doc.text[d.start:d.end] == "shmMB")]
 
