@@ -338,3 +338,18 @@ def test_serve_refuses_impossible_arguments_in_one_line(tmp_path, arguments, sai
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.splitlines() == [run.stderr.strip()] and run.stderr.startswith("pai local-cluster: ")
     assert said.format(file=afile) in run.stderr
+
+
+@pytest.mark.parametrize("data_dir,said", [
+    ("{file}", "--data-dir {file}: it is a file, not a folder"),
+    ("{file}/below", "cannot use {file}/below as the data folder: Not a directory"),
+])
+def test_users_add_refuses_a_data_folder_it_cannot_use_in_one_line(tmp_path, data_dir, said):
+    afile = tmp_path / "a-file"
+    afile.write_text("not a folder")
+    run = subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", data_dir.format(file=afile),
+                          "users", "add", "bob", "--password-stdin"], input="secret\n", capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip() == "pai local-cluster users add: " + said.format(file=afile)
+    assert afile.read_text() == "not a folder"
