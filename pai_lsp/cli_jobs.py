@@ -129,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         return COMMANDS[args.command](args)
     except PaiError as exc:
-        print(f"pai {args.command}: {exc.message}", file=sys.stderr)
+        from .settings import terminal_locale
+
+        print(f"pai {args.command}: {exc.render(terminal_locale())}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

@@ -72,7 +72,7 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     assert all(e["job"] == job and e["uri"] == uri for e in editor.events["log"])
     await until(lambda: any(m.message == f"Job {job} SUCCEEDED" for m in editor.messages))
-    out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [job, str(tmp_path / "out")]))
+    out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [{"job": job, "dest": str(tmp_path / "out")}]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
 
@@ -122,7 +122,7 @@ async def test_command_arguments_are_typed(editor):
 
     for command, arguments, wanted in (("pai.hdfs.ls", [{"cluster": "x"}], "hdfs.ls: `path` is missing"),
                                        ("pai.hdfs.mv", [{"from": "/a", "to": 3}], "hdfs.mv: `to` must be a string"),
-                                       ("pai.jobOutputs", ["only-a-job"], "Expected")):
+                                       ("pai.jobOutputs", [{"job": "only-a-job"}], "pai.jobOutputs: `dest` is missing")):
         try:
             await editor.workspace_execute_command_async(types.ExecuteCommandParams(command, arguments))
         except JsonRpcInvalidParams as exc:

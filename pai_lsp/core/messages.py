@@ -1,11 +1,21 @@
-"""Every user-facing diagnostic text, in English and Simplified Chinese, with its severity.
+"""Every user-facing text, in English and Simplified Chinese: the diagnostics with their severity,
+and (as `TEXT`) the words of hovers, completions, progress, previews and every error the service
+layer and the daemon raise.
 
-One table so that a translator (or a reviewer) sees all messages at once.
+One table so that a translator (or a reviewer) sees all messages at once; tests/core/test_messages.py
+holds every code to both languages and finds English/Chinese pairs written anywhere else. Code that
+does not know its reader's language yet (the daemon, the service layer) says a `Message`, a code
+with its arguments, and whoever shows it renders it in the reader's language.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
 ERROR, WARNING, INFO = "error", "warning", "info"
+TEXT = "text"  # not a diagnostic: words shown elsewhere (a hover, a progress report, an error's one line)
 
 # code: (severity, English, 简体中文). Templates use str.format fields.
 CATALOGUE: dict[str, tuple[str, str, str]] = {
@@ -235,17 +245,147 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "pai.job.upload.exclude leaves out every file the include globs choose: the upload would be empty.",
         "pai.job.upload.exclude 排除了 include 选中的所有文件：上传将为空。",
     ),
-}
-
-# Words used inside messages.
-TYPE_NAMES: dict[str, tuple[str, str]] = {
-    "string": ("a string", "字符串"),
-    "integer": ("an integer", "整数"),
-    "number": ("a number", "数字"),
-    "boolean": ("true or false", "布尔值（true 或 false）"),
-    "null": ("null", "null"),
-    "object": ("an object", "对象"),
-    "array": ("a list", "列表"),
+    # -- PaddlePaddle Cloud job files (core/paddle.py) --------------------------------------
+    "paddle.name": (ERROR, "\"{value}\" is not a valid PaddlePaddle Cloud job name: {why}.",
+                    "\"{value}\" 不是有效的 PaddlePaddle Cloud 作业名：{why}。"),
+    "paddle.name-empty": (TEXT, "it is empty", "它为空"),
+    "paddle.name-separators": (TEXT, "it contains '_' or '.', which paddlecloud refuses", "包含 '_' 或 '.'，paddlecloud 会拒绝"),
+    "paddle.name-too-long": (TEXT, "it is {length} characters long; at most {limit} leave room for the -trainer/-pserver suffixes",
+                             "长度为 {length}；最多 {limit} 个字符，以便为 -trainer/-pserver 后缀留出空间"),
+    "paddle.name-not-dns": (TEXT, "it is not a lowercase DNS label (letters a-z, digits and '-', starting and ending with a letter or digit)",
+                            "不是小写 DNS 标签（只能使用 a-z、数字和 '-'，以字母或数字开头和结尾）"),
+    "paddle.quantity": (ERROR, "\"{value}\" is not a Kubernetes quantity: write a number with a unit such as 512Mi, 1Gi or 2G.",
+                        "\"{value}\" 不是 Kubernetes 数量：请写成带单位的数字，如 512Mi、1Gi 或 2G。"),
+    "paddle.tiny-memory": (WARNING, "\"{field}\" is {value}, which is {size} bytes: did you mean {suggestion}?",
+                           "\"{field}\" 为 {value}，即 {size} 字节：你是不是想写 {suggestion}？"),
+    "paddle.no-entry": (ERROR, "Neither \"entry\" nor \"topology\" is set: the server needs one of them to start the trainers.",
+                        "\"entry\" 和 \"topology\" 都没有设置：服务器需要其中之一来启动 trainer。"),
+    "paddle.registry-prefix": (WARNING, "The cluster stores registries as \"{full}\": \"{value}\" alone is not found when "
+                               "the image is pulled (pai adds the prefix on submit).",
+                               "集群以 \"{full}\" 保存镜像仓库凭据：单独的 \"{value}\" 在拉取镜像时找不到（提交时 pai 会补上前缀）。"),
+    "paddle.unknown-variable": (WARNING, "${name} is not set by PaddlePaddle Cloud in a trainer: it may be empty.",
+                                "${name} 不是 PaddlePaddle Cloud 在 trainer 中设置的变量：它可能为空。"),
+    "paddle.variable-not-set": (TEXT, "Not set by PaddlePaddle Cloud in a trainer.", "PaddlePaddle Cloud 不会在 trainer 中设置它。"),
+    # -- words inside the messages above, hovers and completions ----------------------------
+    "type.string": (TEXT, "a string", "字符串"),
+    "type.integer": (TEXT, "an integer", "整数"),
+    "type.number": (TEXT, "a number", "数字"),
+    "type.boolean": (TEXT, "true or false", "布尔值（true 或 false）"),
+    "type.null": (TEXT, "null", "null"),
+    "type.object": (TEXT, "an object", "对象"),
+    "type.array": (TEXT, "a list", "列表"),
+    "type.either": (TEXT, "{first} or {second}", "{first}或{second}"),
+    "type.positive-integer": (TEXT, "a positive integer", "正整数"),
+    "type.globs": (TEXT, "a list of globs", "glob 列表"),
+    "type.empty-string": (TEXT, "an empty string", "空字符串"),
+    "schema.pattern-fallback": (TEXT, "must match {pattern}", "必须匹配 {pattern}"),
+    "semantic.the-default": (TEXT, "{value} (the default)", "{value}（默认值）"),
+    "semantic.default-note": (TEXT, ", the default", "，默认值"),
+    "hover.default": (TEXT, "Default", "默认值"),
+    "hover.allowed": (TEXT, "Allowed", "可选值"),
+    "hover.minimum": (TEXT, "Minimum", "最小值"),
+    "hover.maximum": (TEXT, "Maximum", "最大值"),
+    "hover.pattern": (TEXT, "Pattern", "格式"),
+    "hover.example": (TEXT, "Example", "示例"),
+    "hover.variable-not-set": (TEXT, "Not set by PAI in this config.", "在此配置中 PAI 不会设置它。"),
+    "hover.role-each": (TEXT, "{cpu} CPU, {memory}, {gpu} GPU", "{cpu} 个 CPU，{memory}，{gpu} 个 GPU"),
+    "hover.role-tasks": (TEXT, "{tasks} task{s}", "{tasks} 个任务"),
+    "completion.default": (TEXT, "default", "默认值"),
+    "completion.example": (TEXT, "example", "示例"),
+    "completion.example-prefix": (TEXT, "Example: ", "示例："),
+    "completion.role-list": (TEXT, "a list with one task role", "含一个任务角色的列表"),
+    "completion.port-list": (TEXT, "a list with one labelled port", "含一个带标签端口的列表"),
+    "completion.role": (TEXT, "a new task role", "新的任务角色"),
+    "completion.port": (TEXT, "a labelled port", "带标签的端口"),
+    # -- what an upload would send, outside diagnostics (core/upload.py) --------------------
+    "upload.over-files": (TEXT, "{files:,} files (limit {limit:,}, pai.job.upload.maxFiles)",
+                          "{files:,} 个文件（上限 {limit:,}，pai.job.upload.maxFiles）"),
+    "upload.over-bytes": (TEXT, "{size} (limit {limit}, pai.job.upload.maxBytes)", "{size}（上限 {limit}，pai.job.upload.maxBytes）"),
+    "upload.over-both": (TEXT, "{files} and {bytes}", "{files}，{bytes}"),
+    "upload.counting": (TEXT, "*Counting the workspace files an upload would send…*", "*正在统计上传将发送的工作区文件…*"),
+    "upload.hover": (TEXT, "**Upload**: {files:,} file{s}, {size} from this workspace "
+                           "(`pai.job.upload.include` / `exclude`, `.paiignore`, `.gitignore`)",
+                     "**上传**：此工作区的 {files:,} 个文件，共 {size}（`pai.job.upload.include` / `exclude`、`.paiignore`、`.gitignore`）"),
+    "upload.largest": (TEXT, "Largest:", "最大的文件："),
+    "upload.hover-over": (TEXT, "⚠ Over the limit: {over}.", "⚠ 超出上限：{over}。"),
+    "upload.hover-data": (TEXT, "⚠ Looks like data: {files}", "⚠ 看起来像数据：{files}"),
+    # -- the editor: code lenses and progress (server/) -------------------------------------
+    "lens.submit": (TEXT, "Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
+    "lens.run-locally": (TEXT, "Run Job Locally", "在本地运行作业"),
+    "progress.submitting-job": (TEXT, "Submitting job", "正在提交作业"),
+    "progress.uploading": (TEXT, "uploading", "正在上传"),
+    "progress.downloading": (TEXT, "downloading", "正在下载"),
+    "progress.submitting": (TEXT, "submitting", "正在提交"),
+    "progress.submitted": (TEXT, "submitted {job}", "已提交 {job}"),
+    "progress.transfer": (TEXT, "{verb} {files}/{total_files} files, {done} of {total}", "{verb} {files}/{total_files} 个文件，{done} / {total}"),
+    "lsp.open-to-submit": (TEXT, "Open a *.pai.json file to submit it.", "请先打开要提交的 *.pai.json 文件。"),
+    "lsp.open-to-preview": (TEXT, "Open a *.pai.json file to preview its upload.", "请先打开要预览上传的 *.pai.json 文件。"),
+    "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。"),
+    "lsp.job-ended": (TEXT, "Job {job} {state}", "作业 {job} {state}"),
+    # -- the dry run of a submit (service/preview.py) ----------------------------------------
+    "preview.title": (TEXT, "Dry run of {file}: nothing was sent.", "{file} 的试运行：未发送任何内容。"),
+    "preview.name-drawn": (TEXT, " (a new name is drawn at submit)", "（提交时会重新生成名称）"),
+    "preview.job-name": (TEXT, "job name: ", "作业名称："),
+    "preview.cluster": (TEXT, "cluster:  {cluster} (as {user})", "集群：    {cluster} (用户 {user})"),
+    "preview.no-upload": (TEXT, "upload:   none (no codeDir, or pai.job.upload.enabled is false)",
+                          "上传：    无（没有 codeDir，或 pai.job.upload.enabled 为 false）"),
+    "preview.upload": (TEXT, "upload:   {files:,} files, {size} from {workspace} to {remote}",
+                       "上传：    {files:,} 个文件，共 {size}，从 {workspace} 到 {remote}"),
+    "preview.unchanged": (TEXT, "          {unchanged:,} unchanged since the last upload there (skipped), {send:,} to send",
+                          "          {unchanged:,} 个自上次上传后未改变（跳过），{send:,} 个需发送"),
+    "preview.largest": (TEXT, "largest files:", "最大的文件："),
+    "preview.over": (TEXT, "! over the limit: {over}: submit refuses it (unless --force)", "! 超出上限：{over}：提交会被拒绝（除非使用 --force）"),
+    "preview.data": (TEXT, "! {count} file(s) look like data (codeDir should hold code only):",
+                     "! {count} 个文件看起来像数据（codeDir 只应包含代码）："),
+    "preview.files": (TEXT, "files:", "文件："),
+    "preview.config": (TEXT, "config after substitution:", "替换变量后的配置："),
+    # -- errors of the service layer and the daemon (errors.py classes carry these codes) ----
+    "error.at-file": (TEXT, "{file}: {reason}", "{file}：{reason}"),
+    "jobs.wrong-format": (TEXT, "{file}: {cluster} is a {kind} cluster and runs {wanted} job files",
+                          "{file}：{cluster} 是 {kind} 集群，只运行 {wanted} 作业文件"),
+    "jobs.refused": (TEXT, "{file}:{line}:{column}: {problem}{more}", "{file}:{line}:{column}：{problem}{more}"),
+    "jobs.refused-more": (TEXT, " (and {count} more: run `pai check {file}`)", "（另有 {count} 处：运行 `pai check {file}` 查看）"),
+    "jobs.name-taken": (TEXT, "a job named {job} already exists on {cluster}{wait}: rename it or enable pai.job.generateJobName.enabled",
+                        "{cluster} 上已有名为 {job} 的作业{wait}：请改名，或启用 pai.job.generateJobName.enabled"),
+    "jobs.cancelled": (TEXT, "cancelled: nothing was submitted", "已取消：没有提交任何作业"),
+    "jobs.cancelled-upload": (TEXT, "cancelled", "已取消"),
+    "jobs.no-task": (TEXT, "job {job} has no task {task}", "作业 {job} 没有任务 {task}"),
+    "jobs.none-running": (TEXT, "no task of {job} is running now (state {state})", "作业 {job} 现在没有正在运行的任务（状态 {state}）"),
+    "jobs.no-output-dir": (TEXT, "job {job} has no outputDir", "作业 {job} 没有 outputDir"),
+    "jobs.no-outputs": (TEXT, "job {job} wrote nothing to its outputDir {path}", "作业 {job} 没有向其 outputDir {path} 写入任何内容"),
+    "upload.bad-ignore-line": (TEXT, "{file}:{line}: {problem}; nothing was sent (fix it, or submit with --force)",
+                               "{file}:{line}：{problem}；未发送任何内容（请修正，或用 --force 提交）"),
+    "upload.refused": (TEXT, "{at}the upload is over the limit: {over}; largest: {largest}. Nothing was sent: leave files out "
+                             "(pai.job.upload.exclude, {ignore}), raise the limit, or submit with --force",
+                       "{at}上传超出上限：{over}；最大的文件：{largest}。未发送任何内容：请排除文件（pai.job.upload.exclude、{ignore}）、"
+                       "提高上限，或用 --force 提交"),
+    "storage.missing": (TEXT, "{path}: no such file or directory on {storage}", "{path}：{storage} 上没有这个文件或目录"),
+    "storage.denied": (TEXT, "{path}: permission denied on {storage} ({why})", "{path}：{storage} 拒绝访问（{why}）"),
+    "hdfs.rm-folder": (TEXT, "{path} is a folder: use -r to remove it with everything in it", "{path} 是文件夹：请用 -r 连同其内容一起删除"),
+    "hdfs.not-a-file": (TEXT, "{path} is a folder, not a file", "{path} 是文件夹，不是文件"),
+    "hdfs.no-local": (TEXT, "{path}: no such local file or folder", "{path}：本地没有这个文件或文件夹"),
+    "hdfs.put-stopped-whole": (TEXT, "{reason}: the put of {name} stopped; nothing was written to {remote}",
+                               "{reason}：{name} 的上传已停止；{remote} 中没有写入任何内容"),
+    "hdfs.put-stopped": (TEXT, "{reason}: put stopped with {left} of {total} file(s) not uploaded to {remote} "
+                               "(those uploaded are in place; none is there in part)",
+                         "{reason}：上传已停止，{total} 个文件中有 {left} 个没有上传到 {remote}（已上传的都已就位；没有只传了一部分的文件）"),
+    "hdfs.unsafe-name": (TEXT, "refusing to download a remote entry named {name!r}: it would land outside the destination",
+                         "拒绝下载名为 {name!r} 的远程条目：它会落在目标位置之外"),
+    "hdfs.outside": (TEXT, "refusing to write {target}: outside {root}", "拒绝写入 {target}：它在 {root} 之外"),
+    "clusters.storage-required": (TEXT, "cluster {name}: give its {storage} URI (--webhdfs)", "集群 {name}：请给出它的 {storage} URI（--webhdfs）"),
+    "clusters.not-added": (TEXT, "cluster {name} was not added: {reason}", "集群 {name} 未添加：{reason}"),
+    "clusters.local-no-login": (TEXT, "the local cluster needs no login", "本地集群无需登录"),
+    "daemon.not-running": (TEXT, "the pai daemon is not running", "pai 守护进程没有运行"),
+    "daemon.did-not-start": (TEXT, "the pai daemon did not start: see {log}", "pai 守护进程没有启动：请查看 {log}"),
+    "daemon.stopped-unanswered": (TEXT, "the pai daemon stopped before it answered `{method}`, which may or may not have been "
+                                        "done: check, then try again (see {log})",
+                                  "pai 守护进程在回答 `{method}` 之前停止了，该操作可能已完成也可能没有：请先检查，再重试（见 {log}）"),
+    "daemon.keeps-stopping": (TEXT, "the pai daemon keeps stopping: see {log}", "pai 守护进程不断停止：请查看 {log}"),
+    "params.not-object": (TEXT, "{method}: params must be an object", "{method}：参数必须是对象"),
+    "params.missing": (TEXT, "{method}: `{key}` is missing", "{method}：缺少 `{key}`"),
+    "params.type": (TEXT, "{method}: `{key}` must be {expected}", "{method}：`{key}` 必须是{expected}"),
+    "params.unknown-method": (TEXT, "unknown method {method}", "未知的方法 {method}"),
+    "params.request-id": (TEXT, "submit: requestId: {reason}", "submit：requestId：{reason}"),
 }
 
 
@@ -254,6 +394,9 @@ def is_chinese(locale: str | None) -> bool:
 
 
 def pick(locale: str | None, en: str, zh: str) -> str:
+    """One of two texts by the reader's language: for the data tables that keep their texts beside
+    their records (a format's or a kind's title, a variable's doc). Everything else is a code of
+    `CATALOGUE`, rendered with `render` (tests/core/test_messages.py finds literal pairs passed here)."""
     return zh if is_chinese(locale) else en
 
 
@@ -262,17 +405,67 @@ def severity(code: str) -> str:
 
 
 def render(code: str, locale: str | None, **args: object) -> str:
+    """The text of `code` in the reader's language; arguments that are `Message`s are rendered in it too."""
     _, en, zh = CATALOGUE[code]
     template = zh if is_chinese(locale) else en
+    values = {k: v.render(locale) if isinstance(v, Message) else v for k, v in args.items()}
     try:
-        return template.format(**args)
-    except (KeyError, IndexError):
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):
         return template
 
 
+@dataclass(frozen=True)
+class Message:
+    """A text said before its reader's language is known (an error the daemon sends to whoever
+    asked): its catalogue code and arguments (plain JSON values, or `Message`s said inside it).
+    Whoever shows it renders it (`render`); `str()` is the English, for logs and old clients."""
+
+    code: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    def render(self, locale: str | None) -> str:
+        return render(self.code, locale, **self.args)
+
+    def __str__(self) -> str:
+        return self.render(None)
+
+    def replaced(self, old: str, new: str) -> Message:
+        """The same message with `old` replaced by `new` in its arguments."""
+        return Message(self.code, {k: v.replaced(old, new) if isinstance(v, Message) else v.replace(old, new) if isinstance(v, str)
+                                   else v for k, v in self.args.items()})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "args": {k: v.to_json() if isinstance(v, Message) else _plain(v) for k, v in self.args.items()}}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Message | None:
+        """A message from the wire; None when it is not one this catalogue knows (a newer sender's)."""
+        if not isinstance(data, dict) or data.get("code") not in CATALOGUE or not isinstance(data.get("args", {}), dict):
+            return None
+        args: dict[str, Any] = {}
+        for key, value in data.get("args", {}).items():
+            inner = cls.from_json(value) if isinstance(value, dict) and "code" in value else None
+            if isinstance(value, dict) and inner is None:
+                return None
+            args[key] = inner if inner is not None else value
+        return cls(data["code"], args)
+
+
+def message(code: str, **args: Any) -> Message:
+    """`Message(code, args)`, checked: the code must be in the catalogue."""
+    if code not in CATALOGUE:
+        raise KeyError(f"no message {code!r} in the catalogue")
+    return Message(code, args)
+
+
+def _plain(value: Any) -> Any:
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
 def type_name(kind: str, locale: str | None) -> str:
-    en, zh = TYPE_NAMES.get(kind, (kind, kind))
-    return pick(locale, en, zh)
+    code = "type." + kind
+    return render(code, locale) if code in CATALOGUE else kind
 
 
 def json_type(value: object) -> str:

@@ -17,11 +17,11 @@ from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from ..api import is_params
 from ..core.formats import format_for
 from ..core.job_format import JobFormat
 from ..core.jsonc import Document
 from ..core.model import Diagnostic, LineIndex, Settings
-from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
 from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
 from .uploads import Uploads
@@ -57,11 +57,7 @@ class PaiLanguageServer(LanguageServer):
         self.client_shows_messages = False  # the client shows command failures and job ends itself
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
-        self.followers: dict[tuple[str | None, str], asyncio.Task] = {}  # (cluster, job) -> log relay
-        self.status_feed: asyncio.Task | None = None
-        self.job_states: dict[tuple[str | None, str], str] = {}  # (cluster, job) -> the state last sent
-        self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
-        self.cancelled_tokens: set[str | int] = set()
+        self.jobs: Any = None  # the job relay (jobs.py `JobRelay`, which owns its state), made by `create_language_server`
         self.uploads = Uploads(self)  # what an upload would send, for codeDir's hover and warnings
 
     # -- settings --------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..core.messages import pick
+from ..core.messages import render
 from ..core.model import Hover
 from ..core.upload import hover_markdown, on_code_dir
 from ..settings import is_settings_file
@@ -20,10 +20,7 @@ if TYPE_CHECKING:
 
 registry = Registry()
 
-CODE_LENSES = {
-    "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
-    "pai.runLocally": ("Run Job Locally", "在本地运行作业"),
-}
+CODE_LENSES = {"pai.submitJob": "lens.submit", "pai.runLocally": "lens.run-locally"}  # command: its title's message
 
 
 @registry.feature(types.INITIALIZE)
@@ -204,6 +201,6 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
     where = ls.range(result, prop.start, prop.start)
     locale = settings.locale
     return [
-        types.CodeLens(range=where, command=types.Command(pick(locale, en, zh), name, arguments=[params.text_document.uri]))
-        for name, (en, zh) in CODE_LENSES.items()
+        types.CodeLens(range=where, command=types.Command(render(title, locale), name, arguments=[params.text_document.uri]))
+        for name, title in CODE_LENSES.items()
     ]
