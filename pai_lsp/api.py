@@ -19,6 +19,7 @@ import dataclasses
 import functools
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -129,7 +130,7 @@ class Wire:
     """A JSON object on the wire as a dataclass."""
 
     @classmethod
-    def name(cls) -> str:
+    def wire_name(cls) -> str:
         return cls.__name__
 
     @classmethod
@@ -137,17 +138,17 @@ class Wire:
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            raise InvalidInput(message("params.not-object", method=cls.name()))
+            raise InvalidInput(message("params.not-object", method=cls.wire_name()))
         hints = _hints(cls)
         values = {}
         for f in dataclasses.fields(cls):
             key = _wire(cls, f)
             if key not in data:
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                    raise InvalidInput(message("params.missing", method=cls.name(), key=key))
+                    raise InvalidInput(message("params.missing", method=cls.wire_name(), key=key))
                 continue
             if not _matches(data[key], hints[f.name]):
-                raise InvalidInput(message("params.type", method=cls.name(), key=key, expected=_type_name(hints[f.name])))
+                raise InvalidInput(message("params.type", method=cls.wire_name(), key=key, expected=_type_name(hints[f.name])))
             values[f.name] = _read(data[key], hints[f.name])
         return cls(**values)
 
@@ -194,7 +195,7 @@ class Params(Wire):
     RESULT: ClassVar[type[Result]] = Result
 
     @classmethod
-    def name(cls) -> str:
+    def wire_name(cls) -> str:
         return cls.METHOD
 
     def to_json(self) -> dict:
@@ -209,7 +210,7 @@ class Event(Wire):
     EVENT: ClassVar[str] = ""
 
     @classmethod
-    def name(cls) -> str:
+    def wire_name(cls) -> str:
         return cls.EVENT
 
 
@@ -1077,3 +1078,117 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.hdfs.get": HdfsGetWithProgress,
 }
 """Every command, by the class of its one argument (whose `RESULT` is what it answers)."""
+
+
+# -- what the language server sends the editor --------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class OnJob(Event):
+    job: str
+    cluster: str | None
+    uri: str | None = omitted_when_none()  # the config a submit from this client came from
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditorJobLog(OnJob):
+    """`text` stands for `length` bytes of the task's log from byte `offset`."""
+
+    EVENT: ClassVar[str] = "pai/jobLog"
+    task: str  # "role:index"
+    task_count: int | None  # tasks of the job: prefix lines with the task only when several
+    offset: int
+    length: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditorJobLogEnd(OnJob):
+    """The relay ended: the job ended (`state`), or `message` says why it could not go on."""
+
+    EVENT: ClassVar[str] = "pai/jobLogEnd"
+    state: str | None
+    offsets: dict[str, int]
+    message: str | None = omitted_when_none()
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditorJobStatus(OnJob):
+    EVENT: ClassVar[str] = "pai/jobStatus"
+    state: str
+    exit_code: int | None
+    diagnostics: str
+
+
+NOTIFICATIONS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (EditorJobLog, EditorJobLogEnd, EditorJobStatus)}
+
+
+# -- the same as a JSON Schema -------------------------------------------------------------------
+def _type_schema(hint: Any, ref: Callable[[type], dict]) -> dict:
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+    origin = typing.get_origin(hint)
+    if hint in simple:
+        return {"type": simple[hint]}
+    if hint is Any:
+        return {}
+    if _is_wire(hint):
+        return ref(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [_type_schema(h, ref) for h in typing.get_args(hint)]
+        if all(set(o) == {"type"} and isinstance(o["type"], str) for o in options):
+            return {"type": [o["type"] for o in options]}
+        return {"anyOf": options}
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return {"type": "array", "items": _type_schema(item, ref)}
+    if origin is dict:
+        _, item = typing.get_args(hint) or (Any, Any)
+        return {"type": "object", "additionalProperties": _type_schema(item, ref)}
+    raise TypeError(f"no JSON Schema for {hint!r}")
+
+
+def _object_schema(cls: type[Wire], ref: Callable[[type], dict]) -> dict:
+    """A class as an object schema: a params field is required when it has no default; a result's
+    or an event's is always sent, unless it is left out when None."""
+    hints = _hints(cls)
+    properties, required = {}, []
+    for f in dataclasses.fields(cls):
+        key = _wire(cls, f)
+        properties[key] = _type_schema(hints[f.name], ref)
+        given = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if given or (not issubclass(cls, Params) and not f.metadata.get("omit")):
+            required.append(key)
+    out: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
+    if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):  # not dataclass's made-up one
+        out["description"] = " ".join(cls.__doc__.split())
+    return out
+
+
+def schema() -> dict[str, Any]:
+    """The whole API as one JSON Schema document: `$defs` holds every class; `methods` (the daemon's),
+    `commands` (the language server's) and the events name theirs. A failure is `Failure` (the
+    daemon's JSON-RPC `error.data`) or, answering a command, `CommandFailure`."""
+    from .errors import KINDS
+
+    defs: dict[str, Any] = {}
+
+    def ref(cls: type) -> dict:
+        if cls.__name__ not in defs:
+            defs[cls.__name__] = {}
+            defs[cls.__name__] = _object_schema(cls, ref)
+        return {"$ref": f"#/$defs/{cls.__name__}"}
+
+    methods = {name: {"params": ref(cls), "result": ref(cls.RESULT)} for name, cls in METHODS.items()}
+    commands = {name: {"argument": ref(cls), "result": ref(cls.RESULT)} for name, cls in COMMANDS.items()}
+    events = {name: ref(cls) for name, cls in EVENTS.items()}
+    notifications = {name: ref(cls) for name, cls in NOTIFICATIONS.items()}
+    kinds = {"type": "string", "enum": sorted(KINDS)}
+    defs["Failure"] = {"type": "object", "required": ["kind"], "description": "Beside the one line (`message`): which "
+                       "failure, and its message's catalogue code and arguments, to say it in the reader's language.",
+                       "properties": {"kind": kinds, "code": {"type": "string"}, "args": {"type": "object"}}}
+    defs["CommandFailure"] = {"type": "object", "required": ["ok", "kind", "message"],
+                              "description": "A command's answer when it failed: its message in the editor's language.",
+                              "properties": {"ok": {"const": False}, "kind": kinds, "message": {"type": "string"}}}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://pai-lsp/protocol.schema.json",
+            "title": "pai-lsp: the daemon's methods and events, the language server's commands and notifications",
+            "description": "Generated from pai_lsp/api.py by scripts/protocol-schema; do not edit.",
+            "methods": methods, "events": events, "commands": commands, "notifications": notifications,
+            "$defs": dict(sorted(defs.items()))}

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..api import Result
+from ..api import EditorJobLog, EditorJobLogEnd, EditorJobStatus, Event, Result
 from ..core.messages import render
 from ..core.openpai import FINAL
 from ..core.upload import size_text
@@ -216,28 +216,27 @@ class JobRelay:
             task_count: int | None = len(status.tasks) if isinstance(status, protocol.StatusResult) else None
         except (PaiError, OSError):
             task_count = None
-        base = {"job": job, "cluster": cluster, **({"uri": uri} if uri else {})}
         have = dict(offsets)
 
         def on_log(log: protocol.JobLog, data: bytes) -> None:
             start = max(log.offset, have.get(log.task, 0))  # a replayed chunk is cut to what is new
             have[log.task] = log.offset + log.length
-            ls.protocol.notify("pai/jobLog", {**base, "task": log.task, "taskCount": task_count, "offset": start,
-                                              "length": log.offset + log.length - start,
-                                              "text": data.decode("utf-8", "replace")})
+            self.notify(EditorJobLog(job=job, cluster=cluster, uri=uri, task=log.task, task_count=task_count, offset=start,
+                                     length=log.offset + log.length - start, text=data.decode("utf-8", "replace")))
 
         def on_status(status: protocol.JobStatus) -> None:
-            self.notify_status({**base, "state": status.state, "exitCode": status.exit_code, "diagnostics": status.diagnostics})
+            self.notify_status(EditorJobStatus(job=job, cluster=cluster, uri=uri, state=status.state, exit_code=status.exit_code,
+                                               diagnostics=status.diagnostics))
 
         try:
             final = await client.follow(protocol.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
         except (PaiError, OSError) as exc:
             said = as_pai_error(exc).render(locale)
-            ls.protocol.notify("pai/jobLogEnd", {**base, "state": None, "offsets": have, "message": said})
+            self.notify(EditorJobLogEnd(job=job, cluster=cluster, uri=uri, state=None, offsets=have, message=said))
             if not ls.client_shows_messages:
                 ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {said}"))
             return
-        ls.protocol.notify("pai/jobLogEnd", {**base, "state": final.state, "offsets": final.offsets or have})
+        self.notify(EditorJobLogEnd(job=job, cluster=cluster, uri=uri, state=final.state, offsets=final.offsets or have))
         if final.state in FINAL and not ls.client_shows_messages:
             kind = types.MessageType.Info if final.state == "SUCCEEDED" else types.MessageType.Warning
             ls.window_show_message(types.ShowMessageParams(kind, render("lsp.job-ended", locale, job=job, state=final.state)))
@@ -249,18 +248,21 @@ class JobRelay:
         if self.status_feed is None or self.status_feed.done():
             self.status_feed = self.spawn(self._status_feed())
 
-    def notify_status(self, status: dict[str, Any]) -> None:
+    def notify(self, event: Event) -> None:
+        self.ls.protocol.notify(event.EVENT, event.to_json())
+
+    def notify_status(self, status: EditorJobStatus) -> None:
         """`pai/jobStatus`, once per change of a job's state (a follower and the status feed both see it)."""
-        key = (status["cluster"], status["job"])
-        if self.states.get(key) != status["state"]:
-            self.states[key] = status["state"]
-            self.ls.protocol.notify("pai/jobStatus", status)
+        key = (status.cluster, status.job)
+        if self.states.get(key) != status.state:
+            self.states[key] = status.state
+            self.notify(status)
 
     async def _status_feed(self) -> None:
         def on_event(event: protocol.Event) -> None:
             if isinstance(event, protocol.JobStatus):
-                self.notify_status({"job": event.job, "cluster": event.cluster, "state": event.state,
-                                    "exitCode": event.exit_code, "diagnostics": event.diagnostics})
+                self.notify_status(EditorJobStatus(job=event.job, cluster=event.cluster, state=event.state,
+                                                   exit_code=event.exit_code, diagnostics=event.diagnostics))
 
         while True:
             try:
