@@ -115,6 +115,19 @@ async def test_hdfs_commands_return_structured_results(editor, tmp_path):
     assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS", "kind": "not-found"}
 
 
+async def test_a_daemon_error_is_said_in_the_editors_language(editor):
+    """The daemon sends a failure as a catalogue code; the server says it in the editor's language
+    (here `pai.locale`, set after start), as every other text it sends."""
+    made = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.mkdir", [{"path": "/tmp/said/in"}]))
+    assert made["ok"] is True
+    editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "zh-CN"}}))
+    try:
+        refused = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.rm", [{"path": "/tmp/said"}]))
+    finally:
+        editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "en"}}))
+    assert refused == {"ok": False, "message": "/tmp/said 是文件夹：请用 -r 连同其内容一起删除", "kind": "invalid"}
+
+
 async def test_command_arguments_are_typed(editor):
     """Arguments are read into the command's types: a wrong shape is an InvalidParams error naming
     what is wrong, and no daemon is asked."""

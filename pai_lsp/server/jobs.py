@@ -29,7 +29,7 @@ from ..core.openpai import FINAL
 from ..core.upload import size_text
 from ..daemon import client, protocol
 from ..errors import Cancelled, InvalidInput, PaiError, as_pai_error
-from ..settings import job_values
+from ..settings import job_values, read
 from .uris import fs_path, workspace_relative
 
 if TYPE_CHECKING:
@@ -78,9 +78,13 @@ class JobRelay:
         except (PaiError, OSError) as exc:
             return self.fail(as_pai_error(exc), locale)
 
+    def locale(self) -> str | None:
+        """The editor's language: `pai.locale` when the client set it, else its `initialize` locale."""
+        return read(self.ls.client_settings, self.ls.locale).locale
+
     def fail(self, exc: PaiError, locale: str | None = None) -> dict[str, Any]:
         """A command's answer when it failed (also shown, unless the client shows it itself)."""
-        answer = failed(exc, locale or self.ls.locale)
+        answer = failed(exc, locale or self.locale())
         if not self.ls.client_shows_messages:
             self.ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, answer["message"]))
         return answer
