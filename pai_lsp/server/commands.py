@@ -58,6 +58,14 @@ def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelP
     ls.jobs.cancel(params.token)
 
 
+@registry.command("pai.jobOutputs")
+async def job_outputs(ls: PaiLanguageServer, params: api.JobOutputs) -> Answer:
+    """Progress on `workDoneToken`, when given."""
+    outputs = protocol.Outputs(job=params.job, dest=params.dest, cluster=params.cluster or None,
+                               progress_token=params.work_done_token)
+    return await ls.jobs.with_progress(outputs, params.work_done_token, render("progress.downloading", ls.locale))
+
+
 # -- jobs ------------------------------------------------------------------------------------
 @registry.command("pai.jobs.list")
 async def jobs_list(ls: PaiLanguageServer, params: protocol.Jobs) -> Answer:
@@ -95,14 +103,6 @@ async def job_follow(ls: PaiLanguageServer, params: api.Follow) -> Answer:
 @registry.command("pai.job.unfollow")
 async def job_unfollow(ls: PaiLanguageServer, params: api.Unfollow) -> Answer:
     return ok(api.StoppedResult(stopped=ls.jobs.unfollow(params.job, params.cluster)))
-
-
-@registry.command("pai.jobOutputs")
-async def job_outputs(ls: PaiLanguageServer, params: api.JobOutputs) -> Answer:
-    """Progress on `workDoneToken`, when given."""
-    outputs = protocol.Outputs(job=params.job, dest=params.dest, cluster=params.cluster or None,
-                               progress_token=params.work_done_token)
-    return await ls.jobs.with_progress(outputs, params.work_done_token, render("progress.downloading", ls.locale))
 
 
 # -- cluster profiles ------------------------------------------------------------------------
