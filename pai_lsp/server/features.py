@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..core.job_format import RenameError
-from ..core.messages import pick, render
+from ..core.messages import render
 from ..core.model import Hover
 from ..core.upload import hover_markdown, on_code_dir
 from ..settings import is_settings_file
@@ -236,7 +236,7 @@ def rename(ls: PaiLanguageServer, params: types.RenameParams) -> types.Workspace
     try:
         edits = ls.job_format(uri).rename(result.doc, ls.offset(result, params.position), params.new_name)
     except RenameError as e:
-        raise JsonRpcException(pick(ls.settings_for(uri).locale, e.en, e.zh), REQUEST_FAILED) from None
+        raise JsonRpcException(e.message.render(ls.settings_for(uri).locale), REQUEST_FAILED) from None
     if not edits:
         return None
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(ls.range(result, e.start, e.end), e.text) for e in edits]})

@@ -18,8 +18,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pai_lsp"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # Data tables that keep their texts beside their records (each row is a thing, not a message): the
-# environment variables' docs, the triage explanations (keyed by rule), a format's and a kind's title.
-TABLE_MODULES = {"core/messages.py", "core/envvars.py", "core/triage/catalogue.py"}
+# environment variables' docs, the triage explanations (keyed by rule), the v2 runtime plugins and
+# extras keys with their parameters (core/v2/facts.py), a format's and a kind's title.
+TABLE_MODULES = {"core/messages.py", "core/envvars.py", "core/triage/catalogue.py", "core/v2/facts.py"}
 TABLE_NAMES = {"VARIABLES", "title"}
 
 
