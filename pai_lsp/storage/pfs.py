@@ -25,9 +25,10 @@ from urllib.parse import urlencode
 import httpx
 
 from .. import multipart
+from ..core.messages import message
 from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, ServerError, Unsupported
 from .base import Body, Sent, Stat, Storage, pieces
-from .http import answer_error, request
+from .http import answer_error, at_storage, request
 from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint, read_manifest
 
 CHUNK = 4 * 1024 * 1024  # the paddlecloud client's own default; the server takes 4 KiB … 32 MiB
@@ -42,7 +43,7 @@ class Pfs(Storage):
                  transport: httpx.BaseTransport | None = None, chunk: int = CHUNK, threads: int = 8):
         """`authorization`: the `Authorization` header value; `renew`: fetch a new token (after a 401)."""
         self.url = url.rstrip("/")
-        self.what = f"PFS at {self.url}"
+        self.what = at_storage("PFS", self.url)
         self.user, self.datacenter = user, datacenter
         self.root = f"/pfs/{datacenter}"
         self.home = f"{self.root}/home/{user}"
@@ -76,7 +77,7 @@ class Pfs(Storage):
         try:
             body = response.json()
         except ValueError:
-            raise ServerError(f"{self.what} sent something that is not JSON") from None
+            raise ServerError(message("http.not-json", what=self.what, to="")) from None
         if body.get("err"):
             raise self.error(str(body["err"]), path)
         return body.get("results")
@@ -88,11 +89,11 @@ class Pfs(Storage):
         if "unauthorized" in err or "public data supports only" in err or "permission denied" in err:
             return self.denied(path, err)
         if "get username error" in err:
-            return AuthFailed(f"PFS refused the credentials ({err})")
+            return AuthFailed(message("http.credentials", what="PFS", why=err))
         if err.startswith(("should be pfs path", "the path should be", "can't del directory", "already exist", "bad file size",
                            "chunksize error", "directory already exist")):
-            return InvalidInput(f"{path}: {err}")
-        return ServerError(f"{path}: {err}")
+            return InvalidInput(message("error.at-file", file=path, reason=err))
+        return ServerError(message("error.at-file", file=path, reason=err))
 
     # -- paths -----------------------------------------------------------------------------
     def read_only(self, path: str) -> bool:

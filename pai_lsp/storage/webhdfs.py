@@ -23,7 +23,7 @@ from hdfs import HdfsError, InsecureClient
 
 from ..errors import InvalidInput, NotFound, ServerError
 from .base import CHUNK, Body, Sent, Stat, Storage
-from .http import REFUSED, failures, remote_error, remote_exception, storage_error
+from .http import REFUSED, at_storage, failures, remote_error, remote_exception, storage_error
 from .keepalive import KeepAlive
 
 TIMEOUT = (10.0, 120.0)  # seconds to connect, and to wait for each answer or piece of one
@@ -95,7 +95,7 @@ class Hdfs(Storage):
                  timeout: tuple[float, float] = TIMEOUT):
         """`token`: the cluster's REST token, for a WebHDFS that requires it as `delegation=`."""
         self.url = url.rstrip("/")
-        self.what = f"HDFS at {self.url}"
+        self.what = at_storage("HDFS", self.url)
         self.user = user
         self.home = f"/user/{user}"  # where relative paths start, as `hdfs dfs` has it
         self.rewrite = rewrite_datanodes
