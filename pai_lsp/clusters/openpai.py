@@ -125,10 +125,10 @@ class OpenPai:
         return unchanged_files(self.storage, files, remote)
 
     def quota(self) -> dict:
-        raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: quotas are PaddlePaddle Cloud's (see its virtual clusters)")
+        raise InvalidInput(message("openpai.no-quota", name=self.profile.name))
 
     def registries(self) -> list[dict]:
-        raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: registry secrets are PaddlePaddle Cloud's")
+        raise InvalidInput(message("openpai.no-registries", name=self.profile.name))
 
     add_registry = remove_registry = registries
 
@@ -253,5 +253,5 @@ def hdfs_path(uri: str) -> str:
     path = re.sub(r"^\$\{?PAI_DEFAULT_FS_URI\}?", "", uri)
     path = re.sub(r"^[a-z]+://[^/]*", "", path)
     if not path.startswith("/") or "$" in path:
-        raise InvalidInput(f"codeDir {uri!r} is not a path on the cluster's HDFS")
+        raise InvalidInput(message("openpai.code-dir", uri=uri))
     return path

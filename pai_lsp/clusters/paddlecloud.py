@@ -179,7 +179,7 @@ class PaddleCloud:
         if item is None and not mine and name not in (listed.get("terminating") or []):
             if name in self.stopped:
                 return JobDetail(name=name, state="STOPPED", diagnostics="stopped by its user")
-            raise NotFound(f"no job {name} on {self.profile.name} (PaddlePaddle Cloud keeps no finished or killed jobs)")
+            raise NotFound(message("paddle.no-job-kept", job=name, cluster=self.profile.name))
         tasks = []
         for role, label in (("pserver", "paddle-job-pserver"), ("trainer", "paddle-job")):
             chosen = sorted((p for p in mine if (p["metadata"].get("labels") or {}).get(label) == name),
@@ -200,14 +200,14 @@ class PaddleCloud:
     def config(self, name: str) -> dict:
         if name in self.submitted:
             return dict(self.submitted[name])
-        raise NotFound(f"PaddlePaddle Cloud keeps no job configs: {name} was not submitted from this session")
+        raise NotFound(message("paddle.no-config-kept", job=name))
 
     def stop(self, name: str) -> None:
         """§A.9: its pods terminate in the background; the name stays in use until they are gone."""
         try:
             self.api("DELETE", "/api/v1/jobs/", json={"jobname": name})
         except NotFound:
-            raise NotFound(f"no job {name} on {self.profile.name}") from None
+            raise NotFound(message("jobs.no-such", job=name, cluster=self.profile.name)) from None
         self.stopped.add(name)
 
     def log_location(self, task: TaskStatus, which: str) -> str | None:

@@ -163,7 +163,7 @@ def read_profiles(path: Path) -> dict:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(message("profiles.unreadable", path=str(path), why=exc.strerror or str(exc))) from None
+        raise ConfigError(message("file.unreadable", path=str(path), why=exc.strerror or str(exc))) from None
     if not raw.strip():
         raise ConfigError(message("profiles.empty", path=str(path), fix=fix))
     try:
@@ -223,8 +223,7 @@ def local_paddle_profile(start: bool = True) -> Profile:
     except launcher.LaunchError as exc:
         raise Unreachable(str(exc)) from None
     if not running.paddle:
-        raise Unreachable("the running local cluster does not serve the PaddlePaddle Cloud API: stop it "
-                          "(`pai cluster stop-local`) and the next command starts one that does")
+        raise Unreachable(message("clusters.local-no-paddle"))
     return Profile(LOCAL_PADDLE, running.paddle, running.paddle + PFS_PATH, running.user, "paddlecloud", 1, "local")
 
 

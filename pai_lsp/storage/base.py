@@ -189,9 +189,9 @@ class Body:
         try:
             chunk = self.file.read(left if n < 0 else min(n, left)) if left > 0 else b""
         except OSError as exc:  # the local disk, not the network: said as such
-            raise InvalidInput(f"cannot read {name}: {exc.strerror or exc}") from None
+            raise InvalidInput(message("upload.unreadable", name=str(name), why=exc.strerror or str(exc))) from None
         if left > 0 and not chunk:
-            raise InvalidInput(f"{name} got shorter while it was uploaded: upload again")
+            raise InvalidInput(message("upload.shrank", name=str(name)))
         if chunk and self.hash is not None:
             self._pending.append(self._hasher.submit(self.hash.update, chunk))
             self._settle(self.AHEAD)

@@ -148,8 +148,7 @@ class Pfs(Storage):
         return bool(self._call("DELETE", "/files", path, json={"method": "rm", "r": recursive, "path": [path]}))
 
     def rename(self, src: str, dst: str) -> None:
-        raise Unsupported("PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload "
-                          "them under the new name, then remove the old one")
+        raise Unsupported(message("pfs.no-rename"))
 
     # -- reading ---------------------------------------------------------------------------
     def read_chunk(self, path: str, offset: int, size: int) -> bytes:
@@ -164,7 +163,7 @@ class Pfs(Storage):
         try:
             parts = multipart.decode(response.content, kind)
         except ValueError:
-            raise ServerError(f"{path}: PFS sent a chunk that cannot be read") from None
+            raise ServerError(message("pfs.bad-chunk", path=path)) from None
         return next((p.data for p in parts if p.name == "chunk"), b"")
 
     def stream(self, path: str, offset: int = 0, length: int | None = None) -> Iterator[bytes]:
@@ -240,9 +239,8 @@ class Pfs(Storage):
                 self.delete(path)
             except PaiError as left:
                 if isinstance(exc, Exception):
-                    reason = exc.message if isinstance(exc, PaiError) else str(exc)
-                    raise Interrupted(f"{reason}; {path} holds part of the file and could not be removed ({left.message}): "
-                                      f"remove it with `pai hdfs rm {path}`, or put it again") from None
+                    reason = exc.said if isinstance(exc, PaiError) else str(exc)
+                    raise Interrupted(message("pfs.part-left", reason=reason, path=path, why=left.said)) from None
             raise
 
 
@@ -318,10 +316,9 @@ def upload(pfs: Pfs, files: list[Selected], remote: str, threads: int | None = N
             pfs.delete(f"{remote}/{rel}")
         pfs.write(f"{remote}/{MANIFEST}", json.dumps(manifest).encode())
     except (PaiError, OSError) as exc:
-        reason = exc.message if isinstance(exc, PaiError) else str(exc)
-        raise Interrupted(f"{reason}: upload to {remote} stopped with {len(changed) - len(finished)} of {len(changed)} "
-                          "file(s) not complete; the next upload sends only what is missing (chunks already there are "
-                          "kept)") from None
+        reason = exc.said if isinstance(exc, PaiError) else str(exc)
+        raise Interrupted(message("pfs.upload-stopped", reason=reason, remote=remote, left=len(changed) - len(finished),
+                                  total=len(changed))) from None
     return UploadResult(remote, len(changed), done["sent"], len(paths) - len(changed), len(removed), time.perf_counter() - started)
 
 

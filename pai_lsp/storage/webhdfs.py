@@ -21,6 +21,7 @@ import requests
 import requests.auth
 from hdfs import HdfsError, InsecureClient
 
+from ..core.messages import message
 from ..errors import InvalidInput, NotFound, ServerError
 from .base import CHUNK, Body, Sent, Stat, Storage
 from .http import REFUSED, at_storage, failures, remote_error, remote_exception, storage_error
@@ -178,8 +179,7 @@ class Hdfs(Storage):
                 self.client.rename(src, dst)
             except HdfsError as exc:
                 if exc.exception is None:  # the namenode's `false`: as `hdfs dfs -mv` says it
-                    raise InvalidInput(f"cannot move {src} to {dst}: something is there already, or its folder "
-                                       "is missing") from None
+                    raise InvalidInput(message("hdfs.mv-refused", src=src, dst=dst)) from None
                 raise
 
     def content(self, path: str) -> dict:
@@ -202,7 +202,7 @@ class Hdfs(Storage):
         except (ValueError, AttributeError):
             location = None
         if not location:
-            raise ServerError(f"{path}: the namenode gave no datanode location")
+            raise ServerError(message("hdfs.no-datanode", path=path))
         if isinstance(data, Body):
             data.on_sent = sent
         with failures(self.what):

@@ -107,3 +107,22 @@ def test_the_catalogue_keeps_its_public_form():
     """Other parts add plain entries: code -> (severity, English, 中文), rendered with str.format."""
     assert all(isinstance(v, tuple) and len(v) == 3 for v in CATALOGUE.values())
     assert render("schema.required", "zh", missing="jobName") == "缺少必填字段 \"jobName\"。"
+
+
+ERROR_CLASSES = {name for name, value in vars(errors).items() if isinstance(value, type) and issubclass(value, errors.PaiError)}
+# Said to a peer, not to a user: JSON-RPC's own errors (not JSON, not a request) and an unexpected
+# exception's repr; the local cluster is a product of its own, with its servers' words.
+PLAIN_ERRORS = {"daemon/server.py", "daemon/watcher.py"}
+
+
+def test_every_error_a_user_reads_is_a_catalogue_message():
+    """An error class raised with a literal line (`NotFound(f"…")`) is English only: the daemon can
+    say it to a Chinese editor in no other way. Say it by a code (`message("…", …)`)."""
+    found = []
+    for name, tree in _modules():
+        if name.startswith("localcluster/") or name in PLAIN_ERRORS:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ERROR_CLASSES and node.args and _literal(node.args[0]):
+                found.append(f"{name}:{node.lineno}: {ast.unparse(node)[:80]}")
+    assert not found, "\n".join(found)
