@@ -472,6 +472,12 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "preview.files": (TEXT, "files:", "文件："),
     "preview.config": (TEXT, "config after substitution:", "替换变量后的配置："),
     # -- errors of the service layer and the daemon (errors.py classes carry these codes) ----
+    "config.no-file": (TEXT, "no such file", "没有这个文件"),
+    "config.directory": (TEXT, "is a directory", "是一个目录"),
+    "config.not-regular": (TEXT, "not a regular file", "不是普通文件"),
+    "config.too-large": (TEXT, "larger than {limit} MB: not a job config", "大于 {limit} MB：不是作业配置"),
+    "config.not-utf8": (TEXT, "not UTF-8 text", "不是 UTF-8 文本"),
+    "check.unreadable": (TEXT, "{file}: cannot read: {why}", "{file}：无法读取：{why}"),
     "error.at-file": (TEXT, "{file}: {reason}", "{file}：{reason}"),
     "jobs.wrong-format": (TEXT, "{file}: {cluster} is a {kind} cluster and runs {wanted} job files",
                           "{file}：{cluster} 是 {kind} 集群，只运行 {wanted} 作业文件"),

@@ -52,7 +52,7 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     try:
         text = read_config(config_path)
     except UnreadableConfig as exc:
-        raise InvalidInput(message("error.at-file", file=shown, reason=str(exc))) from None
+        raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
     doc = job_format.parse(text)
     errors = [d for d in job_format.diagnose(doc, replace(settings, dialect=kind.dialect)) if d.severity == "error"]
     if errors:
