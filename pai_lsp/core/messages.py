@@ -594,6 +594,26 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                   "previous upload",
                             "上传到 {remote} 的内容已到达，但无法切换到位（{why}）；{remote} 仍是上一次上传的内容"),
     "clusters.local-no-login": (TEXT, "the local cluster needs no login", "本地集群无需登录"),
+    "daemon.secret-refused": (TEXT, "the pai daemon at {where} (from {file}) refused the secret in that file, which no longer matches it: end "
+                                    "that daemon's process and try again",
+                              "位于 {where}（来自 {file}）的 pai 守护进程拒绝了该文件中的密钥（已不再匹配）：请结束那个守护进程，然后重试"),
+    "daemon.not-ours": (TEXT, "{where} (from {file}) is not your pai daemon: another program listens there; stop it, or delete {file} and try again",
+                        "{where}（来自 {file}）不是你的 pai 守护进程：那里有别的程序在监听；请停止它，或删除 {file} 后重试"),
+    "daemon.not-answering-as-one": (TEXT, "{where} (from {file}) is not your pai daemon: it did not answer as one ({why}); stop what "
+                                          "listens there, or delete the file and try again",
+                                    "{where}（来自 {file}）不是你的 pai 守护进程：它没有像守护进程那样应答（{why}）；请停止在那里监听的程序，或删除该文件后重试"),
+    "daemon.endpoint-unreadable": (TEXT, "{path}: cannot read the pai daemon's endpoint ({why}): delete it and try again",
+                                   "{path}：无法读取 pai 守护进程的端点（{why}）：请删除它后重试"),
+    "daemon.endpoint-invalid": (TEXT, "{path}: not a pai daemon endpoint file: delete it and try again",
+                                "{path}：不是 pai 守护进程的端点文件：请删除它后重试"),
+    "daemon.endpoint-remote": (TEXT, "{path}: names {host}, not this machine's loopback: refusing to send anything there; delete it "
+                                     "and try again",
+                               "{path}：指向 {host}，不是本机的回环地址：拒绝向那里发送任何内容；请删除它后重试"),
+    "daemon.endpoint-owner": (TEXT, "{path} belongs to another user (uid {uid}), not you: refusing to use it; delete it and try again",
+                              "{path} 属于另一个用户（uid {uid}），不是你：拒绝使用它；请删除它后重试"),
+    "daemon.endpoint-mode": (TEXT, "{path} can be read or changed by other users (mode {mode}): refusing to use the secret in it; "
+                                   "delete it and try again (the daemon writes a new one, mode 600)",
+                             "{path} 可被其他用户读取或修改（权限 {mode}）：拒绝使用其中的密钥；请删除它后重试（守护进程会写入新文件，权限 600）"),
     "daemon.not-running": (TEXT, "the pai daemon is not running", "pai 守护进程没有运行"),
     "daemon.did-not-start": (TEXT, "the pai daemon did not start: see {log}", "pai 守护进程没有启动：请查看 {log}"),
     "daemon.stopped-unanswered": (TEXT, "the pai daemon stopped before it answered `{method}`, which may or may not have been "

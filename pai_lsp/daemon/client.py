@@ -80,12 +80,12 @@ async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWri
             pass
         except transport.Refused as exc:
             if not exc.stale:  # this machine's set-up is wrong: no use trying again
-                raise ConfigError(exc.message) from None
+                raise ConfigError(exc.said) from None
             probed = True
             if daemon_running():  # its own endpoint cannot fail, unless it is just being rewritten
                 doubted = doubted or time.monotonic()
                 if time.monotonic() - doubted > STALE_GRACE:
-                    raise ConfigError(exc.message) from None
+                    raise ConfigError(exc.said) from None
                 await asyncio.sleep(0.1)
                 continue
             # no daemon: the file is a dead one's, whatever listens on its port now
