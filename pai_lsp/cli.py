@@ -17,6 +17,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
     Each file is read in its own format (a PaddlePaddle Cloud job file whatever the workspace's cluster kind)."""
     from .config_file import UnreadableConfig, read_config
     from .core.formats import format_for
+    from .core.messages import render
     from .core.model import LineIndex
     from .settings import find_workspace_settings, read
 
@@ -26,7 +27,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
         try:
             text = read_config(path)
         except UnreadableConfig as exc:
-            print(f"{name}: cannot read: {exc}", file=err)
+            print(render("check.unreadable", locale, file=name, why=exc.said), file=err)
             status = EXIT_UNREADABLE
             continue
         values = find_workspace_settings(path.resolve())
