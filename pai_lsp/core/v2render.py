@@ -1,0 +1,350 @@
+"""A v2 job (`*.pai.yaml`) as the server will see it: what `pai submit --dry-run` prints and the
+editor's rendered preview shows.
+
+The real server (rest-server `middlewares/v2/protocol.js`, `protocolRender`; openpai-api.md §2.4)
+parses each template with mustache 2.3 and custom tags `<%` `%>`, keeps only text and plain variable
+tags (sections, comments, partials and unescaped tags are dropped), rewrites `a[0]` to `a.0`, and
+writes a name it cannot resolve back as `<% name %>`. Each role's commands are the default
+deployment's `preCommands`, its own `commands` and the deployment's `postCommands`, each line trimmed,
+joined by newlines and rendered with `$parameters` and the role's `$script` / `$output` / `$data`
+prerequisites; `$secrets` are filled in later, inside the container (and in a Docker image's `auth`).
+The rendered job here does all of that, applies the schema's defaults (what the scheduler assumes for
+a field left out) and masks secrets (`******`, as the server stores them) unless they are asked for.
+
+The mustache port keeps the parser's exact errors: an unclosed `<%` is the server's 500 "Unclosed tag
+at N" (N counts characters of the joined commands).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from .schema import load_schema
+from .yaml_scalars import js_string, resolve_plain
+
+V2_SCHEMA = "pai-job-v2.schema.json"
+TAGS = ("<%", "%>")
+MASK = "******"  # what the server stores instead of the secrets (utils/protocolSecret.js)
+PREREQUISITE_FIELDS = ("script", "output", "data")  # the role fields a template may read as `$<field>`
+# JavaScript's whitespace (`\s`, and what String.prototype.trim removes): not Python's.
+_JS_SPACE = "\t\n\v\f\r \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+_WS = f"[{_JS_SPACE}]*"
+_TAG_TYPES = "#^/>{&=!"
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+class TemplateError(ValueError):
+    """mustache refused a template; the server answers 500 with this message ("Unclosed tag at 12")."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(message)
+        self.offset = offset
+
+
+def js_trim(text: str) -> str:
+    """String.prototype.trim: JavaScript's whitespace, not Python's."""
+    return text.strip(_JS_SPACE)
+
+
+# -- the template parser (mustache 2.3's parseTemplate) ------------------------------------
+def _compile(tags: tuple[str, str]) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    opening, closing = map(re.escape, tags)
+    return re.compile(opening + _WS), re.compile(_WS + closing), re.compile(_WS + re.escape("}") + closing)
+
+
+def parse_template(template: str, tags: tuple[str, str] = TAGS) -> list[tuple[str, str, int, int]]:
+    """The top-level tokens of a template, (type, value, start, end): `text` and `name` (a plain
+    variable) are what the server writes; a section's tokens are inside it and so never written.
+    TemplateError as mustache raises it (unclosed tag, unopened or unclosed section, invalid tags)."""
+    tokens: list[list[Any] | None] = []
+    sections: list[list[Any]] = []
+    spaces: list[int] = []  # whitespace tokens of the current line
+    has_tag = non_space = False
+    opening, closing, closing_curly = _compile(tags)
+    pos, end = 0, len(template)
+
+    def until(pattern: re.Pattern[str]) -> str:
+        nonlocal pos
+        found = pattern.search(template, pos)
+        stop = found.start() if found else end
+        value, pos = template[pos:stop], stop
+        return value
+
+    def scan(pattern: re.Pattern[str]) -> bool:
+        """Past what `pattern` matches right here; whether it matched anything."""
+        nonlocal pos
+        found = pattern.match(template, pos)
+        if found is None or found.end() == pos:
+            return False
+        pos = found.end()
+        return True
+
+    while pos < end:
+        start = pos
+        for ch in until(opening):
+            if ch in _JS_SPACE:
+                spaces.append(len(tokens))
+            else:
+                non_space = True
+            tokens.append(["text", ch, start, start + 1])
+            start += 1
+            if ch == "\n":  # a line holding only section/comment tags and spaces is dropped whole
+                if has_tag and not non_space:
+                    for index in spaces:
+                        tokens[index] = None
+                spaces, has_tag, non_space = [], False, False
+        if not scan(opening):
+            break
+        has_tag = True
+        kind = template[pos] if pos < end and template[pos] in _TAG_TYPES else "name"
+        if kind != "name":
+            pos += 1
+        scan(re.compile(_WS))
+        if kind == "=":
+            value = until(re.compile(_WS + "="))
+            scan(re.compile(_WS + "="))
+            until(closing)
+        elif kind == "{":
+            value = until(closing_curly)
+            scan(re.compile(_WS + r"\}"))
+            until(closing)
+            kind = "&"
+        else:
+            value = until(closing)
+        if not scan(closing):
+            raise TemplateError(f"Unclosed tag at {pos}", pos)
+        token = [kind, value, start, pos]
+        tokens.append(token)
+        if kind in "#^":
+            sections.append(token)
+        elif kind == "/":
+            if not sections:
+                raise TemplateError(f'Unopened section "{value}" at {start}', start)
+            opened = sections.pop()
+            if opened[1] != value:
+                raise TemplateError(f'Unclosed section "{opened[1]}" at {start}', start)
+        elif kind in ("name", "&"):
+            non_space = True
+        elif kind == "=":
+            parts = re.split(f"[{_JS_SPACE}]+", value)[:2]  # JavaScript's split(re, 2) drops the rest
+            if len(parts) != 2:
+                raise TemplateError(f"Invalid tags: {','.join(parts)}", start)
+            opening, closing, closing_curly = _compile((parts[0], parts[1]))
+    if sections:
+        raise TemplateError(f'Unclosed section "{sections[-1][1]}" at {pos}', pos)
+    out, depth = [], 0
+    for token in tokens:
+        if token is None:
+            continue
+        if token[0] in "#^":
+            depth += 1
+        elif token[0] == "/":
+            depth -= 1
+        elif depth == 0 and token[0] in ("text", "name"):
+            out.append((token[0], token[1], token[2], token[3]))
+    return out
+
+
+def unclosed_tag(template: str) -> TemplateError | None:
+    """The error the server's parser raises on `template` (None when it parses)."""
+    try:
+        parse_template(template)
+    except TemplateError as exc:
+        return exc
+    return None
+
+
+# -- filling templates -----------------------------------------------------------------
+def _property(value: Any, name: str) -> Any:
+    """`value[name]` as JavaScript reads it from js-yaml's values (None: undefined or null)."""
+    if isinstance(value, dict):
+        if name in value:
+            return value[name]
+        return next((v for k, v in value.items() if not isinstance(k, str) and js_string(k) == name), None)
+    if isinstance(value, (list, str)):
+        if name == "length":
+            return len(value)
+        if name.isdigit() and str(int(name)) == name and int(name) < len(value):
+            return value[int(name)]
+    return None
+
+
+def lookup(context: dict, name: str) -> Any:
+    """mustache's Context.lookup: `a.b.c` walks the view; None when it finds nothing (or null)."""
+    if name.find(".") > 0:
+        value: Any = context
+        for part in name.split("."):
+            if value is None:
+                break
+            value = _property(value, part)
+        return value
+    return _property(context, name)
+
+
+def fill(template: str, context: dict) -> str:
+    """The server's `render`: variables filled from `context`, names it cannot resolve written
+    back as `<% name %>`, the whole trimmed. TemplateError as the server's parser raises it."""
+    out = []
+    for kind, value, _, _ in parse_template(template):
+        if kind == "text":
+            out.append(value)
+            continue
+        name = _INDEX.sub(r".\1", value)
+        found = lookup(context, name)
+        out.append(f"<% {name} %>" if found is None else js_string(found))
+    return js_trim("".join(out))
+
+
+def masked(secrets: Any) -> Any:
+    """`secrets` with every value replaced by the mask (keys kept, so templates still resolve)."""
+    if isinstance(secrets, dict):
+        return {k: masked(v) for k, v in secrets.items()}
+    if isinstance(secrets, list):
+        return [masked(v) for v in secrets]
+    return MASK
+
+
+# -- the job ---------------------------------------------------------------------------
+@dataclass
+class Rendered:
+    """The job as the server will see it (`job`), the deployment merged into its commands (if any)."""
+
+    job: dict
+    deployment: str | None
+
+    def text(self) -> str:
+        """As YAML that js-yaml reads back to the same values, with a header saying what was done."""
+        head = "# The job as the server will see it: templates filled in, defaults applied"
+        if self.deployment is not None:
+            head += f",\n# deployment {self.deployment!r} merged into the commands"
+        return head + ".\n" + dump(self.job)
+
+
+def prerequisites_by_type(job: dict) -> dict[str, dict[str, dict]]:
+    """The server's prerequisites dict: type -> name -> the prerequisite."""
+    out: dict[str, dict[str, dict]] = {t: {} for t in ("script", "output", "data", "dockerimage")}
+    for item in job.get("prerequisites") or []:
+        if isinstance(item, dict) and isinstance(item.get("type"), str):
+            out.setdefault(item["type"], {}).setdefault(str(item.get("name")), item)
+    return out
+
+
+def role_commands(job: dict, role_name: str) -> list[str]:
+    """A role's lines as the server joins them: the default deployment's preCommands, the role's
+    commands, its postCommands."""
+    role = job["taskRoles"][role_name]
+    commands = list(role.get("commands") or [])
+    deployment = default_deployment(job)
+    hooks = ((deployment or {}).get("taskRoles") or {}).get(role_name) if deployment else None
+    if isinstance(hooks, dict):
+        commands = list(hooks.get("preCommands") or []) + commands + list(hooks.get("postCommands") or [])
+    return [js_trim(str(c)) for c in commands]
+
+
+def default_deployment(job: dict) -> dict | None:
+    name = (job.get("defaults") or {}).get("deployment") if isinstance(job.get("defaults"), dict) else None
+    return next((d for d in job.get("deployments") or [] if isinstance(d, dict) and d.get("name") == name), None) \
+        if name is not None else None
+
+
+def entrypoint(job: dict, role_name: str) -> str:
+    """The role's rendered commands as the server stores them (`entrypoint`), secrets not filled in.
+    TemplateError (with the role's name in front) where the server's parser fails."""
+    role = job["taskRoles"][role_name]
+    by_type = prerequisites_by_type(job)
+    context = {"$parameters": job.get("parameters")}
+    for field in PREREQUISITE_FIELDS:
+        context[f"${field}"] = by_type[field].get(str(role.get(field))) if field in role else None
+    return fill("\n".join(role_commands(job, role_name)), context)
+
+
+def render(job: dict, show_secrets: bool = False) -> Rendered:
+    """The job (a checked v2 job: its values as js-yaml reads them) as the server will see it: each
+    role's `commands` are the lines it runs (deployment merged, templates filled, `$secrets` too:
+    masked unless `show_secrets`), `deployments` and `defaults.deployment` dropped (applied), the
+    secrets block masked, the schema's defaults filled in. TemplateError where the server fails."""
+    secrets = job.get("secrets") if isinstance(job.get("secrets"), dict) else {}
+    shown = {"$secrets": secrets if show_secrets else masked(secrets)}
+    out = copy.deepcopy(job)
+    deployment = default_deployment(job)
+    roles = out.get("taskRoles") if isinstance(out.get("taskRoles"), dict) else {}
+    for name, role in roles.items():
+        if isinstance(role, dict) and isinstance(role.get("commands"), list):
+            role["commands"] = _fill_secrets(entrypoint(job, name), shown).split("\n")
+    for item in out.get("prerequisites") or []:
+        if isinstance(item, dict) and item.get("type") == "dockerimage" and isinstance(item.get("auth"), dict):
+            item["auth"] = {k: fill(v, shown) if isinstance(v, str) else v for k, v in item["auth"].items()}
+    out.pop("deployments", None)
+    if isinstance(out.get("defaults"), dict):
+        out["defaults"].pop("deployment", None)
+    if "secrets" in out and not show_secrets:
+        out["secrets"] = MASK
+    with_defaults(out)
+    return Rendered(out, deployment.get("name") if deployment else None)
+
+
+def _fill_secrets(text: str, shown: dict) -> str:
+    """`<% $secrets.x %>` left in an entrypoint, filled in as the container does (text the parser
+    cannot read, say a parameter's value holding `<%`, stays as it is)."""
+    try:
+        return fill(text, shown)
+    except TemplateError:
+        return text
+
+
+def with_defaults(job: dict) -> dict:
+    """The schema's defaults filled in where a field is left out (the top level, `defaults`,
+    `extras`, each task role and its `completion` / `extraContainerOptions`)."""
+    schema = load_schema(V2_SCHEMA)
+    _defaults(job, schema["properties"], schema)
+    role_schema = schema["$defs"]["taskRole"]["properties"]
+    for role in (job.get("taskRoles") or {}).values() if isinstance(job.get("taskRoles"), dict) else ():
+        if isinstance(role, dict):
+            _defaults(role, role_schema, schema)
+    return job
+
+
+def _defaults(data: dict, properties: dict, root: dict) -> None:
+    for key, sub in properties.items():
+        if key == "taskRoles" or not isinstance(sub, dict):
+            continue
+        if "default" in sub and key not in data:
+            data[key] = copy.deepcopy(sub["default"])
+        elif isinstance(sub.get("properties"), dict) and _has_defaults(sub["properties"]):
+            if key not in data:
+                data[key] = {}
+            if isinstance(data[key], dict):
+                _defaults(data[key], sub["properties"], root)
+
+
+def _has_defaults(properties: dict) -> bool:
+    return any(isinstance(s, dict) and ("default" in s or _has_defaults(s.get("properties") or {}))
+               for s in properties.values())
+
+
+# -- writing ---------------------------------------------------------------------------
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's writer, quoting every string js-yaml would read as something else (`1e3`, `0x1F`)."""
+
+    def represent_str(self, data: str) -> yaml.ScalarNode:
+        if "\n" in data:
+            return self.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+        if data and resolve_plain(data)[0] != "string":
+            return self.represent_scalar("tag:yaml.org,2002:str", data, style="'")
+        return super().represent_str(data)
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # a value reached twice (an anchor) is written twice: the reader needs no anchors
+
+
+_Dumper.add_representer(str, _Dumper.represent_str)
+
+
+def dump(value: Any) -> str:
+    """YAML text of a job, keys in their order."""
+    return yaml.dump(value, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=120)
