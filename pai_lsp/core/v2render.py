@@ -31,6 +31,9 @@ V2_SCHEMA = "pai-job-v2.schema.json"
 TAGS = ("<%", "%>")
 MASK = "******"  # what the server stores instead of the secrets (utils/protocolSecret.js)
 PREREQUISITE_FIELDS = ("script", "output", "data")  # the role fields a template may read as `$<field>`
+# v1's directories, which v2 lacks: pai keeps them in `extras` (clusters/v2convert.py writes them there), uploads
+# the code to `extras.codeDir`, downloads outputs from `extras.outputDir`, and a YARN-era cluster gets them back as v1's.
+V2_DIRS = ("codeDir", "dataDir", "outputDir")
 # JavaScript's whitespace (`\s`, and what String.prototype.trim removes): not Python's.
 _JS_SPACE = "\t\n\v\f\r \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 _WS = f"[{_JS_SPACE}]*"
@@ -44,6 +47,11 @@ class TemplateError(ValueError):
     def __init__(self, message: str, offset: int):
         super().__init__(message)
         self.offset = offset
+
+
+def is_v2(config: dict) -> bool:
+    """A job in protocol v2 (a v1 config has no `protocolVersion`)."""
+    return isinstance(config, dict) and str(config.get("protocolVersion")) == "2"
 
 
 def js_trim(text: str) -> str:

@@ -3,7 +3,7 @@ can express the job, the same job; where it cannot, one refusal naming everythin
 
 What carries over: the rendered commands (templates filled in, the default deployment merged: what
 the v2 server would run), run with the v2 runtime's `set -o errexit -o nounset -o pipefail`; each
-role's instances, resources, ports, shared memory (v2's default 512 MB) and completion counts (v2's
+role's instances, resources, ports, shared memory (v2's default 512 MB, at most the memory) and completion counts (v2's
 -1 is v1's null; v2's null or 0 is the scheduler's default); `jobRetryCount`, the virtual cluster;
 `extras.codeDir` / `dataDir` / `outputDir` / `gpuType` as v1's fields of those names (what pai's own
 v1 → v2 conversion, clusters/v2convert.py, puts there); other `extras` as v1's `extras`.
@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .v2render import PREREQUISITE_FIELDS, entrypoint, parse_template, prerequisites_by_type, render
+from .v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, parse_template, prerequisites_by_type, render
 
 ERREXIT = "set -o errexit -o nounset -o pipefail"  # how the v2 runtime runs a role's commands (user.sh)
-DIRS = ("codeDir", "dataDir", "outputDir")
-V1_FIELDS = (*DIRS, "gpuType")  # extras v1 has fields for
+V1_FIELDS = (*V2_DIRS, "gpuType")  # extras v1 has fields for
 
 
 @dataclass
@@ -71,7 +70,8 @@ def _role(name: str, role: dict) -> dict:
         "cpuNumber": resources["cpu"],
         "memoryMB": resources["memoryMB"],
         "gpuNumber": resources["gpu"],
-        "shmMB": (role.get("extraContainerOptions") or {}).get("shmMB", 512),
+        # v2's default 512 MB, no more than the memory (v1 refuses more; one given above it is refused before)
+        "shmMB": min((role.get("extraContainerOptions") or {}).get("shmMB", 512), resources["memoryMB"]),
         "portList": [{"label": label, "beginAt": 0, "portNumber": count} for label, count in (resources.get("ports") or {}).items()],
         "command": "\n".join([ERREXIT, *role["commands"]]),
         # the scheduler reads `minFailedInstances || 1`, `minSucceededInstances || instances`; -1 turns a rule off
@@ -103,6 +103,9 @@ def _not_expressible(job: dict) -> list[str]:
     for name, role in roles.items():
         if extras.get("gangAllocation") is False and (role.get("taskRetryCount") or 0) > 0:
             reasons.append(f"taskRetryCount of {name}: v1 retries whole jobs only (retryCount)")
+        shm, memory = (role.get("extraContainerOptions") or {}).get("shmMB"), role["resourcePerInstance"].get("memoryMB")
+        if isinstance(shm, int) and isinstance(memory, int) and shm > memory:
+            reasons.append(f"shmMB {shm} of {name}, above its memoryMB {memory} (v1 refuses it)")
         if (role.get("extraContainerOptions") or {}).get("infiniband"):
             reasons.append(f"extraContainerOptions.infiniband of {name}")
         for field in ("prerequisites", *PREREQUISITE_FIELDS):

@@ -175,6 +175,7 @@ class Preview(OnCluster):
     settings: dict[str, Any] | None = None
     locale: str | None = None
     list_files: bool = False
+    show_secrets: bool = False  # a v2 job's secrets in plain text in the rendered job (masked otherwise)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,6 +17,7 @@ from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
 from ..core.model import LineIndex, Settings
+from ..core.v2render import Rendered, TemplateError, is_v2, render
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
@@ -34,6 +35,8 @@ class Prepared:
     name: str
     code_dir: str | None  # HDFS path the workspace is uploaded to
     workspace: Path
+    rendered: Rendered | None = None  # a v2 job as the server will see it (secrets masked)
+    converted: dict | None = None  # what a cluster of another protocol gets instead (a v2 job's v1 config)
 
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
@@ -43,14 +46,14 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     `name`, when given, is the job's name already chosen (a resumed submit)."""
     shown = shown or str(config_path)
     kind = kind_of(backend.profile)
-    job_format = format_for(config_path.name)
-    if job_format.name != kind.job_format:
-        wanted = " or ".join(kind.job_files)
-        raise InvalidInput(f"{shown}: {backend.profile.name} is a {kind.name} cluster and runs {wanted} job files")
     try:
         text = read_config(config_path)
     except UnreadableConfig as exc:
         raise InvalidInput(f"{shown}: {exc}") from None
+    job_format = format_for(config_path.name, text)
+    if not kind.runs(job_format.name):
+        wanted = " or ".join(kind.job_files)
+        raise InvalidInput(f"{shown}: {backend.profile.name} is a {kind.name} cluster and runs {wanted} job files")
     doc = job_format.parse(text)
     errors = [d for d in job_format.diagnose(doc, replace(settings, dialect=kind.dialect)) if d.severity == "error"]
     if errors:
@@ -68,10 +71,18 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         if backend.job_exists(name):
             raise NameTaken(f"a job named {name} already exists on {backend.profile.name}{kind.name_wait}"
                             ": rename it or enable pai.job.generateJobName.enabled")
-    code_dir = backend.place_job(config, name)
+    try:
+        code_dir = backend.place_job(config, name)
+        converted = backend.converted(config)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{shown}: {exc}") from None
     if not settings.upload_enabled:
         code_dir = None
-    return Prepared(config, name, code_dir, workspace_of(config_path))
+    try:
+        rendered = render(config) if is_v2(config) else None
+    except TemplateError as exc:  # the server's 500; the format's checks say it first
+        raise InvalidInput(f"{shown}: {exc}") from None
+    return Prepared(config, name, code_dir, workspace_of(config_path), rendered, converted)
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:

@@ -1,6 +1,7 @@
 """What a submit would do, without doing it: `pai submit|run --dry-run` and the editor's "Preview
-Upload". The job's name and its config after substitution, and the files the upload would send
-(service/selection.py: the same ones `submit` sends), with how many the last upload there already has.
+Upload" and rendered preview. The job's name and its config after substitution (a v2 job: as the
+server will see it, core/v2render.py), and the files the upload would send (service/selection.py: the
+same ones `submit` sends), with how many the last upload there already has.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.messages import pick
 from ..core.upload import size_text
+from ..core.v2render import render as render_v2
 from .jobs import job_settings, prepare
 from .selection import choose
 
@@ -19,9 +21,11 @@ if TYPE_CHECKING:
 
 
 def preview(backend: Backend, config_path: Path, settings: dict | None = None, locale: str | None = None,
-            shown: str | None = None, list_files: bool = False) -> dict:
+            shown: str | None = None, list_files: bool = False, show_secrets: bool = False) -> dict:
     """Everything a submit of `config_path` would do, without doing it: the job's name and final
-    config, the files it would upload (and how many of them the last upload there already has)."""
+    config, the files it would upload (and how many of them the last upload there already has).
+    `rendered`: the job as the server will see it (a v2 job's YAML, its secrets masked unless
+    `show_secrets`; a v1 config's JSON); `converted`: the v1 config a v1-only cluster gets instead."""
     config_path = Path(config_path)
     chosen_settings = job_settings(config_path, settings, locale)
     prepared = prepare(config_path, chosen_settings, backend, shown)
@@ -37,11 +41,21 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
                   "overLimits": summary.over_limits(chosen_settings.locale), "problems": list(summary.problems)}
         if list_files:
             upload["entries"] = [[f.rel, size] for f, size in zip(chosen.files, chosen.sizes, strict=True)]
+    if prepared.rendered is None:
+        rendered = json.dumps(prepared.config, indent=2, ensure_ascii=False) + "\n"
+    else:
+        rendered = (render_v2(prepared.config, show_secrets=True) if show_secrets else prepared.rendered).text()
     result = {"job": prepared.name, "cluster": backend.profile.name, "user": backend.profile.user,
               "file": shown or str(config_path), "generatedName": chosen_settings.generate_job_name,
-              "upload": upload, "config": prepared.config}
+              "upload": upload, "config": _json(prepared.config), "rendered": rendered, "v2": prepared.rendered is not None,
+              "converted": _json(prepared.converted)}
     result["text"] = render(result, chosen_settings.locale)
     return result
+
+
+def _json(value: Any) -> Any:
+    """A config as JSON carries it (a v2 job's YAML may hold dates)."""
+    return json.loads(json.dumps(value, default=str, ensure_ascii=False))
 
 
 def render(result: dict, locale: str | None) -> str:
@@ -78,6 +92,13 @@ def render(result: dict, locale: str | None) -> str:
         if "entries" in up:
             lines += ["", t("files:", "文件：")]
             lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up["entries"]]
-    lines += ["", t("config after substitution:", "替换变量后的配置：")]
-    lines += json.dumps(result["config"], indent=2, ensure_ascii=False).splitlines()
+    if result["v2"]:
+        lines += ["", t("the job as the server will see it:", "服务器将看到的作业：")]
+    else:
+        lines += ["", t("config after substitution:", "替换变量后的配置：")]
+    lines += result["rendered"].splitlines()
+    if result["converted"] is not None:
+        lines += ["", t(f"sent as this v1 config ({result['cluster']} takes v1 jobs only):",
+                        f"以如下 v1 配置发送（{result['cluster']} 只接受 v1 作业）：")]
+        lines += json.dumps(result["converted"], indent=2, ensure_ascii=False).splitlines()
     return "\n".join(lines) + "\n"
