@@ -100,5 +100,5 @@ async def test_pai_kinds_tells_clients_the_job_files_and_cluster_kinds(client_zh
 
     told = await client_zh.workspace_execute_command_async(types.ExecuteCommandParams("pai.kinds", []))
     assert told == {"ok": True, **catalogue("zh-CN")}
-    assert [f["patterns"] for f in told["jobFiles"]] == [["*.pai.json"], ["*.paddle.json"]]
+    assert [f["patterns"] for f in told["jobFiles"]] == [["*.pai.json"], ["*.paddle.json"], ["*.pai.yaml", "*.pai.yml"]]
     assert told["jobFiles"][1]["title"] == "PaddlePaddle Cloud 作业文件"
