@@ -5,6 +5,7 @@ has its own daemon, local cluster and config folders."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import re
 import shutil
@@ -290,6 +291,39 @@ def test_hdfs_browser(nvim, env, workspace, tmp_path):
     # -: the parent folder.
     nvim.keys("-")
     nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{home}' and vim.fn.search('^{job}/', 'n') > 0")
+
+
+def test_hdfs_browser_on_paddlecloud_pfs(nvim, env, tmp_path):
+    """:PaiHdfs works the same on PaddlePaddle Cloud's PFS (the plugin knows no kinds): from `/`
+    down to the home folder, a file opened, one uploaded and downloaded; a rename, which PFS cannot
+    do, says so."""
+    name = "pai://hdfs{}  [local-paddle]"
+    nvim.command("PaiHdfs / local-paddle")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name.format('/')}' and vim.fn.search('^pfs/', 'n') > 0", what="/ listed")
+    home = f"/pfs/local/home/{getpass.getuser()}"  # the local cluster's client user
+    parts = home.split("/")
+    for depth in range(1, len(parts)):
+        nvim.cursor_to(f"{parts[depth]}/")
+        nvim.keys("<CR>")
+        nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name.format('/'.join(parts[:depth + 1]))}'")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("on pfs\n")
+    nvim.keys(f"u<C-u>{notes}<CR>")
+    nvim.wait("vim.fn.search('^notes.txt', 'n') > 0", what="the uploaded file listed")
+    assert pai(env, "hdfs", "--cluster", "local-paddle", "cat", f"{home}/notes.txt") == "on pfs\n"
+    nvim.cursor_to("notes.txt")
+    nvim.keys(f"d<C-u>{tmp_path / 'back.txt'}<CR>")
+    nvim.wait_message("downloaded ")
+    assert (tmp_path / "back.txt").read_text() == "on pfs\n"
+    nvim.cursor_to("notes.txt")
+    nvim.keys("<CR>")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name.format(home + '/notes.txt')}'")
+    assert nvim.current_lines() == ["on pfs"]
+    nvim.command(f"PaiHdfs {home} local-paddle")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name.format(home)}' and vim.fn.search('^notes.txt', 'n') > 0")
+    nvim.cursor_to("notes.txt")
+    nvim.keys("r<C-u>renamed.txt<CR>")
+    assert "cannot rename or move files" in nvim.wait_message("cannot rename")
 
 
 def test_preview_upload(nvim, env, workspace):

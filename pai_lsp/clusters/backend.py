@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..core.openpai import JobDetail, JobSummary, TaskStatus
-    from ..storage.pfs import Pfs
+    from ..storage.base import Storage
     from ..storage.upload import Progress, Selected, UploadResult
-    from ..storage.webhdfs import Hdfs
     from .profiles import Profile
 
 
@@ -24,9 +23,9 @@ class Backend(Protocol):
     profile: Profile  # which cluster, as whom
 
     @property
-    def storage(self) -> Hdfs | Pfs:
-        """The cluster's file system (code uploads, outputs, the HDFS explorer); its `home` is where
-        relative paths start."""
+    def storage(self) -> Storage:
+        """The cluster's file system (code uploads, outputs, the HDFS explorer): WebHDFS or PFS
+        behind one interface; its `home` is where relative paths start."""
 
     def unique_name(self, base: str) -> str:
         """A job name made from `base` that no job has yet (the cluster's own rules for names)."""
