@@ -83,6 +83,33 @@ async def preview_upload(ls: PaiLanguageServer, *args: str | dict) -> dict:
     return await jobs.preview(ls, params.uri, params.cluster, params.list_files)
 
 
+@dataclass(frozen=True, kw_only=True)
+class PreviewRendered(protocol.Params):
+    """`pai.previewRendered` as an object: which job file, for which cluster (the default one when
+    absent), and whether a v2 job's secrets are shown in plain text (masked otherwise)."""
+
+    METHOD: ClassVar[str] = "pai.previewRendered"
+    uri: str
+    cluster: str | None = None
+    show_secrets: bool = False
+
+
+@registry.command("pai.previewRendered")
+async def preview_rendered(ls: PaiLanguageServer, *args: str | dict) -> dict:
+    """The job as the server will see it, nothing sent: a v2 job's YAML with its templates filled in, the
+    default deployment merged and the defaults applied (secrets masked unless `showSecrets`); a v1
+    config's JSON after substitution. `text` is that, the text `pai submit --dry-run` prints under "the
+    job as the server will see it"; `language` ("yaml" or "json") how to show it. Argument: the job
+    file's URI or {uri, cluster?, showSecrets?}."""
+    if not args:
+        return await jobs.preview(ls, None, None)
+    params = PreviewRendered(uri=args[0]) if isinstance(args[0], str) else PreviewRendered.from_json(args[0])
+    result = await jobs.preview(ls, params.uri, params.cluster, show_secrets=params.show_secrets)
+    if not result.get("ok", True):
+        return result
+    return {**result, "text": result["rendered"], "language": "yaml" if result.get("v2") else "json"}
+
+
 @registry.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
 def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelParams) -> None:
     """The user cancelled a submit's progress: its upload stops (once uploaded, it goes on)."""

@@ -91,16 +91,17 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
     return {"ok": True, **result}
 
 
-async def preview(ls: PaiLanguageServer, uri: str | None, cluster: str | None, list_files: bool = False) -> dict:
+async def preview(ls: PaiLanguageServer, uri: str | None, cluster: str | None, list_files: bool = False,
+                  show_secrets: bool = False) -> dict:
     """`submit`'s dry run (the daemon's `preview`), with the editor's settings and locale."""
     locale = ls.settings_for(uri).locale if uri else ls.locale
     path = to_fs_path(uri) if uri else None
     if not path:
-        return fail(ls, pick(locale, "Open a *.pai.json file to preview its upload.", "请先打开要预览上传的 *.pai.json 文件。"),
+        return fail(ls, pick(locale, "Open a job file to preview it.", "请先打开要预览的作业文件。"),
                     "invalid")
     return await call_or_fail(ls, protocol.Preview(file=path, shown=shown_name(ls, path), cluster=cluster,
                                                    settings=job_values(ls.client_settings), locale=locale,
-                                                   list_files=list_files))
+                                                   list_files=list_files, show_secrets=show_secrets))
 
 
 def shown_name(ls: PaiLanguageServer, path: str) -> str:

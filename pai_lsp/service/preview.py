@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.messages import pick
 from ..core.upload import size_text
+from ..core.v2render import MASK
 from ..core.v2render import render as render_v2
 from .jobs import job_settings, prepare
 from .selection import choose
@@ -45,9 +46,12 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
         rendered = json.dumps(prepared.config, indent=2, ensure_ascii=False) + "\n"
     else:
         rendered = (render_v2(prepared.config, show_secrets=True) if show_secrets else prepared.rendered).text()
+    config = prepared.config
+    if prepared.rendered is not None and not show_secrets and "secrets" in config:
+        config = {**config, "secrets": MASK}  # shown nowhere in plain text unless asked for
     result = {"job": prepared.name, "cluster": backend.profile.name, "user": backend.profile.user,
               "file": shown or str(config_path), "generatedName": chosen_settings.generate_job_name,
-              "upload": upload, "config": _json(prepared.config), "rendered": rendered, "v2": prepared.rendered is not None,
+              "upload": upload, "config": _json(config), "rendered": rendered, "v2": prepared.rendered is not None,
               "converted": _json(prepared.converted)}
     result["text"] = render(result, chosen_settings.locale)
     return result
