@@ -27,9 +27,9 @@ test("no contributed command uses the server's pai.* namespace (vscode-languagec
 test("only job files (the patterns of the contributed language) and .vscode/settings.json on disk are served", () => {
   // The patterns themselves are the server's (tests/test_vscode_manifest.py holds them equal to its registry).
   const patterns = jobFilePatterns(manifest);
-  assert.deepEqual(patterns, ["*.pai.json", "*.paddle.json"]);
+  assert.deepEqual(patterns, ["*.pai.json", "*.paddle.json", "*.pai.yaml", "*.pai.yml"]);
   assert.deepEqual(documentSelector(patterns).map((s) => s.pattern).filter(Boolean),
-    ["**/*.pai.json", "**/*.paddle.json", "**/.vscode/settings.json"]);
+    ["**/*.pai.json", "**/*.paddle.json", "**/*.pai.yaml", "**/*.pai.yml", "**/.vscode/settings.json"]);
   assert.ok(manifest.activationEvents.includes("onLanguage:pai-job"));
   assert.ok(isJobFile("/w/mnist.pai.json", patterns) && isJobFile("C:\\w\\train.paddle.json", patterns) && isJobFile("/w/A.PAI.JSON", patterns));
   for (const name of ["/w/package.json", "/w/x.pai.json.bak", "/w/pai.json", "/w/xpai.json"]) assert.ok(!isJobFile(name, patterns), name);
