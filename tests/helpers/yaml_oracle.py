@@ -80,3 +80,10 @@ def server_render(texts: list[str]) -> list[dict]:
     {"ok": True, "entrypoints": {role: text}, "auth": {image: {...}}} or {"ok": False, "error": message}.
     Skips as `js_yaml` does."""
     return _run("render.js", "mustache", texts)
+
+
+def server_verdict(texts: list[str]) -> list[dict]:
+    """The v2 server's whole verdict on each submitted YAML text before its scheduler sees it
+    (tests/oracle/protocol.js: js-yaml, Ajv 6, its cross-reference checks, mustache's render):
+    {"status": 202 | 400 | 500, "message": …}. Skips as `js_yaml` does."""
+    return _run("protocol.js", "mustache", texts)

@@ -67,12 +67,16 @@ function rendered(job) {
   return {ok: true, entrypoints, auth};
 }
 
-readline.createInterface({input: process.stdin}).on('line', (line) => {
-  let out;
-  try {
-    out = rendered(yaml.safeLoad(JSON.parse(line).text));
-  } catch (e) {
-    out = {ok: false, error: e.message};
-  }
-  process.stdout.write(JSON.stringify(out) + '\n');
-});
+module.exports = {rendered};  // for protocol.js
+
+if (require.main === module) {
+  readline.createInterface({input: process.stdin}).on('line', (line) => {
+    let out;
+    try {
+      out = rendered(yaml.safeLoad(JSON.parse(line).text));
+    } catch (e) {
+      out = {ok: false, error: e.message};
+    }
+    process.stdout.write(JSON.stringify(out) + '\n');
+  });
+}
