@@ -7,6 +7,7 @@ module when it lands; submit, the preview and `pai check` reach either through c
 
 from __future__ import annotations
 
+import math
 import re
 from functools import cache
 from typing import Any
@@ -24,9 +25,15 @@ _PROTOCOL_2 = re.compile(r"""^protocolVersion[ \t]*:[ \t]*(?:2|'2'|"2")[ \t]*(?:
 
 @cache
 def _validator() -> Any:
-    from jsonschema import Draft202012Validator
+    """jsonschema as Ajv 6 types values: a number without a fraction is an integer, Infinity too."""
+    from jsonschema import Draft202012Validator, validators
 
-    return Draft202012Validator(load_schema(V2_SCHEMA))
+    def is_integer(checker: Any, value: Any) -> bool:
+        return not isinstance(value, bool) and (isinstance(value, int) or isinstance(value, float) and
+                                                (math.isinf(value) or value.is_integer()))
+
+    checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", is_integer)
+    return validators.extend(Draft202012Validator, type_checker=checker)(load_schema(V2_SCHEMA))
 
 
 class PaiV2(JobFormat):
