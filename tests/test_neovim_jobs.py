@@ -18,7 +18,7 @@ import pytest
 from pai_lsp.core import formats
 
 from .helpers.cli import pai as run_pai
-from .helpers.configs import PADDLE_JOB
+from .helpers.configs import PADDLE_JOB, V2_HELLO
 from .helpers.neovim import CLIENT, Neovim, isolated_env, stop_services
 from .helpers.paths import EXAMPLE
 
@@ -377,29 +377,12 @@ def test_preview_upload(nvim, env, workspace):
     assert nvim.buffer_lines("pai://preview/bad.pai.json") is None
 
 
-V2_JOB = """\
-protocolVersion: 2
-name: hello_v2
-type: job
-prerequisites:
-  - {name: image, type: dockerimage, uri: "ubuntu:18.04"}
-parameters: {greeting: hello}
-secrets: {token: s3cr3t-value}
-taskRoles:
-  worker:
-    dockerImage: image
-    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
-    commands:
-      - echo "<% $parameters.greeting %> from $PAI_CURRENT_TASK_ROLE_NAME"
-      - test -n "<% $secrets.token %>" && echo done
-"""
-
 
 def test_a_v2_job_file_rendered_and_run(nvim, env, workspace):
     """A `*.pai.yaml`: :PaiRendered shows it as the server will see it (templates filled in, defaults
     written out, secrets masked) in a read-only yaml buffer; :PaiRun runs it, its log buffer has the
     rendered commands' lines."""
-    (workspace / "hello.pai.yaml").write_text(V2_JOB)
+    (workspace / "hello.pai.yaml").write_text(V2_HELLO)
     nvim.command("edit hello.pai.yaml")
     nvim.command("PaiRendered")
     name = "pai://rendered/hello.pai.yaml"

@@ -25,3 +25,21 @@ PADDLE_JOB = """{
   "entry": "python train.py --id $PADDLE_INIT_TRAINER_ID",
 }
 """
+
+# A v2 job file (`*.pai.yaml`) that runs anywhere in a moment: a parameter and a secret in its commands.
+V2_HELLO = """\
+protocolVersion: 2
+name: hello_v2
+type: job
+prerequisites:
+  - {name: image, type: dockerimage, uri: "ubuntu:18.04"}
+parameters: {greeting: hello}
+secrets: {token: s3cr3t-value}
+taskRoles:
+  worker:
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
+    commands:
+      - echo "<% $parameters.greeting %> from $PAI_CURRENT_TASK_ROLE_NAME"
+      - test -n "<% $secrets.token %>" && echo done
+"""

@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from ..helpers.configs import V2_HELLO
+
 pytestmark = pytest.mark.timeout(600)
 
 session: dict[str, str] = {}  # what earlier steps learned (the job's name), for the later ones
@@ -326,34 +328,17 @@ def test_a_paddle_job_file_runs_like_a_pai_config(workbench, workspace):
     workbench.wait_for(lambda: '"entry": "python3 paddle_train.py"' in workbench.editor_text(f"{job}.paddle.json"), "the job file")
 
 
-HELLO_V2 = """\
-# A v2 job file (YAML): its commands are rendered as the server renders them
-protocolVersion: 2
-name: hello_v2
-type: job
-prerequisites:
-  - {name: image, type: dockerimage, uri: "ubuntu:18.04"}
-parameters: {greeting: hello}
-taskRoles:
-  worker:
-    dockerImage: image
-    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
-    commands:
-      - echo "<% $parameters.greeting %> from $PAI_CURRENT_TASK_ROLE_NAME"
-      - echo "line 2 of <% $parameters.greeting %>"
-"""
-
 
 def test_a_v2_job_file_runs_locally_like_a_pai_config(workbench, workspace):
     """A `*.pai.yaml`: Run Job Locally from the explorer, its rendered commands' lines in its Output
     channel, SUCCEEDED in the Jobs view."""
-    (workspace / "hello.pai.yaml").write_text(HELLO_V2)
+    (workspace / "hello.pai.yaml").write_text(V2_HELLO)
     workbench.clear_notifications()
     workbench.command("File: Focus on Files Explorer")
     workbench.context_menu(workbench.explorer_row("hello.pai.yaml"), "Run Job Locally")
     workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: hello_v2_"), "the job's Output channel")
     job = workbench.output_channel().removeprefix("PAI: ")
-    workbench.wait_for(lambda: "hello from worker" in workbench.output_text() and "line 2 of hello" in workbench.output_text(),
+    workbench.wait_for(lambda: "hello from worker" in workbench.output_text() and "done" in workbench.output_text(),
                        "the rendered commands' lines")
     workbench.command("PAI: Focus on Jobs View")
     workbench.wait_for(lambda: job_row(workbench, job, "SUCCEEDED").count(), f"{job} SUCCEEDED in the Jobs view")

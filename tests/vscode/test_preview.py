@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from ..helpers.configs import V2_HELLO
 from .harness import copy_example
 
 pytestmark = pytest.mark.timeout(600)
@@ -150,33 +151,17 @@ def test_settings_json_diagnostics(workbench, workspace):
     workbench.wait_for(lambda: not [r for r in workbench.problems() if "pai settings." in r], "the warning to go")
 
 
-V2_JOB = """\
-protocolVersion: 2
-name: rendered_v2
-type: job
-prerequisites:
-  - {name: image, type: dockerimage, uri: "ubuntu:18.04"}
-parameters: {epochs: 3}
-secrets: {token: s3cr3t-value}
-taskRoles:
-  train:
-    dockerImage: image
-    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}
-    commands:
-      - python3 train.py --epochs <% $parameters.epochs %> --token <% $secrets.token %>
-"""
-
 
 def test_preview_rendered_job_shows_the_job_as_the_server_will_see_it(workbench, workspace):
     """A v2 job file → Preview Rendered Job: its templates filled in, the defaults the scheduler applies,
     secrets masked; a read-only YAML document."""
-    (workspace / "rendered.pai.yaml").write_text(V2_JOB)
+    (workspace / "rendered.pai.yaml").write_text(V2_HELLO)
     workbench.command("File: Focus on Files Explorer")
     workbench.context_menu(workbench.explorer_row("rendered.pai.yaml"), "Preview Rendered Job")
-    text = workbench.wait_for(lambda: (t := preview_text(workbench)) and "python3 train.py" in t and t, "the rendered job")
+    text = workbench.wait_for(lambda: (t := preview_text(workbench)) and "hello from" in t and t, "the rendered job")
     assert text.startswith("# The job as the server will see it"), text
-    assert "- python3 train.py --epochs 3 --token ******" in text and "s3cr3t-value" not in text
-    assert "instances: 1" in text and "shmMB: 512" in text
+    assert '- test -n "******" && echo done' in text and "s3cr3t-value" not in text
+    assert '- echo "hello from $PAI_CURRENT_TASK_ROLE_NAME"' in text and "instances: 1" in text and "shmMB: 512" in text
     tab = workbench.page.locator(".tabs-container .tab.active")
     assert tab.get_attribute("aria-label").startswith("rendered.pai.yaml (rendered)"), tab.get_attribute("aria-label")
     workbench.page.locator(PREVIEW_EDITOR).locator(".view-lines").click()

@@ -22,26 +22,27 @@ local function show(name)
   end)
 end
 
+--- Open the preview `what` ("preview": the upload; "rendered": the job as the server will see it) of
+--- the job file in `bufnr`, written by the server command `command`, for `cluster`.
+local function open(bufnr, cluster, what, command, prompt)
+  local path, uri = submit.config(bufnr, t(prompt, submit.job_files()))
+  if path then
+    local name = "pai://" .. what .. "/" .. vim.fn.fnamemodify(path, ":.")
+    previews[name] = { uri = uri, cluster = cluster, command = command }
+    show(name)
+  end
+end
+
 --- Preview the upload of the config in `bufnr` (0: the current buffer) to `cluster` (nil: the
 --- default one).
 function M.open(bufnr, cluster)
-  local path, uri = submit.config(bufnr, t("open a job file (%s) to preview its upload", submit.job_files()))
-  if path then
-    local name = "pai://preview/" .. vim.fn.fnamemodify(path, ":.")
-    previews[name] = { uri = uri, cluster = cluster, command = "pai.previewUpload" }
-    show(name)
-  end
+  open(bufnr, cluster, "preview", "pai.previewUpload", "open a job file (%s) to preview its upload")
 end
 
 --- The job in `bufnr` (0: the current buffer) as the server of `cluster` (nil: the default one) will
 --- see it.
 function M.rendered(bufnr, cluster)
-  local path, uri = submit.config(bufnr, t("open a job file (%s) to see it rendered", submit.job_files()))
-  if path then
-    local name = "pai://rendered/" .. vim.fn.fnamemodify(path, ":.")
-    previews[name] = { uri = uri, cluster = cluster, command = "pai.previewRendered" }
-    show(name)
-  end
+  open(bufnr, cluster, "rendered", "pai.previewRendered", "open a job file (%s) to see it rendered")
 end
 
 return M
