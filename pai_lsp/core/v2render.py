@@ -283,7 +283,7 @@ def render(job: dict, show_secrets: bool = False) -> Rendered:
     roles = out.get("taskRoles") if isinstance(out.get("taskRoles"), dict) else {}
     for name, role in roles.items():
         if isinstance(role, dict) and isinstance(role.get("commands"), list):
-            role["commands"] = _fill_secrets(entrypoint(job, name), shown).split("\n")
+            role["commands"] = fill_secrets(entrypoint(job, name), shown).split("\n")
     for item in out.get("prerequisites") or []:
         if isinstance(item, dict) and item.get("type") == "dockerimage" and isinstance(item.get("auth"), dict):
             item["auth"] = {k: fill(v, shown) if isinstance(v, str) else v for k, v in item["auth"].items()}
@@ -296,9 +296,9 @@ def render(job: dict, show_secrets: bool = False) -> Rendered:
     return Rendered(out, deployment.get("name") if deployment else None)
 
 
-def _fill_secrets(text: str, shown: dict) -> str:
-    """`<% $secrets.x %>` left in an entrypoint, filled in as the container does (text the parser
-    cannot read, say a parameter's value holding `<%`, stays as it is)."""
+def fill_secrets(text: str, shown: dict) -> str:
+    """`<% $secrets.x %>` left in an entrypoint, filled in as the container does (`shown`:
+    {"$secrets": …}; text the parser cannot read, say a parameter's value holding `<%`, stays as it is)."""
     try:
         return fill(text, shown)
     except TemplateError:
