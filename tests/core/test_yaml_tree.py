@@ -355,10 +355,7 @@ def test_a_chain_of_edits_always_equals_a_fresh_parse():
 
 def test_values_agree_with_the_servers_reader_on_generated_jobs():
     """The same values as `jsyaml.load` (the local cluster's js-yaml-compatible loader)."""
-    try:
-        from pai_lsp.core import jsyaml  # type: ignore[attr-defined]  # where it moves to
-    except ImportError:
-        from pai_lsp.localcluster import jsyaml
+    from pai_lsp.core import jsyaml
 
     from ..helpers.yaml_oracle import as_js
 
