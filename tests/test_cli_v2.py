@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import getpass
 import json
+import shutil
 from pathlib import Path
 
 import httpx
 
 from .helpers.cli import local_client_password, pai
+from .helpers.paths import EXAMPLE
 
 JOB = """\
 # a comment the user keeps
@@ -127,3 +129,19 @@ def test_a_kubernetes_era_cluster_gets_the_yaml_and_a_yarn_era_one_the_v1_config
     assert pai(env, "hdfs", "stat", f"/{user}/hello_v2", "--cluster", "yarn").returncode != 0  # nothing uploaded
     for name in ("k8s", "yarn"):
         pai(env, "cluster", "remove", name)
+
+
+def test_the_v2_example_uploads_its_code_runs_it_and_its_outputs_download(env, tmp_path):
+    """examples/mnist/mnist.pai.yaml: its code uploaded to extras.codeDir, copied into the task's folder
+    (`cd $PAI_JOB_NAME`), `$PAI_OUTPUT_DIR` from extras.outputDir, `pai outputs` from there."""
+    ws = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, ws)
+    result = pai(env, "run", "mnist.pai.yaml", "--follow", cwd=ws)
+    assert result.returncode == 0, result.stderr
+    job = result.stdout.splitlines()[0].split()[1]
+    assert "uploaded 1 file(s)" in result.stderr and f"/{getpass.getuser()}/{job}" in result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("epoch")] == [
+        "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
+    out = pai(env, "outputs", job, str(tmp_path / "out"))
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "out" / job / "result.txt").read_text() == "final loss 0.4968\n"
