@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -65,10 +66,12 @@ def _compile(tags: tuple[str, str]) -> tuple[re.Pattern[str], re.Pattern[str], r
     return re.compile(opening + _WS), re.compile(_WS + closing), re.compile(_WS + re.escape("}") + closing)
 
 
-def parse_template(template: str, tags: tuple[str, str] = TAGS) -> list[tuple[str, str, int, int]]:
+@lru_cache(maxsize=256)
+def parse_template(template: str, tags: tuple[str, str] = TAGS) -> tuple[tuple[str, str, int, int], ...]:
     """The top-level tokens of a template, (type, value, start, end): `text` and `name` (a plain
     variable) are what the server writes; a section's tokens are inside it and so never written.
-    TemplateError as mustache raises it (unclosed tag, unopened or unclosed section, invalid tags)."""
+    TemplateError as mustache raises it (unclosed tag, unopened or unclosed section, invalid tags).
+    Kept as mustache keeps them (its Writer's cache): a thousand roles with the same commands cost one parse."""
     tokens: list[list[Any] | None] = []
     sections: list[list[Any]] = []
     spaces: list[int] = []  # whitespace tokens of the current line
@@ -155,7 +158,7 @@ def parse_template(template: str, tags: tuple[str, str] = TAGS) -> list[tuple[st
             depth -= 1
         elif depth == 0 and token[0] in ("text", "name"):
             out.append((token[0], token[1], token[2], token[3]))
-    return out
+    return tuple(out)
 
 
 def unclosed_tag(template: str) -> TemplateError | None:

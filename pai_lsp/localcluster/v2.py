@@ -72,7 +72,21 @@ def _validator() -> Any:
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", is_integer)
     kind = validators.extend(Draft202012Validator, {"pattern": pattern, "patternProperties": pattern_properties,
                                                     "additionalProperties": additional_properties}, type_checker=checker)
-    return kind(load_schema(V2_SCHEMA))
+    return kind(_inlined(load_schema(V2_SCHEMA)))
+
+
+def _inlined(schema: Any, root: dict | None = None) -> Any:
+    """The schema with each `$ref` to its `$defs` replaced by what it names (none refers to itself): a
+    job of thousands of roles then costs no reference lookups."""
+    root = schema if root is None else root
+    if isinstance(schema, list):
+        return [_inlined(item, root) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#/$defs/"):
+        named = root["$defs"][schema["$ref"].removeprefix("#/$defs/")]
+        return _inlined({**named, **{k: v for k, v in schema.items() if k != "$ref"}}, root)
+    return {k: v if k in ("$defs", "enum", "const", "default", "examples") else _inlined(v, root) for k, v in schema.items()}
 
 
 def _invalid(message: str) -> ClusterError:
@@ -143,7 +157,7 @@ def _get(value: Any, key: str) -> Any:
 def _has(value: Any, key: str) -> bool:
     """`key in value`, which JavaScript refuses for a value that is no object."""
     if isinstance(value, dict):
-        return any(js_string(k) == key for k in value)
+        return key in value or any(js_string(k) == key for k in value if not isinstance(k, str))
     if isinstance(value, list):
         return key == "length" or key.isdigit() and int(key) < len(value)
     raise _failed(f"Cannot use 'in' operator to search for '{key}' in {js_string(value)}")
@@ -159,7 +173,10 @@ def _items(value: Any, what: str) -> list:
 
 
 def _roles(doc: dict) -> list[tuple[str, Any]]:
-    return [(key, _get(doc["taskRoles"], key)) for key in _keys(doc["taskRoles"])]
+    roles = doc["taskRoles"]
+    if isinstance(roles, dict):  # the schema's own shape (keys are strings): no search
+        return list(roles.items())
+    return [(key, _get(roles, key)) for key in _keys(roles)]
 
 
 def _check(doc: dict) -> None:
