@@ -12,8 +12,6 @@ import time
 
 import pytest
 
-from ..helpers.configs import V2_HELLO
-
 pytestmark = pytest.mark.timeout(600)
 
 session: dict[str, str] = {}  # what earlier steps learned (the job's name), for the later ones
@@ -329,16 +327,17 @@ def test_a_paddle_job_file_runs_like_a_pai_config(workbench, workspace):
 
 
 
-def test_a_v2_job_file_runs_locally_like_a_pai_config(workbench, workspace):
-    """A `*.pai.yaml`: Run Job Locally from the explorer, its rendered commands' lines in its Output
-    channel, SUCCEEDED in the Jobs view."""
-    (workspace / "hello.pai.yaml").write_text(V2_HELLO)
+def test_a_v2_job_file_runs_locally_like_a_pai_config(workbench):
+    """examples/mnist/mnist.pai.yaml, the same job in protocol v2: Run Job Locally from the explorer, its
+    code uploaded to extras.codeDir and run, its log in its Output channel, SUCCEEDED in the Jobs view."""
     workbench.clear_notifications()
     workbench.command("File: Focus on Files Explorer")
-    workbench.context_menu(workbench.explorer_row("hello.pai.yaml"), "Run Job Locally")
-    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: hello_v2_"), "the job's Output channel")
+    workbench.context_menu(workbench.explorer_row("mnist.pai.yaml"), "Run Job Locally")
+    workbench.wait_for(lambda: (channel := workbench.output_channel()).startswith("PAI: mnist_") and channel != f"PAI: {the_job()}",
+                       "the new job's Output channel")
     job = workbench.output_channel().removeprefix("PAI: ")
-    workbench.wait_for(lambda: "hello from worker" in workbench.output_text() and "done" in workbench.output_text(),
-                       "the rendered commands' lines")
+    workbench.wait_for(lambda: "epoch 3/3" in workbench.output_text() and "done" in workbench.output_text(), "the whole log")
+    assert [line for line in workbench.output_text().splitlines() if line.startswith("epoch")] == [
+        "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     workbench.command("PAI: Focus on Jobs View")
     workbench.wait_for(lambda: job_row(workbench, job, "SUCCEEDED").count(), f"{job} SUCCEEDED in the Jobs view")
