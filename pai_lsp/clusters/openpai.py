@@ -113,15 +113,14 @@ class OpenPai:
 
     def place_job(self, config: dict, name: str) -> str | None:
         """The name into the config, $PAI_JOB_NAME / $PAI_USER_NAME filled in; the HDFS folder of its codeDir
-        (a v2 job's: `extras.codeDir`, the fields v1 has and v2 lacks; its commands are left as written).
-        A v2 job for a v1-only cluster that v1 cannot express is refused here, before any upload."""
+        (a v2 job's: `extras.codeDir`, where pai keeps the fields v1 has and v2 lacks; its commands are
+        left as written: at run time $PAI_JOB_NAME is the platform's)."""
         if is_v2(config):
             config["name"] = name
             extras = config.get("extras") if isinstance(config.get("extras"), dict) else {}
             for field in V2_DIRS:
                 if isinstance(extras.get(field), str):
                     extras[field] = fill_names(extras[field], name, self.user)
-            self.converted(config)
             return hdfs_path(extras["codeDir"]) if isinstance(extras.get("codeDir"), str) else None
         config["jobName"] = name
         substitute(config, name, self.user)

@@ -71,8 +71,8 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         if backend.job_exists(name):
             raise NameTaken(f"a job named {name} already exists on {backend.profile.name}{kind.name_wait}"
                             ": rename it or enable pai.job.generateJobName.enabled")
-    try:
-        code_dir = backend.place_job(config, name)
+    code_dir = backend.place_job(config, name)
+    try:  # a job the cluster's protocol cannot express is refused here, before anything is uploaded
         converted = backend.converted(config)
     except InvalidInput as exc:
         raise InvalidInput(f"{shown}: {exc}") from None
