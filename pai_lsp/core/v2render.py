@@ -11,204 +11,33 @@ prerequisites; `$secrets` are filled in later, inside the container (and in a Do
 The rendered job here does all of that, applies the schema's defaults (what the scheduler assumes for
 a field left out) and masks secrets (`******`, as the server stores them) unless they are asked for.
 
-The mustache port keeps the parser's exact errors: an unclosed `<%` is the server's 500 "Unclosed tag
-at N" (N counts characters of the joined commands).
+The templates are core/v2_templates.py's (mustache 2.3's parser, its exact errors: an unclosed `<%` is
+the server's 500 "Unclosed tag at N", N counting characters of the joined commands).
 """
 
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import yaml
 
 from .schema import load_schema
-from .yaml_scalars import js_string, resolve_plain
+from .v2.facts import SCHEMA_FILE
+from .v2_templates import TemplateError, fill, joined_commands
+from .yaml_scalars import resolve_plain
 
-V2_SCHEMA = "pai-job-v2.schema.json"
-TAGS = ("<%", "%>")
 MASK = "******"  # what the server stores instead of the secrets (utils/protocolSecret.js)
 PREREQUISITE_FIELDS = ("script", "output", "data")  # the role fields a template may read as `$<field>`
 # v1's directories, which v2 lacks: pai keeps them in `extras` (clusters/v2convert.py writes them there), uploads
 # the code to `extras.codeDir`, downloads outputs from `extras.outputDir`, and a YARN-era cluster gets them back as v1's.
 V2_DIRS = ("codeDir", "dataDir", "outputDir")
-# JavaScript's whitespace (`\s`, and what String.prototype.trim removes): not Python's.
-_JS_SPACE = "\t\n\v\f\r \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
-_WS = f"[{_JS_SPACE}]*"
-_TAG_TYPES = "#^/>{&=!"
-_INDEX = re.compile(r"\[(\d+)\]")
-
-
-class TemplateError(ValueError):
-    """mustache refused a template; the server answers 500 with this message ("Unclosed tag at 12")."""
-
-    def __init__(self, message: str, offset: int):
-        super().__init__(message)
-        self.offset = offset
 
 
 def is_v2(config: dict) -> bool:
     """A job in protocol v2 (a v1 config has no `protocolVersion`)."""
     return isinstance(config, dict) and str(config.get("protocolVersion")) == "2"
-
-
-def js_trim(text: str) -> str:
-    """String.prototype.trim: JavaScript's whitespace, not Python's."""
-    return text.strip(_JS_SPACE)
-
-
-# -- the template parser (mustache 2.3's parseTemplate) ------------------------------------
-def _compile(tags: tuple[str, str]) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    opening, closing = map(re.escape, tags)
-    return re.compile(opening + _WS), re.compile(_WS + closing), re.compile(_WS + re.escape("}") + closing)
-
-
-@lru_cache(maxsize=256)
-def parse_template(template: str, tags: tuple[str, str] = TAGS) -> tuple[tuple[str, str, int, int], ...]:
-    """The top-level tokens of a template, (type, value, start, end): `text` and `name` (a plain
-    variable) are what the server writes; a section's tokens are inside it and so never written.
-    TemplateError as mustache raises it (unclosed tag, unopened or unclosed section, invalid tags).
-    Kept as mustache keeps them (its Writer's cache): a thousand roles with the same commands cost one parse."""
-    tokens: list[list[Any] | None] = []
-    sections: list[list[Any]] = []
-    spaces: list[int] = []  # whitespace tokens of the current line
-    has_tag = non_space = False
-    opening, closing, closing_curly = _compile(tags)
-    pos, end = 0, len(template)
-
-    def until(pattern: re.Pattern[str]) -> str:
-        nonlocal pos
-        found = pattern.search(template, pos)
-        stop = found.start() if found else end
-        value, pos = template[pos:stop], stop
-        return value
-
-    def scan(pattern: re.Pattern[str]) -> bool:
-        """Past what `pattern` matches right here; whether it matched anything."""
-        nonlocal pos
-        found = pattern.match(template, pos)
-        if found is None or found.end() == pos:
-            return False
-        pos = found.end()
-        return True
-
-    while pos < end:
-        start = pos
-        for ch in until(opening):
-            if ch in _JS_SPACE:
-                spaces.append(len(tokens))
-            else:
-                non_space = True
-            tokens.append(["text", ch, start, start + 1])
-            start += 1
-            if ch == "\n":  # a line holding only section/comment tags and spaces is dropped whole
-                if has_tag and not non_space:
-                    for index in spaces:
-                        tokens[index] = None
-                spaces, has_tag, non_space = [], False, False
-        if not scan(opening):
-            break
-        has_tag = True
-        kind = template[pos] if pos < end and template[pos] in _TAG_TYPES else "name"
-        if kind != "name":
-            pos += 1
-        scan(re.compile(_WS))
-        if kind == "=":
-            value = until(re.compile(_WS + "="))
-            scan(re.compile(_WS + "="))
-            until(closing)
-        elif kind == "{":
-            value = until(closing_curly)
-            scan(re.compile(_WS + r"\}"))
-            until(closing)
-            kind = "&"
-        else:
-            value = until(closing)
-        if not scan(closing):
-            raise TemplateError(f"Unclosed tag at {pos}", pos)
-        token = [kind, value, start, pos]
-        tokens.append(token)
-        if kind in "#^":
-            sections.append(token)
-        elif kind == "/":
-            if not sections:
-                raise TemplateError(f'Unopened section "{value}" at {start}', start)
-            opened = sections.pop()
-            if opened[1] != value:
-                raise TemplateError(f'Unclosed section "{opened[1]}" at {start}', start)
-        elif kind in ("name", "&"):
-            non_space = True
-        elif kind == "=":
-            parts = re.split(f"[{_JS_SPACE}]+", value)[:2]  # JavaScript's split(re, 2) drops the rest
-            if len(parts) != 2:
-                raise TemplateError(f"Invalid tags: {','.join(parts)}", start)
-            opening, closing, closing_curly = _compile((parts[0], parts[1]))
-    if sections:
-        raise TemplateError(f'Unclosed section "{sections[-1][1]}" at {pos}', pos)
-    out, depth = [], 0
-    for token in tokens:
-        if token is None:
-            continue
-        if token[0] in "#^":
-            depth += 1
-        elif token[0] == "/":
-            depth -= 1
-        elif depth == 0 and token[0] in ("text", "name"):
-            out.append((token[0], token[1], token[2], token[3]))
-    return tuple(out)
-
-
-def unclosed_tag(template: str) -> TemplateError | None:
-    """The error the server's parser raises on `template` (None when it parses)."""
-    try:
-        parse_template(template)
-    except TemplateError as exc:
-        return exc
-    return None
-
-
-# -- filling templates -----------------------------------------------------------------
-def _property(value: Any, name: str) -> Any:
-    """`value[name]` as JavaScript reads it from js-yaml's values (None: undefined or null)."""
-    if isinstance(value, dict):
-        if name in value:
-            return value[name]
-        return next((v for k, v in value.items() if not isinstance(k, str) and js_string(k) == name), None)
-    if isinstance(value, (list, str)):
-        if name == "length":
-            return len(value)
-        if name.isdigit() and str(int(name)) == name and int(name) < len(value):
-            return value[int(name)]
-    return None
-
-
-def lookup(context: dict, name: str) -> Any:
-    """mustache's Context.lookup: `a.b.c` walks the view; None when it finds nothing (or null)."""
-    if name.find(".") > 0:
-        value: Any = context
-        for part in name.split("."):
-            if value is None:
-                break
-            value = _property(value, part)
-        return value
-    return _property(context, name)
-
-
-def fill(template: str, context: dict) -> str:
-    """The server's `render`: variables filled from `context`, names it cannot resolve written
-    back as `<% name %>`, the whole trimmed. TemplateError as the server's parser raises it."""
-    out = []
-    for kind, value, _, _ in parse_template(template):
-        if kind == "text":
-            out.append(value)
-            continue
-        name = _INDEX.sub(r".\1", value)
-        found = lookup(context, name)
-        out.append(f"<% {name} %>" if found is None else js_string(found))
-    return js_trim("".join(out))
 
 
 def masked(secrets: Any) -> Any:
@@ -246,7 +75,7 @@ def prerequisites_by_type(job: dict) -> dict[str, dict[str, dict]]:
 
 
 def role_commands(job: dict, role_name: str) -> list[str]:
-    """A role's lines as the server joins them: the default deployment's preCommands, the role's
+    """A role's lines before the server joins them: the default deployment's preCommands, the role's
     commands, its postCommands."""
     role = job["taskRoles"][role_name]
     commands = list(role.get("commands") or [])
@@ -254,7 +83,7 @@ def role_commands(job: dict, role_name: str) -> list[str]:
     hooks = ((deployment or {}).get("taskRoles") or {}).get(role_name) if deployment else None
     if isinstance(hooks, dict):
         commands = list(hooks.get("preCommands") or []) + commands + list(hooks.get("postCommands") or [])
-    return [js_trim(str(c)) for c in commands]
+    return [str(c) for c in commands]
 
 
 def default_deployment(job: dict) -> dict | None:
@@ -271,7 +100,7 @@ def entrypoint(job: dict, role_name: str) -> str:
     context = {"$parameters": job.get("parameters")}
     for field in PREREQUISITE_FIELDS:
         context[f"${field}"] = by_type[field].get(str(role.get(field))) if field in role else None
-    return fill("\n".join(role_commands(job, role_name)), context)
+    return fill(joined_commands(role_commands(job, role_name)), context)
 
 
 def render(job: dict, show_secrets: bool = False) -> Rendered:
@@ -311,7 +140,7 @@ def fill_secrets(text: str, shown: dict) -> str:
 def with_defaults(job: dict) -> dict:
     """The schema's defaults filled in where a field is left out (the top level, `defaults`,
     `extras`, each task role and its `completion` / `extraContainerOptions`)."""
-    schema = load_schema(V2_SCHEMA)
+    schema = load_schema(SCHEMA_FILE)
     _defaults(job, schema["properties"], schema)
     role_schema = schema["$defs"]["taskRole"]["properties"]
     for role in (job.get("taskRoles") or {}).values() if isinstance(job.get("taskRoles"), dict) else ():

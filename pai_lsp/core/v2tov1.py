@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, parse_template, prerequisites_by_type, render
+from .v2_templates import find_templates
+from .v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, prerequisites_by_type, render
 
 ERREXIT = "set -o errexit -o nounset -o pipefail"  # how the v2 runtime runs a role's commands (user.sh)
 V1_FIELDS = (*V2_DIRS, "gpuType")  # extras v1 has fields for
@@ -94,8 +95,8 @@ def _not_expressible(job: dict) -> list[str]:
         if name in images and "auth" in image:
             reasons.append(f"the registry login of image {name} (auth): v1 takes one only as an authFile on HDFS")
     for name in roles:
-        used = sorted({value for kind, value, _, _ in parse_template(entrypoint(job, name))
-                       if kind == "name" and value.startswith("$secrets")})
+        used = sorted({tag.expr for tag in find_templates(entrypoint(job, name))
+                       if tag.filled and tag.expr.startswith("$secrets")})
         if used:
             reasons.append(f"secrets in the commands of {name} ({', '.join(used)}): a YARN-era cluster stores commands "
                            "as written and shows job configs to anyone")

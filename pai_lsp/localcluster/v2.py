@@ -25,7 +25,9 @@ from ..core import jsyaml
 from ..core.joi import js_regex
 from ..core.roles import TaskRole, from_v2
 from ..core.schema import load_schema
-from ..core.v2render import PREREQUISITE_FIELDS, V2_DIRS, V2_SCHEMA, TemplateError, entrypoint, fill, fill_secrets, prerequisites_by_type
+from ..core.v2.facts import SCHEMA_FILE
+from ..core.v2_templates import TemplateError, fill
+from ..core.v2render import MASK, PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type
 from ..core.yaml_scalars import js_string
 from .errors import ClusterError
 from .model import with_always_ports
@@ -72,7 +74,7 @@ def _validator() -> Any:
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", is_integer)
     kind = validators.extend(Draft202012Validator, {"pattern": pattern, "patternProperties": pattern_properties,
                                                     "additionalProperties": additional_properties}, type_checker=checker)
-    return kind(_inlined(load_schema(V2_SCHEMA)))
+    return kind(_inlined(load_schema(SCHEMA_FILE)))
 
 
 def _inlined(schema: Any, root: dict | None = None) -> Any:
@@ -291,5 +293,5 @@ def masked(doc: dict) -> str:
     """The stored config: the parsed job (`parse`) with its `secrets:` block replaced by "******" (§2.4)."""
     stored = dict(doc)
     if "secrets" in stored:
-        stored["secrets"] = "******"
+        stored["secrets"] = MASK
     return yaml.safe_dump(stored, sort_keys=False, allow_unicode=True)

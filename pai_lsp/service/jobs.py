@@ -17,7 +17,8 @@ from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
 from ..core.model import LineIndex, Settings
-from ..core.v2render import Rendered, TemplateError, is_v2, render
+from ..core.v2_templates import TemplateError
+from ..core.v2render import Rendered, is_v2, render
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult

@@ -1,4 +1,4 @@
-"""core/v2render.py: a v2 job as the server will see it. The commands are rendered as the real server
+"""core/v2render.py (on core/v2_templates.py): a v2 job as the server will see it. The commands are rendered as the real server
 renders them (mustache 2.3 with `<%` `%>`, compared with the server's own code in tests/oracle/render.js
 on the corpus and on generated templates), deployments are merged, defaults applied, secrets masked
 unless asked for, and the text written reads back (js-yaml's reading) to the same job."""
@@ -9,7 +9,8 @@ import random
 
 import pytest
 
-from pai_lsp.core.v2render import MASK, TemplateError, entrypoint, fill, parse_template, render, unclosed_tag
+from pai_lsp.core.v2_templates import TemplateError, fill, find_templates
+from pai_lsp.core.v2render import MASK, entrypoint, render
 from pai_lsp.core.yaml_tree import parse
 
 from ..helpers.paths import shared
@@ -105,16 +106,15 @@ def test_the_text_reads_back_to_the_rendered_job():
     ("<%# a %><%/ b %>", 'Unclosed section "a" at 8'),
 ])
 def test_the_parser_fails_where_the_server_fails(template, message):
-    error = unclosed_tag(template)
-    assert error is not None and str(error) == message
-    with pytest.raises(TemplateError):
+    with pytest.raises(TemplateError) as caught:
         fill(template, {})
+    assert str(caught.value) == message
 
 
 def test_sections_comments_and_unescaped_tags_are_dropped_and_their_lines_too():
     text = "a\n  <%# sec %>  \nhidden <% $parameters.x %>\n<%/ sec %>\nb <%& raw %><%{ raw }%> <%! note %>c"
     assert fill(text, {"$parameters": {"x": 1}}) == "a\nb  c"
-    assert [t[0] for t in parse_template("x <% y %>")] == ["text", "text", "name"]
+    assert [t.kind for t in find_templates("x <% y %><%# s %><%/ s %>")] == ["name", "#", "/"]
 
 
 def test_a_role_that_fails_to_render_says_so_like_the_server():
