@@ -13,6 +13,10 @@ import re
 
 import pytest
 
+from pai_lsp.core.formats import BY_NAME
+from pai_lsp.core.model import Settings
+from pai_lsp.localcluster.v2 import parse, unrunnable
+
 from ..helpers.localcluster import USER, job, own_cluster, role, submit, wait_for
 from ..helpers.paths import shared
 from ..helpers.yaml_oracle import server_verdict
@@ -122,6 +126,9 @@ def test_the_local_cluster_gives_the_real_servers_verdict(busy_cluster):
     (lambda text: text.replace("cpu: CPU", "cpu: -1"), "cpu"),
     (lambda text: text.replace("cpu: CPU", "cpu: .inf"), "cpu"),
     (lambda text: text.replace("instances: INSTANCES", "instances: .inf"), "instances"),
+    (lambda text: text.replace("gpu: 0", "gpu: .inf"), "gpu"),
+    (lambda text: text.replace("ports: PORTS", "ports: {http: -1}"), "ports.http"),
+    (lambda text: text.replace("ports: PORTS", "ports: {http: .inf}"), "ports.http"),
 ])
 def test_what_the_server_accepts_but_cannot_run_fails_at_scheduling_with_the_reason(busy_cluster, change, reason):
     _, c = busy_cluster
@@ -133,3 +140,22 @@ def test_what_the_server_accepts_but_cannot_run_fails_at_scheduling_with_the_rea
     assert local_verdict(c, text)[0] == 202
     detail = wait_for(lambda: (d := c.get(f"/api/v2/jobs/{USER}~{name}").json())["jobStatus"]["state"] == "FAILED" and d)
     assert reason in detail["jobStatus"]["appExitDiagnostics"], detail["jobStatus"]
+    assert editor_warns(text), text  # and the editor said so before the submit
+
+
+def editor_warns(text: str) -> list[str]:
+    """The warnings (and errors) the editor's v2 format gives `text`, minus one the jobs here all get."""
+    v2 = BY_NAME["pai-v2"]
+    return [d.message for d in v2.diagnose(v2.parse(text), Settings())
+            if d.severity in ("error", "warning") and "which the job does not have" not in d.message]
+
+
+def test_every_job_the_server_takes_but_the_local_cluster_cannot_run_gets_the_editors_warning():
+    """What the local cluster fails at scheduling (`unrunnable`), the editor warns of: over the
+    generated jobs the real server takes."""
+    texts = generated(240, seed=21)
+    real = server_verdict(texts)
+    unrunnable_ones = [t for t, v in zip(texts, real, strict=True) if v["status"] == 202 and unrunnable(parse(t))]
+    assert len(unrunnable_ones) > 10, len(unrunnable_ones)
+    silent = [t for t in unrunnable_ones if not editor_warns(t)]
+    assert not silent, f"{unrunnable(parse(silent[0]))}\n{silent[0]}"
