@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from .helpers.cli import local_client_password, pai
-from .helpers.paths import EXAMPLE
+from .helpers.paths import EXAMPLE, shared
 
 JOB = """\
 # a comment the user keeps
@@ -63,6 +63,14 @@ def test_check_reads_a_v2_file_with_the_exit_codes_of_v1(env, tmp_path):
     bad = pai(env, "check", "unclosed.yml", cwd=ws)  # no *.pai.yaml name: known by `protocolVersion: 2`
     assert bad.returncode == 1 and bad.stdout.count("\n") == 1, bad.stdout
     assert bad.stdout.startswith("unclosed.yml:") and "Unclosed tag at" in bad.stdout and " error " in bad.stdout
+
+
+def test_check_takes_every_real_v2_example_as_it_is(env, tmp_path):
+    """OpenPAI's own v2 examples (named *.yaml, known by `protocolVersion: 2`): no finding, exit 0."""
+    files = sorted(shared("corpus", "openpai-examples", "v2").glob("*.yaml"))
+    assert len(files) > 20
+    result = pai(env, "check", *map(str, files), cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
 def test_run_renders_the_commands_as_the_server_does_and_keeps_the_file(env, tmp_path):
