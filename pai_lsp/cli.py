@@ -56,7 +56,7 @@ def serve_lsp(tcp: str | None) -> int:
 
 
 def local_cluster(args: argparse.Namespace) -> int:
-    from .localcluster.server import default_data_dir, serve
+    from .localcluster.server import default_data_dir, prepare_data_dir, serve
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     if args.lc_command == "users":
@@ -66,7 +66,10 @@ def local_cluster(args: argparse.Namespace) -> int:
         if not password:
             print("pai local-cluster users add: give the password on standard input with --password-stdin", file=sys.stderr)
             return EXIT_UNREADABLE
-        data_dir.mkdir(parents=True, exist_ok=True)
+        problem = prepare_data_dir(data_dir)
+        if problem:
+            print(f"pai local-cluster users add: {problem}", file=sys.stderr)
+            return EXIT_UNREADABLE
         try:
             Users(data_dir).add(args.name, password, admin=args.admin)
         except ValueError as exc:
