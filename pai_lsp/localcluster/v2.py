@@ -52,9 +52,15 @@ def _validator() -> Any:
     def pattern_properties(validator: Any, patterns: dict, instance: Any, schema: dict) -> Any:
         if validator.is_type(instance, "object"):
             for expression, sub in patterns.items():
+                valid: set[int] = set()  # values found valid here: a role reached again by an alias is not checked again
                 for key, value in instance.items():
-                    if js_regex(expression).search(key):
-                        yield from validator.descend(value, sub, path=key, schema_path=expression)
+                    if id(value) in valid or not js_regex(expression).search(key):
+                        continue
+                    errors = list(validator.descend(value, sub, path=key, schema_path=expression))
+                    if errors:
+                        yield from errors
+                    elif isinstance(value, (dict, list)):
+                        valid.add(id(value))
 
     def additional_properties(validator: Any, allowed: Any, instance: Any, schema: dict) -> Any:
         if not validator.is_type(instance, "object"):

@@ -132,7 +132,7 @@ def test_the_local_cluster_gives_the_real_servers_verdict(busy_cluster):
 ])
 def test_what_the_server_accepts_but_cannot_run_fails_at_scheduling_with_the_reason(busy_cluster, change, reason):
     _, c = busy_cluster
-    name = f"cannotrun_{reason}_{len(c.get('/api/v2/jobs').json())}"
+    name = f"cannotrun_{reason.replace('.', '_')}_{len(c.get('/api/v2/jobs').json())}"
     text = change(BASE).replace("NAME", name)
     for key, options in CHOICES.items():
         text = text.replace(key, options[0])
