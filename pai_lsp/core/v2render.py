@@ -18,6 +18,7 @@ the server's 500 "Unclosed tag at N", N counting characters of the joined comman
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,13 +27,16 @@ import yaml
 from .schema import load_schema
 from .v2.facts import SCHEMA_FILE
 from .v2_templates import TemplateError, fill, joined_commands
-from .yaml_scalars import resolve_plain
+from .yaml_scalars import js_string, resolve_plain
 
 MASK = "******"  # what the server stores instead of the secrets (utils/protocolSecret.js)
 PREREQUISITE_FIELDS = ("script", "output", "data")  # the role fields a template may read as `$<field>`
 # v1's directories, which v2 lacks: pai keeps them in `extras` (clusters/v2convert.py writes them there), uploads
 # the code to `extras.codeDir`, downloads outputs from `extras.outputDir`, and a YARN-era cluster gets them back as v1's.
 V2_DIRS = ("codeDir", "dataDir", "outputDir")
+# What a scheduler counts per role: a whole number of 0 or more (the server's Ajv lets Infinity and negatives through).
+COUNTS = (("instances",), ("resourcePerInstance", "cpu"), ("resourcePerInstance", "memoryMB"), ("resourcePerInstance", "gpu"),
+          ("extraContainerOptions", "shmMB"))
 
 
 def is_v2(config: dict) -> bool:
@@ -165,6 +169,37 @@ def _defaults(data: dict, properties: dict, root: dict) -> None:
 def _has_defaults(properties: dict) -> bool:
     return any(isinstance(s, dict) and ("default" in s or _has_defaults(s.get("properties") or {}))
                for s in properties.values())
+
+
+# -- what a scheduler can run -----------------------------------------------------------
+def unrunnable(doc: dict) -> str:
+    """Why no scheduler can run a job the server took ("" when it can run): the local cluster fails
+    such a job at scheduling with this, and a YARN-era cluster is not sent its v1 config."""
+    roles = doc["taskRoles"]
+    if not isinstance(roles, dict) or not roles:
+        what = "an empty list" if roles == [] else f"a {type(roles).__name__.replace('str', 'string')}"
+        return f"taskRoles is {what}, not a mapping of task role names to task roles: the job has no task role to run."
+    for name, role in roles.items():
+        for path in COUNTS:
+            value = _at(role, path)
+            if isinstance(value, float) and not math.isfinite(value) or isinstance(value, (int, float)) and value < 0:
+                return (f"taskRoles.{name}.{'.'.join(path)} is {js_string(value)}: the scheduler needs a whole number of "
+                        "0 or more.")
+        ports = role["resourcePerInstance"].get("ports")
+        if isinstance(ports, list) and ports:
+            return (f"taskRoles.{name}.resourcePerInstance.ports is a list: the scheduler needs a mapping of port labels to "
+                    "how many ports each task gets.")
+        for label, count in (ports or {}).items() if isinstance(ports, dict) else ():
+            if isinstance(count, float) and not math.isfinite(count) or count < 0:
+                return f"taskRoles.{name}.resourcePerInstance.ports.{label} is {js_string(count)}: the scheduler needs a whole number."
+    return ""
+
+
+def _at(role: dict, path: tuple[str, ...]) -> Any:
+    value: Any = role
+    for part in path:
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 # -- writing ---------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .v2_templates import find_templates
-from .v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, prerequisites_by_type, render
+from .v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, prerequisites_by_type, render, unrunnable
 
 ERREXIT = "set -o errexit -o nounset -o pipefail"  # how the v2 runtime runs a role's commands (user.sh)
 V1_FIELDS = (*V2_DIRS, "gpuType")  # extras v1 has fields for
@@ -84,8 +84,9 @@ def _role(name: str, role: dict) -> dict:
 def _not_expressible(job: dict) -> list[str]:
     reasons: list[str] = []
     roles = job.get("taskRoles")
-    if not isinstance(roles, dict) or not roles:
-        return ["taskRoles that are no mapping of roles (the job cannot run anywhere)"]
+    cannot_run = unrunnable(job)
+    if cannot_run:  # no cluster runs it: said as the scheduler says it
+        return [cannot_run]
     by_type = prerequisites_by_type(job)
     images = {str(r.get("dockerImage")): by_type["dockerimage"].get(str(r.get("dockerImage")), {}).get("uri") for r in roles.values()}
     if len(set(images.values())) > 1:

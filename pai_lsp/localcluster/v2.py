@@ -33,8 +33,6 @@ from .errors import ClusterError
 from .model import with_always_ports
 
 # Numbers the scheduler needs as whole, finite counts of 0 or more (the schema lets 2.0, Infinity and -1 by).
-COUNTS = (("instances",), ("resourcePerInstance", "cpu"), ("resourcePerInstance", "memoryMB"), ("resourcePerInstance", "gpu"),
-          ("extraContainerOptions", "shmMB"))
 RUNTIME_OPTIONS = "set -o errexit\nset -o nounset\nset -o pipefail\n"  # openpai-runtime's user.sh
 
 
@@ -240,36 +238,6 @@ def _filled(template: str, context: dict) -> str:
         return fill(template, context)
     except TemplateError as exc:
         raise _failed(str(exc)) from None
-
-
-# -- what the scheduler runs ----------------------------------------------------------------
-def unrunnable(doc: dict) -> str:
-    """Why no scheduler can run a job the server took ("" when it can run)."""
-    roles = doc["taskRoles"]
-    if not isinstance(roles, dict) or not roles:
-        what = "an empty list" if roles == [] else f"a {type(roles).__name__.replace('str', 'string')}"
-        return f"taskRoles is {what}, not a mapping of task role names to task roles: the job has no task role to run."
-    for name, role in roles.items():
-        for path in COUNTS:
-            value = _at(role, path)
-            if isinstance(value, float) and not math.isfinite(value) or isinstance(value, (int, float)) and value < 0:
-                return (f"taskRoles.{name}.{'.'.join(path)} is {js_string(value)}: the scheduler needs a whole number of "
-                        "0 or more.")
-        ports = role["resourcePerInstance"].get("ports")
-        if isinstance(ports, list) and ports:
-            return (f"taskRoles.{name}.resourcePerInstance.ports is a list: the scheduler needs a mapping of port labels to "
-                    "how many ports each task gets.")
-        for label, count in (ports or {}).items() if isinstance(ports, dict) else ():
-            if isinstance(count, float) and not math.isfinite(count) or count < 0:
-                return f"taskRoles.{name}.resourcePerInstance.ports.{label} is {js_string(count)}: the scheduler needs a whole number."
-    return ""
-
-
-def _at(role: dict, path: tuple[str, ...]) -> Any:
-    value: Any = role
-    for part in path:
-        value = value.get(part) if isinstance(value, dict) else None
-    return value
 
 
 def roles(doc: dict) -> list[TaskRole]:

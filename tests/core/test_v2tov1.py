@@ -14,6 +14,7 @@ from pai_lsp.core.v2tov1 import ERREXIT, NotExpressible, to_v1
 from pai_lsp.core.yaml_tree import parse
 
 from ..helpers.paths import shared
+from ..helpers.v2_jobs import generated
 
 JOB = """\
 protocolVersion: 2
@@ -100,3 +101,35 @@ def test_every_corpus_job_converts_to_a_config_v1_accepts_or_is_refused_with_rea
         assert v1_errors(config) == [], path.name
         converted += 1
     assert converted >= 15 and refused >= 1, (converted, refused)
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    (("ports: {tensorboard: 1}", "ports: [tensorboard]"), "taskRoles.train.resourcePerInstance.ports is a list"),
+    (("ports: {tensorboard: 1}", "ports: {tensorboard: .inf}"), "ports.tensorboard is Infinity"),
+    (("instances: 2", "instances: .inf"), "taskRoles.train.instances is Infinity"),
+    (("gpu: 1", "gpu: -1"), "taskRoles.train.resourcePerInstance.gpu is -1"),
+])
+def test_a_job_the_server_takes_but_no_scheduler_runs_is_refused_with_the_schedulers_reason(change, reason):
+    """The editor only warns of these (the server takes them): the v1 config is not made of them."""
+    job = v2(JOB.replace(*change))
+    v2_format = BY_NAME["pai-v2"]
+    assert not [d for d in v2_format.diagnose(v2_format.parse(JOB.replace(*change)), Settings()) if d.severity == "error"]
+    with pytest.raises(NotExpressible) as caught:
+        to_v1(job)
+    assert len(caught.value.reasons) == 1 and reason in caught.value.reasons[0], caught.value.reasons
+
+
+def test_generated_jobs_the_editor_lets_through_convert_or_are_refused_never_crash():
+    v2_format = BY_NAME["pai-v2"]
+    outcomes = {"converted": 0, "refused": 0}
+    for text in generated(400, seed=5):
+        doc = v2_format.parse(text)
+        if doc.root is None or any(d.severity == "error" for d in v2_format.diagnose(doc, Settings())):
+            continue  # submit stops at the first error
+        try:
+            assert v1_errors(to_v1(doc.root.value)) == []
+            outcomes["converted"] += 1
+        except NotExpressible as exc:
+            assert exc.reasons and all(exc.reasons)
+            outcomes["refused"] += 1
+    assert outcomes["converted"] > 20 and outcomes["refused"] > 20, outcomes
