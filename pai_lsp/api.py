@@ -284,7 +284,10 @@ class PreviewResult(Result):
     file: str
     generated_name: bool
     upload: UploadPreview | None
-    config: dict[str, Any]
+    config: dict[str, Any]  # after substitution (a v2 job's secrets masked unless `showSecrets`)
+    rendered: str  # the job as the server will see it: a v2 job's YAML with its templates filled in, a v1 config's JSON
+    v2: bool  # a v2 (YAML) job
+    converted: dict[str, Any] | None  # the v1 config a v1-only cluster gets instead of a v2 job
     text: str  # what `pai submit --dry-run` prints
 
 
@@ -579,6 +582,7 @@ class Preview(OnCluster):
     settings: dict[str, Any] | None = None
     locale: str | None = None
     list_files: bool = False
+    show_secrets: bool = False  # a v2 job's secrets in plain text in the rendered job (masked otherwise)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -951,6 +955,21 @@ class PreviewUpload(OnConfig):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RenderedPreviewResult(PreviewResult):
+    language: str  # how to show `text`, which is `rendered` here: "yaml" (a v2 job) or "json"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreviewRendered(OnConfig):
+    """The job as the server will see it: which job file, for which cluster (the default one when absent), and
+    whether a v2 job's secrets are shown in plain text (masked otherwise)."""
+
+    METHOD: ClassVar[str] = "pai.previewRendered"
+    RESULT: ClassVar[type[Result]] = RenderedPreviewResult
+    show_secrets: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class JobOutputs(JobRef):
     """The job's outputDir into `dest`, reported on `work_done_token` as it goes."""
 
@@ -1052,6 +1071,7 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.submitJob": SubmitJob,
     "pai.runLocally": SubmitJob,
     "pai.previewUpload": PreviewUpload,
+    "pai.previewRendered": PreviewRendered,
     "pai.jobs.list": Jobs,
     "pai.job.status": Status,
     "pai.job.config": JobConfig,

@@ -23,8 +23,8 @@ from .errors import ConfigError, NotFound, PaiError, Unreachable
 
 
 def add_commands(sub) -> None:
-    for name, helptext in (("submit", "submit a job config (uploading its code first)"),
-                           ("run", "submit a job config to the local cluster")):
+    for name, helptext in (("submit", "submit a job file, v1 JSON or v2 YAML (uploading its code first)"),
+                           ("run", "submit a job file to the local cluster")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("file", metavar="FILE")
         if name == "submit":
@@ -33,6 +33,8 @@ def add_commands(sub) -> None:
         p.add_argument("--dry-run", action="store_true",
                        help="show what would be uploaded and submitted (files, job name, final config); send nothing")
         p.add_argument("--list", action="store_true", help="with --dry-run: list every file that would be uploaded")
+        p.add_argument("--show-secrets", action="store_true",
+                       help="with --dry-run: a v2 job's secrets in plain text in the rendered job (masked otherwise)")
         p.add_argument("--force", action="store_true",
                        help="upload even when over pai.job.upload.maxBytes / maxFiles (or .paiignore has a bad line)")
     p = sub.add_parser("jobs", help="list your jobs")
@@ -151,7 +153,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         from .settings import terminal_locale
 
         shown = daemon.call_sync(protocol.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
-                                                  list_files=args.list, locale=terminal_locale()))
+                                                  list_files=args.list, locale=terminal_locale(),
+                                                  show_secrets=args.show_secrets))
         sys.stdout.write(shown["text"])
         return 0
     with _progress() as bar:

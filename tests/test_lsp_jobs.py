@@ -13,6 +13,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers.cli import isolated_env, stop_all
+from .helpers.configs import V2_HELLO
 from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
 
@@ -163,3 +164,27 @@ async def test_the_clusters_warnings_reach_the_editor(editor, tmp_path):
     assert shown == [f"{job}: {warning}" for warning in result["warnings"]]
     assert shown[1] == (f"{job}: killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount and "
                         "minSucceededTaskCount instead.")
+
+
+
+async def test_a_v2_job_file_is_previewed_rendered_and_runs_from_the_editor(editor, tmp_path):
+    job_file = tmp_path / "hello.pai.yaml"
+    job_file.write_text(V2_HELLO)
+    uri = job_file.as_uri()
+    shown = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.previewRendered", [uri]))
+    assert shown["ok"] is True and shown["language"] == "yaml", shown
+    assert '- echo "hello from $PAI_CURRENT_TASK_ROLE_NAME"\n' in shown["text"] and '- test -n "******" && echo done' in shown["text"]
+    assert "s3cr3t-value" not in json.dumps(shown)
+    assert shown["text"].startswith("# The job as the server will see it") and "instances: 1" in shown["text"]
+    revealed = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.previewRendered", [{"uri": uri, "showSecrets": True}]))
+    assert '- test -n "s3cr3t-value" && echo done' in revealed["text"]
+    # The upload preview carries the same text under its heading (the dry run's), but for the name drawn anew.
+    upload = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.previewUpload", [uri]))
+    assert "the job as the server will see it:\n" + shown["text"].replace(shown["job"], upload["job"]) in upload["text"]
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.runLocally", [uri]))
+    assert result["ok"] is True and result["job"].startswith("hello_v2_"), result
+    await until(lambda: any(e["job"] == result["job"] for e in editor.events["end"]))
+    text = "".join(e["text"] for e in editor.events["log"] if e["job"] == result["job"])
+    assert "hello from worker" in text.splitlines()
+    await until(lambda: any(m.message == f"Job {result['job']} SUCCEEDED" for m in editor.messages))

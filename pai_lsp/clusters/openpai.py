@@ -12,9 +12,11 @@ import httpx
 
 from ..core.messages import message
 from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
+from ..core.v2render import V2_DIRS, dump, is_v2
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
 from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request
 from ..storage.keepalive import KeepAlive
+from .profiles import LOCAL
 
 if TYPE_CHECKING:
     from ..storage.upload import Progress, Selected, UploadResult
@@ -39,6 +41,8 @@ class OpenPai:
         self.rest_uri = profile.rest_uri.rstrip("/")
         self.user = profile.user
         self.protocol = profile.protocol
+        # The embedded local cluster serves both APIs: v2 jobs go there as they are.
+        self.takes_v2 = profile.protocol == 2 or profile.name == LOCAL
         self._password = password
         self.token = token
         self._on_token = on_token
@@ -109,10 +113,31 @@ class OpenPai:
         return f"{base}_{secrets.token_hex(4)}"
 
     def place_job(self, config: dict, name: str) -> str | None:
-        """The name into the config, $PAI_JOB_NAME / $PAI_USER_NAME filled in; the HDFS folder of its codeDir."""
+        """The name into the config, $PAI_JOB_NAME / $PAI_USER_NAME filled in; the HDFS folder of its codeDir
+        (a v2 job's: `extras.codeDir`, where pai keeps the fields v1 has and v2 lacks; its commands are
+        left as written: at run time $PAI_JOB_NAME is the platform's)."""
+        if is_v2(config):
+            config["name"] = name
+            extras = config.get("extras") if isinstance(config.get("extras"), dict) else {}
+            for field in V2_DIRS:
+                if isinstance(extras.get(field), str):
+                    extras[field] = fill_names(extras[field], name, self.user)
+            return hdfs_path(extras["codeDir"]) if isinstance(extras.get("codeDir"), str) else None
         config["jobName"] = name
         substitute(config, name, self.user)
         return hdfs_path(config["codeDir"]) if config.get("codeDir") else None
+
+    def converted(self, config: dict) -> dict | None:
+        """The v1 config a v1-only (YARN-era) server gets for a v2 job; None when the job goes as it is.
+        InvalidInput naming what v1 cannot express of it."""
+        if not is_v2(config) or self.takes_v2:
+            return None
+        from ..core.v2tov1 import NotExpressible, to_v1
+
+        try:
+            return to_v1(config)
+        except NotExpressible as exc:
+            raise InvalidInput(message("jobs.v1-only", cluster=self.profile.name, what=str(exc))) from None
 
     def upload(self, files: list[Selected], remote: str, progress: Progress | None = None) -> UploadResult:
         from ..storage.upload import upload
@@ -133,9 +158,17 @@ class OpenPai:
     add_registry = remove_registry = registries
 
     def submit(self, config: dict) -> list[str]:
-        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML. The server's
-        `X-Warning`s (an obsolete key; on the local cluster, a job run scaled to the machine)."""
-        if self.protocol == 2:
+        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML; a v2 job as YAML, or
+        to a v1-only cluster as its v1 config. The server's `X-Warning`s (an obsolete key; on the local
+        cluster, a job run scaled to the machine)."""
+        if is_v2(config):
+            v1 = self.converted(config)
+            if v1 is None:
+                response = self.request("POST", "/api/v2/jobs", content=dump(config).encode(),
+                                        headers={"Content-Type": "text/yaml"})
+            else:
+                response = self.request("POST", f"/api/v1/user/{self.user}/jobs", json=v1)
+        elif self.protocol == 2:
             from .v2convert import to_v2_yaml
 
             response = self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(),
@@ -154,7 +187,8 @@ class OpenPai:
         """The submitted config (v2 servers send JSON text labelled YAML: a YAML loader reads both)."""
         import yaml
 
-        return yaml.safe_load(self.request("GET", self._job_path(name) + "/config").text)
+        path = f"/api/v2/jobs/{self.user}~{name}" if self.takes_v2 else self._job_path(name)
+        return yaml.safe_load(self.request("GET", path + "/config").text)
 
     def job_exists(self, name: str) -> bool:
         try:
@@ -233,12 +267,17 @@ class OpenPai:
         return jobs
 
 
-def substitute(config: dict, job_name: str, user: str) -> None:
+def fill_names(value: str, job_name: str, user: str) -> str:
     """$PAI_JOB_NAME and $PAI_USER_NAME, every occurrence (the old extension replaced only the first)."""
+    value = re.sub(r"\$\{?PAI_JOB_NAME\}?(?!\w)", job_name, value)
+    return re.sub(r"\$\{?PAI_USER_NAME\}?(?!\w)", user, value)
+
+
+def substitute(config: dict, job_name: str, user: str) -> None:
+    """$PAI_JOB_NAME and $PAI_USER_NAME in a v1 config's directories and commands."""
 
     def fill(value: str) -> str:
-        value = re.sub(r"\$\{?PAI_JOB_NAME\}?(?!\w)", job_name, value)
-        return re.sub(r"\$\{?PAI_USER_NAME\}?(?!\w)", user, value)
+        return fill_names(value, job_name, user)
 
     for field in SUBSTITUTED_FIELDS:
         if isinstance(config.get(field), str):

@@ -451,7 +451,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "progress.submitted": (TEXT, "submitted {job}", "已提交 {job}"),
     "progress.transfer": (TEXT, "{verb} {files}/{total_files} files, {done} of {total}", "{verb} {files}/{total_files} 个文件，{done} / {total}"),
     "lsp.open-to-submit": (TEXT, "Open a *.pai.json file to submit it.", "请先打开要提交的 *.pai.json 文件。"),
-    "lsp.open-to-preview": (TEXT, "Open a *.pai.json file to preview its upload.", "请先打开要预览上传的 *.pai.json 文件。"),
+    "lsp.open-to-preview": (TEXT, "Open a job file to preview it.", "请先打开要预览的作业文件。"),
     "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。"),
     "lsp.job-ended": (TEXT, "Job {job} {state}", "作业 {job} {state}"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
@@ -471,6 +471,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                      "! {count} 个文件看起来像数据（codeDir 只应包含代码）："),
     "preview.files": (TEXT, "files:", "文件："),
     "preview.config": (TEXT, "config after substitution:", "替换变量后的配置："),
+    "preview.rendered": (TEXT, "the job as the server will see it:", "服务器将看到的作业："),
+    "preview.converted": (TEXT, "sent as this v1 config ({cluster} takes v1 jobs only):",
+                          "以如下 v1 配置发送（{cluster} 只接受 v1 作业）："),
     # -- errors of the service layer and the daemon (errors.py classes carry these codes) ----
     "config.no-file": (TEXT, "no such file", "没有这个文件"),
     "config.directory": (TEXT, "is a directory", "是一个目录"),
@@ -481,6 +484,10 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "error.at-file": (TEXT, "{file}: {reason}", "{file}：{reason}"),
     "jobs.wrong-format": (TEXT, "{file}: {cluster} is a {kind} cluster and runs {wanted} job files",
                           "{file}：{cluster} 是 {kind} 集群，只运行 {wanted} 作业文件"),
+    "jobs.v1-only": (TEXT, "{cluster} is a YARN-era cluster that takes v1 jobs only, and v1 cannot express {what}: submit "
+                     "it to a Kubernetes-era cluster (job protocol v2), or change the job",
+                     "{cluster} 是 YARN 时代的集群，只接受 v1 作业，而 v1 无法表达 {what}：请提交到 Kubernetes 时代的集群"
+                     "（作业协议 v2），或修改作业"),
     "jobs.refused": (TEXT, "{file}:{line}:{column}: {problem}{more}", "{file}:{line}:{column}：{problem}{more}"),
     "jobs.refused-more": (TEXT, " (and {count} more: run `pai check {file}`)", "（另有 {count} 处：运行 `pai check {file}` 查看）"),
     "jobs.name-taken": (TEXT, "a job named {job} already exists on {cluster}{wait}: rename it or enable pai.job.generateJobName.enabled",

@@ -193,7 +193,7 @@ class Daemon:
     async def preview(self, p: protocol.Preview, notify: Notify) -> protocol.PreviewResult:
         """What `submit` with the same params would do; nothing is sent."""
         return await self.sessions.run(await self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
-                                       p.locale, p.shown, p.list_files)
+                                       p.locale, p.shown, p.list_files, p.show_secrets)
 
     async def cluster_for(self, cluster: str | None, file: str) -> str | None:
         """The local cluster serves each kind of job file through its own API."""

@@ -550,6 +550,8 @@ def copy_files(source: Path, target: Path, entries: list[str]) -> None:
 def unschedulable(job: Job) -> tuple[int, str] | None:
     """Why the scheduler can never place this job (exit code, reason), or None: judged from its roles
     alone, before anything is made per task, so a job of 2,147,483,648 instances costs what one does."""
+    if job.unrunnable:
+        return SCHEDULER_REFUSED, job.unrunnable
     names = [r.name for r in job.roles]
     twice = sorted({n for n in names if names.count(n) > 1}) if len(set(names)) < len(names) else []
     if twice:  # the v1 server accepts it; the scheduler, keying roles by name, cannot place the job

@@ -52,6 +52,20 @@ async def preview_upload(ls: PaiLanguageServer, *args: Any) -> Answer:
     return await ls.jobs.preview(params and params.uri, params and params.cluster, bool(params and params.list_files))
 
 
+@registry.command("pai.previewRendered")
+async def preview_rendered(ls: PaiLanguageServer, *args: Any) -> Answer:
+    """The job as the server will see it, nothing sent: a v2 job's YAML with its templates filled in, the
+    default deployment merged and the defaults applied (secrets masked unless `showSecrets`); a v1
+    config's JSON after substitution. `text` is that (what `pai submit --dry-run` prints under "the
+    job as the server will see it"); `language` how to show it."""
+    params = api.PreviewRendered.from_json(args[0]) if args else None
+    result = await ls.jobs.preview(params and params.uri, params and params.cluster,
+                                   show_secrets=bool(params and params.show_secrets))
+    if not result.get("ok"):
+        return result
+    return {**result, "text": result["rendered"], "language": "yaml" if result["v2"] else "json"}
+
+
 @registry.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
 def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelParams) -> None:
     """The user cancelled a submit's progress: its upload stops (once uploaded, it goes on)."""

@@ -145,7 +145,8 @@ class JobRelay:
         self.watch_statuses()
         return ok(result)
 
-    async def preview(self, uri: str | None, cluster: str | None, list_files: bool = False) -> dict[str, Any]:
+    async def preview(self, uri: str | None, cluster: str | None, list_files: bool = False,
+                      show_secrets: bool = False) -> dict[str, Any]:
         """`submit`'s dry run (the daemon's `preview`), with the editor's settings and locale."""
         ls = self.ls
         locale = ls.settings_for(uri).locale if uri else ls.locale
@@ -153,7 +154,8 @@ class JobRelay:
         if not path:
             return self.fail(InvalidInput(render("lsp.open-to-preview", locale)), locale)
         return await self.call(protocol.Preview(file=path, shown=self.shown_name(path), cluster=cluster,
-                                                settings=job_values(ls.client_settings), locale=locale, list_files=list_files),
+                                                settings=job_values(ls.client_settings), locale=locale, list_files=list_files,
+                                                show_secrets=show_secrets),
                                locale=locale)
 
     def shown_name(self, path: str) -> str:

@@ -19,6 +19,8 @@ from ..config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
 from ..core.messages import message
 from ..core.model import LineIndex, Settings
+from ..core.v2_templates import TemplateError
+from ..core.v2render import Rendered, is_v2, render
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
@@ -36,6 +38,8 @@ class Prepared:
     name: str
     code_dir: str | None  # HDFS path the workspace is uploaded to
     workspace: Path
+    rendered: Rendered | None = None  # a v2 job as the server will see it (secrets masked)
+    converted: dict | None = None  # what a cluster of another protocol gets instead (a v2 job's v1 config)
 
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
@@ -45,14 +49,14 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     `name`, when given, is the job's name already chosen (a resumed submit)."""
     shown = shown or str(config_path)
     kind = kind_of(backend.profile)
-    job_format = format_for(config_path.name)
-    if job_format.name != kind.job_format:
-        wanted = " or ".join(kind.job_files)
-        raise InvalidInput(message("jobs.wrong-format", file=shown, cluster=backend.profile.name, kind=kind.name, wanted=wanted))
     try:
         text = read_config(config_path)
     except UnreadableConfig as exc:
         raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
+    job_format = format_for(config_path.name, text)
+    if not kind.runs(job_format.name):
+        wanted = " or ".join(kind.job_files)
+        raise InvalidInput(message("jobs.wrong-format", file=shown, cluster=backend.profile.name, kind=kind.name, wanted=wanted))
     doc = job_format.parse(text)
     errors = [d for d in job_format.diagnose(doc, replace(settings, dialect=kind.dialect)) if d.severity == "error"]
     if errors:
@@ -70,9 +74,17 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         if backend.job_exists(name):
             raise NameTaken(message("jobs.name-taken", job=name, cluster=backend.profile.name, wait=kind.name_wait))
     code_dir = backend.place_job(config, name)
+    try:  # a job the cluster's protocol cannot express is refused here, before anything is uploaded
+        converted = backend.converted(config)
+    except InvalidInput as exc:
+        raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
     if not settings.upload_enabled:
         code_dir = None
-    return Prepared(config, name, code_dir, workspace_of(config_path))
+    try:
+        rendered = render(config) if is_v2(config) else None
+    except TemplateError as exc:  # the server's 500 (mustache's words); the format's checks say it first
+        raise InvalidInput(message("error.at-file", file=shown, reason=exc.message)) from None
+    return Prepared(config, name, code_dir, workspace_of(config_path), rendered, converted)
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:

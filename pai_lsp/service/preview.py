@@ -1,6 +1,7 @@
 """What a submit would do, without doing it: `pai submit|run --dry-run` and the editor's "Preview
-Upload". The job's name and its config after substitution, and the files the upload would send
-(service/selection.py: the same ones `submit` sends), with how many the last upload there already has.
+Upload" and rendered preview. The job's name and its config after substitution (a v2 job: as the
+server will see it, core/v2render.py), and the files the upload would send (service/selection.py: the
+same ones `submit` sends), with how many the last upload there already has.
 """
 
 from __future__ import annotations
@@ -8,11 +9,13 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..api import PreviewResult, UploadPreview
 from ..core.messages import render as text
 from ..core.upload import size_text
+from ..core.v2render import MASK
+from ..core.v2render import render as render_v2
 from .jobs import job_settings, prepare
 from .selection import choose
 
@@ -21,9 +24,11 @@ if TYPE_CHECKING:
 
 
 def preview(backend: Backend, config_path: Path, settings: dict | None = None, locale: str | None = None,
-            shown: str | None = None, list_files: bool = False) -> PreviewResult:
+            shown: str | None = None, list_files: bool = False, show_secrets: bool = False) -> PreviewResult:
     """Everything a submit of `config_path` would do, without doing it: the job's name and final
-    config, the files it would upload (and how many of them the last upload there already has)."""
+    config, the files it would upload (and how many of them the last upload there already has).
+    `rendered`: the job as the server will see it (a v2 job's YAML, its secrets masked unless
+    `show_secrets`; a v1 config's JSON); `converted`: the v1 config a v1-only cluster gets instead."""
     config_path = Path(config_path)
     chosen_settings = job_settings(config_path, settings, locale)
     prepared = prepare(config_path, chosen_settings, backend, shown)
@@ -39,10 +44,23 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
                                over_limits=summary.over_limits(chosen_settings.locale), problems=list(summary.problems),
                                entries=[[f.rel, size] for f, size in zip(chosen.files, chosen.sizes, strict=True)]
                                if list_files else None)
+    if prepared.rendered is None:
+        rendered = json.dumps(prepared.config, indent=2, ensure_ascii=False) + "\n"
+    else:
+        rendered = (render_v2(prepared.config, show_secrets=True) if show_secrets else prepared.rendered).text()
+    config = prepared.config
+    if prepared.rendered is not None and not show_secrets and "secrets" in config:
+        config = {**config, "secrets": MASK}  # shown nowhere in plain text unless asked for
     result = PreviewResult(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
                            file=shown or str(config_path), generated_name=chosen_settings.generate_job_name,
-                           upload=upload, config=prepared.config, text="")
+                           upload=upload, config=_json(config), rendered=rendered, v2=prepared.rendered is not None,
+                           converted=_json(prepared.converted), text="")
     return replace(result, text=render(result, chosen_settings.locale))
+
+
+def _json(value: Any) -> Any:
+    """A config as JSON carries it (a v2 job's YAML may hold dates)."""
+    return json.loads(json.dumps(value, default=str, ensure_ascii=False))
 
 
 def render(result: PreviewResult, locale: str | None) -> str:
@@ -74,6 +92,9 @@ def render(result: PreviewResult, locale: str | None) -> str:
         if "entries" in up:
             lines += ["", t("preview.files")]
             lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up["entries"]]
-    lines += ["", t("preview.config")]
-    lines += json.dumps(result["config"], indent=2, ensure_ascii=False).splitlines()
+    lines += ["", t("preview.rendered" if result["v2"] else "preview.config")]
+    lines += result["rendered"].splitlines()
+    if result["converted"] is not None:
+        lines += ["", t("preview.converted", cluster=result["cluster"])]
+        lines += json.dumps(result["converted"], indent=2, ensure_ascii=False).splitlines()
     return "\n".join(lines) + "\n"

@@ -433,6 +433,14 @@ export interface Preview {
   settings?: Record<string, unknown> | null;
   locale?: string | null;
   listFiles?: boolean;
+  showSecrets?: boolean;
+}
+
+/** The job as the server will see it: which job file, for which cluster (the default one when absent), and whether a v2 job's secrets are shown in plain text (masked otherwise). */
+export interface PreviewRendered {
+  uri: string;
+  cluster?: string | null;
+  showSecrets?: boolean;
 }
 
 export interface PreviewResult {
@@ -443,6 +451,9 @@ export interface PreviewResult {
   generatedName: boolean;
   upload: UploadPreview | null;
   config: Record<string, unknown>;
+  rendered: string;
+  v2: boolean;
+  converted: Record<string, unknown> | null;
   text: string;
 }
 
@@ -502,6 +513,21 @@ export interface RegistryRemove {
 export interface RegistrySecret {
   name: string;
   secret: string;
+}
+
+export interface RenderedPreviewResult {
+  job: string;
+  cluster: string;
+  user: string | null;
+  file: string;
+  generatedName: boolean;
+  upload: UploadPreview | null;
+  config: Record<string, unknown>;
+  rendered: string;
+  v2: boolean;
+  converted: Record<string, unknown> | null;
+  text: string;
+  language: string;
 }
 
 export interface Ssh {
@@ -668,6 +694,7 @@ export interface Commands {
   "pai.submitJob": { argument: SubmitJob; result: SubmitResult };
   "pai.runLocally": { argument: SubmitJob; result: SubmitResult };
   "pai.previewUpload": { argument: PreviewUpload; result: PreviewResult };
+  "pai.previewRendered": { argument: PreviewRendered; result: RenderedPreviewResult };
   "pai.jobs.list": { argument: Jobs; result: JobsResult };
   "pai.job.status": { argument: Status; result: StatusResult };
   "pai.job.config": { argument: JobConfig; result: ConfigText };
