@@ -99,7 +99,7 @@ class TaskProcesses:
         if leader is None:
             return
         before = len(self.seen)
-        for proc in _descendants([leader], children):
+        for proc in descendants([leader], children):
             self.seen.setdefault(proc.pid, proc.info["create_time"])
         if len(self.seen) != before:
             self.save()
@@ -116,7 +116,7 @@ def _scan() -> tuple[dict[int, psutil.Process], dict[int, list[psutil.Process]]]
     return procs, children
 
 
-def _descendants(roots: list[psutil.Process], children: dict[int, list[psutil.Process]]) -> list[psutil.Process]:
+def descendants(roots: list[psutil.Process], children: dict[int, list[psutil.Process]]) -> list[psutil.Process]:
     """Everything below `roots`. A child is one that names the parent and started after it, with a
     start time we may read (None: psutil's AccessDenied, not ours): on Windows an orphan keeps its dead
     parent's pid, which a new process may be given since (psutil's `children()` has the same rule)."""
@@ -153,7 +153,7 @@ def find(tasks: Iterable[TaskProcesses]) -> list[psutil.Process]:
         noted = pid in seen and proc.info["create_time"] is not None and abs(seen[pid] - proc.info["create_time"]) < 0.01
         if pid in leaders or noted or _marker_of(proc) in markers:
             found[pid] = proc
-    found.update((proc.pid, proc) for proc in _descendants(list(found.values()), children))
+    found.update((proc.pid, proc) for proc in descendants(list(found.values()), children))
     return list(found.values())
 
 

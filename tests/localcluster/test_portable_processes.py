@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 
 import httpx
@@ -16,7 +17,7 @@ import pytest
 
 from pai_lsp.localcluster import launcher
 from pai_lsp.localcluster.datadir import request_stop
-from pai_lsp.localcluster.processes import PORTABLE_ENV
+from pai_lsp.localcluster.processes import PORTABLE_ENV, descendants
 
 from ..helpers.localcluster import (
     KINDS,
@@ -121,3 +122,24 @@ def test_pai_stops_the_cluster_it_started_without_a_signal(launched, tmp_path):
         wait_for(lambda: not sleepers(tag), 10)
     status = next((tmp_path / "launched" / "jobs").glob("*work/status.json")).read_text()
     assert "was stopped while this job was running" in status  # its own shutdown, not a crash found by the next start
+
+
+def test_a_process_older_than_its_parent_is_not_its_child():
+    """Windows leaves an orphan its dead parent's pid, which a later process may be given: a process
+    that names a parent started after itself is an orphan of that pid's earlier owner, never ended
+    with the new one's task (psutil's own rule). The scan's records, built from real processes."""
+    def record(proc: psutil.Process, created: float | None) -> psutil.Process:
+        proc.info = {"create_time": created}
+        return proc
+
+    me = psutil.Process()
+    parent = record(psutil.Process(), me.create_time())
+    older = record(psutil.Process(1), psutil.Process(1).create_time())  # started at boot, before `parent`
+    with subprocess.Popen(["sleep", "30"]) as child:
+        try:
+            younger = record(psutil.Process(child.pid), psutil.Process(child.pid).create_time())
+            unreadable = record(psutil.Process(me.ppid()), None)  # psutil's AccessDenied: not ours to end
+            found = descendants([parent], {parent.pid: [older, younger, unreadable]})
+            assert [p.pid for p in found] == [child.pid]
+        finally:
+            child.kill()
