@@ -7,6 +7,8 @@ import errno
 import os
 import secrets
 import socket
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import psutil
@@ -23,11 +25,20 @@ LOG_NAMES = ("stdout", "stderr", "all")
 # What a task inherits from the cluster's own environment: what a login shell needs, nothing more
 # (the cluster's environment may hold tokens, passwords or a keyring's address).
 SHELL_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR")
+# ... and on Windows what its programs need to start at all (Python cannot without SYSTEMROOT) and to find
+# the user's folders. None holds a secret.
+WINDOWS_VARIABLES = ("SYSTEMROOT", "WINDIR", "SYSTEMDRIVE", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERNAME", "USERPROFILE",
+                     "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)",
+                     "PROGRAMW6432", "COMMONPROGRAMFILES", "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS")
 
 
-def shell_environment() -> dict[str, str]:
-    """The variables of the cluster's environment a task keeps: SHELL_VARIABLES and the LC_* locale."""
-    return {k: v for k, v in os.environ.items() if k in SHELL_VARIABLES or k.startswith("LC_")}
+def shell_environment(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> dict[str, str]:
+    """The variables of the cluster's environment a task keeps: SHELL_VARIABLES, the LC_* locale, and
+    on Windows (whose names ignore case) WINDOWS_VARIABLES."""
+    if platform == "win32":
+        kept = {*SHELL_VARIABLES, *WINDOWS_VARIABLES}
+        return {k: v for k, v in environ.items() if k.upper() in kept or k.upper().startswith("LC_")}
+    return {k: v for k, v in environ.items() if k in SHELL_VARIABLES or k.startswith("LC_")}
 
 
 def free_port(preferred: int = 0) -> int:

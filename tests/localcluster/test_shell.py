@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import PureWindowsPath
 
+from pai_lsp.localcluster.runner import shell_environment
 from pai_lsp.localcluster.shell import ENV, find_bash, missing, search_path
 
 from ..helpers.localcluster import detail, finished, job, log, own_cluster, role, submit
@@ -87,3 +88,11 @@ def test_the_chosen_bash_runs_job_commands_and_without_one_a_job_fails_with_what
         assert (status["state"], status["appExitCode"]) == ("FAILED", -7201)
         assert status["appExitDiagnostics"] == f"{ENV} names {gone}, which does not exist: the local cluster runs job commands with bash."
         assert list((tmp_path / "none" / "jobs").glob("*refused")) and not list((tmp_path / "none" / "jobs").glob("*refused/*/*"))
+
+
+def test_a_windows_task_keeps_what_windows_programs_need_and_no_secret():
+    cluster_env = {"Path": r"C:\Python312", "SystemRoot": r"C:\Windows", "ComSpec": r"C:\Windows\system32\cmd.exe",
+                   "TEMP": r"C:\Users\me\AppData\Local\Temp", "USERPROFILE": r"C:\Users\me", "LC_ALL": "C.UTF-8",
+                   "PAI_LSP_SECRET": "s3cret", "GITHUB_TOKEN": "t0ken", "AWS_SECRET_ACCESS_KEY": "k3y"}
+    assert sorted(shell_environment(cluster_env, "win32")) == ["ComSpec", "LC_ALL", "Path", "SystemRoot", "TEMP", "USERPROFILE"]
+    assert shell_environment(cluster_env, "linux") == {"LC_ALL": "C.UTF-8"}  # Linux names are exact: PATH, not Path
