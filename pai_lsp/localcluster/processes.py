@@ -32,21 +32,20 @@ from typing import Any
 
 import psutil
 
+from .. import portable
 from ..files import write_atomic
 
 TASK_MARKER = "PAI_LOCAL_TASK_ID"
 RECORD_FILE = "processes.json"
 TRACK_SECONDS = 1.0
 KILL_ROUNDS = 50  # SIGKILL sweeps before giving up on a task that keeps forking
-PORTABLE_ENV = "PAI_LSP_PORTABLE_PROCESSES"
-
 
 def posix_processes() -> bool:
     """Whether the OS's POSIX process control is used (Linux, macOS): tasks in sessions of their own,
     signalled as a group, and a signal to ask the cluster to stop. Else (Windows; anywhere with
-    PAI_LSP_PORTABLE_PROCESSES=1) psutil alone finds and ends a task's processes, and a stop request
+    PAI_LSP_PORTABLE_PROCESSES=1: `portable.py`) psutil alone finds and ends a task's processes, and a stop request
     in the data folder asks the cluster (`datadir.request_stop`)."""
-    return hasattr(os, "setsid") and hasattr(os, "killpg") and os.environ.get(PORTABLE_ENV, "") in ("", "0")
+    return hasattr(os, "setsid") and hasattr(os, "killpg") and not portable.forced()
 
 
 def spawn_options(posix: bool) -> dict[str, Any]:

@@ -17,7 +17,8 @@ import pytest
 
 from pai_lsp.localcluster import launcher
 from pai_lsp.localcluster.datadir import request_stop
-from pai_lsp.localcluster.processes import PORTABLE_ENV, descendants
+from pai_lsp.localcluster.processes import descendants
+from pai_lsp.portable import PORTABLE_ENV
 
 from ..helpers.localcluster import (
     KINDS,
