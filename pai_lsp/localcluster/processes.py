@@ -40,11 +40,12 @@ RECORD_FILE = "processes.json"
 TRACK_SECONDS = 1.0
 KILL_ROUNDS = 50  # SIGKILL sweeps before giving up on a task that keeps forking
 
+
 def posix_processes() -> bool:
     """Whether the OS's POSIX process control is used (Linux, macOS): tasks in sessions of their own,
     signalled as a group, and a signal to ask the cluster to stop. Else (Windows; anywhere with
-    PAI_LSP_PORTABLE_PROCESSES=1: `portable.py`) psutil alone finds and ends a task's processes, and a stop request
-    in the data folder asks the cluster (`datadir.request_stop`)."""
+    PAI_LSP_PORTABLE_PROCESSES=1, `portable.py`) psutil alone finds and ends a task's processes, and a
+    stop request in the data folder asks the cluster (`datadir.request_stop`)."""
     return hasattr(os, "setsid") and hasattr(os, "killpg") and not portable.forced()
 
 

@@ -205,6 +205,8 @@ class RunningTask:
                     return
             except psutil.NoSuchProcess:
                 return
+            except psutil.Error:  # not readable now: asyncio still reaps it
+                pass
             await asyncio.sleep(0.1)
 
     def kill(self, force: bool = True) -> None:
