@@ -386,3 +386,15 @@ def test_every_error_the_reader_reports_has_its_message_in_english_and_chinese()
     for code in codes:
         severity, en, zh = messages.CATALOGUE[code]
         assert severity == messages.ERROR and en and zh, code
+
+
+def test_an_error_on_no_node_of_its_own_is_said_once():
+    # Found by tests/test_properties_v2.py: tree-sitter says the tree has an error, yet no ERROR or
+    # MISSING node holds it.
+    text = ("protocolVersion: 2\nname: demo_job\ntype: job\n# the image the roles run in\nprerequisites:\n  - name: img\n"
+            "    type: docrimage\n    uri: ubuntu:18.04\nparameters:\n |\n\n]Aes:\n  worker:\n   $,&>:ockerImage: img\n"
+            "   rrA-$\n      cpu: 1\n      memoryMB: 1024\n      gpu: 0\n      ports:\n        tb: 1\n    commands:\n"
+            "      - python train.py --epochs <% $parameters.epochs %>  # keep me\n"
+            "      - echo $PAI_TASK_ROLE_worker_HOST_LIST $PAI_PORT_LIST_worker_0_tb\nde")
+    doc = parse(text)
+    assert doc.errors and all(0 <= e.start <= e.end <= len(text) for e in doc.errors)
