@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Literal
 
+from . import winacl
+
 APP = "pai-lsp"
 Kind = Literal["config", "state", "data"]
 _XDG: dict[str, tuple[str, tuple[str, ...]]] = {  # kind -> (variable, default under the home folder)
@@ -71,8 +73,8 @@ def runtime_dir() -> Path:
 def write_atomic(path: Path, data: str | bytes, private: bool = False) -> None:
     """Replace `path` with `data` whole: a reader, or a crash, sees the old content or the new, never
     half of one. `private`: readable by this user only from the first byte — mode 600 where files have
-    modes; on Windows, where they have none, the ACL the file inherits from its folder in the user's
-    profile (`%LOCALAPPDATA%`: the user, SYSTEM and administrators only)."""
+    modes; on Windows, where they have none, an ACL of its own: the user, SYSTEM and the administrators
+    (winacl.py)."""
     with atomic_writer(path, private) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
 
@@ -86,6 +88,8 @@ def atomic_writer(path: Path, private: bool = False) -> Iterator[BinaryIO]:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
+            if private and sys.platform == "win32":
+                winacl.restrict(temp)  # still empty: nothing secret was readable under the folder's ACL
             yield f
         os.replace(temp, path)
     except BaseException:

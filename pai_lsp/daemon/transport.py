@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
 
+from .. import winacl
 from ..files import write_atomic
 
 ENV = "PAI_LSP_TRANSPORT"
@@ -206,7 +207,7 @@ def read_endpoint(path: Path) -> Endpoint:
     except OSError as exc:
         raise Refused(f"{path}: cannot read the pai daemon's endpoint ({exc.strerror}): delete it and try again") from None
     with os.fdopen(fd, "rb") as f:
-        check_private(path, os.fstat(f.fileno()))
+        check_private(path, f.fileno())
         data = f.read(4096)
     try:
         info = json.loads(data)
@@ -222,17 +223,21 @@ def read_endpoint(path: Path) -> Endpoint:
     return Endpoint(path, host, port, secret)
 
 
-def check_private(path: Path, st: os.stat_result) -> None:
-    """Refused unless the file is the user's and nobody else may read or change it. Where files have
-    no modes (Windows) this relies on the folder: the user's profile (`%LOCALAPPDATA%`), whose ACL
-    lets in only the user, SYSTEM and administrators, and which every file in it inherits."""
-    if sys.platform != "win32":
-        if st.st_uid != os.geteuid():
-            raise Refused(f"{path} belongs to another user (uid {st.st_uid}), not you: refusing to use it; "
-                          f"delete it and try again")
-        if st.st_mode & 0o077:
-            raise Refused(f"{path} can be read or changed by other users (mode {st.st_mode & 0o777:o}): refusing to "
-                          f"use the secret in it; delete it and try again (the daemon writes a new one, mode 600)")
+def check_private(path: Path, fd: int) -> None:
+    """Refused unless the file open as `fd` is the user's and nobody else may read or change it: its
+    owner and mode on POSIX, its owner and ACL on Windows (winacl.py)."""
+    if sys.platform == "win32":
+        if others := winacl.others(fd):
+            raise Refused(f"{path} can be read or changed by others ({', '.join(others)}), not only you: refusing to "
+                          f"use the secret in it; delete it and try again (the daemon writes a new one, private)")
+        return
+    st = os.fstat(fd)
+    if st.st_uid != os.geteuid():
+        raise Refused(f"{path} belongs to another user (uid {st.st_uid}), not you: refusing to use it; "
+                      f"delete it and try again")
+    if st.st_mode & 0o077:
+        raise Refused(f"{path} can be read or changed by other users (mode {st.st_mode & 0o777:o}): refusing to "
+                      f"use the secret in it; delete it and try again (the daemon writes a new one, mode 600)")
 
 
 async def connect(path: Path, limit: int) -> Streams:
