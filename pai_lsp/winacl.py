@@ -10,6 +10,7 @@ plain code, tested on any OS; only reading and writing the descriptor needs Wind
 
 from __future__ import annotations
 
+import errno
 import re
 import sys
 
@@ -84,23 +85,34 @@ if sys.platform == "win32":
         return win32security.ConvertSidToStringSid(win32security.GetTokenInformation(token, win32security.TokenUser)[0])
 
     def restrict(path: Path) -> None:
-        """Make `path` private (before anything secret is written into it)."""
+        """Make `path` private (before anything secret is written into it). OSError where it cannot be
+        (a drive without ACLs: FAT, some network shares): a secret is then not written at all."""
+        import pywintypes
         import win32security
 
-        descriptor = win32security.ConvertStringSecurityDescriptorToSecurityDescriptor(private_sddl(current_user()),
-                                                                                        win32security.SDDL_REVISION_1)
-        win32security.SetNamedSecurityInfo(
-            str(path), win32security.SE_FILE_OBJECT,
-            win32security.DACL_SECURITY_INFORMATION | win32security.PROTECTED_DACL_SECURITY_INFORMATION,
-            None, None, descriptor.GetSecurityDescriptorDacl(), None)
+        try:
+            descriptor = win32security.ConvertStringSecurityDescriptorToSecurityDescriptor(private_sddl(current_user()),
+                                                                                            win32security.SDDL_REVISION_1)
+            win32security.SetNamedSecurityInfo(
+                str(path), win32security.SE_FILE_OBJECT,
+                win32security.DACL_SECURITY_INFORMATION | win32security.PROTECTED_DACL_SECURITY_INFORMATION,
+                None, None, descriptor.GetSecurityDescriptorDacl(), None)
+        except pywintypes.error as exc:
+            raise PermissionError(errno.EACCES, f"cannot make it readable by you only ({exc.strerror})", str(path)) from None
 
     def others(fd: int) -> list[str]:
-        """`strangers` of the file open as `fd` (the very file read, not what its name means now)."""
+        """`strangers` of the file open as `fd` (the very file read, not what its name means now);
+        OSError when its ACL cannot be read."""
         import msvcrt
 
+        import pywintypes
         import win32security
 
         wanted = win32security.OWNER_SECURITY_INFORMATION | win32security.DACL_SECURITY_INFORMATION
-        descriptor = win32security.GetSecurityInfo(msvcrt.get_osfhandle(fd), win32security.SE_FILE_OBJECT, wanted)
-        sddl = win32security.ConvertSecurityDescriptorToStringSecurityDescriptor(descriptor, win32security.SDDL_REVISION_1, wanted)
+        try:
+            descriptor = win32security.GetSecurityInfo(msvcrt.get_osfhandle(fd), win32security.SE_FILE_OBJECT, wanted)
+            sddl = win32security.ConvertSecurityDescriptorToStringSecurityDescriptor(descriptor, win32security.SDDL_REVISION_1,
+                                                                                     wanted)
+        except pywintypes.error as exc:
+            raise PermissionError(errno.EACCES, f"cannot read who may read it ({exc.strerror})") from None
         return strangers(sddl, current_user())

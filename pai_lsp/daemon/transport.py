@@ -227,7 +227,11 @@ def check_private(path: Path, fd: int) -> None:
     """Refused unless the file open as `fd` is the user's and nobody else may read or change it: its
     owner and mode on POSIX, its owner and ACL on Windows (winacl.py)."""
     if sys.platform == "win32":
-        if others := winacl.others(fd):
+        try:
+            others = winacl.others(fd)
+        except OSError as exc:
+            raise Refused(f"{path}: {exc.strerror}: refusing to use the secret in it; delete it and try again") from None
+        if others:
             raise Refused(f"{path} can be read or changed by others ({', '.join(others)}), not only you: refusing to "
                           f"use the secret in it; delete it and try again (the daemon writes a new one, private)")
         return
