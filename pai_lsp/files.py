@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from . import winacl
+from . import portable, winacl
 
 APP = "pai-lsp"
 Kind = Literal["config", "state", "data"]
@@ -46,6 +46,28 @@ def user_dir(kind: Kind, platform: str = sys.platform) -> Path:
         from platformdirs.macos import MacOS as Convention
     dirs = Convention(appname=APP, appauthor=False)
     return Path({"config": dirs.user_config_dir, "state": dirs.user_state_dir, "data": dirs.user_data_dir}[kind])
+
+
+_DEVICES = {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", *(f"{port}{n}" for port in ("COM", "LPT") for n in "0123456789¹²³")}
+
+
+def unfit_on_windows(name: str) -> str | None:
+    """Why Windows cannot hold a file named `name` (one path component) as that very file, or None.
+    There a `\\` separates folders (`..\\x` leaves the folder), `c:x` names another drive, `a:b` a
+    hidden stream of `a`, a trailing dot or space is dropped (`a.` is `a`) and `nul.txt` is a device."""
+    if any(c in '<>:"/\\|?*' or ord(c) < 32 for c in name):
+        return 'it holds one of \\ / : * ? " < > | or a control character, which Windows keeps out of names'
+    if name != name.rstrip(". "):
+        return "it ends with a dot or a space, which Windows drops"
+    if name.split(".", 1)[0].rstrip(" ").upper() in _DEVICES:
+        return "it is the name of a device on Windows"
+    return None
+
+
+def unfit_name(name: str) -> str | None:
+    """`unfit_on_windows` where names must suit Windows (portable.windows_names); None elsewhere,
+    where only `/` and NUL are kept out of names (callers refuse those, `.` and `..` themselves)."""
+    return unfit_on_windows(name) if portable.windows_names() else None
 
 
 def config_dir() -> Path:

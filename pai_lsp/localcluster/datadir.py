@@ -17,7 +17,7 @@ import secrets
 from pathlib import Path
 
 from ..filelock import try_hold
-from ..files import APP, config_dir, data_dir, write_atomic
+from ..files import APP, config_dir, data_dir, unfit_name, write_atomic
 from .errors import ClusterError
 
 LOCK_FILE = "cluster.lock"
@@ -52,6 +52,9 @@ def child(parent: Path, name: str, what: str = "name") -> Path:
         raise ClusterError(400, "InvalidParametersError", f"The {what} {name!r} cannot be used on the local cluster: "
                                                           "it names a folder there, so it is not empty, '.' or '..' and "
                                                           "holds no '/' or NUL.")
+    if problem := unfit_name(name):
+        raise ClusterError(400, "InvalidParametersError", f"The {what} {name!r} cannot be used on this local cluster: "
+                                                          f"it names a folder there, and {problem}.")
     return parent / name
 
 

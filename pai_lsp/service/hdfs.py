@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
-from ..files import atomic_writer
+from ..files import atomic_writer, unfit_name
 from ..storage.base import Body, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
 
@@ -184,6 +184,8 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
 def safe_name(name: str) -> str:
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
         raise PermissionDenied(f"refusing to download a remote entry named {name!r}: it would land outside the destination")
+    if problem := unfit_name(name):
+        raise PermissionDenied(f"refusing to download a remote entry named {name!r}: {problem}; rename it on the cluster")
     return name
 
 
