@@ -179,3 +179,53 @@ def test_no_posix_only_api_outside_os_guards():
         reports += [(rel, f"{line}: {what}") for line, what in posix_uses(path.read_text(encoding="utf-8"))]
     found = unallowed(reports, WALK_ALLOWED)
     assert not found, "POSIX-only, outside a sys.platform guard (see tests/test_portable_static.py):\n" + "\n".join(found)
+
+
+# -- text files as UTF-8 -----------------------------------------------------------------
+def _binary(mode: ast.expr | None) -> bool:
+    if isinstance(mode, ast.IfExp):
+        return _binary(mode.body) and _binary(mode.orelse)
+    return isinstance(mode, ast.Constant) and "b" in str(mode.value)
+
+
+def text_without_encoding(source: str) -> list[tuple[int, str]]:
+    """Each text-mode file read or write in `source` that names no encoding: Python then uses the
+    locale's (Windows: the ANSI code page, cp1252 or cp936), so a file pai-lsp wrote as UTF-8 reads
+    back garbled there, or not at all. (`python -X warn_default_encoding` says the same at run time.)"""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or any(k.arg == "encoding" for k in node.keywords):
+            continue
+        name = ast.unparse(node.func)
+        mode = next((k.value for k in node.keywords if k.arg == "mode"), None)
+        if name.endswith((".read_text", ".write_text")):
+            found.append((node.lineno, name))
+        elif name in ("open", "io.open", "os.fdopen"):  # text unless the mode says binary
+            mode = node.args[1] if len(node.args) > 1 else mode
+            if not _binary(mode):
+                found.append((node.lineno, f"{name}(…{ast.unparse(mode) if mode is not None else ''})"))
+        elif name.endswith(".open") and name != "os.open":  # `path.open("w")`; other objects' `open` are not files'
+            mode = node.args[0] if node.args else mode
+            if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and set(mode.value) <= set("rwaxt+") and mode.value:
+                found.append((node.lineno, f"{name}(…{ast.unparse(mode)})"))
+    return sorted(found)
+
+
+def test_the_walk_finds_text_files_without_an_encoding():
+    source = '''
+a = path.read_text()
+path.write_text(data)
+with open(name) as f: pass
+with open(name, "w") as f: pass
+os.fdopen(fd, "w")
+ok = path.read_text(encoding="utf-8"), open(name, "rb"), os.fdopen(fd, "ab"), path.open("rb"), open(n, "ab" if x else "wb")
+path.open("w")
+'''
+    assert [what for _, what in text_without_encoding(source)] == [
+        "path.read_text", "path.write_text", "open(…)", "open(…'w')", "os.fdopen(…'w')", "path.open(…'w')"]
+
+
+def test_text_files_are_read_and_written_as_utf8():
+    found = [f"{path.relative_to(ROOT).as_posix()}:{line}: {what}" for path in sorted(PACKAGE.rglob("*.py"))
+             for line, what in text_without_encoding(path.read_text(encoding="utf-8"))]
+    assert not found, "text read or written in the locale's encoding (Windows: its code page), say encoding=:\n" + "\n".join(found)

@@ -110,7 +110,7 @@ class LocalCluster:
     # -- persistence -----------------------------------------------------------------
     def _load_virtual_clusters(self) -> dict[str, dict]:
         path = self.data_dir / "virtual-clusters.json"
-        vcs = json.loads(path.read_text()) if path.exists() else {}
+        vcs = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         vcs.setdefault("default", {"capacity": 100})
         return vcs
 
@@ -118,7 +118,7 @@ class LocalCluster:
         leftovers = []  # what tasks of jobs that were running when a cluster was killed may have left
         for status in sorted(self.jobs_dir.glob("*/status.json"), key=lambda p: p.stat().st_mtime):
             try:
-                job = Job.from_json(json.loads(status.read_text()))
+                job = Job.from_json(json.loads(status.read_text(encoding="utf-8")))
             except (ValueError, TypeError, KeyError):
                 continue
             if job.state not in FINAL:

@@ -69,9 +69,9 @@ def secrets_dir(data_dir: Path, config_home: Path | None = None) -> Path:
         except FileExistsError:
             pass  # another process named it first
         else:
-            with os.fdopen(fd, "w") as f:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(secrets.token_hex(16))
-    cluster_id = id_file.read_text().strip()
+    cluster_id = id_file.read_text(encoding="utf-8").strip()
     folder = (config_home / APP if config_home else config_dir()) / "local-clusters" / cluster_id
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
@@ -131,7 +131,7 @@ def _holder(data_dir: Path) -> dict:
     in the lock file itself."""
     for name in (HOLDER_FILE, LOCK_FILE):
         try:
-            return json.loads((data_dir / name).read_text() or "{}")
+            return json.loads((data_dir / name).read_text(encoding="utf-8") or "{}")
         except FileNotFoundError:
             continue
         except (OSError, ValueError):
@@ -167,6 +167,6 @@ def request_stop(data_dir: Path, pid: int) -> None:
 def stop_requested(data_dir: Path) -> bool:
     """Whether this process was asked to stop (`request_stop`)."""
     try:
-        return (data_dir / STOP_FILE).read_text().strip() == str(os.getpid())
+        return (data_dir / STOP_FILE).read_text(encoding="utf-8").strip() == str(os.getpid())
     except OSError:
         return False

@@ -68,7 +68,7 @@ def _already_running(data: Path) -> Running | None:
     that holds the data folder, else None."""
     state = data / STATE_FILE
     try:
-        info = json.loads(state.read_text())
+        info = json.loads(state.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         info = None
     deadline = time.monotonic() + START_TIMEOUT
@@ -124,7 +124,7 @@ def _answers_soon(url: str) -> bool:
 def client_password() -> str | None:
     """The password of pai's user on the local cluster (made when the cluster was first started)."""
     path = _password_file(data_dir())
-    return path.read_text().strip() if path.exists() else None
+    return path.read_text(encoding="utf-8").strip() if path.exists() else None
 
 
 def stop() -> bool:
@@ -137,7 +137,7 @@ def stop() -> bool:
     data = data_dir()
     state = data / STATE_FILE
     try:
-        info = json.loads(state.read_text())
+        info = json.loads(state.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return False
     except (OSError, ValueError):

@@ -80,7 +80,7 @@ class TaskProcesses:
     @classmethod
     def load(cls, record: Path) -> TaskProcesses | None:
         try:
-            data = json.loads(record.read_text())
+            data = json.loads(record.read_text(encoding="utf-8"))
             return cls(record, str(data["marker"]), data.get("leader"), {int(p): float(t) for p, t in data.get("seen", [])})
         except (OSError, ValueError, TypeError, KeyError):
             return None
