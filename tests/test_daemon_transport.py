@@ -283,3 +283,24 @@ def test_the_unix_socket_is_the_users_alone(tmp_path):
         assert not (sock.parent / "daemon.json").exists()
     finally:
         stop_all(env)
+
+
+@pytest.mark.skipif(not transport.UNIX_SOCKETS, reason="no Unix sockets here")
+def test_a_folder_too_deep_for_a_unix_socket_gets_the_tcp_transport(tmp_path, monkeypatch):
+    """A socket's path has a limit (108 bytes on Linux, 104 on macOS, whose temporary folders are deep):
+    where the socket would not fit, the daemon is reached as on Windows, not refused with a traceback."""
+    env = isolated_env(tmp_path / ("d" * 100))
+    env.pop("PAI_LSP_TRANSPORT", None)
+    folder = Path(env["XDG_STATE_HOME"]) / "pai-lsp"
+    assert len(os.fsencode(folder / "daemon.sock")) >= transport.SUN_PATH
+    try:
+        listed = pai(env, "cluster", "list")
+        assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
+        assert stat.S_IMODE((folder / "daemon.json").stat().st_mode) == 0o600 and not (folder / "daemon.sock").exists()
+        assert pai(env, "cluster", "list").returncode == 0  # and found again
+    finally:
+        stop_all(env)
+    monkeypatch.delenv("PAI_LSP_TRANSPORT", raising=False)
+    assert transport.kind(folder) == "tcp" and transport.kind(tmp_path) == "unix"
+    monkeypatch.setenv("PAI_LSP_TRANSPORT", "unix")
+    assert transport.kind(folder) == "unix"  # as asked

@@ -41,8 +41,8 @@ async def editor(lsp_client: LanguageClient):
     try:
         yield
     finally:
+        await lsp_client.shutdown_session()  # first: a server still running would start its daemon again
         stop_all(ENV)
-        await lsp_client.shutdown_session()
 
 
 async def test_run_locally_from_the_editor(editor, tmp_path):

@@ -56,7 +56,7 @@ def _secret_file() -> Path:
 
 def set_secret(key: str, value: str) -> None:
     if os.environ.get("PAI_LSP_SECRETS") == "file":
-        data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
+        data = json.loads(_secret_file().read_text(encoding="utf-8")) if _secret_file().exists() else {}
         data[key] = value
         write_atomic(_secret_file(), json.dumps(data), private=True)
         return
@@ -71,7 +71,7 @@ def set_secret(key: str, value: str) -> None:
 def delete_secret(key: str) -> None:
     """Forget a secret; one that was never stored is no error."""
     if os.environ.get("PAI_LSP_SECRETS") == "file":
-        data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
+        data = json.loads(_secret_file().read_text(encoding="utf-8")) if _secret_file().exists() else {}
         if data.pop(key, None) is not None:
             write_atomic(_secret_file(), json.dumps(data), private=True)
         return
@@ -90,7 +90,7 @@ def secret_key(profile: Profile, what: str) -> str:
 
 def get_secret(key: str) -> str | None:
     if os.environ.get("PAI_LSP_SECRETS") == "file":
-        data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
+        data = json.loads(_secret_file().read_text(encoding="utf-8")) if _secret_file().exists() else {}
         return data.get(key)
     try:
         import keyring

@@ -535,6 +535,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                          "{reason}：上传已停止，{total} 个文件中有 {left} 个没有上传到 {remote}（已上传的都已就位；没有只传了一部分的文件）"),
     "hdfs.unsafe-name": (TEXT, "refusing to download a remote entry named {name!r}: it would land outside the destination",
                          "拒绝下载名为 {name!r} 的远程条目：它会落在目标位置之外"),
+    "hdfs.unfit-name": (TEXT, "refusing to download a remote entry named {name!r}: {problem}; rename it on the cluster",
+                        "拒绝下载名为 {name!r} 的远程条目：{problem}；请在集群上重命名它"),
     "hdfs.outside": (TEXT, "refusing to write {target}: outside {root}", "拒绝写入 {target}：它在 {root} 之外"),
     "clusters.storage-required": (TEXT, "cluster {name}: give its {storage} URI (--webhdfs)", "集群 {name}：请给出它的 {storage} URI（--webhdfs）"),
     "clusters.not-added": (TEXT, "cluster {name} was not added: {reason}", "集群 {name} 未添加：{reason}"),
@@ -621,6 +623,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "daemon.endpoint-mode": (TEXT, "{path} can be read or changed by other users (mode {mode}): refusing to use the secret in it; "
                                    "delete it and try again (the daemon writes a new one, mode 600)",
                              "{path} 可被其他用户读取或修改（权限 {mode}）：拒绝使用其中的密钥；请删除它后重试（守护进程会写入新文件，权限 600）"),
+    "daemon.endpoint-acl-unreadable": (TEXT, "{path}: {why}: refusing to use the secret in it; delete it and try again",
+                                       "{path}：{why}：拒绝使用其中的密钥；请删除它后重试"),
+    "daemon.endpoint-others": (TEXT, "{path} can be read or changed by others ({who}), not only you: refusing to use the secret "
+                                     "in it; delete it and try again (the daemon writes a new one, private)",
+                               "{path} 可被他人读取或修改（{who}），不只是你：拒绝使用其中的密钥；请删除它后重试（守护进程会写入新的私有文件）"),
     "daemon.not-running": (TEXT, "the pai daemon is not running", "pai 守护进程没有运行"),
     "daemon.did-not-start": (TEXT, "the pai daemon did not start: see {log}", "pai 守护进程没有启动：请查看 {log}"),
     "daemon.stopped-unanswered": (TEXT, "the pai daemon stopped before it answered `{method}`, which may or may not have been "

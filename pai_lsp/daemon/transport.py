@@ -28,12 +28,15 @@ from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
 
+from .. import winacl
 from ..core.messages import Message, message
 from ..files import write_atomic
 
 ENV = "PAI_LSP_TRANSPORT"
 UNIX_SOCKETS = hasattr(socket, "AF_UNIX") and hasattr(asyncio, "start_unix_server")
 HOST = "127.0.0.1"
+SOCKET = "daemon.sock"
+SUN_PATH = 108 if sys.platform.startswith("linux") else 104  # a Unix socket's path, its NUL included
 HANDSHAKE_SECONDS = 10.0  # a client (or a listener) that says nothing for this long is not ours
 _MAGIC = "pai-daemon"
 
@@ -41,17 +44,21 @@ Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]
 Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
-def kind() -> str:
-    """`unix` where the OS has Unix sockets, else `tcp`; `PAI_LSP_TRANSPORT=tcp` (or `unix`) chooses."""
+def kind(folder: Path | None = None) -> str:
+    """`unix` where the OS has Unix sockets, else `tcp`; `PAI_LSP_TRANSPORT=tcp` (or `unix`) chooses.
+    Also `tcp` where the socket's path in `folder` is longer than the OS holds (108 bytes on Linux,
+    104 on macOS: a deep `XDG_STATE_HOME` or temporary folder), unless `unix` is forced."""
     forced = os.environ.get(ENV, "").strip().lower()
     if forced == "tcp" or (forced != "unix" and not UNIX_SOCKETS):
+        return "tcp"
+    if forced != "unix" and folder is not None and len(os.fsencode(folder / SOCKET)) >= SUN_PATH:
         return "tcp"
     return "unix"
 
 
-def endpoint_name() -> str:
+def endpoint_name(folder: Path | None = None) -> str:
     """The file in the runtime folder that stands for the daemon: its socket, or its endpoint file."""
-    return "daemon.sock" if kind() == "unix" else "daemon.json"
+    return SOCKET if kind(folder) == "unix" else "daemon.json"
 
 
 class Refused(Exception):
@@ -142,7 +149,7 @@ async def listen(handler: Handler, path: Path, host: str = HOST) -> asyncio.Abst
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path.parent, 0o700)
     path.unlink(missing_ok=True)  # a dead daemon's: the live one holds daemon.lock, which we have
-    if kind() == "unix":
+    if kind(path.parent) == "unix":
         return await _listen_unix(handler, path)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if sys.platform == "win32":  # nobody may bind the same port beside us (Windows lets SO_REUSEADDR do that)
@@ -205,7 +212,7 @@ def read_endpoint(path: Path) -> Endpoint:
     except OSError as exc:
         raise Refused(message("daemon.endpoint-unreadable", path=str(path), why=exc.strerror)) from None
     with os.fdopen(fd, "rb") as f:
-        check_private(path, os.fstat(f.fileno()))
+        check_private(path, f.fileno())
         data = f.read(4096)
     try:
         info = json.loads(data)
@@ -220,21 +227,28 @@ def read_endpoint(path: Path) -> Endpoint:
     return Endpoint(path, host, port, secret)
 
 
-def check_private(path: Path, st: os.stat_result) -> None:
-    """Refused unless the file is the user's and nobody else may read or change it. Where files have
-    no modes (Windows) this relies on the folder: the user's profile (`%LOCALAPPDATA%`), whose ACL
-    lets in only the user, SYSTEM and administrators, and which every file in it inherits."""
-    if sys.platform != "win32":
-        if st.st_uid != os.geteuid():
-            raise Refused(message("daemon.endpoint-owner", path=str(path), uid=st.st_uid))
-        if st.st_mode & 0o077:
-            raise Refused(message("daemon.endpoint-mode", path=str(path), mode=f"{st.st_mode & 0o777:o}"))
+def check_private(path: Path, fd: int) -> None:
+    """Refused unless the file open as `fd` is the user's and nobody else may read or change it: its
+    owner and mode on POSIX, its owner and ACL on Windows (winacl.py)."""
+    if sys.platform == "win32":
+        try:
+            others = winacl.others(fd)
+        except OSError as exc:
+            raise Refused(message("daemon.endpoint-acl-unreadable", path=str(path), why=exc.strerror)) from None
+        if others:
+            raise Refused(message("daemon.endpoint-others", path=str(path), who=", ".join(others)))
+        return
+    st = os.fstat(fd)
+    if st.st_uid != os.geteuid():
+        raise Refused(message("daemon.endpoint-owner", path=str(path), uid=st.st_uid))
+    if st.st_mode & 0o077:
+        raise Refused(message("daemon.endpoint-mode", path=str(path), mode=f"{st.st_mode & 0o777:o}"))
 
 
 async def connect(path: Path, limit: int) -> Streams:
     """Open a connection to the daemon at `path`. FileNotFoundError / ConnectionRefusedError: no
     daemon there; Refused: something there that must not be trusted."""
-    if kind() == "unix":
+    if kind(path.parent) == "unix":
         return await _connect_unix(path, limit)
     info = read_endpoint(path)
     reader, writer = await asyncio.open_connection(info.host, info.port, limit=limit)

@@ -20,11 +20,12 @@ from starlette.routing import Mount, Route
 from .api import Api
 from .auth import KEYRING_SERVICE, ensure_first_user
 from .cluster import Capacity, LocalCluster
-from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare
+from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare, stop_requested
 from .webhdfs import WebHdfs
 
 __all__ = ["build_app", "default_data_dir", "serve"]
 
+STOP_POLL_SECONDS = 0.2  # how often the cluster looks for a stop request (`datadir.request_stop`)
 # A request's line and headers, at most: Node's default (--max-http-header-size, 16 KiB since Node 12.18),
 # the REST server's; clients here send well under 1 KiB.
 MAX_HEAD_BYTES = 16 * 1024
@@ -165,10 +166,26 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
                             http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES)
     server = uvicorn.Server(config)
     try:
-        asyncio.run(server.serve(sockets=socks))
+        asyncio.run(_serve_until_stopped(server, socks, data_dir))
     finally:
         lock.release()
     return 0
+
+
+async def _serve_until_stopped(server, socks: list[socket.socket], data_dir: Path) -> None:
+    """Serve until Ctrl-C (SIGINT, SIGTERM) or a stop request in the data folder (how `pai cluster
+    stop-local` asks where signals cannot: Windows), either of which stops the tasks first."""
+    async def watch() -> None:
+        while not server.should_exit:
+            if stop_requested(data_dir):
+                server.should_exit = True
+            await asyncio.sleep(STOP_POLL_SECONDS)
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        await server.serve(sockets=socks)
+    finally:
+        watcher.cancel()
 
 
 def argument_problem(data_dir: Path, *, gpus: int | None, cpus: int | None, memory_mb: int | None,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ..api import HdfsEntry, HdfsListing, HdfsMoveResult, HdfsStatResult, HdfsTransferResult, PathResult
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
-from ..files import atomic_writer
+from ..files import atomic_writer, unfit_name
 from ..storage.base import Body, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
 
@@ -187,6 +187,8 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
 def safe_name(name: str) -> str:
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
         raise PermissionDenied(message("hdfs.unsafe-name", name=name))
+    if problem := unfit_name(name):
+        raise PermissionDenied(message("hdfs.unfit-name", name=name, problem=problem))
     return name
 
 
