@@ -240,6 +240,59 @@ class FollowLogs(JobRef):
     offsets: dict[str, int] | None = None  # bytes the caller already has, per task
 
 
+# -- submission records (what a job ran: show, its code, rerun, compare) ------------------------
+@dataclass(frozen=True, kw_only=True)
+class RecordShow(JobRef):
+    METHOD: ClassVar[str] = "record.show"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordCode(JobRef):
+    """Download exactly what the job ran into `dest` (a new or empty folder, unless `force`)."""
+
+    METHOD: ClassVar[str] = "record.code"
+    dest: str
+    force: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordFile(JobRef):
+    """One file as the job sent it (base64 `data`): an editor's read-only view."""
+
+    METHOD: ClassVar[str] = "record.file"
+    path: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordRerun(JobRef):
+    """Submit what the job ran again, under a new generated name (`name`: one already chosen by a
+    dry run); `config`: the final config to send instead of the first run's (edited); `dryRun`: only
+    say the name and config a rerun would send."""
+
+    METHOD: ClassVar[str] = "record.rerun"
+    config: dict[str, Any] | None = None
+    name: str | None = None
+    dry_run: bool = False
+    progress_token: str | int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordDiff(JobRef):
+    METHOD: ClassVar[str] = "record.diff"
+    other: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordCompare(JobRef):
+    """Which files differ between what the job ran and the folder `workspace` now."""
+
+    METHOD: ClassVar[str] = "record.compareWorkspace"
+    workspace: str
+
+
+RECORD_METHODS: tuple[type[Params], ...] = (RecordShow, RecordCode, RecordFile, RecordRerun, RecordDiff, RecordCompare)
+
+
 # -- cluster profiles --------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class ClustersList(Params):
@@ -399,7 +452,7 @@ class HdfsGet(HdfsTransfer):
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Preview, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
-    *HDFS_METHODS, *BACKEND_METHODS)}
+    *HDFS_METHODS, *BACKEND_METHODS, *RECORD_METHODS)}
 
 
 # -- events ------------------------------------------------------------------------------

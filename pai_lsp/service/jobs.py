@@ -7,8 +7,9 @@ The config file on disk is never changed.
 
 from __future__ import annotations
 
+import copy
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -17,9 +18,10 @@ from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
 from ..core.model import LineIndex, Settings
-from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
+from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
+from . import records
 from .selection import checked_files
 
 if TYPE_CHECKING:
@@ -34,6 +36,7 @@ class Prepared:
     name: str
     code_dir: str | None  # HDFS path the workspace is uploaded to
     workspace: Path
+    source: dict = field(default_factory=dict)  # the config as written, before the name and `$PAI_…` were filled in
 
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
@@ -68,10 +71,11 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         if backend.job_exists(name):
             raise NameTaken(f"a job named {name} already exists on {backend.profile.name}{kind.name_wait}"
                             ": rename it or enable pai.job.generateJobName.enabled")
+    source = copy.deepcopy(config)
     code_dir = backend.place_job(config, name)
     if not settings.upload_enabled:
         code_dir = None
-    return Prepared(config, name, code_dir, workspace_of(config_path))
+    return Prepared(config, name, code_dir, workspace_of(config_path), source)
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:
@@ -113,15 +117,23 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     if journal is not None:
         journal.record("uploading", prepared.name)
     uploaded: UploadResult | None = None
+    files = None
     if prepared.code_dir:
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
         uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
     if cancelled is not None and cancelled.is_set():
         raise Interrupted("cancelled: nothing was submitted")
+    kept = records.keep(backend, records.make(backend, prepared.name, prepared.config, prepared.source, prepared.code_dir,
+                                              prepared.workspace, config_path, files, records.Journal()), records.Journal())
     if journal is not None:
         journal.record("submitting", prepared.name)
-    warnings = backend.submit(prepared.config)
-    result = _submitted(backend, prepared, uploaded, warnings)
+    try:
+        warnings = backend.submit(kept.config)
+    except PaiError:
+        kept.discard(backend)
+        raise
+    result = _submitted(backend, prepared, uploaded, [*([kept.warning] if kept.warning else []), *warnings])
+    result["record"] = kept.summary()
     if journal is not None:
         journal.record("done", prepared.name, result)
     return result

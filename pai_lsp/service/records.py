@@ -1,0 +1,495 @@
+"""Submission records (issue 25), the I/O side of `core.record`: gathered at every submit (git
+facts, every file sent with its hash, the final config), kept beside the job's code on the
+cluster's storage and in the local journal, found again and checked by their hashes, and used to
+hand back exactly what a job ran (`code`), to run it again (`rerun`) and to compare two runs (`diff`).
+
+The journal (`<state>/records/`) keeps each record and a copy of every file sent (by content, so a
+file sent a hundred times is kept once): when the code folder on the cluster has been overwritten
+or changed, what the job ran can still be given back and rerun from this machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import getpass
+import hashlib
+import os
+import platform
+import re
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import __version__
+from ..clusters.kinds import kind_of
+from ..core import record as rec
+from ..core.record import FileEntry, GitState, Record, RecordError
+from ..errors import InvalidInput, NotFound, PaiError
+from ..files import atomic_writer, state_dir, write_atomic
+from ..storage.upload import MANIFEST, Progress, Selected, bounded, file_hash, read_manifest, select
+
+if TYPE_CHECKING:
+    from ..clusters.backend import Backend
+    from ..storage.base import Storage
+
+GIT_TIMEOUT = 10.0  # seconds any one git command may take: a huge or hung repository never holds a submit up
+KEEP_LIMIT = 16 << 20  # files up to this size are copied into the journal (the code folder's limit is 200 MB in all)
+NO_RECORD = ("has no submission record: it was submitted before pai-lsp kept records, or by another tool")
+
+
+# -- the local journal -------------------------------------------------------------------
+class Journal:
+    """Records by cluster and job, and the files sent, by SHA-256, on this machine (owner-only)."""
+
+    def __init__(self, folder: Path | None = None):
+        self.folder = folder or state_dir() / "records"
+
+    def _record_path(self, cluster: str, job: str) -> Path:
+        for what, value in (("cluster", cluster), ("job", job)):
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,254}", value):
+                raise InvalidInput(f"{what} name {value!r} has characters a job or profile name cannot have")
+        return self.folder / cluster / f"{job}.json"
+
+    def save(self, cluster: str, job: str, data: bytes) -> None:
+        path = self._record_path(cluster, job)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_atomic(path, data, private=True)
+
+    def load(self, cluster: str, job: str) -> bytes | None:
+        try:
+            return self._record_path(cluster, job).read_bytes()
+        except OSError:
+            return None
+
+    def _blob_path(self, sha256: str) -> Path:
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256):
+            raise RecordError(f"not a SHA-256: {sha256!r}")
+        return self.folder / "blobs" / sha256[:2] / sha256
+
+    def keep(self, sha256: str, data: bytes) -> None:
+        path = self._blob_path(sha256)
+        if not path.exists():
+            write_atomic(path, data, private=True)
+
+    def blob(self, sha256: str) -> bytes | None:
+        """A file sent earlier, when the journal has it whole (its hash checked)."""
+        try:
+            data = self._blob_path(sha256).read_bytes()
+        except (OSError, RecordError):
+            return None
+        return data if hashlib.sha256(data).hexdigest() == sha256 else None
+
+
+# -- gathering a record ------------------------------------------------------------------
+def _git(workspace: Path, *args: str) -> str | None:
+    """One git command's output in `workspace` (None when git is missing, fails or takes too long)."""
+    try:
+        done = subprocess.run(["git", "-C", str(workspace), *args], capture_output=True, timeout=GIT_TIMEOUT,
+                              stdin=subprocess.DEVNULL, env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def _without_credentials(url: str) -> str:
+    """A remote URL as it may be shown and kept: `https://user:token@host/x` loses `user:token@`."""
+    return re.sub(r"^([a-z][a-z0-9+.-]*://)[^/@]*@", r"\1", url.strip(), flags=re.I)
+
+
+def git_state(workspace: Path, sent: list[str]) -> GitState | None:
+    """The workspace's commit, branch, remote, whether it has uncommitted changes and their diff
+    (bounded), and which of the files `sent` git does not track. None outside a git repository."""
+    commit = _git(workspace, "rev-parse", "--verify", "HEAD")
+    if commit is None:
+        return None
+    branch = (_git(workspace, "symbolic-ref", "--short", "-q", "HEAD") or "").strip() or None
+    remote = _git(workspace, "remote", "get-url", "origin")
+    status = _git(workspace, "status", "--porcelain", "--untracked-files=all", "-z", "--", ".") or ""
+    diff, size = rec.bounded_diff(_git(workspace, "diff", "HEAD", "--no-color", "--no-ext-diff", "--", ".") or "")
+    top = (_git(workspace, "rev-parse", "--show-prefix") or "").strip()  # the workspace's place in the repository
+    untracked_paths = {entry[3:] for entry in status.split("\0") if entry.startswith("?? ")}
+    untracked = tuple(rel for rel in sent if top + rel in untracked_paths)
+    return GitState(commit=commit.strip(), branch=branch, remote=_without_credentials(remote) if remote else None,
+                    dirty=bool(status.strip("\0")), diff=diff, diff_bytes=size, untracked=untracked)
+
+
+_HASHES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> SHA-256: the daemon lives long, files rarely change
+_HASHES_LOCK = threading.Lock()
+
+
+def _entry(path: str, journal: Journal) -> FileEntry:
+    """A file's size and hash; a copy goes to the journal (files up to KEEP_LIMIT)."""
+    st = os.stat(path)
+    key = (path, st.st_size, st.st_mtime_ns)
+    with _HASHES_LOCK:
+        known = _HASHES.get(key)
+    if known is not None and (st.st_size > KEEP_LIMIT or journal.blob(known) is not None):
+        return FileEntry(st.st_size, known)
+    with open(path, "rb") as f:
+        if st.st_size <= KEEP_LIMIT:
+            data = f.read()
+            sha = hashlib.sha256(data).hexdigest()
+            journal.keep(sha, data)
+        else:
+            h = hashlib.sha256()
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+            sha = h.hexdigest()
+    with _HASHES_LOCK:
+        _HASHES[key] = sha
+    return FileEntry(st.st_size, sha)
+
+
+def _environment() -> dict[str, str]:
+    return {"python": platform.python_version(), "os": f"{platform.system()} {platform.release()}", "host": socket.gethostname()}
+
+
+def make(backend: Backend, job: str, config: dict, source_config: dict, code_dir: str | None, workspace: Path,
+         config_path: Path, files: list[Selected] | None, journal: Journal) -> Record:
+    """The record of a submit about to happen (its code already uploaded)."""
+    entries = {f.rel: e for f, e in bounded(lambda f: _entry(str(f.path), journal), files or [], 4)}
+    try:
+        shown = config_path.resolve().relative_to(workspace.resolve()).as_posix()
+    except ValueError:
+        shown = config_path.name
+    return Record(job=job, cluster=backend.profile.name, kind=backend.profile.kind, user=backend.profile.user,
+                  submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool=__version__, environment=_environment(),
+                  config_file=shown, workspace=str(workspace), source_config=source_config, config=rec.without_reference(config),
+                  variables={"PAI_JOB_NAME": job, "PAI_USER_NAME": backend.profile.user}, code_dir=code_dir, files=entries,
+                  git=git_state(workspace, sorted(entries)))
+
+
+@dataclass
+class Kept:
+    record: Record
+    digest: str
+    location: str | None  # on the cluster's storage (None: it could not be written there)
+    config: dict  # the config to submit: with the reference to the record where the cluster keeps one
+    warning: str | None = None
+
+    def summary(self) -> dict:
+        return {"location": self.location, "sha256": self.digest, "codeHash": self.record.code_hash,
+                "files": len(self.record.files)}
+
+    def discard(self, backend: Backend) -> None:
+        """The submit failed: no record of a job that does not exist is left on the cluster."""
+        if self.location:
+            with contextlib.suppress(PaiError, OSError):
+                backend.storage.delete(self.location)
+
+
+def keep(backend: Backend, record: Record, journal: Journal) -> Kept:
+    """Write the record beside the code and in the journal; the config to submit, pointing at it."""
+    data = rec.encode(record)
+    digest = rec.digest(data)
+    storage = backend.storage
+    location: str | None = rec.record_path(record.code_dir, storage.home, record.job)
+    warning = None
+    try:
+        storage.put(location, data)
+    except PaiError as exc:
+        warning = f"the submission record could not be written to {location} ({exc.message}); it is kept on this machine only"
+        location = None
+    journal.save(record.cluster, record.job, data)
+    config = record.config
+    if location and kind_of(backend.profile).record_in_extras:
+        config = rec.with_reference(config, rec.reference(location, digest, record.code_hash))
+    return Kept(record, digest, location, config, warning)
+
+
+# -- finding a record again --------------------------------------------------------------
+@dataclass
+class Found:
+    record: Record
+    digest: str
+    source: str  # "cluster" | "journal"
+    location: str | None
+    notes: list[str]  # what was found wrong on the way, one line each
+
+    def to_json(self) -> dict:
+        return {"record": self.record.to_json(), "sha256": self.digest, "source": self.source, "location": self.location,
+                "notes": self.notes}
+
+
+def _read(storage: Storage, path: str) -> bytes | None:
+    try:
+        return storage.read(path)
+    except NotFound:
+        return None
+
+
+def find(backend: Backend, job: str, journal: Journal | None = None) -> Found:
+    """The record of `job`, checked: the copy beside its code when its SHA-256 is the one the job
+    carries (or the journal's), else the journal's copy, saying what was wrong with the other."""
+    journal = journal or Journal()
+    cluster = backend.profile.name
+    try:
+        config = backend.config(job)
+    except NotFound:
+        if not kind_of(backend.profile).record_in_extras:
+            config = {}  # PaddlePaddle Cloud keeps no configs: the record is looked for where it would be
+        else:
+            raise
+    ref = rec.reference_of(config)
+    local = journal.load(cluster, job)
+    expected = ref["sha256"] if ref else rec.digest(local) if local is not None else None
+    notes: list[str] = []
+    location = ref["path"] if ref else None
+    if location is None and not kind_of(backend.profile).record_in_extras:
+        location = rec.record_path(backend.place_job(copy.deepcopy(config), job), backend.storage.home, job)
+    if location is not None:
+        data = _read(backend.storage, location)
+        if data is None:
+            notes.append(f"the submission record of {job} at {location} was deleted")
+        elif expected is not None and rec.digest(data) != expected:
+            notes.append(f"the submission record of {job} at {location} was changed after the job was submitted "
+                         "(its SHA-256 is not the one the job carries)")
+        else:
+            try:
+                found = rec.decode(data)
+            except RecordError as exc:
+                notes.append(f"the submission record of {job} at {location} is unreadable: {exc}")
+            else:
+                if expected is None:
+                    notes.append(f"the submission record of {job} at {location} could not be checked: the job carries no "
+                                 "fingerprint and this machine's journal has no copy")
+                return Found(found, rec.digest(data), "cluster", location, notes)
+    if local is not None and (ref is None or rec.digest(local) == ref["sha256"]):
+        try:
+            return Found(rec.decode(local), rec.digest(local), "journal", location, notes)
+        except RecordError as exc:
+            notes.append(f"this machine's journal copy is unreadable: {exc}")
+    if notes:
+        raise NotFound("; ".join(notes) + ", and this machine's journal has no good copy")
+    raise NotFound(f"job {job} {NO_RECORD}")
+
+
+# -- what a job ran ----------------------------------------------------------------------
+def _safe_rel(rel: str) -> str:
+    parts = rel.split("/")
+    if not rel or rel.startswith("/") or "\\" in rel or any(p in ("", ".", "..") for p in parts) or ":" in parts[0]:
+        raise RecordError(f"the record names a file {rel!r} outside the code folder")
+    return rel
+
+
+def _git_blob(record: Record, rel: str) -> bytes | None:
+    """A file as the record's commit has it (from the workspace's repository, if it is still here)."""
+    git = record.git
+    if git is None or not Path(record.workspace).is_dir():
+        return None
+    prefix = (_git(Path(record.workspace), "rev-parse", "--show-prefix") or "").strip()
+    try:
+        done = subprocess.run(["git", "-C", record.workspace, "cat-file", "blob", f"{git.commit}:{prefix}{rel}"],
+                              capture_output=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def code_folder_matches(storage: Storage, record: Record) -> bool:
+    """Whether the job's code folder still holds exactly what was sent: the same files (no more),
+    each of the size and hash recorded, none written since the record was made."""
+    if not record.code_dir:
+        return False
+    uploaded = read_manifest(storage, record.code_dir)
+    if set(uploaded) != set(record.files):
+        return False
+    for rel, entry in record.files.items():
+        sent = uploaded[rel]
+        if not isinstance(sent, dict) or sent.get("size") != entry.size or sent.get("sha256") != entry.sha256:
+            return False
+    made = time.mktime(time.strptime(record.submitted, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone + 1
+    seen: dict[str, int] = {}
+    stack = [""]
+    try:
+        while stack:
+            folder = stack.pop()
+            for st in storage.list(f"{record.code_dir}/{folder}".rstrip("/")):
+                rel = f"{folder}{st.name}"
+                if st.is_dir:
+                    stack.append(rel + "/")
+                elif rel != MANIFEST:
+                    if st.modified / 1000 > made:
+                        return False
+                    seen[rel] = st.size
+    except NotFound:
+        return False
+    return seen == {rel: e.size for rel, e in record.files.items()}
+
+
+def fetch(backend: Backend, record: Record, journal: Journal, dest: Path) -> dict[str, int]:
+    """Every file the job ran, into `dest`, each checked against its recorded hash: from its code
+    folder on the cluster, else the journal, else the recorded git commit. How many came from where;
+    NotFound naming the files none of them has as they were sent."""
+    sources = {"cluster": 0, "journal": 0, "git": 0}
+    missing = []
+    storage = backend.storage
+    for rel, entry in sorted(record.files.items()):
+        target = dest / _safe_rel(rel)
+        data = None
+        where = ""
+        if record.code_dir:
+            data = _read(storage, f"{record.code_dir}/{rel}")
+            where = "cluster"
+            if data is not None and entry.sha256 is not None and hashlib.sha256(data).hexdigest() != entry.sha256:
+                data = None
+        if data is None and entry.sha256 is not None:
+            data, where = journal.blob(entry.sha256), "journal"
+            if data is None:
+                data, where = _git_blob(record, rel), "git"
+                if data is not None and hashlib.sha256(data).hexdigest() != entry.sha256:
+                    data = None
+        if data is None:
+            missing.append(rel)
+            continue
+        with atomic_writer(target) as out:
+            out.write(data)
+        sources[where] += 1
+    if missing:
+        shown = ", ".join(missing[:5]) + (f", … (+{len(missing) - 5})" if len(missing) > 5 else "")
+        raise NotFound(f"{len(missing)} file(s) of what {record.job} ran are nowhere as they were sent (changed or gone in its "
+                       f"code folder, not in this machine's journal, not in git): {shown}")
+    return sources
+
+
+def sources_text(sources: dict[str, int]) -> str:
+    names = {"cluster": "its code folder on the cluster", "journal": "this machine's journal", "git": "the recorded git commit"}
+    return ", ".join(f"{n} from {names[k]}" for k, n in sources.items() if n) or "no files"
+
+
+def show(backend: Backend, job: str) -> dict:
+    found = find(backend, job)
+    return {**found.to_json(), "lines": rec.summary_lines(found.record)}
+
+
+def code(backend: Backend, job: str, dest: Path, force: bool = False) -> dict:
+    """Download exactly what `job` ran into `dest` (a new or empty folder, unless `force`)."""
+    found = find(backend, job)
+    if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not force)):
+        raise InvalidInput(f"{dest} exists and is not empty: choose another folder, or use --force to write into it")
+    dest.mkdir(parents=True, exist_ok=True)
+    sources = fetch(backend, found.record, Journal(), dest)
+    return {"job": job, "path": str(dest), "files": len(found.record.files), "bytes": found.record.code_bytes,
+            "sources": sources, "from": sources_text(sources), "notes": found.notes, "codeHash": found.record.code_hash}
+
+
+def file(backend: Backend, job: str, rel: str) -> bytes:
+    """One file as `job` sent it (for an editor's read-only view)."""
+    found = find(backend, job)
+    if rel not in found.record.files:
+        raise NotFound(f"{job} sent no file {rel}")
+    with tempfile.TemporaryDirectory(prefix="pai-record-") as tmp:
+        one = replace(found.record, files={rel: found.record.files[rel]})
+        fetch(backend, one, Journal(), Path(tmp))
+        return (Path(tmp) / rel).read_bytes()
+
+
+# -- running it again --------------------------------------------------------------------
+def rerun_config(record: Record, name_key: str) -> dict:
+    """The config a rerun sends: the final config of the first run, where only what names the run
+    itself is renewed (its outputs go to a folder of the new name, not into the first run's)."""
+    config = copy.deepcopy(record.config)
+    config.pop(name_key, None)
+    source_output = record.source_config.get("outputDir")
+    if isinstance(source_output, str) and "PAI_JOB_NAME" in source_output:
+        config["outputDir"] = source_output
+    return config
+
+
+def _name_key(record: Record) -> str:
+    from ..core.formats import format_for
+
+    return format_for(record.config_file or "job.pai.json").name_key
+
+
+def rerun(backend: Backend, job: str, config: dict | None = None, name: str | None = None, dry_run: bool = False,
+          progress: Progress | None = None) -> dict:
+    """Submit what `job` ran again under a new generated name: its code from its own code folder when
+    that still holds exactly what was sent (nothing uploaded), else from this machine's journal or the
+    recorded git commit (uploaded, and said which); its final config, or `config` (edited by the user)."""
+    journal = Journal()
+    found = find(backend, job, journal)
+    first = found.record
+    name_key = _name_key(first)
+    base = str(first.source_config.get(name_key) or job)
+    name = name or backend.unique_name(base)
+    config = copy.deepcopy(config) if config is not None else rerun_config(first, name_key)
+    code_dir = backend.place_job(config, name)
+    if dry_run:
+        return {"job": name, "rerunOf": job, "config": config, "codeDir": code_dir}
+    uploaded = None
+    if not code_dir or not first.files:
+        source = "none"
+    elif code_dir == first.code_dir and code_folder_matches(backend.storage, first):
+        source = "cluster"
+    else:
+        with tempfile.TemporaryDirectory(prefix="pai-rerun-") as tmp:
+            sources = fetch(backend, first, journal, Path(tmp))
+            files = select(Path(tmp), ["**"], None)
+            uploaded = backend.upload(files, code_dir, progress=progress).to_json()
+        source = max(sources, key=lambda k: sources[k])
+    again = replace(first, job=name, config=rec.without_reference(config), code_dir=code_dir if first.files else None,
+                    submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool=__version__, environment=_environment(),
+                    variables={"PAI_JOB_NAME": name, "PAI_USER_NAME": backend.profile.user}, rerun_of=job,
+                    user=backend.profile.user or getpass.getuser())
+    kept = keep(backend, again, journal)
+    try:
+        warnings = backend.submit(kept.config)
+    except PaiError:
+        kept.discard(backend)
+        raise
+    said = {"cluster": f"the code of {job} from its code folder {first.code_dir} (unchanged; nothing uploaded)",
+            "journal": f"the code of {job} from this machine's journal (its code folder no longer holds it), uploaded to {code_dir}",
+            "git": f"the code of {job} from git commit {first.git.commit[:12] if first.git else '?'}, uploaded to {code_dir}",
+            "none": "no code (the first run sent none)"}[source]
+    return {"job": name, "cluster": backend.profile.name, "user": backend.profile.user, "rerunOf": job, "codeSource": source,
+            "codeFrom": said, "upload": uploaded, "record": kept.summary(), "codeHash": again.code_hash,
+            "warnings": [*([kept.warning] if kept.warning else []), *warnings], "notes": found.notes}
+
+
+# -- comparing two runs ------------------------------------------------------------------
+def diff(backend: Backend, first: str, second: str) -> dict:
+    """What differs between two runs: config keys, files (with a unified diff of each changed text
+    file), commit and environment."""
+    journal = Journal()
+    a, b = find(backend, first, journal), find(backend, second, journal)
+    files = rec.file_changes(a.record, b.record)
+    texts = []
+    if files["changed"]:
+        with tempfile.TemporaryDirectory(prefix="pai-diff-") as tmp:
+            for found, side in ((a, "a"), (b, "b")):
+                fetch(backend, replace(found.record, files={r: found.record.files[r] for r in files["changed"]}), journal,
+                      Path(tmp, side))
+            for rel in files["changed"]:
+                texts.append({"path": rel, "diff": rec.text_diff(rel, Path(tmp, "a", rel).read_bytes(), Path(tmp, "b", rel).read_bytes(),
+                                                                 first, second)})
+    return {"jobs": [first, second], "config": rec.config_changes(a.record, b.record), "files": files, "diffs": texts,
+            "commit": rec.commit_changes(a.record, b.record), "environment": rec.environment_changes(a.record, b.record),
+            "notes": a.notes + b.notes}
+
+
+def compare_workspace(backend: Backend, job: str, workspace: Path) -> dict:
+    """The files whose content differs between what `job` ran and `workspace` now (for the editor's
+    "Compare with Workspace"): changed, added since (in the workspace only among files the job
+    sent folders of), removed since."""
+    found = find(backend, job)
+    changed, removed = [], []
+    for rel, entry in sorted(found.record.files.items()):
+        path = workspace / _safe_rel(rel)
+        if not path.is_file():
+            removed.append(rel)
+            continue
+        try:
+            same = os.path.getsize(path) == entry.size and (entry.sha256 is None or file_hash(str(path)) == entry.sha256)
+        except OSError:
+            same = False
+        if not same:
+            changed.append(rel)
+    return {"job": job, "workspace": str(workspace), "changed": changed, "removed": removed, "notes": found.notes}
+
