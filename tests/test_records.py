@@ -231,3 +231,20 @@ def test_rerun_edit_opens_the_config_first(env, tmp_path):
     assert "--epochs 1" in diff and "code: the same" in diff
     broken = pai({**env, "EDITOR": "sed -i s/{/[/", "VISUAL": ""}, "rerun", first, "--edit")
     assert broken.returncode != 0 and broken.stderr.startswith("pai rerun: the edited config is not JSON")
+
+
+def test_a_protocol_v2_cluster_keeps_the_reference_in_its_extras(env, tmp_path):
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    run(env, ws)  # the local cluster is up
+    info = server(env)
+    added = pai(env, "cluster", "add", "k8s", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", USER, "--protocol", "2")
+    assert added.returncode == 0, added.stderr
+    assert pai(env, "cluster", "login", "k8s", "--password-stdin", stdin=local_client_password(env) + "\n").returncode == 0
+    submitted = pai(env, "submit", "--cluster", "k8s", "mnist.pai.json", cwd=ws)
+    assert submitted.returncode == 0, submitted.stderr
+    job = submitted.stdout.split()[1]
+    shown = pai(env, "show", job, "--cluster", "k8s")
+    assert shown.returncode == 0 and shown.stderr == "", shown.stderr
+    assert "read from the cluster" in shown.stdout and f"job        {job} on k8s (openpai)" in shown.stdout
+    rerun = pai(env, "rerun", job, "--cluster", "k8s")
+    assert rerun.returncode == 0 and "nothing uploaded" in rerun.stderr, rerun.stderr
