@@ -166,6 +166,12 @@ async def hdfs_tail(ls: PaiLanguageServer, params: protocol.HdfsTail) -> dict:
     return _as_text(await jobs.call_or_fail(ls, params))
 
 
+@registry.command("pai.job.submittedFile")
+async def job_submitted_file(ls: PaiLanguageServer, params: protocol.RecordFile) -> dict:
+    """One file exactly as the job sent it (checked against its recorded hash), as text."""
+    return _as_text(await jobs.call_or_fail(ls, params))
+
+
 @registry.command("pai.hdfs.put")
 async def hdfs_put(ls: PaiLanguageServer, params: dict) -> dict:
     """With `workDoneToken`, the transfer is reported on it as `$/progress`."""
@@ -213,6 +219,11 @@ FORWARDED: dict[str, type[protocol.Params]] = {
     "pai.hdfs.mkdir": protocol.HdfsMkdir,
     "pai.hdfs.rm": protocol.HdfsRemove,
     "pai.hdfs.mv": protocol.HdfsMove,
+    # What a job ran (its submission record): shown, compared, run again.
+    "pai.job.record": protocol.RecordShow,
+    "pai.job.compareWorkspace": protocol.RecordCompare,
+    "pai.job.diff": protocol.RecordDiff,
+    "pai.job.rerun": protocol.RecordRerun,
 }
 
 
