@@ -31,7 +31,6 @@ def add_commands(sub) -> None:
     p.add_argument("job")
     p.add_argument("--cluster")
     p.add_argument("--edit", action="store_true", help="open the config in $EDITOR first")
-    p.add_argument("--follow", "-f", action="store_true", help="stream the logs until the job ends")
     p = sub.add_parser("diff", help="compare two runs: config keys, code, commit and environment")
     p.add_argument("job")
     p.add_argument("other")
@@ -91,8 +90,6 @@ def _edited(config: dict, name: str) -> dict:
 
 
 def cmd_rerun(args: argparse.Namespace) -> int:
-    from .cli_jobs import _follow, _upload_line
-
     config = name = None
     if args.edit:
         plan = daemon.call_sync(protocol.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
@@ -101,12 +98,12 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     done = daemon.call_sync(protocol.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
     _notes(done)
     print(f"running {done['codeFrom']}", file=sys.stderr)
-    if done.get("upload"):
-        print(_upload_line(done["upload"]), file=sys.stderr)
+    if up := done.get("upload"):
+        print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']}", file=sys.stderr)
     for warning in done.get("warnings") or []:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"submitted {done['job']} to {done['cluster']} (rerun of {args.job}, code hash {done['codeHash'][:12]})")
-    return _follow(done["cluster"], done["job"], None) if args.follow else 0
+    return 0
 
 
 def _value(value: object) -> str:

@@ -5,43 +5,21 @@ from :PaiJobs, `C` lists the files the job was submitted with and <CR> opens one
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
-from .helpers.neovim import Neovim, isolated_env, stop_services
-from .helpers.paths import EXAMPLE
-from .test_neovim_jobs import submitted_job
+from . import test_neovim_jobs as neovim_jobs
+
+env, workspace, nvim = neovim_jobs.env, neovim_jobs.workspace, neovim_jobs.nvim  # the same fixtures: daemon, workspace, editor
 
 pytestmark = pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed (.ci/run installs it)")
 CHANGE = "print('changed after the job was submitted')"
 
 
-@pytest.fixture
-def env():
-    env = isolated_env()
-    yield env
-    stop_services(env)
-
-
-@pytest.fixture
-def workspace(env) -> Path:
-    ws = Path(env["PAI_NVIM_TEST_HOME"]) / "ws"
-    shutil.copytree(EXAMPLE, ws)
-    return ws
-
-
-@pytest.fixture
-def nvim(env, workspace):
-    editor = Neovim(env, workspace)
-    yield editor
-    editor.close()
-
-
 def test_submitted_code_diff_split_and_rerun(nvim, workspace):
     nvim.command("edit mnist.pai.json")
     nvim.command("PaiRun")
-    job = submitted_job(nvim)
+    job = neovim_jobs.submitted_job(nvim)
     sent = (workspace / "train.py").read_text()
     (workspace / "train.py").write_text(sent + CHANGE + "\n")
 

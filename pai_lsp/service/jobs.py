@@ -123,8 +123,8 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
         uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
     if cancelled is not None and cancelled.is_set():
         raise Interrupted("cancelled: nothing was submitted")
-    kept = records.keep(backend, records.make(backend, prepared.name, prepared.config, prepared.source, prepared.code_dir,
-                                              prepared.workspace, config_path, files, records.Journal()), records.Journal())
+    kept = records.record_submit(backend, prepared.name, prepared.config, prepared.source, prepared.code_dir, prepared.workspace,
+                                 config_path, files)  # what is about to run, kept beside its code and on this machine
     if journal is not None:
         journal.record("submitting", prepared.name)
     try:

@@ -44,7 +44,7 @@ NO_RECORD = ("has no submission record: it was submitted before pai-lsp kept rec
 
 
 # -- the local journal -------------------------------------------------------------------
-class Journal:
+class LocalRecords:
     """Records by cluster and job, and the files sent, by SHA-256, on this machine (owner-only)."""
 
     def __init__(self, folder: Path | None = None):
@@ -123,7 +123,7 @@ _HASHES: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> SHA-256:
 _HASHES_LOCK = threading.Lock()
 
 
-def _entry(path: str, journal: Journal) -> FileEntry:
+def _entry(path: str, journal: LocalRecords) -> FileEntry:
     """A file's size and hash; a copy goes to the journal (files up to KEEP_LIMIT)."""
     st = os.stat(path)
     key = (path, st.st_size, st.st_mtime_ns)
@@ -151,7 +151,7 @@ def _environment() -> dict[str, str]:
 
 
 def make(backend: Backend, job: str, config: dict, source_config: dict, code_dir: str | None, workspace: Path,
-         config_path: Path, files: list[Selected] | None, journal: Journal) -> Record:
+         config_path: Path, files: list[Selected] | None, journal: LocalRecords) -> Record:
     """The record of a submit about to happen (its code already uploaded)."""
     entries = {f.rel: e for f, e in bounded(lambda f: _entry(str(f.path), journal), files or [], 4)}
     try:
@@ -184,23 +184,31 @@ class Kept:
                 backend.storage.delete(self.location)
 
 
-def keep(backend: Backend, record: Record, journal: Journal) -> Kept:
+def keep(backend: Backend, record: Record, journal: LocalRecords) -> Kept:
     """Write the record beside the code and in the journal; the config to submit, pointing at it."""
     data = rec.encode(record)
     digest = rec.digest(data)
-    storage = backend.storage
-    location: str | None = rec.record_path(record.code_dir, storage.home, record.job)
+    location: str | None = None
     warning = None
-    try:
-        storage.put(location, data)
-    except PaiError as exc:
-        warning = f"the submission record could not be written to {location} ({exc.message}); it is kept on this machine only"
-        location = None
+    if record.code_dir:  # no code sent (the upload turned off): nothing is written to the cluster's storage either
+        location = rec.record_path(record.code_dir, backend.storage.home, record.job)
+        try:
+            backend.storage.put(location, data)
+        except PaiError as exc:
+            warning = f"the submission record could not be written to {location} ({exc.message}); it is kept on this machine only"
+            location = None
     journal.save(record.cluster, record.job, data)
     config = record.config
     if location and kind_of(backend.profile).record_in_extras:
         config = rec.with_reference(config, rec.reference(location, digest, record.code_hash))
     return Kept(record, digest, location, config, warning)
+
+
+def record_submit(backend: Backend, job: str, config: dict, source_config: dict, code_dir: str | None, workspace: Path,
+                  config_path: Path, files: list[Selected] | None) -> Kept:
+    """`make` and `keep` for a submit whose code was just uploaded: the config to submit comes back."""
+    local = LocalRecords()
+    return keep(backend, make(backend, job, config, source_config, code_dir, workspace, config_path, files, local), local)
 
 
 # -- finding a record again --------------------------------------------------------------
@@ -224,10 +232,10 @@ def _read(storage: Storage, path: str) -> bytes | None:
         return None
 
 
-def find(backend: Backend, job: str, journal: Journal | None = None) -> Found:
+def find(backend: Backend, job: str, journal: LocalRecords | None = None) -> Found:
     """The record of `job`, checked: the copy beside its code when its SHA-256 is the one the job
     carries (or the journal's), else the journal's copy, saying what was wrong with the other."""
-    journal = journal or Journal()
+    journal = journal or LocalRecords()
     cluster = backend.profile.name
     try:
         config = backend.config(job)
@@ -323,7 +331,7 @@ def code_folder_matches(storage: Storage, record: Record) -> bool:
     return seen == {rel: e.size for rel, e in record.files.items()}
 
 
-def fetch(backend: Backend, record: Record, journal: Journal, dest: Path) -> dict[str, int]:
+def fetch(backend: Backend, record: Record, journal: LocalRecords, dest: Path) -> dict[str, int]:
     """Every file the job ran, into `dest`, each checked against its recorded hash: from its code
     folder on the cluster, else the journal, else the recorded git commit. How many came from where;
     NotFound naming the files none of them has as they were sent."""
@@ -374,7 +382,7 @@ def code(backend: Backend, job: str, dest: Path, force: bool = False) -> dict:
     if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not force)):
         raise InvalidInput(f"{dest} exists and is not empty: choose another folder, or use --force to write into it")
     dest.mkdir(parents=True, exist_ok=True)
-    sources = fetch(backend, found.record, Journal(), dest)
+    sources = fetch(backend, found.record, LocalRecords(), dest)
     return {"job": job, "path": str(dest), "files": len(found.record.files), "bytes": found.record.code_bytes,
             "sources": sources, "from": sources_text(sources), "notes": found.notes, "codeHash": found.record.code_hash}
 
@@ -386,7 +394,7 @@ def file(backend: Backend, job: str, rel: str) -> bytes:
         raise NotFound(f"{job} sent no file {rel}")
     with tempfile.TemporaryDirectory(prefix="pai-record-") as tmp:
         one = replace(found.record, files={rel: found.record.files[rel]})
-        fetch(backend, one, Journal(), Path(tmp))
+        fetch(backend, one, LocalRecords(), Path(tmp))
         return (Path(tmp) / rel).read_bytes()
 
 
@@ -413,7 +421,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
     """Submit what `job` ran again under a new generated name: its code from its own code folder when
     that still holds exactly what was sent (nothing uploaded), else from this machine's journal or the
     recorded git commit (uploaded, and said which); its final config, or `config` (edited by the user)."""
-    journal = Journal()
+    journal = LocalRecords()
     found = find(backend, job, journal)
     first = found.record
     name_key = _name_key(first)
@@ -457,7 +465,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
 def diff(backend: Backend, first: str, second: str) -> dict:
     """What differs between two runs: config keys, files (with a unified diff of each changed text
     file), commit and environment."""
-    journal = Journal()
+    journal = LocalRecords()
     a, b = find(backend, first, journal), find(backend, second, journal)
     files = rec.file_changes(a.record, b.record)
     texts = []
