@@ -248,3 +248,25 @@ def test_a_protocol_v2_cluster_keeps_the_reference_in_its_extras(env, tmp_path):
     assert "read from the cluster" in shown.stdout and f"job        {job} on k8s (openpai)" in shown.stdout
     rerun = pai(env, "rerun", job, "--cluster", "k8s")
     assert rerun.returncode == 0 and "nothing uploaded" in rerun.stderr, rerun.stderr
+
+
+def test_a_paddlecloud_job_keeps_its_record_beside_its_package(env, tmp_path):
+    ws = tmp_path / "pws"
+    ws.mkdir()
+    (ws / "train.py").write_text("print('fit')\n")
+    (ws / "fit.paddle.json").write_text(json.dumps({"name": "fit", "parallelism": 1, "pservers": 1, "memory": "128Mi",
+                                                    "psmemory": "128Mi", "entry": "python3 train.py"}))
+    done = pai(env, "run", "fit.paddle.json", cwd=ws)
+    assert done.returncode == 0, done.stderr
+    job = done.stdout.split()[1]
+    assert pai(env, "daemon", "stop").returncode == 0  # PaddlePaddle Cloud keeps no configs: found where it was written
+    shown = pai(env, "show", job, "--cluster", "local-paddle")
+    assert shown.returncode == 0 and shown.stderr == "", shown.stderr
+    assert f"/jobs/.pai-records/{job}.json" in shown.stdout and "read from the cluster" in shown.stdout
+    (ws / "train.py").write_text("print('changed')\n")
+    rerun = pai(env, "rerun", job, "--cluster", "local-paddle")
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"from its code folder /pfs/local/home/{USER}/jobs/{job} (checked against its hashes), uploaded to" in rerun.stderr
+    again = rerun.stdout.split()[1]
+    got = pai(env, "code", again, str(tmp_path / "again"), "--cluster", "local-paddle")
+    assert got.returncode == 0 and (tmp_path / "again" / "train.py").read_text() == "print('fit')\n", got.stderr

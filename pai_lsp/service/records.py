@@ -442,6 +442,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
             files = select(Path(tmp), ["**"], None)
             uploaded = backend.upload(files, code_dir, progress=progress).to_json()
         source = max(sources, key=lambda k: sources[k])
+        source = "copied" if source == "cluster" else source  # the first run's folder read, checked, sent to the new one
     again = replace(first, job=name, config=rec.without_reference(config), code_dir=code_dir if first.files else None,
                     submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool=__version__, environment=_environment(),
                     variables={"PAI_JOB_NAME": name, "PAI_USER_NAME": backend.profile.user}, rerun_of=job,
@@ -453,6 +454,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
         kept.discard(backend)
         raise
     said = {"cluster": f"the code of {job} from its code folder {first.code_dir} (unchanged; nothing uploaded)",
+            "copied": f"the code of {job} from its code folder {first.code_dir} (checked against its hashes), uploaded to {code_dir}",
             "journal": f"the code of {job} from this machine's journal (its code folder no longer holds it), uploaded to {code_dir}",
             "git": f"the code of {job} from git commit {first.git.commit[:12] if first.git else '?'}, uploaded to {code_dir}",
             "none": "no code (the first run sent none)"}[source]
