@@ -10,6 +10,7 @@ or changed, what the job ran can still be given back and rerun from this machine
 
 from __future__ import annotations
 
+import calendar
 import contextlib
 import copy
 import getpass
@@ -312,20 +313,22 @@ def code_folder_matches(storage: Storage, record: Record) -> bool:
         sent = uploaded[rel]
         if not isinstance(sent, dict) or sent.get("size") != entry.size or sent.get("sha256") != entry.sha256:
             return False
-    made = time.mktime(time.strptime(record.submitted, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone + 1
+    made = calendar.timegm(time.strptime(record.submitted, "%Y-%m-%dT%H:%M:%SZ")) + 1  # whole seconds: the second it was made counts
     seen: dict[str, int] = {}
-    stack = [""]
+    level = [""]
     try:
-        while stack:
-            folder = stack.pop()
-            for st in storage.list(f"{record.code_dir}/{folder}".rstrip("/")):
-                rel = f"{folder}{st.name}"
-                if st.is_dir:
-                    stack.append(rel + "/")
-                elif rel != MANIFEST:
-                    if st.modified / 1000 > made:
-                        return False
-                    seen[rel] = st.size
+        while level:  # each level of folders listed in parallel: a tree of hundreds of folders costs a few round trips
+            below = []
+            for folder, entries in bounded(lambda f: storage.list(f"{record.code_dir}/{f}".rstrip("/")), level, 8):
+                for st in entries:
+                    rel = f"{folder}{st.name}"
+                    if st.is_dir:
+                        below.append(rel + "/")
+                    elif rel != MANIFEST:
+                        if st.modified / 1000 > made:
+                            return False
+                        seen[rel] = st.size
+            level = below
     except NotFound:
         return False
     return seen == {rel: e.size for rel, e in record.files.items()}
