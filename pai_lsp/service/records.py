@@ -78,6 +78,9 @@ class LocalRecords:
         if not path.exists():
             write_atomic(path, data, private=True)
 
+    def has(self, sha256: str) -> bool:
+        return self._blob_path(sha256).is_file()
+
     def blob(self, sha256: str) -> bytes | None:
         """A file sent earlier, when the journal has it whole (its hash checked)."""
         try:
@@ -130,7 +133,7 @@ def _entry(path: str, journal: LocalRecords) -> FileEntry:
     key = (path, st.st_size, st.st_mtime_ns)
     with _HASHES_LOCK:
         known = _HASHES.get(key)
-    if known is not None and (st.st_size > KEEP_LIMIT or journal.blob(known) is not None):
+    if known is not None and (st.st_size > KEEP_LIMIT or journal.has(known)):
         return FileEntry(st.st_size, known)
     with open(path, "rb") as f:
         if st.st_size <= KEEP_LIMIT:
