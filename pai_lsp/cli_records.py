@@ -106,43 +106,13 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     return 0
 
 
-def _value(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def cmd_diff(args: argparse.Namespace) -> int:
     found = daemon.call_sync(protocol.RecordDiff(job=args.job, other=args.other, cluster=args.cluster))
     _notes(found)
     if args.output == "json":
         print(json.dumps(found, indent=2, ensure_ascii=False))
-        return 0
-    a, b = args.job, args.other
-    print(f"config ({a} → {b}):" if found["config"] else "config: the same")
-    for change in found["config"]:
-        if change["change"] == "added":
-            print(f"  + {change['key']}: {_value(change['new'])}")
-        elif change["change"] == "removed":
-            print(f"  - {change['key']}: {_value(change['old'])}")
-        else:
-            print(f"  ~ {change['key']}: {_value(change['old'])} → {_value(change['new'])}")
-    files = found["files"]
-    if not any(files.values()):
-        print("code: the same")
     else:
-        print("code:")
-        for kind, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
-            for rel in files[kind]:
-                print(f"  {mark} {rel}")
-        for piece in found["diffs"]:
-            sys.stdout.write(piece["diff"])
-    for title, rows in (("commit", found["commit"]), ("environment", found["environment"])):
-        if not rows:
-            print(f"{title}: the same")
-            continue
-        print(f"{title}:")
-        for row in rows:
-            print(f"  ~ {row['key']}: {row['old'] if row['old'] is not None else '(none)'} → "
-                  f"{row['new'] if row['new'] is not None else '(none)'}")
+        sys.stdout.write(found["text"])
     return 0
 
 

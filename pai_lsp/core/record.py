@@ -192,16 +192,23 @@ def bounded_diff(text: str) -> tuple[str | None, int]:
 _MISSING = object()
 
 
-def _normalized(value: Any, job: str) -> Any:
-    """A config value with the job's own name said as `$PAI_JOB_NAME`: two runs of one config differ
-    by their names everywhere the name was filled in, which is no difference worth showing."""
+def _normalized(value: Any, names: tuple[str, ...]) -> Any:
+    """A config value with the run's own name (and, for a rerun, the name of the run whose code folder
+    it uses) said as `$PAI_JOB_NAME`: two runs of one config differ by their names everywhere the name
+    was filled in, which is no difference worth showing."""
     if isinstance(value, str):
-        return re.sub(rf"(?<![\w.-]){re.escape(job)}(?![\w.-])", "$PAI_JOB_NAME", value) if job else value
+        for name in names:
+            value = re.sub(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", "$PAI_JOB_NAME", value)
+        return value
     if isinstance(value, dict):
-        return {k: _normalized(v, job) for k, v in value.items()}
+        return {k: _normalized(v, names) for k, v in value.items()}
     if isinstance(value, list):
-        return [_normalized(v, job) for v in value]
+        return [_normalized(v, names) for v in value]
     return value
+
+
+def _names(record: Record) -> tuple[str, ...]:
+    return tuple(n for n in (record.job, record.rerun_of) if n)
 
 
 def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
@@ -223,8 +230,8 @@ def config_changes(a: Record, b: Record) -> list[dict]:
     """The config keys that differ (dotted paths; roles by name), each with both values (absent: no key)."""
     flat_a: dict[str, Any] = {}
     flat_b: dict[str, Any] = {}
-    _flatten(_normalized(a.config, a.job), "", flat_a)
-    _flatten(_normalized(b.config, b.job), "", flat_b)
+    _flatten(_normalized(a.config, _names(a)), "", flat_a)
+    _flatten(_normalized(b.config, _names(b)), "", flat_b)
     changes = []
     for key in sorted(set(flat_a) | set(flat_b)):
         if key in NAME_KEYS:
@@ -320,3 +327,38 @@ def summary_lines(record: Record) -> list[str]:
     if record.variables:
         lines.append("variables  " + ", ".join(f"${key}={value}" for key, value in sorted(record.variables.items())))
     return lines
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def diff_text(found: dict) -> str:
+    """Two runs compared (the daemon's `record.diff` result) in words: what `pai diff` prints and the
+    editors show."""
+    a, b = found["jobs"]
+    lines = [f"config ({a} → {b}):" if found["config"] else "config: the same"]
+    for change in found["config"]:
+        if change["change"] == "added":
+            lines.append(f"  + {change['key']}: {_shown(change['new'])}")
+        elif change["change"] == "removed":
+            lines.append(f"  - {change['key']}: {_shown(change['old'])}")
+        else:
+            lines.append(f"  ~ {change['key']}: {_shown(change['old'])} → {_shown(change['new'])}")
+    files = found["files"]
+    if not any(files.values()):
+        lines.append("code: the same")
+    else:
+        lines.append("code:")
+        for kind, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
+            lines += [f"  {mark} {rel}" for rel in files[kind]]
+    text = "\n".join(lines) + "\n" + "".join(piece["diff"] for piece in found["diffs"])
+    rest = []
+    for title, rows in (("commit", found["commit"]), ("environment", found["environment"])):
+        if not rows:
+            rest.append(f"{title}: the same")
+            continue
+        rest.append(f"{title}:")
+        rest += [f"  ~ {row['key']}: {'(none)' if row['old'] is None else row['old']} → {'(none)' if row['new'] is None else row['new']}"
+                 for row in rows]
+    return text + "\n".join(rest) + "\n"

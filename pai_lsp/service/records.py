@@ -485,9 +485,10 @@ def diff(backend: Backend, first: str, second: str) -> dict:
             for rel in files["changed"]:
                 texts.append({"path": rel, "diff": rec.text_diff(rel, Path(tmp, "a", rel).read_bytes(), Path(tmp, "b", rel).read_bytes(),
                                                                  first, second)})
-    return {"jobs": [first, second], "config": rec.config_changes(a.record, b.record), "files": files, "diffs": texts,
-            "commit": rec.commit_changes(a.record, b.record), "environment": rec.environment_changes(a.record, b.record),
-            "notes": a.notes + b.notes}
+    found = {"jobs": [first, second], "config": rec.config_changes(a.record, b.record), "files": files, "diffs": texts,
+             "commit": rec.commit_changes(a.record, b.record), "environment": rec.environment_changes(a.record, b.record),
+             "notes": a.notes + b.notes}
+    return {**found, "text": rec.diff_text(found)}
 
 
 def compare_workspace(backend: Backend, job: str, workspace: Path) -> dict:

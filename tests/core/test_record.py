@@ -92,3 +92,14 @@ def test_text_and_binary_diffs():
     assert rec.text_diff("w.bin", b"\0\1", b"\0\2\3", "j1", "j2") == "Binary file w.bin differs (2 → 3 bytes)\n"
     long = rec.text_diff("big.txt", b"", "".join(f"{i}\n" for i in range(1000)).encode(), "j1", "j2")
     assert long.endswith("more diff lines)\n") and long.count("\n") == rec.TEXT_DIFF_LINES + 1
+
+
+def test_a_rerun_differs_from_its_first_run_by_nothing():
+    first = make("mnist_aaaa1111")
+    config = {**first.config, "jobName": "mnist_bbbb2222", "outputDir": "/alice/output/mnist_bbbb2222"}
+    rerun = make("mnist_bbbb2222", config=config, rerun_of="mnist_aaaa1111")
+    first = replace(first, config={**first.config, "outputDir": "/alice/output/mnist_aaaa1111"})
+    assert rec.config_changes(first, rerun) == []  # its codeDir and command name the first run's folder: no difference
+    text = rec.diff_text({"jobs": [first.job, rerun.job], "config": [], "files": rec.file_changes(first, rerun), "diffs": [],
+                          "commit": [], "environment": []})
+    assert text == "config: the same\ncode: the same\ncommit: the same\nenvironment: the same\n"

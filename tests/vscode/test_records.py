@@ -65,3 +65,20 @@ def test_compare_with_workspace_opens_the_diff_editor(workbench, workspace):
     assert "changed after the job was submitted" not in original.inner_text().replace("\u00a0", " ")
     assert diff.first.locator(".editor.original [data-uri^='pai-record:']").count() == 1  # the left side: the job's file
     workbench.screenshot("record-diff", docs="vscode-record-diff.png")
+
+
+def test_rerun_then_compare_the_two_runs(workbench):
+    job = the_job()
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.context_menu(job_row(workbench, job).first, "Rerun Job")
+    toast = workbench.wait_for(lambda: next((t for t in workbench.toasts() if f"Rerunning {job} as " in t), None), "the rerun's message")
+    assert "nothing uploaded" in toast, toast
+    rerun = toast.split(" as ", 1)[1].split(":", 1)[0]
+    workbench.wait_for(lambda: job_row(workbench, rerun).count(), f"{rerun} in the Jobs view")
+    workbench.close_notifications()
+    workbench.context_menu(job_row(workbench, job).first, "Compare with Another Job…")
+    workbench.pick(rerun)
+    workbench.wait_for(lambda: workbench.editor(f"{rerun}.diff", scheme="pai-runs-diff:").count(), "the two runs compared")
+    workbench.wait_for(lambda: "environment:" in workbench.editor_text(f"{rerun}.diff"), "the comparison's text")
+    text = workbench.editor_text(f"{rerun}.diff")
+    assert "config: the same" in text and "code: the same" in text, text

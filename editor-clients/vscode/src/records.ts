@@ -7,6 +7,7 @@ import { JobNode } from "./jobs";
 import { PaiServer, guarded } from "./server";
 
 export const RECORD_SCHEME = "pai-record";
+const RUNS_DIFF_SCHEME = "pai-runs-diff";
 
 interface FileEntry {
   size: number;
@@ -138,6 +139,20 @@ export function registerRecords(context: vscode.ExtensionContext, server: PaiSer
       const done = await server.call<{ job: string; codeFrom: string }>("pai.job.rerun", { job: node.job.name, cluster: node.cluster.name });
       void vscode.window.showInformationMessage(vscode.l10n.t("Rerunning {0} as {1}: {2}", node.job.name, done.job, done.codeFrom));
       await vscode.commands.executeCommand("pai-lsp.jobs.refresh");
+    }),
+    onJob("pai-lsp.job.compareWithJob", async (node) => {
+      // Two runs compared as `pai diff` shows them: config keys, code (unified diffs), commit, environment.
+      const others = node.cluster.jobs.filter((j) => j.job.name !== node.job.name).map((j) => ({ label: j.job.name, description: j.job.state }));
+      const other = await vscode.window.showQuickPick(others, { placeHolder: vscode.l10n.t("Compare {0} with which job?", node.job.name) });
+      if (!other) return;
+      const uri = vscode.Uri.from({ scheme: RUNS_DIFF_SCHEME, path: `/${node.cluster.name}/${node.job.name}/${other.label}.diff` });
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+    }),
+    vscode.workspace.registerTextDocumentContentProvider(RUNS_DIFF_SCHEME, {
+      async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+        const [, cluster, job, other] = uri.path.split("/");
+        return (await server.call<{ text: string }>("pai.job.diff", { job, cluster, other: other.replace(/\.diff$/, "") })).text;
+      },
     }),
     vscode.commands.registerCommand("pai-lsp.submittedCode.compare", (node?: SentFile) => guarded(async () => {
       if (!(node instanceof SentFile)) return;
