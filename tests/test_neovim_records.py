@@ -61,3 +61,10 @@ def test_submitted_code_diff_split_and_rerun(nvim, workspace):
     nvim.keys("r")
     message = nvim.wait_message(f"rerun of {job}", 90)
     assert "nothing uploaded" in message and "job mnist_" in message
+    rerun = message.split("job ", 1)[1].split()[0]
+
+    # :PaiDiff: the two runs compared: the same config and code.
+    nvim.command(f"PaiDiff {job} {rerun}")
+    text = nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://diff/{job}/{rerun}' and vim.api.nvim_buf_get_lines(0, 0, -1, false)",
+                     what="the two runs compared")
+    assert text[:2] == ["config: the same", "code: the same"] and nvim.lua("return vim.bo.filetype") == "diff"

@@ -60,4 +60,8 @@ for name, action in pairs({ PaiCode = "code", PaiCompare = "compare", PaiRerun =
     complete = function(lead) return matching(require("pai_lsp.jobs").names(), lead) end,
   })
 end
+command("PaiDiff", function(o) require("pai_lsp.records").diff(o.fargs[1], o.fargs[2], o.fargs[3]) end, {
+  nargs = "+", desc = "Compare two runs: config keys, code, commit and environment",
+  complete = function(lead) return matching(require("pai_lsp.jobs").names(), lead) end,
+})
 command("PaiClusters", function() pai().clusters() end, { desc = "Cluster profiles: add, default, log in, remove" })

@@ -1,6 +1,7 @@
 -- What a job ran (its submission record, issue 25): the files it was submitted with, each opened
 -- read-only as it was sent; what changed in the workspace since, as a diff split; a rerun of the
--- same code and config under a new name. `:PaiCode`, `:PaiCompare`, `:PaiRerun`, and C / d / r in :PaiJobs.
+-- same code and config under a new name; two runs compared. `:PaiCode`, `:PaiCompare`, `:PaiRerun`, `:PaiDiff`,
+-- and C / d / r in :PaiJobs.
 local client = require("pai_lsp.client")
 local ui = require("pai_lsp.ui")
 local t = require("pai_lsp.i18n").t
@@ -112,6 +113,13 @@ function M.rerun(job, cluster, on_done)
     if on_done then
       on_done(done)
     end
+  end)
+end
+
+--- :PaiDiff {job} {other} [cluster]: two runs compared (config keys, code with unified diffs, commit, environment).
+function M.diff(job, other, cluster)
+  client.execute("pai.job.diff", { { job = job, other = other, cluster = cluster } }, function(found)
+    ui.show_text("pai://diff/" .. job .. "/" .. other, ui.lines(found.text), "diff")
   end)
 end
 
