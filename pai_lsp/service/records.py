@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 GIT_TIMEOUT = 10.0  # seconds any one git command may take: a huge or hung repository never holds a submit up
 KEEP_LIMIT = 16 << 20  # files up to this size are copied into the journal (the code folder's limit is 200 MB in all)
+RECORD_LIMIT = 64 << 20  # bytes: a record lists each file in ~110 bytes, so this is ~500,000 files; bigger is not a record
 NO_RECORD = ("has no submission record: it was submitted before pai-lsp kept records, or by another tool")
 
 
@@ -256,9 +257,14 @@ def find(backend: Backend, job: str, journal: LocalRecords | None = None) -> Fou
     if location is None and not kind_of(backend.profile).record_in_extras:
         location = rec.record_path(backend.place_job(copy.deepcopy(config), job), backend.storage.home, job)
     if location is not None:
-        data = _read(backend.storage, location)
-        if data is None:
+        found_there = backend.storage.status(location)
+        data = _read(backend.storage, location) if found_there is not None and found_there.size <= RECORD_LIMIT else None
+        if found_there is not None and data is None:
+            notes.append(f"the submission record of {job} at {location} is {found_there.size:,} bytes: too big to be one")
+        elif data is None and ref is not None:  # (where a record would be, for a job that names none: no record)
             notes.append(f"the submission record of {job} at {location} was deleted")
+        elif data is None:
+            pass
         elif expected is not None and rec.digest(data) != expected:
             notes.append(f"the submission record of {job} at {location} was changed after the job was submitted "
                          "(its SHA-256 is not the one the job carries)")
@@ -286,7 +292,7 @@ def find(backend: Backend, job: str, journal: LocalRecords | None = None) -> Fou
 def _safe_rel(rel: str) -> str:
     parts = rel.split("/")
     if not rel or rel.startswith("/") or "\\" in rel or any(p in ("", ".", "..") for p in parts) or ":" in parts[0]:
-        raise RecordError(f"the record names a file {rel!r} outside the code folder")
+        raise InvalidInput(f"the submission record names a file {rel!r} outside the code folder: it was not written by pai")
     return rel
 
 
