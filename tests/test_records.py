@@ -9,6 +9,7 @@ from __future__ import annotations
 import getpass
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -99,7 +100,7 @@ def test_git_workspace_record_code_rerun(env, tmp_path):
     (ws / "util.py").unlink()
     got = pai(env, "code", first, str(tmp_path / "sent"))
     assert got.returncode == 0, got.stderr
-    assert "3 file(s)" in got.stdout and "3 from its code folder on the cluster" in got.stdout
+    assert "3 file(s)" in got.stdout and f"(3 file(s) from its code folder /{USER}/{first})" in got.stdout
     assert (tmp_path / "sent" / "train.py").read_bytes() == sent_train
     assert (tmp_path / "sent" / "util.py").read_text() == "VALUE = 1\n"
     again = pai(env, "code", first, str(tmp_path / "sent"))
@@ -156,10 +157,11 @@ def test_plain_folder_and_a_shared_code_folder_rerun_from_the_journal(env, tmp_p
     got = pai(env, "code", first, str(tmp_path / "first"))
     assert got.returncode == 0, got.stderr
     assert (tmp_path / "first" / "train.py").read_bytes() == sent
-    assert "1 from this machine's journal" in got.stdout
+    assert "(1 file(s) from this machine's journal)" in got.stdout
     rerun = pai(env, "rerun", first)
     assert rerun.returncode == 0, rerun.stderr
-    assert "from this machine's journal (its code folder no longer holds it)" in rerun.stderr
+    assert (f"running the code of {first}: 1 file(s) from this machine's journal (each checked against its hash), "
+            f"uploaded to /{USER}/shared-code") in rerun.stderr
     third = rerun.stdout.split()[1]
     assert hdfs_read(env, f"/{USER}/shared-code/train.py") == sent  # the first run's code, uploaded again
     records = [json.loads(pai(env, "show", job, "-o", "json").stdout) for job in (first, third)]
@@ -196,7 +198,7 @@ def test_a_changed_code_file_is_caught_by_its_hash(env, tmp_path):
     hdfs_write(env, f"/{USER}/{job}/train.py", b"print('swapped')\n")
     got = pai(env, "code", job, str(tmp_path / "out"))
     assert got.returncode == 0, got.stderr
-    assert (tmp_path / "out" / "train.py").read_bytes() == sent and "1 from this machine's journal" in got.stdout
+    assert (tmp_path / "out" / "train.py").read_bytes() == sent and "1 file(s) from this machine's journal" in got.stdout
     rerun = pai(env, "rerun", job)
     assert rerun.returncode == 0 and "from this machine's journal" in rerun.stderr, rerun.stderr
 
@@ -266,7 +268,25 @@ def test_a_paddlecloud_job_keeps_its_record_beside_its_package(env, tmp_path):
     (ws / "train.py").write_text("print('changed')\n")
     rerun = pai(env, "rerun", job, "--cluster", "local-paddle")
     assert rerun.returncode == 0, rerun.stderr
-    assert f"from its code folder /pfs/local/home/{USER}/jobs/{job} (checked against its hashes), uploaded to" in rerun.stderr
+    assert f"1 file(s) from its code folder /pfs/local/home/{USER}/jobs/{job} (each checked against its hash), uploaded to" in rerun.stderr
     again = rerun.stdout.split()[1]
     got = pai(env, "code", again, str(tmp_path / "again"), "--cluster", "local-paddle")
     assert got.returncode == 0 and (tmp_path / "again" / "train.py").read_text() == "print('fit')\n", got.stderr
+
+
+def test_rerun_from_the_git_commit_when_neither_the_folder_nor_the_journal_has_the_code(env, tmp_path):
+    ws = git_workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/git-shared")  # committed, nothing changed
+    first = run(env, ws)
+    sent = (ws / "train.py").read_bytes()
+    (ws / "train.py").write_text("print('next version')\n")
+    run(env, ws)  # the shared code folder now holds the next version
+    shutil.rmtree(Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "records" / "blobs")  # as on another machine: no copies here
+    got = pai(env, "code", first, str(tmp_path / "from-git"))
+    assert got.returncode == 0, got.stderr
+    head = _git(ws, "rev-parse", "HEAD")[:12]
+    assert f"(1 file(s) from its code folder /{USER}/git-shared, 1 file(s) from the recorded git commit {head})" in got.stdout
+    assert (tmp_path / "from-git" / "train.py").read_bytes() == sent
+    rerun = pai(env, "rerun", first)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"1 file(s) from the recorded git commit {head} (each checked against its hash), uploaded to /{USER}/git-shared" in rerun.stderr
+    assert hdfs_read(env, f"/{USER}/git-shared/train.py") == sent

@@ -378,9 +378,12 @@ def fetch(backend: Backend, record: Record, journal: LocalRecords, dest: Path) -
     return sources
 
 
-def sources_text(sources: dict[str, int]) -> str:
-    names = {"cluster": "its code folder on the cluster", "journal": "this machine's journal", "git": "the recorded git commit"}
-    return ", ".join(f"{n} from {names[k]}" for k, n in sources.items() if n) or "no files"
+def sources_text(sources: dict[str, int], record: Record) -> str:
+    """Where the files of what a job ran came from, in words: "2 from its code folder on the cluster, 1 from …"."""
+    commit = f" {record.git.commit[:12]}" if record.git else ""
+    names = {"cluster": f"its code folder {record.code_dir}", "journal": "this machine's journal",
+             "git": f"the recorded git commit{commit}"}
+    return ", ".join(f"{n} file(s) from {names[k]}" for k, n in sources.items() if n) or "no files"
 
 
 def show(backend: Backend, job: str) -> dict:
@@ -396,7 +399,7 @@ def code(backend: Backend, job: str, dest: Path, force: bool = False) -> dict:
     dest.mkdir(parents=True, exist_ok=True)
     sources = fetch(backend, found.record, LocalRecords(), dest)
     return {"job": job, "path": str(dest), "files": len(found.record.files), "bytes": found.record.code_bytes,
-            "sources": sources, "from": sources_text(sources), "notes": found.notes, "codeHash": found.record.code_hash}
+            "sources": sources, "from": sources_text(sources, found.record), "notes": found.notes, "codeHash": found.record.code_hash}
 
 
 def file(backend: Backend, job: str, rel: str) -> bytes:
@@ -444,6 +447,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
     if dry_run:
         return {"job": name, "rerunOf": job, "config": config, "codeDir": code_dir}
     uploaded = None
+    sources: dict[str, int] = {}
     if not code_dir or not first.files:
         source = "none"
     elif code_dir == first.code_dir and code_folder_matches(backend.storage, first):
@@ -453,7 +457,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
             sources = fetch(backend, first, journal, Path(tmp))
             files = select(Path(tmp), ["**"], None)
             uploaded = backend.upload(files, code_dir, progress=progress).to_json()
-        source = max(sources, key=lambda k: sources[k])
+        source = max(sources, key=lambda k: sources[k])  # where most of it came from
         source = "copied" if source == "cluster" else source  # the first run's folder read, checked, sent to the new one
     again = replace(first, job=name, config=rec.without_reference(config), code_dir=code_dir if first.files else None,
                     submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool=__version__, environment=_environment(),
@@ -465,11 +469,12 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
     except PaiError:
         kept.discard(backend)
         raise
-    said = {"cluster": f"the code of {job} from its code folder {first.code_dir} (unchanged; nothing uploaded)",
-            "copied": f"the code of {job} from its code folder {first.code_dir} (checked against its hashes), uploaded to {code_dir}",
-            "journal": f"the code of {job} from this machine's journal (its code folder no longer holds it), uploaded to {code_dir}",
-            "git": f"the code of {job} from git commit {first.git.commit[:12] if first.git else '?'}, uploaded to {code_dir}",
-            "none": "no code (the first run sent none)"}[source]
+    if source == "cluster":
+        said = f"the code of {job} from its code folder {first.code_dir} (unchanged; nothing uploaded)"
+    elif source == "none":
+        said = "no code (the first run sent none)"
+    else:
+        said = f"the code of {job}: {sources_text(sources, first)} (each checked against its hash), uploaded to {code_dir}"
     return {"job": name, "cluster": backend.profile.name, "user": backend.profile.user, "rerunOf": job, "codeSource": source,
             "codeFrom": said, "upload": uploaded, "record": kept.summary(), "codeHash": again.code_hash,
             "warnings": [*([kept.warning] if kept.warning else []), *warnings], "notes": found.notes}
