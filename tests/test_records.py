@@ -248,6 +248,8 @@ def test_a_protocol_v2_cluster_keeps_the_reference_in_its_extras(env, tmp_path):
     shown = pai(env, "show", job, "--cluster", "k8s")
     assert shown.returncode == 0 and shown.stderr == "", shown.stderr
     assert "read from the cluster" in shown.stdout and f"job        {job} on k8s (openpai)" in shown.stdout
+    sent = json.loads(pai(env, "show", job, "--cluster", "k8s", "-o", "json").stdout)["sent"]
+    assert sent.startswith("protocolVersion: 2") and f"name: {job}" in sent  # what the v2 cluster got, as YAML
     rerun = pai(env, "rerun", job, "--cluster", "k8s")
     assert rerun.returncode == 0 and "nothing uploaded" in rerun.stderr, rerun.stderr
 

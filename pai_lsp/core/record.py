@@ -85,6 +85,7 @@ class Record:
     files: dict[str, FileEntry] = field(default_factory=dict)
     git: GitState | None = None
     rerun_of: str | None = None  # the job this one reran
+    sent: str | None = None  # the job as the cluster got it when that is not `config` itself: the v2 YAML a protocol-2 cluster gets
 
     @property
     def code_hash(self) -> str:
@@ -105,7 +106,7 @@ class Record:
                 "configFile": self.config_file, "workspace": self.workspace, "sourceConfig": self.source_config,
                 "config": self.config, "variables": dict(self.variables), "codeDir": self.code_dir,
                 "codeHash": self.code_hash, "files": {rel: e.to_json() for rel, e in sorted(self.files.items())},
-                "git": self.git.to_json() if self.git else None, "rerunOf": self.rerun_of}
+                "git": self.git.to_json() if self.git else None, "rerunOf": self.rerun_of, "sent": self.sent}
 
     @classmethod
     def from_json(cls, data: Any) -> Record:
@@ -120,7 +121,8 @@ class Record:
                          config_file=str(data.get("configFile") or ""), workspace=str(data.get("workspace") or ""),
                          source_config=dict(data["sourceConfig"]), config=dict(data["config"]),
                          variables=dict(data.get("variables") or {}), code_dir=data.get("codeDir"), files=files,
-                         git=GitState.from_json(data["git"]) if data.get("git") else None, rerun_of=data.get("rerunOf"))
+                         git=GitState.from_json(data["git"]) if data.get("git") else None, rerun_of=data.get("rerunOf"),
+                         sent=data.get("sent"))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RecordError(f"a damaged submission record ({type(exc).__name__}: {exc})") from None
         if data.get("codeHash") not in (None, record.code_hash):
@@ -324,6 +326,8 @@ def summary_lines(record: Record) -> list[str]:
         lines.append(f"git        {where}, {state}")
         if git.untracked:
             lines.append(f"untracked  {', '.join(git.untracked[:10])}" + (f", … (+{len(git.untracked) - 10})" if len(git.untracked) > 10 else ""))
+    if record.sent:
+        lines.append(f"sent as    OpenPAI protocol v2 YAML ({record.sent.count(chr(10))} lines: `pai show -o json` has it)")
     if record.variables:
         lines.append("variables  " + ", ".join(f"${key}={value}" for key, value in sorted(record.variables.items())))
     return lines

@@ -167,7 +167,16 @@ def make(backend: Backend, job: str, config: dict, source_config: dict, code_dir
                   submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool=__version__, environment=_environment(),
                   config_file=shown, workspace=str(workspace), source_config=source_config, config=rec.without_reference(config),
                   variables={"PAI_JOB_NAME": job, "PAI_USER_NAME": backend.profile.user}, code_dir=code_dir, files=entries,
-                  git=git_state(workspace, sorted(entries)))
+                  git=git_state(workspace, sorted(entries)), sent=_as_sent(backend, rec.without_reference(config)))
+
+
+def _as_sent(backend: Backend, config: dict) -> str | None:
+    """What a protocol-2 cluster gets instead of the v1 config: its v2 YAML (as the backend converts it)."""
+    if not (kind_of(backend.profile).protocols and backend.profile.protocol == 2):
+        return None
+    from ..clusters.v2convert import to_v2_yaml
+
+    return to_v2_yaml(config)
 
 
 @dataclass
@@ -460,6 +469,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
         source = max(sources, key=lambda k: sources[k])  # where most of it came from
         source = "copied" if source == "cluster" else source  # the first run's folder read, checked, sent to the new one
     again = replace(first, job=name, config=rec.without_reference(config), code_dir=code_dir if first.files else None,
+                    sent=_as_sent(backend, rec.without_reference(config)),
                     submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool=__version__, environment=_environment(),
                     variables={"PAI_JOB_NAME": name, "PAI_USER_NAME": backend.profile.user}, rerun_of=job,
                     user=backend.profile.user or getpass.getuser())
