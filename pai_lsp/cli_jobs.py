@@ -17,6 +17,7 @@ from .cli_records import COMMANDS as RECORD_COMMANDS
 from .cli_records import add_commands as add_record_commands
 from .clusters.kinds import BY_NAME as KINDS
 from .clusters.profiles import LOCAL, LOCALS
+from .core.messages import message
 from .core.openpai import describe_exit
 from .daemon import client as daemon
 from .daemon import protocol
@@ -132,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         return COMMANDS[args.command](args)
     except PaiError as exc:
-        print(f"pai {args.command}: {exc.message}", file=sys.stderr)
+        from .settings import terminal_locale
+
+        print(f"pai {args.command}: {exc.render(terminal_locale())}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
@@ -276,9 +279,9 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
         t = running[0]
         if shutil.which("ssh") is None:
-            raise ConfigError("no ssh client on this machine")
+            raise ConfigError(message("ssh.no-client"))
         if not t["sshPort"]:
-            raise NotFound(f"task {t['task']} of {args.job} has no ssh port")
+            raise NotFound(message("ssh.no-port", task=t["task"], job=args.job))
         os.execvp("ssh", ["ssh", "-p", t["sshPort"], f"root@{t['ip']}"])
     return 0
 
@@ -338,7 +341,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         print(f"default cluster: {daemon.call_sync(protocol.ClustersSetDefault(name=args.name))['default']}")
     elif command == "login":
         if args.name in LOCALS:
-            raise ConfigError("the local cluster needs no login")
+            raise ConfigError(message("clusters.local-no-login"))
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {args.name}: ")
         done = daemon.call_sync(protocol.ClustersLogin(name=args.name, password=password))
         print(f"logged in to {done['name']} as {done['user']}")

@@ -38,7 +38,7 @@ def add_commands(sub) -> None:
     p.add_argument("-o", "--output", choices=["text", "json"], default="text")
 
 
-def _notes(result: dict) -> None:
+def _notes(result: protocol.Result) -> None:
     for note in result.get("notes") or []:
         print(f"warning: {note}", file=sys.stderr)
 
@@ -47,7 +47,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     shown = daemon.call_sync(protocol.RecordShow(job=args.job, cluster=args.cluster))
     _notes(shown)
     if args.output == "json":
-        print(json.dumps(shown["record"], indent=2, ensure_ascii=False))
+        print(json.dumps(shown["record"].to_json(), indent=2, ensure_ascii=False))
         return 0
     for line in shown["lines"]:
         print(line)
@@ -110,7 +110,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     found = daemon.call_sync(protocol.RecordDiff(job=args.job, other=args.other, cluster=args.cluster))
     _notes(found)
     if args.output == "json":
-        print(json.dumps(found, indent=2, ensure_ascii=False))
+        print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
     else:
         sys.stdout.write(found["text"])
     return 0

@@ -28,6 +28,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
+from ..api import (
+    RecordCodeResult,
+    RecordCompareResult,
+    RecordDiffResult,
+    RecordRerunResult,
+    RecordShowResult,
+    RecordSummary,
+    SubmissionRecord,
+    UploadSummary,
+)
 from ..clusters.kinds import kind_of
 from ..core import record as rec
 from ..core.record import FileEntry, GitState, Record, RecordError
@@ -187,9 +197,9 @@ class Kept:
     config: dict  # the config to submit: with the reference to the record where the cluster keeps one
     warning: str | None = None
 
-    def summary(self) -> dict:
-        return {"location": self.location, "sha256": self.digest, "codeHash": self.record.code_hash,
-                "files": len(self.record.files)}
+    def summary(self) -> RecordSummary:
+        return RecordSummary(location=self.location, sha256=self.digest, code_hash=self.record.code_hash,
+                             files=len(self.record.files))
 
     def discard(self, backend: Backend) -> None:
         """The submit failed: no record of a job that does not exist is left on the cluster."""
@@ -233,10 +243,6 @@ class Found:
     source: str  # "cluster" | "journal"
     location: str | None
     notes: list[str]  # what was found wrong on the way, one line each
-
-    def to_json(self) -> dict:
-        return {"record": self.record.to_json(), "sha256": self.digest, "source": self.source, "location": self.location,
-                "notes": self.notes}
 
 
 def _read(storage: Storage, path: str) -> bytes | None:
@@ -395,20 +401,21 @@ def sources_text(sources: dict[str, int], record: Record) -> str:
     return ", ".join(f"{n} file(s) from {names[k]}" for k, n in sources.items() if n) or "no files"
 
 
-def show(backend: Backend, job: str) -> dict:
+def show(backend: Backend, job: str) -> RecordShowResult:
     found = find(backend, job)
-    return {**found.to_json(), "lines": rec.summary_lines(found.record)}
+    return RecordShowResult(record=SubmissionRecord.from_json(found.record.to_json()), sha256=found.digest, source=found.source, location=found.location,
+                            notes=found.notes, lines=rec.summary_lines(found.record))
 
 
-def code(backend: Backend, job: str, dest: Path, force: bool = False) -> dict:
+def code(backend: Backend, job: str, dest: Path, force: bool = False) -> RecordCodeResult:
     """Download exactly what `job` ran into `dest` (a new or empty folder, unless `force`)."""
     found = find(backend, job)
     if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not force)):
         raise InvalidInput(f"{dest} exists and is not empty: choose another folder, or use --force to write into it")
     dest.mkdir(parents=True, exist_ok=True)
     sources = fetch(backend, found.record, LocalRecords(), dest)
-    return {"job": job, "path": str(dest), "files": len(found.record.files), "bytes": found.record.code_bytes,
-            "sources": sources, "from": sources_text(sources, found.record), "notes": found.notes, "codeHash": found.record.code_hash}
+    return RecordCodeResult(job=job, path=str(dest), files=len(found.record.files), bytes=found.record.code_bytes, sources=sources,
+                            said_from=sources_text(sources, found.record), notes=found.notes, code_hash=found.record.code_hash)
 
 
 def file(backend: Backend, job: str, rel: str) -> bytes:
@@ -441,7 +448,7 @@ def _name_key(record: Record) -> str:
 
 
 def rerun(backend: Backend, job: str, config: dict | None = None, name: str | None = None, dry_run: bool = False,
-          progress: Progress | None = None) -> dict:
+          progress: Progress | None = None) -> RecordRerunResult:
     """Submit what `job` ran again under a new generated name: its code from its own code folder when
     that still holds exactly what was sent (nothing uploaded), else from this machine's journal or the
     recorded git commit (uploaded, and said which); its final config, or `config` (edited by the user)."""
@@ -454,7 +461,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
     config = copy.deepcopy(config) if config is not None else rerun_config(first, name_key)
     code_dir = backend.place_job(config, name)
     if dry_run:
-        return {"job": name, "rerunOf": job, "config": config, "codeDir": code_dir}
+        return RecordRerunResult(job=name, rerun_of=job, config=config, code_dir=code_dir)
     uploaded = None
     sources: dict[str, int] = {}
     if not code_dir or not first.files:
@@ -465,7 +472,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
         with tempfile.TemporaryDirectory(prefix="pai-rerun-") as tmp:
             sources = fetch(backend, first, journal, Path(tmp))
             files = select(Path(tmp), ["**"], None)
-            uploaded = backend.upload(files, code_dir, progress=progress).to_json()
+            uploaded = UploadSummary(**backend.upload(files, code_dir, progress=progress).to_json())
         source = max(sources, key=lambda k: sources[k])  # where most of it came from
         source = "copied" if source == "cluster" else source  # the first run's folder read, checked, sent to the new one
     again = replace(first, job=name, config=rec.without_reference(config), code_dir=code_dir if first.files else None,
@@ -485,13 +492,13 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
         said = "no code (the first run sent none)"
     else:
         said = f"the code of {job}: {sources_text(sources, first)} (each checked against its hash), uploaded to {code_dir}"
-    return {"job": name, "cluster": backend.profile.name, "user": backend.profile.user, "rerunOf": job, "codeSource": source,
-            "codeFrom": said, "upload": uploaded, "record": kept.summary(), "codeHash": again.code_hash,
-            "warnings": [*([kept.warning] if kept.warning else []), *warnings], "notes": found.notes}
+    return RecordRerunResult(job=name, cluster=backend.profile.name, user=backend.profile.user, rerun_of=job, code_source=source,
+                             code_from=said, upload=uploaded, record=kept.summary(), code_hash=again.code_hash,
+                             warnings=[*([kept.warning] if kept.warning else []), *warnings], notes=found.notes)
 
 
 # -- comparing two runs ------------------------------------------------------------------
-def diff(backend: Backend, first: str, second: str) -> dict:
+def diff(backend: Backend, first: str, second: str) -> RecordDiffResult:
     """What differs between two runs: config keys, files (with a unified diff of each changed text
     file), commit and environment."""
     journal = LocalRecords()
@@ -509,10 +516,10 @@ def diff(backend: Backend, first: str, second: str) -> dict:
     found = {"jobs": [first, second], "config": rec.config_changes(a.record, b.record), "files": files, "diffs": texts,
              "commit": rec.commit_changes(a.record, b.record), "environment": rec.environment_changes(a.record, b.record),
              "notes": a.notes + b.notes}
-    return {**found, "text": rec.diff_text(found)}
+    return RecordDiffResult.from_json({**found, "text": rec.diff_text(found)})
 
 
-def compare_workspace(backend: Backend, job: str, workspace: Path) -> dict:
+def compare_workspace(backend: Backend, job: str, workspace: Path) -> RecordCompareResult:
     """The files whose content differs between what `job` ran and `workspace` now (for the editor's
     "Compare with Workspace"): changed, added since (in the workspace only among files the job
     sent folders of), removed since."""
@@ -529,5 +536,5 @@ def compare_workspace(backend: Backend, job: str, workspace: Path) -> dict:
             same = False
         if not same:
             changed.append(rel)
-    return {"job": job, "workspace": str(workspace), "changed": changed, "removed": removed, "notes": found.notes}
+    return RecordCompareResult(job=job, workspace=str(workspace), changed=changed, removed=removed, notes=found.notes)
 

@@ -4,28 +4,11 @@
 // since, and "Rerun Job" submits the same code and config again under a new name.
 import * as vscode from "vscode";
 import { JobNode } from "./jobs";
+import { RecordShowResult as Shown, SentFile as FileEntry, SubmissionRecord as Record } from "./protocol";
 import { PaiServer, guarded } from "./server";
 
 export const RECORD_SCHEME = "pai-record";
 const RUNS_DIFF_SCHEME = "pai-runs-diff";
-
-interface FileEntry {
-  size: number;
-  sha256: string | null;
-}
-
-interface Record {
-  job: string;
-  cluster: string;
-  workspace: string;
-  files: { [path: string]: FileEntry };
-}
-
-interface Shown {
-  record: Record;
-  source: string;
-  notes: string[];
-}
 
 /** A file as the job sent it: `pai-record:/<cluster>/<job>/<path>`. */
 export function submittedUri(cluster: string, job: string, path: string): vscode.Uri {
@@ -97,10 +80,10 @@ function workspaceFor(record: Record): vscode.Uri | undefined {
 }
 
 async function compareWithWorkspace(server: PaiServer, job: string, cluster: string): Promise<void> {
-  const shown = await server.call<Shown>("pai.job.record", { job, cluster });
+  const shown = await server.call("pai.job.record", { job, cluster });
   const folder = workspaceFor(shown.record);
   if (!folder) throw new Error(vscode.l10n.t("Open the workspace folder to compare {0} with.", job));
-  const found = await server.call<{ changed: string[]; removed: string[] }>("pai.job.compareWorkspace",
+  const found = await server.call("pai.job.compareWorkspace",
     { job, cluster, workspace: folder.fsPath });
   const differing = [...found.changed, ...found.removed];
   if (!differing.length) {
@@ -127,7 +110,7 @@ export function registerRecords(context: vscode.ExtensionContext, server: PaiSer
   context.subscriptions.push(
     view,
     onJob("pai-lsp.job.openSubmittedCode", async (node) => {
-      const shown = await server.call<Shown>("pai.job.record", { job: node.job.name, cluster: node.cluster.name });
+      const shown = await server.call("pai.job.record", { job: node.job.name, cluster: node.cluster.name });
       for (const note of shown.notes) void vscode.window.showWarningMessage(note);
       code.show(shown, node.cluster.name);
       view.title = vscode.l10n.t("Submitted Code: {0}", node.job.name);
@@ -136,8 +119,8 @@ export function registerRecords(context: vscode.ExtensionContext, server: PaiSer
     }),
     onJob("pai-lsp.job.compareWithWorkspace", (node) => compareWithWorkspace(server, node.job.name, node.cluster.name)),
     onJob("pai-lsp.job.rerun", async (node) => {
-      const done = await server.call<{ job: string; codeFrom: string }>("pai.job.rerun", { job: node.job.name, cluster: node.cluster.name });
-      void vscode.window.showInformationMessage(vscode.l10n.t("Rerunning {0} as {1}: {2}", node.job.name, done.job, done.codeFrom));
+      const done = await server.call("pai.job.rerun", { job: node.job.name, cluster: node.cluster.name });
+      void vscode.window.showInformationMessage(vscode.l10n.t("Rerunning {0} as {1}: {2}", node.job.name, done.job, done.codeFrom ?? ""));
       await vscode.commands.executeCommand("pai-lsp.jobs.refresh");
     }),
     onJob("pai-lsp.job.compareWithJob", async (node) => {
@@ -151,12 +134,12 @@ export function registerRecords(context: vscode.ExtensionContext, server: PaiSer
     vscode.workspace.registerTextDocumentContentProvider(RUNS_DIFF_SCHEME, {
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
         const [, cluster, job, other] = uri.path.split("/");
-        return (await server.call<{ text: string }>("pai.job.diff", { job, cluster, other: other.replace(/\.diff$/, "") })).text;
+        return (await server.call("pai.job.diff", { job, cluster, other: other.replace(/\.diff$/, "") })).text;
       },
     }),
     vscode.commands.registerCommand("pai-lsp.submittedCode.compare", (node?: SentFile) => guarded(async () => {
       if (!(node instanceof SentFile)) return;
-      const shown = await server.call<Shown>("pai.job.record", { job: code.job, cluster: code.cluster });
+      const shown = await server.call("pai.job.record", { job: code.job, cluster: code.cluster });
       const folder = workspaceFor(shown.record);
       if (!folder) throw new Error(vscode.l10n.t("Open the workspace folder to compare {0} with.", code.job));
       await openDiff(code.cluster, code.job, folder, node.path);
@@ -165,7 +148,7 @@ export function registerRecords(context: vscode.ExtensionContext, server: PaiSer
     vscode.workspace.registerTextDocumentContentProvider(RECORD_SCHEME, {
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
         const [, cluster, job, ...rest] = uri.path.split("/");
-        return (await server.call<{ text: string }>("pai.job.submittedFile", { job, cluster, path: rest.join("/") })).text;
+        return (await server.call("pai.job.submittedFile", { job, cluster, path: rest.join("/") })).text;
       },
     }),
   );
