@@ -12,6 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .core.messages import message
 from .daemon import client as daemon
 from .daemon import protocol
 from .errors import InvalidInput
@@ -79,13 +80,13 @@ def _edited(config: dict, name: str) -> dict:
         path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         done = subprocess.run([*shlex.split(editor, posix=sys.platform != "win32"), str(path)])
         if done.returncode != 0:
-            raise InvalidInput(f"the editor ({editor}) exited with {done.returncode}: nothing was submitted")
+            raise InvalidInput(message("records.editor-failed", editor=editor, code=done.returncode))
         try:
             value = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as exc:
-            raise InvalidInput(f"the edited config is not JSON ({exc}): nothing was submitted") from None
+            raise InvalidInput(message("records.edited-not-json", why=str(exc))) from None
     if not isinstance(value, dict):
-        raise InvalidInput("the edited config is not a JSON object: nothing was submitted")
+        raise InvalidInput(message("records.edited-not-object"))
     return value
 
 

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .messages import Message, message
+
 VERSION = 1
 REFERENCE_KEY = "paiLspRecord"  # the job config's `extras` key that points at the record (v1 `extras` keys match [A-Za-z0-9._]+)
 RECORDS_FOLDER = ".pai-records"  # beside the job's code folder: `<parent>/.pai-records/<job>.json`
@@ -26,7 +28,12 @@ TEXT_DIFF_LINES = 400  # lines of unified diff shown per changed file
 
 
 class RecordError(ValueError):
-    """A record that cannot be read (not JSON, not a record, a version this tool does not know)."""
+    """A record that cannot be read (not JSON, not a record, a version this tool does not know);
+    its one argument is the catalogue's `Message` saying why."""
+
+    @property
+    def reason(self) -> Message:
+        return self.args[0]
 
 
 @dataclass(frozen=True)
@@ -111,9 +118,9 @@ class Record:
     @classmethod
     def from_json(cls, data: Any) -> Record:
         if not isinstance(data, dict) or "job" not in data or "files" not in data:
-            raise RecordError("not a pai-lsp submission record")
+            raise RecordError(message("records.not-a-record"))
         if data.get("version") != VERSION:
-            raise RecordError(f"a submission record of version {data.get('version')!r} (this pai-lsp reads version {VERSION})")
+            raise RecordError(message("records.version", version=repr(data.get("version")), known=VERSION))
         try:
             files = {str(rel): FileEntry(int(e["size"]), e.get("sha256")) for rel, e in data["files"].items()}
             record = cls(job=str(data["job"]), cluster=str(data["cluster"]), kind=str(data["kind"]), user=str(data["user"]),
@@ -124,9 +131,9 @@ class Record:
                          git=GitState.from_json(data["git"]) if data.get("git") else None, rerun_of=data.get("rerunOf"),
                          sent=data.get("sent"))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise RecordError(f"a damaged submission record ({type(exc).__name__}: {exc})") from None
+            raise RecordError(message("records.damaged", why=f"{type(exc).__name__}: {exc}")) from None
         if data.get("codeHash") not in (None, record.code_hash):
-            raise RecordError("its file list does not match its code hash (edited by hand?)")
+            raise RecordError(message("records.code-hash"))
         return record
 
 
@@ -139,7 +146,7 @@ def decode(data: bytes) -> Record:
     try:
         value = json.loads(data)
     except ValueError:
-        raise RecordError("not JSON") from None
+        raise RecordError(message("records.not-json")) from None
     return Record.from_json(value)
 
 

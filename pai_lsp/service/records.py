@@ -13,6 +13,7 @@ from __future__ import annotations
 import calendar
 import contextlib
 import copy
+import functools
 import getpass
 import hashlib
 import os
@@ -40,6 +41,7 @@ from ..api import (
 )
 from ..clusters.kinds import kind_of
 from ..core import record as rec
+from ..core.messages import Message, message
 from ..core.record import FileEntry, GitState, Record, RecordError
 from ..errors import InvalidInput, NotFound, PaiError
 from ..files import atomic_writer, state_dir, write_atomic
@@ -52,7 +54,6 @@ if TYPE_CHECKING:
 GIT_TIMEOUT = 10.0  # seconds any one git command may take: a huge or hung repository never holds a submit up
 KEEP_LIMIT = 16 << 20  # files up to this size are copied into the journal (the code folder's limit is 200 MB in all)
 RECORD_LIMIT = 64 << 20  # bytes: a record lists each file in ~110 bytes, so this is ~500,000 files; bigger is not a record
-NO_RECORD = ("has no submission record: it was submitted before pai-lsp kept records, or by another tool")
 
 
 # -- the local journal -------------------------------------------------------------------
@@ -63,9 +64,9 @@ class LocalRecords:
         self.folder = folder or state_dir() / "records"
 
     def _record_path(self, cluster: str, job: str) -> Path:
-        for what, value in (("cluster", cluster), ("job", job)):
+        for value in (cluster, job):
             if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._~-]{0,254}", value):
-                raise InvalidInput(f"{what} name {value!r} has characters a job or profile name cannot have")
+                raise InvalidInput(message("records.bad-name", name=value))
         return self.folder / cluster / f"{job}.json"
 
     def save(self, cluster: str, job: str, data: bytes) -> None:
@@ -81,7 +82,7 @@ class LocalRecords:
 
     def _blob_path(self, sha256: str) -> Path:
         if not re.fullmatch(r"[0-9a-f]{64}", sha256):
-            raise RecordError(f"not a SHA-256: {sha256!r}")
+            raise RecordError(message("records.not-sha256", value=sha256))
         return self.folder / "blobs" / sha256[:2] / sha256
 
     def keep(self, sha256: str, data: bytes) -> None:
@@ -219,7 +220,7 @@ def keep(backend: Backend, record: Record, journal: LocalRecords) -> Kept:
         try:
             backend.storage.put(location, data)
         except PaiError as exc:
-            warning = f"the submission record could not be written to {location} ({exc.message}); it is kept on this machine only"
+            warning = str(message("records.not-written", location=location, why=exc.message))
             location = None
     journal.save(record.cluster, record.job, data)
     config = record.config
@@ -242,7 +243,11 @@ class Found:
     digest: str
     source: str  # "cluster" | "journal"
     location: str | None
-    notes: list[str]  # what was found wrong on the way, one line each
+    notes: list[Message]  # what was found wrong on the way, one line each
+
+    def said(self) -> list[str]:
+        """The notes as the result carries them (in English: a result is not said in a language yet)."""
+        return [str(note) for note in self.notes]
 
 
 def _read(storage: Storage, path: str) -> bytes | None:
@@ -267,7 +272,7 @@ def find(backend: Backend, job: str, journal: LocalRecords | None = None) -> Fou
     ref = rec.reference_of(config)
     local = journal.load(cluster, job)
     expected = ref["sha256"] if ref else rec.digest(local) if local is not None else None
-    notes: list[str] = []
+    notes: list[Message] = []
     location = ref["path"] if ref else None
     if location is None and not kind_of(backend.profile).record_in_extras:
         location = rec.record_path(backend.place_job(copy.deepcopy(config), job), backend.storage.home, job)
@@ -275,39 +280,38 @@ def find(backend: Backend, job: str, journal: LocalRecords | None = None) -> Fou
         found_there = backend.storage.status(location)
         data = _read(backend.storage, location) if found_there is not None and found_there.size <= RECORD_LIMIT else None
         if found_there is not None and data is None:
-            notes.append(f"the submission record of {job} at {location} is {found_there.size:,} bytes: too big to be one")
+            notes.append(message("records.too-big", job=job, location=location, size=found_there.size))
         elif data is None and ref is not None:  # (where a record would be, for a job that names none: no record)
-            notes.append(f"the submission record of {job} at {location} was deleted")
+            notes.append(message("records.deleted", job=job, location=location))
         elif data is None:
             pass
         elif expected is not None and rec.digest(data) != expected:
-            notes.append(f"the submission record of {job} at {location} was changed after the job was submitted "
-                         "(its SHA-256 is not the one the job carries)")
+            notes.append(message("records.changed", job=job, location=location))
         else:
             try:
                 found = rec.decode(data)
             except RecordError as exc:
-                notes.append(f"the submission record of {job} at {location} is unreadable: {exc}")
+                notes.append(message("records.unreadable", job=job, location=location, why=exc.reason))
             else:
                 if expected is None:
-                    notes.append(f"the submission record of {job} at {location} could not be checked: the job carries no "
-                                 "fingerprint and this machine's journal has no copy")
+                    notes.append(message("records.unchecked", job=job, location=location))
                 return Found(found, rec.digest(data), "cluster", location, notes)
     if local is not None and (ref is None or rec.digest(local) == ref["sha256"]):
         try:
             return Found(rec.decode(local), rec.digest(local), "journal", location, notes)
         except RecordError as exc:
-            notes.append(f"this machine's journal copy is unreadable: {exc}")
+            notes.append(message("records.journal-unreadable", why=exc.reason))
     if notes:
-        raise NotFound("; ".join(notes) + ", and this machine's journal has no good copy")
-    raise NotFound(f"job {job} {NO_RECORD}")
+        said = functools.reduce(lambda first, second: message("records.and", first=first, second=second), notes)
+        raise NotFound(message("records.no-good-copy", notes=said))
+    raise NotFound(message("records.none", job=job))
 
 
 # -- what a job ran ----------------------------------------------------------------------
 def _safe_rel(rel: str) -> str:
     parts = rel.split("/")
     if not rel or rel.startswith("/") or "\\" in rel or any(p in ("", ".", "..") for p in parts) or ":" in parts[0]:
-        raise InvalidInput(f"the submission record names a file {rel!r} outside the code folder: it was not written by pai")
+        raise InvalidInput(message("records.outside", path=rel))
     return rel
 
 
@@ -388,8 +392,7 @@ def fetch(backend: Backend, record: Record, journal: LocalRecords, dest: Path) -
         sources[where] += 1
     if missing:
         shown = ", ".join(missing[:5]) + (f", … (+{len(missing) - 5})" if len(missing) > 5 else "")
-        raise NotFound(f"{len(missing)} file(s) of what {record.job} ran are nowhere as they were sent (changed or gone in its "
-                       f"code folder, not in this machine's journal, not in git): {shown}")
+        raise NotFound(message("records.files-missing", count=len(missing), job=record.job, files=shown))
     return sources
 
 
@@ -404,25 +407,25 @@ def sources_text(sources: dict[str, int], record: Record) -> str:
 def show(backend: Backend, job: str) -> RecordShowResult:
     found = find(backend, job)
     return RecordShowResult(record=SubmissionRecord.from_json(found.record.to_json()), sha256=found.digest, source=found.source, location=found.location,
-                            notes=found.notes, lines=rec.summary_lines(found.record))
+                            notes=found.said(), lines=rec.summary_lines(found.record))
 
 
 def code(backend: Backend, job: str, dest: Path, force: bool = False) -> RecordCodeResult:
     """Download exactly what `job` ran into `dest` (a new or empty folder, unless `force`)."""
     found = find(backend, job)
     if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not force)):
-        raise InvalidInput(f"{dest} exists and is not empty: choose another folder, or use --force to write into it")
+        raise InvalidInput(message("records.dest-not-empty", dest=str(dest)))
     dest.mkdir(parents=True, exist_ok=True)
     sources = fetch(backend, found.record, LocalRecords(), dest)
     return RecordCodeResult(job=job, path=str(dest), files=len(found.record.files), bytes=found.record.code_bytes, sources=sources,
-                            said_from=sources_text(sources, found.record), notes=found.notes, code_hash=found.record.code_hash)
+                            said_from=sources_text(sources, found.record), notes=found.said(), code_hash=found.record.code_hash)
 
 
 def file(backend: Backend, job: str, rel: str) -> bytes:
     """One file as `job` sent it (for an editor's read-only view)."""
     found = find(backend, job)
     if rel not in found.record.files:
-        raise NotFound(f"{job} sent no file {rel}")
+        raise NotFound(message("records.no-file", job=job, path=rel))
     with tempfile.TemporaryDirectory(prefix="pai-record-") as tmp:
         one = replace(found.record, files={rel: found.record.files[rel]})
         fetch(backend, one, LocalRecords(), Path(tmp))
@@ -494,7 +497,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
         said = f"the code of {job}: {sources_text(sources, first)} (each checked against its hash), uploaded to {code_dir}"
     return RecordRerunResult(job=name, cluster=backend.profile.name, user=backend.profile.user, rerun_of=job, code_source=source,
                              code_from=said, upload=uploaded, record=kept.summary(), code_hash=again.code_hash,
-                             warnings=[*([kept.warning] if kept.warning else []), *warnings], notes=found.notes)
+                             warnings=[*([kept.warning] if kept.warning else []), *warnings], notes=found.said())
 
 
 # -- comparing two runs ------------------------------------------------------------------
@@ -515,7 +518,7 @@ def diff(backend: Backend, first: str, second: str) -> RecordDiffResult:
                                                                  first, second)})
     found = {"jobs": [first, second], "config": rec.config_changes(a.record, b.record), "files": files, "diffs": texts,
              "commit": rec.commit_changes(a.record, b.record), "environment": rec.environment_changes(a.record, b.record),
-             "notes": a.notes + b.notes}
+             "notes": a.said() + b.said()}
     return RecordDiffResult.from_json({**found, "text": rec.diff_text(found)})
 
 
@@ -536,5 +539,5 @@ def compare_workspace(backend: Backend, job: str, workspace: Path) -> RecordComp
             same = False
         if not same:
             changed.append(rel)
-    return RecordCompareResult(job=job, workspace=str(workspace), changed=changed, removed=removed, notes=found.notes)
+    return RecordCompareResult(job=job, workspace=str(workspace), changed=changed, removed=removed, notes=found.said())
 
