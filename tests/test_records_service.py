@@ -61,3 +61,26 @@ def test_the_job_carries_the_records_fingerprint(workspace):
     (records.LocalRecords().folder / "local" / f"{job}.json").unlink()
     with pytest.raises(NotFound, match="was changed after the job was submitted"):
         records.find(backend, job)
+
+
+def test_what_is_wrong_with_a_record_is_said_in_the_readers_language(workspace):
+    """A record changed on the cluster and no copy on this machine: one failure, which travels as
+    its catalogue code (errors.to_wire) and is said again in Chinese on the other side, notes and all."""
+    from pai_lsp.errors import PaiError
+
+    backend = MemoryBackend()
+    job = service.submit(backend, workspace / "mnist.pai.json")["job"]
+    ref = rec.reference_of(backend.submitted[job])
+    backend.storage.files[ref["path"]] = b"{}"
+    (records.LocalRecords().folder / "local" / f"{job}.json").unlink()
+    with pytest.raises(NotFound) as caught:
+        records.find(backend, job)
+    again = PaiError.from_wire(caught.value.to_wire(), caught.value.message)
+    assert isinstance(again, NotFound) and again.message == caught.value.message
+    assert "was changed after the job was submitted" in again.render("en")
+    zh = again.render("zh-cn")
+    assert f"{job} 位于 {ref['path']} 的提交记录在作业提交后被改动过" in zh and "本机日志中也没有完好的副本" in zh
+    backend.submitted[job] = rec.without_reference(backend.submitted[job])  # as if another tool submitted it
+    with pytest.raises(NotFound) as none:
+        records.find(backend, job)
+    assert none.value.render("zh-cn").startswith(f"作业 {job} 没有提交记录")
