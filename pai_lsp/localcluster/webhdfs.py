@@ -158,7 +158,9 @@ class WebHdfs:
             raise _invalid("op", op, f"No enum constant org.apache.hadoop.hdfs.web.resources.{PARAM_CLASS.get(method, 'GetOpParam')}.Op.{op}")
         user = self.caller(request)
         datanode = request.query_params.get("datanode") == "true"
-        if op in ("CREATE", "APPEND", "OPEN", "GETFILECHECKSUM") and not datanode:
+        if op in ("CREATE", "APPEND") and not datanode:
+            return self._redirect(request, path, user)  # no file work: not worth a thread's hand-over
+        if op in ("OPEN", "GETFILECHECKSUM") and not datanode:
             return await run_in_threadpool(self._redirect, request, path, user)
         if op == "OPEN":
             return self._open(request, path, user)
