@@ -13,14 +13,11 @@ EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
 
 
 def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.stdout, err=sys.stderr) -> int:
-    """Print the editor's diagnostics for each file, one per line: `file:line:col: severity code message`."""
-    from dataclasses import replace
-
+    """Print the editor's diagnostics for each file, one per line: `file:line:col: severity code message`.
+    Each file is read in its own format (a PaddlePaddle Cloud job file whatever the workspace's cluster kind)."""
     from .config_file import UnreadableConfig, read_config
+    from .core.formats import format_for
     from .core.model import LineIndex
-    from .core.paddle import DIALECT as PADDLE
-    from .core.paddle import is_paddle_file
-    from .core.validate import validate
     from .settings import find_workspace_settings, read
 
     status = EXIT_OK
@@ -34,9 +31,8 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
             continue
         values = find_workspace_settings(path.resolve())
         settings = read({**values, "pai.cluster.kind": dialect} if dialect else values, locale)
-        if is_paddle_file(path.name):  # a PaddlePaddle Cloud job file, whatever the workspace's cluster kind
-            settings = replace(settings, dialect=PADDLE)
-        _, diagnostics = validate(text, settings)
+        job_format = format_for(path.name, text)
+        diagnostics = job_format.diagnose(job_format.parse(text), settings)
         lines = LineIndex(text, "utf-32")
         for d in diagnostics:
             line, col = lines.position(d.start)
@@ -121,7 +117,20 @@ def _add_local_cluster(sub) -> None:
 
 def _add_lsp_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    parser.add_argument("--kinds", action="store_true",
+                        help="print the job-file patterns and cluster kinds the server knows (JSON, as `pai.kinds` answers) and exit")
     return parser
+
+
+def print_kinds(out=sys.stdout) -> int:
+    """For an editor that must know which files to start the server for before it starts it."""
+    import json
+
+    from .clusters.kinds import catalogue
+    from .settings import terminal_locale
+
+    print(json.dumps(catalogue(terminal_locale()), ensure_ascii=False), file=out)
+    return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p_check = sub.add_parser("check", help="check job configs and print their problems")
     p_check.add_argument("files", nargs="+", metavar="FILE")
-    p_check.add_argument("--cluster-kind", choices=["openpai", "scm"], help="dialect to check against (default: the workspace's pai.cluster.kind)")
+    from .core.schema import DIALECTS
+
+    p_check.add_argument("--cluster-kind", choices=DIALECTS, help="dialect to check against (default: the workspace's pai.cluster.kind)")
     p_check.add_argument("--locale", help="message language, e.g. en or zh-CN (default: from LANG)")
     _add_lsp_arguments(sub.add_parser("lsp", help="run the language server on stdio (for editors)"))
     _add_local_cluster(sub)
@@ -143,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["lsp"]:  # the editor waits: start the server before the other commands load
         lsp_args = _add_lsp_arguments(argparse.ArgumentParser(prog="pai lsp")).parse_args(argv[1:])
-        return serve_lsp(lsp_args.tcp)
+        return print_kinds() if lsp_args.kinds else serve_lsp(lsp_args.tcp)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -152,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return check(args.files, args.cluster_kind, args.locale or terminal_locale())
         if args.command == "lsp":
-            return serve_lsp(args.tcp)
+            return print_kinds() if args.kinds else serve_lsp(args.tcp)
         if args.command == "local-cluster":
             return local_cluster(args)
         if args.command is not None:

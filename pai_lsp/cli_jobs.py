@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from .clusters.kinds import BY_NAME as KINDS
+from .clusters.profiles import LOCAL, LOCALS
 from .core.openpai import describe_exit
 from .daemon import client as daemon
 from .daemon import protocol
@@ -63,7 +65,7 @@ def add_commands(sub) -> None:
     add.add_argument("--webhdfs", "--pfs", dest="webhdfs", help="WebHDFS URI, e.g. http://pai.example.com:50070 (required for "
                      "OpenPAI); PaddlePaddle Cloud: its PFS base (default <rest>/api/v1/pfs)")
     add.add_argument("--user", default=getpass.getuser())
-    add.add_argument("--kind", choices=["openpai", "scm", "paddlecloud"], default="openpai")
+    add.add_argument("--kind", choices=list(KINDS), default="openpai")
     add.add_argument("--datacenter", help="PaddlePaddle Cloud: the datacenter's name, the <dc> of /pfs/<dc>/… (default: NAME)")
     add.add_argument("--protocol", type=int, choices=[1, 2], help="job protocol (default: detected from the server)")
     add.add_argument("--password-stdin", action="store_true", help="read the password from standard input, store it and log in")
@@ -299,7 +301,8 @@ def cmd_cluster(args: argparse.Namespace) -> int:
                                                       datacenter=args.datacenter))
         note = " as given" if added["protocolNote"] == "as given" else "" if added["protocolNote"] == "detected" \
             else f"; {added['protocolNote']}"
-        what = "PaddlePaddle Cloud" if args.kind == "paddlecloud" else f"job protocol v{added['protocol']}{note}"
+        kind = KINDS[args.kind]
+        what = f"job protocol v{added['protocol']}{note}" if kind.protocols else kind.title[0]
         print(f"added cluster {args.name} ({what})" + (f", logged in as {args.user}" if added["loggedIn"] else
                                                          f"; not logged in: log in with `pai cluster login {args.name}`"))
     elif command == "import-paddle":
@@ -316,9 +319,10 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     elif command == "list":
         for c in daemon.call_sync(protocol.ClustersList())["clusters"]:
             mark = "*" if c["default"] else " "
-            if c["local"] and c["kind"] == "paddlecloud":
-                what = (f"embedded local cluster, PaddlePaddle Cloud API at {c['rest']} (datacenter local)" if c["rest"]
-                        else "embedded local cluster, PaddlePaddle Cloud API (started on demand)")
+            if c["local"] and c["name"] != LOCAL:  # the embedded cluster's API of another kind
+                datacenter = f" (datacenter {c['datacenter']})" if c.get("datacenter") else ""
+                where = f" at {c['rest']}{datacenter}" if c["rest"] else " (started on demand)"
+                what = f"embedded local cluster, {KINDS[c['kind']].title[0]} API{where}"
             elif c["local"]:
                 what = "embedded local cluster (started on demand)"
             else:
@@ -330,7 +334,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     elif command == "default":
         print(f"default cluster: {daemon.call_sync(protocol.ClustersSetDefault(name=args.name))['default']}")
     elif command == "login":
-        if args.name in ("local", "local-paddle"):
+        if args.name in LOCALS:
             raise ConfigError("the local cluster needs no login")
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {args.name}: ")
         done = daemon.call_sync(protocol.ClustersLogin(name=args.name, password=password))

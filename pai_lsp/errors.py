@@ -34,6 +34,11 @@ class InvalidInput(PaiError):
     exit_code = 1
 
 
+class Unsupported(InvalidInput):
+    """What the cluster's platform does not have (PaddlePaddle Cloud's PFS cannot rename): a
+    refusal by type, sent to the daemon's clients as `invalid`."""
+
+
 class NameTaken(PaiError):
     """A job of that name exists already."""
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .core.jsonc import parse
-from .core.model import Settings, dialect_of
+from .core.model import Settings
+from .core.schema import dialect_of
 from .core.settings_check import groups
 
 SETTINGS_FILE = Path(".vscode") / "settings.json"

@@ -211,7 +211,7 @@ def test_watchers_resume_after_the_daemon_dies(env, tmp_path):
 
 
 def test_every_occurrence_of_job_and_user_name_is_filled_in():
-    from pai_lsp.service.jobs import substitute
+    from pai_lsp.clusters.openpai import substitute
 
     config = {"codeDir": "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME/$PAI_JOB_NAME",
               "outputDir": "${PAI_USER_NAME}/out/${PAI_JOB_NAME}", "dataDir": "$PAI_USER_NAMES_LIST",

@@ -1,4 +1,5 @@
-"""Completion, hover, quick fixes, outline, folding, formatting and code lenses over LSP."""
+"""Completion, hover, quick fixes, outline, folding, formatting and code lenses over LSP: each feature's
+mapping to LSP types, one case each. What the core answers is tested in-process (tests/core/test_editing.py)."""
 
 from __future__ import annotations
 
@@ -26,42 +27,7 @@ async def test_completion_in_half_typed_text(client, tmp_path):
     assert by_label["name"].insert_text_format == types.InsertTextFormat.Snippet
 
 
-async def test_completion_offers_only_missing_keys_with_docs(client, tmp_path):
-    editor = Editor(client, tmp_path / "job.pai.json")
-    text = VALID.replace('"taskNumber": 2,', '"taskNumber": 2,\n      ')
-    await editor.open(text)
-    items = await complete(editor, editor.position('"taskNumber": 2,\n      ', len('"taskNumber": 2,\n      ')))
-    labels = {i.label for i in items}
-    assert {"cpuNumber", "gpuNumber", "shmMB", "portList"} <= labels
-    assert not labels & {"name", "taskNumber", "memoryMB", "command", "jobName"}
-    gpu = next(i for i in items if i.label == "gpuNumber")
-    assert gpu.text_edit.new_text == '"gpuNumber": ${1:0}'
-    assert "GPU" in gpu.documentation.value
 
-
-async def test_completion_of_values_and_whole_entries(client, tmp_path):
-    editor = Editor(client, tmp_path / "job.pai.json")
-    text = '{"jobEnvs": {"isDebug": }, "taskRoles": [], "x": [{"name": "w", "portList": []}]}'
-    await editor.open(text)
-    values = {i.label for i in await complete(editor, editor.position('"isDebug": ', len('"isDebug": ')))}
-    assert values == {"true", "false"}
-    roles = await complete(editor, editor.position('"taskRoles": [', len('"taskRoles": [')))
-    assert [i.label for i in roles] == ["task role"]
-    assert '"command"' in roles[0].text_edit.new_text
-
-
-async def test_completion_of_pai_variables_from_this_config(client, tmp_path):
-    editor = Editor(client, tmp_path / "job.pai.json")
-    text = VALID.replace("--hosts $PAI_TASK_ROLE_worker_HOST_LIST", "--host $PAI_HO")
-    await editor.open(text)
-    items = await complete(editor, editor.position("$PAI_HO", len("$PAI_HO")))
-    by_label = {i.label: i for i in items}
-    assert "PAI_HOST_IP_worker_0" in by_label and "PAI_HOST_IP_worker_1" in by_label
-    assert "PAI_HOST_IP_worker_2" not in by_label  # taskNumber is 2
-    assert "PAI_CONTAINER_HOST_ssh_PORT_LIST" in by_label
-    item = by_label["PAI_HOST_IP_worker_0"]
-    assert text_at(text, item.text_edit.range) == "$PAI_HO"
-    assert item.text_edit.new_text == "$PAI_HOST_IP_worker_0"
 
 
 async def test_hover_on_field_variable_and_role(client, client_zh, tmp_path):
@@ -93,29 +59,6 @@ async def test_quick_fix_for_a_misspelled_key_is_applied_and_revalidated(client,
     assert editor.text == VALID
 
 
-async def test_quick_fix_inserts_missing_required_fields(client, tmp_path):
-    editor = Editor(client, tmp_path / "job.pai.json")
-    diagnostics = await editor.open(VALID.replace('  "image": "openpai/pai.example.tensorflow",\n', ""))
-    (action,) = await actions_for(editor, diagnostics[0])
-    assert action.title == 'Add "image"'
-    after = await editor.edit(action.edit.changes[editor.uri])
-    assert editor.text.startswith('{\n  "image": "",\n  "jobName": "mnist",')
-    # The placeholder is there to be filled in: it is flagged until it is.
-    assert [(d.code, text_at(editor.text, d.range)) for d in after] == [("schema.min-length", '""')]
-
-
-async def test_quick_fix_rewrites_invalid_names(client, tmp_path):
-    editor = Editor(client, tmp_path / "job.pai.json")
-    text = VALID.replace('"mnist"', '"alice~mnist"').replace('"name": "worker"', '"name": "ps-0"').replace("_worker_", "_ps_0_")
-    diagnostics = await editor.open(text)
-    edits = []
-    errors = [d for d in diagnostics if d.severity == types.DiagnosticSeverity.Error]
-    assert len(errors) == 2
-    for d in errors:
-        (action,) = await actions_for(editor, d)
-        edits += action.edit.changes[editor.uri]
-    assert await editor.edit(edits) == []
-    assert '"alice_mnist"' in editor.text and '"ps_0"' in editor.text
 
 
 async def test_document_symbols_and_folding(client, tmp_path):
@@ -149,3 +92,13 @@ async def test_code_lenses_above_job_name(client, tmp_path):
     assert [(lens.command.title, lens.command.command) for lens in lenses] == [
         ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run Job Locally", "pai.runLocally")]
     assert [(lens.range.start.line, list(lens.command.arguments)) for lens in lenses] == [(1, [editor.uri])] * 2
+
+
+async def test_pai_kinds_tells_clients_the_job_files_and_cluster_kinds(client_zh):
+    """What clients build their file selectors and kind choices from (so they hard-code none), in their locale."""
+    from pai_lsp.clusters.kinds import catalogue
+
+    told = await client_zh.workspace_execute_command_async(types.ExecuteCommandParams("pai.kinds", []))
+    assert told == {"ok": True, **catalogue("zh-CN")}
+    assert [f["patterns"] for f in told["jobFiles"]] == [["*.pai.json"], ["*.paddle.json"]]
+    assert told["jobFiles"][1]["title"] == "PaddlePaddle Cloud 作业文件"

@@ -5,15 +5,20 @@ has its own daemon, local cluster and config folders."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import re
 import shutil
 from pathlib import Path
 
 import psutil
+import pynvim
 import pytest
 
+from pai_lsp.core import formats
+
 from .helpers.cli import pai as run_pai
+from .helpers.configs import PADDLE_JOB
 from .helpers.neovim import CLIENT, Neovim, isolated_env, stop_services
 from .helpers.paths import EXAMPLE
 
@@ -196,6 +201,19 @@ def test_invalid_config_is_one_error(nvim, workspace):
     assert nvim.buffer_lines("pai://logs/no_such_job")[-1] == "[pai] " + line.split("no_such_job: ", 1)[1]
 
 
+def test_the_job_files_are_the_ones_the_server_names(nvim, workspace):
+    """The plugin hard-codes no file pattern: it asks the server program (`pai-lsp --kinds`), attaches
+    the buffers of every format it names, and names them when a buffer is no job file."""
+    assert nvim.lua("return require('pai_lsp.client').job_file_patterns()") == formats.patterns()
+    (workspace / "fit.paddle.json").write_text(PADDLE_JOB)
+    nvim.command("edit fit.paddle.json")
+    nvim.wait("#vim.diagnostic.get(0) > 0", what="the PaddlePaddle Cloud job file's diagnostics")
+    assert "paddle.name" in nvim.lua("return vim.tbl_map(function(d) return d.code end, vim.diagnostic.get(0))")
+    nvim.command("edit notes.json")
+    with pytest.raises(pynvim.NvimError, match=re.escape(f"pai: open a job file ({', '.join(formats.patterns())}) to submit it")):
+        nvim.command("PaiSubmit")
+
+
 def test_in_chinese(env, workspace):
     """With a Chinese $LANG, the plugin's texts and the server's messages are in Chinese."""
     env = dict(env, LANG="zh_CN.UTF-8", LC_ALL="", LC_MESSAGES="")
@@ -273,6 +291,39 @@ def test_hdfs_browser(nvim, env, workspace, tmp_path):
     # -: the parent folder.
     nvim.keys("-")
     nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{home}' and vim.fn.search('^{job}/', 'n') > 0")
+
+
+def test_hdfs_browser_on_paddlecloud_pfs(nvim, env, tmp_path):
+    """:PaiHdfs works the same on PaddlePaddle Cloud's PFS (the plugin knows no kinds): from `/`
+    down to the home folder, a file opened, one uploaded and downloaded; a rename, which PFS cannot
+    do, says so."""
+    name = "pai://hdfs{}  [local-paddle]"
+    nvim.command("PaiHdfs / local-paddle")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name.format('/')}' and vim.fn.search('^pfs/', 'n') > 0", what="/ listed")
+    home = f"/pfs/local/home/{getpass.getuser()}"  # the local cluster's client user
+    parts = home.split("/")
+    for depth in range(1, len(parts)):
+        nvim.cursor_to(f"{parts[depth]}/")
+        nvim.keys("<CR>")
+        nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name.format('/'.join(parts[:depth + 1]))}'")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("on pfs\n")
+    nvim.keys(f"u<C-u>{notes}<CR>")
+    nvim.wait("vim.fn.search('^notes.txt', 'n') > 0", what="the uploaded file listed")
+    assert pai(env, "hdfs", "--cluster", "local-paddle", "cat", f"{home}/notes.txt") == "on pfs\n"
+    nvim.cursor_to("notes.txt")
+    nvim.keys(f"d<C-u>{tmp_path / 'back.txt'}<CR>")
+    nvim.wait_message("downloaded ")
+    assert (tmp_path / "back.txt").read_text() == "on pfs\n"
+    nvim.cursor_to("notes.txt")
+    nvim.keys("<CR>")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name.format(home + '/notes.txt')}'")
+    assert nvim.current_lines() == ["on pfs"]
+    nvim.command(f"PaiHdfs {home} local-paddle")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name.format(home)}' and vim.fn.search('^notes.txt', 'n') > 0")
+    nvim.cursor_to("notes.txt")
+    nvim.keys("r<C-u>renamed.txt<CR>")
+    assert "cannot rename or move files" in nvim.wait_message("cannot rename")
 
 
 def test_preview_upload(nvim, env, workspace):

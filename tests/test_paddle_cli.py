@@ -7,14 +7,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from .helpers.cli import local_client_password, pai
+from .helpers.proxy import CuttingProxy
 
 SEED_003 = """datacenters:
 - name: datacenter1
@@ -141,50 +140,6 @@ def test_kill_and_a_name_still_in_use_is_refused(penv, tmp_path):
         assert time.monotonic() < deadline
         time.sleep(0.5)
     assert pai(penv, "stop", "long-job", "--cluster", "local-paddle").returncode == 0
-
-
-class CuttingProxy:
-    """A TCP proxy to the local cluster that cuts every connection once `budget` bytes went upstream."""
-
-    def __init__(self, port: int, budget: int):
-        self.port, self.budget = port, budget
-        self.sent = 0
-        self.lock = threading.Lock()
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(("127.0.0.1", self.port))
-            threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
-
-    def _pipe(self, src: socket.socket, dst: socket.socket, counted: bool) -> None:
-        try:
-            while data := src.recv(65536):
-                if counted:
-                    with self.lock:
-                        self.sent += len(data)
-                        over = self.sent > self.budget
-                    if over:
-                        break
-                dst.sendall(data)
-        except OSError:
-            pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            s.close()
-
-    def close(self) -> None:
-        self.server.close()
 
 
 def test_upload_resumes_after_a_cut_and_resends_only_changed_chunks(penv, tmp_path, monkeypatch):

@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from pai_lsp.core.completion import complete
-from pai_lsp.core.hover import hover
+from pai_lsp.core.formats import FORMATS
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import LineIndex, Settings
-from pai_lsp.core.outline import folding_ranges, format_text, symbols
+from pai_lsp.core.outline import format_text
 from pai_lsp.core.validate import diagnose
 
 from .helpers.lsp import Editor
@@ -37,18 +37,19 @@ def mutated(draw) -> str:
 @settings(deadline=None)
 @given(mutated(), st.data())
 def test_the_core_survives_any_edit(text, data):
-    doc = parse(text)
-    for dialect in ("openpai", "scm"):
-        for d in diagnose(doc, Settings(dialect=dialect, locale=data.draw(st.sampled_from(["en", "zh-CN"])))):
-            assert 0 <= d.start <= d.end <= len(text)
-            assert d.message
     offset = data.draw(st.integers(0, len(text)))
-    for item in complete(doc, offset):
-        assert 0 <= item.start <= item.end <= len(text)
-    found = hover(doc, offset)
-    assert found is None or 0 <= found.start <= found.end <= len(text)
-    symbols(doc)
-    folding_ranges(doc)
+    for job_format in FORMATS:  # whatever the file, read in any format
+        doc = job_format.parse(text)
+        for dialect in ("openpai", "scm"):
+            for d in job_format.diagnose(doc, Settings(dialect=dialect, locale=data.draw(st.sampled_from(["en", "zh-CN"])))):
+                assert 0 <= d.start <= d.end <= len(text)
+                assert d.message
+        for item in job_format.complete(doc, offset, Settings()):
+            assert 0 <= item.start <= item.end <= len(text)
+        found = job_format.hover(doc, offset, Settings())
+        assert found is None or 0 <= found.start <= found.end <= len(text)
+        job_format.symbols(doc)
+        job_format.folding_ranges(doc)
     LineIndex(text).position(offset)
 
 

@@ -32,3 +32,16 @@ def test_every_server_setting_is_contributed_with_its_default():
             assert entry["default"] == _default(field), key
         text = (entry.get("markdownDescription") or entry.get("description", "")).strip("%")
         assert english.get(text) and chinese.get(text), f"{key}: no English or Chinese description ({text})"
+
+
+def test_the_job_files_vscode_is_told_of_are_the_servers():
+    """VS Code needs the job-file patterns in the manifest (the language's file names, activation); the
+    extension reads them from there, and they are the registry's (a new format adds its patterns there)."""
+    from pai_lsp.core.formats import patterns
+
+    manifest = json.loads((EXTENSION / "package.json").read_text())
+    (language,) = [entry for entry in manifest["contributes"]["languages"] if entry["id"] == "pai-job"]
+    assert language["filenamePatterns"] == patterns()
+    assert [e for e in manifest["activationEvents"] if e.startswith("workspaceContains:")] == [
+        f"workspaceContains:**/{pattern}" for pattern in patterns()]
+    assert "pai.json" not in json.dumps(manifest["contributes"]["menus"])  # menus follow the language, not names

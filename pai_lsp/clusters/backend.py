@@ -1,31 +1,31 @@
 """The one interface the service layer uses to reach a cluster, whatever kind it is.
 
 OpenPAI (REST v1 and v2, and its SCM dialect) is the first implementation (`openpai.OpenPai`),
-PaddlePaddle Cloud the second (`paddlecloud.PaddleCloud`). Jobs travel in OpenPAI's model
-(`core.openpai`: states, tasks); job files are the kind the backend takes (`job_files`: `*.pai.json`
-checked v1 configs, or `*.paddle.json` submit bodies), and a backend converts to what its cluster takes.
+PaddlePaddle Cloud the second (`paddlecloud.PaddleCloud`); the registry of cluster kinds (`kinds.py`)
+says which backend serves which kind. Jobs travel in OpenPAI's model (`core.openpai`: states, tasks);
+a job file is checked in its kind's job-file format first (`*.pai.json` v1 configs, `*.paddle.json`
+submit bodies), and a backend converts it to what its cluster takes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..core.openpai import JobDetail, JobSummary, TaskStatus
-    from ..storage.pfs import Pfs
+    from ..storage.base import Storage
     from ..storage.upload import Progress, Selected, UploadResult
-    from ..storage.webhdfs import Hdfs
     from .profiles import Profile
 
 
 class Backend(Protocol):
     profile: Profile  # which cluster, as whom
-    job_files: str  # the job files it runs: "pai" (*.pai.json) or "paddle" (*.paddle.json)
 
     @property
-    def storage(self) -> Hdfs | Pfs:
-        """The cluster's file system (code uploads, outputs, the HDFS explorer); its `home` is where
-        relative paths start."""
+    def storage(self) -> Storage:
+        """The cluster's file system (code uploads, outputs, the HDFS explorer): WebHDFS or PFS
+        behind one interface; its `home` is where relative paths start."""
 
     def unique_name(self, base: str) -> str:
         """A job name made from `base` that no job has yet (the cluster's own rules for names)."""
@@ -81,3 +81,11 @@ class Backend(Protocol):
     def remove_registry(self, name: str) -> dict: ...
 
     def close(self) -> None: ...
+
+
+class BackendClass(Protocol):
+    """How a kind's backend is made: from a profile, a way to get its password, the token kept for it
+    (if any), and where to keep the token it gets."""
+
+    def __call__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
+                 on_token: Callable[[str], None] | None = None) -> Backend: ...

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
-from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
-from ..storage.http import request
+from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
+from ..storage.http import answer_error, detail, failures, request
 from ..storage.keepalive import KeepAlive
 
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 ACTIVE = ("WAITING", "RUNNING", "STOPPING", "UNKNOWN")  # job states that still change
-STATUS_ERRORS: dict[int, type[PaiError]] = {401: AuthFailed, 403: PermissionDenied, 404: NotFound, 409: NameTaken}
 
 
 SUBSTITUTED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")
@@ -31,8 +30,6 @@ SUBSTITUTED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")
 class OpenPai:
     """`profile.protocol` 1: a YARN-era server (v1 JSON jobs, SCM too); 2: a Kubernetes-era one (v2
     YAML jobs, v2 routes)."""
-
-    job_files = "pai"
 
     def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
                  on_token: Callable[[str], None] | None = None, transport: httpx.BaseTransport | None = None):
@@ -69,6 +66,8 @@ class OpenPai:
 
     def close(self) -> None:
         self.http.close()
+        if self._storage is not None:
+            self._storage.close()
 
     # -- transport -------------------------------------------------------------------
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
@@ -80,7 +79,7 @@ class OpenPai:
             raise AuthFailed(f"no password stored for {self.user} at {self.rest_uri}: run `pai cluster login`")
         response = self._send("POST", "/api/v1/token", json={"username": self.user, "password": password})
         if response.status_code != 200:
-            raise AuthFailed(f"login to {self.rest_uri} as {self.user} failed: {_message(response)}")
+            raise AuthFailed(f"login to {self.rest_uri} as {self.user} failed: {detail(response.status_code, response.content)[0]}")
         self.token = response.json()["token"]
         if self._on_token:
             self._on_token(self.token)
@@ -102,10 +101,7 @@ class OpenPai:
     def check(response: httpx.Response) -> httpx.Response:
         if response.status_code < 400:
             return response
-        code = _code(response)
-        error = STATUS_ERRORS.get(response.status_code) or (ServerError if response.status_code >= 500 else InvalidInput)
-        prefix = f"the cluster answered {response.status_code}" + (f" {code}" if code else "")
-        raise error(f"{prefix}: {_message(response)}")
+        raise answer_error(response.status_code, response.content, "the cluster", {409: NameTaken})
 
     # -- jobs ------------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
@@ -207,17 +203,14 @@ class OpenPai:
         url = uri if "://" in uri else self.rest_uri + uri
         self.current_token()
         for attempt in (1, 2):
-            try:
-                status, answer_headers, body = self.fast.request("GET", url, headers={**headers,
-                                                                                      "Authorization": f"Bearer {self.token}"})
-            except OSError as exc:
-                raise Unreachable(f"cannot reach the cluster at {self.rest_uri}: {exc}") from None
+            with failures(f"the cluster at {self.rest_uri}"):
+                status, _, body = self.fast.request("GET", url, headers={**headers, "Authorization": f"Bearer {self.token}"})
             if status == 401 and attempt == 1:
                 self.login()
                 continue
             break
         if status >= 400 and status != 416:
-            self.check(httpx.Response(status, headers=answer_headers, content=body))
+            raise answer_error(status, body, "the cluster", {409: NameTaken})
         return status, body
 
     def active_jobs(self) -> list[JobSummary] | None:
@@ -261,21 +254,3 @@ def hdfs_path(uri: str) -> str:
     if not path.startswith("/") or "$" in path:
         raise InvalidInput(f"codeDir {uri!r} is not a path on the cluster's HDFS")
     return path
-
-
-def _code(response: httpx.Response) -> str:
-    try:
-        return str(response.json().get("code") or "")
-    except (ValueError, AttributeError):
-        return ""
-
-
-def _message(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        text = response.text.strip().splitlines()
-        return text[0][:200] if text else response.reason_phrase
-    if isinstance(body, dict):
-        return str(body.get("message") or body.get("code") or body)
-    return str(body)[:200]

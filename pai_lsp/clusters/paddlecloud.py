@@ -21,7 +21,7 @@ import httpx
 from ..core import paddle
 from ..core.openpai import JobDetail, JobSummary, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError
-from ..storage.http import request
+from ..storage.http import answer_error, request
 
 if TYPE_CHECKING:
     from ..storage.pfs import Pfs
@@ -34,8 +34,6 @@ PHASES = {"Pending": "WAITING", "Running": "RUNNING", "Succeeded": "SUCCEEDED", 
 
 
 class PaddleCloud:
-    job_files = "paddle"
-
     def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
                  on_token: Callable[[str], None] | None = None, transport: httpx.BaseTransport | None = None):
         self.profile = profile
@@ -99,11 +97,8 @@ class PaddleCloud:
             break
         if response.status_code == 401:
             raise AuthFailed(f"PaddlePaddle Cloud at {self.endpoint} refused the credentials of {self.user}")
-        if response.status_code == 403:
-            raise PermissionDenied(f"PaddlePaddle Cloud at {self.endpoint} refused: {_detail(response)}")
         if response.status_code >= 400:
-            kind = ServerError if response.status_code >= 500 else InvalidInput
-            raise kind(f"PaddlePaddle Cloud answered HTTP {response.status_code} to {method} {path}: {_detail(response)}")
+            raise answer_error(response.status_code, response.content, f"PaddlePaddle Cloud at {self.endpoint}")
         return response
 
     def api(self, method: str, path: str, result_in_msg: bool = False, **kwargs: Any) -> Any:
@@ -329,11 +324,3 @@ def failure(message: str) -> PaiError:
     if "Forbidden" in message or "quota" in message.lower():
         return PermissionDenied(message)
     return InvalidInput(message)
-
-
-def _detail(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.reason_phrase
-    return str(body.get("detail") or body.get("msg") or body) if isinstance(body, dict) else str(body)[:200]

@@ -32,7 +32,7 @@ class Profile:
     rest_uri: str
     webhdfs_uri: str
     user: str
-    kind: str = "openpai"  # "openpai" | "scm" | "paddlecloud"
+    kind: str = "openpai"  # the name of its kind's record in clusters/kinds.py
     protocol: int = 1
     datacenter: str | None = None  # PaddlePaddle Cloud: the datacenter's name (`/pfs/<datacenter>/…`)
 
@@ -181,9 +181,9 @@ def _validator() -> Any:
     """Built once: `clusters.json` is read (and checked) on every daemon request."""
     from jsonschema import Draft202012Validator
 
-    from ..core.schema import schema_path
+    from ..core.schema import load_schema
 
-    return Draft202012Validator(json.loads(schema_path().with_name("pai-cluster.schema.json").read_text()))
+    return Draft202012Validator(load_schema("pai-cluster.schema.json"))
 
 
 def _validate(data: object, path: Path) -> None:

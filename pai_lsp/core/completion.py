@@ -5,27 +5,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import islice
 
 from . import envvars
 from .jsonc import Document, Node, node_at
 from .messages import pick
-from .model import Settings
-from .schema import description, job_schema, own_module, resolve, subschema, types_of
-
-
-@dataclass(slots=True)
-class Completion:
-    label: str
-    kind: str  # "property" | "value" | "snippet" | "variable"
-    insert: str  # snippet text (LSP snippet syntax)
-    start: int  # range the insert replaces
-    end: int
-    detail: str = ""
-    documentation: str = ""
-    filter: str = ""  # what the client matches typed text against, when not the label
-
+from .model import Completion, Settings
+from .schema import description, job_schema, resolve, subschema, types_of
 
 ROLE_SNIPPET = (
     '{\n\t"name": "${1:worker}",\n\t"taskNumber": ${2:1},\n\t"cpuNumber": ${3:1},\n\t"memoryMB": ${4:8192},\n'
@@ -35,11 +21,11 @@ PORT_SNIPPET = '{"label": "${1:jupyter}", "beginAt": ${2:0}, "portNumber": ${3:1
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.~-")
 
 
-def complete(doc: Document, offset: int, settings: Settings = Settings()) -> list[Completion]:
-    if (own := own_module(settings.dialect)) is not None and (found := own.complete_variables(doc, offset, settings)) is not None:
-        return found
+def complete(doc: Document, offset: int, settings: Settings = Settings(), schema: dict | None = None) -> list[Completion]:
+    """Completion from the job schema (`schema`; by default the v1 schema of `settings.dialect`): keys,
+    values, whole task roles and ports, and `$PAI_…` variables in strings."""
     text = doc.text
-    root_schema = job_schema(settings.dialect)
+    root_schema = schema if schema is not None else job_schema(settings.dialect)
     node = node_at(doc.root, offset)
     if node is not None and node.type == "string" and node.start < offset and (offset < node.end or _unterminated(text, node)):
         return _in_string(doc, node, offset, settings, root_schema)

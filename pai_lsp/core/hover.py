@@ -3,35 +3,28 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from . import envvars
 from .jsonc import Document, Node, node_at
 from .messages import pick
-from .model import Settings
-from .schema import defaults, description, job_schema, own_module, subschema, types_of
+from .model import Hover, Settings
+from .schema import defaults, description, job_schema, subschema, types_of
 
 
-@dataclass(slots=True)
-class Hover:
-    markdown: str
-    start: int
-    end: int
-
-
-def hover(doc: Document, offset: int, settings: Settings = Settings()) -> Hover | None:
+def hover(doc: Document, offset: int, settings: Settings = Settings(), schema: dict | None = None) -> Hover | None:
+    """Hover from the job schema (`schema`; by default the v1 schema of `settings.dialect`): a key's
+    documentation, a `$PAI_…` variable's value, a task role's resources."""
     node = node_at(doc.root, offset, include_end=False)
     if node is None:
         return None
     locale = settings.locale
-    if (own := own_module(settings.dialect)) is not None and (found := own.hover_variable(doc, node, offset, settings)):
-        return found
     parent = node.parent
     if node.type == "string" and parent is not None and parent.type == "property" and parent.key is node:
-        schema = subschema(job_schema(settings.dialect), parent.parent.path() + [node.value]) if parent.parent else None
-        if schema is None:
+        root = schema if schema is not None else job_schema(settings.dialect)
+        found = subschema(root, parent.parent.path() + [node.value]) if parent.parent else None
+        if found is None:
             return None
-        return Hover(field_doc(node.value, schema, locale), node.start, node.end)
+        return Hover(field_doc(node.value, found, locale), node.start, node.end)
     if node.type == "string":
         variable = _variable_at(doc, node, offset, settings)
         if variable is not None:

@@ -188,10 +188,11 @@ def validate_v1(body: Any, dialect: str = "openpai") -> dict:
     return value
 
 
-def refusal(value: Any, schema: dict, label: str, dialect: str = "openpai") -> str | None:
-    """Joi's message refusing `value` against one part of the job schema, or None when it passes."""
+def refusal(value: Any, schema: dict, label: str, root: dict) -> str | None:
+    """Joi's message refusing `value` against one part (`schema`) of a job schema (`root`, where its
+    references lead), or None when it passes."""
     try:
-        _check(value, schema, job_schema(dialect), label)
+        _check(value, schema, root, label)
     except _Fail as fail:
         return fail.message
     return None

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .model import Edit
+
 # One token at a time; group 1 is the token without leading white space.
 _TOKEN = re.compile(
     r"""[ \t\r\n\ufeff]*(
@@ -330,6 +332,31 @@ class Document:
         ):
             return None  # the tolerant reader reports lone surrogates
         return value, end
+
+    # -- writing text (quick fixes) ---------------------------------------------------
+    # What a fix writes into a job file, in the file's own syntax: a format whose files are
+    # another syntax (YAML) parses into a document class of its own with these same methods.
+    @staticmethod
+    def literal(value: Any) -> str:
+        """`value` as text of this syntax (JSON; non-ASCII kept as it is)."""
+        return json.dumps(value, ensure_ascii=False)
+
+    def key_text(self, name: str) -> str:
+        """The text of a key named `name`."""
+        return self.literal(name)
+
+    def insert_member(self, obj: Node, key: str, value: Any) -> Edit:
+        """Insert `"key": value` as the first member of the object `obj`, matching the layout of
+        the member already there (on a line of its own, with its indentation, or on the same line)."""
+        member = f"{self.key_text(key)}: {self.literal(value)}"
+        first = obj.children[0] if obj.children else None
+        if first is None:
+            return Edit(obj.start + 1, obj.start + 1, member)
+        line_start = self.text.rfind("\n", 0, first.start) + 1
+        indent = self.text[line_start : first.start]
+        if indent.strip() == "" and line_start > obj.start:
+            return Edit(obj.start + 1, obj.start + 1, f"\n{indent}{member},")
+        return Edit(first.start, first.start, f"{member}, ")
 
     # -- edits -----------------------------------------------------------------------
     def edit(self, start: int, end: int, new: str, text: str | None = None) -> Document:

@@ -35,13 +35,33 @@ class Diagnostic:
         return Diagnostic(self.start + delta, self.end + delta, self.code, self.severity, self.message, fixes)
 
 
+@dataclass(slots=True)
+class Completion:
+    label: str
+    kind: str  # "property" | "value" | "snippet" | "variable"
+    insert: str  # snippet text (LSP snippet syntax)
+    start: int  # range the insert replaces
+    end: int
+    detail: str = ""
+    documentation: str = ""
+    filter: str = ""  # what the client matches typed text against, when not the label
+
+
+@dataclass(slots=True)
+class Hover:
+    markdown: str
+    start: int
+    end: int
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Every `pai.*` setting, with its default (here and nowhere else). `pai_lsp.settings.read` builds
     it from `.vscode/settings.json` and the editor's configuration; the key each field comes from
     is its `key`."""
 
-    dialect: str = field(default="openpai", metadata={"key": "pai.cluster.kind"})  # "openpai" | "scm"
+    # The job-file dialect: `pai.cluster.kind` ("openpai" | "scm") for v1 configs; a file's format puts its own.
+    dialect: str = field(default="openpai", metadata={"key": "pai.cluster.kind"})
     locale: str | None = field(default=None, metadata={"key": "pai.locale"})  # else the editor's or terminal's
     upload_enabled: bool = field(default=True, metadata={"key": "pai.job.upload.enabled"})
     upload_include: tuple[str, ...] = field(default=("**/*.py",), metadata={"key": "pai.job.upload.include"})  # VS Code globs
@@ -51,12 +71,6 @@ class Settings:
     upload_max_bytes: int = field(default=200 * 1024 * 1024, metadata={"key": "pai.job.upload.maxBytes"})
     upload_max_files: int = field(default=10_000, metadata={"key": "pai.job.upload.maxFiles"})
     generate_job_name: bool = field(default=True, metadata={"key": "pai.job.generateJobName.enabled"})
-
-
-def dialect_of(kind: object) -> str:
-    """The job-config dialect of a cluster kind (`pai.cluster.kind`, or a cluster profile's kind):
-    the one place the editor, `pai check` and submit decide it."""
-    return "scm" if kind == "scm" else "openpai"
 
 
 # LSP counts exactly these as line ends (not U+2028, U+2029, U+0085, \x0b, \x0c, \x1c as

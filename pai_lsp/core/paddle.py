@@ -1,13 +1,13 @@
-"""PaddlePaddle Cloud job files (`*.paddle.json`): their schema, checks, completion and hover, and the
-facts of the platform both sides share (the name rule, Kubernetes quantities, the trainer's
-environment). Pure: the client checks files with it, the local cluster runs jobs by it.
+"""PaddlePaddle Cloud job files (`*.paddle.json`) as a job-file format (`FORMAT`): their schema,
+checks, completion and hover, and the facts of the platform both sides share (the name rule,
+Kubernetes quantities, the trainer's environment). Pure: the client checks files with it, the local
+cluster runs jobs by it.
 
 Sources: paddlecloud-scm.md §A.5.2 (the submit body), §A.17 (names), §A.18 (environment).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache, lru_cache
 from typing import Any
@@ -16,13 +16,14 @@ from . import messages as msg
 from .completion import Completion, _word_start
 from .envvars import assigned_in
 from .hover import Hover, variable_markdown
+from .job_format import JobFormat
 from .jsonc import Document, Node, find, node_at, string_offset
 from .messages import pick
 from .model import Diagnostic, Edit, Fix, Settings
-from .schema import job_schema
-from .validate import _reduce, _schema_diagnostics, syntax_diagnostics
+from .schema import load_schema
+from .validate import _reduce, schema_diagnostics, syntax_diagnostics
 
-FILE_SUFFIX = ".paddle.json"
+SCHEMA_FILE = "paddle-job.schema.json"
 DIALECT = "paddle"  # the `Settings.dialect` of a *.paddle.json file, whatever the workspace's cluster kind
 REGISTRY_PREFIX = "pcloud-registry-"
 NAME_RULE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -30,10 +31,6 @@ NAME_MAX = 52
 _QUANTITY = re.compile(r"^([0-9]+(?:\.[0-9]+)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E|m|e[0-9]+|E[0-9]+)?$")
 _UNITS = {"": 1, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
           "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-
-
-def is_paddle_file(name: str) -> bool:
-    return name.endswith(FILE_SUFFIX)
 
 
 def quantity_bytes(text: str) -> float | None:
@@ -116,7 +113,7 @@ def find_variables(text: str) -> list[tuple[str, int, int]]:
 
 # -- schema --------------------------------------------------------------------------------
 def schema() -> dict:
-    return job_schema(DIALECT)
+    return load_schema(SCHEMA_FILE)
 
 
 @cache
@@ -172,7 +169,7 @@ def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
     for err in _reduce(_validator().iter_errors(config)):
         if err.kind in ("pattern", "maxLength") and err.path == ("name",):
             continue  # explained below, with the rule
-        out.extend(_schema_diagnostics(doc, err, settings))
+        out.extend(schema_diagnostics(doc, err, settings, schema()))
     out.extend(_rules(doc, config, locale))
     out.sort(key=lambda d: (d.start, d.end))
     return out
@@ -187,7 +184,7 @@ def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
     name = _value_node(doc, "name")
     if name is not None and isinstance(name.value, str) and (why := name_problem(name.value, msg.is_chinese(locale))) is not None:
         fixed = re.sub(r"[^a-z0-9-]+", "-", name.value.lower()).strip("-")[:NAME_MAX].strip("-")
-        fixes = [Fix(f'Rename to "{fixed}"', (Edit(name.start, name.end, json.dumps(fixed)),))] if fixed and fixed != name.value else []
+        fixes = [Fix(f'Rename to "{fixed}"', (Edit(name.start, name.end, doc.literal(fixed)),))] if fixed and fixed != name.value else []
         out.append(_diag(name.start, name.end, "paddle.name", locale, fixes, value=name.value,
                          why=why))
     for field in ("memory", "psmemory"):
@@ -200,19 +197,19 @@ def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
         elif size < 2**20 and re.fullmatch(r"\d+", node.value.strip()):
             suggestion = f"{node.value.strip()}Mi" if int(node.value) >= 64 else f"{node.value.strip()}Gi"
             out.append(_diag(node.start, node.end, "paddle.tiny-memory", locale,
-                             [Fix(f'Write "{suggestion}"', (Edit(node.start, node.end, json.dumps(suggestion)),))],
+                             [Fix(f'Write "{suggestion}"', (Edit(node.start, node.end, doc.literal(suggestion)),))],
                              field=field, value=node.value, size=int(size), suggestion=suggestion))
     entry, topology = config.get("entry"), config.get("topology")
     if not (isinstance(entry, str) and entry.strip()) and not (isinstance(topology, str) and topology.strip()):
         where = _value_node(doc, "entry") or _value_node(doc, "topology")
         start, end = (where.start, where.end) if where is not None else (doc.root.start, doc.root.start + 1)
-        fixes = [] if where is not None else [_add_key_fix(doc, "entry", '"python train.py"')]
+        fixes = [] if where is not None else [Fix('Add "entry"', (doc.insert_member(doc.root, "entry", "python train.py"),))]
         out.append(_diag(start, end, "paddle.no-entry", locale, fixes))
     registry = _value_node(doc, "registry")
     if registry is not None and isinstance(registry.value, str) and registry.value and not registry.value.startswith(REGISTRY_PREFIX):
         full = registry_name(registry.value)
         out.append(_diag(registry.start, registry.end, "paddle.registry-prefix", locale,
-                         [Fix(f'Write "{full}"', (Edit(registry.start, registry.end, json.dumps(full)),))],
+                         [Fix(f'Write "{full}"', (Edit(registry.start, registry.end, doc.literal(full)),))],
                          full=full, value=registry.value))
     if entry is not None and (node := _value_node(doc, "entry")) is not None and isinstance(node.value, str):
         assigned = assigned_in(node.value, r"[A-Za-z_][A-Za-z0-9_]*")
@@ -221,19 +218,6 @@ def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
                 start, end = string_offset(node, doc.text, a), string_offset(node, doc.text, b)
                 out.append(_diag(start, end, "paddle.unknown-variable", locale, name=var))
     return out
-
-
-def _add_key_fix(doc: Document, key: str, value: str) -> Fix:
-    root = doc.root
-    assert root is not None
-    first = root.children[0] if root.children else None
-    if first is None:
-        return Fix(f'Add "{key}"', (Edit(root.start + 1, root.start + 1, f'"{key}": {value}'),))
-    line_start = doc.text.rfind("\n", 0, first.start) + 1
-    indent = doc.text[line_start:first.start]
-    text = f'\n{indent}"{key}": {value},' if indent.strip() == "" and line_start > root.start else f'"{key}": {value}, '
-    at = root.start + 1 if text.startswith("\n") else first.start
-    return Fix(f'Add "{key}"', (Edit(at, at, text),))
 
 
 # -- completion and hover (the rest comes from the schema, as for *.pai.json) ----------------
@@ -280,3 +264,29 @@ def hover_variable(doc: Document, node: Node, offset: int, settings: Settings) -
 def variable_doc(name: str, locale: str | None) -> str:
     en, zh, example = VARIABLES.get(name) or ("Not set by PaddlePaddle Cloud in a trainer.", "PaddlePaddle Cloud 不会在 trainer 中设置它。", "")
     return variable_markdown(name, en, zh, example, locale)
+
+
+class Paddle(JobFormat):
+    name = "paddle"
+    title = ("PaddlePaddle Cloud job file", "PaddlePaddle Cloud 作业文件")
+    patterns = ("*.paddle.json",)
+    dialects = (DIALECT,)
+    name_key = "name"
+
+    def schema(self, dialect: str) -> dict:
+        return schema()
+
+    def diagnose(self, doc: Document, settings: Settings) -> list[Diagnostic]:
+        return diagnose(doc, self.checked(settings))
+
+    def complete(self, doc: Document, offset: int, settings: Settings) -> list:
+        found = complete_variables(doc, offset, settings)
+        return found if found is not None else super().complete(doc, offset, settings)
+
+    def hover(self, doc: Document, offset: int, settings: Settings) -> Hover | None:
+        node = node_at(doc.root, offset, include_end=False)
+        found = hover_variable(doc, node, offset, settings) if node is not None else None
+        return found or super().hover(doc, offset, settings)
+
+
+FORMAT = Paddle()

@@ -1,50 +1,50 @@
-"""The job schema, per cluster dialect, and navigation inside it for completion and hover."""
+"""The job schemas (`schemas/`): the v1 schema per cluster dialect, any other by its file name, and
+navigation inside a schema for completion and hover."""
 
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 from functools import cache, lru_cache
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from .messages import pick
 
-DIALECTS = ("openpai", "scm")
+DIALECTS = ("openpai", "scm")  # of the v1 job config: `pai.cluster.kind`, and a cluster's kind
 SCHEMA_FILE = "pai-job-v1.schema.json"
-# Dialects whose job files are another format (not a v1 config): their schema, and their own checks,
-# completion and hover in the module named after them (`core/paddle.py`), which builds on the generic
-# ones; those reach it through `own_module` so that it alone depends on them.
-OWN_FORMAT = {"paddle": "paddle-job.schema.json"}
 
 
-def own_module(dialect: str) -> ModuleType | None:
-    """The module of a dialect with a format of its own (None for the v1 dialects)."""
-    return importlib.import_module(f"{__package__}.{dialect}") if dialect in OWN_FORMAT else None
+def dialect_of(kind: object) -> str:
+    """The v1 dialect `pai.cluster.kind` names (the default one for any other value)."""
+    return kind if isinstance(kind, str) and kind in DIALECTS else DIALECTS[0]
 
 
-def schema_path() -> Path:
-    """Where the schema lives: inside an installed wheel, or at the root of a checkout."""
+def schema_path(name: str = SCHEMA_FILE) -> Path:
+    """Where a schema of `schemas/` lives: inside an installed wheel, or at the root of a checkout."""
     here = Path(__file__).resolve().parent.parent
-    for candidate in (here / "schemas" / SCHEMA_FILE, here.parent / "schemas" / SCHEMA_FILE):
+    for candidate in (here / "schemas" / name, here.parent / "schemas" / name):
         if candidate.is_file():
             return candidate
-    raise FileNotFoundError(SCHEMA_FILE)
+    raise FileNotFoundError(name)
 
 
-@lru_cache(maxsize=1)
+@cache
+def load_schema(name: str) -> dict:
+    """A schema of `schemas/` by its file name, read once."""
+    return json.loads(schema_path(name).read_text(encoding="utf-8"))
+
+
 def raw_schema() -> dict:
-    return json.loads(schema_path().read_text(encoding="utf-8"))
+    """The v1 job schema with every dialect's keys."""
+    return load_schema(SCHEMA_FILE)
 
 
-@lru_cache(maxsize=len(DIALECTS) + len(OWN_FORMAT))
+@lru_cache(maxsize=len(DIALECTS))
 def job_schema(dialect: str = "openpai") -> dict:
-    """The schema for one dialect: keys of other dialects are removed, so they are unknown keys.
-    The dialect "paddle" (`*.paddle.json`, PaddlePaddle Cloud's submit body) has a schema of its own."""
-    if dialect in OWN_FORMAT:
-        return json.loads(schema_path().with_name(OWN_FORMAT[dialect]).read_text(encoding="utf-8"))
+    """The v1 schema for one dialect: keys of other dialects are removed, so they are unknown keys."""
+    if dialect not in DIALECTS:  # another format's dialect: its format names its schema (core/formats.py)
+        raise ValueError(f"{dialect!r} is no dialect of the v1 job config ({', '.join(DIALECTS)})")
     schema = copy.deepcopy(raw_schema())
 
     def prune(node: Any) -> None:

@@ -14,9 +14,10 @@ from json import dumps as json_dumps
 from .jsonc import Document, Node
 from .messages import json_type, pick, render, severity, type_name
 from .model import Diagnostic, Settings
+from .schema import DIALECTS
 
 INCLUDE, EXCLUDE = "pai.job.upload.include", "pai.job.upload.exclude"
-KINDS = ("openpai", "scm")  # `pai.cluster.kind`
+KINDS = DIALECTS  # `pai.cluster.kind`: the dialect of the workspace's v1 configs
 # Settings the editor client reads itself (the server never does): known, never "unknown".
 CLIENT_KEYS = frozenset({"pai.server.command"})
 

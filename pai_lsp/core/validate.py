@@ -14,7 +14,7 @@ from . import messages as msg
 from .envvars import ConfigNames
 from .jsonc import Document, Node, find, parse
 from .model import Diagnostic, Edit, Fix, Settings
-from .schema import dialect_keys, job_schema, own_module, resolve
+from .schema import dialect_keys, job_schema, resolve
 from .schema import subschema as schema_at
 from .semantic import config_checks, role_checks
 
@@ -67,10 +67,10 @@ def _validators(dialect: str) -> tuple[Any, Any]:
     return joi_validator(top), remembering(role)
 
 
-def _converted_errors(dialect: str, path: tuple, value: Any) -> list[str]:
+def _converted_errors(root: dict, path: tuple, value: Any) -> list[str]:
     """What the server refuses in a value it converted (a number string, JSON text): Joi's own words,
     since inside JSON text Joi goes on converting (a number string in a role given as text, …)."""
-    refused = joi.refusal(value, schema_at(job_schema(dialect), path) or {}, field_name(path), dialect)
+    refused = joi.refusal(value, schema_at(root, path) or {}, field_name(path), root)
     return [refused] if refused else []
 
 
@@ -153,8 +153,7 @@ def validate(text: str, settings: Settings = Settings()) -> tuple[Document, list
 
 
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
-    if (own := own_module(settings.dialect)) is not None:
-        return own.diagnose(doc, settings)
+    """The findings of a v1 config (`*.pai.json`) in the dialect `settings.dialect`."""
     locale = settings.locale
     out = syntax_diagnostics(doc, locale)
     if doc.root is None:
@@ -164,8 +163,9 @@ def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
                          expected=msg.type_name("object", locale), actual=msg.type_name(msg.json_type(doc.root.value), locale)))
         return out
     config = doc.root.value
+    root = job_schema(settings.dialect)
     for err in _reduce(_validators(settings.dialect)[0].iter_errors(config)):
-        out.extend(_schema_diagnostics(doc, err, settings))
+        out.extend(schema_diagnostics(doc, err, settings, root))
     # Each role's findings depend on its text, its index, the settings and the names the whole
     # config defines (its `$PAI_…` variables may name other roles): found again when those are.
     nodes = _role_nodes(doc)
@@ -192,7 +192,8 @@ def _role_diagnostics(doc: Document, index: int, node: Node, entry: role_cache.R
         errors = entry.schema[settings.dialect] = tuple(_reduce(_validators(settings.dialect)[1].iter_errors(node.value)))
     out = []
     for err in errors:
-        out.extend(_schema_diagnostics(doc, SchemaError(err.kind, ("taskRoles", index) + err.path, err.limit, err.instance, err.schema), settings))
+        out.extend(schema_diagnostics(doc, SchemaError(err.kind, ("taskRoles", index) + err.path, err.limit, err.instance, err.schema),
+                                      settings, job_schema(settings.dialect)))
     out.extend(role_checks(doc, node, names, settings))
     return out
 
@@ -235,7 +236,9 @@ def key_range(doc: Document, path: tuple | list) -> tuple[int, int]:
     return (node.start, node.start + 1)
 
 
-def _schema_diagnostics(doc: Document, err: SchemaError, settings: Settings) -> list[Diagnostic]:
+def schema_diagnostics(doc: Document, err: SchemaError, settings: Settings, root: dict) -> list[Diagnostic]:
+    """The diagnostics of one schema error (`root`: the whole schema it comes from), with their quick
+    fixes written in the document's own syntax: the same for every format checked by a JSON Schema."""
     locale = settings.locale
     node = find(doc.root, err.path)
     if node is None:
@@ -246,7 +249,7 @@ def _schema_diagnostics(doc: Document, err: SchemaError, settings: Settings) -> 
         missing = [k for k in err.limit if isinstance(err.instance, dict) and k not in err.instance]
         start, end = key_range(doc, err.path)
         return [
-            _diag(start, end, "schema.required", locale, [_insert_field_fix(doc, node, name, err.schema, locale)], missing=name)
+            _diag(start, end, "schema.required", locale, [_insert_field_fix(doc, node, name, err.schema, root)], missing=name)
             for name in missing
         ]
     if kind == "additionalProperties":
@@ -259,12 +262,12 @@ def _schema_diagnostics(doc: Document, err: SchemaError, settings: Settings) -> 
                           value=doc.text[node.start:node.end])]
         converted, value = joi.converts(err.instance, expected)
         if converted:
-            literal = json.dumps(value, ensure_ascii=False)
+            literal = doc.literal(value)
             out = [_diag(node.start, node.end, "schema.type-coerced", locale,
                          [Fix(f"Write {literal}", (Edit(node.start, node.end, literal),))] if len(literal) < 200 else [],
                          field=field, expected=words, value=doc.text[node.start:node.end])]
             out.extend(_diag(node.start, node.end, "schema.converted-invalid", locale, field=field, value=_short(literal),
-                             detail=detail) for detail in _converted_errors(settings.dialect, err.path, value))
+                             detail=detail) for detail in _converted_errors(root, err.path, value))
             return out
         return [_diag(node.start, node.end, "schema.type", locale, field=field, expected=words,
                       actual=msg.type_name(msg.json_type(err.instance), locale))]
@@ -286,17 +289,13 @@ def _schema_diagnostics(doc: Document, err: SchemaError, settings: Settings) -> 
         explanation = err.schema.get("x-pattern-message") or {}
         text = msg.pick(locale, explanation.get("en", f"must match {err.limit}"), explanation.get("zh", f"必须匹配 {err.limit}"))
         fixed = _rewrite_to_pattern(str(err.instance), err.limit)
-        fixes = [Fix(f'Rename to "{fixed}"', (Edit(node.start, node.end, _quote(fixed)),))] if fixed else []
+        fixes = [Fix(f'Rename to "{fixed}"', (Edit(node.start, node.end, doc.literal(fixed)),))] if fixed else []
         return [_diag(node.start, node.end, "schema.pattern", locale, fixes, value=err.instance, field=field, explanation=text)]
     return [_diag(node.start, node.end, "schema.other", locale, detail=f"{field}: {kind} {err.limit}")]
 
 
 def _key_names(node: Node) -> set[str]:
     return {p.key.value for p in node.properties() if p.key is not None}
-
-
-def _quote(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -332,35 +331,24 @@ def _unknown_keys(doc: Document, node: Node, err: SchemaError, settings: Setting
             lowered = {k.lower(): k for k in candidates}
             suggestion = [lowered[key.value.lower()]] if key.value.lower() in lowered else []
         hint = msg.render("schema.did-you-mean", locale, suggestion=suggestion[0]) if suggestion else ""
-        fixes = [Fix(f'Replace with "{suggestion[0]}"', (Edit(key.start, key.end, _quote(suggestion[0])),))] if suggestion else []
+        fixes = [Fix(f'Replace with "{suggestion[0]}"', (Edit(key.start, key.end, doc.key_text(suggestion[0])),))] if suggestion else []
         out.append(_diag(key.start, key.end, "schema.unknown-key", locale, fixes, key=key.value, hint=hint))
     return out
 
 
-def placeholder(schema: dict | None) -> str:
-    """JSON text for a new value of this schema: its default, or an empty value of its type."""
+def placeholder(schema: dict | None) -> Any:
+    """A new value of this schema: its default, or an empty value of its type."""
     schema = schema or {}
     if "default" in schema and schema["default"] not in ("", [], None):
-        return json.dumps(schema["default"])
+        return schema["default"]
     kind = schema.get("type")
     kind = kind[0] if isinstance(kind, list) else kind
-    return {"string": '""', "integer": "1", "number": "1", "boolean": "false", "array": "[]", "object": "{}"}.get(kind, "null")
+    return {"string": "", "integer": 1, "number": 1, "boolean": False, "array": [], "object": {}}.get(kind)
 
 
-def _insert_field_fix(doc: Document, obj: Node, name: str, obj_schema: dict, locale: str | None) -> Fix:
-    """Insert `"name": placeholder` as the first property of `obj`, matching its indentation."""
-    value = placeholder(resolve((obj_schema.get("properties") or {}).get(name), job_schema()))
+def _insert_field_fix(doc: Document, obj: Node, name: str, obj_schema: dict, root: dict) -> Fix:
+    """Add `name` with a placeholder value as the first member of `obj`."""
+    value = placeholder(resolve((obj_schema.get("properties") or {}).get(name), root))
     if name == "taskRoles":
-        value = '[{"name": "main", "command": ""}]'
-    first = obj.children[0] if obj.children else None
-    if first is not None:
-        line_start = doc.text.rfind("\n", 0, first.start) + 1
-        indent = doc.text[line_start : first.start]
-        if indent.strip() == "" and line_start > obj.start:
-            text = f'\n{indent}"{name}": {value},'
-        else:
-            text = f'"{name}": {value}, '
-            return Fix(f'Add "{name}"', (Edit(first.start, first.start, text),))
-    else:
-        text = f'"{name}": {value}'
-    return Fix(f'Add "{name}"', (Edit(obj.start + 1, obj.start + 1, text),))
+        value = [{"name": "main", "command": ""}]
+    return Fix(f'Add "{name}"', (doc.insert_member(obj, name, value),))

@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..clusters.profiles import LOCAL, LOCAL_PADDLE, LOCALS
-from ..core.paddle import is_paddle_file
+from ..clusters.kinds import local_for
+from ..clusters.profiles import LOCALS
 from ..errors import InvalidInput, PaiError
 from ..filelock import try_hold
 from ..service import clusters
@@ -197,7 +197,7 @@ class Daemon:
     async def cluster_for(self, cluster: str | None, file: str) -> str | None:
         """The local cluster serves each kind of job file through its own API."""
         if await self.sessions.resolve(cluster) in LOCALS:
-            return LOCAL_PADDLE if is_paddle_file(file) else LOCAL
+            return local_for(file)
         return cluster
 
     async def jobs(self, p: protocol.Jobs, notify: Notify) -> dict:

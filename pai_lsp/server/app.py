@@ -7,7 +7,7 @@ them on a `PaiLanguageServer`.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +17,10 @@ from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from ..core.formats import format_for
+from ..core.job_format import JobFormat
 from ..core.jsonc import Document
 from ..core.model import Diagnostic, LineIndex, Settings
-from ..core.paddle import DIALECT as PADDLE
-from ..core.paddle import is_paddle_file
-from ..core.validate import diagnose
 from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
 from .documents import Documents, OpenDocument, SyncProtocol, tune_garbage_collection
@@ -72,8 +71,12 @@ class PaiLanguageServer(LanguageServer):
         if path:
             values.update(find_workspace_settings(Path(path)))
         values.update(self.client_settings)
-        settings = read(values, self.locale)
-        return replace(settings, dialect=PADDLE) if is_paddle_file(uri) else settings
+        return read(values, self.locale)
+
+    def job_format(self, uri: str) -> JobFormat:
+        """The format of a document (by its name, else its text), which reads and checks it."""
+        document = self.documents.get(uri)
+        return format_for(uri, document.text if document is not None else None)
 
     def update_client_settings(self, raw: Any) -> None:
         self.client_settings = flatten(raw)
@@ -94,7 +97,7 @@ class PaiLanguageServer(LanguageServer):
             return cached
         doc = document.parsed
         # A .vscode/settings.json is checked by `uploads` (its globs are counted against the workspace).
-        found = [] if is_settings_file(uri) else diagnose(doc, self.settings_for(uri))
+        found = [] if is_settings_file(uri) else self.job_format(uri).diagnose(doc, self.settings_for(uri))
         result = Analysis(document.version, document.revision, doc, document.lines, found)
         self.analyses[uri] = result
         return result

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from lsprotocol import types
 
+from ..clusters.kinds import catalogue
 from ..core.messages import pick
 from ..daemon import protocol
 from . import jobs
@@ -137,6 +138,13 @@ async def job_unfollow(ls: PaiLanguageServer, params: protocol.JobRef) -> dict:
 
 
 # -- cluster profiles ------------------------------------------------------------------------
+@registry.command("pai.kinds")
+def kinds(ls: PaiLanguageServer, *_: object) -> dict:
+    """The job-file formats with their file patterns, and the cluster kinds (clusters/kinds.py): what
+    clients build their file selectors and kind choices from, so they hard-code none."""
+    return {"ok": True, **catalogue(ls.locale)}
+
+
 @registry.command("pai.clusters.list")
 async def clusters_list(ls: PaiLanguageServer, *_: object) -> dict:
     return await jobs.call_or_fail(ls, protocol.ClustersList())

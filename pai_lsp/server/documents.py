@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from ..core.formats import format_for
 from ..core.jsonc import Document, parse
 from ..core.model import ENCODINGS, LineIndex
 
@@ -42,6 +43,7 @@ class OpenDocument:
     lines: LineIndex
     warned: set[str] = field(default_factory=set)  # problems already logged for this document
     revision: int = 0  # counts the changes applied: what an analysis of this document belongs to
+    parse: Callable[[str], Document] = parse  # its format's parser
     _parsed: Document | None = None
     _edits: list[tuple[int, int, str]] = field(default_factory=list)  # not yet in _parsed
 
@@ -65,7 +67,7 @@ class OpenDocument:
         """The parse of the current text: the previous parse updated by the edits since (only the
         task role an edit falls in is read again), or a fresh parse."""
         if self._parsed is None or len(self._edits) > 16:
-            self._parsed, self._edits = parse(self.lines.text), []
+            self._parsed, self._edits = self.parse(self.lines.text), []
         last = len(self._edits) - 1
         for i, (start, end, new) in enumerate(self._edits):
             self._parsed = self._parsed.edit(start, end, new, self.lines.text if i == last else None)
@@ -90,7 +92,7 @@ class Documents:
         return self._open.get(uri)
 
     def open(self, uri: str, text: str, version: int | None) -> OpenDocument:
-        document = OpenDocument(uri, version, LineIndex(text, self.encoding))
+        document = OpenDocument(uri, version, LineIndex(text, self.encoding), parse=format_for(uri, text).parse)
         self._open[uri] = document
         return document
 

@@ -1,4 +1,5 @@
-"""One function per LSP feature, each a thin mapping of a core function to LSP types."""
+"""One function per LSP feature, each a thin mapping of what the document's job-file format (core/formats.py)
+answers to LSP types."""
 
 from __future__ import annotations
 
@@ -8,11 +9,8 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..core.completion import complete
-from ..core.hover import Hover, hover
 from ..core.messages import pick
-from ..core.outline import folding_ranges, format_text, symbols
-from ..core.paddle import DIALECT as PADDLE
+from ..core.model import Hover
 from ..core.upload import hover_markdown, on_code_dir
 from ..settings import is_settings_file
 from .registry import Registry
@@ -94,7 +92,7 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     result = ls.analysis(params.text_document.uri)
     offset = ls.offset(result, params.position)
     items = []
-    found = complete(result.doc, offset, ls.settings_for(params.text_document.uri))
+    found = ls.job_format(params.text_document.uri).complete(result.doc, offset, ls.settings_for(params.text_document.uri))
     for c in found:
         items.append(types.CompletionItem(
             label=c.label,
@@ -116,7 +114,7 @@ async def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Ho
     result = ls.analysis(uri)
     offset = ls.offset(result, params.position)
     settings = ls.settings_for(uri)
-    found = hover(result.doc, offset, settings)
+    found = ls.job_format(uri).hover(result.doc, offset, settings)
     prop = on_code_dir(result.doc, offset) if ls.uploads.applies(uri) else None
     if prop is not None:  # codeDir: also what an upload would send from here
         upload = hover_markdown(await ls.uploads.facts(uri), settings.locale)
@@ -163,7 +161,7 @@ def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) 
             children=[convert(c) for c in s.children],
         )
 
-    return [convert(s) for s in symbols(result.doc)]
+    return [convert(s) for s in ls.job_format(params.text_document.uri).symbols(result.doc)]
 
 
 @registry.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
@@ -172,7 +170,7 @@ def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[typ
         return []
     result = ls.analysis(params.text_document.uri)
     out = []
-    for start, end, kind in folding_ranges(result.doc):
+    for start, end, kind in ls.job_format(params.text_document.uri).folding_ranges(result.doc):
         a, b = result.lines.line_of(start), result.lines.line_of(end)
         if b > a:
             out.append(types.FoldingRange(start_line=a, end_line=b - 1 if kind == "region" else b,
@@ -186,7 +184,7 @@ def formatting(ls: PaiLanguageServer, params: types.DocumentFormattingParams) ->
         return []  # VS Code formats settings.json its own way
     result = ls.analysis(params.text_document.uri)
     indent = "\t" if not params.options.insert_spaces else " " * params.options.tab_size
-    formatted = format_text(result.doc, indent)
+    formatted = ls.job_format(params.text_document.uri).format_text(result.doc, indent)
     if formatted is None or formatted == result.doc.text:
         return []
     return [types.TextEdit(ls.range(result, 0, len(result.doc.text)), formatted)]
@@ -199,7 +197,7 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
     result = ls.analysis(params.text_document.uri)
     root = result.doc.root
     settings = ls.settings_for(params.text_document.uri)
-    name_key = "name" if settings.dialect == PADDLE else "jobName"  # a *.paddle.json file names its job `name`
+    name_key = ls.job_format(params.text_document.uri).name_key
     prop = root.get_property(name_key) if root is not None and root.type == "object" else None
     if prop is None:
         return []

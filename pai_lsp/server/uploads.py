@@ -22,7 +22,6 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from ..core.model import Diagnostic, Settings
-from ..core.paddle import DIALECT as PADDLE
 from ..core.settings_check import settings_diagnostics
 from ..core.upload import UploadFacts, upload_diagnostics
 from ..settings import flatten, is_settings_file, read, workspace_of
@@ -30,6 +29,7 @@ from ..settings import flatten, is_settings_file, read, workspace_of
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from ..core.job_format import JobFormat
     from ..core.jsonc import Document
 
 
@@ -40,6 +40,8 @@ class Server(Protocol):
     def documents(self) -> Iterable[str]: ...
 
     def settings_for(self, uri: str) -> Settings: ...
+
+    def job_format(self, uri: str) -> JobFormat: ...
 
     def publish(self, uri: str) -> None: ...
 
@@ -193,7 +195,7 @@ class Uploads:
             settings = self.ls.settings_for(uri)
             path = to_fs_path(uri) if uri.startswith("file:") else None
             key = None
-            if path and settings.upload_enabled and settings.dialect != PADDLE:
+            if path and settings.upload_enabled and self.ls.job_format(uri).code_dir:
                 key = Key.of(workspace_of(Path(path)), settings)
             known = self.documents[uri] = (key, settings)
             self._ensure(key)

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from ..clusters import paddle_config
-from ..clusters.connect import backend_for, connect, paddle_token_key
+from ..clusters.connect import backend_for, connect
+from ..clusters.kinds import kind_named, kind_of, local_kind
 from ..clusters.profiles import (
     LOCAL,
     LOCAL_PADDLE,
@@ -42,9 +43,9 @@ def list_profiles() -> dict:
     except PaiError:
         running, paddle = False, None
     rows = [{"name": LOCAL, "local": True, "default": default == LOCAL, "loggedIn": True, "running": running,
-             "rest": None, "webhdfs": None, "user": None, "kind": "openpai", "protocol": 1},
+             "rest": None, "webhdfs": None, "user": None, "kind": local_kind(LOCAL).name, "protocol": 1},
             {"name": LOCAL_PADDLE, "local": True, "default": default == LOCAL_PADDLE, "loggedIn": True, "running": running,
-             "rest": paddle, "webhdfs": paddle + PFS_PATH if paddle else None, "user": None, "kind": "paddlecloud",
+             "rest": paddle, "webhdfs": paddle + PFS_PATH if paddle else None, "user": None, "kind": local_kind(LOCAL_PADDLE).name,
              "protocol": 1, "datacenter": "local"}]
     for name, p in profiles.clusters.items():
         rows.append({"name": name, "local": False, "default": default == name,
@@ -57,18 +58,19 @@ def list_profiles() -> dict:
 def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openpai", protocol: int | None = None,
         password: str | None = None, datacenter: str | None = None) -> dict:
     """Add (or replace) a profile; with a password, log in first to check it (a failure adds nothing)
-    and keep it. A PaddlePaddle Cloud profile's storage is its PFS, by default under the endpoint."""
+    and keep it. What the profile needs follows its kind (clusters/kinds.py): a PaddlePaddle Cloud
+    profile's storage is its PFS, by default under the endpoint, and it names a datacenter."""
     Profiles.check_name(name)
+    record = kind_named(kind)
     rest = rest.strip().rstrip("/")
-    if kind == "paddlecloud":
-        webhdfs = (webhdfs or rest + PFS_PATH).strip().rstrip("/")
-        detected, note = 1, "as given"
-    else:
-        if not webhdfs:
-            raise ConfigError(f"cluster {name}: give its WebHDFS URI (--webhdfs)")
-        webhdfs = webhdfs.strip().rstrip("/")
+    if not webhdfs and record.default_storage is None:
+        raise ConfigError(f"cluster {name}: give its {record.storage} URI (--webhdfs)")
+    webhdfs = (webhdfs or rest + (record.default_storage or "")).strip().rstrip("/")
+    if record.protocols:  # OpenPAI: v1 JSON or v2 YAML jobs, as the server says
         detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
-    profile = Profile(name, rest, webhdfs, user, kind, detected, (datacenter or name) if kind == "paddlecloud" else None)
+    else:
+        detected, note = 1, "as given"
+    profile = Profile(name, rest, webhdfs, user, kind, detected, (datacenter or name) if record.datacenter else None)
     if password:
         check_login(profile, password)
         set_secret(secret_key(profile, "password"), password)
@@ -147,8 +149,7 @@ def remove(name: str) -> dict:
     if profile is not None:
         for what in ("password", "token"):
             delete_secret(secret_key(profile, what))
-        if profile.kind == "paddlecloud":
-            delete_secret(paddle_token_key(profile.rest_uri, profile.user))
+        delete_secret(kind_of(profile).token_key(profile))  # where its kind keeps it, if not per profile
     return {"name": name, "default": profiles.resolve(None)}
 
 
@@ -180,8 +181,8 @@ def web_portal(profile: Profile, job: str) -> str | None:
     """The job's page in the cluster's web portal (none for the local cluster). OpenPAI serves the
     portal at the REST host's root when the REST server sits under /rest-server (pylon), else on
     port 9286 beside the REST server's 9186."""
-    if profile.name in LOCALS or profile.kind == "paddlecloud":
-        return None  # PaddlePaddle Cloud has no job page
+    if profile.name in LOCALS or not kind_of(profile).web_portal:
+        return None  # e.g. PaddlePaddle Cloud: no job page
     parts = urlsplit(profile.rest_uri)
     host = parts.netloc
     if parts.port == 9186 and parts.hostname:

@@ -12,13 +12,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..clusters.openpai import hdfs_path, substitute  # noqa: F401 - where they were, for callers
+from ..clusters.kinds import kind_of
+from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
-from ..core.jsonc import parse
-from ..core.model import LineIndex, Settings, dialect_of
-from ..core.paddle import DIALECT as PADDLE
-from ..core.paddle import is_paddle_file
-from ..core.validate import diagnose
+from ..core.formats import format_for
+from ..core.model import LineIndex, Settings
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
@@ -41,26 +39,26 @@ class Prepared:
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
             name: str | None = None) -> Prepared:
     """`shown` is how messages name the file (as the user typed it). The config is checked as the
-    cluster it goes to reads it: a `*.paddle.json` file for PaddlePaddle Cloud, else in the dialect
-    of the cluster's kind. `name`, when given, is the job's name already chosen (a resumed submit)."""
+    cluster it goes to reads it: in its kind's job-file format and dialect (clusters/kinds.py).
+    `name`, when given, is the job's name already chosen (a resumed submit)."""
     shown = shown or str(config_path)
-    kind = "paddle" if is_paddle_file(config_path.name) else "pai"
-    if kind != backend.job_files:
-        wanted = "a *.paddle.json job file" if backend.job_files == "paddle" else "a *.pai.json job config"
-        raise InvalidInput(f"{shown}: {backend.profile.name} is a {backend.profile.kind} cluster and runs {wanted}")
+    kind = kind_of(backend.profile)
+    job_format = format_for(config_path.name)
+    if job_format.name != kind.job_format:
+        wanted = " or ".join(kind.job_files)
+        raise InvalidInput(f"{shown}: {backend.profile.name} is a {kind.name} cluster and runs {wanted} job files")
     try:
         text = read_config(config_path)
     except UnreadableConfig as exc:
         raise InvalidInput(f"{shown}: {exc}") from None
-    doc = parse(text)
-    checked = replace(settings, dialect=PADDLE if kind == "paddle" else dialect_of(backend.profile.kind))
-    errors = [d for d in diagnose(doc, checked) if d.severity == "error"]
+    doc = job_format.parse(text)
+    errors = [d for d in job_format.diagnose(doc, replace(settings, dialect=kind.dialect)) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
         more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
         raise InvalidInput(f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
-    base = config["name"] if kind == "paddle" else config["jobName"]
+    base = config[job_format.name_key]
     if name is not None:
         pass
     elif settings.generate_job_name:
@@ -68,8 +66,7 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     else:
         name = base
         if backend.job_exists(name):
-            raise NameTaken(f"a job named {name} already exists on {backend.profile.name}" +
-                            (" (or its pods are still terminating)" if kind == "paddle" else "") +
+            raise NameTaken(f"a job named {name} already exists on {backend.profile.name}{kind.name_wait}"
                             ": rename it or enable pai.job.generateJobName.enabled")
     code_dir = backend.place_job(config, name)
     if not settings.upload_enabled:

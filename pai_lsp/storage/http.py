@@ -1,23 +1,166 @@
-"""One request over httpx, its transport failures said once the same way for every server we talk to
-(an OpenPAI REST server, PaddlePaddle Cloud, PFS)."""
+"""The one place a failed HTTP call becomes one of our errors (`errors.py`), whichever client made
+it: httpx (the OpenPAI and PaddlePaddle Cloud REST APIs, PFS), requests under the `hdfs` package
+(WebHDFS browsing) or the standard library's `http.client` (`keepalive.py`: bulk writes, log reads).
+Each client keeps what it is good at; they all say a failure the same way:
+
+- no answer (`transport_error`): refused, no route or an unknown host, no answer in time, a TLS
+  handshake that failed, a connection that broke: `Unreachable`, naming which of these it was;
+- an answer of 400 or more (`answer_error`): 401 `AuthFailed`, 403 `PermissionDenied`, 404
+  `NotFound`, 5xx `ServerError`, any other 4xx `InvalidInput` (a caller may name its own class for a
+  status: OpenPAI's 409 is `NameTaken`), with one line of the answer's body;
+- a Hadoop `RemoteException` (WebHDFS) by the Java exception it names, whatever the status
+  (`remote_error`), said about the path it concerns.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import http.client
+import json
+import socket
+import ssl
+from collections.abc import Iterator, Mapping
+from http import HTTPStatus
 from typing import Any
 
 import httpx
 
-from ..errors import Unreachable
+from ..errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
+from .base import denied, missing
+
+UNROUTABLE = {errno.EHOSTUNREACH, errno.ENETUNREACH}
+STATUS: dict[int, type[PaiError]] = {401: AuthFailed, 403: PermissionDenied, 404: NotFound}
+
+# Hadoop's exception names (`RemoteException.exception`), by what they mean for the user.
+NOT_FOUND = {"FileNotFoundException"}
+DENIED = {"AccessControlException", "AuthorizationException"}
+REFUSED = {"SecurityException", "AuthenticationException"}  # the credentials, not the path
+MISTAKEN = {"FileAlreadyExistsException", "ParentNotDirectoryException", "PathIsNotEmptyDirectoryException",
+            "PathIsNotDirectoryException", "IllegalArgumentException", "HadoopIllegalArgumentException",
+            "InvalidPathException", "UnsupportedOperationException"}
+
+
+# -- no answer ------------------------------------------------------------------------------------
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and what it was raised from: each client wraps the socket's own error in its own."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+def transport_error(exc: BaseException, what: str) -> Unreachable:
+    """A call to `what` ("the cluster at https://…") that got no usable answer, said by its cause."""
+    chain = list(_chain(exc))
+    tls = next((e for e in chain if isinstance(e, ssl.SSLError)), None)
+    if tls is not None:
+        why = getattr(tls, "verify_message", None) or tls.reason or str(tls)
+        hint = " (is the address https:// where the server speaks plain http://?)" if tls.reason in (
+            "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "UNKNOWN_PROTOCOL") else ""
+        return Unreachable(f"TLS with {what} failed: {str(why).lower()}{hint}")
+    # requests' and urllib3's timeouts are not the builtin TimeoutError but are named so
+    if isinstance(exc, httpx.TimeoutException) or any(isinstance(e, TimeoutError) or "Timeout" in type(e).__name__
+                                                      for e in chain):
+        return Unreachable(f"{what} did not answer in time")
+    if any(isinstance(e, socket.gaierror) for e in chain):
+        return Unreachable(f"cannot reach {what}: its host name is not known")
+    if isinstance(exc, httpx.ConnectError) or any(
+            isinstance(e, ConnectionRefusedError) or isinstance(e, OSError) and e.errno in UNROUTABLE for e in chain):
+        return Unreachable(f"cannot reach {what}: connection refused or no route")
+    return Unreachable(f"cannot talk to {what}: the connection broke ({_one_line(str(exc)) or type(exc).__name__})")
+
+
+TRANSPORT = (httpx.HTTPError, OSError, http.client.HTTPException)  # requests' exceptions are OSErrors
+
+
+@contextlib.contextmanager
+def failures(what: str) -> Iterator[None]:
+    """Around a call of any of the three clients: its transport failures raised as `transport_error`."""
+    try:
+        yield
+    except PaiError:
+        raise
+    except TRANSPORT as exc:
+        raise transport_error(exc, what) from None
 
 
 def request(http: httpx.Client, method: str, path: str, *, what: str, **kwargs: Any) -> httpx.Response:
-    """`http.request`, with a refused connection, a timeout or a broken exchange raised as
-    `Unreachable` naming `what` ("the cluster at https://…") instead of httpx's own exception."""
-    try:
+    """`http.request`, its transport failures said as `transport_error` about `what`."""
+    with failures(what):
         return http.request(method, path, **kwargs)
-    except httpx.ConnectError:
-        raise Unreachable(f"cannot reach {what}: connection refused or no route") from None
-    except httpx.TimeoutException:
-        raise Unreachable(f"{what} did not answer in time") from None
-    except httpx.HTTPError as exc:
-        raise Unreachable(f"cannot talk to {what}: {exc}") from None
+
+
+# -- an answer that is a failure --------------------------------------------------------------------
+def _one_line(text: str, limit: int = 200) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0][:limit] if lines else ""
+
+
+def detail(status: int, body: bytes) -> tuple[str, str]:
+    """(one line saying what went wrong, the server's error code or "") from a failed answer's body:
+    its JSON `message` (OpenPAI), `detail` or `msg` (PaddlePaddle Cloud), `err` (PFS) or
+    RemoteException message (WebHDFS), else its first line, else the status's reason."""
+    try:
+        value = json.loads(body) if body else None
+    except (ValueError, UnicodeDecodeError):
+        value = None
+    if isinstance(value, dict):
+        remote = value.get("RemoteException")
+        if isinstance(remote, dict):
+            value = remote
+        code = value.get("code")
+        code = code if isinstance(code, str) else ""
+        message = next((value[k] for k in ("message", "detail", "msg", "err") if value.get(k)), None)
+        return _one_line(str(message or code or value)), code
+    if value is not None:
+        return _one_line(str(value)), ""
+    text = _one_line(body.decode("utf-8", "replace"))
+    try:
+        reason = HTTPStatus(status).phrase
+    except ValueError:
+        reason = ""
+    return text or reason or f"HTTP {status}", ""
+
+
+def answer_error(status: int, body: bytes, what: str, statuses: Mapping[int, type[PaiError]] | None = None) -> PaiError:
+    """What an answer of `status` >= 400 from `what` ("the cluster") means: its class by status,
+    the message `<what> answered <status> [<code>]: <detail>`."""
+    message, code = detail(status, body)
+    cls = (statuses or {}).get(status) or STATUS.get(status) or (ServerError if status >= 500 else InvalidInput)
+    if cls is AuthFailed:
+        return AuthFailed(f"{what} refused the credentials ({status}: {message})")
+    return cls(f"{what} answered {status}{f' {code}' if code else ''}: {message}")
+
+
+def remote_exception(body: bytes) -> tuple[str | None, str] | None:
+    """(Java exception's simple name, message) of a WebHDFS error answer; None when it is none."""
+    try:
+        remote = json.loads(body)["RemoteException"]
+        return remote.get("exception"), str(remote["message"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def remote_error(exception: str | None, message: str, path: str, storage: str = "HDFS") -> PaiError:
+    """A Hadoop RemoteException about `path` on `storage`, by the exception it names, not its wording."""
+    message = _one_line(message, 500)
+    if exception in NOT_FOUND:
+        return missing(path, storage)
+    if exception in DENIED:
+        return denied(path, storage, message)
+    if exception in REFUSED:
+        return AuthFailed(f"{storage} refused the credentials ({message})")
+    if exception in MISTAKEN:
+        return InvalidInput(f"{path}: {message}")
+    return ServerError(f"{path}: {message}")
+
+
+def storage_error(status: int, body: bytes, path: str, what: str, storage: str = "HDFS") -> PaiError:
+    """A failed WebHDFS answer about `path`: by its RemoteException when it has one (a namenode's,
+    HttpFS's), else by its status (a proxy's or a gateway's page)."""
+    remote = remote_exception(body)
+    if remote is not None and status != 401:
+        return remote_error(*remote, path, storage)
+    return answer_error(status, body, what)

@@ -40,6 +40,12 @@ class KeepAlive:
             conn = pool[(scheme, netloc)] = cls(netloc, timeout=self.timeout, blocksize=BLOCK)
         return conn
 
+    def close(self) -> None:
+        """Close this thread's connections (another thread's close when that thread ends)."""
+        for conn in getattr(self._local, "pool", {}).values():
+            conn.close()
+        self._local.pool = {}
+
     def _drop(self, scheme: str, netloc: str) -> None:
         conn = self._local.pool.pop((scheme, netloc), None)
         if conn is not None:

@@ -1,10 +1,12 @@
-"""PaddlePaddle Cloud's file server (PFS, paddlecloud-scm.md §A.14) with the storage interface the
-HDFS explorer and the code upload use (`webhdfs.Hdfs`'s methods), and the upload of a job package.
+"""PaddlePaddle Cloud's file server (PFS, paddlecloud-scm.md §A.14) as a `Storage`, and the upload of
+a job package.
 
 Files move chunk by chunk: before a chunk is sent its MD5 is compared with the server's
 (`GetChunkMeta`), so a re-upload sends only the chunks that changed and an interrupted upload resumes
 where it stopped. A manifest (as `upload.py` keeps one for HDFS) lets an unchanged file be skipped
-without asking for its chunks. `/pfs/<dc>/public/` is read-only; PFS cannot rename.
+without asking for its chunks. `/pfs/<dc>/public/` is read-only. PFS cannot rename (`Unsupported`),
+so a put cannot be renamed into place: see `Pfs.put`. The folders above the user's home, which PFS
+does not list, are shown as read-only folders, so a browser can start at `/`.
 """
 
 from __future__ import annotations
@@ -15,28 +17,32 @@ import os
 import posixpath
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
 from .. import multipart
-from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError
-from .http import request
+from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, ServerError, Unsupported
+from .base import Body, Sent, Stat, Storage, pieces
+from .http import answer_error, request
 from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint, read_manifest
 
 CHUNK = 4 * 1024 * 1024  # the paddlecloud client's own default; the server takes 4 KiB … 32 MiB
 TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
-class Pfs:
+class Pfs(Storage):
+    name = "PFS"
+    renames = False
+
     def __init__(self, url: str, user: str, datacenter: str, authorization: Callable[[], str], renew: Callable[[], None],
                  transport: httpx.BaseTransport | None = None, chunk: int = CHUNK, threads: int = 8):
         """`authorization`: the `Authorization` header value; `renew`: fetch a new token (after a 401)."""
         self.url = url.rstrip("/")
+        self.what = f"PFS at {self.url}"
         self.user, self.datacenter = user, datacenter
         self.root = f"/pfs/{datacenter}"
         self.home = f"{self.root}/home/{user}"
@@ -54,16 +60,14 @@ class Pfs:
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         for attempt in (1, 2):
             headers = dict(kwargs.pop("headers", {}) or {}, Authorization=self._authorization())
-            response = request(self.http, method, path, what=f"PFS at {self.url}", headers=headers, **kwargs)
+            response = request(self.http, method, path, what=self.what, headers=headers, **kwargs)
             if _unauthenticated(response) and attempt == 1:
                 self._renew()
                 kwargs["headers"] = {k: v for k, v in headers.items() if k != "Authorization"}
                 continue
             break
-        if response.status_code == 401:
-            raise AuthFailed(f"PFS at {self.url} refused the credentials")
         if response.status_code >= 400:
-            raise ServerError(f"PFS at {self.url} answered HTTP {response.status_code}")
+            raise answer_error(response.status_code, response.content, self.what)
         return response
 
     def _call(self, method: str, route: str, path: str, **kwargs: Any) -> Any:
@@ -72,10 +76,23 @@ class Pfs:
         try:
             body = response.json()
         except ValueError:
-            raise ServerError(f"PFS at {self.url} sent something that is not JSON") from None
+            raise ServerError(f"{self.what} sent something that is not JSON") from None
         if body.get("err"):
-            raise classify(str(body["err"]), path)
+            raise self.error(str(body["err"]), path)
         return body.get("results")
+
+    def error(self, err: str, path: str) -> PaiError:
+        """A PFS `err` string (Go's, see pfsmodules/status.go) as ours."""
+        if "no such file or directory" in err:
+            return self.missing(path)
+        if "unauthorized" in err or "public data supports only" in err or "permission denied" in err:
+            return self.denied(path, err)
+        if "get username error" in err:
+            return AuthFailed(f"PFS refused the credentials ({err})")
+        if err.startswith(("should be pfs path", "the path should be", "can't del directory", "already exist", "bad file size",
+                           "chunksize error", "directory already exist")):
+            return InvalidInput(f"{path}: {err}")
+        return ServerError(f"{path}: {err}")
 
     # -- paths -----------------------------------------------------------------------------
     def read_only(self, path: str) -> bool:
@@ -83,36 +100,33 @@ class Pfs:
 
     def _synthetic(self, path: str) -> list[str] | None:
         """The folders above the user's home, which PFS does not list: their children."""
-        return {self.root: ["home", "public"], f"{self.root}/home": [self.user], "/pfs": [self.datacenter]}.get(path.rstrip("/") or "/")
+        return {"/": ["pfs"], "/pfs": [self.datacenter], self.root: ["home", "public"],
+                f"{self.root}/home": [self.user]}.get(path.rstrip("/") or "/")
 
-    def _status(self, path: str, item: dict) -> dict:
-        read_only = self.read_only(path)
-        return {"type": "DIRECTORY" if item["IsDir"] else "FILE", "length": item["Size"],
-                "modificationTime": int(item["ModTime"]) // 1_000_000, "permission": "555" if read_only else "700",
-                "owner": "root" if read_only else self.user, "group": "", "pathSuffix": posixpath.basename(item["Path"]),
-                "accessTime": 0, "blockSize": self.chunk, "replication": 1}
+    def _stat(self, item: dict) -> Stat:
+        read_only = self.read_only(item["Path"])
+        return Stat(posixpath.basename(item["Path"]), bool(item["IsDir"]), item["Size"], int(item["ModTime"]) // 1_000_000,
+                    "555" if read_only else "700", "root" if read_only else self.user, "")
 
     def _writable(self, path: str) -> None:
         if self.read_only(path):
-            raise PermissionDenied(f"{path}: {self.public}/ is read-only public data")
+            raise self.denied(path, f"{self.public}/ is read-only public data")
 
-    # -- browsing (webhdfs.Hdfs's interface) -------------------------------------------------
-    def status(self, path: str) -> dict | None:
+    # -- browsing --------------------------------------------------------------------------
+    def status(self, path: str) -> Stat | None:
         if self._synthetic(path) is not None:
-            return {"type": "DIRECTORY", "length": 0, "modificationTime": 0, "permission": "555", "owner": "root", "group": "",
-                    "pathSuffix": posixpath.basename(path), "accessTime": 0, "blockSize": 0, "replication": 0}
+            return Stat(posixpath.basename(path.rstrip("/")), True, 0, 0, "555", "root", "")
         try:
-            return self._status(path, self._call("GET", "/files", path, params={"method": "stat", "path": path}))
+            return self._stat(self._call("GET", "/files", path, params={"method": "stat", "path": path}))
         except NotFound:
             return None
 
-    def list(self, path: str) -> list[dict]:
+    def list(self, path: str) -> list[Stat]:
         children = self._synthetic(path)
         if children is not None:
-            return [dict(self.status(posixpath.join(path, c)) or {}, name=c, pathSuffix=c) for c in children]
+            return [Stat(c, True, 0, 0, "555", "root", "") for c in children]
         items = self._call("GET", "/files", path, params={"method": "ls", "r": "false", "arg": path}) or []
-        return sorted(({**self._status(i["Path"], i), "name": posixpath.basename(i["Path"])} for i in items),
-                      key=lambda s: s["name"])
+        return sorted((self._stat(i) for i in items), key=lambda s: s.name)
 
     def walk_files(self, path: str) -> dict[str, int]:
         """Every file under `path` (relative posix path -> size), in one request."""
@@ -123,10 +137,6 @@ class Pfs:
         prefix = path.rstrip("/") + "/"
         return {i["Path"][len(prefix):]: i["Size"] for i in items if not i["IsDir"] and i["Path"].startswith(prefix)}
 
-    def content(self, path: str) -> dict:
-        files = self.walk_files(path)
-        return {"fileCount": len(files), "length": sum(files.values()), "directoryCount": 0}
-
     def mkdir(self, path: str, *more: str) -> None:
         for p in (path, *more):
             self._writable(p)
@@ -134,12 +144,11 @@ class Pfs:
 
     def delete(self, path: str, recursive: bool = False) -> bool:
         self._writable(path)
-        self._call("DELETE", "/files", path, json={"method": "rm", "r": recursive, "path": [path]})
-        return True
+        return bool(self._call("DELETE", "/files", path, json={"method": "rm", "r": recursive, "path": [path]}))
 
     def rename(self, src: str, dst: str) -> None:
-        raise InvalidInput("PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload "
-                           "them under the new name, then remove the old one")
+        raise Unsupported("PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload "
+                          "them under the new name, then remove the old one")
 
     # -- reading ---------------------------------------------------------------------------
     def read_chunk(self, path: str, offset: int, size: int) -> bytes:
@@ -150,30 +159,35 @@ class Pfs:
                 error = response.json().get("err")
             except ValueError:
                 error = None
-            raise classify(error or "no data", path)
+            raise self.error(error or "no data", path)
         try:
             parts = multipart.decode(response.content, kind)
         except ValueError:
             raise ServerError(f"{path}: PFS sent a chunk that cannot be read") from None
         return next((p.data for p in parts if p.name == "chunk"), b"")
 
-    def read(self, path: str, offset: int = 0, length: int | None = None) -> bytes:
+    def stream(self, path: str, offset: int = 0, length: int | None = None) -> Iterator[bytes]:
         status = self.status(path)
         if status is None:
-            raise NotFound(f"{path}: no such file or directory on PFS")
-        end = status["length"] if length is None else min(status["length"], offset + length)
-        out = bytearray()
-        while offset + len(out) < end:
-            piece = self.read_chunk(path, offset + len(out), min(self.chunk, end - offset - len(out)))
+            raise self.missing(path)
+        end = status.size if length is None else min(status.size, offset + length)
+        while offset < end:
+            piece = self.read_chunk(path, offset, min(self.chunk, end - offset))
             if not piece:
                 break
-            out += piece
-        return bytes(out)
+            yield piece
+            offset += len(piece)
 
     # -- writing ---------------------------------------------------------------------------
     def touch(self, path: str, size: int) -> None:
+        """A file of `size` bytes (sparse until written), in folders made when missing (as WebHDFS makes them)."""
         self._writable(path)
-        self._call("POST", "/files", path, json={"method": "touch", "path": path, "filesize": size})
+        body = {"method": "touch", "path": path, "filesize": size}
+        try:
+            self._call("POST", "/files", path, json=body)
+        except NotFound:
+            self.mkdir(posixpath.dirname(path))
+            self._call("POST", "/files", path, json=body)
 
     def chunk_md5(self, path: str, offset: int, size: int) -> str:
         meta = self._call("GET", "/chunks", path, params={"method": "GetChunkMeta", "path": path, "offset": offset,
@@ -196,11 +210,39 @@ class Pfs:
         self.write_chunk(path, offset, data)
         return True
 
-    def write(self, path: str, data: bytes, overwrite: bool = True) -> None:
-        """A whole file: sized first, then the chunks that differ."""
+    def write(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:
+        """A whole file: sized first, then sent chunk by chunk."""
         self.touch(path, len(data))
-        for offset in range(0, len(data), self.chunk):
-            self.send_chunk(path, offset, data[offset:offset + self.chunk])
+        self._fill(path, data, sent)
+
+    def _fill(self, path: str, data: bytes | Body, sent: Sent | None, compare: bool = False) -> None:
+        """The chunks of a file sized already (with `compare`, only those whose MD5 differs from the server's)."""
+        offset = 0
+        for piece in pieces(data, self.chunk):
+            self.send_chunk(path, offset, piece, compare)
+            offset += len(piece)
+            if sent is not None:
+                sent(offset)
+
+    def put(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:
+        """PFS can neither rename nor copy, so a file cannot be written under another name and moved
+        into place: it is written under its own name and removed again if the put fails. A failed put
+        leaves nothing there unless PFS cannot be reached to remove it either; then the error says
+        so. Over a file of the same size, only the chunks that differ are sent (a put again after a
+        change sends the change)."""
+        before = self.status(path)
+        self.touch(path, len(data))  # (what fails before this leaves nothing to remove)
+        try:
+            self._fill(path, data, sent, compare=before is not None and not before.is_dir and before.size == len(data))
+        except BaseException as exc:
+            try:
+                self.delete(path)
+            except PaiError as left:
+                if isinstance(exc, Exception):
+                    reason = exc.message if isinstance(exc, PaiError) else str(exc)
+                    raise Interrupted(f"{reason}; {path} holds part of the file and could not be removed ({left.message}): "
+                                      f"remove it with `pai hdfs rm {path}`, or put it again") from None
+            raise
 
 
 def _unauthenticated(response: httpx.Response) -> bool:
@@ -212,20 +254,6 @@ def _unauthenticated(response: httpx.Response) -> bool:
         except ValueError:
             return False
     return False
-
-
-def classify(err: str, path: str) -> PaiError:
-    """A PFS `err` string (Go's, see pfsmodules/status.go) as ours."""
-    if "no such file or directory" in err:
-        return NotFound(f"{path}: no such file or directory on PFS")
-    if "unauthorized" in err or "public data supports only" in err or "permission denied" in err:
-        return PermissionDenied(f"{path}: {err}")
-    if "get username error" in err:
-        return AuthFailed(f"PFS refused the credentials ({err})")
-    if err.startswith(("should be pfs path", "the path should be", "can't del directory", "already exist", "bad file size",
-                       "chunksize error", "directory already exist")):
-        return InvalidInput(f"{path}: {err}")
-    return ServerError(f"{path}: {err}")
 
 
 def upload(pfs: Pfs, files: list[Selected], remote: str, threads: int | None = None,
@@ -304,20 +332,3 @@ def unchanged_files(pfs: Pfs, files: list[Selected], remote: str) -> int:
     previous = read_manifest(pfs, remote) if MANIFEST in there else {}
     return sum(1 for f in files if (entry := previous.get(f.rel)) is not None and there.get(f.rel) == entry.get("size")
                and fingerprint(os.path.join(f.root, f.rel)) == entry)
-
-
-def download(pfs: Pfs, path: str, local: Path) -> None:
-    """One file to `local`, chunk by chunk into a partial file that a later download resumes."""
-    status = pfs.status(path)
-    if status is None:
-        raise NotFound(f"{path}: no such file or directory on PFS")
-    partial = local.with_name(local.name + ".pai-partial")
-    have = partial.stat().st_size if partial.exists() else 0
-    with open(partial, "ab") as f:
-        while have < status["length"]:
-            piece = pfs.read_chunk(path, have, min(pfs.chunk, status["length"] - have))
-            if not piece:
-                break
-            f.write(piece)
-            have += len(piece)
-    os.replace(partial, local)

@@ -16,10 +16,13 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ..errors import Interrupted, InvalidInput, NotFound, PaiError
-from .webhdfs import Body, Hdfs
+from .base import Body, Storage
+
+if TYPE_CHECKING:
+    from .webhdfs import Hdfs
 
 MANIFEST = ".pai-manifest.json"
 
@@ -199,7 +202,7 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     parent = parent or "/"
     staging_root = f"{parent.rstrip('/')}/{STAGING}"
     status = hdfs.status(remote)
-    if status is not None and status["type"] != "DIRECTORY":
+    if status is not None and not status.is_dir:
         raise InvalidInput(f"codeDir {remote} is a file on HDFS, not a folder")
     cleaned = _clean_stale(hdfs, staging_root, name)
     local = {f.rel: os.path.join(f.root, f.rel) for f in files}
@@ -249,7 +252,7 @@ def _send_tree(hdfs: Hdfs, local: dict[str, str], staging: str, threads: int, pr
     return len(manifest), done_bytes
 
 
-def send_file(hdfs: Hdfs, path: str, target: str) -> dict:
+def send_file(hdfs: Storage, path: str, target: str) -> dict:
     """One file, read once: sent (streamed when big) and fingerprinted on the way."""
     with open(path, "rb") as f:
         st = os.fstat(f.fileno())
@@ -267,22 +270,12 @@ def send_file(hdfs: Hdfs, path: str, target: str) -> dict:
 
 
 def _swap(hdfs: Hdfs, staging: str, remote: str, exists: bool) -> None:
-    """`staging` becomes `remote` by renames only (the old tree, if any, is moved aside first and
-    removed after); if the second rename fails the old tree is put back."""
+    """`staging` becomes `remote` by renames only (`Storage.replace`: the old tree, if any, is moved
+    aside first and removed after, put back if the new one cannot take its place)."""
     try:
         if not exists:
             hdfs.mkdir(remote.rsplit("/", 1)[0] or "/")
-            hdfs.rename(staging, remote)
-            return
-        old = f"{staging}.old"
-        hdfs.rename(remote, old)
-        try:
-            hdfs.rename(staging, remote)
-        except PaiError:
-            hdfs.rename(old, remote)
-            raise
-        with contextlib.suppress(PaiError):
-            hdfs.delete(old, recursive=True)
+        hdfs.replace(staging, remote)
     except PaiError as exc:
         with contextlib.suppress(PaiError, OSError):
             hdfs.delete(staging, recursive=True)
@@ -301,8 +294,8 @@ def _clean_stale(hdfs: Hdfs, staging_root: str, name: str) -> list[str]:
         active = set(_ACTIVE)
     cleaned = []
     for entry in entries:
-        path = f"{staging_root}/{entry['name']}"
-        if ours.fullmatch(entry["name"]) and path.removesuffix(".old") not in active:
+        path = f"{staging_root}/{entry.name}"
+        if ours.fullmatch(entry.name) and path.removesuffix(".old") not in active:
             with contextlib.suppress(NotFound):
                 hdfs.delete(path, recursive=True)
             cleaned.append(path)
@@ -386,7 +379,7 @@ def unchanged_files(hdfs: Hdfs, files: list[Selected], remote: str) -> int:
     send them again (none when the folder is not as that upload left it)."""
     remote = "/" + remote.strip("/")
     status = hdfs.status(remote)
-    if status is None or status["type"] != "DIRECTORY":
+    if status is None or not status.is_dir:
         return 0
     previous = read_manifest(hdfs, remote)
     if not _intact(hdfs, remote, previous):
@@ -394,13 +387,7 @@ def unchanged_files(hdfs: Hdfs, files: list[Selected], remote: str) -> int:
     return len(_unchanged({f.rel: os.path.join(f.root, f.rel) for f in files}, previous, threads=4))
 
 
-class Readable(Protocol):
-    """A storage a manifest is read from (`webhdfs.Hdfs`, `pfs.Pfs`)."""
-
-    def read(self, path: str) -> bytes: ...
-
-
-def read_manifest(hdfs: Readable, remote: str) -> dict:
+def read_manifest(hdfs: Storage, remote: str) -> dict:
     """The files the last upload to `remote` recorded ({} when it left no readable manifest)."""
     try:
         data = json.loads(hdfs.read(f"{remote}/{MANIFEST}"))
@@ -419,6 +406,6 @@ def _intact(hdfs: Hdfs, remote: str, previous: dict) -> bool:
     except PaiError:
         return False
     manifest_size = hdfs.status(f"{remote}/{MANIFEST}")
-    extra = manifest_size["length"] if manifest_size else 0
+    extra = manifest_size.size if manifest_size else 0
     return (summary["fileCount"] == len(previous) + 1
             and summary["length"] == sum(e.get("size", 0) for e in previous.values()) + extra)

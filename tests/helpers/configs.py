@@ -13,3 +13,15 @@ VALID = """{
   ]
 }
 """
+
+# A PaddlePaddle Cloud job file (`*.paddle.json`) with one mistake of each kind its checks find.
+PADDLE_JOB = """{
+  // PaddlePaddle Cloud job
+  "name": "Fit_A.Line",
+  "parallelism": 2,
+  "memory": "1GB",
+  "psmemory": "1Gi",
+  "registry": "mine",
+  "entry": "python train.py --id $PADDLE_INIT_TRAINER_ID",
+}
+"""

@@ -1,23 +1,25 @@
 """A cluster in memory behind the `Backend` interface, for the service layer and the daemon tested
 in-process: jobs whose state and logs advance one step each time they are looked at, and a file
-system with the WebHDFS client's methods."""
+system behind the `Storage` interface."""
 
 from __future__ import annotations
 
 import posixpath
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pai_lsp.clusters.openpai import OpenPai, hdfs_path, substitute
 from pai_lsp.clusters.profiles import Profile
 from pai_lsp.core.openpai import JobDetail, JobSummary, TaskStatus
 from pai_lsp.errors import NotFound
+from pai_lsp.storage.base import Stat, Storage
 from pai_lsp.storage.upload import upload
 
 
-class MemoryStorage:
-    """The methods of `storage.webhdfs.Hdfs` the service layer calls, over a dict of files."""
+class MemoryStorage(Storage):
+    """A `Storage` over a dict of files, for the service layer tested in-process."""
+
+    name = "HDFS"
 
     def __init__(self, user: str):
         self.user = user
@@ -30,45 +32,41 @@ class MemoryStorage:
             self.dirs.add(path)
             path = posixpath.dirname(path)
 
-    def status(self, path: str) -> dict | None:
+    def status(self, path: str) -> Stat | None:
         path = posixpath.normpath(path)
         if path in self.files:
-            return self._status("FILE", len(self.files[path]))
+            return self._status(path, False, len(self.files[path]))
         if path in self.dirs:
-            return self._status("DIRECTORY", 0)
+            return self._status(path, True, 0)
         return None
 
-    def _status(self, kind: str, length: int) -> dict:
-        return {"type": kind, "length": length, "modificationTime": int(time.time() * 1000), "permission": "755",
-                "owner": self.user, "group": "supergroup"}
+    def _status(self, path: str, is_dir: bool, length: int) -> Stat:
+        return Stat(posixpath.basename(path), is_dir, length, int(time.time() * 1000), "755", self.user, "supergroup")
 
-    def list(self, path: str) -> list[dict]:
+    def list(self, path: str) -> list[Stat]:
         path = posixpath.normpath(path)
         if self.status(path) is None:
-            raise NotFound(f"{path}: no such file or directory on HDFS")
+            raise self.missing(path)
         names = {p[len(path.rstrip("/")) + 1:].split("/")[0] for p in [*self.files, *self.dirs]
                  if p != path and p.startswith(path.rstrip("/") + "/")}
-        return [dict(self.status(posixpath.join(path, n)), name=n) for n in sorted(names)]
+        return [self.status(posixpath.join(path, n)) for n in sorted(names)]
 
     def mkdir(self, path: str) -> None:
         self._parents(posixpath.normpath(path))
 
-    def write(self, path: str, data, overwrite: bool = True) -> None:
-        """`data`: bytes, or a streamed `webhdfs.Body` (read, and so hashed, as the real client does)."""
+    def write(self, path: str, data, sent=None) -> None:
+        """`data`: bytes, or a streamed `Body` (read, and so hashed, as the real client does)."""
         path = posixpath.normpath(path)
         self._parents(posixpath.dirname(path))
         self.files[path] = data.read() if hasattr(data, "read") else bytes(data)
+        if sent is not None:
+            sent(len(self.files[path]))
 
-    def read_into(self, path: str, out) -> int:
-        data = self.read(path)
-        out.write(data)
-        return len(data)
-
-    def read(self, path: str, offset: int = 0, length: int | None = None) -> bytes:
+    def stream(self, path: str, offset: int = 0, length: int | None = None):
         data = self.files.get(posixpath.normpath(path))
         if data is None:
-            raise NotFound(f"{path}: no such file or directory on HDFS")
-        return data[offset:] if length is None else data[offset:offset + length]
+            raise self.missing(path)
+        yield data[offset:] if length is None else data[offset:offset + length]
 
     def delete(self, path: str, recursive: bool = False) -> bool:
         path = posixpath.normpath(path)
@@ -90,13 +88,8 @@ class MemoryStorage:
         inside = [p for p in self.files if p.startswith(posixpath.normpath(path) + "/")]
         return {"fileCount": len(inside), "length": sum(len(self.files[p]) for p in inside)}
 
-    def download(self, path: str, local: Path, overwrite: bool = False) -> None:
-        path = posixpath.normpath(path)
-        for p, data in self.files.items():
-            if p == path or p.startswith(path + "/"):
-                target = Path(local, p[len(path):].lstrip("/")) if p != path else Path(local)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
+    def close(self) -> None:
+        pass
 
 
 @dataclass
@@ -119,8 +112,6 @@ class MemoryBackend:
         self.log_bytes: dict[str, bytes] = {}
         self.stopped: list[str] = []
         self.logins = 0
-
-    job_files = "pai"
 
     def login(self) -> None:
         self.logins += 1

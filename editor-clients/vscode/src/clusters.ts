@@ -135,10 +135,10 @@ export function registerClusters(context: vscode.ExtensionContext, server: PaiSe
       if (!webhdfs) return;
       const user = await ask(vscode.l10n.t("Your user name on {0}", name), { value: userInfo().username, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t("A user name")) });
       if (!user) return;
-      const kind = await vscode.window.showQuickPick([
-        { label: "openpai", description: vscode.l10n.t("OpenPAI") },
-        { label: "scm", description: vscode.l10n.t("SCM (storageGB, tmp, extras.virtualGroup)") },
-      ], { placeHolder: vscode.l10n.t("Kind of cluster"), ignoreFocusOut: true });
+      // The kinds whose profile is what was asked for (a REST and a WebHDFS URL), as the server names them.
+      const kinds = (await server.kinds()).kinds.filter((k) => k.storage === "WebHDFS");
+      const kind = await vscode.window.showQuickPick(kinds.map((k) => ({ label: k.name, description: k.title })),
+        { placeHolder: vscode.l10n.t("Kind of cluster"), ignoreFocusOut: true });
       if (!kind) return;
       // A refused password asks again (nothing was added); Escape leaves everything as it was.
       let problem: string | undefined;

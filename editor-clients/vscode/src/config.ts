@@ -1,23 +1,56 @@
 // Pure helpers, kept apart from the `vscode` module so they can be tested with node alone.
 
-/** The language of `*.pai.json` files (the extension contributes it, so VS Code's own JSON
- * features do not check them a second time). */
+/** The language of job files (the extension contributes it, so VS Code's own JSON features do not
+ * check them a second time). */
 export const LANGUAGE = "pai-job";
 
-/** The documents the server checks: job configs on disk and unsaved ones, and the workspace's
+/** What the extension's package.json says of itself (the part read here). */
+export interface Manifest {
+  contributes: { languages: { id: string; filenamePatterns?: string[] }[] };
+}
+
+/**
+ * The file-name patterns of job files (`*.pai.json`, `*.paddle.json` …): those of the language the
+ * extension contributes, which VS Code itself needs in the manifest and a test holds equal to the
+ * server's registry of job-file formats (`pai.kinds`). Read from there, written nowhere else.
+ */
+export function jobFilePatterns(manifest: Manifest): string[] {
+  return manifest.contributes.languages.find((l) => l.id === LANGUAGE)?.filenamePatterns ?? [];
+}
+
+/** The documents the server checks: job files on disk and unsaved ones, and the workspace's
  * `.vscode/settings.json` (its `pai.job.*` keys; the server adds only diagnostics there, VS Code's
  * own JSON features stay). */
-export const documentSelector = [
-  { scheme: "file", language: LANGUAGE },
-  { scheme: "file", pattern: "**/*.pai.json" },
-  { scheme: "file", pattern: "**/*.paddle.json" },
-  { scheme: "file", pattern: "**/.vscode/settings.json" },
-  { scheme: "untitled", language: LANGUAGE },
-];
+export function documentSelector(patterns: string[]): { scheme: string; language?: string; pattern?: string }[] {
+  return [
+    { scheme: "file", language: LANGUAGE },
+    ...patterns.map((pattern) => ({ scheme: "file", pattern: `**/${pattern}` })),
+    { scheme: "file", pattern: "**/.vscode/settings.json" },
+    { scheme: "untitled", language: LANGUAGE },
+  ];
+}
 
-/** True for a `*.pai.json` (or PaddlePaddle Cloud `*.paddle.json`) path or URI. */
-export function isJobConfig(path: string): boolean {
-  return /\.(pai|paddle)\.json$/i.test(path);
+/** True for a path or URI whose file name matches one of `patterns` (`*` and `?` as in globs). */
+export function isJobFile(path: string, patterns: string[]): boolean {
+  const name = path.split(/[\\/]/).pop() ?? path;
+  return patterns.some((pattern) => globRegExp(pattern).test(name));
+}
+
+function globRegExp(pattern: string): RegExp {
+  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]");
+  return new RegExp(`^${body}$`, "i");
+}
+
+/** What the server knows (`pai.kinds`): the job-file formats and the cluster kinds. */
+export interface Catalogue {
+  jobFiles: { format: string; title: string; patterns: string[]; syntax: string }[];
+  kinds: { name: string; title: string; jobFormat: string; jobFiles: string[]; storage: string; storageRequired: boolean; local: string | null }[];
+}
+
+/** The name of a job file of `job` on a cluster of kind `kind` ("mnist_1a2b.pai.json"). */
+export function jobFileName(catalogue: Catalogue, kind: string, job: string): string {
+  const pattern = catalogue.kinds.find((k) => k.name === kind)?.jobFiles[0] ?? "*.json";
+  return pattern.replace("*", job);
 }
 
 /** The configured server command with blank parts dropped; undefined when nothing usable is set. */

@@ -2,7 +2,6 @@
 // The extension's own commands are `pai-lsp.*`; the server's (`pai.*`) are registered by the language client.
 import * as vscode from "vscode";
 import { ClustersView, registerClusters } from "./clusters";
-import { isJobConfig } from "./config";
 import { HdfsView, registerHdfs } from "./hdfs";
 import { JobsView, registerJobCommands } from "./jobs";
 import { LogBook } from "./logs";
@@ -52,7 +51,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // start is said once, not for every file opened.
   let told = false;
   const startFor = (doc: vscode.TextDocument) => {
-    if (doc.uri.scheme === "file" && isJobConfig(doc.uri.fsPath)) {
+    if (doc.uri.scheme === "file" && server.isJobFile(doc.uri.fsPath)) {
       server.client().catch((err) => {
         if (!told) void vscode.window.showErrorMessage(err instanceof Error ? err.message : String(err));
         told = true;

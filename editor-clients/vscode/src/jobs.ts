@@ -1,7 +1,7 @@
 // The Jobs view: the user's jobs per cluster, newest first, paged; kept current by the status the
 // server pushes (`pai/jobStatus`), plus the actions on a job and the status-bar item.
 import * as vscode from "vscode";
-import { FINAL_STATES, duration } from "./config";
+import { FINAL_STATES, duration, jobFileName } from "./config";
 import { withTransferProgress } from "./hdfs";
 import { LogBook } from "./logs";
 import { PaiServer, guarded } from "./server";
@@ -38,11 +38,6 @@ export class ClusterNode {
   total = 0;
   loaded = false;
   constructor(readonly name: string, readonly isDefault: boolean, readonly local: boolean, readonly clusterKind: string) {}
-
-  /** How a job file of this cluster is named: PaddlePaddle Cloud's are `*.paddle.json`. */
-  get configSuffix(): string {
-    return this.clusterKind === "paddlecloud" ? ".paddle.json" : ".pai.json";
-  }
 }
 
 export class JobNode {
@@ -337,7 +332,9 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
       void vscode.window.showInformationMessage(vscode.l10n.t("Copied: {0}", picked.command));
     }),
     command("pai-lsp.job.openConfig", async (node) => {
-      const uri = vscode.Uri.from({ scheme: "pai-job", path: `/${node.cluster.name}/${node.job.name}${node.cluster.configSuffix}` });
+      // Named as a job file of the cluster's kind (`<job>.paddle.json` …), so VS Code shows it as one.
+      const file = jobFileName(await server.kinds(), node.cluster.clusterKind, node.job.name);
+      const uri = vscode.Uri.from({ scheme: "pai-job", path: `/${node.cluster.name}/${node.job.name}/${file}` });
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
     }),
     command("pai-lsp.job.openPortal", async (node) => {
@@ -348,9 +345,8 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
     // A job's config as the cluster has it, read-only.
     vscode.workspace.registerTextDocumentContentProvider("pai-job", {
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-        const [, cluster, file] = uri.path.split("/");
-        const answer = await server.call<{ config: unknown; text?: string }>("pai.job.config",
-          { job: file.replace(/\.(pai|paddle)\.json$/, ""), cluster });
+        const [, cluster, job] = uri.path.split("/");
+        const answer = await server.call<{ config: unknown; text?: string }>("pai.job.config", { job, cluster });
         return answer.text ?? JSON.stringify(answer.config, null, 2) + "\n"; // text: in the cluster's key order
       },
     }),

@@ -56,7 +56,7 @@ export function registerPreview(context: vscode.ExtensionContext, server: PaiSer
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, documents),
     vscode.commands.registerCommand("pai-lsp.previewUpload", (target?: vscode.Uri | string) =>
       guarded(async () => {
-        const config = await jobConfigTarget(target, vscode.l10n.t("Open a job config (*.pai.json, or *.paddle.json for PaddlePaddle Cloud) to preview its upload."));
+        const config = await jobConfigTarget(server, target, (patterns) => vscode.l10n.t("Open a job file ({0}) to preview its upload.", patterns));
         if (!config) return undefined;
         const uri = previewUri(config);
         await refresh(uri); // a failure is one error message, and no document

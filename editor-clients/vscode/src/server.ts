@@ -5,7 +5,7 @@ import {
   CancellationToken, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, NotificationType, ServerOptions, State,
   WorkDoneProgress, WorkDoneProgressCancelNotification,
 } from "vscode-languageclient/node";
-import { clientCommandFor, configuredServerCommand, documentSelector } from "./config";
+import { Catalogue, clientCommandFor, configuredServerCommand, documentSelector, isJobFile, jobFilePatterns, Manifest } from "./config";
 import { findServer } from "./install";
 
 /** A command's `{ok: false}` answer: `message` is one line for the user. */
@@ -22,8 +22,27 @@ export class PaiServer implements vscode.Disposable {
   private readonly handlers = new Map<string, Handler[]>();
   private readonly restartListeners: (() => void)[] = [];
   private tokens = 0;
+  private catalogue: Promise<Catalogue> | undefined;
+  /** The file-name patterns of job files (config.ts `jobFilePatterns`). */
+  readonly jobFiles: string[];
 
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.jobFiles = jobFilePatterns(context.extension.packageJSON as Manifest);
+  }
+
+  /** True for a job file the server reads (by its name). */
+  isJobFile(path: string): boolean {
+    return isJobFile(path, this.jobFiles);
+  }
+
+  /** What the server knows of job files and cluster kinds (`pai.kinds`), asked once per server. */
+  kinds(): Promise<Catalogue> {
+    this.catalogue ??= this.call<Catalogue>("pai.kinds").catch((err) => {
+      this.catalogue = undefined;
+      throw err;
+    });
+    return this.catalogue;
+  }
 
   /** The running client; starts (and if needed installs) the server on first use. */
   client(): Promise<LanguageClient> {
@@ -79,7 +98,7 @@ export class PaiServer implements vscode.Disposable {
     const [command, ...args] = configured ?? (await findServer(this.context));
     const serverOptions: ServerOptions = { command, args };
     const clientOptions: LanguageClientOptions = {
-      documentSelector,
+      documentSelector: documentSelector(this.jobFiles),
       synchronize: { configurationSection: "pai" },
       initializationOptions: { pai: vscode.workspace.getConfiguration("pai"), client: { showsMessages: true } },
       middleware: {
@@ -100,7 +119,10 @@ export class PaiServer implements vscode.Disposable {
     }
     let started = false;
     client.onDidChangeState((change) => {
-      if (change.newState === State.Running && started) this.restartListeners.forEach((l) => l());
+      if (change.newState === State.Running && started) {
+        this.catalogue = undefined; // another server may know other kinds
+        this.restartListeners.forEach((l) => l());
+      }
     });
     await client.start();
     started = true;

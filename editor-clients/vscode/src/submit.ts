@@ -1,7 +1,6 @@
 // Submit / Run Locally: a progress notification (upload files and bytes, then "submitted NAME"),
 // cancellable while the upload runs; a failure is one error notification naming the cause.
 import * as vscode from "vscode";
-import { isJobConfig } from "./config";
 import { CommandError, PaiServer } from "./server";
 
 export interface Submitted {
@@ -11,14 +10,15 @@ export interface Submitted {
 }
 
 /**
- * The job config a command acts on (the file right-clicked, a code lens's URI, else the active
+ * The job file a command acts on (the file right-clicked, a code lens's URI, else the active
  * editor's), saved if it has unsaved changes (the daemon reads the file on disk); undefined, with
- * `notConfig` shown as an error, when that is no job config.
+ * `notConfig(patterns)` shown as an error, when that is no job file.
  */
-export async function jobConfigTarget(target: vscode.Uri | string | undefined, notConfig: string): Promise<vscode.Uri | undefined> {
+export async function jobConfigTarget(server: PaiServer, target: vscode.Uri | string | undefined,
+  notConfig: (patterns: string) => string): Promise<vscode.Uri | undefined> {
   const uri = typeof target === "string" ? vscode.Uri.parse(target) : (target ?? vscode.window.activeTextEditor?.document.uri);
-  if (!uri || !isJobConfig(uri.path)) {
-    void vscode.window.showErrorMessage(notConfig);
+  if (!uri || !server.isJobFile(uri.path)) {
+    void vscode.window.showErrorMessage(notConfig(server.jobFiles.join(", ")));
     return undefined;
   }
   const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
@@ -27,7 +27,7 @@ export async function jobConfigTarget(target: vscode.Uri | string | undefined, n
 }
 
 export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, local: boolean): Promise<Submitted | undefined> {
-  const uri = await jobConfigTarget(target, vscode.l10n.t("Open a job config (*.pai.json, or *.paddle.json for PaddlePaddle Cloud) to submit it."));
+  const uri = await jobConfigTarget(server, target, (patterns) => vscode.l10n.t("Open a job file ({0}) to submit it.", patterns));
   if (!uri) return undefined;
   const name = uri.path.split("/").pop() ?? uri.path;
   const title = local ? vscode.l10n.t("Running {0} locally", name) : vscode.l10n.t("Submitting {0}", name);

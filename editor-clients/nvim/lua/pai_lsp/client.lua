@@ -1,6 +1,7 @@
--- The one pai-lsp client of this Neovim: started on demand (also with no *.pai.json buffer open, for
+-- The one pai-lsp client of this Neovim: started on demand (also with no job file open, for
 -- :PaiJobs or :PaiHdfs), calls the server's commands (docs/protocol.md) and hands its notifications
--- to whoever listens. Works with Neovim 0.7 (vim.lsp.start_client) and newer (vim.lsp.start).
+-- to whoever listens. Which files are job files, and which kinds of cluster there are, it asks the
+-- server program (`pai-lsp --kinds`) once. Works with Neovim 0.7 (vim.lsp.start_client) and newer (vim.lsp.start).
 local M = {}
 
 M.config = {
@@ -74,12 +75,95 @@ local function restart_wanted()
   return false
 end
 
---- A job config the server reads: *.pai.json, or a PaddlePaddle Cloud *.paddle.json.
-function M.is_job_file(path)
-  return path:match("%.pai%.json$") ~= nil or path:match("%.paddle%.json$") ~= nil
+-- What the server program says it knows (`pai-lsp --kinds`, the same as the `pai.kinds` command):
+-- {jobFiles = {{format, patterns}...}, kinds = {{name, title, storage, jobFiles}...}}. Asked once, in
+-- the background from setup(); whoever needs it first waits for the answer.
+local catalogue = nil
+local catalogue_job = nil
+local on_catalogue = {} -- functions(catalogue) run once it has come
+
+local function catalogue_came(found)
+  catalogue = found
+  local waiting_for_it = on_catalogue
+  on_catalogue = {}
+  for _, fn in ipairs(waiting_for_it) do
+    fn(found)
+  end
 end
 
--- A restarted server knows no buffers: attach the *.pai.json ones again.
+--- Start asking the server program what it knows (nothing happens when it was asked already).
+function M.load_catalogue()
+  if catalogue or catalogue_job then
+    return
+  end
+  local cmd = vim.deepcopy(M.config.cmd)
+  table.insert(cmd, "--kinds")
+  local lines = {}
+  local job = vim.fn.jobstart(cmd, {
+    stdout_buffered = true,
+    on_stdout = function(_, data)
+      lines = data
+    end,
+    on_exit = function(_, code)
+      catalogue_job = nil
+      local ok, found = pcall(vim.fn.json_decode, table.concat(lines, "\n"))
+      if code == 0 and ok and type(found) == "table" and type(found.jobFiles) == "table" then
+        catalogue_came(found)
+      else
+        vim.notify("pai: " .. t("%s does not say which files are job files (exit %s)", table.concat(cmd, " "), code),
+          vim.log.levels.ERROR)
+        catalogue_came({ jobFiles = {}, kinds = {} })
+      end
+    end,
+  })
+  if job <= 0 then
+    vim.notify("pai: " .. t("could not start %s", table.concat(M.config.cmd, " ")), vim.log.levels.ERROR)
+    catalogue_came({ jobFiles = {}, kinds = {} })
+  else
+    catalogue_job = job
+  end
+end
+
+--- What the server program knows, waiting for its answer if it has not come yet.
+function M.catalogue()
+  M.load_catalogue()
+  if not catalogue and catalogue_job then
+    vim.fn.jobwait({ catalogue_job }, 30000)
+  end
+  return catalogue or { jobFiles = {}, kinds = {} }
+end
+
+--- Run `fn(catalogue)` once the server program has said what it knows (at once if it has).
+function M.with_catalogue(fn)
+  if catalogue then
+    fn(catalogue)
+  else
+    table.insert(on_catalogue, fn)
+    M.load_catalogue()
+  end
+end
+
+--- The file-name patterns of job files (`*.pai.json`, `*.paddle.json` …), as the server says them.
+function M.job_file_patterns(found)
+  local patterns = {}
+  for _, format in ipairs((found or M.catalogue()).jobFiles) do
+    vim.list_extend(patterns, format.patterns)
+  end
+  return patterns
+end
+
+--- A job file the server reads (by its name).
+function M.is_job_file(path)
+  local name = vim.fn.fnamemodify(path, ":t")
+  for _, pattern in ipairs(M.job_file_patterns()) do
+    if vim.fn.match(name, "\\C" .. vim.fn.glob2regpat(pattern)) >= 0 then
+      return true
+    end
+  end
+  return false
+end
+
+-- A restarted server knows no buffers: attach the job files again.
 local function attach_configs(id)
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(buf) and M.is_job_file(vim.api.nvim_buf_get_name(buf)) then

@@ -74,6 +74,18 @@ local function ask(questions, answers, done)
   end)
 end
 
+-- The kinds of cluster whose profile is what `a` asks for (a REST and a WebHDFS URL), as the server
+-- names them (its `pai.kinds`): openpai, scm …
+local function kinds_asked_for()
+  local names = {}
+  for _, kind in ipairs(client.catalogue().kinds) do
+    if kind.storage == "WebHDFS" then
+      table.insert(names, kind.name)
+    end
+  end
+  return names
+end
+
 --- a: add a profile (or replace one of the same name).
 function M.add(buf)
   ask({
@@ -82,7 +94,7 @@ function M.add(buf)
     { "webhdfs", t("WebHDFS URL: "), "http://" },
     { "user", t("User name: "), vim.env.USER or "" },
   }, {}, function(a)
-    vim.ui.select({ "openpai", "scm" }, { prompt = t("Cluster kind:") }, function(kind)
+    vim.ui.select(kinds_asked_for(), { prompt = t("Cluster kind:") }, function(kind)
       if not kind then
         return
       end

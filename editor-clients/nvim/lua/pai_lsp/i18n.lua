@@ -21,10 +21,10 @@ end
 local ZH = {
   -- submit, logs, notifications
   [", %d file(s) uploaded, %d unchanged"] = "，上传 %d 个文件，%d 个未变",
-  ["open a *.pai.json job config to submit it"] = "请先打开要提交的 *.pai.json 作业配置",
+  ["open a job file (%s) to submit it"] = "请先打开要提交的作业文件（%s）",
   ["job %s submitted to %s%s"] = "作业 %s 已提交到 %s%s",
   ["no upload to cancel"] = "没有可取消的上传",
-  ["open a *.pai.json job config to preview its upload"] = "请先打开要预览上传的 *.pai.json 作业配置",
+  ["open a job file (%s) to preview its upload"] = "请先打开要预览上传的作业文件（%s）",
   ["preview again (the files as they are now)"] = "重新预览（按文件当前的状态）",
   ["job %s %s"] = "作业 %s %s",
   ["could not follow the log"] = "无法跟踪日志",
@@ -32,6 +32,7 @@ local ZH = {
   ["the language server stopped (exit %s, signal %s); starting it again"] = "语言服务器已退出（退出码 %s，信号 %s），正在重新启动",
   ["the language server stopped (exit %s); the next command starts it again"] = "语言服务器已退出（退出码 %s），下一个命令会重新启动它",
   ["could not start %s"] = "无法启动 %s",
+  ["%s does not say which files are job files (exit %s)"] = "%s 没有说明哪些文件是作业文件（退出码 %s）",
   -- shared keys
   ["close this window"] = "关闭此窗口",
   ["this help"] = "本帮助",

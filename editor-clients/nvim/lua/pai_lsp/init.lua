@@ -1,4 +1,4 @@
--- pai-lsp for Neovim (0.7 or newer): the language server for *.pai.json buffers, and jobs, logs,
+-- pai-lsp for Neovim (0.7 or newer): the language server for job-file buffers, and jobs, logs,
 -- HDFS and cluster profiles in buffers. A thin client: every operation is a server command
 -- (docs/protocol.md); this plugin only shows what the server answers and pushes. See :help pai-lsp.
 local client = require("pai_lsp.client")
@@ -18,13 +18,26 @@ function M.setup(opts)
     client.config[key] = value
   end
   local group = vim.api.nvim_create_augroup("pai_lsp", { clear = true })
-  vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
-    group = group,
-    pattern = { "*.pai.json", "*.paddle.json" }, -- PaddlePaddle Cloud job files too (the server tells them apart)
-    callback = function(args)
-      M.attach(args.buf)
-    end,
-  })
+  -- The job files are the ones the server says (every format's patterns: *.pai.json, *.paddle.json …);
+  -- buffers opened before it has said so are attached when it has.
+  client.with_catalogue(function(catalogue)
+    local patterns = client.job_file_patterns(catalogue)
+    if #patterns == 0 then
+      return
+    end
+    vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile" }, {
+      group = group,
+      pattern = patterns,
+      callback = function(args)
+        M.attach(args.buf)
+      end,
+    })
+    for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(buf) and client.is_job_file(vim.api.nvim_buf_get_name(buf)) then
+        M.attach(buf)
+      end
+    end
+  end)
 end
 
 --- Start the server for a job-config buffer (once per Neovim) and attach it.

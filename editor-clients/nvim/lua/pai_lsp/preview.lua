@@ -22,7 +22,7 @@ end
 --- Preview the upload of the config in `bufnr` (0: the current buffer) to `cluster` (nil: the
 --- default one).
 function M.open(bufnr, cluster)
-  local path, uri = submit.config(bufnr, t("open a *.pai.json job config to preview its upload"))
+  local path, uri = submit.config(bufnr, t("open a job file (%s) to preview its upload", submit.job_files()))
   if path then
     local name = "pai://preview/" .. vim.fn.fnamemodify(path, ":.")
     previews[name] = { uri = uri, cluster = cluster }

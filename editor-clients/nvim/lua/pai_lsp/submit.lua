@@ -57,6 +57,11 @@ local function upload_summary(upload)
   return t(", %d file(s) uploaded, %d unchanged", upload.sent_files or 0, upload.unchanged_files or 0)
 end
 
+--- The job files there are, as messages name them ("*.pai.json, *.paddle.json").
+function M.job_files()
+  return table.concat(client.job_file_patterns(), ", ")
+end
+
 --- Submit the config in `bufnr` to `cluster` (nil: the default one); `local_run` uses the embedded
 --- local cluster.
 --- The job config in `bufnr` (0: the current buffer) as a command needs it: written if it has
@@ -77,7 +82,7 @@ function M.config(bufnr, not_config)
 end
 
 function M.submit(bufnr, cluster, local_run)
-  local path, uri = M.config(bufnr, t("open a *.pai.json job config to submit it"))
+  local path, uri = M.config(bufnr, t("open a job file (%s) to submit it", M.job_files()))
   if not path then
     return
   end

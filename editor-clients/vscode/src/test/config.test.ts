@@ -2,7 +2,10 @@ import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, duration, isJobConfig, LineJoiner, TaskLog } from "../config";
+import {
+  Catalogue, configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, duration, isJobFile, jobFileName, jobFilePatterns,
+  LANGUAGE, LineJoiner, TaskLog,
+} from "../config";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
 
@@ -21,27 +24,32 @@ test("no contributed command uses the server's pai.* namespace (vscode-languagec
   assert.equal(clientCommandFor("pai.hdfs.ls"), undefined);
 });
 
-test("only job configs (*.pai.json, PaddlePaddle Cloud *.paddle.json) and .vscode/settings.json on disk are served", () => {
-  assert.deepEqual(documentSelector.map((s) => s.pattern).filter(Boolean), ["**/*.pai.json", "**/*.paddle.json", "**/.vscode/settings.json"]);
-  assert.deepEqual(manifest.contributes.languages[0].filenamePatterns, ["*.pai.json", "*.paddle.json"]);
+test("only job files (the patterns of the contributed language) and .vscode/settings.json on disk are served", () => {
+  // The patterns themselves are the server's (tests/test_vscode_manifest.py holds them equal to its registry).
+  const patterns = jobFilePatterns(manifest);
+  assert.deepEqual(patterns, ["*.pai.json", "*.paddle.json"]);
+  assert.deepEqual(documentSelector(patterns).map((s) => s.pattern).filter(Boolean),
+    ["**/*.pai.json", "**/*.paddle.json", "**/.vscode/settings.json"]);
   assert.ok(manifest.activationEvents.includes("onLanguage:pai-job"));
-  assert.ok(isJobConfig("/w/mnist.pai.json") && isJobConfig("/w/train.paddle.json"));
-  assert.ok(!isJobConfig("/w/package.json"));
+  assert.ok(isJobFile("/w/mnist.pai.json", patterns) && isJobFile("C:\\w\\train.paddle.json", patterns) && isJobFile("/w/A.PAI.JSON", patterns));
+  for (const name of ["/w/package.json", "/w/x.pai.json.bak", "/w/pai.json", "/w/xpai.json"]) assert.ok(!isJobFile(name, patterns), name);
 });
 
-test("Submit, Run Job Locally and Preview Upload are offered on exactly the files the server serves", () => {
+test("Submit, Run Job Locally and Preview Upload are offered on the files of the job-file language", () => {
   const menus = manifest.contributes.menus;
-  const entries = [...menus["explorer/context"], ...menus["editor/context"], ...menus["editor/title"]]
-    .filter((entry) => !entry.when.startsWith("resourceScheme == pai-preview")); // the preview's own Refresh
-  assert.ok(entries.length >= 5);
-  for (const entry of entries) {
-    const regex = /resourceFilename =~ \/(.*)\/$/.exec(entry.when)?.[1];
-    assert.ok(regex, entry.when);
-    const matches = new RegExp(regex);
-    for (const name of ["mnist.pai.json", "train.paddle.json", "package.json", "x.pai.json.bak"]) {
-      assert.equal(matches.test(name), isJobConfig(name), `${entry.command} on ${name}: ${entry.when}`);
-    }
-  }
+  const entries = [...menus["explorer/context"], ...menus["editor/context"], ...menus["editor/title"], ...menus.commandPalette]
+    .filter((entry) => entry.command.startsWith("pai-lsp.submitJob") || entry.command.startsWith("pai-lsp.runLocally")
+      || entry.command === "pai-lsp.previewUpload");
+  assert.ok(entries.length >= 8);
+  for (const entry of entries) assert.equal(entry.when, `resourceLangId == ${LANGUAGE} && resourceScheme != untitled`, entry.command);
+});
+
+test("a job's config is shown under the name of a job file of its cluster's kind", () => {
+  const catalogue: Catalogue = {
+    jobFiles: [],
+    kinds: [{ name: "paddlecloud", title: "", jobFormat: "paddle", jobFiles: ["*.paddle.json"], storage: "PFS", storageRequired: false, local: null }],
+  };
+  assert.equal(jobFileName(catalogue, "paddlecloud", "fit-a-line-1a2b3c4d"), "fit-a-line-1a2b3c4d.paddle.json");
 });
 
 test("every %key% of the manifest has an English and a Chinese text", () => {

@@ -1,7 +1,9 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import { findPython, Host, onPath, pythonCandidates, venvLayout } from "../python";
-import { isJobConfig } from "../config";
+import { isJobFile } from "../config";
+
+const PATTERNS = ["*.pai.json", "*.paddle.json"];
 
 /** A fake machine: these files exist; running one of `answers` prints its answer (others fail). */
 function machine(platform: NodeJS.Platform, env: Host["env"], files: string[], answers: Record<string, string>): Host & { ran: string[][] } {
@@ -83,7 +85,7 @@ test("Linux and macOS: python3 first, PATH split on ':'", async () => {
 test("job configs are recognised in Windows paths and in file:///c%3A/… URIs", () => {
   for (const name of ["C:\\Users\\me\\ws\\mnist.pai.json", "c:\\ws\\sub\\TRAIN.PADDLE.JSON", "\\\\server\\share\\ws\\a.pai.json",
     "file:///c%3A/Users/me/ws/mnist.pai.json"]) {
-    assert.ok(isJobConfig(name), name);
+    assert.ok(isJobFile(name, PATTERNS), name);
   }
-  assert.ok(!isJobConfig("C:\\Users\\me\\ws\\package.json"));
+  assert.ok(!isJobFile("C:\\Users\\me\\ws\\package.json", PATTERNS));
 });

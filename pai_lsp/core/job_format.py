@@ -1,0 +1,88 @@
+"""What a job-file format is: the one interface every caller of the core goes through.
+
+A format recognises its files (name patterns, and for files whose name says nothing, their content),
+parses them into the shared node tree (`jsonc.Node`: types, values and exact offsets; the document
+also writes text of its own syntax for quick fixes), names its schema and the dialects it is checked
+in, and answers diagnostics, completion, hover, outline and formatting. The language server,
+`pai check` and submit pick a format in `formats.py` and ask it; none of them switches on file
+names or dialects.
+
+The defaults here serve a JSON format checked by a JSON Schema; a format overrides what differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fnmatch import fnmatchcase
+from typing import ClassVar
+
+from . import completion, hover, jsonc, outline
+from .jsonc import Document
+from .model import Completion, Diagnostic, Hover, Settings
+from .outline import Symbol
+
+
+class JobFormat:
+    name: ClassVar[str]  # "pai-v1", "paddle": how the cluster-kind registry and clients name it
+    title: ClassVar[tuple[str, str]]  # (English, 简体中文), as messages name its files
+    patterns: ClassVar[tuple[str, ...]]  # file names it is recognised by ("*.pai.json"), the first the usual one
+    syntax: ClassVar[str] = "json"  # the text's syntax: "json" (JSON with comments) or "yaml"
+    dialects: ClassVar[tuple[str, ...]]  # what `Settings.dialect` may be for its files; the first is the default
+    name_key: ClassVar[str]  # the key holding the job's name (code lenses sit on it; submit names the job by it)
+    code_dir: ClassVar[bool] = False  # its files name the upload folder in `codeDir` (the editor shows what goes there)
+
+    # -- recognising files -------------------------------------------------------------
+    def matches(self, file_name: str) -> bool:
+        """A file of this format by its name alone (`file_name`: a name or a path)."""
+        base = file_name.replace("\\", "/").rsplit("/", 1)[-1]
+        return any(fnmatchcase(base, pattern) for pattern in self.patterns)
+
+    def sniff(self, text: str) -> bool:
+        """A file of this format by its content, for files whose name no format claims (a YAML
+        file with `protocolVersion: 2` at its top level, say). Cheap: it runs on every such file."""
+        return False
+
+    def file_name(self, job: str) -> str:
+        """The usual name of a job file of this format for the job `job`."""
+        return self.patterns[0].replace("*", job, 1)
+
+    # -- checking ----------------------------------------------------------------------
+    def dialect(self, settings: Settings) -> str:
+        """The dialect a file is checked in: the workspace's (or cluster's) if this format has it."""
+        return settings.dialect if settings.dialect in self.dialects else self.dialects[0]
+
+    def checked(self, settings: Settings) -> Settings:
+        """`settings` with the dialect this format checks its files in."""
+        dialect = self.dialect(settings)
+        return settings if dialect == settings.dialect else replace(settings, dialect=dialect)
+
+    def schema(self, dialect: str) -> dict:
+        """The JSON Schema of its files in `dialect`."""
+        raise NotImplementedError
+
+    def parse(self, text: str) -> Document:
+        """The document: a root node (or None), syntax errors, comments, and the writer of its syntax."""
+        return jsonc.parse(text)
+
+    def diagnose(self, doc: Document, settings: Settings) -> list[Diagnostic]:
+        """Every finding (syntax, schema, the checks no schema can say), sorted by position."""
+        raise NotImplementedError
+
+    # -- editing -----------------------------------------------------------------------
+    def complete(self, doc: Document, offset: int, settings: Settings) -> list[Completion]:
+        settings = self.checked(settings)
+        return completion.complete(doc, offset, settings, self.schema(settings.dialect))
+
+    def hover(self, doc: Document, offset: int, settings: Settings) -> Hover | None:
+        settings = self.checked(settings)
+        return hover.hover(doc, offset, settings, self.schema(settings.dialect))
+
+    def symbols(self, doc: Document) -> list[Symbol]:
+        return outline.symbols(doc)
+
+    def folding_ranges(self, doc: Document) -> list[tuple[int, int, str]]:
+        return outline.folding_ranges(doc)
+
+    def format_text(self, doc: Document, indent: str = "  ") -> str | None:
+        """The whole text formatted, or None when it cannot be without losing what the user typed."""
+        return outline.format_text(doc, indent)

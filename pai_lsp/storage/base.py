@@ -1,0 +1,218 @@
+"""The one storage interface: what the HDFS explorer (`service/hdfs.py`), the code upload and the
+job commands ask of a cluster's file system, whatever its kind. WebHDFS (`webhdfs.Hdfs`) and
+PaddlePaddle Cloud's file server (`pfs.Pfs`) implement it; both fail with the same `errors.py`
+classes (a missing path is `NotFound`, a refused one `PermissionDenied`, an operation the platform
+does not have `Unsupported`), their messages naming the storage (`name`).
+
+An abstract class, not a protocol: a storage that misses a method fails when it is made, not when a
+user first reaches the method (as PFS once did with `read_into`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import posixpath
+import secrets
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import BinaryIO, ClassVar
+
+from ..errors import InvalidInput, NotFound, PaiError, PermissionDenied
+
+CHUNK = 1 << 20  # bytes per read of a streamed file: memory stays bounded whatever its size
+PARTIAL = "._COPYING_"  # what a file is called while it is written (Hadoop's `hdfs dfs -put` says it so)
+
+Sent = Callable[[int], None]  # bytes of one file sent so far
+
+
+@dataclass(frozen=True, slots=True)
+class Stat:
+    """One entry of a storage: what `ls` shows of it."""
+
+    name: str  # the last part of its path ("" for the root)
+    is_dir: bool
+    size: int  # bytes (0 for a folder)
+    modified: int  # milliseconds since the epoch
+    permission: str  # octal, as `hdfs dfs -ls` reads it ("755")
+    owner: str
+    group: str
+
+
+class Storage(ABC):
+    """A cluster's file system. Paths are absolute posix paths; `home` is where relative ones start."""
+
+    name: ClassVar[str]  # the storage's name in messages: "HDFS", "PFS"
+    renames: ClassVar[bool] = True  # whether it can rename (PFS cannot: `rename` refuses with Unsupported)
+    home: str
+
+    # -- browsing --------------------------------------------------------------------------------
+    @abstractmethod
+    def status(self, path: str) -> Stat | None:
+        """The entry at `path`, or None when nothing is there (any other failure is an error)."""
+
+    @abstractmethod
+    def list(self, path: str) -> list[Stat]:
+        """The entries of a folder, by name. `NotFound` when there is no such folder."""
+
+    @abstractmethod
+    def mkdir(self, path: str) -> None:
+        """A folder and the folders above it (as `mkdir -p`)."""
+
+    @abstractmethod
+    def delete(self, path: str, recursive: bool = False) -> bool:
+        """Remove a file (a folder with everything in it when `recursive`); whether anything was there."""
+
+    @abstractmethod
+    def rename(self, src: str, dst: str) -> None:
+        """Move `src` to `dst`; `Unsupported` where the platform cannot."""
+
+    # -- reading ---------------------------------------------------------------------------------
+    @abstractmethod
+    def stream(self, path: str, offset: int = 0, length: int | None = None) -> Iterator[bytes]:
+        """The bytes of a file from `offset` on (at most `length`), in pieces of bounded size."""
+
+    def read(self, path: str, offset: int = 0, length: int | None = None) -> bytes:
+        return b"".join(self.stream(path, offset, length))
+
+    # -- writing ---------------------------------------------------------------------------------
+    @abstractmethod
+    def write(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:
+        """A whole file at `path` (replacing one there), written under that very name as it
+        arrives: a failure can leave part of it there. Users' files go through `put`."""
+
+    def put(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:
+        """A whole file at `path`, or nothing: it is written under a temporary name beside it and
+        renamed into place once whole (`commit`); a failure removes the temporary file."""
+        temp = partial(path)
+        try:
+            self.write(temp, data, sent)
+            self.commit(temp, path)
+        except BaseException as exc:
+            with contextlib.suppress(PaiError, OSError):
+                self.delete(temp)
+            if isinstance(exc, PaiError):
+                raise said_of(exc, temp, path) from None
+            raise
+
+    def commit(self, temp: str, path: str) -> None:
+        """A file written whole under `temp` takes the place of `path` (a storage may do it in one step)."""
+        self.replace(temp, path)
+
+    def replace(self, src: str, dst: str) -> None:
+        """`src` becomes `dst` by renames only: whatever was at `dst` is moved aside first and
+        removed after, and put back if `src` cannot take its place. `dst` never holds a part of `src`."""
+        if self.status(dst) is None:
+            self.rename(src, dst)
+            return
+        aside = f"{src}.old"
+        self.rename(dst, aside)
+        try:
+            self.rename(src, dst)
+        except PaiError:
+            self.rename(aside, dst)
+            raise
+        with contextlib.suppress(PaiError):
+            self.delete(aside, recursive=True)
+
+    @abstractmethod
+    def close(self) -> None:
+        """Let go of the connections it keeps."""
+
+    # -- errors, said the same way by every storage ---------------------------------------------
+    def missing(self, path: str) -> NotFound:
+        return missing(path, self.name)
+
+    def denied(self, path: str, why: str) -> PermissionDenied:
+        return denied(path, self.name, why)
+
+
+def missing(path: str, storage: str) -> NotFound:
+    return NotFound(f"{path}: no such file or directory on {storage}")
+
+
+def denied(path: str, storage: str, why: str) -> PermissionDenied:
+    return PermissionDenied(f"{path}: permission denied on {storage} ({why})")
+
+
+def partial(path: str) -> str:
+    """The temporary name beside `path` that a file (or folder) is written under until it is whole."""
+    folder, name = posixpath.split(path)
+    return posixpath.join(folder, f"{name}.{secrets.token_hex(4)}{PARTIAL}")
+
+
+def said_of(exc: PaiError, temp: str, path: str) -> PaiError:
+    """`exc` said of the `path` the user named rather than the temporary name it was written under."""
+    return type(exc)(exc.message.replace(temp, path)) if temp in exc.message else exc
+
+
+class Body:
+    """A local file sent as a request body in `CHUNK`-sized reads, hashed on the way (so a file is
+    read once to be both sent and fingerprinted) and counted (`on_sent`, for progress). The hashing
+    runs in a thread of its own beside the sending (both release the GIL), so it costs no time on a
+    big file. Sent again from its start when a kept-alive connection has to be reopened; use it as a
+    context manager."""
+
+    AHEAD = 4  # pieces that may wait for the hasher
+
+    def __init__(self, file: BinaryIO, size: int, digest: str | None = "sha256"):
+        """`digest` None: sent without hashing."""
+        self.file, self.size, self.digest = file, size, digest
+        self.hash = hashlib.new(digest) if digest else None
+        self.sent = 0
+        self.on_sent: Sent | None = None  # told the bytes read so far, by a storage that streams the body as it reads it
+        self._hasher = ThreadPoolExecutor(1, thread_name_prefix="pai-hash")
+        self._pending: deque[Future] = deque()
+
+    def __enter__(self) -> Body:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._hasher.shutdown(wait=True, cancel_futures=True)
+
+    def _settle(self, keep: int = 0) -> None:
+        while len(self._pending) > keep:
+            self._pending.popleft().result()
+
+    def rewind(self) -> None:
+        self._settle()
+        self.file.seek(0)
+        self.hash, self.sent = hashlib.new(self.digest) if self.digest else None, 0
+
+    def read(self, n: int = -1) -> bytes:
+        left = self.size - self.sent
+        name = getattr(self.file, "name", "a file")
+        try:
+            chunk = self.file.read(left if n < 0 else min(n, left)) if left > 0 else b""
+        except OSError as exc:  # the local disk, not the network: said as such
+            raise InvalidInput(f"cannot read {name}: {exc.strerror or exc}") from None
+        if left > 0 and not chunk:
+            raise InvalidInput(f"{name} got shorter while it was uploaded: upload again")
+        if chunk and self.hash is not None:
+            self._pending.append(self._hasher.submit(self.hash.update, chunk))
+            self._settle(self.AHEAD)
+        self.sent += len(chunk)
+        if chunk and self.on_sent is not None:
+            self.on_sent(self.sent)
+        return chunk
+
+    def hexdigest(self) -> str:
+        """The hash of what was sent (once the hasher has caught up)."""
+        self._settle()
+        return self.hash.hexdigest() if self.hash is not None else ""
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def pieces(data: bytes | Body, size: int) -> Iterator[bytes]:
+    """`data` in pieces of `size` bytes (the last one shorter), read from a `Body` as they are needed."""
+    if isinstance(data, bytes):
+        for offset in range(0, len(data), size):
+            yield data[offset:offset + size]
+        return
+    while piece := data.read(size):
+        yield piece

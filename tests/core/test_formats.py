@@ -1,0 +1,81 @@
+"""The registry of job-file formats: which format a file is, what each format is made of, and the text
+its documents write for quick fixes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pai_lsp.core import formats, paddle, v1
+from pai_lsp.core.job_format import JobFormat
+from pai_lsp.core.jsonc import parse
+from pai_lsp.core.model import Settings
+
+from ..helpers.configs import PADDLE_JOB, VALID
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("mnist.pai.json", "pai-v1"), ("/w/train/mnist.pai.json", "pai-v1"), ("file:///w/a%20b/mnist.pai.json", "pai-v1"),
+    ("C:\\w\\mnist.pai.json", "pai-v1"), ("fit.paddle.json", "paddle"), ("file:///w/fit.paddle.json", "paddle"),
+    ("package.json", None), ("x.pai.json.bak", None), (".vscode/settings.json", None), ("pai.json", None),
+])
+def test_a_file_is_recognised_by_its_name(name, expected):
+    found = formats.recognise(name)
+    assert (found.name if found else None) == expected
+    assert formats.format_for(name) is (found or formats.DEFAULT)
+
+
+def test_a_file_no_format_claims_is_read_as_the_default_one():
+    assert formats.format_for("Untitled-1") is v1.FORMAT is formats.DEFAULT
+    assert formats.recognise("notes.json", '{"jobName": "x"}') is None  # no format claims JSON by content
+
+
+def test_every_format_is_complete_and_named_once():
+    names = [f.name for f in formats.FORMATS]
+    assert len(set(names)) == len(names) and formats.BY_NAME == {f.name: f for f in formats.FORMATS}
+    patterns = formats.patterns()
+    assert len(set(patterns)) == len(patterns) == sum(len(f.patterns) for f in formats.FORMATS)
+    for f in formats.FORMATS:
+        assert isinstance(f, JobFormat) and f.patterns and f.dialects and f.name_key and all(f.title)
+        assert f.syntax in ("json", "yaml")
+        for dialect in f.dialects:
+            assert f.schema(dialect)["type"] == "object"
+        assert f.matches(f.file_name("demo")) and f.file_name("demo").startswith("demo.")
+
+
+def test_each_format_checks_in_its_own_dialects():
+    assert v1.FORMAT.dialect(Settings(dialect="scm")) == "scm"
+    assert v1.FORMAT.dialect(Settings(dialect="paddle")) == "openpai"  # never another format's
+    assert paddle.FORMAT.dialect(Settings(dialect="scm")) == paddle.DIALECT
+    assert "storageGB" in json.dumps(v1.FORMAT.schema("scm")) and "storageGB" not in json.dumps(v1.FORMAT.schema("openpai"))
+    assert set(paddle.FORMAT.schema(paddle.DIALECT)["properties"]) >= {"name", "parallelism", "entry"}
+
+
+@pytest.mark.parametrize(("text", "name"), [(VALID, "job.pai.json"), (PADDLE_JOB, "fit.paddle.json")])
+def test_every_format_answers_every_feature_within_the_text(text, name):
+    job_format = formats.format_for(name)
+    doc = job_format.parse(text)
+    assert doc.text == text and doc.root is not None and doc.root.type == "object"
+    for d in job_format.diagnose(doc, Settings()):
+        assert 0 <= d.start <= d.end <= len(text) and d.message
+    for offset in range(0, len(text), 7):
+        for item in job_format.complete(doc, offset, Settings()):
+            assert 0 <= item.start <= item.end <= len(text)
+        found = job_format.hover(doc, offset, Settings())
+        assert found is None or 0 <= found.start <= found.end <= len(text)
+    assert job_format.symbols(doc) and job_format.folding_ranges(doc)
+    formatted = job_format.format_text(doc, "  ")
+    assert formatted is not None and job_format.parse(formatted).root.value == doc.root.value
+
+
+def test_a_json_document_writes_json_for_fixes():
+    doc = parse('{\n    "a": 1\n}')
+    assert doc.literal("名字 \"x\"") == '"名字 \\"x\\""' and doc.literal([{"a": None}]) == '[{"a": null}]'
+    assert doc.key_text("jobName") == '"jobName"'
+    edit = doc.insert_member(doc.root, "b", True)
+    assert (edit.start, edit.text) == (1, '\n    "b": true,')
+    inline = parse('{"a": 1}')
+    assert inline.insert_member(inline.root, "b", "x").text == '"b": "x", '
+    empty = parse("{}")
+    assert (empty.insert_member(empty.root, "b", 2).start, empty.insert_member(empty.root, "b", 2).text) == (1, '"b": 2')

@@ -1,0 +1,57 @@
+"""A TCP proxy to a local server that cuts connections once they carried a given number of bytes
+upstream: the network failing half-way through an upload, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+
+class CuttingProxy:
+    """Cuts every connection once `budget` bytes went upstream in all (`per_connection` False: the
+    server is gone for good), or each connection that carried `budget` bytes itself (True: one
+    transfer breaks, the next connection works)."""
+
+    def __init__(self, port: int, budget: int, per_connection: bool = False):
+        self.port, self.budget, self.per_connection = port, budget, per_connection
+        self.sent = 0
+        self.cuts = 0
+        self.lock = threading.Lock()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.port))
+            carried = [0]
+            threading.Thread(target=self._pipe, args=(client, upstream, carried), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, None), daemon=True).start()
+
+    def _pipe(self, src: socket.socket, dst: socket.socket, carried: list[int] | None) -> None:
+        try:
+            while data := src.recv(65536):
+                if carried is not None:
+                    with self.lock:
+                        self.sent += len(data)
+                        carried[0] += len(data)
+                        over = (carried[0] if self.per_connection else self.sent) > self.budget
+                        self.cuts += over
+                    if over:
+                        break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def close(self) -> None:
+        self.server.close()
