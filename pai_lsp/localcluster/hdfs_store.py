@@ -543,6 +543,9 @@ class HdfsStore:
         inode = self._existing(path)
         dirs, files, length, consumed = 0, 0, 0, 0
         if inode.is_dir:
+            with self._db_lock:  # one query for the tree's replication factors, not one per file
+                replication = dict(self._db.execute(
+                    f"SELECT path, replication FROM inodes WHERE {SUBTREE} AND replication IS NOT NULL", _subtree(path)))
             stack = [(path, inode.local)]
             while stack:
                 folder, local = stack.pop()
@@ -558,16 +561,12 @@ class HdfsStore:
                             files += 1
                             size = entry.stat(follow_symlinks=False).st_size
                             length += size
-                            consumed += size * self._replication(child)
+                            consumed += size * replication.get(child, DEFAULT_REPLICATION)
         else:
             files, length = 1, inode.st.st_size
             consumed = length * inode.replication
         return {"ContentSummary": {"directoryCount": dirs, "fileCount": files, "length": length, "quota": -1,
                                    "spaceConsumed": consumed, "spaceQuota": -1, "typeQuota": {}}}
-
-    def _replication(self, path: str) -> int:
-        row = self._row(path)
-        return (row[3] if row else None) or DEFAULT_REPLICATION
 
     def checksum(self, user: str, path: str) -> dict:
         """MD5-of-0MD5-of-512CRC32C in Hadoop's shape; the digest is an MD5 of per-512-byte MD5s
