@@ -211,6 +211,11 @@ class HdfsStore:
             tmp.mkdir(mode=0o700)
             self._put("/tmp", owner=superuser, grp=SUPERGROUP, perm=0o1777)
 
+    def close(self) -> None:
+        """Let go of the metadata database (the store is not used after)."""
+        with self._db_lock:
+            self._db.close()
+
     # -- paths -----------------------------------------------------------------------
     @staticmethod
     def normalize(path: str) -> str:
