@@ -627,11 +627,9 @@ class HdfsStore:
         _, group, _, _, _, parent_acl, _ = self._row(_parent(path)) or NO_ROW  # its ACL's defaults are what is inherited
         acl = acls.inherit(Acl(mode, _acl_entries(parent_acl)), mode, is_dir)
         entries = json.dumps([str(e) for e in acl.entries]) if acl.entries else None
-        group = group or SUPERGROUP
-        with self._transaction() as db:  # what an earlier inode of that name left goes with it
-            db.execute(f"DELETE FROM inodes WHERE {SUBTREE}", _subtree(path))
-            db.execute("INSERT INTO inodes (path, owner, grp, perm, replication, acl) VALUES (?, ?, ?, ?, ?, ?)",
-                       (path, user, group, acl.mode, None if is_dir else replication, entries))
+        with self._db_lock:  # one statement, one commit: a new inode has nothing below it (a delete or a rename took that)
+            self._db.execute("INSERT OR REPLACE INTO inodes (path, owner, grp, perm, replication, acl) VALUES (?, ?, ?, ?, ?, ?)",
+                             (path, user, group or SUPERGROUP, acl.mode, None if is_dir else replication, entries))
 
     @contextmanager
     def writer(self, user: str, path: str, overwrite: bool, permission: int | None, append: bool = False,
@@ -729,6 +727,8 @@ class HdfsStore:
             return True
         self._ensure_parent(path + "/x") if local.exists() else self._ensure_parent(path)
         if local.exists():
+            if local.is_dir():
+                return True  # made meanwhile by another call
             raise HdfsException("FileAlreadyExistsException", f"Path is not a directory: {path}")
         self.check(user, path, ancestor=WRITE)
         missing = []
@@ -742,9 +742,9 @@ class HdfsStore:
                 self._admit(_parent(made))
                 try:
                     folder.mkdir(mode=0o700)
-                    self._children.add(_parent(made), 1)
                 except FileExistsError:
-                    pass  # made at the same moment by another call
+                    continue  # made at the same moment by another call, which records it
+                self._children.add(_parent(made), 1)
             # Folders created on the way get the mode too, with u+wx so the next one can be made (as HDFS).
             self._new_inode(made, user, permission if folder == local else permission | 0o300, True)
         self._touch_parent(self._hdfs(missing[-1]) if missing else path)

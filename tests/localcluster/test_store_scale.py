@@ -157,3 +157,22 @@ def test_children_counts_stay_exact_through_every_change(store):
             local = store.local(checked)
             if local.is_dir():
                 assert store.status(ME, checked)["childrenNum"] == len(os.listdir(local)), (step, checked)
+
+
+def test_creates_and_mkdirs_at_once_in_new_folders_all_succeed(store):
+    """WebHDFS serves calls from several threads: two making the same new folder at once both succeed
+    (the second finds it made), and the folder is recorded once, with exact counts."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def work(i: int) -> None:
+        if i % 3 == 0:
+            assert store.mkdirs(ME, f"/c/d{i % 7}/sub")
+        else:
+            with store.writer(ME, f"/c/d{i % 7}/f{i}", False, None) as f:
+                f.write(b"x")
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(work, range(400)))
+    for d in range(7):
+        assert store.status(ME, f"/c/d{d}")["childrenNum"] == len(os.listdir(store.local(f"/c/d{d}")))
+    assert store.status(ME, "/c")["childrenNum"] == 7
