@@ -671,16 +671,15 @@ class HdfsStore:
             if append:
                 os.replace(temp, local)
             else:
-                self._place(temp, local, path)
+                self._place(temp, local, path, user, 0o644 if permission is None else permission, replication)
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
-        if not append:
-            self._new_inode(path, user, 0o644 if permission is None else permission, False, replication)
 
-    def _place(self, temp: Path, local: Path, path: str) -> None:
-        """A finished file into its place, counted in its folder (checked once more: another create may
-        have filled the folder while this one's content arrived)."""
+    def _place(self, temp: Path, local: Path, path: str, user: str, mode: int, replication: int | None) -> None:
+        """A finished file into its place with its metadata row, as one step for every other call (no
+        one sees the file without its owner and mode), counted in its folder (checked once more:
+        another create may have filled the folder while this one's content arrived)."""
         folder = _parent(path)
         with self._db_lock:
             new = not os.path.lexists(local)
@@ -689,6 +688,7 @@ class HdfsStore:
             os.replace(temp, local)
             if new:
                 self._children.add(folder, 1)
+            self._new_inode(path, user, mode, False, replication)
 
     # In-place writes, for PaddlePaddle Cloud's PFS (chunks written at offsets into a file first sized by
     # `touch`): a file shared with a snapshot (a hard link) is copied first, so the snapshot never changes.
@@ -738,15 +738,15 @@ class HdfsStore:
             probe = probe.parent
         for folder in reversed(missing):
             made = self._hdfs(folder)
-            with self._db_lock:
+            with self._db_lock:  # the folder and its row at once: no call sees it without its owner and mode
                 self._admit(_parent(made))
                 try:
                     folder.mkdir(mode=0o700)
                 except FileExistsError:
                     continue  # made at the same moment by another call, which records it
                 self._children.add(_parent(made), 1)
-            # Folders created on the way get the mode too, with u+wx so the next one can be made (as HDFS).
-            self._new_inode(made, user, permission if folder == local else permission | 0o300, True)
+                # Folders created on the way get the mode too, with u+wx so the next one can be made (as HDFS).
+                self._new_inode(made, user, permission if folder == local else permission | 0o300, True)
         self._touch_parent(self._hdfs(missing[-1]) if missing else path)
         return True
 

@@ -161,18 +161,23 @@ def test_children_counts_stay_exact_through_every_change(store):
 
 def test_creates_and_mkdirs_at_once_in_new_folders_all_succeed(store):
     """WebHDFS serves calls from several threads: two making the same new folder at once both succeed
-    (the second finds it made), and the folder is recorded once, with exact counts."""
+    (the second finds it made), a folder is never seen before its owner and mode are recorded (alice
+    could not write into it), and the counts stay exact."""
     from concurrent.futures import ThreadPoolExecutor
+
+    store.ensure_home("alice")
 
     def work(i: int) -> None:
         if i % 3 == 0:
-            assert store.mkdirs(ME, f"/c/d{i % 7}/sub")
+            assert store.mkdirs("alice", f"/user/alice/c/d{i % 7}/sub")
         else:
-            with store.writer(ME, f"/c/d{i % 7}/f{i}", False, None) as f:
+            with store.writer("alice", f"/user/alice/c/d{i % 7}/e{i % 2}/f{i}", False, None) as f:
                 f.write(b"x")
 
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(work, range(400)))
+        list(pool.map(work, range(600)))
     for d in range(7):
-        assert store.status(ME, f"/c/d{d}")["childrenNum"] == len(os.listdir(store.local(f"/c/d{d}")))
-    assert store.status(ME, "/c")["childrenNum"] == 7
+        folder = f"/user/alice/c/d{d}"
+        assert store.status(ME, folder)["childrenNum"] == len(os.listdir(store.local(folder))) == 3
+        assert store.status(ME, folder)["owner"] == "alice"
+    assert store.status(ME, "/user/alice/c")["childrenNum"] == 7
