@@ -33,6 +33,11 @@ sys.path.insert(0, str(ROOT))
 from tests.helpers.localcluster import Cluster, start_cluster, stop_cluster  # noqa: E402
 
 USER = getpass.getuser()  # who `pai` is on the local cluster: the OS user (and so its superuser)
+# The pai-lsp whose cluster and uploader run (`PAI_BENCH_CODE`: another checkout, e.g. `git worktree add
+# --detach /tmp/base main`, to measure the code before a change the same way): its folder leads PYTHONPATH
+# for every process started here.
+CODE = Path(os.environ.get("PAI_BENCH_CODE") or ROOT)
+os.environ["PYTHONPATH"] = str(CODE)
 QUIET_LOAD = float(os.environ.get("PAI_BENCH_QUIET_LOAD", "2.5"))
 QUIET_WAIT = float(os.environ.get("PAI_BENCH_QUIET_WAIT", "120"))
 
@@ -100,8 +105,7 @@ def measured(command: list[str], env: dict[str, str], cluster: Cluster) -> Run:
 
 
 def ours(cluster: Cluster, folder: Path, remote: str) -> Run:
-    return measured([sys.executable, "-c", OURS, cluster.hdfs_url, USER, str(folder), remote],
-                    dict(os.environ, PYTHONPATH=str(ROOT)), cluster)
+    return measured([sys.executable, "-c", OURS, cluster.hdfs_url, USER, str(folder), remote], dict(os.environ), cluster)
 
 
 def hdfscli(cluster: Cluster, folder: Path, remote: str) -> Run:
