@@ -42,13 +42,14 @@ def test_the_language_server_does_not_load_the_job_stack_at_start():
 
 def test_pai_lsp_starts_the_server_before_loading_the_job_commands():
     """`initialize` is answered by fast_start from a snapshot; nothing heavier may load before it
-    (the CLI's job commands pulled in the daemon protocol and asyncio: +0.13 s per editor start)."""
+    (the CLI's job commands pulled in the daemon protocol and asyncio: +0.13 s per editor start); the
+    stdio framing (standard library only) is part of it."""
     import subprocess
     import sys
 
     code = ("import sys; import pai_lsp.server.fast_start as f; "
             "f.serve_stdio = lambda: print(sorted(m for m in sys.modules if m.startswith(('pai_lsp.', 'jsonschema', 'asyncio', 'pygls')) "
-            "and m not in ('pai_lsp.cli', 'pai_lsp.server', 'pai_lsp.server.fast_start', 'pai_lsp.__main__'))); "
+            "and m not in ('pai_lsp.cli', 'pai_lsp.server', 'pai_lsp.server.fast_start', 'pai_lsp.server.framing', 'pai_lsp.__main__'))); "
             "from pai_lsp.cli import main; main(['lsp'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

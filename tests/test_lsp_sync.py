@@ -181,3 +181,35 @@ async def test_random_edits_keep_the_servers_copy_equal_to_the_editors(encoded, 
     # A position past the end of a line means the line's end.
     far = types.TextEdit(types.Range(types.Position(0, 10_000), types.Position(0, 10_000)), "x")
     assert published(await editor.send([far])) == editor.expected()
+
+
+def edit_units(text: str, line: int, start: int, end: int, new: str) -> str:
+    """The editor's edit, in UTF-16 code units as its own string holds them (a character may be cut
+    between its two halves)."""
+    lines = text.split("\n")
+    units = lines[line].encode("utf-16-le", "surrogatepass")
+    lines[line] = (units[: 2 * start] + new.encode("utf-16-le", "surrogatepass") + units[2 * end :]).decode("utf-16-le", "surrogatepass")
+    return "\n".join(lines)
+
+
+async def test_an_emoji_typed_in_halves_or_cut_in_two_checks_as_a_fresh_open_of_the_text(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    await editor.open('{\n  "jobName": "ab",\n  "image": "img\U0001F600x",\n  "taskRoles": [{"name": "w", "command": "c"}]\n}\n')
+    steps = [
+        (1, 15, 15, "\ud83d"),  # an emoji typed between a and b: its high half first,
+        (1, 16, 16, "\ude00"),  # then its low half
+        (2, 16, 17, ""),  # the low half of the image's emoji deleted,
+        (2, 16, 16, "\ude01"),  # another one typed in its place
+        (2, 16, 16, "z"),  # a letter typed between the two halves
+        (2, 16, 17, ""),  # and deleted again
+    ]
+    for n, (line, start, end, new) in enumerate(steps):
+        editor.text = edit_units(editor.text, line, start, end, new)
+        editor.version += 1
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(editor.version, editor.uri),
+            [types.TextDocumentContentChangePartial(range=types.Range(types.Position(line, start), types.Position(line, end)), text=new)]))
+        after = published(await editor.diagnostics())
+        fresh = published(await Editor(client, tmp_path / f"fresh{n}.pai.json").open(editor.text))
+        assert after == fresh, (n, editor.text)
+    assert "jobName\": \"a\U0001F600b\"" in editor.text and "img\U0001F601x" in editor.text

@@ -63,6 +63,16 @@ def workspace(tmp_path: Path, settings: dict, files: dict[str, int]) -> tuple[Pa
     return ws, (ws / "mnist.pai.json").read_text()
 
 
+async def counted_hover(client: LanguageClient, doc: Editor, anchor: str, offset: int) -> str:
+    """The hover once the server's first count of the workspace is done: a hover waits a second for
+    it and then says "Counting…" (its worker process may take longer to start on a busy machine)."""
+    for _ in range(60):
+        hover = await client.text_document_hover_async(types.HoverParams(doc.doc(), doc.position(anchor, offset)))
+        if "Counting the workspace files" not in hover.contents.value:
+            return hover.contents.value
+    raise AssertionError("the workspace was never counted")
+
+
 def upload_warnings(client: LanguageClient, uri: str) -> dict[str, types.Diagnostic]:
     return {d.code: d for d in client.diagnostics.get(uri, []) if str(d.code).startswith("upload.")}
 
@@ -74,8 +84,7 @@ async def test_hover_on_code_dir_says_what_would_be_uploaded(editor, tmp_path):
     doc = Editor(editor, ws / "mnist.pai.json")
     diagnostics = await doc.open(text)
     assert [d for d in diagnostics if d.severity == types.DiagnosticSeverity.Error] == []
-    hover = await editor.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('"codeDir"', 2)))
-    value = hover.contents.value
+    value = await counted_hover(editor, doc, '"codeDir"', 2)
     assert "**codeDir**" in value  # the field's own doc first
     files = [p for p in ws.rglob("*") if p.is_file() and not {".venv", "node_modules"} & set(p.relative_to(ws).parts)]
     total = sum(p.stat().st_size for p in files)
@@ -127,8 +136,7 @@ async def test_warning_follows_files_in_a_workspace_of_many_folders(editor, tmp_
         (ws / "pkg" / f"m{i % 90}" / f"p{i}").mkdir(parents=True)
     doc = Editor(editor, ws / "mnist.pai.json")
     await doc.open(text)
-    hover = await editor.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('"codeDir"', 2)))
-    assert "**Upload**: 1 file, " in hover.contents.value
+    assert "**Upload**: 1 file, " in await counted_hover(editor, doc, '"codeDir"', 2)
     for _ in range(2):  # a count after a count: the second one's file event is not lost either
         with open(ws / "pkg" / "m7" / "p7" / "weights.py", "wb") as f:
             f.truncate(300 * 1024 * 1024)
@@ -146,8 +154,7 @@ async def test_the_client_watches_files_for_the_server(watching_editor, tmp_path
     assert [w["globPattern"] for w in registration.register_options["watchers"]] == ["**/*"]
     doc = Editor(client, ws / "mnist.pai.json")
     await doc.open(text)
-    hover = await client.text_document_hover_async(types.HoverParams(doc.doc(), doc.position('"codeDir"', 2)))
-    assert "**Upload**: 2 files" in hover.contents.value
+    assert "**Upload**: 2 files" in await counted_hover(client, doc, '"codeDir"', 2)
     with open(ws / "weights.pt", "wb") as f:  # not a *.py: not uploaded, no warning
         f.truncate(10)
     big = ws / "big.py"

@@ -5,7 +5,8 @@ Importing pygls and lsprotocol takes most of half a second; an editor waits for 
 thread, answers `initialize` from a snapshot of its own capabilities (stdlib only), then hands
 the whole conversation — the `initialize` request included, so pygls sets up its state as
 usual — to the real server, dropping the server's second answer to that request. Requests
-sent meanwhile wait in a pipe and are served in order.
+sent meanwhile wait in a pipe and are served in order. Every message reaches pygls framed anew by
+`framing.FrameReader`, which survives a malformed header.
 
 `capabilities.json` is the snapshot; `python -m pai_lsp.server.fast_start` rewrites it, and a
 test fails when it differs from what the server builds.
@@ -20,33 +21,10 @@ import threading
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from .framing import FrameReader, frame
+
 SNAPSHOT = Path(__file__).with_name("capabilities.json")
 ENCODINGS = ("utf-8", "utf-16", "utf-32")
-
-
-def read_message(stream: BinaryIO) -> tuple[bytes, dict] | None:
-    """One framed JSON-RPC message: (raw bytes including headers, parsed body)."""
-    raw = b""
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        raw += line
-        if line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode("ascii", "replace").partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value.strip())
-    if length is None:
-        return None
-    body = stream.read(length)
-    return raw + body, json.loads(body)
-
-
-def frame(message: dict) -> bytes:
-    body = json.dumps(message).encode("utf-8")
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def initialize_result(params: dict) -> dict:
@@ -85,6 +63,14 @@ class _DropAnswer:
         self.out.close()
 
 
+def _parse(body: bytes | None) -> dict:
+    try:
+        message = json.loads(body) if body else None
+    except ValueError:
+        return {}
+    return message if isinstance(message, dict) else {}
+
+
 def serve_stdio() -> None:
     loaded: list = []
 
@@ -97,12 +83,15 @@ def serve_stdio() -> None:
 
     loader = threading.Thread(target=load, daemon=True)
     loader.start()
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    first = read_message(stdin)
+    stdout = sys.stdout.buffer
+    reader = FrameReader(sys.stdin.buffer)
+    first = reader.next()
+    message = _parse(first)
     answered = None
-    if first is not None and first[1].get("method") == "initialize":
-        answered = first[1].get("id")
-        stdout.write(frame({"jsonrpc": "2.0", "id": answered, "result": initialize_result(first[1].get("params") or {})}))
+    if message.get("method") == "initialize":
+        answered = message.get("id")
+        body = json.dumps({"jsonrpc": "2.0", "id": answered, "result": initialize_result(message.get("params") or {})})
+        stdout.write(frame(body.encode("utf-8")))
         stdout.flush()
     loader.join()
     (server,) = loaded
@@ -111,10 +100,10 @@ def serve_stdio() -> None:
     def feed() -> None:
         with os.fdopen(write_fd, "wb", buffering=0) as pipe:
             try:
-                if first is not None:
-                    pipe.write(first[0])
-                while chunk := stdin.read1(65536):
-                    pipe.write(chunk)
+                body = first
+                while body is not None:
+                    pipe.write(frame(body))
+                    body = reader.next()
             except (BrokenPipeError, OSError):
                 pass
 

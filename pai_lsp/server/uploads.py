@@ -10,8 +10,14 @@ the client offers to watch (the server asks for every file of the workspace), el
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import logging
 import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
+import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -83,6 +89,31 @@ class Count:
     again: bool = False  # files changed while counting
     timer: asyncio.TimerHandle | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def end_with_parent() -> None:
+    """Run in the worker as it starts: the worker ends when the language server does, however
+    that ends (killed, its stdin closed, a crash), instead of waiting forever for counts that
+    will never come. A thread waits on the parent's sentinel (multiprocessing's pipe from the
+    parent, at end of file once the parent is gone: every platform); on Linux the kernel also
+    sends SIGKILL at the parent's death, which works even while the worker holds the GIL."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def wait_for_parent() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=wait_for_parent, name="end-with-parent", daemon=True).start()
 
 
 def count_files(root: Path, settings: Settings, globs: bool) -> UploadFacts:
@@ -254,7 +285,8 @@ class Uploads:
         if self._executor is None:
             try:
                 # Its own process: a walk of a big workspace never competes with typing for the GIL.
-                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                     initializer=end_with_parent)
             except (OSError, ValueError) as exc:
                 logger.warning("no worker process (%s): counting files in a thread", exc)
                 self._executor = ThreadPoolExecutor(max_workers=1)

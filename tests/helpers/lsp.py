@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import queue
 import re
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
+import psutil
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -146,3 +153,71 @@ async def until(condition, timeout: float = 60) -> None:
     while not condition():
         assert asyncio.get_running_loop().time() < deadline, "timed out waiting for the server"
         await asyncio.sleep(0.02)
+
+
+class RawServer:
+    """The language server as a subprocess spoken to in raw bytes, for what pytest-lsp cannot send
+    (malformed headers) or survive (the server killed). Its messages are read on a thread."""
+
+    def __init__(self, cwd: Path):
+        self.process = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+        self.received: queue.Queue[dict] = queue.Queue()
+        self.stderr: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read(self) -> None:
+        out = self.process.stdout
+        assert out is not None
+        while True:
+            length = None
+            while (line := out.readline()) not in (b"\r\n", b""):
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            if not line or length is None:
+                return
+            self.received.put(json.loads(out.read(length)))
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr.append(line.decode("utf-8", "replace"))
+
+    def write(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send(self, message: dict, header: bytes | None = None) -> None:
+        """`message` framed with `header` (default: the right Content-Length)."""
+        body = json.dumps(message).encode()
+        self.write((header if header is not None else b"Content-Length: %d\r\n\r\n" % len(body)) + body)
+
+    def initialize(self) -> None:
+        self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"capabilities": {}}})
+        self.wait_for(lambda m: m.get("id") == "init")
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def open(self, path: Path, text: str) -> None:
+        self.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": path.as_uri(), "languageId": "json", "version": 1, "text": text}}})
+
+    def wait_for(self, condition, timeout: float = 30) -> dict:
+        """The first message received (from now on) that meets `condition`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                message = self.received.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"timed out waiting for the server; its stderr: {''.join(self.stderr)[-2000:]}") from None
+            if condition(message):
+                return message
+
+    def close(self) -> None:
+        """End the server and every process it started that is still running."""
+        with contextlib.suppress(psutil.Error):
+            for child in psutil.Process(self.process.pid).children(recursive=True):
+                child.kill()
+        self.process.kill()
+        self.process.wait(10)

@@ -1,0 +1,126 @@
+"""The language server over a day's work: its memory stays flat while the user types, a document
+too large to check stays responsive and gives its memory back when closed, and the worker processes
+the server starts end with it however it ends."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import statistics
+import time
+
+import psutil
+import pytest
+from lsprotocol import types
+
+from .helpers.configs import VALID
+from .helpers.lsp import Editor, RawServer
+
+MB = 1024 * 1024
+
+
+async def type_edits(editor: Editor, count: int) -> None:
+    """`count` keystrokes in the job's name (a character typed, then deleted), as one didChange each,
+    sent raw so that the client's own cost stays small; every 500, a request the server answers only
+    after handling the changes before it (an editor keeping up with its server)."""
+    line = editor.text.count("\n", 0, editor.text.index("mnist"))
+    col = editor.text.splitlines()[line].index("mnist")
+    for i in range(count):
+        editor.version += 1
+        end = col + (i % 2)
+        editor.client.protocol._send_data({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": editor.uri, "version": editor.version},
+            "contentChanges": [{"range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": end}},
+                                "text": "" if i % 2 else "x"}]}})
+        if i % 500 == 499 or i == count - 1:
+            await editor.client.text_document_document_symbol_async(types.DocumentSymbolParams(editor.doc()))
+
+
+@pytest.mark.timeout(600)
+async def test_memory_stays_flat_over_50000_typing_edits(client, tmp_path):
+    editor = Editor(client, tmp_path / "job.pai.json")
+    await editor.open(VALID)
+    server = psutil.Process(client._server.pid)
+    await type_edits(editor, 5_000)  # warm-up: caches, the allocator's pools
+    baseline = server.memory_info().rss
+    samples = []
+    for _ in range(10):
+        await type_edits(editor, 5_000)
+        samples.append(round((server.memory_info().rss - baseline) / MB, 1))
+    assert max(samples) < 3, f"growth (MB) after each 5,000 edits: {samples}"
+    # Every edit was applied, in order: each "x" typed was deleted again.
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(editor.doc()))
+    assert [s.name for s in symbols] == ["mnist"]
+
+
+@pytest.mark.parametrize("how", ["killed", "stdin closed"])
+def test_worker_processes_end_with_the_server(tmp_path, how):
+    server = RawServer(tmp_path)
+    workers: list[psutil.Process] = []
+    try:
+        server.initialize()
+        server.open(tmp_path / "job.pai.json", VALID)  # counting the files an upload would send starts a worker
+        server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+        process = psutil.Process(server.process.pid)
+        for _ in range(300):
+            workers = process.children(recursive=True)
+            if workers:
+                break
+            psutil.wait_procs([], timeout=0.1)
+        assert workers, "the server started no worker"
+        if how == "killed":
+            server.process.kill()
+        else:
+            assert server.process.stdin is not None
+            server.process.stdin.close()
+            assert server.process.wait(10) is not None
+        _, alive = psutil.wait_procs(workers, timeout=5)
+        assert alive == [], f"still running after the server ended: {[p.cmdline() for p in alive]}"
+    finally:
+        server.close()
+        for worker in workers:  # if they outlived it: this test started them
+            with contextlib.suppress(psutil.Error):
+                worker.kill()
+
+
+def large_config(megabytes: int) -> str:
+    role = json.dumps({"name": "worker{}", "taskNumber": 2, "memoryMB": 8192, "command": "python train.py --rank $PAI_TASK_INDEX"}, indent=2)
+    count = megabytes * MB // (len(role) + 4)
+    return '{\n  "jobName": "big",\n  "image": "img",\n  "taskRoles": [\n' + ",\n".join(role.replace("{}", str(i)) for i in range(count)) + "\n  ]\n}\n"
+
+
+async def test_a_document_over_the_size_limit_says_so_stays_responsive_and_its_memory_goes_when_closed(client, tmp_path):
+    server = psutil.Process(client._server.pid)
+    small = Editor(client, tmp_path / "job.pai.json")
+    await small.open(VALID)
+    await asyncio.sleep(0.5)
+    baseline = server.memory_info().rss
+    editor = Editor(client, tmp_path / "big.pai.json")
+    found = await editor.open(large_config(20))
+    assert [(d.code, d.severity, d.range.start.line) for d in found] == [("file.too-large", types.DiagnosticSeverity.Information, 0)]
+    assert "up to 5 MB" in found[0].message
+    took = []
+    for i in range(6):  # one character typed into the job's name, then deleted
+        rng = types.Range(types.Position(1, 15), types.Position(1, 15 + i % 2))
+        editor.version += 1
+        started = time.perf_counter()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(editor.version, editor.uri),
+            [types.TextDocumentContentChangePartial(range=rng, text="" if i % 2 else "x")]))
+        assert [d.code for d in await editor.diagnostics()] == ["file.too-large"]
+        took.append(time.perf_counter() - started)
+    assert statistics.median(took) < 1.5, took  # was 3.2 s and more, each
+    # Nothing is worked out from it: hover and the outline answer at once, with nothing.
+    assert await client.text_document_hover_async(types.HoverParams(editor.doc(), types.Position(1, 5))) is None
+    assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(editor.doc())) == []
+    # Cut down below the limit, it is checked again.
+    editor.text = large_config(20)
+    found = await editor.replace_all(VALID.replace('"taskNumber": 2', '"taskNumber": "two"'))
+    assert [d.code for d in found] == ["schema.type"]
+    await editor.replace_all(large_config(20))
+    client.text_document_did_close(types.DidCloseTextDocumentParams(editor.doc()))
+    await client.text_document_document_symbol_async(types.DocumentSymbolParams(small.doc()))  # the close is done
+    await asyncio.sleep(0.5)
+    grown = (server.memory_info().rss - baseline) / MB
+    assert grown < 15, f"{grown:.0f} MB more than before the large document was opened"
