@@ -40,6 +40,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.report import print_markdown  # noqa: E402
 from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.daemon import client as daemon  # noqa: E402
 from pai_lsp.daemon import protocol  # noqa: E402
@@ -362,10 +363,7 @@ def main(argv: list[str]) -> int:
         with environment() as cluster:
             rows = run(cluster)
         print(f"\n### {name}\n")
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
+        print_markdown(header, rows)
         sys.stdout.flush()
     return 0
 

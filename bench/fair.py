@@ -30,7 +30,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.helpers.localcluster import Cluster, start_cluster, stop_cluster  # noqa: E402
+from tests.helpers.localcluster import Cluster, seed_store, start_cluster, stop_cluster  # noqa: E402
 
 USER = getpass.getuser()  # who `pai` is on the local cluster: the OS user (and so its superuser)
 # The pai-lsp whose cluster and uploader run (`PAI_BENCH_CODE`: another checkout, e.g. `git worktree add
@@ -139,17 +139,8 @@ def fresh_cluster(work: Path, before_start: Callable[[Path], None] | None = None
 
 
 def seed(data_dir: Path, files: int, folders: int = 1000) -> None:
-    """`files` empty files in `folders` folders under /seed of the store in `data_dir`, written
-    through the store itself (files and metadata rows alike), before a cluster serves it."""
-    from pai_lsp.localcluster.hdfs_store import HdfsStore
-
-    store = HdfsStore(data_dir / "hdfs", USER)
-    try:
-        for i in range(files):
-            with store.writer(USER, f"/seed/d{i % folders}/f{i}", False, None):
-                pass
-    finally:
-        store.close()
+    """`files` empty files in `folders` folders under /seed of the store in `data_dir` (before a cluster serves it)."""
+    seed_store(data_dir, files, folders)
 
 
 @dataclass

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.fair import USER, fresh_cluster, load, seed, wait_for_quiet  # noqa: E402
+from bench.report import print_markdown  # noqa: E402
 from pai_lsp.storage.keepalive import KeepAlive  # noqa: E402
 from pai_lsp.storage.upload import bounded  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
@@ -159,10 +160,7 @@ def main() -> int:
               "plain Python: write + row, CPU ms", "cluster / plain Python", "HTTP alone (uvicorn, 2 requests), CPU ms",
               "load"]
     print(f"\n{args.files:,} files of {args.size:,} bytes per run, median of {args.runs}\n")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "---|" * len(header))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print_markdown(header, rows)
     return 0
 
 

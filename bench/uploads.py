@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.fair import USER, Compared, Run, alternate, fresh_cluster, hdfscli, ours, seed, warm  # noqa: E402
+from bench.report import print_markdown  # noqa: E402
 from bench.trees import make_big, make_tree  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
 
@@ -154,10 +155,7 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix=f"pai-bench-{name}-") as tmp:
             rows = run(Path(tmp), args.rounds, args.sizes)
         print(f"\n### {name} (median of {args.rounds})\n")
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
+        print_markdown(header, rows)
         sys.stdout.flush()
     return 0
 

@@ -146,3 +146,21 @@ def processes_named(prefix: str) -> list[psutil.Process]:
         if cmdline and cmdline[0].startswith(prefix) and proc.info["status"] != psutil.STATUS_ZOMBIE:
             found.append(proc)
     return found
+
+
+def seed_store(data_dir: Path, files: int, folders: int = 1000) -> None:
+    """`files` empty files in `folders` folders under /seed of the HDFS store in `data_dir`, owned by
+    the OS user (the cluster's superuser), written through the store itself (files and metadata rows
+    alike) before a cluster serves it: a cluster that has taken many uploads."""
+    import getpass
+
+    from pai_lsp.localcluster.hdfs_store import HdfsStore
+
+    me = getpass.getuser()
+    store = HdfsStore(data_dir / "hdfs", me)
+    try:
+        for i in range(files):
+            with store.writer(me, f"/seed/d{i % folders}/f{i}", False, None):
+                pass
+    finally:
+        store.close()

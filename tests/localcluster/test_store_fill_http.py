@@ -5,30 +5,13 @@ server process's own CPU time compared (CPU time, not wall time: the machine is 
 
 from __future__ import annotations
 
-import getpass
-
 import httpx
 import psutil
 
-from pai_lsp.localcluster.hdfs_store import HdfsStore
-
-from ..helpers.localcluster import USER, own_cluster
+from ..helpers.localcluster import USER, own_cluster, seed_store
 
 STORED = 20_000
 ROUNDS = 150
-
-
-def _seed(data_dir, files: int) -> None:
-    """`files` empty files under /seed, written through the store itself (files and rows alike)
-    before the cluster serves it, as a cluster that has taken many uploads holds them."""
-    me = getpass.getuser()
-    store = HdfsStore(data_dir / "hdfs", me)
-    try:
-        for i in range(files):
-            with store.writer(me, f"/seed/d{i % 200}/f{i}", False, None):
-                pass
-    finally:
-        store.close()
 
 
 def _cpu_per_round(cluster, probe: str) -> float:
@@ -59,7 +42,7 @@ def _cpu_per_round(cluster, probe: str) -> float:
 def test_namespace_calls_cost_the_same_in_a_full_store_as_in_an_empty_one(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # the clusters' secrets: never ~/.config
     (tmp_path / "full").mkdir(mode=0o700)
-    _seed(tmp_path / "full", STORED)
+    seed_store(tmp_path / "full", STORED, folders=200)
     costs = {"empty": 0.0, "full": 0.0}
     with own_cluster(tmp_path / "empty") as empty, own_cluster(tmp_path / "full") as full:
         status = httpx.get(f"{full.hdfs_url}/webhdfs/v1/seed", params={"op": "GETCONTENTSUMMARY", "user.name": USER})
