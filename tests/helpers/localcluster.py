@@ -170,7 +170,8 @@ def seed_store(data_dir: Path, files: int, folders: int = 1000) -> None:
         for i in range(folders, files):
             os.close(os.open(seeded / f"d{i % folders}" / f"f{i}", os.O_CREAT | os.O_WRONLY, 0o644))
             batch.append((f"/seed/d{i % folders}/f{i}", *rows[i % folders][1:]))
-        with store._transaction() as db:
-            db.executemany(f"INSERT INTO inodes VALUES ({', '.join('?' * len(rows[0]))})", batch)
+        if batch:
+            with store._transaction() as db:
+                db.executemany(f"INSERT INTO inodes VALUES ({', '.join('?' * len(batch[0]))})", batch)
     finally:
         store.close()
