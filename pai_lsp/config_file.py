@@ -27,6 +27,11 @@ def read_config(path: Path) -> str:
         raise UnreadableConfig("no such file") from None
     except OSError as exc:
         raise UnreadableConfig(exc.strerror or str(exc)) from None
+    return decode_config(data)
+
+
+def decode_config(data: bytes) -> str:
+    """A job config's bytes as text (as read from a file, or from standard input for `pai check -`)."""
     if len(data) > MAX_CONFIG_BYTES:
         raise UnreadableConfig(f"larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: not a job config")
     try:

@@ -93,3 +93,20 @@ class Interrupted(PaiError):
 
 KINDS: dict[str, type[PaiError]] = {cls.kind: cls for cls in (
     InvalidInput, NameTaken, ConfigError, NotFound, AuthFailed, PermissionDenied, Unreachable, ServerError, Interrupted)}
+
+
+class Exists(InvalidInput):
+    """Something is already where a transfer would write: replaced only when asked (`-f`, or the
+    editor's "Replace")."""
+
+    kind = "exists"
+
+
+class Cancelled(Interrupted):
+    """The user stopped the work (Ctrl-C, the editor's Cancel): the message, from whoever did the
+    work, says what was and was not done. Exit code 130, as for any Ctrl-C."""
+
+    exit_code = 130
+
+
+KINDS[Exists.kind] = Exists

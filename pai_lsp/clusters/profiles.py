@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, Unreachable
+from ..errors import ConfigError, InvalidInput, Unreachable
 from ..files import config_dir, write_atomic
 
 KEYRING_SERVICE = "pai-lsp"
 LOCAL = "local"
 LOCAL_PADDLE = "local-paddle"  # the same local cluster, through its PaddlePaddle Cloud API
 LOCALS = (LOCAL, LOCAL_PADDLE)
+NAME = re.compile(r"[A-Za-z0-9_.-]+")  # a profile's name (as schemas/pai-cluster.schema.json has it)
 PFS_PATH = "/api/v1/pfs"  # where PFS is under a PaddlePaddle Cloud endpoint (deployments may differ: §A.14)
 
 
@@ -66,6 +68,18 @@ def set_secret(key: str, value: str) -> None:
     except Exception:  # noqa: BLE001 - every backend failure means the same to the user
         raise ConfigError("no OS keyring is available to keep the password: install one (e.g. gnome-keyring), "
                                  f"or set PAI_LSP_SECRETS=file to keep secrets in {_secret_file()} (mode 600)") from None
+
+
+def secret_store() -> str:
+    """Where secrets go on this machine, in words: the file (PAI_LSP_SECRETS=file) or the OS keyring."""
+    if os.environ.get("PAI_LSP_SECRETS") == "file":
+        return f"{_secret_file()} (PAI_LSP_SECRETS=file)"
+    try:
+        import keyring
+
+        return f"the OS keyring ({getattr(keyring.get_keyring(), 'name', 'keyring')})"
+    except Exception:  # noqa: BLE001
+        return "the OS keyring"
 
 
 def delete_secret(key: str) -> None:
@@ -131,6 +145,8 @@ class Profiles:
     def check_name(name: str) -> None:
         if name in LOCALS:
             raise ConfigError(f"the name '{name}' is the embedded local cluster; choose another")
+        if not NAME.fullmatch(name):
+            raise InvalidInput(f"{name!r} cannot name a cluster profile: use letters, digits, '.', '_' and '-'")
 
     def add(self, profile: Profile) -> None:
         self.check_name(profile.name)
@@ -144,6 +160,9 @@ class Profiles:
         self.save()
 
     def remove(self, name: str) -> None:
+        if name in LOCALS:
+            raise InvalidInput(f"{name} is the embedded local cluster, which is always there: it cannot be removed "
+                               "(`pai cluster stop-local` stops it)")
         if name not in self.clusters:
             raise ConfigError(f"no cluster named {name!r}")
         del self.clusters[name]

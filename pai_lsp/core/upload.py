@@ -74,7 +74,7 @@ class UploadFacts:
         """What is over the limits, in words; None when nothing is."""
         parts = []
         if self.over_files:
-            parts.append(pick(locale, f"{self.files:,} files (limit {self.max_files:,}, pai.job.upload.maxFiles)",
+            parts.append(pick(locale, f"{self.files:,} file{'s' * (self.files != 1)} (limit {self.max_files:,}, pai.job.upload.maxFiles)",
                               f"{self.files:,} 个文件（上限 {self.max_files:,}，pai.job.upload.maxFiles）"))
         if self.over_bytes:
             parts.append(pick(locale, f"{size_text(self.bytes)} (limit {size_text(self.max_bytes)}, pai.job.upload.maxBytes)",
@@ -82,9 +82,12 @@ class UploadFacts:
         return pick(locale, " and ", "，").join(parts) or None
 
 
-def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN) -> str:
+def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN, total: int | None = None) -> str:
+    """The first `limit` of `files`, and how many more there are of the `total` they were taken
+    from (the largest 10 of 34 files: "…, … (+29 more)")."""
+    total = len(files) if total is None else total
     shown = ", ".join(f"{rel} ({size_text(size)})" for rel, size in files[:limit])
-    return shown + (f", … (+{len(files) - limit})" if len(files) > limit else "")
+    return shown + (f", … (+{total - min(limit, len(files))} more)" if total > min(limit, len(files)) else "")
 
 
 def code_dir(doc: Document) -> Node | None:
@@ -133,7 +136,7 @@ def upload_diagnostics(doc: Document, facts: UploadFacts | None, settings: Setti
     found = []
     over = facts.over_limits(locale)
     if over:
-        found.append(("upload.over-limit", {"over": over, "largest": listing(facts.largest, 5)}))
+        found.append(("upload.over-limit", {"over": over, "largest": listing(facts.largest, 5, facts.files)}))
     if facts.data_like:
         found.append(("upload.data-files", {"count": len(facts.data_like), "files": listing(facts.data_like, 5)}))
     for problem in facts.problems:

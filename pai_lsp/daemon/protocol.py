@@ -217,6 +217,7 @@ class Outputs(JobRef):
     METHOD: ClassVar[str] = "outputs"
     dest: str
     progress_token: str | int | None = None  # `transfer.progress` events on it
+    overwrite: bool = False  # replace what is there already (else an `exists` error)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -259,15 +260,18 @@ class ClustersAdd(Params):
     protocol: int | None = None  # detected from the server when absent
     password: str | None = None
     datacenter: str | None = None  # PaddlePaddle Cloud: the datacenter's name (default: the profile's)
+    make_default: bool = False  # make it the default profile (the first one is made it anyway; the result says)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ClustersImportPaddle(Params):
     """One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its
-    passwords go to the keyring and out of the file unless `keepFile`."""
+    passwords are stored (the keyring, or secrets.json), and taken out of the file only with
+    `removePasswords` (the file is the paddlecloud client's). `keepFile` is accepted and means the default."""
 
     METHOD: ClassVar[str] = "clusters.importPaddle"
     config: str | None = None
+    remove_passwords: bool = False
     keep_file: bool = False
 
 
@@ -341,6 +345,15 @@ class HdfsPath(OnCluster):
 @dataclass(frozen=True, kw_only=True)
 class HdfsList(HdfsPath):
     METHOD: ClassVar[str] = "hdfs.ls"
+    recursive: bool = False  # everything under the folder, named by its path from it
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsDu(HdfsPath):
+    """Bytes and files held: one row per entry of a folder, or one for the path with `summary`."""
+
+    METHOD: ClassVar[str] = "hdfs.du"
+    summary: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -381,9 +394,13 @@ class HdfsTail(HdfsPath):
 
 @dataclass(frozen=True, kw_only=True)
 class HdfsTransfer(OnCluster):
+    """Into `local` / `remote` when it is a folder or ends with `/`; what is there already is
+    replaced only with `overwrite` (else an `exists` error)."""
+
     local: str
     remote: str
     progress_token: str | int | None = None
+    overwrite: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -396,10 +413,20 @@ class HdfsGet(HdfsTransfer):
     METHOD: ClassVar[str] = "hdfs.get"
 
 
-HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
+HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Preview, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
     *HDFS_METHODS, *BACKEND_METHODS)}
+
+
+# Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
+# as in LSP: Ctrl-C, the editor's Cancel): the reply then says what was and was not done.
+CANCEL_REQUEST = "$/cancelRequest"
+CANCELLABLE = frozenset({Submit.METHOD, Outputs.METHOD, HdfsPut.METHOD, HdfsGet.METHOD})
+
+
+def cancel_request(rid: int) -> bytes:
+    return encode({"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": {"id": rid}})
 
 
 # -- events ------------------------------------------------------------------------------

@@ -26,10 +26,11 @@ from ..clusters.profiles import (
     get_secret,
     local_paddle_profile,
     secret_key,
+    secret_store,
     set_secret,
     stop_local,
 )
-from ..errors import AuthFailed, ConfigError, PaiError
+from ..errors import AuthFailed, ConfigError, InvalidInput, PaiError
 from ..files import write_atomic
 
 
@@ -56,16 +57,17 @@ def list_profiles() -> dict:
 
 
 def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openpai", protocol: int | None = None,
-        password: str | None = None, datacenter: str | None = None) -> dict:
+        password: str | None = None, datacenter: str | None = None, make_default: bool = False) -> dict:
     """Add (or replace) a profile; with a password, log in first to check it (a failure adds nothing)
     and keep it. What the profile needs follows its kind (clusters/kinds.py): a PaddlePaddle Cloud
-    profile's storage is its PFS, by default under the endpoint, and it names a datacenter."""
+    profile's storage is its PFS, by default under the endpoint, and it names a datacenter. The
+    first profile (or one with `make_default`) becomes the default: `isDefault` says so."""
     Profiles.check_name(name)
     record = kind_named(kind)
-    rest = rest.strip().rstrip("/")
+    rest = checked_url(rest.strip().rstrip("/"), "--rest")
     if not webhdfs and record.default_storage is None:
         raise ConfigError(f"cluster {name}: give its {record.storage} URI (--webhdfs)")
-    webhdfs = (webhdfs or rest + (record.default_storage or "")).strip().rstrip("/")
+    webhdfs = checked_url((webhdfs or rest + (record.default_storage or "")).strip().rstrip("/"), "--webhdfs")
     if record.protocols:  # OpenPAI: v1 JSON or v2 YAML jobs, as the server says
         detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
     else:
@@ -74,9 +76,25 @@ def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openp
     if password:
         check_login(profile, password)
         set_secret(secret_key(profile, "password"), password)
-    Profiles().add(profile)
+    profiles = Profiles()
+    profiles.add(profile)
+    if make_default:
+        profiles.set_default(name)
     logged_in = get_secret(secret_key(profile, "password")) is not None  # as `list_profiles` says it
-    return {"name": name, "protocol": detected, "protocolNote": note, "loggedIn": logged_in, "kind": kind}
+    return {"name": name, "protocol": detected, "protocolNote": note, "loggedIn": logged_in, "kind": kind,
+            "isDefault": profiles.default == name}
+
+
+def checked_url(value: str, what: str) -> str:
+    """A cluster's URI as given (`--rest`, `--webhdfs`), or one line saying what is wrong with it."""
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018 - raises on a port that is no number in range
+    except ValueError as exc:
+        raise InvalidInput(f"{what} {value}: not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInput(f"{what} {value}: not an http:// or https:// URL with a host")
+    return value
 
 
 def check_login(profile: Profile, password: str) -> None:
@@ -91,9 +109,10 @@ def check_login(profile: Profile, password: str) -> None:
         backend.close()
 
 
-def import_paddle(path: str | None = None, keep_file: bool = False) -> dict:
-    """One profile per datacenter of `~/.paddle/config` (kind paddlecloud); each password goes to the
-    keyring and, unless `keep_file`, out of the file (rewritten whole, comments kept). The active
+def import_paddle(path: str | None = None, remove_passwords: bool = False) -> dict:
+    """One profile per datacenter of `~/.paddle/config` (kind paddlecloud); each password is stored
+    where this machine keeps secrets (`secretStore` says where). The file is the paddlecloud client's
+    and is left as it is unless `remove_passwords` (then rewritten whole, comments kept). The active
     datacenter becomes the default profile when there is none yet."""
     config = Path(path).expanduser() if path else paddle_config.default_path()
     centers = paddle_config.read(config)
@@ -116,10 +135,11 @@ def import_paddle(path: str | None = None, keep_file: bool = False) -> dict:
         profiles.set_default(active)
     moved = any(r["passwordStored"] for r in rows)
     rewritten = False
-    if moved and not keep_file:
+    if moved and remove_passwords:
         write_atomic(config, paddle_config.without_passwords(config), private=True)
         rewritten = True
-    return {"config": str(config), "clusters": rows, "default": Profiles().resolve(None), "passwordsRemoved": rewritten}
+    return {"config": str(config), "clusters": rows, "default": Profiles().resolve(None), "passwordsRemoved": rewritten,
+            "secretStore": secret_store()}
 
 
 def login(name: str | None, password: str) -> dict:

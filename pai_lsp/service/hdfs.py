@@ -10,14 +10,16 @@ Results are plain dicts for editor tree views. Uploads never leave part of a fil
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import posixpath
+import stat as stat_module
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
+from ..errors import Exists, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 from ..files import atomic_writer
 from ..storage.base import Body, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
@@ -36,8 +38,8 @@ def absolute(backend: Backend, path: str) -> str:
     return posixpath.normpath(path) if path != "/" else "/"
 
 
-def entry(status: Stat) -> dict:
-    return {"name": status.name, "type": "dir" if status.is_dir else "file", "size": status.size,
+def entry(status: Stat, name: str | None = None) -> dict:
+    return {"name": status.name if name is None else name, "type": "dir" if status.is_dir else "file", "size": status.size,
             "modified": status.modified, "permission": status.permission, "owner": status.owner, "group": status.group}
 
 
@@ -48,13 +50,49 @@ def existing(storage: Storage, path: str) -> Stat:
     return status
 
 
-def ls(backend: Backend, path: str) -> dict:
+def ls(backend: Backend, path: str, recursive: bool = False) -> dict:
+    """A folder's entries (with `recursive`, everything under it, each named by its path from
+    the folder, a folder before what it holds); a file's own entry."""
     path = absolute(backend, path)
     status = existing(backend.storage, path)
     if not status.is_dir:
         return {"path": path, "entries": [entry(status)]}
+    return {"path": path, "entries": [entry(s, name) for name, s in _walk(backend.storage, path, "", recursive)]}
+
+
+def _walk(storage: Storage, folder: str, prefix: str, recursive: bool) -> Iterator[tuple[str, Stat]]:
     # Uploads in progress (or killed, until the next upload cleans them) are not the user's data.
-    return {"path": path, "entries": [entry(s) for s in backend.storage.list(path) if s.name != STAGING]}
+    for child in storage.list(folder):
+        if child.name == STAGING:
+            continue
+        name = posixpath.join(prefix, child.name) if prefix else child.name
+        yield name, child
+        if recursive and child.is_dir:
+            yield from _walk(storage, posixpath.join(folder, child.name), name, recursive)
+
+
+def du(backend: Backend, path: str, summary: bool = False) -> dict:
+    """How many bytes and files a file or folder holds: one row for `path` with `summary`, else one
+    for each entry of a folder (as `hdfs dfs -du [-s]`)."""
+    path = absolute(backend, path)
+    storage = backend.storage
+    status = existing(storage, path)
+
+    def usage(full: str, st: Stat) -> dict:
+        if not st.is_dir:
+            return {"path": full, "type": "file", "bytes": st.size, "files": 1, "folders": 0}
+        files = folders = size = 0
+        for _, child in _walk(storage, full, "", True):
+            folders += child.is_dir
+            files += not child.is_dir
+            size += child.size
+        return {"path": full, "type": "dir", "bytes": size, "files": files, "folders": folders}
+
+    if summary or not status.is_dir:
+        rows = [usage(path, status)]
+    else:
+        rows = [usage(posixpath.join(path, child.name), child) for child in storage.list(path) if child.name != STAGING]
+    return {"path": path, "entries": rows, "bytes": sum(r["bytes"] for r in rows)}
 
 
 def stat(backend: Backend, path: str) -> dict:
@@ -63,7 +101,16 @@ def stat(backend: Backend, path: str) -> dict:
 
 
 def mkdir(backend: Backend, path: str) -> dict:
+    """A folder and those above it; a file in the way is named, whichever it is."""
     path = absolute(backend, path)
+    above = path
+    while above != "/":
+        status = backend.storage.status(above)
+        if status is not None:
+            if not status.is_dir:
+                raise InvalidInput(f"{above} is a file: no folder can be made " + ("there" if above == path else f"in it ({path})"))
+            break
+        above = posixpath.dirname(above)
     backend.storage.mkdir(path)
     return {"path": path}
 
@@ -100,10 +147,12 @@ def tail(backend: Backend, path: str, size: int = 1024) -> bytes:
 
 class Tally:
     """A transfer's bytes and files done so far, counted from several threads (each file's bytes as
-    they go) and told to `progress` about every half percent, and at the end of each file."""
+    they go) and told to `progress` about every half percent, and at the end of each file. Once
+    `cancelled` is set (Ctrl-C, the editor's Cancel), the next piece moved raises `Stopped`, so
+    every transfer stops within a piece and cleans up as after any failure."""
 
-    def __init__(self, progress: Progress | None, total: int, files: int):
-        self.progress, self.total, self.files = progress, total, files
+    def __init__(self, progress: Progress | None, total: int, files: int, cancelled: threading.Event | None = None):
+        self.progress, self.total, self.files, self.cancelled = progress, total, files, cancelled
         self.done_bytes = self.done_files = self.told = 0
         self.moving: dict[str, int] = {}  # file -> bytes of it done, while it moves
         self.lock = threading.Lock()
@@ -114,8 +163,13 @@ class Tally:
             self.told = now
             self.progress(now, self.total, self.done_files, self.files)
 
+    def check(self) -> None:
+        if self.cancelled is not None and self.cancelled.is_set():
+            raise Stopped("cancelled")
+
     def on(self, name: str) -> Sent:
         def moved(n: int) -> None:
+            self.check()
             with self.lock:
                 self.moving[name] = n
                 self._tell(False)
@@ -130,38 +184,83 @@ class Tally:
             self._tell(True)
 
 
-def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8) -> dict:
-    """A file or a folder (recursively); into `remote` when that is an existing folder. Files are
-    streamed, a few at a time, so memory stays flat whatever their size and number; each appears
-    under its name whole or not at all. A folder that is new there is written whole under a
-    temporary name and renamed into place in one step (where the storage can rename), so it too
-    appears whole or not at all, for one rename instead of one a file."""
+class Stopped(Interrupted):
+    """A transfer stopped on request; said again by its caller with what was and was not written."""
+
+
+def _local_kind(local: Path) -> str:
+    """What a local path is, for a transfer: "file", "dir", or a clear refusal."""
+    try:
+        mode = os.stat(local).st_mode
+    except FileNotFoundError:
+        if os.path.islink(local):
+            raise NotFound(f"{local}: a symbolic link to nothing") from None
+        raise NotFound(f"{local}: no such local file or folder") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InvalidInput(f"{local}: a symbolic link that loops (it leads back to itself)") from None
+        raise InvalidInput(f"{local}: {exc.strerror or exc}") from None
+    if stat_module.S_ISREG(mode):
+        return "file"
+    if stat_module.S_ISDIR(mode):
+        return "dir"
+    what = ("a FIFO (a named pipe)" if stat_module.S_ISFIFO(mode) else "a device" if stat_module.S_ISCHR(mode)
+            or stat_module.S_ISBLK(mode) else "a socket" if stat_module.S_ISSOCK(mode) else "no regular file")
+    raise InvalidInput(f"{local} is {what}, not a file or folder: nothing of a known size to upload")
+
+
+def names_folder(path: str) -> bool:
+    """A path that ends with a separator means a folder, as in `hdfs dfs` and cp: `x/` is never a file named x."""
+    return path.endswith(("/", os.sep)) and path.strip("/" + os.sep) != ""
+
+
+def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8,
+        overwrite: bool = False, cancelled: threading.Event | None = None) -> dict:
+    """A file or a folder (recursively); into `remote` when that is an existing folder or ends with
+    `/` (a folder made if need be). Something already there is replaced only with `overwrite`
+    (`hdfs dfs -put -f`). Files are streamed, a few at a time, so memory stays flat whatever their
+    size and number; each appears under its name whole or not at all. A folder that is new there
+    is written whole under a temporary name and renamed into place in one step (where the storage
+    can rename), so it too appears whole or not at all, for one rename instead of one a file.
+    `cancelled` stops it within a piece: nothing is left in part."""
     storage = backend.storage
+    into = names_folder(remote)
     remote = absolute(backend, remote)
-    if not local.exists():
-        raise NotFound(f"{local}: no such local file or folder")
+    local = Path(local)
+    kind = _local_kind(local)
     target = storage.status(remote)
-    if target is not None and target.is_dir:
+    if into and target is not None and not target.is_dir:
+        raise InvalidInput(f"{remote} is a file, not a folder to put {local.name} into")
+    if into or (target is not None and target.is_dir):
         remote = posixpath.join(remote, local.name)
         target = storage.status(remote)
-    whole = local.is_dir() and target is None and storage.renames
+    if target is not None:
+        if not overwrite:
+            raise Exists(f"{remote} exists already")
+        if target.is_dir != (kind == "dir"):
+            raise InvalidInput(f"{remote} is a {'folder' if target.is_dir else 'file'}; {local} is not: it cannot replace it")
+    whole = kind == "dir" and target is None and storage.renames
     root = partial(remote) if whole else remote
-    files = [(local, root)] if local.is_file() else [
+    files = [(local, root)] if kind == "file" else [
         (p, posixpath.join(root, p.relative_to(local).as_posix())) for p in sorted(local.rglob("*")) if p.is_file()]
-    tally = Tally(progress, sum(p.stat().st_size for p, _ in files), len(files))
+    tally = Tally(progress, sum(p.stat().st_size for p, _ in files), len(files), cancelled)
     send_one = storage.write if whole else storage.put
 
     def send(pair: tuple[Path, str]) -> int:
         path, target = pair
+        tally.check()
         with open(path, "rb") as f, Body(f, os.fstat(f.fileno()).st_size, digest=None) as body:
             send_one(target, body, tally.on(target))
             return body.size
 
     try:
-        if local.is_dir():
+        if kind == "dir":
             storage.mkdir(root)  # (an empty folder is put too)
+        elif into:
+            storage.mkdir(posixpath.dirname(remote))
         for (_, target), size in bounded(send, files, threads):
             tally.finished(target, size)
+        tally.check()
         if whole:
             storage.mkdir(posixpath.dirname(remote))
             storage.commit(root, remote)
@@ -171,12 +270,16 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
                 storage.delete(root, recursive=True)
         if not isinstance(exc, PaiError):
             raise
-        exc = said_of(exc, root, remote)
-        if len(files) == 1:
-            raise exc from None
+        stopped = isinstance(exc, Stopped)
+        reason = "cancelled" if stopped else said_of(exc, root, remote).message
         if whole:
-            raise Interrupted(f"{exc.message}: the put of {local.name} stopped; nothing was written to {remote}") from None
-        raise Interrupted(f"{exc.message}: put stopped with {len(files) - tally.done_files} of {len(files)} file(s) not "
+            raise Interrupted(f"{reason}: the put of {local.name} stopped; nothing was written to {remote}") from None
+        if len(files) == 1:
+            if stopped:
+                kept = " (what was there is as it was)" if target is not None else ""
+                raise Interrupted(f"cancelled: nothing was written to {remote}{kept}") from None
+            raise said_of(exc, root, remote) from None
+        raise Interrupted(f"{reason}: put stopped with {len(files) - tally.done_files} of {len(files)} file(s) not "
                           f"uploaded to {remote} (those uploaded are in place; none is there in part)") from None
     return {"path": remote, "files": len(files), "bytes": tally.done_bytes}
 
@@ -187,13 +290,26 @@ def safe_name(name: str) -> str:
     return name
 
 
-def get(backend: Backend, remote: str, local: Path, progress: Progress | None = None) -> dict:
-    """A file or a folder (recursively) to `local` (into it, when it is an existing folder)."""
+def get(backend: Backend, remote: str, local: Path | str, progress: Progress | None = None, overwrite: bool = False,
+        cancelled: threading.Event | None = None) -> dict:
+    """A file or a folder (recursively) to `local` (into it, when it is an existing folder or ends
+    with `/`: a folder made if need be). Something already there is replaced only with `overwrite`
+    (`hdfs dfs -get -f`). Each file appears whole or not at all; `cancelled` stops it within a piece."""
     storage = backend.storage
+    into = names_folder(str(local))
+    local = Path(local)
     remote = absolute(backend, remote)
     status = existing(storage, remote)
-    if local.is_dir():
+    if into and local.exists() and not local.is_dir():
+        raise InvalidInput(f"{local} is a file, not a folder to download into")
+    if into or local.is_dir():
+        local.mkdir(parents=True, exist_ok=True)
         local = local / safe_name(posixpath.basename(remote) or "root")
+    if local.exists() or local.is_symlink():
+        if not overwrite:
+            raise Exists(f"{local} exists already")
+        if local.is_dir() != status.is_dir:
+            raise InvalidInput(f"{local} is a {'folder' if local.is_dir() else 'file'}; {remote} is not: it cannot replace it")
     root = local.resolve()
     plan: list[tuple[str, Path, int]] = []
 
@@ -209,17 +325,24 @@ def get(backend: Backend, remote: str, local: Path, progress: Progress | None = 
             collect(posixpath.join(rpath, name), target, child)
 
     collect(remote, local, status)
-    tally = Tally(progress, sum(size for _, _, size in plan), len(plan))
-    for rpath, lpath, size in plan:
-        lpath.parent.mkdir(parents=True, exist_ok=True)
-        # Streamed (memory stays flat whatever the size); a broken download never leaves half a file under the real name.
-        moved, done = tally.on(rpath), 0
-        with atomic_writer(lpath) as out:
-            for piece in storage.stream(rpath) if size else ():
-                out.write(piece)
-                done += len(piece)
-                moved(done)
-        tally.finished(rpath, done)
+    tally = Tally(progress, sum(size for _, _, size in plan), len(plan), cancelled)
+    try:
+        for rpath, lpath, size in plan:
+            tally.check()
+            lpath.parent.mkdir(parents=True, exist_ok=True)
+            # Streamed (memory stays flat whatever the size); a broken download never leaves half a file under the real name.
+            moved, done = tally.on(rpath), 0
+            with atomic_writer(lpath) as out:
+                for piece in storage.stream(rpath) if size else ():
+                    out.write(piece)
+                    done += len(piece)
+                    moved(done)
+            tally.finished(rpath, done)
+    except Stopped:
+        if len(plan) == 1 and not status.is_dir:
+            raise Interrupted(f"cancelled: nothing was written to {local}") from None
+        raise Interrupted(f"cancelled: {tally.done_files} of {len(plan)} file(s) downloaded to {local} "
+                          "(each whole; none is there in part)") from None
     if status.is_dir:
         local.mkdir(parents=True, exist_ok=True)
     return {"path": str(local), "files": len(plan), "bytes": tally.done_bytes}

@@ -17,6 +17,7 @@ from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
 from ..core.model import LineIndex, Settings
+from ..core.openpai import FINAL
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
@@ -149,6 +150,15 @@ def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> 
 
 
 # -- watch and act ---------------------------------------------------------------------
+def stop(backend: Backend, name: str) -> dict:
+    """Stop a job that has not ended; one that has is an error that says how it ended."""
+    job = backend.job(name)
+    if job.state in FINAL:
+        raise InvalidInput(f"{name} has ended already ({job.state}): nothing to stop")
+    backend.stop(name)
+    return {"stopped": name, "state": job.state}
+
+
 def list_jobs(backend: Backend, offset: int = 0, limit: int | None = None) -> dict:
     """The user's jobs, newest first, one page of them."""
     rows = sorted(backend.jobs(), key=lambda j: j.created or 0, reverse=True)
@@ -202,9 +212,11 @@ class TaskLogs:
         return out
 
 
-def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None = None) -> Path:
+def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None = None, overwrite: bool = False,
+            cancelled: threading.Event | None = None) -> Path:
     """Download the job's outputDir into `dest`/<last part of outputDir> (as the HDFS explorer's
-    `get` does: safe names, whole files only, progress in files and bytes)."""
+    `get` does: safe names, whole files only, progress in files and bytes, what is there already
+    replaced only with `overwrite`, stopped by `cancelled`)."""
     from . import hdfs as explorer
 
     config = backend.config(name)
@@ -214,5 +226,7 @@ def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None =
     remote = hdfs_path(output_dir)
     if backend.storage.status(remote) is None:
         raise NotFound(f"job {name} wrote nothing to its outputDir {remote}")
+    if dest.exists() and not dest.is_dir():
+        raise InvalidInput(f"{dest} is a file, not a folder to download the outputs of {name} into")
     dest.mkdir(parents=True, exist_ok=True)
-    return Path(explorer.get(backend, remote, dest, progress)["path"])
+    return Path(explorer.get(backend, remote, dest, progress, overwrite, cancelled)["path"])

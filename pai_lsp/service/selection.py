@@ -99,6 +99,6 @@ def checked_files(workspace: Path, settings: Settings, force: bool = False, show
     over = summary.over_limits()
     if over:
         raise InvalidInput(f"{shown + ': ' if shown else ''}the upload is over the limit: {over}; largest: "
-                           f"{listing(summary.largest, 5)}. Nothing was sent: leave files out (pai.job.upload.exclude, "
+                           f"{listing(summary.largest, 5, summary.files)}. Nothing was sent: leave files out (pai.job.upload.exclude, "
                            f"{PAIIGNORE}), raise the limit, or submit with --force")
     return chosen.files

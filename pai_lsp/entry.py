@@ -1,0 +1,43 @@
+"""Where `pai` and `pai-lsp` start (the console scripts, `python -m pai_lsp`). From the first moment
+Ctrl-C ends the command with one line and exit code 130, never a traceback out of whatever module
+was loading; once a command runs, `cli.main` turns Ctrl-C into stopping what it started.
+
+Only the standard library's modules the interpreter has loaded already are used here, so the
+guard is in place before anything else is read.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+INTERRUPTED = 130
+
+
+def _starting(signum: int, frame: object) -> None:
+    """Ctrl-C while `pai` loads: nothing has started yet, so there is nothing to stop."""
+    words = [a for a in sys.argv[1:2] if not a.startswith("-")]
+    os.write(2, f"{' '.join(['pai', *words])}: interrupted\n".encode())
+    os._exit(INTERRUPTED)
+
+
+def _guard() -> None:
+    try:
+        signal.signal(signal.SIGINT, _starting)
+    except ValueError:  # not the main thread (an embedding host): its own handling stands
+        pass
+
+
+def main() -> int:
+    _guard()
+    from .cli import main as run
+
+    return run()
+
+
+def lsp_main() -> int:
+    _guard()
+    from .cli import lsp_main as run
+
+    return run()
