@@ -181,8 +181,7 @@ class PaddleCloud:
             raise NotFound(f"no job {name} on {self.profile.name} (PaddlePaddle Cloud keeps no finished or killed jobs)")
         tasks = []
         for role, label in (("pserver", "paddle-job-pserver"), ("trainer", "paddle-job")):
-            chosen = sorted((p for p in mine if (p["metadata"].get("labels") or {}).get(label) == name),
-                            key=lambda p: p["metadata"]["name"])
+            chosen = sorted((p for p in mine if (p["metadata"].get("labels") or {}).get(label) == name), key=_task_order)
             tasks += [_task(role, i, pod, name) for i, pod in enumerate(chosen)]
         state = derive(item, listed) if item is not None else ("STOPPING" if mine or name in (listed.get("terminating") or [])
                                                                 else "STOPPED")
@@ -284,6 +283,14 @@ def _item(listed: dict, name: str) -> dict | None:
 def _pods_of(pods: list[dict], name: str) -> list[dict]:
     return [p for p in pods if name in ((p["metadata"].get("labels") or {}).get("paddle-job"),
                                         (p["metadata"].get("labels") or {}).get("paddle-job-pserver"))]
+
+
+def _task_order(pod: dict) -> tuple:
+    """Tasks are numbered as the platform numbers its trainers: by pod address, sorted as text
+    (`k8s_tools.py fetch_id`), so `trainer:1` is the trainer whose PADDLE_INIT_TRAINER_ID is 1;
+    pods without an address yet come last, by name."""
+    ip = (pod.get("status") or {}).get("pod_ip")
+    return (ip is None, ip or "", pod["metadata"]["name"])
 
 
 def _task(role: str, index: int, pod: dict, job: str) -> TaskStatus:

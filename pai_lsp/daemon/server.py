@@ -285,6 +285,8 @@ class Daemon:
         `follow`), in pieces of at most CHUNK bytes, each sent once the caller has taken the one
         before (a slow reader slows only itself); `job.status` on every state change."""
         cluster = await self.sessions.resolve(p.cluster)
+        if p.task:  # a task the job does not have is an error that lists those it has, not an empty stream
+            await self.sessions.run(cluster, lambda backend: service.check_task(backend.job(p.job), p.task))
         text = Utf8Chunks(p.job, notify)
         if p.follow:
             follower = Follower(p.task, p.which, dict(p.offsets or {}))

@@ -32,7 +32,14 @@ Progress = Callable[[int, int, int, int], None]  # bytes done, bytes total, file
 
 
 def absolute(backend: Backend, path: str) -> str:
-    """Relative paths are under the user's home (`/user/<user>` on HDFS, `/pfs/<dc>/home/<user>` on PFS)."""
+    """Relative paths are under the user's home (`/user/<user>` on HDFS, `/pfs/<dc>/home/<user>` on PFS).
+    Every path of the explorer passes here: one that is not Unicode text (a name of bytes that are
+    not UTF-8, as a shell may pass) can go into no URL, and is refused."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{path.encode('utf-8', 'surrogateescape')!r}: not UTF-8 text, which {backend.storage.name} "
+                           "paths are") from None
     if not path.startswith("/"):
         path = f"{backend.storage.home}/{path}"
     return posixpath.normpath(path) if path != "/" else "/"

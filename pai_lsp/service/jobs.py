@@ -168,8 +168,20 @@ def list_jobs(backend: Backend, offset: int = 0, limit: int | None = None) -> di
                       "exitCode": j.exit_code, "retries": j.retries, "virtualCluster": j.virtual_cluster} for j in page]}
 
 
+def check_task(job: JobDetail, task: str | None) -> None:
+    """A task named as `ROLE:INDEX` (or, on PaddlePaddle Cloud, a worker's name) that the job has;
+    else NotFound listing the tasks it has (none yet is fine: a waiting job has not made them)."""
+    if not task or not job.tasks or any(task in (t.label, t.worker) for t in job.tasks):
+        return
+    labels = [t.label for t in job.tasks]
+    shown = ", ".join(labels[:20]) + (f", … ({len(labels)} in all)" if len(labels) > 20 else "")
+    form = "" if ":" in task and task.split(":")[1].isdigit() else " (a task is ROLE:INDEX, e.g. worker:0)"
+    raise NotFound(f"job {job.name} has no task {task}{form}: its tasks are {shown}")
+
+
 def ssh_info(job: JobDetail, task: str | None = None) -> list[dict]:
     """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+    check_task(job, task)
     tasks = [t for t in job.tasks if not task or t.label == task]
     if not tasks:
         raise NotFound(f"job {job.name} has no task {task}")

@@ -23,6 +23,7 @@ import ssl
 from collections.abc import Iterator, Mapping
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -39,6 +40,23 @@ REFUSED = {"SecurityException", "AuthenticationException"}  # the credentials, n
 MISTAKEN = {"FileAlreadyExistsException", "ParentNotDirectoryException", "PathIsNotEmptyDirectoryException",
             "PathIsNotDirectoryException", "IllegalArgumentException", "HadoopIllegalArgumentException",
             "InvalidPathException", "UnsupportedOperationException"}
+
+
+# -- what goes into a URL --------------------------------------------------------------------------
+def url_path(template: str, **values: str) -> str:
+    """`template` ("/api/v1/user/{user}/jobs/{job}") with each value put in as one path segment,
+    escaped: a name can never reach another resource (`../../etc/passwd` stays one segment, as
+    `..%2F..%2Fetc%2Fpasswd`). The one place a name or a path part goes into a URL; what no URL can
+    carry (`.`, `..`, nothing, text that is not Unicode) is refused."""
+    escaped = {}
+    for key, value in values.items():
+        if value in ("", ".", ".."):
+            raise InvalidInput(f"{value!r} cannot be a {key} name: it would name another resource")
+        try:
+            escaped[key] = quote(value, safe="")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"{value.encode('utf-8', 'surrogateescape')!r} cannot be a {key} name: it is not UTF-8 text") from None
+    return template.format(**escaped)
 
 
 # -- no answer ------------------------------------------------------------------------------------
