@@ -105,6 +105,7 @@ def _add_local_cluster(sub) -> None:
     lc_sub = group(p_lc, "lc_command", required=False)
     serve_args = [p_lc, command(lc_sub, "serve", "serve in the foreground (the default)", [
         ("pai local-cluster serve --data-dir ./cluster", "keep this cluster's jobs and files in ./cluster")])]
+    first = len(p_lc._actions)
     for p in serve_args:
         p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1; another needs --allow-remote)")
         p.add_argument("--port", type=int, default=9186, help="REST (and WebHDFS) port; 0 picks a free one")
@@ -123,6 +124,8 @@ def _add_local_cluster(sub) -> None:
                             "scaled to the machine, with a note)")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
+    for action in p_lc._actions[first:]:
+        action.own_only = True  # serve's options, which `pai local-cluster` takes as the command it runs by default
     users = command(lc_sub, "users", "manage the cluster's users", [
         ("pai local-cluster users add bob --password-stdin < pw.txt", "add the user bob")])
     users_sub = group(users, "users_command")
@@ -226,6 +229,8 @@ def guarded(name: str, run) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second complaint when Python flushes at exit
         return EXIT_OK
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # done: a late Ctrl-C while Python exits changes nothing
 
 
 def run_command(args: argparse.Namespace) -> int:

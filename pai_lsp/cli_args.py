@@ -93,20 +93,22 @@ def walk(parser: argparse.ArgumentParser, prefix: str = "pai") -> list[tuple[str
     return out
 
 
-def inherit_options(parser: argparse.ArgumentParser) -> None:
+def inherit_options(parser: argparse.ArgumentParser, inherited: Sequence[argparse.Action] = ()) -> None:
     """The one rule for where an option goes: an option of a command group (`--cluster` of `pai hdfs`,
-    `--data-dir` of `pai local-cluster`) is also taken after any of its subcommands, meaning the
-    same. Given in both places, the later one counts."""
+    `--data-dir` of `pai local-cluster`) is also taken after any of its subcommands, at any depth,
+    meaning the same. Given in both places, the later one counts. (An option a group has only as
+    the command it also is, such as `pai local-cluster --port`, is marked `own_only`.)"""
     own = [a for a in parser._actions if a.option_strings and not isinstance(a, (argparse._HelpAction, argparse._VersionAction))
-           and a.default is not argparse.SUPPRESS]
+           and a.default is not argparse.SUPPRESS and not getattr(a, "own_only", False)]
+    passed = [*inherited, *own]
     for _, child in subcommands(parser):
-        for action in own:
+        for action in passed:
             if any(option in child._option_string_actions for option in action.option_strings):
                 continue
             copied = copy.copy(action)  # the same option, its completer too; absent there, it leaves the group's value
             copied.default, copied.required = argparse.SUPPRESS, False
             child._add_action(copied)
-        inherit_options(child)
+        inherit_options(child, passed)
 
 
 def locale(value: str) -> str:

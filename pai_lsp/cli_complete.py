@@ -26,7 +26,7 @@ def complete(parser: argparse.ArgumentParser) -> None:
     if "_ARGCOMPLETE" in os.environ:
         import argcomplete
 
-        argcomplete.autocomplete(parser)
+        argcomplete.autocomplete(parser, always_complete_options=False)  # options once a - is typed, as kubectl
 
 
 def _ask(params: Any) -> Any:

@@ -196,33 +196,43 @@ def run_sync(work: Coroutine[Any, Any, T]) -> T:
     """Run `work` for a command of the terminal. Ctrl-C cancels it, so that what it started in the
     daemon stops too (a cancellable call then raises `Cancelled`, saying what stopped); a second
     Ctrl-C gives up waiting at once. Either way the caller sees KeyboardInterrupt or Cancelled."""
-    loop = asyncio.new_event_loop()
-    task = loop.create_task(work)
     pressed: list[bool] = []
+    loop: asyncio.AbstractEventLoop | None = None
+    task: asyncio.Task | None = None
 
     def on_interrupt(signum: int, frame: Any) -> None:
-        if pressed or task.done():
+        if task is None or loop is None:
+            pressed.append(True)  # before the work started: it will not start
+        elif pressed or task.done():
             raise KeyboardInterrupt
-        pressed.append(True)
-        loop.call_soon_threadsafe(task.cancel)
+        else:
+            pressed.append(True)
+            loop.call_soon_threadsafe(task.cancel)
 
     try:
         previous = signal.signal(signal.SIGINT, on_interrupt)
     except ValueError:  # not the main thread: Ctrl-C is not ours to handle
         previous = None
     try:
+        loop = asyncio.new_event_loop()
+        if pressed:
+            raise KeyboardInterrupt
+        task = loop.create_task(work)
         return loop.run_until_complete(task)
     except asyncio.CancelledError:
         raise KeyboardInterrupt from None
     finally:
+        if task is None:
+            work.close()
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        try:
-            for other in asyncio.all_tasks(loop):
-                other.cancel()
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            loop.close()
+        if loop is not None:
+            try:
+                for other in asyncio.all_tasks(loop):
+                    other.cancel()
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
 
 
 class LogCursor:
