@@ -5,7 +5,6 @@ Ctrl-C and missing input said in one line, `-o json`, `-` for standard input, sh
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pai_lsp import __version__, errors
 from pai_lsp.cli import build_parser
 from pai_lsp.cli_args import EXIT_CODES, walk
 
+from .helpers.cli import complete as _complete
 from .helpers.cli import pai, pai_lang
 from .helpers.configs import VALID
 
@@ -155,20 +155,6 @@ def test_cluster_list_prints_json(env):
     shown = pai(env, "cluster", "list", "-o", "json")
     listed = json.loads(shown.stdout)
     assert listed["default"] == "local" and [c["name"] for c in listed["clusters"]][:2] == ["local", "local-paddle"]
-
-
-def _complete(env: dict, line: str) -> list[str]:
-    """What bash offers for `line` once `eval "$(pai completion bash)"` set pai's completion up."""
-    script = f'''eval "$(pai completion bash)"
-COMP_LINE={json.dumps(line)}; COMP_POINT=${{#COMP_LINE}}
-read -ra COMP_WORDS <<< "$COMP_LINE"; [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
-COMP_CWORD=$((${{#COMP_WORDS[@]}}-1))
-_python_argcomplete pai "${{COMP_WORDS[-1]}}" "${{COMP_WORDS[-2]}}"
-printf '%s\\n' "${{COMPREPLY[@]}}"'''
-    shell_env = dict(env, PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}")
-    done = subprocess.run(["bash", "-c", script], env=shell_env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return [line.strip() for line in done.stdout.splitlines() if line.strip()]
 
 
 def test_bash_completes_commands_options_and_profiles(env):

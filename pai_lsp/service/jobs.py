@@ -116,7 +116,12 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     uploaded: UploadResult | None = None
     if prepared.code_dir:
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
-        uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+        try:
+            uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+        except Interrupted as exc:
+            if cancelled is None or not cancelled.is_set():
+                raise
+            raise Interrupted(f"cancelled: nothing was submitted; {exc.message.removeprefix('cancelled: ')}") from None
     if cancelled is not None and cancelled.is_set():
         raise Interrupted("cancelled: nothing was submitted")
     if journal is not None:

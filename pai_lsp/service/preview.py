@@ -58,7 +58,8 @@ def render(result: dict, locale: str | None) -> str:
         lines.append(t("upload:   none (no codeDir, or pai.job.upload.enabled is false)",
                        "上传：    无（没有 codeDir，或 pai.job.upload.enabled 为 false）"))
     else:
-        lines.append(t(f"upload:   {up['files']:,} files, {size_text(up['bytes'])} from {up['workspace']} to {up['remote']}",
+        lines.append(t(f"upload:   {up['files']:,} file{'s' * (up['files'] != 1)}, {size_text(up['bytes'])} from {up['workspace']} "
+                       f"to {up['remote']}",
                        f"上传：    {up['files']:,} 个文件，共 {size_text(up['bytes'])}，从 {up['workspace']} 到 {up['remote']}"))
         lines.append(t(f"          {up['unchanged']:,} unchanged since the last upload there (skipped), "
                        f"{up['files'] - up['unchanged']:,} to send",

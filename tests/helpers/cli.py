@@ -79,3 +79,17 @@ def pai_lang(*args: str, cwd=None, lang: str = "C.UTF-8") -> subprocess.Complete
     """`pai` in the user's own environment, with messages in `lang`."""
     env = dict(os.environ, LANG=lang, LC_ALL="", LC_MESSAGES="")
     return subprocess.run([sys.executable, "-m", "pai_lsp", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=60)
+
+
+def complete(env: dict, line: str) -> list[str]:
+    """What bash offers for `line` once `eval "$(pai completion bash)"` set pai's completion up."""
+    script = f'''eval "$(pai completion bash)"
+COMP_LINE={json.dumps(line)}; COMP_POINT=${{#COMP_LINE}}
+read -ra COMP_WORDS <<< "$COMP_LINE"; [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+COMP_CWORD=$((${{#COMP_WORDS[@]}}-1))
+_python_argcomplete pai "${{COMP_WORDS[-1]}}" "${{COMP_WORDS[-2]}}"
+printf '%s\\n' "${{COMPREPLY[@]}}"'''
+    shell_env = dict(env, PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
+    done = subprocess.run(["bash", "-c", script], env=shell_env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [line.strip() for line in done.stdout.splitlines() if line.strip()]
