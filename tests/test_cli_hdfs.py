@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from .helpers.cli import pai
+from .helpers.cli import on_a_terminal, pai
 from .helpers.standin import StandIn
 
 
@@ -219,3 +219,18 @@ def test_ctrl_c_stops_a_transfer_in_the_daemon_and_leaves_nothing_in_part(env, t
     time.sleep(1)
     assert list(dest.iterdir()) == []
     assert pai(env, "hdfs", "rm", "-r", "cut").returncode == 0
+
+
+def test_the_progress_of_a_put_on_a_terminal_counts_its_bytes(env, tmp_path):
+    """It once showed "0/? bytes" throughout."""
+    import re
+
+    big = tmp_path / "progress.bin"
+    with open(big, "wb") as f:
+        f.truncate(300 * 1024 * 1024)
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", on_a_terminal(env, "hdfs", "put", str(big), "progress.bin"))
+    frames = re.findall(r"uploading\S* [^\r\n]*?([0-9.]+)/([0-9.?]+) (MB|bytes)", shown)
+    assert any(total == "314.6" and 0 < float(done) < 314.6 for done, total, _ in frames), shown[-2000:]
+    assert "uploaded 1 file(s), 314,572,800 bytes to /user/" in shown
+    assert pai(env, "hdfs", "rm", "progress.bin").returncode == 0
+

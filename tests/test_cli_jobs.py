@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from .helpers.cli import command_job, complete, isolated_env, local_client_password, pai, remote_files, stop_all, workspace
+from .helpers.cli import command_job, complete, isolated_env, local_client_password, on_a_terminal, pai, remote_files, stop_all, workspace
 from .helpers.standin import StandIn
 
 
@@ -51,7 +51,7 @@ def test_run_follow_status_jobs_outputs(env, tmp_path):
     assert watched.returncode == 0 and watched.stdout.splitlines()[0] == f"{job}: SUCCEEDED"
     # States in colour on a terminal only; and bash completes the job's name and its HDFS paths.
     assert "\x1b[" not in pai(env, "jobs").stdout
-    assert "\x1b[32mSUCCEEDED" in _on_a_terminal(env, "jobs") and "\x1b[32mSUCCEEDED" in _on_a_terminal(env, "status", job)
+    assert "\x1b[32mSUCCEEDED" in on_a_terminal(env, "jobs") and "\x1b[32mSUCCEEDED" in on_a_terminal(env, "status", job)
     assert job in complete(env, "pai status mnist_") and complete(env, f"pai logs {job} --task ") == ["train:0"]
     user = os.environ.get("USER") or __import__("getpass").getuser()
     assert complete(env, f"pai hdfs ls /{user}/{job[:-2]}") == [f"/{user}/{job}/"]  # a folder: Tab goes on into it
@@ -300,28 +300,6 @@ def test_the_clusters_warnings_are_one_stderr_line_each(env, tmp_path):
         assert small.returncode == 0 and "warning" not in small.stderr, small.stderr
     finally:
         pai(env, "cluster", "remove", "k8s-warn")
-
-
-def _on_a_terminal(env: dict, *args: str) -> str:
-    """What `pai` prints when its output is a terminal (a pseudo-terminal here)."""
-    import pty
-
-    leader, follower = pty.openpty()
-    with subprocess.Popen([sys.executable, "-m", "pai_lsp", *args], env=dict(env, TERM="xterm", COLUMNS="200"),
-                          stdout=follower, stderr=follower, stdin=subprocess.DEVNULL) as process:
-        os.close(follower)
-        out = b""
-        while True:
-            try:
-                piece = os.read(leader, 65536)
-            except OSError:
-                break
-            if not piece:
-                break
-            out += piece
-        process.wait(timeout=60)
-    os.close(leader)
-    return out.decode("utf-8", "replace")
 
 
 def test_logs_of_a_task_the_job_lacks_names_the_tasks_it_has(env, tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -93,3 +94,23 @@ printf '%s\\n' "${{COMPREPLY[@]}}"'''
     done = subprocess.run(["bash", "-c", script], env=shell_env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return [line.strip() for line in done.stdout.splitlines() if line.strip()]
+
+
+def on_a_terminal(env: dict, *args: str) -> str:
+    """What `pai` prints when its output is a terminal (a pseudo-terminal here)."""
+    leader, follower = pty.openpty()
+    with subprocess.Popen([sys.executable, "-m", "pai_lsp", *args], env=dict(env, TERM="xterm", COLUMNS="200"),
+                          stdout=follower, stderr=follower, stdin=subprocess.DEVNULL) as process:
+        os.close(follower)
+        out = b""
+        while True:
+            try:
+                piece = os.read(leader, 65536)
+            except OSError:
+                break
+            if not piece:
+                break
+            out += piece
+        process.wait(timeout=60)
+    os.close(leader)
+    return out.decode("utf-8", "replace")
