@@ -9,6 +9,7 @@ InvalidParams error by pygls.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from dataclasses import dataclass
@@ -90,11 +91,12 @@ def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelP
 
 
 @registry.command("pai.jobOutputs")
-async def job_outputs(ls: PaiLanguageServer, job: str, dest: str, *rest: str) -> dict:
-    """Arguments: job name, destination folder[, cluster[, workDoneToken]] (progress on the token)."""
-    cluster = rest[0] if rest and rest[0] else None
-    token = rest[1] if len(rest) > 1 else None
-    params = protocol.Outputs(job=job, dest=dest, cluster=cluster, progress_token=token)
+async def job_outputs(ls: PaiLanguageServer, job: str, dest: str, *rest: str | bool) -> dict:
+    """Arguments: job name, destination folder[, cluster[, workDoneToken[, overwrite]]] (progress on
+    the token; what is there already is replaced only with overwrite, else `kind: exists`)."""
+    cluster = str(rest[0]) if rest and rest[0] else None
+    token = str(rest[1]) if len(rest) > 1 and rest[1] else None
+    params = protocol.Outputs(job=job, dest=dest, cluster=cluster, progress_token=token, overwrite=len(rest) > 2 and rest[2] is True)
     return await _with_progress(ls, params, token, pick(ls.locale, "downloading", "正在下载"))
 
 
@@ -193,8 +195,14 @@ async def _with_progress(ls: PaiLanguageServer, params: protocol.Params, token: 
         if isinstance(event, protocol.TransferProgress):
             jobs.report_transfer(ls, token, event, ls.locale, verb)
 
-    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=verb, percentage=0))
-    result = await jobs.call_or_fail(ls, params, relay)
+    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=verb, percentage=0, cancellable=True))
+    call = asyncio.ensure_future(jobs.call_or_fail(ls, params, relay))
+    ls.cancellable[token] = call  # `window/workDoneProgress/cancel` stops the transfer in the daemon
+    try:
+        result = await call  # cancelled: `{ok: false, kind: "cancelled", message}`, the daemon's words on what stopped
+    finally:
+        ls.cancellable.pop(token, None)
+        ls.cancelled_tokens.discard(token)
     ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=result.get("message")))
     return result
 

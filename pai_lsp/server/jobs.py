@@ -21,7 +21,7 @@ from pygls.uris import to_fs_path
 from ..core.messages import pick
 from ..core.openpai import FINAL
 from ..daemon import client, protocol
-from ..errors import PaiError
+from ..errors import Cancelled, PaiError
 from ..settings import job_values
 from .uris import fs_path, workspace_relative
 
@@ -71,7 +71,7 @@ async def submit(ls: PaiLanguageServer, uri: str | None, cluster: str | None, cl
         ls.cancellable[client_token] = call
     try:
         result = await call
-    except asyncio.CancelledError:
+    except (asyncio.CancelledError, Cancelled):  # Cancelled: the daemon stopped the upload and said so
         if client_token not in ls.cancelled_tokens:
             raise  # the command itself was cancelled
         ls.cancelled_tokens.discard(client_token)
@@ -111,7 +111,8 @@ def shown_name(ls: PaiLanguageServer, path: str) -> str:
 
 
 def cancel(ls: PaiLanguageServer, token: str | int) -> None:
-    """`window/workDoneProgress/cancel`: stop a submit that is still uploading."""
+    """`window/workDoneProgress/cancel`: stop a submit that is still uploading, or a transfer (the
+    daemon stops it, removes what it wrote in part, and says what was and was not done)."""
     call = ls.cancellable.pop(token, None)
     if call is not None:
         ls.cancelled_tokens.add(token)
@@ -235,10 +236,13 @@ def _message(exc: Exception) -> str:
 
 
 def _kind(exc: Exception) -> str:
+    if isinstance(exc, Cancelled):
+        return "cancelled"  # the user's own doing, not a failure
     return exc.kind if isinstance(exc, PaiError) else "unreachable"
 
 
 def fail(ls: PaiLanguageServer, message: str, kind: str) -> dict:
     if not ls.client_shows_messages:
-        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, message))
+        level = types.MessageType.Info if kind == "cancelled" else types.MessageType.Error
+        ls.window_show_message(types.ShowMessageParams(level, message))
     return {"ok": False, "message": message, "kind": kind}

@@ -2,7 +2,7 @@
 // server pushes (`pai/jobStatus`), plus the actions on a job and the status-bar item.
 import * as vscode from "vscode";
 import { FINAL_STATES, duration, jobFileName } from "./config";
-import { withTransferProgress } from "./hdfs";
+import { replacing, withTransferProgress } from "./hdfs";
 import { LogBook } from "./logs";
 import { PaiServer, guarded } from "./server";
 
@@ -293,8 +293,9 @@ export async function downloadOutputs(server: PaiServer, job: string, cluster: s
     defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
   });
   if (!folder?.[0]) return;
-  const result = await guarded(() => withTransferProgress(server, vscode.l10n.t("Downloading the outputs of {0}", job),
-    (token) => server.callWith<{ path: string }>("pai.jobOutputs", [job, folder[0].fsPath, cluster, token])));
+  const result = await guarded(() => replacing((overwrite) => withTransferProgress(server,
+    vscode.l10n.t("Downloading the outputs of {0}", job),
+    (token) => server.callWith<{ path: string }>("pai.jobOutputs", [job, folder[0].fsPath, cluster, token, overwrite]))));
   if (result) {
     const reveal = vscode.l10n.t("Reveal");
     const choice = await vscode.window.showInformationMessage(vscode.l10n.t("Downloaded the outputs of {0} to {1}", job, result.path), reveal);
