@@ -76,7 +76,12 @@ def local_cluster(args: argparse.Namespace) -> int:
         from .localcluster.auth import Users
 
         secret = password(args.password_stdin, f"password for {args.name}: ")
-        data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # (a file in the way: as `serve` says it)
+            why = "it is a file, not a folder" if data_dir.exists() and not data_dir.is_dir() else exc.strerror or str(exc)
+            print(f"pai local-cluster users add: --data-dir {data_dir}: {why}", file=sys.stderr)
+            return EXIT_UNREADABLE
         try:
             Users(data_dir).add(args.name, secret, admin=args.admin)
         except ValueError as exc:

@@ -149,6 +149,10 @@ def test_a_password_that_cannot_be_had_is_one_line(env):
     assert "prod" not in pai(env, "cluster", "list").stdout  # nothing was added
     user = _no_terminal(env, "local-cluster", "--data-dir", str(Path(env["PAI_LOCAL_CLUSTER_DIR"])), "users", "add", "bob")
     assert user.returncode == 1 and "no terminal to ask for the password" in user.stderr and "Traceback" not in user.stderr
+    in_a_file = _no_terminal(env, "local-cluster", "--data-dir", "/etc/hostname", "users", "add", "bob", "--password-stdin",
+                             stdin="pw\n")
+    assert (in_a_file.returncode, in_a_file.stderr) == (
+        2, "pai local-cluster users add: --data-dir /etc/hostname: it is a file, not a folder\n")
 
 
 def test_cluster_list_prints_json(env):
