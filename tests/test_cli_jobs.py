@@ -449,3 +449,21 @@ def test_ctrl_c_during_a_submit_says_what_it_cancelled(env, tmp_path):
     time.sleep(1)
     assert len(json.loads(pai(env, "jobs", "-o", "json").stdout)["jobs"]) == before
 
+
+def test_jobs_watch_prints_each_change_until_ctrl_c(env, tmp_path):
+    ws = command_job(tmp_path, "nap.pai.json", "sleep 3")
+    job = pai(env, "run", "nap.pai.json", cwd=ws).stdout.split()[1]
+    watch = subprocess.Popen([sys.executable, "-m", "pai_lsp", "jobs", "--watch"], env=env, text=True, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    seen: list[str] = []
+    deadline = time.monotonic() + 60
+    while not any(line.split()[:2] == [job, "SUCCEEDED"] for line in seen):
+        assert time.monotonic() < deadline, seen
+        seen.append(watch.stdout.readline())
+    watch.send_signal(signal.SIGINT)
+    rest, err = watch.communicate(timeout=30)
+    assert (watch.returncode, err) == (0, "")  # a watch ends with Ctrl-C: that is no failure
+    states = [line.split()[1] for line in seen if line.startswith(job)]
+    assert states[0] in ("WAITING", "RUNNING") and states[-1] == "SUCCEEDED"  # printed again when it changed (piped: below)
+    assert sum(line.startswith("NAME ") for line in seen) >= 2
+

@@ -100,6 +100,8 @@ def failures(what: str) -> Iterator[None]:
         yield
     except PaiError:
         raise
+    except httpx.InvalidURL as exc:  # (no HTTPError: a profile's URI edited by hand, say with a port ':1')
+        raise InvalidInput(f"{what}: not a valid URL ({exc})") from None
     except TRANSPORT as exc:
         raise transport_error(exc, what) from None
 
