@@ -27,6 +27,7 @@ from ..service import clusters
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
+from ..storage.base import Cancel
 from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
@@ -199,7 +200,7 @@ class Daemon:
         Ctrl-C, the editor's Cancel; or a closed connection) sets `cancelled`; the request then
         ends once the work has stopped and cleaned up, its error saying what was and was not done
         (or with its result, when it was too late to stop)."""
-        cancelled = threading.Event()
+        cancelled = Cancel()
         work = asyncio.ensure_future(self.sessions.run(cluster, fn, *args, cancelled))
         work.add_done_callback(lambda f: f.cancelled() or f.exception())  # heard even when nobody waits any more
         try:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import Exists, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 from ..files import atomic_writer
-from ..storage.base import Body, Sent, Stat, Storage, partial, said_of
+from ..storage.base import Body, Cancel, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
 
 if TYPE_CHECKING:
@@ -174,6 +174,14 @@ class Tally:
         if self.cancelled is not None and self.cancelled.is_set():
             raise Stopped("cancelled")
 
+    @contextlib.contextmanager
+    def sending(self, body: Body) -> Iterator[None]:
+        """While `body` is sent, a cancel breaks its connection too: a transfer waiting for an
+        answer (the last bytes still on their way over a slow link) stops at once."""
+        if isinstance(self.cancelled, Cancel):
+            self.cancelled.on_set(body.abort)
+        yield
+
     def on(self, name: str) -> Sent:
         def moved(n: int) -> None:
             self.check()
@@ -256,7 +264,7 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
     def send(pair: tuple[Path, str]) -> int:
         path, target = pair
         tally.check()
-        with open(path, "rb") as f, Body(f, os.fstat(f.fileno()).st_size, digest=None) as body:
+        with open(path, "rb") as f, Body(f, os.fstat(f.fileno()).st_size, digest=None) as body, tally.sending(body):
             send_one(target, body, tally.on(target))
             return body.size
 
@@ -277,7 +285,7 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
                 storage.delete(root, recursive=True)
         if not isinstance(exc, PaiError):
             raise
-        stopped = isinstance(exc, Stopped)
+        stopped = isinstance(exc, Stopped) or (cancelled is not None and cancelled.is_set())  # (a broken connection too)
         reason = "cancelled" if stopped else said_of(exc, root, remote).message
         if whole:
             raise Interrupted(f"{reason}: the put of {local.name} stopped; nothing was written to {remote}") from None
