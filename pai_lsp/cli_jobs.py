@@ -259,7 +259,7 @@ def restart_if_stale() -> None:
     daemon.restart()
 
 
-def _progress(total_known: bool = True):
+def _progress():
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
     return Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
@@ -416,14 +416,13 @@ def _duration(seconds: float) -> str:
 
 def cmd_status(args: argparse.Namespace) -> int:
     def fetch() -> Any:
-        status = daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
-        return status
+        return daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
 
     if not args.watch:
         _show_status(fetch(), args.output)
         return 0
     last = _watch(fetch, lambda status: _show_status(status, args.output), lambda status: status["state"] in FINAL)
-    return 0 if last is None or last["state"] in ("SUCCEEDED",) or last["state"] not in FINAL else 1
+    return 1 if last is not None and last["state"] in FINAL and last["state"] != "SUCCEEDED" else 0  # as gh run watch
 
 
 def _show_status(status: Any, output: str) -> None:
