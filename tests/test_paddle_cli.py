@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from .helpers.cli import local_client_password, pai
+from .helpers.standin import StandIn
 from .helpers.proxy import CuttingProxy
 
 SEED_003 = """datacenters:
@@ -199,3 +200,35 @@ def test_upload_resumes_after_a_cut_and_resends_only_changed_chunks(penv, tmp_pa
     assert backend.storage.read(f"{remote}/big.bin") == bytes(changed)
     backend.close()
     cut.close()
+
+
+def test_trainer_labels_follow_the_platform_s_trainer_ids(env):
+    """The platform numbers trainers by their pods' addresses, sorted (k8s_tools.py fetch_id), not by
+    name: the task labelled trainer:0 is the one whose PADDLE_INIT_TRAINER_ID is 0."""
+    def pod(name: str, ip: str, role: str = "paddle-job") -> dict:
+        return {"metadata": {"name": name, "labels": {role: "fit"}}, "status": {"phase": "Running", "pod_ip": ip}}
+
+    pods = [pod("fit-trainer-aaaaa", "10.0.0.9"), pod("fit-trainer-bbbbb", "10.0.0.10"),  # as text: "10.0.0.10" < "10.0.0.9"
+            pod("fit-pserver-1-zzzzz", "10.0.0.5", "paddle-job-pserver")]
+
+    def respond(method, path, body):
+        if path.startswith("/api-token-auth/"):
+            return 200, {}, {"token": "t"}
+        if path.startswith("/api/v1/jobs/"):
+            return 200, {}, {"items": [{"metadata": {"name": "fit-trainer"}, "spec": {"parallelism": 2},
+                                        "status": {"active": 2}}]}
+        if path.startswith("/api/v1/workers/"):
+            return 200, {}, {"items": pods}
+        return 404, {}, {}
+
+    with StandIn(respond) as server:
+        pai(env, "cluster", "add", "pc", "--kind", "paddlecloud", "--rest", server.url, "--user", "u", "--password-stdin",
+            stdin="pw\n")
+        try:
+            shown = pai(env, "status", "fit", "--cluster", "pc")
+        finally:
+            pai(env, "cluster", "remove", "pc")
+    assert shown.returncode == 0, shown.stderr
+    workers = {line.split()[0]: line.split()[1] for line in shown.stdout.splitlines()[1:]}
+    assert workers == {"pserver:0": "fit-pserver-1-zzzzz", "trainer:0": "fit-trainer-bbbbb", "trainer:1": "fit-trainer-aaaaa"}
+
