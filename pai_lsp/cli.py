@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_args import Parser, command, exit_codes_text, group, inherit_options, locale
     from .cli_out import add_output_option
 
-    parser = Parser(prog="pai", description="PAI training jobs from the terminal and the editor: check job configs, submit "
+    parser = Parser(prog="pai", description="PAI training jobs from the terminal and the editor: check job configs, submit\n"
                     "and run them, follow their logs, fetch their outputs, browse the cluster's HDFS.",
                     epilog=exit_codes_text() + "\n\nEvery command has --help, with examples. Shell completion: pai completion --help.",
                     examples=[("pai run mnist.pai.json --follow", "run a job on the embedded local cluster, print its log"),

@@ -122,7 +122,10 @@ def locale(value: str) -> str:
 
 
 def exit_codes_text() -> str:
-    return "exit codes:\n" + "\n".join(f"  {code:>3}  {words}" for code, words in EXIT_CODES)
+    import textwrap
+
+    return "exit codes:\n" + "\n".join(textwrap.fill(words, 100, initial_indent=f"  {code:>3}  ", subsequent_indent=" " * 7)
+                                        for code, words in EXIT_CODES)
 
 
 def _has_terminal() -> bool:
