@@ -77,3 +77,37 @@ def test_pai_check_passes_the_corpus():
     # Only the comment warnings of cntk-mpi.json are printed.
     assert result.stdout.count("\n") == 3 and "cntk-mpi.json:5:3: warning syntax.comment" in result.stdout
 
+
+
+def v2_corpus() -> list:
+    return sorted(shared("corpus", "openpai-examples", "v2").glob("*.yaml"))
+
+
+def test_v2_corpus_files_have_no_finding_at_all():
+    """The real v2 examples (OpenPAI's own): not one diagnostic, warnings included, by the format the
+    editor and `pai check` read them with (by name as *.pai.yaml, and by content as they are named)."""
+    from pai_lsp.core.formats import format_for
+
+    files = v2_corpus()
+    assert len(files) >= 30
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        for name in (path.name.replace(".yaml", ".pai.yaml"), path.name):
+            job_format = format_for(name, text)
+            assert job_format.name == "pai-v2", name
+            found = job_format.diagnose(job_format.parse(text), Settings())
+            assert [(d.code, text[d.start:d.end], d.message) for d in found] == [], path.name
+
+
+def test_every_v1_corpus_config_converts_to_a_v2_job_without_error():
+    """The v1 → v2 code action's file (core/v2convert.py) for every real v1 config: a v2 job the
+    editor finds no error in."""
+    from pai_lsp.core.formats import format_for
+
+    v1, v2 = format_for("x.pai.json"), format_for("x.pai.yaml")
+    for path in corpus():
+        (new,) = v1.new_files(v1.parse(path.read_text(encoding="utf-8")), str(path), Settings())
+        if new.disabled:
+            continue
+        errors = [(d.code, d.message) for d in v2.diagnose(v2.parse(new.text), Settings()) if d.severity == "error"]
+        assert errors == [], path.name

@@ -90,8 +90,8 @@ async def test_code_lenses_above_job_name(client, tmp_path):
     await editor.open(VALID)
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(editor.doc()))
     assert [(lens.command.title, lens.command.command) for lens in lenses] == [
-        ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run Job Locally", "pai.runLocally")]
-    assert [(lens.range.start.line, list(lens.command.arguments)) for lens in lenses] == [(1, [editor.uri])] * 2
+        ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run Job Locally", "pai.runLocally"), ("Preview", "pai.previewUpload")]
+    assert [(lens.range.start.line, list(lens.command.arguments)) for lens in lenses] == [(1, [editor.uri])] * 3
 
 
 async def test_pai_kinds_tells_clients_the_job_files_and_cluster_kinds(client_zh):
@@ -100,5 +100,5 @@ async def test_pai_kinds_tells_clients_the_job_files_and_cluster_kinds(client_zh
 
     told = await client_zh.workspace_execute_command_async(types.ExecuteCommandParams("pai.kinds", []))
     assert told == {"ok": True, **catalogue("zh-CN")}
-    assert [f["patterns"] for f in told["jobFiles"]] == [["*.pai.json"], ["*.paddle.json"]]
+    assert [f["patterns"] for f in told["jobFiles"]] == [["*.pai.json"], ["*.paddle.json"], ["*.pai.yaml", "*.pai.yml"]]
     assert told["jobFiles"][1]["title"] == "PaddlePaddle Cloud 作业文件"

@@ -28,7 +28,7 @@ async def test_a_paddle_job_file_in_the_editor(client, client_zh, tmp_path):
     labels = [i.label for i in (result.items if isinstance(result, types.CompletionList) else result)]
     assert "PADDLE_INIT_NUM_GRADIENT_SERVERS" in labels
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(editor.doc()))
-    assert [lens.command.command for lens in lenses] == ["pai.submitJob", "pai.runLocally"]
+    assert [lens.command.command for lens in lenses] == ["pai.submitJob", "pai.runLocally", "pai.previewUpload"]
     assert lenses[0].range.start.line == 2  # at "name"
     zh = Editor(client_zh, tmp_path / "zh.paddle.json")
     assert "作业名" in {d.code: d for d in await zh.open(JOB)}["paddle.name"].message

@@ -35,13 +35,21 @@ def test_every_server_setting_is_contributed_with_its_default():
 
 
 def test_the_job_files_vscode_is_told_of_are_the_servers():
-    """VS Code needs the job-file patterns in the manifest (the language's file names, activation); the
-    extension reads them from there, and they are the registry's (a new format adds its patterns there)."""
-    from pai_lsp.core.formats import patterns
+    """VS Code needs the job-file patterns in the manifest (the languages' file names, activation); the
+    extension reads them from there, and they are the registry's (a new format adds its patterns there,
+    to the language of its syntax: `pai-job` for JSON, `pai-job-yaml`, coloured by VS Code's YAML grammar,
+    for YAML)."""
+    from pai_lsp.core.formats import FORMATS, patterns
 
     manifest = json.loads((EXTENSION / "package.json").read_text())
-    (language,) = [entry for entry in manifest["contributes"]["languages"] if entry["id"] == "pai-job"]
-    assert language["filenamePatterns"] == patterns()
+    languages = {entry["id"]: entry for entry in manifest["contributes"]["languages"]}
+    language_of = {"json": "pai-job", "yaml": "pai-job-yaml"}
+    for job_format in FORMATS:
+        assert set(job_format.patterns) <= set(languages[language_of[job_format.syntax]]["filenamePatterns"]), job_format.name
+    assert languages["pai-job"]["filenamePatterns"] + languages["pai-job-yaml"]["filenamePatterns"] == patterns()
     assert [e for e in manifest["activationEvents"] if e.startswith("workspaceContains:")] == [
         f"workspaceContains:**/{pattern}" for pattern in patterns()]
+    grammars = {g["language"]: g["path"] for g in manifest["contributes"]["grammars"]}
+    yaml_grammar = json.loads((EXTENSION / grammars["pai-job-yaml"]).read_text())
+    assert yaml_grammar["patterns"] == [{"include": "source.yaml"}]
     assert "pai.json" not in json.dumps(manifest["contributes"]["menus"])  # menus follow the language, not names

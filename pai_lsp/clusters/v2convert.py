@@ -1,47 +1,16 @@
-"""A v1 job config (`*.pai.json`) as OpenPAI protocol v2 YAML, for Kubernetes-era clusters.
-
-Field by field what OpenPAI's own converter (rest-server `utils/converter.js`) does: the image
-becomes a `dockerimage` prerequisite, each task role keeps its resources, ports, completion
-counts and command; v2-only names (role keys, port labels) lose the characters v2 refuses.
-Directories and job environment variables, which v2 has no fields for, travel as `extras` and
-as exported variables in front of each command, so `$PAI_DATA_DIR` & co. still work.
-"""
+"""A v1 job config as OpenPAI protocol v2 YAML, for submitting to a Kubernetes-era cluster: the
+conversion itself is the core's (`core/v2convert.py`, which the editor's "Convert to protocol v2"
+uses too); here what v2 cannot express becomes the client side's `InvalidInput`."""
 
 from __future__ import annotations
 
-import re
-import shlex
-
-import yaml
-
-from ..core.roles import roles_from_v1, to_v2, v2_name
+from ..core.v2convert import ConversionError
+from ..core.v2convert import to_v2_yaml as _to_v2_yaml
 from ..errors import InvalidInput
 
 
-def _shell_value(value: str) -> str:
-    """Quoted for bash, with $PAI_DEFAULT_FS_URI left to expand (v1 servers replace it in dirs)."""
-    return '"${PAI_DEFAULT_FS_URI}"'.join(shlex.quote(part) if part else "" for part in value.split("$PAI_DEFAULT_FS_URI")) or "''"
-
-
 def to_v2_yaml(config: dict) -> str:
-    if config.get("authFile"):
-        raise InvalidInput("authFile (a private registry login on HDFS) has no v2 equivalent: "
-                                  "give the image's registry credentials to the cluster's admins or use a public image")
-    name = re.sub(r"[^A-Za-z0-9_-]", "_", config["jobName"])
-    exports = {f"PAI_{field[:-3].upper()}_DIR": config[field] for field in ("dataDir", "outputDir", "codeDir") if config.get(field)}
-    exports.update({str(k): str(v) for k, v in (config.get("jobEnvs") or {}).items() if re.fullmatch(r"[A-Za-z_]\w*", str(k))})
-    prelude = "".join(f"export {k}={_shell_value(v)}\n" for k, v in exports.items())
-    roles = {v2_name(role.name): to_v2(role, [prelude + role.command] if prelude else [role.command])
-             for role in roles_from_v1(config)}
-    doc = {
-        "protocolVersion": 2,
-        "name": name,
-        "type": "job",
-        "prerequisites": [{"name": "image", "type": "dockerimage", "uri": config["image"]}],
-        "taskRoles": roles,
-        "jobRetryCount": max(int(config.get("retryCount", 0)), 0),
-        "defaults": {"virtualCluster": config.get("virtualCluster") or "default"},
-        "extras": {"submitFrom": "pai-lsp", **{k: config[k] for k in ("dataDir", "outputDir", "codeDir", "gpuType") if config.get(k)},
-                   **(config.get("extras") or {})},
-    }
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+    try:
+        return _to_v2_yaml(config)
+    except ConversionError as e:
+        raise InvalidInput(e.en) from None

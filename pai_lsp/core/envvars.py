@@ -260,7 +260,7 @@ def _explain(name: str, shaped: list[tuple[Template, re.Match[str]]], names: Con
     for _template, m in shaped:
         groups = m.groupdict()
         role = groups.get("role")
-        if role is not None and role in names.roles and "index" in groups:
+        if role is not None and role in names.roles and "index" in groups and int(groups["index"]) >= names.roles[role]:
             count = names.roles[role]
             return Resolution(problem="semantic.undefined-task-index", args={
                 "role": role, "index": groups["index"], "count": count, "last": max(count - 1, 0)})

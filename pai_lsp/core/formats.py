@@ -5,12 +5,13 @@ Adding a format: its module (a `job_format.JobFormat`), and its line in `FORMATS
 
 from __future__ import annotations
 
-from . import paddle, v1
+from . import paddle, v1, v2
 from .job_format import JobFormat
 
 FORMATS: tuple[JobFormat, ...] = (
     v1.FORMAT,  # *.pai.json: OpenPAI v1 (and its SCM dialect)
     paddle.FORMAT,  # *.paddle.json: PaddlePaddle Cloud
+    v2.FORMAT,  # *.pai.yaml, *.pai.yml, YAML with `protocolVersion: 2`: OpenPAI's v2 job protocol
 )
 DEFAULT = v1.FORMAT  # what a document no format claims is read as (an editor may send any file of the language)
 BY_NAME = {f.name: f for f in FORMATS}

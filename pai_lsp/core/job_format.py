@@ -18,8 +18,16 @@ from typing import ClassVar
 
 from . import completion, hover, jsonc, outline
 from .jsonc import Document
-from .model import Completion, Diagnostic, Hover, Settings
+from .model import Completion, Diagnostic, Edit, Hover, NewFile, Settings
 from .outline import Symbol
+
+
+class RenameError(ValueError):
+    """A new name the file cannot take: why, in English and Chinese."""
+
+    def __init__(self, en: str, zh: str):
+        super().__init__(en)
+        self.en, self.zh = en, zh
 
 
 class JobFormat:
@@ -86,3 +94,24 @@ class JobFormat:
     def format_text(self, doc: Document, indent: str = "  ") -> str | None:
         """The whole text formatted, or None when it cannot be without losing what the user typed."""
         return outline.format_text(doc, indent)
+
+    # -- names one part of a file gives another (a format whose files have such names says) ----------
+    def definition(self, doc: Document, offset: int) -> list[tuple[int, int]]:
+        """Where the name at `offset` is defined: (start, end) ranges."""
+        return []
+
+    def references(self, doc: Document, offset: int, include_declaration: bool = True) -> list[tuple[int, int]]:
+        """Every place the file names what the name at `offset` names."""
+        return []
+
+    def prepare_rename(self, doc: Document, offset: int) -> tuple[int, int] | None:
+        """The range of the name a rename at `offset` changes; None when nothing there can be renamed."""
+        return None
+
+    def rename(self, doc: Document, offset: int, new_name: str) -> list[Edit]:
+        """The edits renaming the name at `offset` everywhere; raises RenameError for a name the file cannot take."""
+        return []
+
+    def new_files(self, doc: Document, file_name: str, settings: Settings) -> list[NewFile]:
+        """Files a code action can write beside this one (a v1 config's v2 equivalent)."""
+        return []

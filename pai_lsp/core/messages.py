@@ -193,6 +193,92 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "$PAI_USER_NAME there.",
         "{field} 中的 ${name} 不会被替换：服务器只替换 $PAI_DEFAULT_FS_URI、$PAI_JOB_NAME 和 $PAI_USER_NAME。",
     ),
+    # -- the v2 job protocol (*.pai.yaml; core/v2): the server's checks beyond its schema, and what
+    # the web portal, HiveD, the scheduler or the runtime refuse although the server accepts it -----
+    "v2.enum": (ERROR, "\"{field}\" must be {allowed}, not {value}.", "\"{field}\" 必须是 {allowed}，而不是 {value}。"),
+    "v2.min-properties": (ERROR, "\"{field}\" needs at least one entry.", "\"{field}\" 至少需要一项。"),
+    "v2.max-length": (ERROR, "\"{field}\" is {length} characters long: the server takes at most {limit}.",
+                      "\"{field}\" 长 {length} 个字符：服务器最多接受 {limit} 个。"),
+    "v2.bad-name": (ERROR, "\"{key}\" cannot name a {what}: use letters, digits and '_', not starting with a digit "
+                    "(the server refuses the job).", "\"{key}\" 不能作为{what}名称：只能使用字母、数字和 '_'，且不能以数字开头（服务器会拒绝此作业）。"),
+    "v2.shm-in-resources": (ERROR, "shmMB belongs under extraContainerOptions, not resourcePerInstance: the server refuses unknown "
+                            "keys here.", "shmMB 应放在 extraContainerOptions 下，而不是 resourcePerInstance：服务器会拒绝此处的未知字段。"),
+    "v2.not-allowed-key": (ERROR, "The server refuses a key named \"additionalProperties\" here (its schema has a rule of that name "
+                           "in the wrong place).", "服务器拒绝此处名为 \"additionalProperties\" 的键（其 schema 把同名规则放错了位置）。"),
+    "v2.duplicate-prerequisite": (ERROR, "Duplicate {type} prerequisites {name}: the server refuses the job (two prerequisites of "
+                                  "one type share a name).", "重复的 {type} 前置条件 {name}：服务器会拒绝此作业（同一类型的两个前置条件同名）。"),
+    "v2.duplicate-deployment": (ERROR, "Duplicate deployments {name}: the server refuses the job.", "重复的部署 {name}：服务器会拒绝此作业。"),
+    "v2.missing-prerequisite": (ERROR, "Prerequisite {name} does not exist: {field} names a prerequisite of type {type} "
+                                "(this job has: {known}); the server refuses the job.{hint}",
+                                "前置条件 {name} 不存在：{field} 应引用 {type} 类型的前置条件（此作业已有：{known}）；服务器会拒绝此作业。{hint}"),
+    "v2.uri-not-prerequisite": (ERROR, "{field} names a prerequisite, not {what}: \"{name}\" is no prerequisite of this job (the "
+                                "server answers \"Prerequisite {name} does not exist.\"). Define a {type} prerequisite with this uri "
+                                "and name it here.", "{field} 应引用前置条件的名称，而不是{what}：\"{name}\" 不是此作业的前置条件"
+                                "（服务器会回答 \"Prerequisite {name} does not exist.\"）。请定义一个带此 uri 的 {type} 前置条件，并在此引用它的名称。"),
+    "v2.prerequisite-wrong-type": (ERROR, "\"{name}\" is a {actual} prerequisite: {field} names one of type {type} (the server "
+                                   "answers \"Prerequisite {name} does not exist.\").",
+                                   "\"{name}\" 是 {actual} 类型的前置条件：{field} 应引用 {type} 类型的前置条件"
+                                   "（服务器会回答 \"Prerequisite {name} does not exist.\"）。"),
+    "v2.unknown-prerequisite": (ERROR, "Prerequisite {name} does not exist: the server refuses the job.{hint}",
+                                "前置条件 {name} 不存在：服务器会拒绝此作业。{hint}"),
+    "v2.unknown-deployment": (ERROR, "Default deployment {name} does not exist: the server refuses the job (deployments: {known}).",
+                              "默认部署 {name} 不存在：服务器会拒绝此作业（已有部署：{known}）。"),
+    "v2.template-error": (ERROR, "The server cannot fill in the templates of this command: {message} (it answers 500).",
+                          "服务器无法填充此命令中的模板：{message}（它会返回 500）。"),
+    "v2.undefined-parameter": (WARNING, "<% $parameters.{name} %> names no parameter of this job: the server leaves the tag as "
+                               "written, and the shell stops at '<%'.{hint}",
+                               "<% $parameters.{name} %> 引用的参数在此作业中不存在：服务器会原样保留此标签，shell 会在 '<%' 处出错。{hint}"),
+    "v2.undefined-secret": (WARNING, "<% $secrets.{name} %> names no secret of this job: it is left as written, and the shell "
+                            "stops at '<%'.{hint}", "<% $secrets.{name} %> 引用的密钥在此作业中不存在：它会被原样保留，shell 会在 '<%' 处出错。{hint}"),
+    "v2.no-prerequisite-for-template": (WARNING, "<% {expr} %> is filled in from the role's {field} prerequisite, and this role "
+                                        "names none: it is left as written.",
+                                        "<% {expr} %> 取自角色的 {field} 前置条件，但此角色没有指定：它会被原样保留。"),
+    "v2.undefined-template-member": (WARNING, "\"{name}\" has no {member}: <% {expr} %> is left as written.",
+                                     "\"{name}\" 没有 {member}：<% {expr} %> 会被原样保留。"),
+    "v2.unknown-template": (WARNING, "<% {expr} %> names nothing the server fills in ($parameters, $secrets, $script, $output, "
+                            "$data): it is left as written.{hint}",
+                            "<% {expr} %> 引用的内容服务器不会填充（只有 $parameters、$secrets、$script、$output、$data）：它会被原样保留。{hint}"),
+    "v2.dropped-tag": (WARNING, "The server drops this tag (and what a section holds): only <% $name %> tags are filled in.",
+                       "服务器会丢弃此标签（以及节中的内容）：只有 <% $名称 %> 标签会被填充。"),
+    "v2.template-not-filled": (WARNING, "Templates are filled in only in commands and a Docker image's auth: this one stays as "
+                               "written.", "模板只在命令和 Docker 镜像的 auth 中填充：这里的模板会被原样保留。"),
+    "v2.plain-secret": (WARNING, "{what} is written in plain text: it is stored with the job, where anyone who can see the job "
+                        "reads it. Put it in secrets (masked) and write <% $secrets.{name} %>.",
+                        "{what}以明文写出：它会随作业保存，能查看作业的人都能读到。请把它放进 secrets（会被遮盖），并写成 <% $secrets.{name} %>。"),
+    "v2.retry-ignored": (WARNING, "taskRetryCount is ignored while gang allocation is on (the default): a failed instance fails "
+                         "the whole attempt. Set extras.gangAllocation: false for task retries.",
+                         "成组分配开启时（默认）taskRetryCount 会被忽略：一个实例失败就会使整次尝试失败。要让任务重试，请设置 extras.gangAllocation: false。"),
+    "v2.hived-unknown-role": (WARNING, "extras.hivedScheduler names task role \"{role}\", which this job does not have: a cluster that "
+                              "runs HiveD refuses the job (\"Taskrole {role} does not exist.\").{hint}",
+                              "extras.hivedScheduler 引用了任务角色 \"{role}\"，但此作业没有它：运行 HiveD 的集群会拒绝此作业"
+                              "（\"Taskrole {role} does not exist.\"）。{hint}"),
+    "v2.hived-sku-and-cell": (WARNING, "Task role \"{role}\" sets both skuType and pinnedCellId: a cluster that runs HiveD refuses "
+                              "the job (only one is allowed).", "任务角色 \"{role}\" 同时设置了 skuType 和 pinnedCellId：运行 HiveD 的集群会拒绝此作业（只允许其一）。"),
+    "v2.hived-affinity": (WARNING, "Affinity group \"{group}\" holds roles with different skuType or pinnedCellId ({roles}): a cluster "
+                          "that runs HiveD refuses the job.", "亲和组 \"{group}\" 中各角色的 skuType 或 pinnedCellId 不一致（{roles}）：运行 HiveD 的集群会拒绝此作业。"),
+    "v2.hived-unknown-key": (WARNING, "HiveD reads no \"{key}\" here: a misspelt key passes silently.{hint}",
+                             "HiveD 不会读取此处的 \"{key}\"：拼错的键会被静默忽略。{hint}"),
+    "v2.unknown-plugin": (WARNING, "\"{name}\" is no runtime plugin OpenPAI has (ssh, tensorboard, teamwise_storage, cmd): the "
+                          "runtime cannot run it.{hint}", "\"{name}\" 不是 OpenPAI 的运行时插件（ssh、tensorboard、teamwise_storage、cmd）："
+                          "运行时无法运行它。{hint}"),
+    "v2.plugin-parameter-missing": (WARNING, "The {plugin} plugin needs parameters.{name}: the web portal refuses the job without it.",
+                                    "{plugin} 插件需要 parameters.{name}：缺少它时网页门户会拒绝此作业。"),
+    "v2.plugin-parameter-unknown": (WARNING, "The {plugin} plugin has no parameter \"{name}\": the web portal refuses it, and the "
+                                    "plugin ignores it.{hint}", "{plugin} 插件没有参数 \"{name}\"：网页门户会拒绝它，插件也会忽略它。{hint}"),
+    "v2.plugin-parameter-type": (WARNING, "parameters.{name} of the {plugin} plugin should be {expected}: the web portal refuses {actual}.",
+                                 "{plugin} 插件的 parameters.{name} 应为{expected}：网页门户不接受{actual}。"),
+    "v2.plugin-item-key": (WARNING, "\"{key}\" is not read in a runtime plugin entry (plugin, parameters, failurePolicy, hook): the web "
+                           "portal refuses it.{hint}", "运行时插件条目中不会读取 \"{key}\"（只有 plugin、parameters、failurePolicy、hook）：网页门户会拒绝它。{hint}"),
+    "v2.unknown-extra": (WARNING, "Nothing reads extras.{key}: the server checks nothing in extras, so a misspelt key passes "
+                         "silently.{hint}", "没有任何组件读取 extras.{key}：服务器不检查 extras 中的内容，拼错的键会被静默忽略。{hint}"),
+    "v2.deployment-unknown-role": (WARNING, "This deployment gives commands to task role \"{role}\", which the job does not have: "
+                                   "nothing runs them.{hint}", "此部署为任务角色 \"{role}\" 提供了命令，但作业中没有该角色：这些命令不会运行。{hint}"),
+    "v2.undefined-port-label": (WARNING, "${name} refers to port label \"{label}\", which no role's resourcePerInstance.ports defines "
+                                "(labels: {known}).", "${name} 引用了端口标签 \"{label}\"，但没有任何角色的 resourcePerInstance.ports 定义它（已有标签：{known}）。"),
+    "v2.yarn-variable": (WARNING, "${name} is set on YARN-era clusters only: a v2 job's containers do not have it, and their "
+                         "commands (run with set -o nounset) stop there.",
+                         "${name} 只在 YARN 时代的集群中设置：v2 作业的容器中没有它，命令（以 set -o nounset 运行）会在此处出错。"),
+    "v2.warning": (WARNING, "{message}", "{message}"),
     # -- what an upload would send (facts counted outside the core) ------------------------
     "upload.over-limit": (
         WARNING,

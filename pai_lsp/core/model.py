@@ -47,6 +47,17 @@ class Completion:
     filter: str = ""  # what the client matches typed text against, when not the label
 
 
+@dataclass(frozen=True, slots=True)
+class NewFile:
+    """A file a code action writes beside a job file: its name (a sibling's), its text; `disabled`
+    says why the action cannot be taken (then there is no text)."""
+
+    title: str
+    name: str
+    text: str
+    disabled: str = ""
+
+
 @dataclass(slots=True)
 class Hover:
     markdown: str

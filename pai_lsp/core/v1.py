@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from .job_format import JobFormat
 from .jsonc import Document
-from .model import Diagnostic, Settings
+from .messages import pick
+from .model import Diagnostic, NewFile, Settings
 from .schema import DIALECTS, job_schema
+from .v2convert import ConversionError, to_v2_yaml
 from .validate import diagnose
 
 
@@ -24,6 +26,25 @@ class PaiV1(JobFormat):
 
     def diagnose(self, doc: Document, settings: Settings) -> list[Diagnostic]:
         return diagnose(doc, self.checked(settings))
+
+    def new_files(self, doc: Document, file_name: str, settings: Settings) -> list[NewFile]:
+        """The job in OpenPAI's v2 protocol, beside the file (`x.pai.json` → `x.pai.yaml`): what submit
+        sends a Kubernetes-era cluster, to read and edit. Offered for a config without errors."""
+        base = file_name.replace("\\", "/").rsplit("/", 1)[-1]
+        stem = base[: -len(".pai.json")] if base.endswith(".pai.json") else base.rsplit(".", 1)[0]
+        name = f"{stem}.pai.yaml"
+        locale = settings.locale
+        title = pick(locale, f"Convert to OpenPAI protocol v2 ({name})", f"转换为 OpenPAI v2 协议（{name}）")
+        if doc.root is None or doc.root.type != "object" or any(d.severity == "error" for d in self.diagnose(doc, settings)):
+            return [NewFile(title, name, "", pick(locale, "Fix the errors of this config first.", "请先修正此配置中的错误。"))]
+        config = {k: v for k, v in doc.root.value.items() if k != "$schema"}
+        try:
+            text = to_v2_yaml(config)
+        except ConversionError as e:
+            return [NewFile(title, name, "", pick(locale, e.en, e.zh))]
+        header = pick(locale, f"# {base} in OpenPAI's v2 job protocol (written by pai-lsp; the original is unchanged)\n",
+                      f"# {base} 的 OpenPAI v2 作业协议版本（由 pai-lsp 生成；原文件未改动）\n")
+        return [NewFile(title, name, header + text)]
 
 
 FORMAT = PaiV1()

@@ -118,7 +118,7 @@ class _Builder:
                 break
             data, root = mended
         if root.has_error:  # left as it is: tree-sitter's ERROR nodes are skipped, said once
-            rest = first_error(root)
+            rest = first_error(root) or root  # an error tree-sitter flags on no node of its own: the piece
             self._error("syntax.yaml-unexpected", rest.start_byte, max(rest.start_byte + 1, min(rest.end_byte, len(data))))
         self._convert(root)
 

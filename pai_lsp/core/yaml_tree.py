@@ -37,7 +37,9 @@ import bisect
 import re
 from typing import Any
 
+from . import yaml_write
 from .jsonc import Node, ParseError
+from .model import Edit
 from .yaml_cst import MAX_DEPTH, read_piece
 from .yaml_nodes import Alias, Piece, YamlNode, merge_sources
 
@@ -88,6 +90,19 @@ class Document:
                 elif a >= end:
                     reuse[(a + delta, b + delta)] = piece
         return Document(text, _reuse=reuse)
+
+    # -- writing YAML (quick fixes: the same methods as jsonc's Document) ------------------------
+    @staticmethod
+    def literal(value: Any) -> str:
+        """`value` as YAML text on one line, read back by js-yaml as the same value."""
+        return yaml_write.literal(value)
+
+    def key_text(self, name: str) -> str:
+        return yaml_write.literal(name)
+
+    def insert_member(self, obj: Node, key: str, value: Any) -> Edit:
+        """`key: value` as the first member of the mapping `obj`, laid out as its members are."""
+        return yaml_write.insert_member(self.text, obj, key, value)
 
     # -- building ------------------------------------------------------------------------
     def _build(self, reuse: dict[tuple[int, int], Piece]) -> YamlNode | None:

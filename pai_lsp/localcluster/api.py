@@ -16,9 +16,11 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from .. import __version__
+from ..core import jsyaml
 from ..core.joi import Invalid, validate_v1
+from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
-from . import jsyaml, shapes, v2
+from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
 from .errors import ClusterError
 from .model import Job, with_always_ports
@@ -27,8 +29,8 @@ from .streaming import file_range
 TAIL_BYTES = 16384
 
 
-def error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"code": code, "message": message}, status)
+def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"code": code, "message": message}, status, headers=headers)
 
 
 def _warned(response: Response, warnings: list[str]) -> Response:
@@ -57,15 +59,8 @@ class Api:
 
     @staticmethod
     async def body(request: Request) -> dict:
-        raw = await request.body()
-        kind = request.headers.get("content-type", "")
-        if "application/x-www-form-urlencoded" in kind:
-            return {k: v[-1] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
-        try:  # as JSON.parse reads it: NaN and Infinity are no JSON
-            value = json.loads(raw or b"{}", parse_constant=_not_json)
-        except ValueError:
-            raise ClusterError(400, "InvalidParametersError", "The request body is not valid JSON.") from None
-        return value
+        """The JSON (or form) body, within body-parser's limit."""
+        return _json_or_form(await bodies.read(request, bodies.REST_LIMIT), request.headers.get("content-type", ""))
 
     def base(self, request: Request) -> str:
         return f"{request.url.scheme}://{request.url.netloc}"
@@ -126,17 +121,12 @@ class Api:
         legacy = owner is None
         if owner is not None and owner != user and not self.cluster.users.is_admin(user):
             raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {owner}.")
-        original = await self.body(request)
-        try:
-            config = validate_v1(original)
-        except Invalid as exc:
-            raise ClusterError(400, "InvalidParametersError", str(exc)) from None
-        name = request.path_params.get("job") or config["jobName"]
-        job = Job(user=owner or user, name=name, version=1, legacy=legacy, config=config,
-                  virtual_cluster=config.get("virtualCluster") or "default", roles=with_always_ports(roles_from_v1(config)),
-                  retry_count=config.get("retryCount", 0), debug=(config.get("jobEnvs") or {}).get("isDebug") is True)
+        raw = await bodies.read(request, bodies.REST_LIMIT)
+        # Parsing and checking are CPU work: in the CPU worker, so that no other request waits for them.
+        job, original = await cpu.run(_job_v1, raw, request.headers.get("content-type", ""), owner or user, legacy,
+                                      request.path_params.get("job"))
         self.cluster.submit(job, original)
-        headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{name}")}
+        headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{job.name}")}
         warnings = [job.note] if job.note else []
         if "killAllOnCompletedTaskNumber" in original:
             warnings.append("killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount "
@@ -196,15 +186,12 @@ class Api:
     # -- v2 jobs ---------------------------------------------------------------------
     async def submit_v2(self, request: Request) -> Response:
         user = self.user_of(request)
-        text = (await request.body()).decode("utf-8", "replace")
-        doc = v2.parse(text)
-        vc = (doc.get("defaults") or {}).get("virtualCluster") or "default"
-        if vc not in self.cluster.virtual_clusters:
-            raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {vc}.")
-        job = Job(user=user, name=doc["name"], version=2, legacy=False,
-                  config={k: v for k, v in doc.items() if not k.startswith("_")},
-                  virtual_cluster=vc, roles=v2.roles(doc), retry_count=doc.get("jobRetryCount") or 0)
-        self.cluster.submit(job, {"protocolVersion": 2}, raw_text=v2.masked(text))
+        text = (await bodies.read(request, bodies.REST_LIMIT)).decode("utf-8", "replace")
+        # YAML, validation and rendering are CPU work: in the CPU worker, so that no other request waits for them.
+        job, stored = await cpu.run(_job_v2, text, user)
+        if job.virtual_cluster not in self.cluster.virtual_clusters:
+            raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {job.virtual_cluster}.")
+        self.cluster.submit(job, {"protocolVersion": 2}, raw_text=stored)
         return _warned(JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202),
                        [job.note] if job.note else [])
 
@@ -262,15 +249,11 @@ class Api:
     async def config_v2(self, request: Request) -> Response:
         self.user_of(request)
         job = self.job_v2(request)
-        folder = self.cluster.job_dir(job)
-        if (folder / "JobConfig.yaml").exists():
-            config = jsyaml.load((folder / "JobConfig.yaml").read_text(encoding="utf-8"))
-        elif (folder / "JobConfig.json").exists():
-            config = json.loads((folder / "JobConfig.json").read_text(encoding="utf-8"))
-        else:
+        text = await cpu.run(_stored_config_json, self.cluster.job_dir(job))
+        if text is None:
             raise ClusterError(404, "NoJobConfigError", f"Config of job {job.framework} is not found.")
         # The real server sends JSON text labelled text/yaml (a quirk clients parse with a YAML loader).
-        return Response(json.dumps(config, default=_iso), media_type="text/yaml")
+        return Response(text, media_type="text/yaml")
 
     async def ssh_v2(self, request: Request) -> Response:
         job = self.job_v2(request)
@@ -399,14 +382,59 @@ class Api:
 
 
 
+def _json_or_form(raw: bytes, content_type: str) -> dict:
+    if "application/x-www-form-urlencoded" in content_type:
+        return {k: v[-1] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
+    try:
+        return bodies.parse_json(raw or b"{}")
+    except bodies.TooDeep:
+        raise ClusterError(400, "InvalidParametersError", f"The request body is nested more than {MAX_DEPTH} levels deep: "
+                                                          "no job config needs that.") from None
+    except bodies.NotJson:
+        raise ClusterError(400, "InvalidParametersError", "The request body is not valid JSON.") from None
+
+
+def _job_v1(raw: bytes, content_type: str, owner: str, legacy: bool, url_name: str | None) -> tuple[Job, object]:
+    """The job a v1 body describes, checked as the server checks it (and the name in a PUT's URL as
+    the body's), with what was sent."""
+    original = _json_or_form(raw, content_type)
+    try:
+        config = validate_v1(original)
+        if url_name is not None and url_name != config["jobName"]:
+            validate_v1({**original, "jobName": url_name})  # the body as sent: defaults are not checked
+    except Invalid as exc:
+        raise ClusterError(400, "InvalidParametersError", str(exc)) from None
+    job = Job(user=owner, name=url_name or config["jobName"], version=1, legacy=legacy, config=config,
+              virtual_cluster=config.get("virtualCluster") or "default", roles=with_always_ports(roles_from_v1(config)),
+              retry_count=config.get("retryCount", 0), debug=(config.get("jobEnvs") or {}).get("isDebug") is True)
+    return job.freeze(), original
+
+
+def _job_v2(text: str, user: str) -> tuple[Job, str]:
+    """The job a v2 protocol describes, and the config to store (secrets masked)."""
+    doc = v2.parse(text)
+    job = Job(user=user, name=doc["name"], version=2, legacy=False,
+              config={k: v for k, v in doc.items() if not k.startswith("_")},
+              virtual_cluster=(doc.get("defaults") or {}).get("virtualCluster") or "default", roles=v2.roles(doc),
+              retry_count=doc.get("jobRetryCount") or 0)
+    return job.freeze(), v2.masked(doc)
+
+
+def _stored_config_json(folder) -> str | None:
+    """The job's stored config as JSON text (None when there is none)."""
+    if (folder / "JobConfig.yaml").exists():
+        config = jsyaml.load((folder / "JobConfig.yaml").read_text(encoding="utf-8"))
+    elif (folder / "JobConfig.json").exists():
+        config = json.loads((folder / "JobConfig.json").read_text(encoding="utf-8"))
+    else:
+        return None
+    return json.dumps(config, default=_iso)
+
+
 def _iso(value: object) -> str:
     """A YAML timestamp as JSON.stringify writes a Date."""
     text = value.isoformat() if hasattr(value, "isoformat") else str(value)
     return text if "T" in text else text + "T00:00:00.000Z"
-
-
-def _not_json(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _js_int(text: str) -> int | None:
@@ -443,7 +471,7 @@ def _guarded(handler):
         try:
             return await handler(request)
         except ClusterError as exc:
-            return error(exc.status, exc.code, exc.message)
+            return error(exc.status, exc.code, exc.message, exc.headers)
 
     endpoint.__name__ = handler.__name__
     return endpoint

@@ -14,12 +14,14 @@ import re
 import shutil
 import signal
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from ..files import write_atomic
 from .auth import Users
+from .datadir import child
 from .errors import ClusterError
 from .hdfs_store import HdfsException, HdfsStore
 from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
@@ -29,6 +31,11 @@ from .runner import RunningTask, allocate_ports, end_tasks, environment, log_fai
 
 STOP_GRACE_SECONDS = 2.0
 SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
+BEYOND_THIS_MACHINE = -7201  # ... and for one a real cluster would take but this machine cannot run (its limits below)
+# Every task is a process of this machine, started together: a job of more cannot run here, and its
+# tasks are never made (the real servers take any count and leave such a job waiting forever).
+MAX_TASKS = 1000
+MAX_PORTS = 10_000  # ports a job's tasks hold in all (a machine has 64,511 above the privileged ones)
 CODE_DIR_MAX_BYTES = 200_000_000  # the platform's container script refuses a larger codeDir (openpai-api.md §1.3)
 
 
@@ -137,7 +144,7 @@ class LocalCluster:
         folder = self.job_dir(job)
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_json(folder / "status.json", job.to_json())
+            write_atomic(folder / "status.json", job.saved_text(), private=True)
         except OSError as exc:
             if job.framework not in self._unsaved:
                 print(f"warning: the state of job {job.framework} could not be saved: {exc.strerror or exc}", file=sys.stderr)
@@ -151,14 +158,16 @@ class LocalCluster:
         name = job.framework
         if len(name.encode()) > 200:
             name = name[:100] + "-" + hashlib.sha256(name.encode()).hexdigest()[:16]
-        return self.jobs_dir / name
+        return child(self.jobs_dir, name, "job name")
 
     def task_dir(self, job: Job, attempt: int, role: str, index: int) -> Path:
-        return self.job_dir(job) / f"attempt-{attempt}" / f"{role}-{index}"
+        return child(self.job_dir(job) / f"attempt-{attempt}", f"{role}-{index}", "task role name")
 
     # -- lifecycle -------------------------------------------------------------------
     def start_background(self) -> None:
         self._scheduler = asyncio.ensure_future(self._schedule_forever())
+        if self.trash.is_dir():  # folders an earlier run set aside and did not finish deleting
+            self._spawn(asyncio.to_thread(shutil.rmtree, self.trash, ignore_errors=True))
 
     async def close(self) -> None:
         """Stop every task (Ctrl-C): jobs still running are marked FAILED, as after a crash, and every
@@ -170,8 +179,11 @@ class LocalCluster:
             background.cancel()
         for job in list(self.jobs.values()):
             if job.state not in FINAL:
-                await self._kill_tasks(job, "FAILED", None)
-                self._finish(job, "FAILED", -1, "The local cluster was stopped while this job was running.")
+                try:
+                    await self._kill_tasks(job, "FAILED", None)
+                    self._finish(job, "FAILED", -1, "The local cluster was stopped while this job was running.")
+                except Exception as exc:  # noqa: BLE001 - one job's trouble never keeps the others running
+                    _report(job, "could not be ended cleanly", exc)
         await self._kill_groups(list(self.groups.values()))
         self.tracker.close()
         for watcher in list(self._watchers):
@@ -185,15 +197,17 @@ class LocalCluster:
         return background
 
     def submit(self, job: Job, original: object, raw_text: str | None = None) -> None:
+        """Take the job: checked (names first, before any file is touched), saved, and queued — or
+        FAILED at once with the scheduler's reason when it can never run here."""
+        folder = self.job_dir(job)
         if job.framework in self.jobs:
             raise ClusterError(409, "ConflictJobError", f"Job name {job.name} already exists" if job.version == 1
                                else f"Job {job.framework} already exists.")
         if job.virtual_cluster not in self.virtual_clusters:
             raise ClusterError(404, "NoVirtualClusterError", f"Virtual cluster {job.virtual_cluster} is not found.")
         self._check_fits(job)
-        folder = self.job_dir(job)
         if folder.exists():
-            shutil.rmtree(folder)  # left over from a deleted job of the same name
+            self._discard(folder)  # left over from a deleted job of the same name
         folder.mkdir(mode=0o700, parents=True)
         if raw_text is not None:
             write_atomic(folder / "JobConfig.yaml", raw_text, private=True)
@@ -201,14 +215,25 @@ class LocalCluster:
         job.runtime = self.runtime
         self.jobs[job.framework] = job
         self.order.append(job.framework)
-        twice = sorted({r.name for r in job.roles if [x.name for x in job.roles].count(r.name) > 1})
-        if twice:  # the v1 server accepts it; the scheduler, keying roles by name, cannot place the job
-            self._finish(job, "FAILED", SCHEDULER_REFUSED, f"Task role name {', '.join(twice)} is used by more than one "
-                                                          "task role: the scheduler keys roles by name and cannot run this job.")
+        refused = unschedulable(job)
+        if refused:  # the server accepts it; the scheduler cannot place it (nothing is made per task)
+            self._finish(job, "FAILED", *refused)
             return
         job.tasks = [Task(r.name, i) for r in job.roles for i in range(r.tasks)]
         self.save(job)
         self._wake.set()
+
+    @property
+    def trash(self) -> Path:
+        """Where folders go to be deleted: in the data folder (a rename), beside the jobs, never among them."""
+        return self.data_dir / "discarded"
+
+    def _discard(self, folder: Path) -> None:
+        """Take a folder out of the way at once (a rename) and delete it in a thread."""
+        self.trash.mkdir(mode=0o700, exist_ok=True)
+        gone = self.trash / uuid.uuid4().hex
+        os.replace(folder, gone)
+        self._spawn(asyncio.to_thread(shutil.rmtree, gone, ignore_errors=True))
 
     def _check_fits(self, job: Job) -> None:
         """What the job is accounted for on this machine. A job larger than the machine is refused with
@@ -252,8 +277,37 @@ class LocalCluster:
                 share = job.share()
                 if cpu + share["cpu"] <= self.capacity.cpu and mem + share["memory_mb"] <= self.capacity.memory_mb \
                         and share["gpu"] <= len(self.gpu_free):
-                    self._reserve(job)
-                    self._spawn(self._start_tasks(job, job.attempt))
+                    try:
+                        self._reserve(job)
+                    except Exception as exc:  # noqa: BLE001 - one job's failure never stops the scheduler
+                        self._fail(job, f"The scheduler could not place the job: {_words(exc)}")
+                        continue
+                    self._spawn(self._isolated(job, self._start_tasks(job, job.attempt)))
+
+    async def _isolated(self, job: Job, work) -> None:
+        """Run one job's work; what it raises fails that job (with the reason), never the cluster."""
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            try:
+                await self._kill_tasks(job, "FAILED", None)
+            except Exception as again:  # noqa: BLE001
+                _report(job, "could not stop its tasks", again)
+            self._fail(job, f"The local cluster failed running the job: {_words(exc)}")
+
+    def _fail(self, job: Job, reason: str) -> None:
+        """FAILED with `reason`, in memory whatever happens, on disk when it can be written."""
+        for task in job.tasks:
+            if not task.finished:
+                task.state, task.completed = "FAILED", now_ms()
+        try:
+            self._finish(job, "FAILED", SCHEDULER_REFUSED, reason)
+        except Exception as exc:  # noqa: BLE001 - the state stays FAILED in memory; the scheduler goes on
+            job.state, job.exit_code, job.exit_diagnostics, job.completed = "FAILED", SCHEDULER_REFUSED, reason, now_ms()
+            _report(job, "could not be saved", exc)
+            self._wake.set()
 
     def _reserve(self, job: Job) -> None:
         """Mark the job running and give its tasks GPUs and ports, in one step with the fit check."""
@@ -292,9 +346,9 @@ class LocalCluster:
                 if self._gone(job, attempt, task):
                     continue
                 running = await start(job, task, workdir, folder / "logs", env, self.engine, self.task_umask, self.capacity.cpu)
-            except (OSError, ValueError) as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever it is, this task failed to start, and says why
                 if not self._gone(job, attempt, task):
-                    task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {exc}"
+                    task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {_words(exc)}"
                     task.exit_code = 254
                     self._task_done(job, task)
                 continue
@@ -370,7 +424,7 @@ class LocalCluster:
         outcome = self._completion(job, task)
         self.save(job)
         if outcome is not None:
-            asyncio.ensure_future(self._complete_attempt(job, *outcome))
+            self._spawn(self._isolated(job, self._complete_attempt(job, *outcome)))
 
     def _completion(self, job: Job, task: Task) -> tuple[str, Task | None] | None:
         """Per-role completion policy (§5.2): ("SUCCEEDED" | "FAILED", triggering task) or None."""
@@ -491,6 +545,39 @@ def copy_files(source: Path, target: Path, entries: list[str]) -> None:
         if unpack.wait() != 0 or pack.wait() != 0:
             errors.seek(0)
             raise OSError(f"copying the code failed: {errors.read().decode(errors='replace').strip()}")
+
+
+def unschedulable(job: Job) -> tuple[int, str] | None:
+    """Why the scheduler can never place this job (exit code, reason), or None: judged from its roles
+    alone, before anything is made per task, so a job of 2,147,483,648 instances costs what one does."""
+    names = [r.name for r in job.roles]
+    twice = sorted({n for n in names if names.count(n) > 1}) if len(set(names)) < len(names) else []
+    if twice:  # the v1 server accepts it; the scheduler, keying roles by name, cannot place the job
+        return SCHEDULER_REFUSED, (f"Task role name {', '.join(twice)} is used by more than one task role: the scheduler "
+                                   "keys roles by name and cannot run this job.")
+    if job.total_tasks > MAX_TASKS:
+        return BEYOND_THIS_MACHINE, (f"The job has {job.total_tasks:,} tasks; the local cluster runs each task as a process "
+                                     f"of this machine, at most {MAX_TASKS:,} for a job. Lower its instances (taskNumber).")
+    ports = sum(r.tasks * count for r in job.roles for _, count in r.ports.values())
+    if ports > MAX_PORTS:
+        return BEYOND_THIS_MACHINE, (f"The job's tasks ask for {ports:,} ports in all; the local cluster gives a job at most "
+                                     f"{MAX_PORTS:,} of this machine's ports.")
+    for r in job.roles:
+        for label, (begin, count) in r.ports.items():
+            last = begin + r.tasks * count - 1 if begin else 0
+            if begin < 0 or last > 65535:
+                return BEYOND_THIS_MACHINE, (f"Port {label} of task role {r.name} asks for ports {begin} to {last}: ports "
+                                             "are 1 to 65535 (beginAt 0 takes free ones).")
+    return None
+
+
+def _words(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _report(job: Job, what: str, exc: BaseException) -> None:
+    """A line on the cluster's stderr for what only its operator can act on."""
+    print(f"pai local-cluster: job {job.framework} {what}: {_words(exc)}", file=sys.stderr, flush=True)
 
 
 def scaled_note(need: dict[str, int], have: dict[str, int], over: list[str]) -> str:

@@ -18,6 +18,7 @@ import secrets
 from pathlib import Path
 
 from ..files import APP, config_dir, data_dir
+from .errors import ClusterError
 
 LOCK_FILE = "cluster.lock"
 ID_FILE = "cluster-id"
@@ -39,6 +40,17 @@ def prepare(data_dir: Path) -> Path:
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(data_dir, 0o700)
     return data_dir
+
+
+def child(parent: Path, name: str, what: str = "name") -> Path:
+    """`parent / name` for a name that came from a request (a job's, a task role's): one path component
+    that stays in `parent`. Empty, `.`, `..`, a `/` or a NUL would leave it or fail in the middle of
+    the work, so they are refused (400) before any file is touched."""
+    if name in ("", ".", "..") or "/" in name or "\0" in name:
+        raise ClusterError(400, "InvalidParametersError", f"The {what} {name!r} cannot be used on the local cluster: "
+                                                          "it names a folder there, so it is not empty, '.' or '..' and "
+                                                          "holds no '/' or NUL.")
+    return parent / name
 
 
 def secrets_dir(data_dir: Path, config_home: Path | None = None) -> Path:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -103,8 +104,24 @@ class Job:
     def role(self, name: str) -> TaskRole:
         return next(r for r in self.roles if r.name == name)
 
-    def to_json(self) -> dict:
-        return asdict(self)
+    def saved_text(self) -> str:
+        """The job as status.json keeps it (what `from_json` reads). It is saved at every change of a
+        task, so what never changes after submit (config and roles, as large as a body may make them)
+        is serialized once, and the rest without indentation (the C encoder)."""
+        changing = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _FIXED}
+        changing["tasks"] = [asdict(t) for t in self.tasks]
+        text = json.dumps(changing, ensure_ascii=False)
+        return f"{text[:-1]}, {self._fixed_text}}}"
+
+    def freeze(self) -> Job:
+        """Serialize what never changes after submit now (the submit routes do it off the event loop)."""
+        _ = self._fixed_text
+        return self
+
+    @cached_property
+    def _fixed_text(self) -> str:
+        return ", ".join(f"{json.dumps(name)}: {json.dumps(value, ensure_ascii=False)}" for name, value in
+                         (("config", self.config), ("roles", [asdict(r) for r in self.roles])))
 
     @classmethod
     def from_json(cls, data: dict) -> Job:
@@ -112,6 +129,9 @@ class Job:
         data["roles"] = [TaskRole(**{**r, "ports": {k: tuple(v) for k, v in r["ports"].items()}}) for r in data["roles"]]
         data["tasks"] = [Task(**t) for t in data["tasks"]]
         return cls(**data)
+
+
+_FIXED = ("config", "roles", "tasks")
 
 
 def write_json(path: Path, value: Any) -> None:

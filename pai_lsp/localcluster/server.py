@@ -25,6 +25,10 @@ from .webhdfs import WebHdfs
 
 __all__ = ["build_app", "default_data_dir", "serve"]
 
+# A request's line and headers, at most: Node's default (--max-http-header-size, 16 KiB since Node 12.18),
+# the REST server's; clients here send well under 1 KiB.
+MAX_HEAD_BYTES = 16 * 1024
+
 
 def build_app(cluster: LocalCluster, private: bool = False) -> Starlette:
     """`private`: every REST read and every WebHDFS call needs the cluster's token."""
@@ -90,12 +94,21 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token."""
     import uvicorn
 
+    problem = argument_problem(data_dir, port=port, hdfs_port=hdfs_port, paddle_port=paddle_port, gpus=gpus, cpus=cpus,
+                               memory_mb=memory_mb)
+    if problem:
+        print(f"pai local-cluster: {problem}", file=sys.stderr)
+        return 2
     remote = not is_loopback(host)
     if remote and not allow_remote:
         print(f"pai local-cluster: {host} is reachable from other machines; the local cluster listens on loopback only "
               "unless you add --allow-remote (then every REST and WebHDFS call needs a token)", file=sys.stderr)
         return 2
-    lock = DataDirLock(prepare(data_dir))
+    try:
+        lock = DataDirLock(prepare(data_dir))
+    except OSError as exc:
+        print(f"pai local-cluster: cannot use {data_dir} as the data folder: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     try:
         lock.acquire()
     except DataDirBusy as exc:
@@ -146,13 +159,31 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     print(f"PAI local cluster: REST {rest}  WebHDFS {webhdfs}/webhdfs/v1  PaddlePaddle Cloud {paddle} (datacenter local)  "
           f"data {data_dir}  capacity {cluster.capacity.cpu} CPU, {cluster.capacity.memory_mb} MB, "
           f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}", file=out, flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    # h11 bounds what a request's head may hold (httptools keeps any header whole): a request whose
+    # line and headers pass MAX_HEAD_BYTES is answered 400 and its connection closed.
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
+                            http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES)
     server = uvicorn.Server(config)
     try:
         asyncio.run(server.serve(sockets=socks))
     finally:
         lock.release()
     return 0
+
+
+def argument_problem(data_dir: Path, *, gpus: int | None, cpus: int | None, memory_mb: int | None,
+                     **ports: int | None) -> str:
+    """What is wrong with `serve`'s arguments, in one line ("" when nothing is): checked before anything
+    is bound or written."""
+    for name, value in ports.items():
+        if value is not None and not 0 <= value <= 65535:
+            return f"--{name.replace('_', '-')} {value}: a port is 0 to 65535 (0 picks a free one)"
+    for name, value, least in (("gpus", gpus, 0), ("cpus", cpus, 1), ("memory-mb", memory_mb, 1)):
+        if value is not None and value < least:
+            return f"--{name} {value}: give {least} or more"
+    if data_dir.exists() and not data_dir.is_dir():
+        return f"--data-dir {data_dir}: it is a file, not a folder"
+    return ""
 
 
 def _engine_works(engine: str) -> bool:

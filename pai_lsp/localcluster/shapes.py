@@ -18,6 +18,7 @@ EXIT_SPECS = {
     -220: ("FrameworkAttemptCompletion", "USER_STOP", "NEVER_RETRY", "The task was stopped because the job completed."),
     -1: ("LOCAL_CLUSTER_STOPPED", "PLATFORM_FAILURE", "NEVER_RETRY", "The local cluster stopped while the job ran."),
     -7200: ("FRAMEWORK_REFUSED_BY_SCHEDULER", "PLATFORM_FAILURE", "NEVER_RETRY", "The scheduler could not place the job."),
+    -7201: ("BEYOND_THE_LOCAL_CLUSTER", "PLATFORM_FAILURE", "NEVER_RETRY", "The job is larger than the local cluster runs."),
 }
 
 
@@ -91,8 +92,11 @@ def _detail(job: Job, base: str, v2: bool) -> dict:
     detail = JobDetail(name=job.name, state=public_state(job), created=job.created, completed=job.completed,
                        exit_code=job.exit_code, diagnostics=job.exit_diagnostics,
                        tasks=[_task_status(job, t, base, v2) for t in job.tasks]).to_json([r.name for r in job.roles])
+    by_role: dict[str, list[Task]] = {}
+    for task in job.tasks:
+        by_role.setdefault(task.role, []).append(task)
     for role, info in detail["taskRoles"].items():
-        for out, task in zip(info["taskStatuses"], [t for t in job.tasks if t.role == role], strict=True):
+        for out, task in zip(info["taskStatuses"], by_role.get(role, []), strict=True):
             out.update(_task_extras(job, task, v2))
     detail["jobStatus"].update(_job_status(job))
     return detail

@@ -11,9 +11,9 @@ from typing import Any
 
 import yaml
 
+from ..core import jsyaml
 from ..core.joi import js_regex
 from ..core.roles import TaskRole, from_v2
-from . import jsyaml
 from .errors import ClusterError
 from .model import with_always_ports
 
@@ -102,6 +102,8 @@ def _invalid(message: str) -> ClusterError:
 def parse(text: str) -> dict:
     try:
         doc = jsyaml.load(text)
+    except jsyaml.LimitError as exc:  # js-yaml has no such bound; a job config never comes near it
+        raise _invalid(f"The job protocol is beyond what the local cluster reads: {' '.join(str(exc).split())}") from None
     except yaml.YAMLError as exc:
         # The real server lets js-yaml's exception become a 500; a 400 says the same more usefully.
         raise _invalid(f"The job protocol is not valid YAML: {' '.join(str(exc).split())}") from None
@@ -202,9 +204,9 @@ def roles(doc: dict) -> list[TaskRole]:
     return with_always_ports(out)
 
 
-def masked(text: str) -> str:
-    """The stored config: the `secrets:` block replaced by "******" (§2.4)."""
-    doc = jsyaml.load(text)
-    if isinstance(doc, dict) and "secrets" in doc:
-        doc["secrets"] = "******"
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+def masked(doc: dict) -> str:
+    """The stored config: the parsed job (`parse`) with its `secrets:` block replaced by "******" (§2.4)."""
+    stored = {k: v for k, v in doc.items() if not k.startswith("_")}
+    if "secrets" in stored:
+        stored["secrets"] = "******"
+    return yaml.safe_dump(stored, sort_keys=False, allow_unicode=True)

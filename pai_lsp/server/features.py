@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
+from pygls.exceptions import JsonRpcException
+from pygls.uris import from_fs_path, to_fs_path
 
+from ..core.job_format import RenameError
 from ..core.messages import pick
 from ..core.model import Hover
 from ..core.upload import hover_markdown, on_code_dir
@@ -23,7 +25,9 @@ registry = Registry()
 CODE_LENSES = {
     "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
     "pai.runLocally": ("Run Job Locally", "在本地运行作业"),
+    "pai.previewUpload": ("Preview", "预览"),  # the files, the job's name and final config: what Submit would send
 }
+REQUEST_FAILED = -32803  # LSP's RequestFailed: the request was valid, its answer is no
 
 
 @registry.feature(types.INITIALIZE)
@@ -92,7 +96,10 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     result = ls.analysis(params.text_document.uri)
     offset = ls.offset(result, params.position)
     items = []
-    found = ls.job_format(params.text_document.uri).complete(result.doc, offset, ls.settings_for(params.text_document.uri))
+    job_format = ls.job_format(params.text_document.uri)
+    found = job_format.complete(result.doc, offset, ls.settings_for(params.text_document.uri))
+    # YAML snippets carry their own indentation: the editor must not indent their lines again.
+    mode = types.InsertTextMode.AsIs if job_format.syntax == "yaml" else None
     for c in found:
         items.append(types.CompletionItem(
             label=c.label,
@@ -101,6 +108,7 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
             documentation=types.MarkupContent(types.MarkupKind.Markdown, c.documentation) if c.documentation else None,
             filter_text=c.filter or None,
             insert_text_format=types.InsertTextFormat.Snippet,
+            insert_text_mode=mode,
             text_edit=types.TextEdit(ls.range(result, c.start, c.end), c.insert),
         ))
     return types.CompletionList(is_incomplete=getattr(found, "incomplete", False), items=items)
@@ -124,9 +132,12 @@ async def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Ho
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found.markdown), ls.range(result, found.start, found.end))
 
 
-@registry.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+@registry.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+    code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]))
 def code_actions(ls: PaiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
+    if is_settings_file(uri):
+        return []
     result = ls.analysis(uri)
     start, end = ls.offset(result, params.range.start), ls.offset(result, params.range.end)
     actions = []
@@ -142,10 +153,101 @@ def code_actions(ls: PaiLanguageServer, params: types.CodeActionParams) -> list[
                 is_preferred=len(d.fixes) == 1,
                 edit=types.WorkspaceEdit(changes={uri: edits}),
             ))
+    wanted = params.context.only
+    if wanted is None or any(types.CodeActionKind.RefactorRewrite.startswith(kind) for kind in wanted):
+        actions.extend(_new_file_actions(ls, uri, result))
     return actions
 
 
-SYMBOL_KIND = {"job": types.SymbolKind.Module, "role": types.SymbolKind.Class, "port": types.SymbolKind.Field}
+def _new_file_actions(ls: PaiLanguageServer, uri: str, result) -> list[types.CodeAction]:
+    """Actions writing a file beside this one (a v1 config in the v2 protocol): a CreateFile and its
+    text, under a name no file has yet; offered when the editor can create files."""
+    capabilities = ls.client_capabilities.workspace
+    edit_caps = capabilities.workspace_edit if capabilities is not None else None
+    operations = (edit_caps.resource_operations or []) if edit_caps is not None else []
+    path = to_fs_path(uri)
+    if not path or types.ResourceOperationKind.Create not in operations or not (edit_caps and edit_caps.document_changes):
+        return []
+    code_action = ls.client_capabilities.text_document.code_action if ls.client_capabilities.text_document else None
+    shows_disabled = bool(code_action and code_action.disabled_support)
+    out = []
+    for new in ls.job_format(uri).new_files(result.doc, path, ls.settings_for(uri)):
+        if new.disabled:
+            if shows_disabled:
+                out.append(types.CodeAction(title=new.title, kind=types.CodeActionKind.RefactorRewrite,
+                                            disabled=types.CodeActionDisabled(new.disabled)))
+            continue
+        target = _free_sibling(Path(path).with_name(new.name))
+        new_uri = from_fs_path(str(target)) or target.as_uri()
+        title = new.title.replace(new.name, target.name)
+        changes = [types.CreateFile(uri=new_uri, options=types.CreateFileOptions(overwrite=False, ignore_if_exists=False)),
+                   types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(uri=new_uri, version=None),
+                                          edits=[types.TextEdit(types.Range(types.Position(0, 0), types.Position(0, 0)), new.text)])]
+        out.append(types.CodeAction(title=title, kind=types.CodeActionKind.RefactorRewrite,
+                                    edit=types.WorkspaceEdit(document_changes=changes)))
+    return out
+
+
+def _free_sibling(path: Path) -> Path:
+    """`path`, or `stem-2.pai.yaml`, `stem-3…` when a file of that name exists: nothing is overwritten."""
+    if not path.exists():
+        return path
+    stem, _, suffix = path.name.partition(".")
+    for n in range(2, 1000):
+        candidate = path.with_name(f"{stem}-{n}.{suffix}")
+        if not candidate.exists():
+            return candidate
+    return path
+
+
+@registry.feature(types.TEXT_DOCUMENT_DEFINITION)
+def definition(ls: PaiLanguageServer, params: types.DefinitionParams) -> list[types.Location]:
+    uri = params.text_document.uri
+    if is_settings_file(uri):
+        return []
+    result = ls.analysis(uri)
+    found = ls.job_format(uri).definition(result.doc, ls.offset(result, params.position))
+    return [types.Location(uri, ls.range(result, a, b)) for a, b in found]
+
+
+@registry.feature(types.TEXT_DOCUMENT_REFERENCES)
+def references(ls: PaiLanguageServer, params: types.ReferenceParams) -> list[types.Location]:
+    uri = params.text_document.uri
+    if is_settings_file(uri):
+        return []
+    result = ls.analysis(uri)
+    found = ls.job_format(uri).references(result.doc, ls.offset(result, params.position), params.context.include_declaration)
+    return [types.Location(uri, ls.range(result, a, b)) for a, b in found]
+
+
+@registry.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+def prepare_rename(ls: PaiLanguageServer, params: types.PrepareRenameParams) -> types.Range | None:
+    uri = params.text_document.uri
+    if is_settings_file(uri):
+        return None
+    result = ls.analysis(uri)
+    found = ls.job_format(uri).prepare_rename(result.doc, ls.offset(result, params.position))
+    return ls.range(result, *found) if found is not None else None
+
+
+@registry.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+def rename(ls: PaiLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+    uri = params.text_document.uri
+    if is_settings_file(uri):
+        return None
+    result = ls.analysis(uri)
+    try:
+        edits = ls.job_format(uri).rename(result.doc, ls.offset(result, params.position), params.new_name)
+    except RenameError as e:
+        raise JsonRpcException(pick(ls.settings_for(uri).locale, e.en, e.zh), REQUEST_FAILED) from None
+    if not edits:
+        return None
+    return types.WorkspaceEdit(changes={uri: [types.TextEdit(ls.range(result, e.start, e.end), e.text) for e in edits]})
+
+
+SYMBOL_KIND = {"job": types.SymbolKind.Module, "role": types.SymbolKind.Class, "port": types.SymbolKind.Field,
+               "prerequisite": types.SymbolKind.Package, "deployment": types.SymbolKind.Event,
+               "parameter": types.SymbolKind.Variable, "secret": types.SymbolKind.Key}
 
 
 @registry.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -173,6 +275,7 @@ def folding(ls: PaiLanguageServer, params: types.FoldingRangeParams) -> list[typ
     for start, end, kind in ls.job_format(params.text_document.uri).folding_ranges(result.doc):
         a, b = result.lines.line_of(start), result.lines.line_of(end)
         if b > a:
+            # a JSON region's closing bracket stays visible; a YAML block ("block") has none
             out.append(types.FoldingRange(start_line=a, end_line=b - 1 if kind == "region" else b,
                                           kind=types.FoldingRangeKind.Comment if kind == "comment" else types.FoldingRangeKind.Region))
     return out

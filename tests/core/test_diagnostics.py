@@ -58,7 +58,8 @@ def test_semantic_checks():
     role = config["taskRoles"][0]
     role["shmMB"] = 9000
     role["portList"] = [{"label": "tb"}, {"label": "tb"}]
-    role["command"] = "echo $PAI_HOST_IP_worker_5 $PAI_CONTAINER_HOST_jupyter_PORT_LIST $PAI_JOB_NAM $PAI_HOST_IP_worker_1"
+    role["command"] = ("echo $PAI_HOST_IP_worker_5 $PAI_CONTAINER_HOST_jupyter_PORT_LIST $PAI_JOB_NAM $PAI_HOST_IP_worker_1 "
+                       "$PAI_PORT_LIST_worker_0_jupyter")
     config["taskRoles"].append(dict(role, command="echo"))
     config["codeDir"] = "$PAI_DEFAULT_FS_URI/$PAI_TASK_INDEX"
     found = Buffer(json.dumps(config, indent=2)).found()
@@ -66,7 +67,8 @@ def test_semantic_checks():
     assert found["semantic.duplicate-port-label"] == ['"tb"', '"tb"']
     assert found["semantic.duplicate-role"] == ['"worker"']
     assert found["semantic.undefined-task-index"] == ["$PAI_HOST_IP_worker_5"]
-    assert found["semantic.undefined-port-label"] == ["$PAI_CONTAINER_HOST_jupyter_PORT_LIST"]
+    # A task that exists with a label that does not: the label is what is wrong, not the index.
+    assert found["semantic.undefined-port-label"] == ["$PAI_CONTAINER_HOST_jupyter_PORT_LIST", "$PAI_PORT_LIST_worker_0_jupyter"]
     assert found["semantic.unknown-variable"] == ["$PAI_JOB_NAM"]
     assert found["semantic.not-substituted"] == ["$PAI_TASK_INDEX"]
 

@@ -12,13 +12,14 @@ from pai_lsp.core.job_format import JobFormat
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import Settings
 
-from ..helpers.configs import PADDLE_JOB, VALID
+from ..helpers.configs import PADDLE_JOB, V2_JOB, VALID
 
 
 @pytest.mark.parametrize(("name", "expected"), [
     ("mnist.pai.json", "pai-v1"), ("/w/train/mnist.pai.json", "pai-v1"), ("file:///w/a%20b/mnist.pai.json", "pai-v1"),
     ("C:\\w\\mnist.pai.json", "pai-v1"), ("fit.paddle.json", "paddle"), ("file:///w/fit.paddle.json", "paddle"),
     ("package.json", None), ("x.pai.json.bak", None), (".vscode/settings.json", None), ("pai.json", None),
+    ("job.pai.yaml", "pai-v2"), ("file:///w/job.pai.yml", "pai-v2"), ("job.yaml", None),
 ])
 def test_a_file_is_recognised_by_its_name(name, expected):
     found = formats.recognise(name)
@@ -29,6 +30,16 @@ def test_a_file_is_recognised_by_its_name(name, expected):
 def test_a_file_no_format_claims_is_read_as_the_default_one():
     assert formats.format_for("Untitled-1") is v1.FORMAT is formats.DEFAULT
     assert formats.recognise("notes.json", '{"jobName": "x"}') is None  # no format claims JSON by content
+
+
+@pytest.mark.parametrize(("text", "claimed"), [
+    ("protocolVersion: 2\nname: x\n", True), ("# a job\nprotocolVersion: '2'  # v2\r\n", True),
+    ('name: x\nprotocolVersion: "2"\n', True), ("protocolVersion: 1\n", False), ("  protocolVersion: 2\n", False),
+    ("a:\n  protocolVersion: 2\n", False), ("protocolVersion: 22\n", False),
+])
+def test_a_yaml_file_with_protocol_version_2_at_its_top_is_a_v2_job(text, claimed):
+    found = formats.recognise("job.yaml", text)
+    assert (found is not None and found.name == "pai-v2") is claimed
 
 
 def test_every_format_is_complete_and_named_once():
@@ -52,7 +63,7 @@ def test_each_format_checks_in_its_own_dialects():
     assert set(paddle.FORMAT.schema(paddle.DIALECT)["properties"]) >= {"name", "parallelism", "entry"}
 
 
-@pytest.mark.parametrize(("text", "name"), [(VALID, "job.pai.json"), (PADDLE_JOB, "fit.paddle.json")])
+@pytest.mark.parametrize(("text", "name"), [(VALID, "job.pai.json"), (PADDLE_JOB, "fit.paddle.json"), (V2_JOB, "job.pai.yaml")])
 def test_every_format_answers_every_feature_within_the_text(text, name):
     job_format = formats.format_for(name)
     doc = job_format.parse(text)
@@ -65,8 +76,12 @@ def test_every_format_answers_every_feature_within_the_text(text, name):
         found = job_format.hover(doc, offset, Settings())
         assert found is None or 0 <= found.start <= found.end <= len(text)
     assert job_format.symbols(doc) and job_format.folding_ranges(doc)
+    for offset in range(0, len(text), 11):
+        for start, end in job_format.definition(doc, offset) + job_format.references(doc, offset):
+            assert 0 <= start <= end <= len(text)
     formatted = job_format.format_text(doc, "  ")
-    assert formatted is not None and job_format.parse(formatted).root.value == doc.root.value
+    if job_format.syntax == "json":  # YAML is laid out by hand: not rewritten
+        assert formatted is not None and job_format.parse(formatted).root.value == doc.root.value
 
 
 def test_a_json_document_writes_json_for_fixes():

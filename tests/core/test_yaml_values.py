@@ -9,15 +9,11 @@ import random
 
 import pytest
 
+from pai_lsp.core import jsyaml
 from pai_lsp.core.yaml_tree import parse
 
 from ..helpers.paths import shared
 from ..helpers.yaml_oracle import as_js, js_yaml
-
-try:
-    from pai_lsp.core import jsyaml  # type: ignore[attr-defined]  # where the local cluster's loader moves to
-except ImportError:
-    from pai_lsp.localcluster import jsyaml
 
 SCALARS = [
     # YAML 1.1 words that js-yaml 3 (YAML 1.2 core) keeps as strings

@@ -25,3 +25,32 @@ PADDLE_JOB = """{
   "entry": "python train.py --id $PADDLE_INIT_TRAINER_ID",
 }
 """
+
+# A v2 job (`*.pai.yaml`) with a comment, a parameter, a port and `$PAI_…` variables: the v2 tests start from it.
+V2_JOB = """\
+protocolVersion: 2
+name: demo_job
+type: job
+# the image the roles run in
+prerequisites:
+  - name: img
+    type: dockerimage
+    uri: ubuntu:18.04
+parameters:
+  epochs: 10
+taskRoles:
+  worker:
+    instances: 2
+    dockerImage: img
+    resourcePerInstance:
+      cpu: 1
+      memoryMB: 1024
+      gpu: 0
+      ports:
+        tb: 1
+    commands:
+      - python train.py --epochs <% $parameters.epochs %>  # keep me
+      - echo $PAI_TASK_ROLE_worker_HOST_LIST $PAI_PORT_LIST_worker_0_tb
+defaults:
+  virtualCluster: default
+"""

@@ -25,6 +25,7 @@ class Cluster:
     data_dir: Path
     process: subprocess.Popen
     token: str = ""
+    paddle_url: str = ""  # its PaddlePaddle Cloud API (jobs and PFS), on a port of its own
 
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token or self.token}"}
@@ -48,7 +49,7 @@ def start_cluster(data_dir: Path, *extra: str, env: dict[str, str] | None = None
         raise RuntimeError(f"local cluster did not start: {line}{process.stderr.read()}")
     url = line.split("REST ")[1].split()[0]
     hdfs_url = line.split("WebHDFS ")[1].split()[0].removesuffix("/webhdfs/v1")
-    cluster = Cluster(url, hdfs_url, data_dir, process)
+    cluster = Cluster(url, hdfs_url, data_dir, process, paddle_url=line.split("PaddlePaddle Cloud ")[1].split()[0])
     cluster.token = login(url, USER)
     return cluster
 

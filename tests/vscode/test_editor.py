@@ -68,3 +68,45 @@ def test_format_document_and_the_outline(workbench, workspace):
     workbench.wait_for(lambda: workbench.view_texts("Outline") == ["mnist openpai/pai.example.tensorflow", "train × 1"],
                        "the job (with its image) and its role (with its tasks) in the Outline")
     workbench.screenshot("outline")
+
+
+V2_JOB = """\
+protocolVersion: 2
+name: demo_job
+type: job
+prerequisites:
+  - name: img
+    type: dockerimage
+    uri: ubuntu:18.04
+taskRoles:
+  worker:
+    instances: 2
+    dockerImage: ubuntu:18.04
+    resourcePerInstance:
+      cpu: 1
+      memoryMB: 1024
+      gpu: 0
+    commands:
+      - python train.py
+"""
+
+
+def test_a_v2_job_in_yaml_gets_problems_and_completion(workbench, workspace):
+    """A *.pai.yaml file is a PAI job in its own YAML language: the image written where a prerequisite's
+    name goes shows in Problems, and completion offers the keys a task role may have, indented for YAML."""
+    (workspace / "job.pai.yaml").write_text(V2_JOB)
+    workbench.open_file("job.pai.yaml")
+    (row,) = workbench.wait_for(lambda: [r for r in workbench.problems() if "v2.uri-not-prerequisite" in r],
+                                "the v2 mistake in Problems")
+    assert "dockerImage names a prerequisite, not an image" in row
+    workbench.wait_for(lambda: workbench.editor("job.pai.yaml").locator(".squiggly-error").count(), "the squiggle")
+    lines = V2_JOB.splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "instances: 2" in text)
+    workbench.go_to(line, len(lines[line - 1]) + 1)  # end of the instances line
+    workbench.page.keyboard.press("Enter")
+    workbench.page.keyboard.type("extraC")
+    labels = workbench.completions()
+    assert any(label.startswith("extraContainerOptions") for label in labels), labels
+    workbench.page.keyboard.press("Enter")
+    workbench.wait_for(lambda: "    extraContainerOptions:\n" in workbench.editor_text("job.pai.yaml"), "the key, indented as YAML")
+    workbench.screenshot("v2-completion")

@@ -1,8 +1,12 @@
 // Pure helpers, kept apart from the `vscode` module so they can be tested with node alone.
 
-/** The language of job files (the extension contributes it, so VS Code's own JSON features do not
- * check them a second time). */
+/** The language of JSON job files (the extension contributes it, so VS Code's own JSON features do
+ * not check them a second time). */
 export const LANGUAGE = "pai-job";
+/** The language of YAML job files (`*.pai.yaml`: the v2 protocol), coloured by VS Code's YAML grammar. */
+export const YAML_LANGUAGE = "pai-job-yaml";
+/** Every job-file language: one per syntax the server's job-file formats are written in. */
+export const LANGUAGES = [LANGUAGE, YAML_LANGUAGE];
 
 /** What the extension's package.json says of itself (the part read here). */
 export interface Manifest {
@@ -10,12 +14,12 @@ export interface Manifest {
 }
 
 /**
- * The file-name patterns of job files (`*.pai.json`, `*.paddle.json` …): those of the language the
- * extension contributes, which VS Code itself needs in the manifest and a test holds equal to the
- * server's registry of job-file formats (`pai.kinds`). Read from there, written nowhere else.
+ * The file-name patterns of job files (`*.pai.json`, `*.paddle.json`, `*.pai.yaml` …): those of the
+ * languages the extension contributes, which VS Code itself needs in the manifest and a test holds
+ * equal to the server's registry of job-file formats (`pai.kinds`). Read from there, written nowhere else.
  */
 export function jobFilePatterns(manifest: Manifest): string[] {
-  return manifest.contributes.languages.find((l) => l.id === LANGUAGE)?.filenamePatterns ?? [];
+  return LANGUAGES.flatMap((id) => manifest.contributes.languages.find((l) => l.id === id)?.filenamePatterns ?? []);
 }
 
 /** The documents the server checks: job files on disk and unsaved ones, and the workspace's
@@ -23,10 +27,10 @@ export function jobFilePatterns(manifest: Manifest): string[] {
  * own JSON features stay). */
 export function documentSelector(patterns: string[]): { scheme: string; language?: string; pattern?: string }[] {
   return [
-    { scheme: "file", language: LANGUAGE },
+    ...LANGUAGES.map((language) => ({ scheme: "file", language })),
     ...patterns.map((pattern) => ({ scheme: "file", pattern: `**/${pattern}` })),
     { scheme: "file", pattern: "**/.vscode/settings.json" },
-    { scheme: "untitled", language: LANGUAGE },
+    ...LANGUAGES.map((language) => ({ scheme: "untitled", language })),
   ];
 }
 
@@ -71,6 +75,7 @@ export function clientCommandFor(serverCommand: string): string | undefined {
   const wrapped: Record<string, string> = {
     "pai.submitJob": `${CLIENT_PREFIX}submitJob`,
     "pai.runLocally": `${CLIENT_PREFIX}runLocally`,
+    "pai.previewUpload": `${CLIENT_PREFIX}previewUpload`,
   };
   return wrapped[serverCommand];
 }

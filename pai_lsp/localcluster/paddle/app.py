@@ -21,14 +21,16 @@ from urllib.parse import parse_qs
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from ... import multipart
+from .. import bodies
 from ..cluster import LocalCluster
 from ..errors import ClusterError
 from ..hdfs_store import HdfsException
+from ..streaming import file_range
 from .jobs import PaddleJobs
-from .pfs import Pfs, PfsError, chunk_param, chunk_reply
+from .pfs import MAX_CHUNK_BODY, Pfs, PfsError, chunk_frame, chunk_param, validate
 
 Handler = Callable[[Request, str], Awaitable[Response]]
 
@@ -44,9 +46,9 @@ def simple(code: int, message: object) -> Response:
     return drf({"code": code, "msg": message})
 
 
-def pfs_reply(err: str = "", results: object = None, status: int = 200) -> Response:
+def pfs_reply(err: str = "", results: object = None, status: int = 200, headers: dict | None = None) -> Response:
     """The Go file server's envelope (json.Encoder adds the newline)."""
-    return Response(json.dumps({"err": err, "results": results}) + "\n", status,
+    return Response(json.dumps({"err": err, "results": results}) + "\n", status, headers=headers,
                     media_type="application/json; charset=UTF-8")
 
 
@@ -109,6 +111,10 @@ class PaddleApi:
                 return Response(status_code=301, headers={"Location": f"{path}/{query}"})
             return Response("<h1>Not Found</h1><p>The requested URL was not found on this server.</p>", 404,
                             media_type="text/html")
+        except bodies.BodyTooLarge as exc:
+            if path.startswith("/api/v1/pfs/"):
+                return pfs_reply(exc.message, status=413, headers=exc.headers)
+            return drf({"detail": exc.message}, 413, exc.headers)
         except ClusterError as exc:
             return drf({"msg": exc.message})
 
@@ -151,8 +157,8 @@ class PaddleApi:
 
     async def submit(self, request: Request, user: str) -> Response:
         try:
-            body = json.loads(await request.body() or b"null")
-        except ValueError as exc:
+            body = bodies.parse_json(await bodies.read(request, bodies.DJANGO_LIMIT) or b"null")
+        except bodies.NotJson as exc:
             return drf({"msg": str(exc)})
         if not isinstance(body, dict):
             return drf({"msg": "'NoneType' object has no attribute 'get'"})
@@ -253,7 +259,7 @@ class PaddleApi:
     async def file_put(self, request: Request, user: str) -> Response:
         path = request.query_params.get("path")
         try:
-            parts = multipart.decode(await request.body(), request.headers.get("content-type", ""))
+            parts = multipart.decode(await bodies.read(request, MAX_CHUNK_BODY), request.headers.get("content-type", ""))
         except ValueError:
             return drf({"detail": "Multipart form parse error"}, 400)
         upload = next((p for p in parts if p.name == "file"), None)
@@ -276,12 +282,13 @@ class PaddleApi:
     async def file_get(self, request: Request, user: str) -> Response:
         target = self._server_path(user, request.query_params.get("path"))
         try:
-            local, _, _ = self.cluster.store.open_range(user, target, 0, None)
+            local, _, size = await run_in_threadpool(self.cluster.store.open_range, user, target, 0, None)
         except HdfsException:
             return drf({"msg": "file not exist"})
         name = target.rsplit("/", 1)[-1]
-        return Response(local.read_bytes(), media_type="application/force-download",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        # Streamed in bounded pieces: a file of any size costs the same memory.
+        return StreamingResponse(file_range(local, 0, size), media_type="application/force-download",
+                                 headers={"Content-Disposition": f'attachment; filename="{name}"', "Content-Length": str(size)})
 
     async def file_list(self, request: Request, user: str) -> Response:
         path = request.query_params.get("path") or ""
@@ -330,9 +337,11 @@ class PaddleApi:
         return pfs_reply(status=405)
 
     async def pfs_modify(self, request: Request, user: str) -> Response:
-        raw = await request.body()
+        # The Go server reads 2,048 bytes of it (pfsmodules.MaxJSONRequestSize); pai's client sends longer
+        # mkdir lists, so this one takes what the Django side would.
+        raw = await bodies.read(request, bodies.DJANGO_LIMIT)
         try:
-            body = json.loads(raw)
+            body = bodies.parse_json(raw)
             method = body["method"]
         except (ValueError, KeyError, TypeError):
             return pfs_reply("parse json error")
@@ -360,18 +369,23 @@ class PaddleApi:
     async def pfs_read_chunk(self, request: Request, user: str) -> Response:
         try:
             path, offset, size = chunk_param(request.url.query)
-            from .pfs import validate
-
             validate([path], user, "GetChunk")
-            data = await run_in_threadpool(self.pfs.read, user, path, offset, size)
+            local, length = await run_in_threadpool(self.pfs.locate, user, path, offset, size)
         except PfsError as exc:
             return pfs_reply(str(exc))
-        body, content_type = chunk_reply(path, offset, size, data)
-        return Response(body, media_type=content_type)
+        head, tail, content_type = chunk_frame(path, offset, size)
+
+        def parts():  # the chunk streamed from the file, whatever `chunksize` asked for
+            yield head
+            yield from file_range(local, offset, length)
+            yield tail
+
+        return StreamingResponse(parts(), media_type=content_type,
+                                 headers={"Content-Length": str(len(head) + length + len(tail))})
 
     async def pfs_write_chunk(self, request: Request, user: str) -> Response:
         try:
-            parts = multipart.decode(await request.body(), request.headers.get("content-type", ""))
+            parts = multipart.decode(await bodies.read(request, MAX_CHUNK_BODY), request.headers.get("content-type", ""))
         except ValueError:
             return pfs_reply(status=400)
         for part in parts:
@@ -386,12 +400,12 @@ class PaddleApi:
 
 
 async def _body(request: Request) -> dict:
-    raw = await request.body()
+    raw = await bodies.read(request, bodies.DJANGO_LIMIT)
     if "application/x-www-form-urlencoded" in request.headers.get("content-type", ""):
         return {k: v[-1] for k, v in parse_qs(raw.decode("utf-8", "replace")).items()}
     try:
-        value = json.loads(raw or b"{}")
-    except ValueError:
+        value = bodies.parse_json(raw or b"{}")
+    except bodies.NotJson:
         raise ClusterError(400, "", "JSON parse error") from None
     return value if isinstance(value, dict) else {}
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ...core import paddle
 from ...core.roles import TaskRole
-from ..cluster import LocalCluster
+from ..cluster import MAX_TASKS, LocalCluster
 from ..errors import ClusterError
 from ..model import Job, Task, now_ms
 from ..runner import shell_environment
@@ -98,6 +98,13 @@ class PaddleJobs:
             raise ClusterError(500, "500", f"invalid literal for int(): {exc}") from None
         if ints["parallelism"] < 1:
             raise ClusterError(422, "422", f'Job.batch "{name}-trainer" is invalid: spec.parallelism: must be greater than 0')
+        if ints["pservers"] < 0:
+            raise ClusterError(422, "422", f'ReplicaSet.extensions "{name}-pserver" is invalid: spec.replicas: Invalid value: '
+                                           f'{ints["pservers"]}: must be greater than or equal to 0')
+        pods = ints["pservers"] + ints["parallelism"]
+        if pods > MAX_TASKS:  # checked before a pod is made: a namespace's pod quota refuses them on the platform
+            raise ClusterError(403, "403", f"exceeded quota: the job asks for {pods:,} pods (pservers + parallelism); the "
+                                           f"local cluster runs at most {MAX_TASKS:,} for a job")
         for field in ("memory", "psmemory"):
             if paddle.quantity_bytes(str(given[field])) is None:
                 raise ClusterError(400, "400", f"quantities must match the regular expression "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import posixpath
+from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
 from ... import multipart
@@ -16,6 +17,7 @@ from ..hdfs_store import HdfsException, HdfsStore
 from .jobs import home
 
 MIN_CHUNK, MAX_CHUNK = 4096, 32 * 1024 * 1024
+MAX_CHUNK_BODY = MAX_CHUNK + (1 << 20)  # a POSTed chunk with its multipart framing
 MAX_FILE = 1 << 40
 PUBLIC_READS = ("ls", "stat", "GetChunk")
 EMPTY_MD5 = hashlib.md5(b"").hexdigest()
@@ -186,16 +188,29 @@ class Pfs:
         data = self.read(user, path, offset, size)
         return {"offset": offset, "checksum": hashlib.md5(data).hexdigest(), "len": len(data)}
 
-    def read(self, user: str, path: str, offset: int, size: int) -> bytes:
+    def locate(self, user: str, path: str, offset: int, size: int) -> tuple[Path, int]:
+        """The file holding a chunk and the chunk's length (shorter at the end of the file)."""
+        _seekable(path, offset)
         who = self.store.superuser if self._public(path) else user
         local, start, end = self._call("open", path, self.store.open_range, who, self.to_hdfs(path), 0, None)
+        return local, max(0, min(size, end - offset))
+
+    def read(self, user: str, path: str, offset: int, size: int) -> bytes:
+        local, length = self.locate(user, path, offset, size)
         with open(local, "rb") as f:
             f.seek(offset)
-            return f.read(max(0, min(size, end - offset)))
+            return f.read(length)
 
     def write(self, user: str, path: str, offset: int, data: bytes) -> None:
         validate([path], user, "PostChunk")
+        _seekable(path, offset)
         self._call("open", path, self.store.write_at, user, self.to_hdfs(path), offset, data)
+
+
+def _seekable(path: str, offset: int) -> None:
+    """The Go server seeks to the offset first: a negative one is its `Seek` error."""
+    if offset < 0:
+        raise PfsError(f"seek {path}: invalid argument")
 
 
 def chunk_param(text: str) -> tuple[str, int, int]:
@@ -214,7 +229,10 @@ def chunk_param(text: str) -> tuple[str, int, int]:
     return values["path"][0], offset, size
 
 
-def chunk_reply(path: str, offset: int, size: int, data: bytes) -> tuple[bytes, str]:
-    """The multipart body of a GetChunk answer."""
+def chunk_frame(path: str, offset: int, size: int) -> tuple[bytes, bytes, str]:
+    """(what comes before the chunk's bytes, what comes after, Content-Type) of a GetChunk answer, so
+    the bytes can be streamed from the file between them."""
     name = urlencode({"chunksize": size, "offset": offset, "path": path})
-    return multipart.encode("chunk", name, data)
+    empty, content_type = multipart.encode("chunk", name, b"")
+    tail = f"\r\n--{multipart.boundary_of(content_type)}--\r\n".encode()
+    return empty[: -len(tail)], tail, content_type

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   Catalogue, configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, duration, isJobFile, jobFileName, jobFilePatterns,
-  LANGUAGE, LineJoiner, TaskLog,
+  LANGUAGES, LineJoiner, TaskLog,
 } from "../config";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
@@ -21,17 +21,20 @@ test("no contributed command uses the server's pai.* namespace (vscode-languagec
   assert.ok(ids.length > 0);
   for (const id of ids) assert.ok(id.startsWith(CLIENT_PREFIX), id);
   assert.equal(clientCommandFor("pai.submitJob"), "pai-lsp.submitJob");
+  assert.equal(clientCommandFor("pai.previewUpload"), "pai-lsp.previewUpload"); // the Preview code lens
   assert.equal(clientCommandFor("pai.hdfs.ls"), undefined);
 });
 
-test("only job files (the patterns of the contributed language) and .vscode/settings.json on disk are served", () => {
+test("only job files (the patterns of the contributed languages) and .vscode/settings.json on disk are served", () => {
   // The patterns themselves are the server's (tests/test_vscode_manifest.py holds them equal to its registry).
   const patterns = jobFilePatterns(manifest);
-  assert.deepEqual(patterns, ["*.pai.json", "*.paddle.json"]);
+  assert.deepEqual(patterns, ["*.pai.json", "*.paddle.json", "*.pai.yaml", "*.pai.yml"]);
   assert.deepEqual(documentSelector(patterns).map((s) => s.pattern).filter(Boolean),
-    ["**/*.pai.json", "**/*.paddle.json", "**/.vscode/settings.json"]);
-  assert.ok(manifest.activationEvents.includes("onLanguage:pai-job"));
+    ["**/*.pai.json", "**/*.paddle.json", "**/*.pai.yaml", "**/*.pai.yml", "**/.vscode/settings.json"]);
+  assert.deepEqual(documentSelector(patterns).map((s) => s.language).filter(Boolean), [...LANGUAGES, ...LANGUAGES]);
+  for (const language of LANGUAGES) assert.ok(manifest.activationEvents.includes(`onLanguage:${language}`));
   assert.ok(isJobFile("/w/mnist.pai.json", patterns) && isJobFile("C:\\w\\train.paddle.json", patterns) && isJobFile("/w/A.PAI.JSON", patterns));
+  assert.ok(isJobFile("/w/job.pai.yaml", patterns) && isJobFile("/w/job.pai.yml", patterns) && !isJobFile("/w/job.yaml", patterns));
   for (const name of ["/w/package.json", "/w/x.pai.json.bak", "/w/pai.json", "/w/xpai.json"]) assert.ok(!isJobFile(name, patterns), name);
 });
 
@@ -41,7 +44,7 @@ test("Submit, Run Job Locally and Preview Upload are offered on the files of the
     .filter((entry) => entry.command.startsWith("pai-lsp.submitJob") || entry.command.startsWith("pai-lsp.runLocally")
       || entry.command === "pai-lsp.previewUpload");
   assert.ok(entries.length >= 8);
-  for (const entry of entries) assert.equal(entry.when, `resourceLangId == ${LANGUAGE} && resourceScheme != untitled`, entry.command);
+  for (const entry of entries) assert.equal(entry.when, "resourceLangId =~ /^pai-job(-yaml)?$/ && resourceScheme != untitled", entry.command);
 });
 
 test("a job's config is shown under the name of a job file of its cluster's kind", () => {

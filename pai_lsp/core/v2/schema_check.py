@@ -1,0 +1,405 @@
+"""The v2 schema checked as the server's Ajv 6 checks it (`new Ajv({allErrors: true})`: no type
+coercion; any number without a fraction, Infinity too, is an integer; JavaScript regular expressions),
+each error said precisely at its place with a quick fix where one fits; and the schema's `x-warnings`
+(what the web portal, HiveD or the scheduler refuse beyond the server) as warnings.
+
+A 3,000-role file is checked role by role: the errors and warnings of a role are kept on its node,
+which a parse after an edit elsewhere reuses (core/yaml_tree.py), so an edit costs one role."""
+
+from __future__ import annotations
+
+import difflib
+import math
+from functools import lru_cache
+from typing import Any
+
+from .. import messages as msg
+from ..joi import js_regex
+from ..jsonc import Node, find
+from ..model import Diagnostic, Edit, Fix, Settings
+from ..roles import v2_name
+from ..validate import SchemaError, _reduce, field_name, key_range, schema_diagnostics
+from ..yaml_write import literal, value_after_key
+from . import facts
+from .job import Job
+
+ROLES = ("taskRoles",)
+_ROLE_KEY = js_regex(facts.ROLE_NAME)
+_NAMED_BY_PATTERN = {  # what a key of a pattern-keyed mapping names, by the mapping's last path part
+    "taskRoles": ("task role", "任务角色"), "ports": ("port label", "端口标签"),
+}
+
+
+def _is_integer(_checker: Any, value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or isinstance(value, float) and (math.isinf(value) or value.is_integer())
+
+
+def _is_number(_checker: Any, value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@lru_cache(maxsize=1)
+def _validator_class() -> Any:
+    from jsonschema import Draft202012Validator, validators
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator: Any, expression: str, instance: Any, schema: dict) -> Any:
+        if validator.is_type(instance, "string") and not js_regex(expression).search(instance):
+            yield ValidationError(f"{instance!r} does not match {expression!r}")
+
+    checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer).redefine("number", _is_number)
+    return validators.extend(Draft202012Validator, {"pattern": pattern}, type_checker=checker)
+
+
+@lru_cache(maxsize=1)
+def _validators() -> tuple[Any, Any]:
+    """The validator of the job without its roles' insides, and the one of a role."""
+    root = facts.schema()
+    # The roles' names are checked in `errors` (one regex each), their insides role by role.
+    roles = {k: v for k, v in root["properties"]["taskRoles"].items() if k not in ("patternProperties", "additionalProperties")}
+    top = dict(root, properties=dict(root["properties"], taskRoles=roles))
+    role = dict(root["$defs"]["taskRole"], **{"$defs": root["$defs"]})
+    cls = _validator_class()
+    return cls(top), cls(role)
+
+
+@lru_cache(maxsize=8)
+def _branch_validator(kind: str) -> Any:
+    root = facts.schema()
+    branch = facts.shape(root["properties"]["prerequisites"]["items"], {"type": kind}, root)
+    return _validator_class()(dict(branch, **{"$defs": root["$defs"]}))
+
+
+def role_memory(node: Node) -> dict:
+    """What the checks keep on a role's node (`Node.cache`): a parse after an edit elsewhere reuses
+    the node, and with it this; an edit inside the role makes a new node."""
+    if not isinstance(node.cache, dict):
+        node.cache = {}
+    return node.cache
+
+
+def warm_up() -> None:
+    _validators()
+
+
+# -- finding -------------------------------------------------------------------------------------
+
+def errors(job: Job) -> list[SchemaError]:
+    """Every schema error of the job (roles from their nodes' memory)."""
+    top, _ = _validators()
+    out = []
+    for err in _reduce(top.iter_errors(job.value)):
+        if err.kind == "oneOf" and len(err.path) == 2 and err.path[0] == "prerequisites":
+            out.extend(_prerequisite_errors(err))
+        else:
+            out.append(err)
+    roles = job.value.get("taskRoles")
+    if isinstance(roles, dict) and not all(_ROLE_KEY.search(name) for name in roles):
+        schema = facts.schema()["properties"]["taskRoles"]
+        out.append(SchemaError("additionalProperties", ("taskRoles",), False, roles, schema))
+    for name, role in job.roles.items():
+        if role.node is None:
+            continue
+        memory = role_memory(role.node)
+        cached = memory.get("schema")
+        if cached is None:
+            value = role.node.value
+            found = tuple(_reduce(_validators()[1].iter_errors(value)))
+            cached = memory["schema"] = (found, tuple(_warnings(facts.schema()["$defs"]["taskRole"], value, ())))
+        out.extend(SchemaError(e.kind, ("taskRoles", name) + e.path, e.limit, e.instance, e.schema) for e in cached[0])
+    return out
+
+
+def _prerequisite_errors(err: SchemaError) -> list[SchemaError]:
+    """A prerequisite matching none of the three shapes: the errors of the shape its type names."""
+    item = err.instance
+    kind = item.get("type") if isinstance(item, dict) else None
+    if not isinstance(item, dict) or kind not in facts.PREREQUISITE_TYPES:
+        if isinstance(item, dict) and "type" in item:
+            return [SchemaError("enum", err.path + ("type",), list(facts.PREREQUISITE_TYPES), kind, {})]
+        return [SchemaError("required", err.path, ["name", "type"], item, {"required": ["name", "type"]})] \
+            if isinstance(item, dict) else [SchemaError("type", err.path, "object", item, {})]
+    return [SchemaError(e.kind, err.path + e.path, e.limit, e.instance, e.schema)
+            for e in _reduce(_branch_validator(kind).iter_errors(item))]
+
+
+def warnings(job: Job) -> list[tuple[tuple, dict]]:
+    """(path, warning) of each `x-warnings` fragment the job breaks (roles from their nodes' memory)."""
+    root = facts.schema()
+    top = dict(root, properties={k: v for k, v in root["properties"].items() if k != "taskRoles"})
+    out = list(_warnings(top, job.value, ()))
+    roles_schema = root["properties"]["taskRoles"]
+    out.extend(_fragments(roles_schema, job.value.get("taskRoles"), ("taskRoles",)) if "taskRoles" in job.value else [])
+    for name, role in job.roles.items():
+        cached = role_memory(role.node).get("schema") if role.node is not None else None
+        if cached is not None:
+            out.extend((("taskRoles", name) + path, warning) for path, warning in cached[1])
+    return out
+
+
+def _fragments(schema: dict, value: Any, path: tuple) -> list[tuple[tuple, dict]]:
+    out = []
+    for warning in schema.get("x-warnings", []):
+        names = warning["schema"].get("propertyNames")
+        if len(warning["schema"]) == 1 and isinstance(names, dict) and list(names) == ["pattern"]:
+            # a pattern every key must match (role names on the web portal): one regex per key
+            if isinstance(value, dict) and not all(js_regex(names["pattern"]).search(str(key)) for key in value):
+                out.append((path, warning))
+            continue
+        for error in _fragment_validator(id(warning), warning)[1].iter_errors(value):
+            out.append((path + tuple(error.absolute_path), warning))
+            break
+    return out
+
+
+_FRAGMENTS: dict[int, tuple[dict, Any]] = {}
+
+
+def _fragment_validator(key: int, warning: dict) -> tuple[dict, Any]:
+    found = _FRAGMENTS.get(key)
+    if found is None:
+        found = _FRAGMENTS[key] = (warning, _validator_class()(warning["schema"]))
+    return found
+
+
+def _warnings(schema: dict, value: Any, path: tuple) -> list[tuple[tuple, dict]]:
+    """The `x-warnings` of `schema` broken by `value`, and those of the schemas below, followed as
+    the value goes (properties, pattern properties, items, a prerequisite's shape)."""
+    root = facts.schema()
+    out = []
+    stack = [(schema, value, path)]
+    while stack:
+        sub, item, where = stack.pop()
+        sub = facts.shape(facts.resolve(sub, root) or {}, item, root)
+        if "x-warnings" in sub:
+            out.extend(_fragments(sub, item, where))
+        if isinstance(item, dict):
+            for key, child in item.items():
+                found = facts.child(sub, key, item, root)
+                if found is not None and len(where) < 12:
+                    stack.append((found, child, where + (key,)))
+        elif isinstance(item, list) and isinstance(sub.get("items"), dict):
+            for i, child in enumerate(item[:10_000]):
+                stack.append((sub["items"], child, where + (i,)))
+    out.sort(key=lambda found: [str(p) for p in found[0]])
+    return out
+
+
+# -- saying --------------------------------------------------------------------------------------
+
+def _diag(start: int, end: int, code: str, locale: str | None, fixes: list[Fix] | None = None, **args: Any) -> Diagnostic:
+    return Diagnostic(start, end, code, msg.severity(code), msg.render(code, locale, **args), fixes or [])
+
+
+def diagnostics(doc: Any, job: Job, err: SchemaError, locale: str | None) -> list[Diagnostic]:
+    """The diagnostics of one schema error, in YAML's words, with quick fixes written in YAML."""
+    node = find(doc.root, err.path)
+    if node is None:
+        return []
+    field = field_name(err.path)
+    kind = err.kind
+    text = doc.text
+    if kind == "required":
+        return _required(doc, job, node, err, locale)
+    if kind == "type":
+        expected = err.limit if isinstance(err.limit, list) else [err.limit]
+        words = " / ".join(msg.type_name(t, locale) for t in expected)
+        return [_diag(node.start, max(node.end, node.start + 1), "schema.type", locale, _type_fixes(doc, node, expected),
+                      field=field, expected=words, actual=msg.type_name(msg.json_type(err.instance), locale))]
+    if kind == "enum" or kind == "const":
+        allowed = err.limit if isinstance(err.limit, list) else [err.limit]
+        shown = " / ".join(literal(a) for a in allowed)
+        by_text = {}
+        for value in reversed(allowed):  # the first allowed value of each text; numbers over strings
+            if str(value) not in by_text or not isinstance(value, str):
+                by_text[str(value)] = value
+        close = difflib.get_close_matches(str(err.instance), list(by_text), n=1, cutoff=0.5)
+        choice = by_text[close[0]] if close else next(iter(by_text.values())) if len(by_text) == 1 else None
+        fixes = [Fix(f"Write {literal(choice)}", (Edit(node.start, node.end, literal(choice)),))] if choice is not None else []
+        return [_diag(node.start, max(node.end, node.start + 1), "v2.enum", locale, fixes, field=field, allowed=shown,
+                      value=text[node.start:node.end] or "null")]
+    if kind == "minProperties":
+        start, end = key_range(doc, err.path)
+        return [_diag(start, end, "v2.min-properties", locale, field=field)]
+    if kind == "maxLength":
+        return [_diag(node.start, node.end, "v2.max-length", locale, field=field, length=len(str(err.instance)), limit=err.limit)]
+    if kind in ("false", None):  # a `false` schema: jsonschema names no keyword
+        prop = node.parent
+        key = prop.key if prop is not None and prop.type == "property" else None
+        where = key if key is not None else node
+        return [_diag(where.start, where.end, "v2.not-allowed-key", locale)]
+    if kind == "additionalProperties":
+        return _unknown_keys(doc, job, node, err, locale)
+    return schema_diagnostics(doc, err, Settings(locale=locale), facts.schema())  # the shared wording (minimum, pattern …)
+
+
+def _type_fixes(doc: Any, node: Node, expected: list[str]) -> list[Fix]:
+    value = node.value
+    if isinstance(value, str) and ("integer" in expected or "number" in expected):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return []
+        if math.isfinite(number) and ("number" in expected or number.is_integer()):
+            written = literal(int(number) if number.is_integer() else number)
+            return [Fix(f"Write {written}", (Edit(node.start, node.end, written),))]
+    prop = node.parent
+    if isinstance(value, str) and "array" in expected and prop is not None and prop.type == "property":
+        # `commands: echo hi`: a list of one command
+        return [Fix("Make it a list", (value_after_key(doc.text, prop, [value]),))]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and expected == ["string"]:
+        return [Fix(f"Write \"{doc.text[node.start:node.end]}\"", (Edit(node.start, node.end, f'"{doc.text[node.start:node.end]}"'),))]
+    return []
+
+
+def _unknown_keys(doc: Any, job: Job, node: Node, err: SchemaError, locale: str | None) -> list[Diagnostic]:
+    schema = err.schema
+    patterns = list((schema.get("patternProperties") or {}).keys())
+    known = set((schema.get("properties") or {}).keys())
+    out = []
+    if patterns:
+        what = _NAMED_BY_PATTERN.get(str(err.path[-1]) if err.path else "", ("key", "键"))
+        if len(err.path) == 4 and err.path[0] == "deployments":
+            what = ("task role", "任务角色")
+        for prop in node.properties():
+            key = prop.key
+            if key is None or key.value in known or any(js_regex(p).search(key.value) for p in patterns):
+                continue
+            fixed = v2_name(key.value) if key.value else "_"
+            fixes = [Fix(f'Rename to "{fixed}"', tuple(_renames(doc, job, err.path, key, fixed)))]
+            out.append(_diag(key.start, max(key.end, key.start + 1), "v2.bad-name", locale, fixes, key=key.value,
+                             what=msg.pick(locale, *what)))
+        return out
+    if err.path[-1:] == ("resourcePerInstance",) and node.get_property("shmMB") is not None:
+        prop = node.get_property("shmMB")
+        fixes = [_move_shm(doc, node, prop)]
+        out.append(_diag(prop.key.start, prop.key.end, "v2.shm-in-resources", locale, [f for f in fixes if f is not None]))
+        rest = [p for p in node.properties() if p is not prop and p.key is not None and p.key.value not in known]
+        if not rest:
+            return out
+    found = schema_diagnostics(doc, err, Settings(locale=locale), facts.schema())
+    return out + [d for d in found if not (out and doc.text[d.start:d.end] == "shmMB")]
+
+
+def _renames(doc: Any, job: Job, path: tuple, key: Node, new: str) -> list[Edit]:
+    """Renaming a key a pattern refuses: a role also everywhere the job names it."""
+    if path == ROLES:
+        from .navigate import role_rename_edits
+
+        return role_rename_edits(doc, job, key.value, new)
+    return [Edit(key.start, key.end, literal(new))]
+
+
+def _move_shm(doc: Any, resources: Node, prop: Node) -> Fix | None:
+    """Move `shmMB` from resourcePerInstance into extraContainerOptions (made when missing)."""
+    from ..yaml_write import append_member, remove_member, set_member
+
+    value = prop.value_node.value if prop.value_node is not None else None
+    role = resources.parent.parent if resources.parent is not None else None
+    if role is None or role.type != "object":
+        return None
+    options = role.get("extraContainerOptions")
+    remove = remove_member(doc.text, prop)
+    if options is not None and options.type == "object":
+        add = set_member(doc.text, options, "shmMB", value)
+    elif options is None:
+        add = append_member(doc.text, role, "extraContainerOptions", {"shmMB": value})
+    else:
+        return None
+    return Fix("Move shmMB to extraContainerOptions", tuple(sorted((remove, add), key=lambda e: e.start)))
+
+
+def _required(doc: Any, job: Job, node: Node, err: SchemaError, locale: str | None) -> list[Diagnostic]:
+    missing = [k for k in err.limit if isinstance(err.instance, dict) and k not in err.instance]
+    if node.type == "object" and node.children:
+        start, end = key_range(doc, err.path)
+        if (start, end) == (node.start, node.start + 1) or err.path and isinstance(err.path[-1], int):
+            start, end = node.start, node.children[0].end if node.children[0].type == "property" and node.children[0].key is None \
+                else node.children[0].key.end if node.children[0].key is not None else node.start + 1
+    else:
+        start, end = node.start, max(node.end, node.start + 1)
+    out = []
+    for name in missing:
+        value = placeholder(job, err.path, name)
+        fixes = [Fix(f'Add "{name}"', (doc.insert_member(node, name, value),))] if node.type == "object" and node.children else []
+        out.append(_diag(start, end, "schema.required", locale, fixes, missing=name))
+    return out
+
+
+def placeholder(job: Job, path: tuple, name: str) -> Any:
+    """A value for a field the schema needs and the job lacks, that the job can run with."""
+    if name == "dockerImage":
+        images = list(job.by_type.get("dockerimage", {}))
+        return images[0] if images else "docker_image_0"
+    special = {"protocolVersion": 2, "type": "job", "name": "job", "commands": ["echo hello"], "uri": "ubuntu:18.04",
+               "resourcePerInstance": {"cpu": 1, "memoryMB": 1024, "gpu": 0}, "cpu": 1, "memoryMB": 1024, "gpu": 0,
+               "taskRoles": {"taskrole": {"dockerImage": placeholder(job, path, "dockerImage"),
+                                          "resourcePerInstance": {"cpu": 1, "memoryMB": 1024, "gpu": 0},
+                                          "commands": ["echo hello"]}}}
+    if len(path) == 2 and path[0] == "deployments" and name == "taskRoles":
+        return {next(iter(job.roles), "taskrole"): {"preCommands": ["echo start"]}}
+    if name in special:
+        return special[name]
+    schema = facts.subschema(path + (name,), job.value) or {}
+    kinds = schema.get("type")
+    kind = kinds[0] if isinstance(kinds, list) else kinds
+    return schema.get("default", {"string": "", "integer": 1, "number": 1, "boolean": False, "array": [], "object": {}}.get(kind or ""))
+
+
+def warning_diagnostics(doc: Any, path: tuple, warning: dict, locale: str | None) -> list[Diagnostic]:
+    """The diagnostic of a broken `x-warnings` fragment: its message at the value (at the key, for
+    a key the fragment refuses), with a fix for the usual ones."""
+    node = find(doc.root, path)
+    if node is None:
+        return []
+    message = msg.pick(locale, warning["en"], warning["zh"])
+    where: Node = node
+    keyed = warning["schema"].get("propertyNames")
+    if keyed and node.type == "object":  # the first key the fragment refuses
+        validator = _fragment_validator(id(warning), warning)[1]
+        for prop in node.properties():
+            if prop.key is not None and not validator.is_valid({prop.key.value: None}):
+                where = prop.key
+                break
+    return [_diag(where.start, max(where.end, where.start + 1), "v2.warning", locale, _warning_fixes(doc, path, node), message=message)]
+
+
+def _warning_fixes(doc: Any, path: tuple, node: Node) -> list[Fix]:
+    last = path[-1] if path else None
+    if last == "minFailedInstances" and node.value == 0:
+        return [Fix("Write 1", (Edit(node.start, node.end, "1"),))]
+    if last == "minSucceededInstances" and node.value == 0:
+        return [Fix("Write null", (Edit(node.start, node.end, "null"),))]
+    if last == "ports" and node.type == "array":
+        fix = ports_to_map(doc, node)
+        return [fix] if fix is not None else []
+    return []
+
+
+def ports_to_map(doc: Any, node: Node) -> Fix | None:
+    """`ports: [http, {label: tb, count: 2}]` (or v1's portList items) as the map the scheduler reads."""
+    ports: dict[str, int] = {}
+    for item in node.children:
+        value = item.value
+        if isinstance(value, str):
+            ports[v2_name(value)] = ports.get(v2_name(value), 0) + 1
+        elif isinstance(value, dict):
+            label = value.get("label") or value.get("name")
+            count = value.get("portNumber", value.get("count", 1))
+            if len(value) == 1 and not isinstance(label, str):
+                (label, count), = value.items()
+            if not isinstance(label, str) or not isinstance(count, int) or isinstance(count, bool):
+                return None
+            ports[v2_name(label)] = count
+        else:
+            return None
+    prop = node.parent
+    if prop is None or prop.type != "property":
+        return None
+    if not ports:  # `ports: []`: no ports; the key goes
+        from ..yaml_write import remove_member
+
+        return Fix("Remove the empty ports list", (remove_member(doc.text, prop),))
+    return Fix("Write ports as a map (label: count)", (value_after_key(doc.text, prop, ports),))
