@@ -2,14 +2,14 @@
 Ctrl-C ends the command with one line and exit code 130, never a traceback out of whatever module
 was loading; once a command runs, `cli.main` turns Ctrl-C into stopping what it started.
 
-Only the standard library's modules the interpreter has loaded already are used here, so the
-guard is in place before anything else is read.
+Only modules the interpreter has loaded already (or built into it: `_signal`, not `signal`, whose
+enums take a while to load) are used here, so the guard is in place before anything else is read.
 """
 
 from __future__ import annotations
 
+import _signal
 import os
-import signal
 import sys
 
 INTERRUPTED = 130
@@ -24,20 +24,30 @@ def _starting(signum: int, frame: object) -> None:
 
 def _guard() -> None:
     try:
-        signal.signal(signal.SIGINT, _starting)
+        _signal.signal(_signal.SIGINT, _starting)
     except ValueError:  # not the main thread (an embedding host): its own handling stands
         pass
+
+
+def _handled(code: int) -> int:
+    """The exit code as given, even when a Ctrl-C was handled. A KeyboardInterrupt that left code
+    run by exec() of a string (as dataclasses and namedtuple build their methods, say in a module
+    loading when Ctrl-C came) marks the interpreter, and `python -m` then ends by killing itself
+    with SIGINT after the one-line message, whatever code the command returned. Running a string
+    that completes clears the mark."""
+    exec("pass")
+    return code
 
 
 def main() -> int:
     _guard()
     from .cli import main as run
 
-    return run()
+    return _handled(run())
 
 
 def lsp_main() -> int:
     _guard()
     from .cli import lsp_main as run
 
-    return run()
+    return _handled(run())

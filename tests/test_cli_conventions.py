@@ -136,6 +136,29 @@ def test_ctrl_c_at_any_moment_of_start_up_is_one_line(env):
     assert seen, "no run was interrupted"
 
 
+CTRL_C_IN_GENERATED_CODE = """
+import sys
+
+class _CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "rich.progress":
+            sys.meta_path.remove(self)
+            exec("raise KeyboardInterrupt")  # as if Ctrl-C came while a dataclass built its methods
+        return None
+
+sys.meta_path.insert(0, _CtrlC())
+"""
+
+
+def test_ctrl_c_inside_generated_code_still_exits_130(env, tmp_path):
+    """`python -m pai_lsp` said "interrupted" and then killed itself with SIGINT (-2, not 130) when
+    the KeyboardInterrupt had passed through exec() of a string (dataclasses, namedtuple)."""
+    (tmp_path / "sitecustomize.py").write_text(CTRL_C_IN_GENERATED_CODE)
+    result = subprocess.run([sys.executable, "-m", "pai_lsp", "hdfs", "ls", "/"], env=dict(env, PYTHONPATH=str(tmp_path)),
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (result.returncode, result.stderr) == (130, "pai hdfs: interrupted\n")
+
+
 def _no_terminal(env: dict, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     """`pai` with no controlling terminal (as under cron or CI) and the given standard input."""
     return subprocess.run([sys.executable, "-m", "pai_lsp", *args], env=env, input=stdin or "", capture_output=True, text=True,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from .helpers.cli import local_client_password, pai
-from .helpers.standin import StandIn
 from .helpers.proxy import CuttingProxy
+from .helpers.standin import StandIn
 
 SEED_003 = """datacenters:
 - name: datacenter1
