@@ -232,3 +232,50 @@ def test_trainer_labels_follow_the_platform_s_trainer_ids(env):
     workers = {line.split()[0]: line.split()[1] for line in shown.stdout.splitlines()[1:]}
     assert workers == {"pserver:0": "fit-pserver-1-zzzzz", "trainer:0": "fit-trainer-bbbbb", "trainer:1": "fit-trainer-aaaaa"}
 
+
+
+def test_a_followed_log_keeps_its_label_while_trainers_get_their_addresses(env):
+    """A trainer that runs while another still waits for its address was shown as trainer:0; once the
+    other got a lower address it became trainer:1, yet its log went on under trainer:0 and the other's
+    log never came. Logs are read once the numbers are final (every pod has its address)."""
+    import threading
+
+    began: list[float] = []
+    lock = threading.Lock()
+
+    def since() -> float:
+        with lock:
+            if not began:
+                began.append(time.monotonic())
+            return time.monotonic() - began[0]
+
+    def pod(name: str, ip: str | None, role: str = "paddle-job") -> dict:
+        phase = "Running" if ip else "Pending"
+        return {"metadata": {"name": name, "labels": {role: "fit"}}, "status": {"phase": phase, "pod_ip": ip}}
+
+    def respond(method, path, body):
+        now = since()
+        if path.startswith("/api-token-auth/"):
+            return 200, {}, {"token": "t"}
+        if path.startswith("/api/v1/jobs/"):
+            status = {"succeeded": 2} if now > 4 else {"active": 2}
+            return 200, {}, {"items": [{"metadata": {"name": "fit-trainer"}, "spec": {"parallelism": 2}, "status": status}]}
+        if path.startswith("/api/v1/workers/"):  # bbbbb gets its address (lower, as text) 1.5 s after aaaaa
+            return 200, {}, {"items": [pod("fit-trainer-aaaaa", "10.0.0.9"), pod("fit-trainer-bbbbb", "10.0.0.10" if now > 1.5 else None),
+                                       pod("fit-pserver-1-zzzzz", "10.0.0.5", "paddle-job-pserver")]}
+        if path.startswith("/api/v1/logs/"):
+            said = {"fit-trainer-aaaaa": "I am aaaaa, trainer id 1\n", "fit-trainer-bbbbb": "I am bbbbb, trainer id 0\n",
+                    "fit-pserver-1-zzzzz": "pserver up\n"}
+            return 200, {}, {"code": 200, "msg": next(text for name, text in said.items() if f"w={name}" in path)}
+        return 404, {}, {}
+
+    with StandIn(respond) as server:
+        pai(env, "cluster", "add", "pc", "--kind", "paddlecloud", "--rest", server.url, "--user", "u", "--password-stdin",
+            stdin="pw\n")
+        try:
+            shown = pai(env, "logs", "fit", "--follow", "--cluster", "pc")
+        finally:
+            pai(env, "cluster", "remove", "pc")
+    assert shown.returncode == 0, shown.stderr
+    assert sorted(shown.stdout.splitlines()) == ["[pserver:0] pserver up", "[trainer:0] I am bbbbb, trainer id 0",
+                                                 "[trainer:1] I am aaaaa, trainer id 1"]

@@ -193,7 +193,7 @@ class PaddleCloud:
         return JobDetail(name=name, state=state, created=_ms(((item or {}).get("metadata") or {}).get("creation_timestamp")),
                          completed=_ms(status.get("completion_time")),
                          exit_code=(0 if state == "SUCCEEDED" else failed[0].exit_code if failed else None),
-                         diagnostics=diagnostics, tasks=tasks)
+                         diagnostics=diagnostics, tasks=tasks, numbered=all(t.ip for t in tasks))
 
     def config(self, name: str) -> dict:
         if name in self.submitted:
