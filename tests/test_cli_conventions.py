@@ -121,6 +121,14 @@ def _interpreter_start() -> float:
     return max(took)
 
 
+def _before_pai(result: subprocess.CompletedProcess) -> bool:
+    """Whether Ctrl-C came before the first line of pai ran (a loaded machine can start the
+    interpreter slower than measured): Python's own handling, killed by the signal or a traceback
+    through none of pai's files (the console script's `import re`, runpy's imports)."""
+    return (result.returncode == -signal.SIGINT and result.stderr == "") or (
+        "Traceback" in result.stderr and "pai_lsp" not in result.stderr)
+
+
 def test_ctrl_c_at_any_moment_of_start_up_is_one_line(env):
     """`timeout -s INT 0.05 pai hdfs ls /` once printed a KeyboardInterrupt traceback out of an import."""
     seen = set()
@@ -128,6 +136,8 @@ def test_ctrl_c_at_any_moment_of_start_up_is_one_line(env):
     for i in range(24):
         command = [str(BIN / "pai"), "hdfs", "ls", "/"] if i % 2 else [sys.executable, "-m", "pai_lsp", "hdfs", "ls", "/"]
         result = _interrupt_at(command, env, first + i * 0.03)
+        if _before_pai(result):
+            continue
         assert "Traceback" not in result.stderr, result.stderr
         if result.returncode != 0:
             assert result.returncode == 130 and result.stderr.count("\n") == 1, result.stderr
