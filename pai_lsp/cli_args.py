@@ -157,7 +157,19 @@ def password(from_stdin: bool, prompt: str) -> str:
         return value
     if not _has_terminal():
         raise InvalidInput("no terminal to ask for the password on: give it on standard input with --password-stdin")
-    value = getpass.getpass(prompt)
+    try:
+        value = getpass.getpass(prompt)
+    except (KeyboardInterrupt, EOFError):
+        _end_line_on_terminal()  # the one-line message then starts a line of its own, not after the prompt
+        raise
     if not value:
         raise InvalidInput("no password given")
     return value
+
+
+def _end_line_on_terminal() -> None:
+    try:
+        with open("/dev/tty", "w") as tty:
+            tty.write("\n")
+    except OSError:
+        sys.stderr.write("\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from .helpers.cli import complete as _complete
-from .helpers.cli import pai, pai_lang
+from .helpers.cli import pai, pai_lang, typed_on_a_terminal
 from .helpers.configs import VALID
 
 BIN = Path(sys.executable).parent
@@ -191,6 +191,14 @@ def test_a_password_that_cannot_be_had_is_one_line(env):
                              stdin="pw\n")
     assert (in_a_file.returncode, in_a_file.stderr) == (
         2, "pai local-cluster users add: --data-dir /etc/hostname: it is a file, not a folder\n")
+
+
+def test_ctrl_c_or_ctrl_d_at_a_password_prompt_is_one_line_of_its_own(env):
+    """Ctrl-C (or Ctrl-D) at `password for prod:` printed the message after the prompt, on its line."""
+    stopped = typed_on_a_terminal(env, b"\x03", b"password for prod: ", "cluster", "login", "prod")
+    assert stopped == (130, "password for prod: \r\npai cluster: interrupted\r\n")
+    ended = typed_on_a_terminal(env, b"\x04", b"password for prod: ", "cluster", "login", "prod")
+    assert ended == (2, "password for prod: \r\npai cluster: standard input ended before the input this needs\r\n")
 
 
 def test_cluster_list_prints_json(env):

@@ -114,3 +114,36 @@ def on_a_terminal(env: dict, *args: str) -> str:
         process.wait(timeout=60)
     os.close(leader)
     return out.decode("utf-8", "replace")
+
+
+def typed_on_a_terminal(env: dict, keys: bytes, after: bytes, *args: str) -> tuple[int, str]:
+    """`pai` on a terminal of its own (a pseudo-terminal, its controlling one): `keys` are typed once
+    it has printed `after` (Ctrl-C there is SIGINT from the terminal, Ctrl-D the end of input).
+    Returns the exit code and all it printed."""
+    import select
+    import signal
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the terminal's session leader
+        os.execve(sys.executable, [sys.executable, "-m", "pai_lsp", *args], dict(env, TERM="xterm"))
+    out, typed, deadline = b"", False, time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    piece = os.read(fd, 65536)
+                except OSError:  # the terminal closed: pai ended
+                    break
+                if not piece:
+                    break
+                out += piece
+            if not typed and after in out:
+                os.write(fd, keys)
+                typed = True
+    finally:
+        if time.monotonic() >= deadline:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
