@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from .helpers.cli import on_a_terminal, pai
+from .helpers.cli import on_a_terminal, pai, typed_on_a_terminal
 from .helpers.standin import StandIn
 
 
@@ -234,3 +234,31 @@ def test_the_progress_of_a_put_on_a_terminal_counts_its_bytes(env, tmp_path):
     assert "uploaded 1 file(s), 314,572,800 bytes to /user/" in shown
     assert pai(env, "hdfs", "rm", "progress.bin").returncode == 0
 
+
+
+def test_ctrl_c_typed_on_the_terminal_stops_a_put_and_says_so_on_a_line_of_its_own(env, tmp_path):
+    """Ctrl-C from the terminal (SIGINT to the whole foreground group) while the progress bar shows:
+    the upload stops in the daemon, nothing arrives, one line that the bar does not overwrite. Typed
+    as the bar appeared, it once added Python's "coroutine 'call' was never awaited" warning."""
+    import re
+
+    big = tmp_path / "typed.bin"
+    with open(big, "wb") as f:
+        f.truncate(400 * 1024 * 1024)
+    home = f"/user/{_user(env)}"
+    staging = Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "hdfs-staging"
+    assert pai(env, "hdfs", "mkdir", "typed").returncode == 0
+    cancelled = f"pai hdfs: cancelled: nothing was written to {home}/typed/typed.bin"
+
+    def said(shown: str) -> list[str]:
+        """The lines as the terminal shows them: what follows the last carriage return of each."""
+        return [line.split("\r")[-1] for line in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown).replace("\r\n", "\n").split("\n")]
+
+    code, shown = typed_on_a_terminal(env, b"\x03", b"uploading", "hdfs", "put", str(big), "typed/")
+    assert code == 130 and said(shown)[-2:] in (["pai hdfs: interrupted", ""], [cancelled, ""]), shown
+    code, shown = typed_on_a_terminal(env, b"\x03", lambda _: staging.is_dir() and any(p.stat().st_size for p in staging.iterdir()),
+                                      "hdfs", "put", str(big), "typed/")
+    assert code == 130 and said(shown)[-2:] == [cancelled, ""], shown
+    time.sleep(1)
+    assert _hdfs_names(env, f"{home}/typed") == [] and list(staging.iterdir()) == []
+    assert pai(env, "hdfs", "rm", "-r", "typed").returncode == 0

@@ -209,11 +209,12 @@ def run_sync(work: Coroutine[Any, Any, T]) -> T:
             pressed.append(True)
             loop.call_soon_threadsafe(task.cancel)
 
-    try:
-        previous = signal.signal(signal.SIGINT, on_interrupt)
-    except ValueError:  # not the main thread: Ctrl-C is not ours to handle
-        previous = None
-    try:
+    previous: Any = None
+    try:  # from here on `work` is closed whatever happens, even a Ctrl-C that comes as the handler is set
+        try:
+            previous = signal.signal(signal.SIGINT, on_interrupt)
+        except ValueError:  # not the main thread: Ctrl-C is not ours to handle
+            pass
         loop = asyncio.new_event_loop()
         if pressed:
             raise KeyboardInterrupt

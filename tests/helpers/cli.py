@@ -9,6 +9,7 @@ import pty
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -116,10 +117,10 @@ def on_a_terminal(env: dict, *args: str) -> str:
     return out.decode("utf-8", "replace")
 
 
-def typed_on_a_terminal(env: dict, keys: bytes, after: bytes, *args: str) -> tuple[int, str]:
+def typed_on_a_terminal(env: dict, keys: bytes, after: bytes | Callable[[bytes], bool], *args: str) -> tuple[int, str]:
     """`pai` on a terminal of its own (a pseudo-terminal, its controlling one): `keys` are typed once
-    it has printed `after` (Ctrl-C there is SIGINT from the terminal, Ctrl-D the end of input).
-    Returns the exit code and all it printed."""
+    it has printed `after` (or `after(what it printed)` holds). Ctrl-C there is SIGINT from the
+    terminal to its foreground group, Ctrl-D the end of input. Returns the exit code and all it printed."""
     import select
     import signal
     import time
@@ -138,7 +139,7 @@ def typed_on_a_terminal(env: dict, keys: bytes, after: bytes, *args: str) -> tup
                 if not piece:
                     break
                 out += piece
-            if not typed and after in out:
+            if not typed and (after(out) if callable(after) else after in out):
                 os.write(fd, keys)
                 typed = True
     finally:
