@@ -5,6 +5,9 @@ Ctrl-C and missing input said in one line, `-o json`, `-` for standard input, sh
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -218,3 +221,43 @@ def test_bash_completes_commands_options_and_profiles(env):
 def test_completion_code_for_other_shells(shell):
     code = pai_lang("completion", shell)
     assert code.returncode == 0 and "pai" in code.stdout and "_ARGCOMPLETE" in code.stdout
+
+
+def _shell_env(env: dict) -> dict:
+    return dict(env, PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}")
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completes_commands_and_profiles(env):
+    """As `pai completion fish > ~/.config/fish/completions/pai.fish` sets it up."""
+    def offered(line: str) -> list[str]:
+        done = subprocess.run(["fish", "--no-config", "-c", f"pai completion fish | source; complete -C {shlex.quote(line)}"],
+                              env=_shell_env(env), capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return [row.split("\t")[0] for row in done.stdout.splitlines()]
+
+    assert offered("pai clu") == ["cluster"]
+    assert offered("pai jobs --cluster loc") == ["local", "local-paddle"]
+
+
+ZSH_TYPES = """zmodload zsh/zpty
+zpty z 'zsh -f -i'
+zpty -w z 'PS1="> "; autoload -U compinit; compinit -u; eval "$(pai completion zsh)"'
+zpty -w -n z "$1"$'\\t'
+all=""
+for i in {1..300}; do
+  if zpty -r -t z chunk; then all+="$chunk"; else sleep 0.1; fi
+  [[ "$all" == *"$2"* ]] && break
+done
+print -r -- "$all"
+zpty -d z
+"""
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_completes_commands_and_profiles(env):
+    """Tab in an interactive zsh set up as `pai completion --help` says (compinit, then the eval)."""
+    for typed, completed in (("pai clu", "pai cluster"), ("pai jobs --cluster local-p", "pai jobs --cluster local-paddle")):
+        done = subprocess.run(["zsh", "-f", "-c", ZSH_TYPES, "zsh", typed, completed], env=_shell_env(env), capture_output=True,
+                              text=True, timeout=120)
+        assert completed in done.stdout, done.stdout[-500:]  # only Tab can have written it
