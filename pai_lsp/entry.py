@@ -15,16 +15,19 @@ import sys
 INTERRUPTED = 130
 
 
-def _starting(signum: int, frame: object) -> None:
-    """Ctrl-C while `pai` loads: nothing has started yet, so there is nothing to stop."""
-    words = [a for a in sys.argv[1:2] if not a.startswith("-")]
-    os.write(2, f"{' '.join(['pai', *words])}: interrupted\n".encode())
-    os._exit(INTERRUPTED)
+def _starting(program: str):
+    def interrupted(signum: int, frame: object) -> None:
+        """Ctrl-C while `pai` loads: nothing has started yet, so there is nothing to stop."""
+        words = [a for a in sys.argv[1:2] if not a.startswith("-")] if program == "pai" else []
+        os.write(2, f"{' '.join([program, *words])}: interrupted\n".encode())
+        os._exit(INTERRUPTED)
+
+    return interrupted
 
 
-def _guard() -> None:
+def _guard(program: str) -> None:
     try:
-        _signal.signal(_signal.SIGINT, _starting)
+        _signal.signal(_signal.SIGINT, _starting(program))
     except ValueError:  # not the main thread (an embedding host): its own handling stands
         pass
 
@@ -40,14 +43,14 @@ def _handled(code: int) -> int:
 
 
 def main() -> int:
-    _guard()
+    _guard("pai")
     from .cli import main as run
 
     return _handled(run())
 
 
 def lsp_main() -> int:
-    _guard()
+    _guard("pai-lsp")
     from .cli import lsp_main as run
 
     return _handled(run())

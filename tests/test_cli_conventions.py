@@ -172,6 +172,16 @@ def test_ctrl_c_inside_generated_code_still_exits_130(env, tmp_path):
     assert (result.returncode, result.stderr) == (130, "pai hdfs: interrupted\n")
 
 
+def test_ctrl_c_on_the_language_server_names_the_program(env):
+    """`pai-lsp` once said "pai: interrupted"."""
+    for command, said in (([str(BIN / "pai-lsp")], "pai-lsp: interrupted\n"), ([str(BIN / "pai"), "lsp"], "pai lsp: interrupted\n")):
+        process = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(_interpreter_start() + 1.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert (process.returncode, err) == (130, said)
+
+
 def _no_terminal(env: dict, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     """`pai` with no controlling terminal (as under cron or CI) and the given standard input."""
     return subprocess.run([sys.executable, "-m", "pai_lsp", *args], env=env, input=stdin or "", capture_output=True, text=True,
