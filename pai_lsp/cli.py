@@ -19,6 +19,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
     Each file is read in its own format (a PaddlePaddle Cloud job file whatever the workspace's cluster kind)."""
     from .config_file import MAX_CONFIG_BYTES, UnreadableConfig, decode_config, read_config
     from .core.formats import format_for
+    from .core.messages import render
     from .core.model import LineIndex
     from .settings import find_workspace_settings, read
 
@@ -29,7 +30,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
         try:
             text = decode_config(sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)) if name == "-" else read_config(path)
         except UnreadableConfig as exc:
-            print(f"{name}: cannot read: {exc}", file=err)
+            print(render("check.unreadable", locale, file=name, why=exc.said), file=err)
             status = EXIT_UNREADABLE
             continue
         values = find_workspace_settings(path.resolve())
@@ -68,7 +69,7 @@ def serve_lsp(tcp: str | None) -> int:
 
 
 def local_cluster(args: argparse.Namespace) -> int:
-    from .localcluster.server import default_data_dir, serve
+    from .localcluster.server import default_data_dir, prepare_data_dir, serve
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     if args.lc_command == "users":
@@ -76,11 +77,9 @@ def local_cluster(args: argparse.Namespace) -> int:
         from .localcluster.auth import Users
 
         secret = password(args.password_stdin, f"password for {args.name}: ")
-        try:
-            data_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:  # (a file in the way: as `serve` says it)
-            why = "it is a file, not a folder" if data_dir.exists() and not data_dir.is_dir() else exc.strerror or str(exc)
-            print(f"pai local-cluster users add: --data-dir {data_dir}: {why}", file=sys.stderr)
+        problem = prepare_data_dir(data_dir)
+        if problem:
+            print(f"pai local-cluster users add: {problem}", file=sys.stderr)
             return EXIT_UNREADABLE
         try:
             Users(data_dir).add(args.name, secret, admin=args.admin)
@@ -221,7 +220,12 @@ def guarded(name: str, run) -> int:
     try:
         return run()
     except PaiError as exc:
-        print(f"{name}: {exc.message}" + (" (-f replaces it)" if isinstance(exc, Exists) else ""), file=sys.stderr)
+        from .core.messages import render
+        from .settings import terminal_locale
+
+        locale = terminal_locale()
+        print(f"{name}: {exc.render(locale)}" + (render("cli.f-replaces", locale) if isinstance(exc, Exists) else ""),
+              file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)

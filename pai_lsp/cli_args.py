@@ -118,7 +118,10 @@ def locale(value: str) -> str:
         return "en"
     if tag == "zh" or tag.startswith(("zh-cn", "zh-hans", "zh-sg")):
         return "zh-CN"
-    raise argparse.ArgumentTypeError(f"{value!r}: pai speaks en (English) and zh-CN (简体中文)")
+    from .core.messages import render
+    from .settings import terminal_locale
+
+    raise argparse.ArgumentTypeError(render("cli.bad-locale", terminal_locale(), value=repr(value)))
 
 
 def exit_codes_text() -> str:
@@ -147,23 +150,23 @@ def password(from_stdin: bool, prompt: str) -> str:
     `--password-stdin`, else asked on the terminal. No input, or an empty one, is one clear line."""
     import getpass
 
+    from .core.messages import message
     from .errors import InvalidInput
 
     if from_stdin:
         value = (sys.stdin.readline() if sys.stdin is not None else "").rstrip("\r\n")
         if not value:
-            raise InvalidInput("no password on standard input: --password-stdin reads it from the first line "
-                               "(e.g. `pass show pai | pai … --password-stdin`)")
+            raise InvalidInput(message("cli.no-password-stdin"))
         return value
     if not _has_terminal():
-        raise InvalidInput("no terminal to ask for the password on: give it on standard input with --password-stdin")
+        raise InvalidInput(message("cli.no-terminal-password"))
     try:
         value = getpass.getpass(prompt)
     except (KeyboardInterrupt, EOFError):
         _end_line_on_terminal()  # the one-line message then starts a line of its own, not after the prompt
         raise
     if not value:
-        raise InvalidInput("no password given")
+        raise InvalidInput(message("cli.no-password"))
     return value
 
 

@@ -22,6 +22,7 @@ from .cli_args import command, group, password
 from .cli_out import add_output_option, console, human_size, print_json, print_row, state_style
 from .clusters.kinds import BY_NAME as KINDS
 from .clusters.profiles import LOCAL, LOCALS
+from .core.messages import message
 from .core.openpai import FINAL, describe_exit
 from .daemon import client as daemon
 from .daemon import protocol
@@ -276,7 +277,7 @@ def _local(path: str) -> str:
 def cmd_submit(args: argparse.Namespace) -> int:
     cluster = "local" if args.command == "run" else args.cluster
     if args.list and not args.dry_run:
-        raise InvalidInput("--list shows what --dry-run would upload: give both (nothing was submitted)")
+        raise InvalidInput(message("cli.list-needs-dry-run"))
     if args.dry_run:
         from .settings import terminal_locale
 
@@ -339,7 +340,7 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     except KeyboardInterrupt:
         if not follow:
             raise
-        raise Cancelled(f"stopped following {job}; the job goes on (`pai stop {job}` stops it)") from None
+        raise Cancelled(message("cli.stopped-following", job=job)) from None
     if not follow:
         return 0
     state = result["state"]
@@ -462,9 +463,9 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
         t = running[0]
         if shutil.which("ssh") is None:
-            raise ConfigError("no ssh client on this machine")
+            raise ConfigError(message("ssh.no-client"))
         if not t["sshPort"]:
-            raise NotFound(f"task {t['task']} of {args.job} has no ssh port")
+            raise NotFound(message("ssh.no-port", task=t["task"], job=args.job))
         os.execvp("ssh", ["ssh", "-p", t["sshPort"], f"root@{t['ip']}"])
     return 0
 
@@ -543,7 +544,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         print(f"default cluster: {daemon.call_sync(protocol.ClustersSetDefault(name=args.name))['default']}")
     elif command == "login":
         if args.name in LOCALS:
-            raise ConfigError("the local cluster needs no login")
+            raise ConfigError(message("clusters.local-no-login"))
         secret = password(args.password_stdin, f"password for {args.name}: ")
         done = daemon.call_sync(protocol.ClustersLogin(name=args.name, password=secret))
         print(f"logged in to {done['name']} as {done['user']}")

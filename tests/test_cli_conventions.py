@@ -86,7 +86,7 @@ def test_an_unknown_locale_is_refused_and_known_spellings_work(tmp_path):
     job = tmp_path / "job.pai.json"
     job.write_text('{"jobName": "x", "image": "y"}')
     wrong = pai_lang("check", "--locale", "xx", str(job))
-    assert wrong.returncode == 2 and "argument --locale: 'xx': pai speaks en (English) and zh-CN (简体中文)" in wrong.stderr
+    assert wrong.returncode == 2 and "argument --locale: 'xx': pai speaks en (English) and zh-CN (Simplified Chinese)" in wrong.stderr
     chinese = pai_lang("check", "--locale", "zh_CN.UTF-8", str(job))
     assert chinese.returncode == 1 and "缺少必填字段" in chinese.stdout
 

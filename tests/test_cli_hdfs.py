@@ -262,3 +262,11 @@ def test_ctrl_c_typed_on_the_terminal_stops_a_put_and_says_so_on_a_line_of_its_o
     time.sleep(1)
     assert _hdfs_names(env, f"{home}/typed") == [] and list(staging.iterdir()) == []
     assert pai(env, "hdfs", "rm", "-r", "typed").returncode == 0
+def test_a_daemon_error_is_said_in_the_terminals_language(env, tmp_path):
+    """The daemon says a failure as a catalogue code (it serves an English terminal and a Chinese
+    editor at once); `pai` says it in its own terminal's language, LANG."""
+    assert pai(env, "hdfs", "mkdir", "said/folder").returncode == 0
+    chinese = pai({**env, "LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "hdfs", "rm", "said")
+    assert chinese.returncode == 1 and chinese.stderr.startswith("pai hdfs: ") and "是文件夹：请用 -r 连同其内容一起删除" in chinese.stderr
+    english = pai({**env, "LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "hdfs", "rm", "said")
+    assert english.returncode == 1 and "is a folder: use -r to remove it with everything in it" in english.stderr

@@ -154,6 +154,9 @@ def test_a_client_refuses_an_endpoint_file_others_can_read(tcp_env):
         assert result.returncode == 2
         assert result.stderr.strip() == (f"pai jobs: {path} can be read or changed by other users (mode 644): refusing to "
                                          "use the secret in it; delete it and try again (the daemon writes a new one, mode 600)")
+        chinese = pai({**tcp_env, "LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "jobs")
+        assert chinese.returncode == 2
+        assert chinese.stderr.strip() == f"pai jobs: {path} 可被其他用户读取或修改（权限 644）：拒绝使用其中的密钥；请删除它后重试（守护进程会写入新文件，权限 600）"
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file to another user needs root")

@@ -72,7 +72,7 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     assert all(e["job"] == job and e["uri"] == uri for e in editor.events["log"])
     await until(lambda: any(m.message == f"Job {job} SUCCEEDED" for m in editor.messages))
-    out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [job, str(tmp_path / "out")]))
+    out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [{"job": job, "dest": str(tmp_path / "out")}]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
 
@@ -115,6 +115,19 @@ async def test_hdfs_commands_return_structured_results(editor, tmp_path):
     assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS", "kind": "not-found"}
 
 
+async def test_a_daemon_error_is_said_in_the_editors_language(editor):
+    """The daemon sends a failure as a catalogue code; the server says it in the editor's language
+    (here `pai.locale`, set after start), as every other text it sends."""
+    made = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.mkdir", [{"path": "/tmp/said/in"}]))
+    assert made["ok"] is True
+    editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "zh-CN"}}))
+    try:
+        refused = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.rm", [{"path": "/tmp/said"}]))
+    finally:
+        editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "en"}}))
+    assert refused == {"ok": False, "message": "/tmp/said 是文件夹：请用 -r 连同其内容一起删除", "kind": "invalid"}
+
+
 async def test_command_arguments_are_typed(editor):
     """Arguments are read into the command's types: a wrong shape is an InvalidParams error naming
     what is wrong, and no daemon is asked."""
@@ -122,7 +135,7 @@ async def test_command_arguments_are_typed(editor):
 
     for command, arguments, wanted in (("pai.hdfs.ls", [{"cluster": "x"}], "hdfs.ls: `path` is missing"),
                                        ("pai.hdfs.mv", [{"from": "/a", "to": 3}], "hdfs.mv: `to` must be a string"),
-                                       ("pai.jobOutputs", ["only-a-job"], "Expected")):
+                                       ("pai.jobOutputs", [{"job": "only-a-job"}], "pai.jobOutputs: `dest` is missing")):
         try:
             await editor.workspace_execute_command_async(types.ExecuteCommandParams(command, arguments))
         except JsonRpcInvalidParams as exc:

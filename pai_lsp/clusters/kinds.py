@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.messages import pick
+from ..core.messages import message, pick
 from ..errors import ConfigError
 from .profiles import LOCAL, LOCAL_PADDLE, PFS_PATH, Profile, local_paddle_profile, local_profile, secret_key
 
@@ -93,7 +93,7 @@ def kind_named(name: str) -> ClusterKind:
     """The record of a kind by its name, or ConfigError saying which kinds there are."""
     found = BY_NAME.get(name)
     if found is None:
-        raise ConfigError(f"no cluster kind {name!r}: the kinds are {', '.join(BY_NAME)}")
+        raise ConfigError(message("clusters.no-kind", name=name, kinds=", ".join(BY_NAME)))
     return found
 
 

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ..core.messages import message
 from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
-from ..storage.http import answer_error, detail, failures, request, url_path
+from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path
 from ..storage.keepalive import KeepAlive
 
 if TYPE_CHECKING:
@@ -71,15 +72,15 @@ class OpenPai:
 
     # -- transport -------------------------------------------------------------------
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        return request(self.http, method, path, what=f"the cluster at {self.rest_uri}", **kwargs)
+        return request(self.http, method, path, what=at_cluster(self.rest_uri), **kwargs)
 
     def login(self) -> None:
         password = self._password()
         if not password:
-            raise AuthFailed(f"no password stored for {self.user} at {self.rest_uri}: run `pai cluster login`")
+            raise AuthFailed(message("http.no-password", user=self.user, url=self.rest_uri, name=self.profile.name))
         response = self._send("POST", "/api/v1/token", json={"username": self.user, "password": password})
         if response.status_code != 200:
-            raise AuthFailed(f"login to {self.rest_uri} as {self.user} failed: {detail(response.status_code, response.content)[0]}")
+            raise AuthFailed(message("http.login-failed", url=self.rest_uri, user=self.user, why=detail(response.status_code, response.content)[0]))
         self.token = response.json()["token"]
         if self._on_token:
             self._on_token(self.token)
@@ -101,7 +102,7 @@ class OpenPai:
     def check(response: httpx.Response) -> httpx.Response:
         if response.status_code < 400:
             return response
-        raise answer_error(response.status_code, response.content, "the cluster", {409: NameTaken})
+        raise answer_error(response.status_code, response.content, THE_CLUSTER, {409: NameTaken})
 
     # -- jobs ------------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
@@ -124,10 +125,10 @@ class OpenPai:
         return unchanged_files(self.storage, files, remote)
 
     def quota(self) -> dict:
-        raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: quotas are PaddlePaddle Cloud's (see its virtual clusters)")
+        raise InvalidInput(message("openpai.no-quota", name=self.profile.name))
 
     def registries(self) -> list[dict]:
-        raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: registry secrets are PaddlePaddle Cloud's")
+        raise InvalidInput(message("openpai.no-registries", name=self.profile.name))
 
     add_registry = remove_registry = registries
 
@@ -204,14 +205,14 @@ class OpenPai:
         url = uri if "://" in uri else self.rest_uri + uri
         self.current_token()
         for attempt in (1, 2):
-            with failures(f"the cluster at {self.rest_uri}"):
+            with failures(at_cluster(self.rest_uri)):
                 status, _, body = self.fast.request("GET", url, headers={**headers, "Authorization": f"Bearer {self.token}"})
             if status == 401 and attempt == 1:
                 self.login()
                 continue
             break
         if status >= 400 and status != 416:
-            raise answer_error(status, body, "the cluster", {409: NameTaken})
+            raise answer_error(status, body, THE_CLUSTER, {409: NameTaken})
         return status, body
 
     def active_jobs(self) -> list[JobSummary] | None:
@@ -253,5 +254,5 @@ def hdfs_path(uri: str) -> str:
     path = re.sub(r"^\$\{?PAI_DEFAULT_FS_URI\}?", "", uri)
     path = re.sub(r"^[a-z]+://[^/]*", "", path)
     if not path.startswith("/") or "$" in path:
-        raise InvalidInput(f"codeDir {uri!r} is not a path on the cluster's HDFS")
+        raise InvalidInput(message("openpai.code-dir", uri=uri))
     return path

@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from ..core.messages import message
 from ..errors import Cancelled, ConfigError, Interrupted, Unreachable
 from ..filelock import try_hold
 from . import endpoint_path, lock_path, protocol, state_dir, transport
@@ -71,7 +72,7 @@ def restart() -> None:
     deadline = time.monotonic() + START_TIMEOUT
     while daemon_running():
         if time.monotonic() > deadline:
-            raise Unreachable(f"the pai daemon did not stop to restart: see {state_dir() / 'daemon.log'}")
+            raise Unreachable(message("daemon.no-restart", log=str(state_dir() / "daemon.log")))
         time.sleep(0.05)
 
 
@@ -96,32 +97,33 @@ async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWri
             pass
         except transport.Refused as exc:
             if not exc.stale:  # this machine's set-up is wrong: no use trying again
-                raise ConfigError(exc.message) from None
+                raise ConfigError(exc.said) from None
             probed = True
             if daemon_running():  # its own endpoint cannot fail, unless it is just being rewritten
                 doubted = doubted or time.monotonic()
                 if time.monotonic() - doubted > STALE_GRACE:
-                    raise ConfigError(exc.message) from None
+                    raise ConfigError(exc.said) from None
                 await asyncio.sleep(0.1)
                 continue
             # no daemon: the file is a dead one's, whatever listens on its port now
         if not start:
-            raise Unreachable("the pai daemon is not running") from None
+            raise Unreachable(message("daemon.not-running")) from None
         # Start one; again after a probe of the lock, which may have sent a starting one away.
         if started is None or (probed and time.monotonic() - started > 1.0):
             await asyncio.to_thread(start_daemon)
             started = time.monotonic()
         if time.monotonic() > deadline:
-            raise Unreachable(f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
+            raise Unreachable(message("daemon.did-not-start", log=str(state_dir() / "daemon.log"))) from None
         await asyncio.sleep(0.05)
 
 
-async def _reply(reader: asyncio.StreamReader, rid: int, on_event: OnEvent | None) -> Any:
-    """Read until the reply to `rid` (its error raised as our class), handing its events on."""
+async def _reply(reader: asyncio.StreamReader, params: protocol.Params, rid: int, on_event: OnEvent | None) -> protocol.Result:
+    """Read until the reply to `rid` (its result as its class; its error raised as our class),
+    handing its events on."""
     while (line := await protocol.read_line(reader)) is not None:
         reply = protocol.read_reply(json.loads(line), rid)
         if isinstance(reply, protocol.Reply):
-            return reply.value
+            return protocol.read_result(params, reply.value)
         if reply is not None and on_event is not None:
             done = on_event(reply)
             if asyncio.iscoroutine(done):
@@ -129,9 +131,10 @@ async def _reply(reader: asyncio.StreamReader, rid: int, on_event: OnEvent | Non
     raise DaemonStopped("the pai daemon closed the connection")
 
 
-async def call_once(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> Any:
-    """One request on its own connection; the events that belong to it go to `on_event`.
-    Raises the `errors` class of a failure, DaemonStopped when the daemon goes away first.
+async def call_once(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> protocol.Result:
+    """One request on its own connection; the events that belong to it go to `on_event`. The
+    result as its class (`params.RESULT`); a failure raises its `errors` class, DaemonStopped when
+    the daemon goes away first.
 
     Cancelled (Ctrl-C in `call_sync`, the editor's Cancel) while a cancellable method runs, it
     asks the daemon to stop it and waits for what the daemon did: `Cancelled` with its words (the
@@ -142,7 +145,7 @@ async def call_once(params: protocol.Params, on_event: OnEvent | None = None, st
         writer.write(protocol.request(rid, params))
         await writer.drain()
         try:
-            return await _reply(reader, rid, on_event)
+            return await _reply(reader, params, rid, on_event)
         except asyncio.CancelledError:
             if params.METHOD not in protocol.CANCELLABLE:
                 raise
@@ -152,12 +155,12 @@ async def call_once(params: protocol.Params, on_event: OnEvent | None = None, st
             writer.write(protocol.cancel_request(rid))
             await writer.drain()
             try:
-                return await asyncio.wait_for(_reply(reader, rid, on_event), CANCEL_WAIT)
+                return await asyncio.wait_for(_reply(reader, params, rid, on_event), CANCEL_WAIT)
             except Interrupted as exc:
-                raise Cancelled(exc.message) from None
+                raise Cancelled(exc.said) from None
             except asyncio.TimeoutError:
-                raise Cancelled(f"cancelled; the pai daemon did not say within {CANCEL_WAIT:.0f} s what it stopped "
-                                f"(see {state_dir() / 'daemon.log'})") from None
+                raise Cancelled(message("daemon.cancel-unsaid", seconds=f"{CANCEL_WAIT:.0f}",
+                                        log=str(state_dir() / "daemon.log"))) from None
     except (ConnectionError, OSError) as exc:
         raise DaemonStopped(str(exc)) from None
     finally:
@@ -169,7 +172,7 @@ def resumable(params: protocol.Params) -> bool:
 
 
 async def call(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
-               on_restart: Callable[[], None] | None = None) -> Any:
+               on_restart: Callable[[], None] | None = None) -> protocol.Result:
     """`call_once`, asked again of a new daemon when the old one died before answering, for
     requests that can be asked twice (`resumable`); `on_restart` hears of it (once: a dying daemon
     can also refuse the first reconnection). Otherwise a daemon that dies is one Unreachable line
@@ -179,16 +182,16 @@ async def call(params: protocol.Params, on_event: OnEvent | None = None, start: 
             return await call_once(params, on_event, start)
         except DaemonStopped:
             if not resumable(params):
-                raise Unreachable(f"the pai daemon stopped before it answered `{params.METHOD}`, which may or may not "
-                                  f"have been done: check, then try again (see {state_dir() / 'daemon.log'})") from None
+                raise Unreachable(message("daemon.stopped-unanswered", method=params.METHOD,
+                                          log=str(state_dir() / "daemon.log"))) from None
             if attempt == 0 and on_restart is not None:
                 on_restart()
             await asyncio.sleep(0.1 * attempt)
-    raise Unreachable(f"the pai daemon keeps stopping: see {state_dir() / 'daemon.log'}")
+    raise Unreachable(message("daemon.keeps-stopping", log=str(state_dir() / "daemon.log")))
 
 
 def call_sync(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
-              on_restart: Callable[[], None] | None = None) -> Any:
+              on_restart: Callable[[], None] | None = None) -> protocol.Result:
     return run_sync(call(params, on_event, start, on_restart))
 
 
@@ -256,7 +259,7 @@ class LogCursor:
 
 
 async def follow(params: protocol.FollowLogs, on_log: Callable[[protocol.JobLog, bytes], None],
-                 on_status: Callable[[protocol.JobStatus], None] | None = None) -> dict:
+                 on_status: Callable[[protocol.JobStatus], None] | None = None) -> protocol.FollowLogsResult:
     """Stream a job's log (`on_log` gets each new piece, exactly the bytes the task wrote) and its
     status changes until it ends (or, without `params.follow`, what is there now). When the daemon
     dies it is started again and asked to go on from the bytes already received."""
@@ -274,4 +277,4 @@ async def follow(params: protocol.FollowLogs, on_log: Callable[[protocol.JobLog,
             return await call_once(dataclasses.replace(params, offsets=cursor.offsets), on_event)
         except DaemonStopped:
             continue
-    raise Unreachable(f"the pai daemon keeps stopping: see {state_dir() / 'daemon.log'}")
+    raise Unreachable(message("daemon.keeps-stopping", log=str(state_dir() / "daemon.log")))

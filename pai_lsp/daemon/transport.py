@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
 
+from ..core.messages import Message, message
 from ..files import write_atomic
 
 ENV = "PAI_LSP_TRANSPORT"
@@ -57,9 +58,9 @@ class Refused(Exception):
     """The endpoint cannot be trusted: `message` is the one line for the user. `stale`: it may be a
     dead daemon's leftover (someone else now listens on its port, or its secret was replaced)."""
 
-    def __init__(self, message: str, stale: bool = False):
-        super().__init__(message)
-        self.message, self.stale = message, stale
+    def __init__(self, said: str | Message, stale: bool = False):
+        super().__init__(str(said))
+        self.said, self.message, self.stale = said, str(said), stale
 
 
 # -- the handshake (both sides) ------------------------------------------------------------
@@ -117,9 +118,8 @@ async def _admit(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sec
 
 async def _authenticate(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, info: Endpoint) -> None:
     """The client's side; Refused unless the listener proves it holds the secret of `info`."""
-    where = f"{info.host}:{info.port} (from {info.path})"
-    not_ours = Refused(f"{where} is not your pai daemon: another program listens there; stop it, or delete "
-                       f"{info.path} and try again", stale=True)
+    where = f"{info.host}:{info.port}"
+    not_ours = Refused(message("daemon.not-ours", where=where, file=str(info.path)), stale=True)
     challenge = await _line(reader)
     server_nonce = _nonce(challenge.get("challenge"))
     if challenge.get(_MAGIC) != 1 or server_nonce is None:
@@ -130,8 +130,7 @@ async def _authenticate(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
     await writer.drain()
     answer = await _line(reader)
     if "refused" in answer:
-        raise Refused(f"the pai daemon at {where} refused the secret in that file, which no longer matches "
-                      f"it: end that daemon's process and try again", stale=True)
+        raise Refused(message("daemon.secret-refused", where=where, file=str(info.path)), stale=True)
     if not _same(answer.get("proof"), proof(info.secret, "server", server_nonce, client_nonce, info.address)):
         raise not_ours
 
@@ -204,7 +203,7 @@ def read_endpoint(path: Path) -> Endpoint:
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise Refused(f"{path}: cannot read the pai daemon's endpoint ({exc.strerror}): delete it and try again") from None
+        raise Refused(message("daemon.endpoint-unreadable", path=str(path), why=exc.strerror)) from None
     with os.fdopen(fd, "rb") as f:
         check_private(path, os.fstat(f.fileno()))
         data = f.read(4096)
@@ -215,10 +214,9 @@ def read_endpoint(path: Path) -> Endpoint:
     except (ValueError, KeyError, TypeError):
         ok = False
     if not ok:
-        raise Refused(f"{path}: not a pai daemon endpoint file: delete it and try again")
+        raise Refused(message("daemon.endpoint-invalid", path=str(path)))
     if not is_loopback((host,)):
-        raise Refused(f"{path}: names {host}, not this machine's loopback: refusing to send anything there; "
-                      f"delete it and try again")
+        raise Refused(message("daemon.endpoint-remote", path=str(path), host=str(host)))
     return Endpoint(path, host, port, secret)
 
 
@@ -228,11 +226,9 @@ def check_private(path: Path, st: os.stat_result) -> None:
     lets in only the user, SYSTEM and administrators, and which every file in it inherits."""
     if sys.platform != "win32":
         if st.st_uid != os.geteuid():
-            raise Refused(f"{path} belongs to another user (uid {st.st_uid}), not you: refusing to use it; "
-                          f"delete it and try again")
+            raise Refused(message("daemon.endpoint-owner", path=str(path), uid=st.st_uid))
         if st.st_mode & 0o077:
-            raise Refused(f"{path} can be read or changed by other users (mode {st.st_mode & 0o777:o}): refusing to "
-                          f"use the secret in it; delete it and try again (the daemon writes a new one, mode 600)")
+            raise Refused(message("daemon.endpoint-mode", path=str(path), mode=f"{st.st_mode & 0o777:o}"))
 
 
 async def connect(path: Path, limit: int) -> Streams:
@@ -246,8 +242,8 @@ async def connect(path: Path, limit: int) -> Streams:
         await asyncio.wait_for(_authenticate(reader, writer, info), HANDSHAKE_SECONDS)
     except (asyncio.TimeoutError, ConnectionError, ValueError) as exc:
         writer.close()
-        raise Refused(f"{info.address} (from {info.path}) is not your pai daemon: it did not answer as one "
-                      f"({type(exc).__name__}); stop what listens there, or delete the file and try again", stale=True) from None
+        raise Refused(message("daemon.not-answering-as-one", where=info.address, file=str(info.path), why=type(exc).__name__),
+                      stale=True) from None
     except Refused:
         writer.close()
         raise

@@ -104,11 +104,11 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
         print(f"pai local-cluster: {host} is reachable from other machines; the local cluster listens on loopback only "
               "unless you add --allow-remote (then every REST and WebHDFS call needs a token)", file=sys.stderr)
         return 2
-    try:
-        lock = DataDirLock(prepare(data_dir))
-    except OSError as exc:
-        print(f"pai local-cluster: cannot use {data_dir} as the data folder: {exc.strerror or exc}", file=sys.stderr)
+    problem = prepare_data_dir(data_dir)
+    if problem:
+        print(f"pai local-cluster: {problem}", file=sys.stderr)
         return 2
+    lock = DataDirLock(data_dir)
     try:
         lock.acquire()
     except DataDirBusy as exc:
@@ -183,6 +183,18 @@ def argument_problem(data_dir: Path, *, gpus: int | None, cpus: int | None, memo
             return f"--{name} {value}: give {least} or more"
     if data_dir.exists() and not data_dir.is_dir():
         return f"--data-dir {data_dir}: it is a file, not a folder"
+    return ""
+
+
+def prepare_data_dir(data_dir: Path) -> str:
+    """Create the data folder (private) for `serve` or `users add`; what stands in the way, in one line ("" when
+    nothing does)."""
+    if data_dir.exists() and not data_dir.is_dir():
+        return f"--data-dir {data_dir}: it is a file, not a folder"
+    try:
+        prepare(data_dir)
+    except OSError as exc:
+        return f"cannot use {data_dir} as the data folder: {exc.strerror or exc}"
     return ""
 
 

@@ -12,6 +12,17 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from ..api import (
+    ClusterRow,
+    ClustersAddResult,
+    ClustersImportPaddleResult,
+    ClustersListResult,
+    ClustersLoginResult,
+    ClustersRemoveResult,
+    ClustersSetDefaultResult,
+    ImportedCluster,
+    StoppedResult,
+)
 from ..clusters import paddle_config
 from ..clusters.connect import backend_for, connect
 from ..clusters.kinds import kind_named, kind_of, local_kind
@@ -30,11 +41,12 @@ from ..clusters.profiles import (
     set_secret,
     stop_local,
 )
+from ..core.messages import message
 from ..errors import AuthFailed, ConfigError, InvalidInput, PaiError
 from ..files import write_atomic
 
 
-def list_profiles() -> dict:
+def list_profiles() -> ClustersListResult:
     """Every profile, the local ones first: which is the default, and whether a password is stored."""
     profiles = Profiles()
     default = profiles.default if profiles.default in (*profiles.clusters, LOCAL_PADDLE) else LOCAL
@@ -43,21 +55,20 @@ def list_profiles() -> dict:
         running = True
     except PaiError:
         running, paddle = False, None
-    rows = [{"name": LOCAL, "local": True, "default": default == LOCAL, "loggedIn": True, "running": running,
-             "rest": None, "webhdfs": None, "user": None, "kind": local_kind(LOCAL).name, "protocol": 1},
-            {"name": LOCAL_PADDLE, "local": True, "default": default == LOCAL_PADDLE, "loggedIn": True, "running": running,
-             "rest": paddle, "webhdfs": paddle + PFS_PATH if paddle else None, "user": None, "kind": local_kind(LOCAL_PADDLE).name,
-             "protocol": 1, "datacenter": "local"}]
+    rows = [ClusterRow(name=LOCAL, local=True, default=default == LOCAL, logged_in=True, running=running, rest=None, webhdfs=None,
+                       user=None, kind=local_kind(LOCAL).name, protocol=1),
+            ClusterRow(name=LOCAL_PADDLE, local=True, default=default == LOCAL_PADDLE, logged_in=True, running=running, rest=paddle,
+                       webhdfs=paddle + PFS_PATH if paddle else None, user=None, kind=local_kind(LOCAL_PADDLE).name, protocol=1,
+                       datacenter="local")]
     for name, p in profiles.clusters.items():
-        rows.append({"name": name, "local": False, "default": default == name,
-                     "loggedIn": get_secret(secret_key(p, "password")) is not None, "running": None,
-                     "rest": p.rest_uri, "webhdfs": p.webhdfs_uri, "user": p.user, "kind": p.kind, "protocol": p.protocol,
-                     "datacenter": p.datacenter})
-    return {"default": default, "clusters": rows}
+        rows.append(ClusterRow(name=name, local=False, default=default == name,
+                               logged_in=get_secret(secret_key(p, "password")) is not None, running=None, rest=p.rest_uri,
+                               webhdfs=p.webhdfs_uri, user=p.user, kind=p.kind, protocol=p.protocol, datacenter=p.datacenter))
+    return ClustersListResult(default=default, clusters=rows)
 
 
 def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openpai", protocol: int | None = None,
-        password: str | None = None, datacenter: str | None = None, make_default: bool = False) -> dict:
+        password: str | None = None, datacenter: str | None = None, make_default: bool = False) -> ClustersAddResult:
     """Add (or replace) a profile; with a password, log in first to check it (a failure adds nothing)
     and keep it. What the profile needs follows its kind (clusters/kinds.py): a PaddlePaddle Cloud
     profile's storage is its PFS, by default under the endpoint, and it names a datacenter. The
@@ -66,7 +77,7 @@ def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openp
     record = kind_named(kind)
     rest = checked_url(rest.strip().rstrip("/"), "--rest")
     if not webhdfs and record.default_storage is None:
-        raise ConfigError(f"cluster {name}: give its {record.storage} URI (--webhdfs)")
+        raise ConfigError(message("clusters.storage-required", name=name, storage=record.storage))
     webhdfs = checked_url((webhdfs or rest + (record.default_storage or "")).strip().rstrip("/"), "--webhdfs")
     if record.protocols:  # OpenPAI: v1 JSON or v2 YAML jobs, as the server says
         detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
@@ -81,8 +92,8 @@ def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openp
     if make_default:
         profiles.set_default(name)
     logged_in = get_secret(secret_key(profile, "password")) is not None  # as `list_profiles` says it
-    return {"name": name, "protocol": detected, "protocolNote": note, "loggedIn": logged_in, "kind": kind,
-            "isDefault": profiles.default == name}
+    return ClustersAddResult(name=name, protocol=detected, protocol_note=note, logged_in=logged_in, kind=kind,
+                             is_default=profiles.default == name)
 
 
 def checked_url(value: str, what: str) -> str:
@@ -91,9 +102,9 @@ def checked_url(value: str, what: str) -> str:
     try:
         parts.port  # noqa: B018 - raises on a port that is no number in range
     except ValueError as exc:
-        raise InvalidInput(f"{what} {value}: not a URL ({exc})") from None
+        raise InvalidInput(message("clusters.bad-url", option=what, url=value, reason=str(exc))) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput(f"{what} {value}: not an http:// or https:// URL with a host")
+        raise InvalidInput(message("clusters.not-http-url", option=what, url=value))
     return value
 
 
@@ -104,12 +115,12 @@ def check_login(profile: Profile, password: str) -> None:
     try:
         backend.login()
     except PaiError as exc:
-        raise type(exc)(f"cluster {profile.name} was not added: {exc.message}") from None
+        raise type(exc)(message("clusters.not-added", name=profile.name, reason=exc.said)) from None
     finally:
         backend.close()
 
 
-def import_paddle(path: str | None = None, remove_passwords: bool = False) -> dict:
+def import_paddle(path: str | None = None, remove_passwords: bool = False) -> ClustersImportPaddleResult:
     """One profile per datacenter of `~/.paddle/config` (kind paddlecloud); each password is stored
     where this machine keeps secrets (`secretStore` says where). The file is the paddlecloud client's
     and is left as it is unless `remove_passwords` (then rewritten whole, comments kept). The active
@@ -128,26 +139,26 @@ def import_paddle(path: str | None = None, remove_passwords: bool = False) -> di
         if dc.password:
             set_secret(secret_key(profile, "password"), dc.password)
             stored = True
-        rows.append({"name": name, "datacenter": dc.name, "endpoint": dc.endpoint, "user": dc.username, "active": dc.active,
-                     "passwordStored": stored})
-    active = next((r["name"] for r in rows if r["active"]), None)
+        rows.append(ImportedCluster(name=name, datacenter=dc.name, endpoint=dc.endpoint, user=dc.username, active=dc.active,
+                                    password_stored=stored))
+    active = next((r.name for r in rows if r.active), None)
     if not had_default and active:
         profiles.set_default(active)
-    moved = any(r["passwordStored"] for r in rows)
+    moved = any(r.password_stored for r in rows)
     rewritten = False
     if moved and remove_passwords:
         write_atomic(config, paddle_config.without_passwords(config), private=True)
         rewritten = True
-    return {"config": str(config), "clusters": rows, "default": Profiles().resolve(None), "passwordsRemoved": rewritten,
-            "secretStore": secret_store()}
+    return ClustersImportPaddleResult(config=str(config), clusters=rows, default=Profiles().resolve(None), passwords_removed=rewritten,
+                                      secret_store=secret_store())
 
 
-def login(name: str | None, password: str) -> dict:
+def login(name: str | None, password: str) -> ClustersLoginResult:
     """Store the password and log in with it; a refused password is not kept."""
     profiles = Profiles()
     name = profiles.resolve(name)
     if name in LOCALS:
-        raise ConfigError("the local cluster needs no login")
+        raise ConfigError(message("clusters.local-no-login"))
     profile = profiles.clusters[name]
     set_secret(secret_key(profile, "password"), password)
     backend = connect(name)
@@ -158,10 +169,10 @@ def login(name: str | None, password: str) -> dict:
         raise
     finally:
         backend.close()
-    return {"name": name, "user": profile.user}
+    return ClustersLoginResult(name=name, user=profile.user)
 
 
-def remove(name: str) -> dict:
+def remove(name: str) -> ClustersRemoveResult:
     """Remove a profile and the secrets kept for it."""
     profiles = Profiles()
     profile = profiles.clusters.get(name)
@@ -170,17 +181,17 @@ def remove(name: str) -> dict:
         for what in ("password", "token"):
             delete_secret(secret_key(profile, what))
         delete_secret(kind_of(profile).token_key(profile))  # where its kind keeps it, if not per profile
-    return {"name": name, "default": profiles.resolve(None)}
+    return ClustersRemoveResult(name=name, default=profiles.resolve(None))
 
 
-def set_default(name: str) -> dict:
+def set_default(name: str) -> ClustersSetDefaultResult:
     profiles = Profiles()
     profiles.set_default(profiles.resolve(name))
-    return {"default": profiles.resolve(None)}
+    return ClustersSetDefaultResult(default=profiles.resolve(None))
 
 
-def stop_local_cluster() -> dict:
-    return {"stopped": stop_local()}
+def stop_local_cluster() -> StoppedResult:
+    return StoppedResult(stopped=stop_local())
 
 
 def detect_protocol(rest: str) -> tuple[int, str]:

@@ -2,7 +2,7 @@
 storage, whatever its kind (WebHDFS or PaddlePaddle Cloud's PFS): only `storage.base.Storage`'s
 methods are used here.
 
-Results are plain dicts for editor tree views. Uploads never leave part of a file under its name
+Results are the API's classes (`pai_lsp/api.py`). Uploads never leave part of a file under its name
 (`Storage.put`); downloads never do either, nor write outside their destination: a remote name with
 `/`, `..` or a NUL in it is refused, not followed.
 """
@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..api import HdfsDuResult, HdfsEntry, HdfsListing, HdfsMoveResult, HdfsStatResult, HdfsTransferResult, HdfsUsage, PathResult
+from ..core.messages import Message, message
 from ..errors import Exists, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 from ..files import atomic_writer
 from ..storage.base import Body, Cancel, Sent, Stat, Storage, partial, said_of
@@ -38,16 +40,18 @@ def absolute(backend: Backend, path: str) -> str:
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidInput(f"{path.encode('utf-8', 'surrogateescape')!r}: not UTF-8 text, which {backend.storage.name} "
-                           "paths are") from None
+        raise InvalidInput(message("hdfs.not-utf8", path=repr(path.encode("utf-8", "surrogateescape")),
+                                   storage=backend.storage.name)) from None
     if not path.startswith("/"):
         path = f"{backend.storage.home}/{path}"
     return posixpath.normpath(path) if path != "/" else "/"
 
 
-def entry(status: Stat, name: str | None = None) -> dict:
-    return {"name": status.name if name is None else name, "type": "dir" if status.is_dir else "file", "size": status.size,
-            "modified": status.modified, "permission": status.permission, "owner": status.owner, "group": status.group}
+def entry(status: Stat, cls: type[HdfsEntry] = HdfsEntry, **more: str) -> HdfsEntry:
+    """`more` overrides (`name`: its path from the folder listed, for `ls -R`)."""
+    values = {"name": status.name, "type": "dir" if status.is_dir else "file", "size": status.size, "modified": status.modified,
+              "permission": status.permission, "owner": status.owner, "group": status.group}
+    return cls(**{**values, **more})
 
 
 def existing(storage: Storage, path: str) -> Stat:
@@ -57,14 +61,14 @@ def existing(storage: Storage, path: str) -> Stat:
     return status
 
 
-def ls(backend: Backend, path: str, recursive: bool = False) -> dict:
+def ls(backend: Backend, path: str, recursive: bool = False) -> HdfsListing:
     """A folder's entries (with `recursive`, everything under it, each named by its path from
     the folder, a folder before what it holds); a file's own entry."""
     path = absolute(backend, path)
     status = existing(backend.storage, path)
     if not status.is_dir:
-        return {"path": path, "entries": [entry(status)]}
-    return {"path": path, "entries": [entry(s, name) for name, s in _walk(backend.storage, path, "", recursive)]}
+        return HdfsListing(path=path, entries=[entry(status)])
+    return HdfsListing(path=path, entries=[entry(s, name=name) for name, s in _walk(backend.storage, path, "", recursive)])
 
 
 def _walk(storage: Storage, folder: str, prefix: str, recursive: bool) -> Iterator[tuple[str, Stat]]:
@@ -78,36 +82,36 @@ def _walk(storage: Storage, folder: str, prefix: str, recursive: bool) -> Iterat
             yield from _walk(storage, posixpath.join(folder, child.name), name, recursive)
 
 
-def du(backend: Backend, path: str, summary: bool = False) -> dict:
+def du(backend: Backend, path: str, summary: bool = False) -> HdfsDuResult:
     """How many bytes and files a file or folder holds: one row for `path` with `summary`, else one
     for each entry of a folder (as `hdfs dfs -du [-s]`)."""
     path = absolute(backend, path)
     storage = backend.storage
     status = existing(storage, path)
 
-    def usage(full: str, st: Stat) -> dict:
+    def usage(full: str, st: Stat) -> HdfsUsage:
         if not st.is_dir:
-            return {"path": full, "type": "file", "bytes": st.size, "files": 1, "folders": 0}
+            return HdfsUsage(path=full, type="file", bytes=st.size, files=1, folders=0)
         files = folders = size = 0
         for _, child in _walk(storage, full, "", True):
             folders += child.is_dir
             files += not child.is_dir
             size += child.size
-        return {"path": full, "type": "dir", "bytes": size, "files": files, "folders": folders}
+        return HdfsUsage(path=full, type="dir", bytes=size, files=files, folders=folders)
 
     if summary or not status.is_dir:
         rows = [usage(path, status)]
     else:
         rows = [usage(posixpath.join(path, child.name), child) for child in storage.list(path) if child.name != STAGING]
-    return {"path": path, "entries": rows, "bytes": sum(r["bytes"] for r in rows)}
+    return HdfsDuResult(path=path, entries=rows, bytes=sum(r.bytes for r in rows))
 
 
-def stat(backend: Backend, path: str) -> dict:
+def stat(backend: Backend, path: str) -> HdfsStatResult:
     path = absolute(backend, path)
-    return {"path": path, **entry(existing(backend.storage, path)), "name": posixpath.basename(path) or "/"}
+    return entry(existing(backend.storage, path), HdfsStatResult, path=path, name=posixpath.basename(path) or "/")
 
 
-def mkdir(backend: Backend, path: str) -> dict:
+def mkdir(backend: Backend, path: str) -> PathResult:
     """A folder and those above it; a file in the way is named, whichever it is."""
     path = absolute(backend, path)
     above = path
@@ -115,33 +119,34 @@ def mkdir(backend: Backend, path: str) -> dict:
         status = backend.storage.status(above)
         if status is not None:
             if not status.is_dir:
-                raise InvalidInput(f"{above} is a file: no folder can be made " + ("there" if above == path else f"in it ({path})"))
+                raise InvalidInput(message("hdfs.mkdir-over-file", path=above) if above == path
+                                   else message("hdfs.mkdir-in-file", above=above, path=path))
             break
         above = posixpath.dirname(above)
     backend.storage.mkdir(path)
-    return {"path": path}
+    return PathResult(path=path)
 
 
-def rm(backend: Backend, path: str, recursive: bool = False) -> dict:
+def rm(backend: Backend, path: str, recursive: bool = False) -> PathResult:
     path = absolute(backend, path)
     if existing(backend.storage, path).is_dir and not recursive:
-        raise InvalidInput(f"{path} is a folder: use -r to remove it with everything in it")
+        raise InvalidInput(message("hdfs.rm-folder", path=path))
     backend.storage.delete(path, recursive=recursive)
-    return {"path": path}
+    return PathResult(path=path)
 
 
-def mv(backend: Backend, src: str, dst: str) -> dict:
+def mv(backend: Backend, src: str, dst: str) -> HdfsMoveResult:
     src, dst = absolute(backend, src), absolute(backend, dst)
     existing(backend.storage, src)
     backend.storage.rename(src, dst)
-    return {"from": src, "to": dst}
+    return HdfsMoveResult(source=src, target=dst)
 
 
 def cat(backend: Backend, path: str, offset: int = 0, length: int | None = None) -> bytes:
     path = absolute(backend, path)
     status = existing(backend.storage, path)
     if status.is_dir:
-        raise InvalidInput(f"{path} is a folder, not a file")
+        raise InvalidInput(message("hdfs.not-a-file", path=path))
     if status.size == 0 or offset >= status.size:
         return b""
     return backend.storage.read(path, offset=offset, length=length)
@@ -149,7 +154,7 @@ def cat(backend: Backend, path: str, offset: int = 0, length: int | None = None)
 
 def tail(backend: Backend, path: str, size: int = 1024) -> bytes:
     status = stat(backend, path)
-    return cat(backend, path, max(0, status["size"] - size))
+    return cat(backend, path, max(0, status.size - size))
 
 
 class Tally:
@@ -172,7 +177,7 @@ class Tally:
 
     def check(self) -> None:
         if self.cancelled is not None and self.cancelled.is_set():
-            raise Stopped("cancelled")
+            raise Stopped(message("jobs.cancelled-upload"))
 
     @contextlib.contextmanager
     def sending(self, body: Body) -> Iterator[None]:
@@ -209,19 +214,19 @@ def _local_kind(local: Path) -> str:
         mode = os.stat(local).st_mode
     except FileNotFoundError:
         if os.path.islink(local):
-            raise NotFound(f"{local}: a symbolic link to nothing") from None
-        raise NotFound(f"{local}: no such local file or folder") from None
+            raise NotFound(message("hdfs.dangling-link", path=str(local))) from None
+        raise NotFound(message("hdfs.no-local", path=str(local))) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise InvalidInput(f"{local}: a symbolic link that loops (it leads back to itself)") from None
-        raise InvalidInput(f"{local}: {exc.strerror or exc}") from None
+            raise InvalidInput(message("hdfs.link-loop", path=str(local))) from None
+        raise InvalidInput(message("hdfs.local-error", path=str(local), reason=exc.strerror or str(exc))) from None
     if stat_module.S_ISREG(mode):
         return "file"
     if stat_module.S_ISDIR(mode):
         return "dir"
-    what = ("a FIFO (a named pipe)" if stat_module.S_ISFIFO(mode) else "a device" if stat_module.S_ISCHR(mode)
-            or stat_module.S_ISBLK(mode) else "a socket" if stat_module.S_ISSOCK(mode) else "no regular file")
-    raise InvalidInput(f"{local} is {what}, not a file or folder: nothing of a known size to upload")
+    what = ("hdfs.kind-fifo" if stat_module.S_ISFIFO(mode) else "hdfs.kind-device" if stat_module.S_ISCHR(mode)
+            or stat_module.S_ISBLK(mode) else "hdfs.kind-socket" if stat_module.S_ISSOCK(mode) else "hdfs.kind-special")
+    raise InvalidInput(message("hdfs.not-regular", path=str(local), what=message(what)))
 
 
 def names_folder(path: str) -> bool:
@@ -230,7 +235,7 @@ def names_folder(path: str) -> bool:
 
 
 def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8,
-        overwrite: bool = False, cancelled: threading.Event | None = None) -> dict:
+        overwrite: bool = False, cancelled: threading.Event | None = None) -> HdfsTransferResult:
     """A file or a folder (recursively); into `remote` when that is an existing folder or ends with
     `/` (a folder made if need be). Something already there is replaced only with `overwrite`
     (`hdfs dfs -put -f`). Files are streamed, a few at a time, so memory stays flat whatever their
@@ -245,15 +250,16 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
     kind = _local_kind(local)
     target = storage.status(remote)
     if into and target is not None and not target.is_dir:
-        raise InvalidInput(f"{remote} is a file, not a folder to put {local.name} into")
+        raise InvalidInput(message("hdfs.put-into-file", remote=remote, name=local.name))
     if into or (target is not None and target.is_dir):
         remote = posixpath.join(remote, local.name)
         target = storage.status(remote)
     if target is not None:
         if not overwrite:
-            raise Exists(f"{remote} exists already")
+            raise Exists(message("hdfs.exists", path=remote))
         if target.is_dir != (kind == "dir"):
-            raise InvalidInput(f"{remote} is a {'folder' if target.is_dir else 'file'}; {local} is not: it cannot replace it")
+            raise InvalidInput(message("hdfs.cannot-replace-folder" if target.is_dir else "hdfs.cannot-replace-file",
+                                      target=remote, source=str(local)))
     whole = kind == "dir" and target is None and storage.renames
     root = partial(remote) if whole else remote
     files = [(local, root)] if kind == "file" else [
@@ -286,27 +292,27 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
         if not isinstance(exc, PaiError):
             raise
         stopped = isinstance(exc, Stopped) or (cancelled is not None and cancelled.is_set())  # (a broken connection too)
-        reason = "cancelled" if stopped else said_of(exc, root, remote).message
+        reason: Message | str = message("jobs.cancelled-upload") if stopped else said_of(exc, root, remote).said
         if whole:
-            raise Interrupted(f"{reason}: the put of {local.name} stopped; nothing was written to {remote}") from None
+            raise Interrupted(message("hdfs.put-stopped-whole", reason=reason, name=local.name, remote=remote)) from None
         if len(files) == 1:
             if stopped:
-                kept = " (what was there is as it was)" if target is not None else ""
-                raise Interrupted(f"cancelled: nothing was written to {remote}{kept}") from None
+                raise Interrupted(message("hdfs.put-cancelled-kept" if target is not None else "hdfs.put-cancelled",
+                                          remote=remote)) from None
             raise said_of(exc, root, remote) from None
-        raise Interrupted(f"{reason}: put stopped with {len(files) - tally.done_files} of {len(files)} file(s) not "
-                          f"uploaded to {remote} (those uploaded are in place; none is there in part)") from None
-    return {"path": remote, "files": len(files), "bytes": tally.done_bytes}
+        raise Interrupted(message("hdfs.put-stopped", reason=reason, left=len(files) - tally.done_files, total=len(files),
+                                  remote=remote)) from None
+    return HdfsTransferResult(path=remote, files=len(files), bytes=tally.done_bytes)
 
 
 def safe_name(name: str) -> str:
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
-        raise PermissionDenied(f"refusing to download a remote entry named {name!r}: it would land outside the destination")
+        raise PermissionDenied(message("hdfs.unsafe-name", name=name))
     return name
 
 
 def get(backend: Backend, remote: str, local: Path | str, progress: Progress | None = None, overwrite: bool = False,
-        cancelled: threading.Event | None = None) -> dict:
+        cancelled: threading.Event | None = None) -> HdfsTransferResult:
     """A file or a folder (recursively) to `local` (into it, when it is an existing folder or ends
     with `/`: a folder made if need be). Something already there is replaced only with `overwrite`
     (`hdfs dfs -get -f`). Each file appears whole or not at all; `cancelled` stops it within a piece."""
@@ -316,15 +322,16 @@ def get(backend: Backend, remote: str, local: Path | str, progress: Progress | N
     remote = absolute(backend, remote)
     status = existing(storage, remote)
     if into and local.exists() and not local.is_dir():
-        raise InvalidInput(f"{local} is a file, not a folder to download into")
+        raise InvalidInput(message("hdfs.get-into-file", path=str(local)))
     if into or local.is_dir():
         local.mkdir(parents=True, exist_ok=True)
         local = local / safe_name(posixpath.basename(remote) or "root")
     if local.exists() or local.is_symlink():
         if not overwrite:
-            raise Exists(f"{local} exists already")
+            raise Exists(message("hdfs.exists", path=str(local)))
         if local.is_dir() != status.is_dir:
-            raise InvalidInput(f"{local} is a {'folder' if local.is_dir() else 'file'}; {remote} is not: it cannot replace it")
+            raise InvalidInput(message("hdfs.cannot-replace-folder" if local.is_dir() else "hdfs.cannot-replace-file",
+                                      target=str(local), source=remote))
     root = local.resolve()
     plan: list[tuple[str, Path, int]] = []
 
@@ -336,7 +343,7 @@ def get(backend: Backend, remote: str, local: Path | str, progress: Progress | N
             name = safe_name(child.name)
             target = lpath / name
             if not str(target.resolve()).startswith(str(root)):
-                raise PermissionDenied(f"refusing to write {target}: outside {root}")
+                raise PermissionDenied(message("hdfs.outside", target=str(target), root=str(root)))
             collect(posixpath.join(rpath, name), target, child)
 
     collect(remote, local, status)
@@ -355,9 +362,8 @@ def get(backend: Backend, remote: str, local: Path | str, progress: Progress | N
             tally.finished(rpath, done)
     except Stopped:
         if len(plan) == 1 and not status.is_dir:
-            raise Interrupted(f"cancelled: nothing was written to {local}") from None
-        raise Interrupted(f"cancelled: {tally.done_files} of {len(plan)} file(s) downloaded to {local} "
-                          "(each whole; none is there in part)") from None
+            raise Interrupted(message("hdfs.get-cancelled", path=str(local))) from None
+        raise Interrupted(message("hdfs.get-stopped", done=tally.done_files, total=len(plan), path=str(local))) from None
     if status.is_dir:
         local.mkdir(parents=True, exist_ok=True)
-    return {"path": str(local), "files": len(plan), "bytes": tally.done_bytes}
+    return HdfsTransferResult(path=str(local), files=len(plan), bytes=tally.done_bytes)

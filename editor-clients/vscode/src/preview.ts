@@ -27,7 +27,7 @@ class PreviewDocuments implements vscode.TextDocumentContentProvider {
 
   /** Ask the server for the report now; an open document of it shows the new one. */
   async refresh(uri: vscode.Uri): Promise<void> {
-    const result = await this.server.call<{ text: string }>("pai.previewUpload", { uri: uri.query });
+    const result = await this.server.call("pai.previewUpload", { uri: uri.query });
     this.texts.set(uri.toString(), result.text);
     this.changed.fire(uri);
   }
