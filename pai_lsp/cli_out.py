@@ -22,9 +22,13 @@ def add_output_option(parser: argparse.ArgumentParser) -> None:
 
 
 def plain(value: Any) -> Any:
-    """A result as JSON values: the one serialising rule for `-o json` (a typed result writes itself)."""
-    if hasattr(value, "to_json"):
-        return plain(value.to_json())
+    """A result as JSON values: the one serialising rule for `-o json`. A typed result (pai_lsp/api.py)
+    writes itself, with the keys the daemon sends (`to_json`); what the CLI puts together around
+    results (lists, dicts of them) is walked."""
+    from .api import Wire
+
+    if isinstance(value, Wire):
+        return value.to_json()
     if isinstance(value, dict):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
