@@ -229,6 +229,7 @@ class PingResult(Result):
     pid: int
     uptime: float
     watched: int  # jobs the daemon keeps current
+    settings: dict[str, str | None] | None = omitted_when_none()  # what decides the secrets and profiles it reads
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -377,6 +378,7 @@ class SshResult(Result):
 @dataclass(frozen=True, kw_only=True)
 class StopResult(Result):
     stopped: str  # the job
+    state: str | None = omitted_when_none()  # the state it was in when stopped
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -424,6 +426,7 @@ class ClustersAddResult(Result):
     protocol_note: str
     logged_in: bool
     kind: str
+    is_default: bool = False  # it is the default profile now (the first one, or `makeDefault`)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -442,6 +445,7 @@ class ClustersImportPaddleResult(Result):
     clusters: list[ImportedCluster]
     default: str
     passwords_removed: bool
+    secret_store: str | None = omitted_when_none()  # where the passwords went (the keyring, or a secrets file)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -513,6 +517,24 @@ class HdfsEntry(Result):
 class HdfsListing(Result):
     path: str
     entries: list[HdfsEntry]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsUsage(Result):
+    """What a file or folder holds (`hdfs dfs -du`)."""
+
+    path: str
+    type: str  # "file" | "dir"
+    bytes: int
+    files: int
+    folders: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsDuResult(Result):
+    path: str
+    entries: list[HdfsUsage]  # one for the path (`summary`, or a file), else one per entry of the folder
+    bytes: int  # their sum
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -765,6 +787,7 @@ class Outputs(JobRef):
     RESULT: ClassVar[type[Result]] = PathResult
     dest: str
     progress_token: str | int | None = None  # `transfer.progress` events on it
+    overwrite: bool = False  # replace what is there already (else an `exists` error)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -871,16 +894,19 @@ class ClustersAdd(Params):
     protocol: int | None = None  # detected from the server when absent
     password: str | None = None
     datacenter: str | None = None  # PaddlePaddle Cloud: the datacenter's name (default: the profile's)
+    make_default: bool = False  # make it the default profile (the first one is made it anyway; the result says)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ClustersImportPaddle(Params):
     """One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its
-    passwords go to the keyring and out of the file unless `keepFile`."""
+    passwords are stored (the keyring, or secrets.json), and taken out of the file only with
+    `removePasswords` (the file is the paddlecloud client's). `keepFile` is accepted and means the default."""
 
     METHOD: ClassVar[str] = "clusters.importPaddle"
     RESULT: ClassVar[type[Result]] = ClustersImportPaddleResult
     config: str | None = None
+    remove_passwords: bool = False
     keep_file: bool = False
 
 
@@ -963,6 +989,16 @@ class HdfsPath(OnCluster):
 class HdfsList(HdfsPath):
     METHOD: ClassVar[str] = "hdfs.ls"
     RESULT: ClassVar[type[Result]] = HdfsListing
+    recursive: bool = False  # everything under the folder, named by its path from it
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsDu(HdfsPath):
+    """Bytes and files held: one row per entry of a folder, or one for the path with `summary`."""
+
+    METHOD: ClassVar[str] = "hdfs.du"
+    RESULT: ClassVar[type[Result]] = HdfsDuResult
+    summary: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1009,9 +1045,13 @@ class HdfsTail(HdfsPath):
 
 @dataclass(frozen=True, kw_only=True)
 class HdfsTransfer(OnCluster):
+    """Into `local` / `remote` when it is a folder or ends with `/`; what is there already is
+    replaced only with `overwrite` (else an `exists` error)."""
+
     local: str
     remote: str
     progress_token: str | int | None = None
+    overwrite: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -1026,10 +1066,15 @@ class HdfsGet(HdfsTransfer):
     RESULT: ClassVar[type[Result]] = HdfsTransferResult
 
 
-HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
+HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Preview, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
     *HDFS_METHODS, *BACKEND_METHODS, *RECORD_METHODS)}
+
+# Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
+# as in LSP: Ctrl-C, the editor's Cancel): the reply then says what was and was not done.
+CANCEL_REQUEST = "$/cancelRequest"
+CANCELLABLE = frozenset({Submit.METHOD, Outputs.METHOD, HdfsPut.METHOD, HdfsGet.METHOD})
 
 
 # -- events ------------------------------------------------------------------------------
@@ -1170,6 +1215,7 @@ class JobOutputs(JobRef):
     RESULT: ClassVar[type[Result]] = PathResult
     dest: str
     work_done_token: str | int | None = None
+    overwrite: bool = False  # replace what is there already (else an `exists` failure)
 
 
 @dataclass(frozen=True, kw_only=True)

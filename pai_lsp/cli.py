@@ -9,23 +9,26 @@ from pathlib import Path
 # Only the standard library at the top: `pai-lsp` must answer the editor's `initialize` before
 # anything else loads (server/fast_start.py); each command imports what it needs.
 
-EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE = 0, 1, 2
+EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.stdout, err=sys.stderr) -> int:
-    """Print the editor's diagnostics for each file, one per line: `file:line:col: severity code message`.
+def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.stdout, err=sys.stderr, as_json: bool = False,
+          stdin_name: str = "stdin.pai.json") -> int:
+    """Print the editor's diagnostics for each file, one per line: `file:line:col: severity code message`
+    (with `as_json`, one JSON list of them). `-` is standard input, read as a file named `stdin_name`.
     Each file is read in its own format (a PaddlePaddle Cloud job file whatever the workspace's cluster kind)."""
-    from .config_file import UnreadableConfig, read_config
+    from .config_file import MAX_CONFIG_BYTES, UnreadableConfig, decode_config, read_config
     from .core.formats import format_for
     from .core.messages import render
     from .core.model import LineIndex
     from .settings import find_workspace_settings, read
 
     status = EXIT_OK
+    found: list[dict] = []
     for name in paths:
-        path = Path(name)
+        path = Path(stdin_name if name == "-" else name)
         try:
-            text = read_config(path)
+            text = decode_config(sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)) if name == "-" else read_config(path)
         except UnreadableConfig as exc:
             print(render("check.unreadable", locale, file=name, why=exc.said), file=err)
             status = EXIT_UNREADABLE
@@ -37,9 +40,18 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
         lines = LineIndex(text, "utf-32")
         for d in diagnostics:
             line, col = lines.position(d.start)
-            print(f"{name}:{line + 1}:{col + 1}: {d.severity} {d.code} {d.message}", file=out)
+            if as_json:
+                end_line, end_col = lines.position(d.end)
+                found.append({"file": name, "line": line + 1, "column": col + 1, "endLine": end_line + 1,
+                              "endColumn": end_col + 1, "severity": d.severity, "code": d.code, "message": d.message})
+            else:
+                print(f"{name}:{line + 1}:{col + 1}: {d.severity} {d.code} {d.message}", file=out)
         if any(d.severity == "error" for d in diagnostics) and status == EXIT_OK:
             status = EXIT_ERRORS
+    if as_json:
+        from .cli_out import print_json
+
+        print_json(found, out)
     return status
 
 
@@ -61,18 +73,16 @@ def local_cluster(args: argparse.Namespace) -> int:
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     if args.lc_command == "users":
+        from .cli_args import password
         from .localcluster.auth import Users
 
-        password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
-        if not password:
-            print("pai local-cluster users add: give the password on standard input with --password-stdin", file=sys.stderr)
-            return EXIT_UNREADABLE
+        secret = password(args.password_stdin, f"password for {args.name}: ")
         problem = prepare_data_dir(data_dir)
         if problem:
             print(f"pai local-cluster users add: {problem}", file=sys.stderr)
             return EXIT_UNREADABLE
         try:
-            Users(data_dir).add(args.name, password, admin=args.admin)
+            Users(data_dir).add(args.name, secret, admin=args.admin)
         except ValueError as exc:
             print(f"pai local-cluster users add: {exc}", file=sys.stderr)
             return EXIT_ERRORS
@@ -88,13 +98,20 @@ def local_cluster(args: argparse.Namespace) -> int:
 
 
 def _add_local_cluster(sub) -> None:
-    p_lc = sub.add_parser("local-cluster", help="run the embedded local cluster (OpenPAI REST + WebHDFS + task runner)")
-    p_lc.add_argument("--data-dir", help="where jobs, logs and HDFS files live (default: ~/.local/share/pai-lsp/local-cluster)")
-    lc_sub = p_lc.add_subparsers(dest="lc_command", metavar="COMMAND")
-    serve_args = [p_lc, lc_sub.add_parser("serve", help="serve in the foreground (the default)")]
-    serve_args[1].add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    from .cli_args import command, group
+
+    p_lc = command(sub, "local-cluster", "run the embedded local cluster (OpenPAI REST + WebHDFS + task runner)", [
+        ("pai local-cluster", "serve in the foreground on 127.0.0.1:9186 (Ctrl-C stops it)"),
+        ("pai local-cluster --port 0 --gpus 2", "on a free port, offering two GPU slots"),
+        ("echo s3cret | pai local-cluster users add bob --password-stdin", "a user for a colleague's jobs")])
+    p_lc.add_argument("--data-dir", metavar="DIR",
+                      help="where jobs, logs and HDFS files live (default: ~/.local/share/pai-lsp/local-cluster)")
+    lc_sub = group(p_lc, "lc_command", required=False)
+    serve_args = [p_lc, command(lc_sub, "serve", "serve in the foreground (the default)", [
+        ("pai local-cluster serve --data-dir ./cluster", "keep this cluster's jobs and files in ./cluster")])]
+    first = len(p_lc._actions)
     for p in serve_args:
-        p.add_argument("--host", default="127.0.0.1")
+        p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1; another needs --allow-remote)")
         p.add_argument("--port", type=int, default=9186, help="REST (and WebHDFS) port; 0 picks a free one")
         p.add_argument("--hdfs-port", type=int, help="also serve WebHDFS on this port, as a namenode does")
         p.add_argument("--paddle-port", type=int, default=0,
@@ -102,7 +119,8 @@ def _add_local_cluster(sub) -> None:
         p.add_argument("--gpus", type=int, help="GPU slots to simulate (default: from nvidia-smi, else 0)")
         p.add_argument("--cpus", type=int, help="CPU slots to offer (default: this machine's cores)")
         p.add_argument("--memory-mb", type=int, help="memory to offer in MB (default: this machine's memory)")
-        p.add_argument("--runtime", choices=["host", "container"], default="host")
+        p.add_argument("--runtime", choices=["host", "container"], default="host",
+                       help="run tasks as processes of yours (host, the default) or in containers (docker or podman)")
         p.add_argument("--allow-remote", action="store_true",
                        help="allow a --host reachable from other machines (every call then needs a token)")
         p.add_argument("--strict-resources", action="store_true",
@@ -110,13 +128,17 @@ def _add_local_cluster(sub) -> None:
                             "scaled to the machine, with a note)")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
-    users = lc_sub.add_parser("users", help="manage the cluster's users")
-    users_sub = users.add_subparsers(dest="users_command", metavar="COMMAND", required=True)
-    add = users_sub.add_parser("add", help="add a user")
-    add.add_argument("name")
-    add.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
-    add.add_argument("--admin", action="store_true")
-    add.add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    for action in p_lc._actions[first:]:
+        action.own_only = True  # serve's options, which `pai local-cluster` takes as the command it runs by default
+    users = command(lc_sub, "users", "manage the cluster's users", [
+        ("pai local-cluster users add bob --password-stdin < pw.txt", "add the user bob")])
+    users_sub = group(users, "users_command")
+    add = command(users_sub, "add", "add a user (a running cluster picks it up at once)", [
+        ("echo s3cret | pai local-cluster users add bob --password-stdin", "the password from standard input"),
+        ("pai local-cluster users add alice --admin", "asked on the terminal; alice may see everyone's jobs")])
+    add.add_argument("name", metavar="NAME", help="the user's name, as jobs and HDFS paths show it (/user/NAME)")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of standard input")
+    add.add_argument("--admin", action="store_true", help="an administrator, who sees and stops every user's jobs")
 
 
 def _add_lsp_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -138,20 +160,106 @@ def print_kinds(out=sys.stdout) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pai", description="PAI training jobs from the terminal and the editor.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    p_check = sub.add_parser("check", help="check job configs and print their problems")
-    p_check.add_argument("files", nargs="+", metavar="FILE")
+    from . import __version__
+    from .cli_args import Parser, command, exit_codes_text, group, inherit_options, locale
+    from .cli_out import add_output_option
+
+    parser = Parser(prog="pai", description="PAI training jobs from the terminal and the editor: check job configs, submit\n"
+                    "and run them, follow their logs, fetch their outputs, browse the cluster's HDFS.",
+                    epilog=exit_codes_text() + "\n\nEvery command has --help, with examples. Shell completion: pai completion --help.",
+                    examples=[("pai run mnist.pai.json --follow", "run a job on the embedded local cluster, print its log"),
+                              ("pai submit mnist.pai.json --cluster prod", "submit it to the cluster profile prod"),
+                              ("pai jobs --watch", "your jobs, kept current")])
+    parser.add_argument("--version", action="version", version=f"pai {__version__}", help="print pai's version and exit")
+    sub = group(parser, "command", required=False)
+    p_check = command(sub, "check", "check job configs and print their problems", [
+        ("pai check mnist.pai.json", "one line per problem: file:line:col: severity code message"),
+        ("pai check *.pai.json -o json", "all problems of several files, as JSON"),
+        ("cat job.pai.json | pai check -", "a config from standard input"),
+        ("pai check --cluster-kind scm job.pai.json", "as the SCM dialect reads it")])
+    p_check.add_argument("files", nargs="+", metavar="FILE", help="job config files (*.pai.json, *.pai.yaml, *.paddle.json); "
+                         "- reads standard input")
     from .core.schema import DIALECTS
 
     p_check.add_argument("--cluster-kind", choices=DIALECTS, help="dialect to check against (default: the workspace's pai.cluster.kind)")
-    p_check.add_argument("--locale", help="message language, e.g. en or zh-CN (default: from LANG)")
-    _add_lsp_arguments(sub.add_parser("lsp", help="run the language server on stdio (for editors)"))
+    p_check.add_argument("--locale", type=locale, metavar="LOCALE",
+                         help="message language: en or zh-CN (default: from LC_ALL, LC_MESSAGES or LANG)")
+    p_check.add_argument("--stdin-name", default="stdin.pai.json", metavar="NAME",
+                         help="the file name standard input is read as, which chooses its format (default: stdin.pai.json)")
+    add_output_option(p_check)
+    _add_lsp_arguments(command(sub, "lsp", "run the language server on stdio (for editors)", [
+        ("pai lsp", "what an editor starts (the same as pai-lsp)"), ("pai lsp --kinds", "the job-file patterns, as JSON")]))
     _add_local_cluster(sub)
     from .cli_jobs import add_commands
 
     add_commands(sub)
+    completion = command(sub, "completion", "print the shell code that completes pai's commands, options and names", [
+        ('eval "$(pai completion bash)"', "in ~/.bashrc: bash completes pai"),
+        ('eval "$(pai completion zsh)"', "in ~/.zshrc (after compinit)"),
+        ("pai completion fish > ~/.config/fish/completions/pai.fish", "fish")],
+        epilog="Completes commands and options, cluster profiles, job names (from the pai daemon), tasks and HDFS paths.")
+    completion.add_argument("shell", choices=["bash", "zsh", "fish"], help="the shell to complete in")
+    inherit_options(parser)
     return parser
+
+
+def command_name(args: argparse.Namespace) -> str:
+    """How messages name the command: `pai hdfs`, `pai cluster`."""
+    return f"pai {args.command}" if getattr(args, "command", None) else "pai"
+
+
+def guarded(name: str, run) -> int:
+    """The one place every command's failures become one line on stderr and an exit code: our
+    errors, Ctrl-C (what was under way has stopped by then), the end of standard input, a closed
+    standard output (`pai jobs | head -1`)."""
+    import signal
+
+    from .errors import Exists, PaiError
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # from now on Ctrl-C stops what the command started
+    try:
+        return run()
+    except PaiError as exc:
+        from .core.messages import render
+        from .settings import terminal_locale
+
+        locale = terminal_locale()
+        print(f"{name}: {exc.render(locale)}" + (render("cli.f-replaces", locale) if isinstance(exc, Exists) else ""),
+              file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except EOFError:
+        print(f"{name}: standard input ended before the input this needs", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second complaint when Python flushes at exit
+        return EXIT_OK
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # done: a late Ctrl-C while Python exits changes nothing
+
+
+def run_command(args: argparse.Namespace) -> int:
+    if args.command == "check":
+        from .settings import terminal_locale
+
+        return check(args.files, args.cluster_kind, args.locale or terminal_locale(), as_json=args.output == "json",
+                     stdin_name=args.stdin_name)
+    if args.command == "lsp":
+        return print_kinds() if args.kinds else serve_lsp(args.tcp)
+    if args.command == "local-cluster":
+        return local_cluster(args)
+    if args.command == "completion":
+        from .cli_complete import shell_code
+
+        sys.stdout.write(shell_code(args.shell))
+        return EXIT_OK
+    from .cli_jobs import run
+
+    return run(args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,26 +268,14 @@ def main(argv: list[str] | None = None) -> int:
         lsp_args = _add_lsp_arguments(argparse.ArgumentParser(prog="pai lsp")).parse_args(argv[1:])
         return print_kinds() if lsp_args.kinds else serve_lsp(lsp_args.tcp)
     parser = build_parser()
+    from .cli_complete import complete
+
+    complete(parser)  # when the shell asks for completions: answers them and exits
     args = parser.parse_args(argv)
-    try:
-        if args.command == "check":
-            from .settings import terminal_locale
-
-            return check(args.files, args.cluster_kind, args.locale or terminal_locale())
-        if args.command == "lsp":
-            return print_kinds() if args.kinds else serve_lsp(args.tcp)
-        if args.command == "local-cluster":
-            return local_cluster(args)
-        if args.command is not None:
-            from .cli_jobs import run
-
-            return run(args)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
-    parser.print_help()
-    return EXIT_UNREADABLE
+    if args.command is None:
+        parser.print_help()
+        return EXIT_UNREADABLE
+    return guarded(command_name(args), lambda: run_command(args))
 
 
 def lsp_main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import cli_complete as complete
+from .cli_args import command
+from .cli_out import add_output_option
 from .core.messages import message
 from .daemon import client as daemon
 from .daemon import protocol
@@ -19,24 +22,30 @@ from .errors import InvalidInput
 
 
 def add_commands(sub) -> None:
-    p = sub.add_parser("show", help="what a job ran: its submission record (commit, diff, files, final config)")
-    p.add_argument("job")
-    p.add_argument("--cluster")
-    p.add_argument("-o", "--output", choices=["text", "json"], default="text")
-    p = sub.add_parser("code", help="download exactly the code a job was submitted with")
-    p.add_argument("job")
-    p.add_argument("dest", nargs="?", help="a new or empty folder (default: ./JOB)")
-    p.add_argument("--cluster")
+    def job(parser: argparse.ArgumentParser, name: str = "job", help: str = "the job's name, as `pai jobs` lists it") -> None:
+        parser.add_argument(name, metavar=name.upper(), help=help).completer = complete.jobs  # type: ignore[attr-defined]
+        parser.add_argument("--cluster", metavar="PROFILE", help="cluster profile (default: the default profile, else local)"
+                            ).completer = complete.profiles  # type: ignore[attr-defined]
+
+    p = command(sub, "show", "what a job ran: its submission record (commit, diff, files, final config)", [
+        ("pai show mnist_1a2b3c4d", "the record in words"), ("pai show mnist_1a2b3c4d -o json", "the record itself")])
+    job(p)
+    add_output_option(p)
+    p = command(sub, "code", "download exactly the code a job was submitted with", [
+        ("pai code mnist_1a2b3c4d", "into ./mnist_1a2b3c4d"), ("pai code mnist_1a2b3c4d old/", "into the folder old")])
+    job(p)
+    p.add_argument("dest", nargs="?", metavar="DEST", help="a new or empty folder (default: ./JOB)")
     p.add_argument("-f", "--force", action="store_true", help="write into a folder that is not empty")
-    p = sub.add_parser("rerun", help="submit a job again with exactly its code and config, under a new name")
-    p.add_argument("job")
-    p.add_argument("--cluster")
+    p = command(sub, "rerun", "submit a job again with exactly its code and config, under a new name", [
+        ("pai rerun mnist_1a2b3c4d", "the same code and config; nothing uploaded while its code folder holds it"),
+        ("pai rerun mnist_1a2b3c4d --edit", "change the config first, in $EDITOR")])
+    job(p)
     p.add_argument("--edit", action="store_true", help="open the config in $EDITOR first")
-    p = sub.add_parser("diff", help="compare two runs: config keys, code, commit and environment")
-    p.add_argument("job")
-    p.add_argument("other")
-    p.add_argument("--cluster")
-    p.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    p = command(sub, "diff", "compare two runs: config keys, code, commit and environment", [
+        ("pai diff mnist_1a2b3c4d mnist_5e6f7a8b", "what differs, with a unified diff of each changed text file")])
+    job(p)
+    p.add_argument("other", metavar="OTHER", help="the job to compare it with").completer = complete.jobs  # type: ignore[attr-defined]
+    add_output_option(p)
 
 
 def _notes(result: protocol.Result) -> None:

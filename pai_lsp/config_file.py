@@ -34,6 +34,11 @@ def read_config(path: Path) -> str:
         raise UnreadableConfig(message("config.no-file")) from None
     except OSError as exc:
         raise UnreadableConfig(exc.strerror or str(exc)) from None
+    return decode_config(data)
+
+
+def decode_config(data: bytes) -> str:
+    """A job config's bytes as text (as read from a file, or from standard input for `pai check -`)."""
     if len(data) > MAX_CONFIG_BYTES:
         raise UnreadableConfig(message("config.too-large", limit=MAX_CONFIG_BYTES // (1024 * 1024)))
     try:

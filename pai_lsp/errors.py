@@ -129,3 +129,13 @@ class Cancelled(Interrupted):
 
 KINDS: dict[str, type[PaiError]] = {cls.kind: cls for cls in (
     InvalidInput, NameTaken, ConfigError, NotFound, AuthFailed, PermissionDenied, Unreachable, ServerError, Interrupted, Cancelled)}
+
+
+class Exists(InvalidInput):
+    """Something is already where a transfer would write: replaced only when asked (`-f`, or the
+    editor's "Replace")."""
+
+    kind = "exists"
+
+
+KINDS[Exists.kind] = Exists

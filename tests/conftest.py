@@ -11,6 +11,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .helpers.cli import isolated_env, stop_all
 from .helpers.lsp import SERVER, start_session
 
+pytest_plugins = ["tests.helpers.leftovers", "pytester"]  # the run fails if a process the tests started outlives them
+
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def client(lsp_client: LanguageClient):

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
 
-from .helpers.cli import command_job, local_client_password, pai, remote_files, workspace
+from .helpers.cli import command_job, complete, isolated_env, local_client_password, on_a_terminal, pai, remote_files, stop_all, workspace
 from .helpers.standin import StandIn
 
 
@@ -33,6 +35,27 @@ def test_run_follow_status_jobs_outputs(env, tmp_path):
     assert status.stdout.splitlines()[0] == f"{job}: SUCCEEDED"
     out = pai(env, "outputs", job, str(tmp_path / "out"))
     assert out.returncode == 0 and (tmp_path / "out" / job / "result.txt").read_text() == "final loss 0.4968\n"
+    # Fetched again: nothing is replaced without -f; a file is no folder to fetch into.
+    again = pai(env, "outputs", job, str(tmp_path / "out"))
+    assert (again.returncode, again.stderr) == (1, f"pai outputs: {tmp_path / 'out' / job} exists already (-f replaces it)\n")
+    assert pai(env, "outputs", job, str(tmp_path / "out"), "-f").returncode == 0
+    into_file = pai(env, "outputs", job, str(ws / "mnist.pai.json"))
+    assert (into_file.returncode, into_file.stderr) == (
+        1, f"pai outputs: {ws / 'mnist.pai.json'} is a file, not a folder to download the outputs of {job} into\n")
+    # -o json: the daemon's results as they are; a watch of an ended job shows it once and returns.
+    listed = json.loads(pai(env, "jobs", "-o", "json").stdout)
+    assert listed["cluster"] == "local" and any(j["name"] == job and j["state"] == "SUCCEEDED" for j in listed["jobs"])
+    shown = json.loads(pai(env, "status", job, "--json").stdout)
+    assert shown["name"] == job and shown["state"] == "SUCCEEDED" and shown["tasks"][0]["role"] == "train"
+    watched = pai(env, "status", job, "--watch")
+    assert watched.returncode == 0 and watched.stdout.splitlines()[0] == f"{job}: SUCCEEDED"
+    # States in colour on a terminal only; and bash completes the job's name and its HDFS paths.
+    assert "\x1b[" not in pai(env, "jobs").stdout
+    assert "\x1b[32mSUCCEEDED" in on_a_terminal(env, "jobs") and "\x1b[32mSUCCEEDED" in on_a_terminal(env, "status", job)
+    assert job in complete(env, "pai status mnist_") and complete(env, f"pai logs {job} --task ") == ["train:0"]
+    user = os.environ.get("USER") or __import__("getpass").getuser()
+    assert complete(env, f"pai hdfs ls /{user}/{job[:-2]}") == [f"/{user}/{job}/"]  # a folder: Tab goes on into it
+    assert complete(env, f"pai hdfs ls /{user}/{job}/tr") == [f"/{user}/{job}/train.py"]
 
 
 def test_upload_follows_globs_and_resubmit_sends_only_changes(env, tmp_path):
@@ -93,7 +116,7 @@ def test_remote_profile_login_and_expired_token_renewal(env, tmp_path):
     assert not secrets.exists() or "not-the-password" not in secrets.read_text()
     # Without a password: added, and it says how to log in.
     added = pai(env, *lab)
-    assert added.returncode == 0 and added.stdout.rstrip().endswith("not logged in: log in with `pai cluster login lab`"), added.stdout
+    assert added.returncode == 0 and added.stdout.splitlines()[0].endswith("not logged in: log in with `pai cluster login lab`")
     wrong = pai(env, "cluster", "login", "lab", "--password-stdin", stdin="not-the-password\n")
     assert wrong.returncode == 4 and "login to" in wrong.stderr and "Password is incorrect." in wrong.stderr
     password = local_client_password(env)
@@ -209,7 +232,7 @@ def test_ssh_shows_how_to_reach_running_tasks(env, tmp_path):
     lines = info.stdout.splitlines()
     assert lines[0].startswith("train:0  ssh -p ") and lines[0].endswith(" root@127.0.0.1")
     assert any(line.strip().startswith("jupyter: http://127.0.0.1:") for line in lines)
-    assert pai(env, "stop", job).stdout == f"stopped {job}\n"
+    assert pai(env, "stop", job).stdout == f"stopped {job} (it was RUNNING)\n"
     gone = pai(env, "ssh", job)
     assert gone.returncode == 3 and "no task of" in gone.stderr
 
@@ -252,7 +275,7 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
     user = __import__("getpass").getuser()
     added = pai(env, "cluster", "add", "k8s", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user, "--protocol", "2")
-    assert added.stdout == "added cluster k8s (job protocol v2 as given); not logged in: log in with `pai cluster login k8s`\n"
+    assert added.stdout.splitlines()[0] == "added cluster k8s (job protocol v2 as given); not logged in: log in with `pai cluster login k8s`"
     password = local_client_password(env)
     assert pai(env, "cluster", "login", "k8s", "--password-stdin", stdin=password + "\n").returncode == 0
     ws = command_job(tmp_path, "v2.pai.json", 'echo "role $PAI_CURRENT_TASK_ROLE_NAME out $PAI_OUTPUT_DIR"', name="train.v1")
@@ -300,3 +323,170 @@ def test_the_clusters_warnings_are_one_stderr_line_each(env, tmp_path):
         assert small.returncode == 0 and "warning" not in small.stderr, small.stderr
     finally:
         pai(env, "cluster", "remove", "k8s-warn")
+
+
+def test_logs_of_a_task_the_job_lacks_names_the_tasks_it_has(env, tmp_path):
+    """`pai logs --task main:9 JOB` once printed nothing and exited 0."""
+    ws = command_job(tmp_path, "two.pai.json", 'echo "I am $PAI_CURRENT_TASK_ROLE_NAME $PAI_TASK_INDEX"', taskNumber=2)
+    run = pai(env, "run", "two.pai.json", "--follow", cwd=ws)
+    assert run.returncode == 0, run.stderr
+    job = run.stdout.split()[1]
+    for task, form in (("main:9", ""), ("nocolon", " (a task is ROLE:INDEX, e.g. worker:0)"),
+                       (":1", ""), ("train:-1", " (a task is ROLE:INDEX, e.g. worker:0)")):
+        for follow in ([], ["-f"]):
+            wrong = pai(env, "logs", job, "--task", task, *follow)
+            assert (wrong.returncode, wrong.stdout) == (3, ""), wrong.stderr
+            assert wrong.stderr == f"pai logs: job {job} has no task {task}{form}: its tasks are train:0, train:1\n"
+    assert pai(env, "logs", job, "--task", "train:1").stdout == "I am train 1\n"
+
+
+def test_stop_of_an_ended_job_says_so(env, tmp_path):
+    ws = command_job(tmp_path, "quick.pai.json", "true")
+    job = pai(env, "run", "quick.pai.json", "--follow", cwd=ws).stdout.split()[1]
+    ended = pai(env, "stop", job)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (1, "", f"pai stop: {job} has ended already (SUCCEEDED): nothing to stop\n")
+
+
+def test_list_without_dry_run_submits_nothing(env, tmp_path):
+    ws = command_job(tmp_path, "l.pai.json", "true")
+    before = len(json.loads(pai(env, "jobs", "-o", "json").stdout)["jobs"])
+    listed = pai(env, "run", "--list", "l.pai.json", cwd=ws)
+    assert (listed.returncode, listed.stderr) == (
+        1, "pai run: --list shows what --dry-run would upload: give both (nothing was submitted)\n")
+    assert len(json.loads(pai(env, "jobs", "-o", "json").stdout)["jobs"]) == before
+
+
+def test_a_dry_run_that_the_submit_would_refuse_exits_one(env, tmp_path):
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME", {"pai.job.upload.maxFiles": 3})
+    for i in range(33):
+        (ws / f"mod{i:02d}.py").write_text("x = 1\n" * (i + 1))
+    dry = pai(env, "run", "--dry-run", "mnist.pai.json", cwd=ws)
+    assert dry.returncode == 1 and "! over the limit: 34 files (limit 3, pai.job.upload.maxFiles)" in dry.stdout
+    assert pai(env, "run", "--dry-run", "--force", "mnist.pai.json", cwd=ws).returncode == 0
+    refused = pai(env, "run", "mnist.pai.json", cwd=ws)
+    assert refused.returncode == 1 and ", … (+29 more). Nothing was sent" in refused.stderr, refused.stderr
+    single = workspace(tmp_path / "one", "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME", {"pai.job.upload.maxBytes": 100})
+    shown = pai(env, "run", "--dry-run", "mnist.pai.json", cwd=single)
+    assert shown.returncode == 1 and "\nupload:   1 file, " in shown.stdout
+    said = pai(env, "run", "mnist.pai.json", cwd=single).stderr
+    assert "the upload is over the limit: " in said and "; largest: train.py (" in said and "(+" not in said
+
+
+def test_names_go_into_urls_escaped_and_what_no_url_can_carry_is_refused(env):
+    """`pai status ../../etc/passwd` once asked the cluster for /api/v1/user/etc/passwd."""
+    asked = []
+
+    def respond(method, path, body):
+        asked.append(path)
+        if method == "POST":
+            return 200, {}, {"token": "t"}
+        return 404, {}, {"code": "NoJobError", "message": "no such job"}
+
+    with StandIn(respond) as server:
+        pai(env, "cluster", "add", "esc", "--rest", server.url, "--webhdfs", server.url, "--user", "u")
+        try:
+            pai(env, "cluster", "login", "esc", "--password-stdin", stdin="pw\n")
+            climbed = pai(env, "status", "../../etc/passwd", "--cluster", "esc")
+            dots = pai(env, "stop", "..", "--cluster", "esc")
+            raw = subprocess.run([sys.executable, "-m", "pai_lsp", "status", b"\xff-job", "--cluster", "esc"], env=env,
+                                 capture_output=True, timeout=60)
+        finally:
+            pai(env, "cluster", "remove", "esc")
+    assert (climbed.returncode, climbed.stderr) == (3, "pai status: the cluster answered 404 NoJobError: no such job\n")
+    assert "/api/v1/user/u/jobs/..%2F..%2Fetc%2Fpasswd" in asked and not any("/etc/passwd" in p for p in asked)
+    assert (dots.returncode, dots.stderr) == (1, "pai stop: '..' cannot be a job name: it would name another resource\n")
+    assert raw.returncode == 1 and raw.stderr == b"pai status: b'\\xff-job' cannot be a job name: it is not UTF-8 text\n"
+
+
+def test_cluster_add_says_when_it_makes_the_default_and_checks_what_it_is_given(env):
+    def respond(method, path, body):
+        return (200, {}, {"token": "t"}) if method == "POST" else (404, {}, {})
+
+    with StandIn(respond) as server:
+        where = ("--rest", server.url, "--webhdfs", server.url, "--user", "u", "--protocol", "1")
+        try:
+            first = pai(env, "cluster", "add", "first", *where)
+            second = pai(env, "cluster", "add", "second", *where)
+            chosen = pai(env, "cluster", "add", "third", *where, "--default")
+        finally:
+            for name in ("first", "second", "third"):
+                pai(env, "cluster", "remove", name)
+    said = ("{} is the default cluster now: jobs, submit and hdfs go there unless --cluster says "
+            "(`pai cluster default local` goes back)")
+    assert first.stdout.splitlines()[1:] == [said.format("first")]
+    assert second.returncode == 0 and len(second.stdout.splitlines()) == 1
+    assert chosen.stdout.splitlines()[1:] == [said.format("third")]
+    assert json.loads(pai(env, "cluster", "list", "-o", "json").stdout)["default"] == "local"
+    bad_name = pai(env, "cluster", "add", "bad name/ü", "--rest", "http://h:1", "--webhdfs", "http://h:1")
+    assert (bad_name.returncode, bad_name.stderr) == (
+        1, "pai cluster: 'bad name/ü' cannot name a cluster profile: use letters, digits, '.', '_' and '-'\n")
+    bad_port = pai(env, "cluster", "add", "p", "--rest", "http://h::1", "--webhdfs", "http://h:1")
+    assert bad_port.returncode == 1 and bad_port.stderr.startswith("pai cluster: --rest http://h::1: not a URL (")
+    assert "InvalidURL" not in bad_port.stderr
+    local = pai(env, "cluster", "remove", "local")
+    assert (local.returncode, local.stderr) == (1, "pai cluster: local is the embedded local cluster, which is always there: it "
+                                                   "cannot be removed (`pai cluster stop-local` stops it)\n")
+
+
+def test_a_daemon_started_with_other_secret_settings_is_restarted(tmp_path):
+    """`PAI_LSP_SECRETS=file` was ignored by a daemon already running: `cluster add` kept failing."""
+    def respond(method, path, body):
+        return (200, {}, {"token": "t"}) if method == "POST" else (404, {}, {})
+
+    keyless = dict(isolated_env(tmp_path), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    keyless.pop("PAI_LSP_SECRETS")
+    filed = dict(keyless, PAI_LSP_SECRETS="file")
+    with StandIn(respond) as server:
+        add = ("cluster", "add", "p", "--rest", server.url, "--webhdfs", server.url, "--user", "u", "--protocol", "1",
+               "--password-stdin")
+        try:
+            refused = pai(keyless, *add, stdin="pw\n")
+            assert refused.returncode == 2 and "set PAI_LSP_SECRETS=file" in refused.stderr, refused.stderr
+            added = pai(filed, *add, stdin="pw\n")
+        finally:
+            stop_all(filed)
+    assert added.returncode == 0, added.stderr
+    assert added.stderr == "pai: restarting the pai daemon, which runs with other settings: PAI_LSP_SECRETS (unset → file)\n"
+    assert json.loads((tmp_path / "config" / "pai-lsp" / "secrets.json").read_text())["p:u:password"] == "pw"
+
+
+def test_ctrl_c_during_a_submit_says_what_it_cancelled(env, tmp_path):
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME",
+                   {"pai.job.upload.include": ["**/*.py", "data/**"], "pai.job.upload.maxBytes": 1 << 30})
+    (ws / "data").mkdir()
+    for i in range(400):
+        (ws / "data" / f"part{i:03d}.bin").write_bytes(os.urandom(256 * 1024))
+    before = len(json.loads(pai(env, "jobs", "-o", "json").stdout)["jobs"])
+    run = subprocess.Popen([sys.executable, "-m", "pai_lsp", "run", "mnist.pai.json"], env=env, cwd=ws, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    staging = Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "hdfs-staging"
+    deadline = time.monotonic() + 60
+    while not (staging.is_dir() and any(staging.iterdir())):
+        assert time.monotonic() < deadline and run.poll() is None, "the upload did not start"
+        time.sleep(0.01)
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 130 and out == "", err
+    assert err.startswith("pai run: cancelled: nothing was submitted: upload to /") and err.count("\n") == 1, err
+    assert "file(s) not sent; nothing was changed at" in err
+    time.sleep(1)
+    assert len(json.loads(pai(env, "jobs", "-o", "json").stdout)["jobs"]) == before
+
+
+def test_jobs_watch_prints_each_change_until_ctrl_c(env, tmp_path):
+    ws = command_job(tmp_path, "nap.pai.json", "sleep 3")
+    job = pai(env, "run", "nap.pai.json", cwd=ws).stdout.split()[1]
+    watch = subprocess.Popen([sys.executable, "-m", "pai_lsp", "jobs", "--watch"], env=env, text=True, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    seen: list[str] = []
+    deadline = time.monotonic() + 60
+    while not any(line.split()[:2] == [job, "SUCCEEDED"] for line in seen):
+        assert time.monotonic() < deadline, seen
+        seen.append(watch.stdout.readline())
+    watch.send_signal(signal.SIGINT)
+    rest, err = watch.communicate(timeout=30)
+    assert (watch.returncode, err) == (0, "")  # a watch ends with Ctrl-C: that is no failure
+    states = [line.split()[1] for line in seen if line.startswith(job)]
+    assert states[0] in ("WAITING", "RUNNING") and states[-1] == "SUCCEEDED"  # printed again when it changed (piped: below)
+    assert sum(line.startswith("NAME ") for line in seen) >= 2
+

@@ -58,7 +58,7 @@ async def test_status_jobs_stop_and_errors_of_the_cluster(daemon, cluster):
     _, jobs = await call(daemon, "jobs")
     assert jobs["result"]["cluster"] == "local" and [j["name"] for j in jobs["result"]["jobs"]] == ["j"]
     _, stopped = await call(daemon, "stop", {"job": "j"})
-    assert stopped["result"] == {"stopped": "j"} and cluster.stopped == ["j"]
+    assert stopped["result"] == {"stopped": "j", "state": "RUNNING"} and cluster.stopped == ["j"]
     _, missing = await call(daemon, "status", {"job": "nope"})
     assert missing["error"]["data"] == {"kind": "not-found"}
 

@@ -133,7 +133,7 @@ async def test_stop_a_running_job_pushes_its_status(editor, tmp_path):
     assert ssh["ok"] and ssh["tasks"][0]["task"] == "train:0"
     assert ssh["tasks"][0]["command"] == f"ssh -p {ssh['tasks'][0]['sshPort']} root@{ssh['tasks'][0]['ip']}"
     stopped = await run(editor, "pai.job.stop", {"job": job, "cluster": "local"})
-    assert stopped == {"ok": True, "stopped": job}
+    assert stopped == {"ok": True, "stopped": job, "state": "RUNNING"}
     await until(lambda: any(s["job"] == job and s["state"] == "STOPPED" for s in editor.events["status"]))
     missing = await run(editor, "pai.job.status", {"job": "no_such_job", "cluster": "local"})
     assert missing["ok"] is False and missing["kind"] == "not-found" and "no_such_job" in missing["message"]
@@ -161,6 +161,29 @@ async def test_cancel_while_uploading_submits_nothing(editor, tmp_path):
     assert (await run(editor, "pai.jobs.list", {}))["total"] == before
     listing = await run(editor, "pai.hdfs.ls", {"path": home})
     assert sorted(e["name"] for e in listing.get("entries", [])) == folders_before  # nothing half-uploaded left
+
+
+async def test_cancelling_a_transfer_stops_it_in_the_daemon(editor, tmp_path):
+    """Closing the editor's progress notification (`window/workDoneProgress/cancel`) stops an HDFS
+    upload where it is, as Ctrl-C does in the terminal: nothing arrives, nothing is left in part."""
+    big = tmp_path / "big.bin"
+    with open(big, "wb") as f:
+        f.truncate(400 * 1024 * 1024)
+    editor.progress_reports["put-1"] = []
+    pending = asyncio.ensure_future(run(editor, "pai.hdfs.put", {"local": str(big), "remote": "cancelled/", "cluster": "local",
+                                                                 "workDoneToken": "put-1"}))
+    await until(lambda: any(isinstance(r, types.WorkDoneProgressReport) and r.percentage
+                            for r in editor.progress_reports["put-1"]))
+    assert editor.progress_reports["put-1"][0].cancellable is True
+    editor.protocol.notify(types.WINDOW_WORK_DONE_PROGRESS_CANCEL, types.WorkDoneProgressCancelParams(token="put-1"))
+    result = await pending
+    home = f"/user/{getpass.getuser()}"
+    assert result == {"ok": False, "kind": "cancelled", "message": f"cancelled: nothing was written to {home}/cancelled/big.bin"}
+    assert editor.progress_reports["put-1"][-1].message == result["message"]
+    await asyncio.sleep(1)
+    listing = await run(editor, "pai.hdfs.ls", {"path": f"{home}/cancelled", "cluster": "local"})
+    assert listing.get("entries", []) == []
+    assert editor.messages == []  # (this client shows results itself)
 
 
 async def test_cluster_profiles_from_the_editor_are_the_cli_s(editor):

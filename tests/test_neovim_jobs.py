@@ -271,6 +271,12 @@ def test_hdfs_browser(nvim, env, workspace, tmp_path):
     nvim.keys(f"d<C-u>{tmp_path / 'back.txt'}<CR>")
     nvim.wait_message("downloaded ")
     assert (tmp_path / "back.txt").read_text() == "from neovim\n"
+    # Onto a file that is there: replaced only after a yes (as `pai hdfs get` needs -f).
+    (tmp_path / "back.txt").write_text("edited here\n")
+    nvim.keys(f"d<C-u>{tmp_path / 'back.txt'}<CR>")
+    nvim.wait("vim.fn.mode() == 'c' or vim.fn.mode() == 'i'", what="the question whether to replace")
+    nvim.keys("y<CR>")
+    nvim.wait(f"vim.fn.readfile('{tmp_path / 'back.txt'}')[1] == 'from neovim'", what="back.txt replaced")
 
     # y: its path in the unnamed register.
     nvim.keys("y")

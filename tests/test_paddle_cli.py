@@ -14,6 +14,7 @@ import pytest
 
 from .helpers.cli import local_client_password, pai
 from .helpers.proxy import CuttingProxy
+from .helpers.standin import StandIn
 
 SEED_003 = """datacenters:
 - name: datacenter1
@@ -58,14 +59,18 @@ def test_import_both_layouts_of_paddle_config(penv, tmp_path):
     result = pai(penv, "cluster", "import-paddle", "--config", str(first))
     assert result.returncode == 0, result.stderr
     assert "added cluster datacenter1 (PaddlePaddle Cloud http://cloud.example.org, datacenter datacenter1" in result.stdout
-    assert "moved the password(s) of datacenter1 into the keyring, and removed from" in result.stdout
-    assert "password" not in first.read_text() and "current-datacenter: datacenter1" in first.read_text()
+    # The file is the paddlecloud client's: left as it is, and the line says where the password went.
+    store = Path(penv["XDG_CONFIG_HOME"]) / "pai-lsp" / "secrets.json"
+    assert (f"stored the password(s) of datacenter1 in {store} (PAI_LSP_SECRETS=file); {first} was left as it is"
+            in result.stdout), result.stdout
+    assert first.read_text() == SEED_003
     assert secrets(penv)["datacenter1:alice@example.com:password"] == "s3cret-one"
     second = tmp_path / "config-001"
     second.write_text(SEED_001)
-    kept = pai(penv, "cluster", "import-paddle", "--config", str(second), "--keep-file")
+    kept = pai(penv, "cluster", "import-paddle", "--config", str(second), "--remove-passwords")
     assert kept.returncode == 0, kept.stderr
-    assert second.read_text() == SEED_001  # left as it is when asked
+    assert "password" not in second.read_text() and "active: true" in second.read_text()  # only when asked
+    assert f"and removed from {second} (the paddlecloud client asks for them now)" in kept.stdout
     assert "dc-new" in kept.stdout and ", active" in kept.stdout.splitlines()[1]
     assert secrets(penv)["dc-new:bob:password"] == "pw-new"
     listed = pai(penv, "cluster", "list").stdout
@@ -102,6 +107,10 @@ def test_seed_flow_submit_jobs_workers_logs_kill(penv, tmp_path):
     assert f"uploaded 1 file(s), {len(TRAIN)} bytes to /pfs/local/home/" in run.stderr and f"/jobs/{job} " in run.stderr
     said = sorted(line.split("] ", 1)[1] for line in run.stdout.splitlines() if "] trainer " in line)
     assert [s.split(" pservers ")[0] for s in said] == ["trainer 0 of 2", "trainer 1 of 2"]
+    # The task labelled trainer:N is the trainer whose id is N (as the platform numbers them: by address).
+    labelled = {line.split("] ", 1)[0][1:]: line.split("] ", 1)[1].split(" pservers ")[0]
+                for line in run.stdout.splitlines() if "] trainer " in line}
+    assert labelled == {"trainer:0": "trainer 0 of 2", "trainer:1": "trainer 1 of 2"}
     assert len({s.split(" pservers ")[1] for s in said}) == 1  # both see the one pserver's address
     assert f"{job}: SUCCEEDED" in run.stderr
     table = pai(penv, "jobs", "--cluster", "local-paddle").stdout.splitlines()
@@ -115,6 +124,9 @@ def test_seed_flow_submit_jobs_workers_logs_kill(penv, tmp_path):
     logs = pai(penv, "logs", job, "--cluster", "local-paddle", "--task", trainer)
     assert logs.returncode == 0 and logs.stdout.startswith("Starting training job: ")
     assert sum(line.startswith("trainer ") for line in logs.stdout.splitlines()) == 1  # one worker's log only
+    for index in (0, 1):
+        own = pai(penv, "logs", job, "--cluster", "local-paddle", "--task", f"trainer:{index}").stdout
+        assert [line.split(" pservers ")[0] for line in own.splitlines() if line.startswith("trainer ")] == [f"trainer {index} of 2"]
 
 
 def test_kill_and_a_name_still_in_use_is_refused(penv, tmp_path):
@@ -132,9 +144,10 @@ def test_kill_and_a_name_still_in_use_is_refused(penv, tmp_path):
     assert again.returncode == 1 and again.stderr.count("\n") == 1
     assert "a job named long-job already exists on local-paddle" in again.stderr
     stopped = pai(penv, "stop", "long-job", "--cluster", "local-paddle")
-    assert stopped.returncode == 0 and stopped.stdout.strip() == "stopped long-job"
+    assert stopped.returncode == 0 and stopped.stdout.strip() == "stopped long-job (it was RUNNING)"
     gone = pai(penv, "stop", "long-job", "--cluster", "local-paddle")
-    assert gone.returncode == 3 and gone.stderr.count("\n") == 1 and "no job long-job" in gone.stderr
+    assert gone.returncode in (1, 3) and gone.stderr.count("\n") == 1, gone.stderr
+    assert "long-job has ended already (STOPPED)" in gone.stderr or "no job long-job" in gone.stderr
     deadline = time.monotonic() + 30
     while pai(penv, "run", "fit.paddle.json", cwd=ws).returncode != 0:  # free again once its pods are gone
         assert time.monotonic() < deadline
@@ -187,3 +200,82 @@ def test_upload_resumes_after_a_cut_and_resends_only_changed_chunks(penv, tmp_pa
     assert backend.storage.read(f"{remote}/big.bin") == bytes(changed)
     backend.close()
     cut.close()
+
+
+def test_trainer_labels_follow_the_platform_s_trainer_ids(env):
+    """The platform numbers trainers by their pods' addresses, sorted (k8s_tools.py fetch_id), not by
+    name: the task labelled trainer:0 is the one whose PADDLE_INIT_TRAINER_ID is 0."""
+    def pod(name: str, ip: str, role: str = "paddle-job") -> dict:
+        return {"metadata": {"name": name, "labels": {role: "fit"}}, "status": {"phase": "Running", "pod_ip": ip}}
+
+    pods = [pod("fit-trainer-aaaaa", "10.0.0.9"), pod("fit-trainer-bbbbb", "10.0.0.10"),  # as text: "10.0.0.10" < "10.0.0.9"
+            pod("fit-pserver-1-zzzzz", "10.0.0.5", "paddle-job-pserver")]
+
+    def respond(method, path, body):
+        if path.startswith("/api-token-auth/"):
+            return 200, {}, {"token": "t"}
+        if path.startswith("/api/v1/jobs/"):
+            return 200, {}, {"items": [{"metadata": {"name": "fit-trainer"}, "spec": {"parallelism": 2},
+                                        "status": {"active": 2}}]}
+        if path.startswith("/api/v1/workers/"):
+            return 200, {}, {"items": pods}
+        return 404, {}, {}
+
+    with StandIn(respond) as server:
+        pai(env, "cluster", "add", "pc", "--kind", "paddlecloud", "--rest", server.url, "--user", "u", "--password-stdin",
+            stdin="pw\n")
+        try:
+            shown = pai(env, "status", "fit", "--cluster", "pc")
+        finally:
+            pai(env, "cluster", "remove", "pc")
+    assert shown.returncode == 0, shown.stderr
+    workers = {line.split()[0]: line.split()[1] for line in shown.stdout.splitlines()[1:]}
+    assert workers == {"pserver:0": "fit-pserver-1-zzzzz", "trainer:0": "fit-trainer-bbbbb", "trainer:1": "fit-trainer-aaaaa"}
+
+
+
+def test_a_followed_log_keeps_its_label_while_trainers_get_their_addresses(env):
+    """A trainer that runs while another still waits for its address was shown as trainer:0; once the
+    other got a lower address it became trainer:1, yet its log went on under trainer:0 and the other's
+    log never came. Logs are read once the numbers are final (every pod has its address)."""
+    import threading
+
+    began: list[float] = []
+    lock = threading.Lock()
+
+    def since() -> float:
+        with lock:
+            if not began:
+                began.append(time.monotonic())
+            return time.monotonic() - began[0]
+
+    def pod(name: str, ip: str | None, role: str = "paddle-job") -> dict:
+        phase = "Running" if ip else "Pending"
+        return {"metadata": {"name": name, "labels": {role: "fit"}}, "status": {"phase": phase, "pod_ip": ip}}
+
+    def respond(method, path, body):
+        now = since()
+        if path.startswith("/api-token-auth/"):
+            return 200, {}, {"token": "t"}
+        if path.startswith("/api/v1/jobs/"):
+            status = {"succeeded": 2} if now > 4 else {"active": 2}
+            return 200, {}, {"items": [{"metadata": {"name": "fit-trainer"}, "spec": {"parallelism": 2}, "status": status}]}
+        if path.startswith("/api/v1/workers/"):  # bbbbb gets its address (lower, as text) 1.5 s after aaaaa
+            return 200, {}, {"items": [pod("fit-trainer-aaaaa", "10.0.0.9"), pod("fit-trainer-bbbbb", "10.0.0.10" if now > 1.5 else None),
+                                       pod("fit-pserver-1-zzzzz", "10.0.0.5", "paddle-job-pserver")]}
+        if path.startswith("/api/v1/logs/"):
+            said = {"fit-trainer-aaaaa": "I am aaaaa, trainer id 1\n", "fit-trainer-bbbbb": "I am bbbbb, trainer id 0\n",
+                    "fit-pserver-1-zzzzz": "pserver up\n"}
+            return 200, {}, {"code": 200, "msg": next(text for name, text in said.items() if f"w={name}" in path)}
+        return 404, {}, {}
+
+    with StandIn(respond) as server:
+        pai(env, "cluster", "add", "pc", "--kind", "paddlecloud", "--rest", server.url, "--user", "u", "--password-stdin",
+            stdin="pw\n")
+        try:
+            shown = pai(env, "logs", "fit", "--follow", "--cluster", "pc")
+        finally:
+            pai(env, "cluster", "remove", "pc")
+    assert shown.returncode == 0, shown.stderr
+    assert sorted(shown.stdout.splitlines()) == ["[pserver:0] pserver up", "[trainer:0] I am bbbbb, trainer id 0",
+                                                 "[trainer:1] I am aaaaa, trainer id 1"]

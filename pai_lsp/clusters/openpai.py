@@ -14,7 +14,7 @@ from ..core.messages import message
 from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..core.v2render import V2_DIRS, dump, is_v2
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
-from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request
+from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path
 from ..storage.keepalive import KeepAlive
 from .profiles import LOCAL
 
@@ -174,11 +174,12 @@ class OpenPai:
             response = self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(),
                                     headers={"Content-Type": "text/yaml"})
         else:
-            response = self.request("POST", f"/api/v1/user/{self.user}/jobs", json=config)
+            response = self.request("POST", url_path("/api/v1/user/{user}/jobs", user=self.user), json=config)
         return [w.strip() for w in response.headers.get_list("x-warning") if w.strip()]
 
     def _job_path(self, name: str) -> str:
-        return f"/api/v2/jobs/{self.user}~{name}" if self.protocol == 2 else f"/api/v1/user/{self.user}/jobs/{name}"
+        template = "/api/v2/jobs/{user}~{job}" if self.protocol == 2 else "/api/v1/user/{user}/jobs/{job}"
+        return url_path(template, user=self.user, job=name)
 
     def job(self, name: str) -> JobDetail:
         return JobDetail.from_json(self.request("GET", self._job_path(name)).json())
@@ -201,7 +202,7 @@ class OpenPai:
         if self.protocol == 2:
             listed = self.request("GET", "/api/v2/jobs", params={"username": self.user}).json()
         else:
-            listed = self.request("GET", f"/api/v1/user/{self.user}/jobs").json()
+            listed = self.request("GET", url_path("/api/v1/user/{user}/jobs", user=self.user)).json()
         return [JobSummary.from_json(job) for job in listed]
 
     def stop(self, name: str) -> None:

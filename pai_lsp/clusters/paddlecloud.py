@@ -185,8 +185,7 @@ class PaddleCloud:
             raise NotFound(message("paddle.no-job-kept", job=name, cluster=self.profile.name))
         tasks = []
         for role, label in (("pserver", "paddle-job-pserver"), ("trainer", "paddle-job")):
-            chosen = sorted((p for p in mine if (p["metadata"].get("labels") or {}).get(label) == name),
-                            key=lambda p: p["metadata"]["name"])
+            chosen = sorted((p for p in mine if (p["metadata"].get("labels") or {}).get(label) == name), key=_task_order)
             tasks += [_task(role, i, pod, name) for i, pod in enumerate(chosen)]
         state = derive(item, listed) if item is not None else ("STOPPING" if mine or name in (listed.get("terminating") or [])
                                                                 else "STOPPED")
@@ -198,7 +197,7 @@ class PaddleCloud:
         return JobDetail(name=name, state=state, created=_ms(((item or {}).get("metadata") or {}).get("creation_timestamp")),
                          completed=_ms(status.get("completion_time")),
                          exit_code=(0 if state == "SUCCEEDED" else failed[0].exit_code if failed else None),
-                         diagnostics=diagnostics, tasks=tasks)
+                         diagnostics=diagnostics, tasks=tasks, numbered=all(t.ip for t in tasks))
 
     def config(self, name: str) -> dict:
         if name in self.submitted:
@@ -288,6 +287,14 @@ def _item(listed: dict, name: str) -> dict | None:
 def _pods_of(pods: list[dict], name: str) -> list[dict]:
     return [p for p in pods if name in ((p["metadata"].get("labels") or {}).get("paddle-job"),
                                         (p["metadata"].get("labels") or {}).get("paddle-job-pserver"))]
+
+
+def _task_order(pod: dict) -> tuple:
+    """Tasks are numbered as the platform numbers its trainers: by pod address, sorted as text
+    (`k8s_tools.py fetch_id`), so `trainer:1` is the trainer whose PADDLE_INIT_TRAINER_ID is 1;
+    pods without an address yet come last, by name."""
+    ip = (pod.get("status") or {}).get("pod_ip")
+    return (ip is None, ip or "", pod["metadata"]["name"])
 
 
 def _task(role: str, index: int, pod: dict, job: str) -> TaskStatus:

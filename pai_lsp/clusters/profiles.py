@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..core.messages import message
-from ..errors import ConfigError, Unreachable
+from ..errors import ConfigError, InvalidInput, Unreachable
 from ..files import config_dir, write_atomic
 
 KEYRING_SERVICE = "pai-lsp"
 LOCAL = "local"
 LOCAL_PADDLE = "local-paddle"  # the same local cluster, through its PaddlePaddle Cloud API
 LOCALS = (LOCAL, LOCAL_PADDLE)
+NAME = re.compile(r"[A-Za-z0-9_.-]+")  # a profile's name (as schemas/pai-cluster.schema.json has it)
 PFS_PATH = "/api/v1/pfs"  # where PFS is under a PaddlePaddle Cloud endpoint (deployments may differ: §A.14)
 
 
@@ -66,6 +68,18 @@ def set_secret(key: str, value: str) -> None:
         keyring.set_password(KEYRING_SERVICE, key, value)
     except Exception:  # noqa: BLE001 - every backend failure means the same to the user
         raise ConfigError(message("clusters.no-keyring", file=str(_secret_file()))) from None
+
+
+def secret_store() -> str:
+    """Where secrets go on this machine, in words: the file (PAI_LSP_SECRETS=file) or the OS keyring."""
+    if os.environ.get("PAI_LSP_SECRETS") == "file":
+        return f"{_secret_file()} (PAI_LSP_SECRETS=file)"
+    try:
+        import keyring
+
+        return f"the OS keyring ({getattr(keyring.get_keyring(), 'name', 'keyring')})"
+    except Exception:  # noqa: BLE001
+        return "the OS keyring"
 
 
 def delete_secret(key: str) -> None:
@@ -131,6 +145,8 @@ class Profiles:
     def check_name(name: str) -> None:
         if name in LOCALS:
             raise ConfigError(message("clusters.local-name", name=name))
+        if not NAME.fullmatch(name):
+            raise InvalidInput(message("clusters.bad-name", name=name))
 
     def add(self, profile: Profile) -> None:
         self.check_name(profile.name)
@@ -144,6 +160,8 @@ class Profiles:
         self.save()
 
     def remove(self, name: str) -> None:
+        if name in LOCALS:
+            raise InvalidInput(message("clusters.local-not-removable", name=name))
         if name not in self.clusters:
             raise ConfigError(message("clusters.no-such", name=name))
         del self.clusters[name]

@@ -79,6 +79,7 @@ class JobDetail:
     tasks: list[TaskStatus] = field(default_factory=list)
     user_exit_code: int | None = None  # the command's own code, from the runtime's exit report
     exit_reason: str = ""  # the platform's code in words (appExitSpec)
+    numbered: bool = True  # the tasks' numbers are final (PaddlePaddle Cloud numbers by address: once every pod has one)
 
     @classmethod
     def from_json(cls, data: dict) -> JobDetail:

@@ -84,9 +84,12 @@ class UploadFacts:
         return over.render(locale) if over else None
 
 
-def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN) -> str:
+def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN, total: int | None = None) -> str:
+    """The first `limit` of `files`, and how many more there are of the `total` they were taken
+    from (the largest 10 of 34 files: "…, … (+29 more)")."""
+    total = len(files) if total is None else total
     shown = ", ".join(f"{rel} ({size_text(size)})" for rel, size in files[:limit])
-    return shown + (f", … (+{len(files) - limit})" if len(files) > limit else "")
+    return shown + (f", … (+{total - min(limit, len(files))} more)" if total > min(limit, len(files)) else "")
 
 
 def code_dir(doc: Document) -> Node | None:
@@ -132,7 +135,7 @@ def upload_diagnostics(doc: Document, facts: UploadFacts | None, settings: Setti
     found = []
     over = facts.over_limits(locale)
     if over:
-        found.append(("upload.over-limit", {"over": over, "largest": listing(facts.largest, 5)}))
+        found.append(("upload.over-limit", {"over": over, "largest": listing(facts.largest, 5, facts.files)}))
     if facts.data_like:
         found.append(("upload.data-files", {"count": len(facts.data_like), "files": listing(facts.data_like, 5)}))
     for problem in facts.problems:

@@ -6,9 +6,10 @@ server are its clients. See docs/protocol.md.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from ..files import runtime_dir, state_dir
+from ..files import config_dir, data_dir, runtime_dir, state_dir
 from .transport import endpoint_name
 
 
@@ -23,4 +24,13 @@ def lock_path() -> Path:
     return runtime_dir() / "daemon.lock"
 
 
-__all__ = ["endpoint_path", "lock_path", "state_dir"]
+def settings() -> dict[str, str | None]:
+    """What decides which secrets and profiles a daemon reads: a daemon started with other values
+    than a command's would read others (`pai` restarts it, saying so)."""
+    return {"PAI_LSP_SECRETS": os.environ.get("PAI_LSP_SECRETS") or None,
+            "PYTHON_KEYRING_BACKEND": os.environ.get("PYTHON_KEYRING_BACKEND") or None,
+            "profiles folder": str(config_dir()),
+            "local cluster folder": os.environ.get("PAI_LOCAL_CLUSTER_DIR") or str(data_dir() / "local-cluster")}
+
+
+__all__ = ["endpoint_path", "lock_path", "settings", "state_dir"]

@@ -12,26 +12,30 @@ import dataclasses
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 from ..core.messages import message
-from ..errors import ConfigError, Unreachable
+from ..errors import Cancelled, ConfigError, Interrupted, Unreachable
 from ..filelock import try_hold
 from . import endpoint_path, lock_path, protocol, state_dir, transport
 
 START_TIMEOUT = 15.0
 STALE_GRACE = 5.0  # how long an endpoint that fails its proof may be a starting daemon's, not yet rewritten
 RESTARTS = 5  # how often a call that can be resumed reconnects to a daemon that died
+CANCEL_WAIT = 30.0  # seconds a cancelled call waits for the daemon to say what it stopped
 BUFFER = 4 << 20  # bytes buffered from the socket: a `job.log` of 1 MiB fits whole (a longer message is read in pieces)
 
 # Methods asked again, unchanged, when the daemon dies before answering: they only read, or (a
 # submit with a request id) the new daemon finishes what the old one started.
-READ_ONLY = frozenset({"ping", "jobs", "status", "config", "ssh", "hdfs.ls", "hdfs.stat", "hdfs.cat", "hdfs.tail",
+READ_ONLY = frozenset({"ping", "jobs", "status", "config", "ssh", "hdfs.ls", "hdfs.stat", "hdfs.du", "hdfs.cat", "hdfs.tail",
                        "clusters.list"})
 
+T = TypeVar("T")
 OnEvent = Callable[[protocol.Event], Awaitable[None] | None]
 _ids = itertools.count(1)
 
@@ -57,6 +61,19 @@ def start_daemon() -> None:
                 subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, creationflags=flags)
         else:
             subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+
+
+def restart() -> None:
+    """Stop the running daemon and wait until it has let go (the next call starts a new one)."""
+    try:
+        call_sync(protocol.StopDaemon(), start=False)
+    except Unreachable:
+        return
+    deadline = time.monotonic() + START_TIMEOUT
+    while daemon_running():
+        if time.monotonic() > deadline:
+            raise Unreachable(message("daemon.no-restart", log=str(state_dir() / "daemon.log")))
+        time.sleep(0.05)
 
 
 def daemon_running() -> bool:
@@ -100,28 +117,54 @@ async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWri
         await asyncio.sleep(0.05)
 
 
+async def _reply(reader: asyncio.StreamReader, params: protocol.Params, rid: int, on_event: OnEvent | None) -> protocol.Result:
+    """Read until the reply to `rid` (its result as its class; its error raised as our class),
+    handing its events on."""
+    while (line := await protocol.read_line(reader)) is not None:
+        reply = protocol.read_reply(json.loads(line), rid)
+        if isinstance(reply, protocol.Reply):
+            return protocol.read_result(params, reply.value)
+        if reply is not None and on_event is not None:
+            done = on_event(reply)
+            if asyncio.iscoroutine(done):
+                await done
+    raise DaemonStopped("the pai daemon closed the connection")
+
+
 async def call_once(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> protocol.Result:
     """One request on its own connection; the events that belong to it go to `on_event`. The
     result as its class (`params.RESULT`); a failure raises its `errors` class, DaemonStopped when
-    the daemon goes away first."""
+    the daemon goes away first.
+
+    Cancelled (Ctrl-C in `call_sync`, the editor's Cancel) while a cancellable method runs, it
+    asks the daemon to stop it and waits for what the daemon did: `Cancelled` with its words (the
+    result, when it was too late to stop)."""
     reader, writer = await _connect(start)
     rid = next(_ids)
     try:
         writer.write(protocol.request(rid, params))
         await writer.drain()
-        while (line := await protocol.read_line(reader)) is not None:
-            reply = protocol.read_reply(json.loads(line), rid)
-            if isinstance(reply, protocol.Reply):
-                return protocol.read_result(params, reply.value)
-            if reply is not None and on_event is not None:
-                done = on_event(reply)
-                if asyncio.iscoroutine(done):
-                    await done
+        try:
+            return await _reply(reader, params, rid, on_event)
+        except asyncio.CancelledError:
+            if params.METHOD not in protocol.CANCELLABLE:
+                raise
+            current = asyncio.current_task()
+            if current is not None and hasattr(current, "uncancel"):  # (3.11+) handled here: nothing else is cancelled
+                current.uncancel()
+            writer.write(protocol.cancel_request(rid))
+            await writer.drain()
+            try:
+                return await asyncio.wait_for(_reply(reader, params, rid, on_event), CANCEL_WAIT)
+            except Interrupted as exc:
+                raise Cancelled(exc.said) from None
+            except asyncio.TimeoutError:
+                raise Cancelled(message("daemon.cancel-unsaid", seconds=f"{CANCEL_WAIT:.0f}",
+                                        log=str(state_dir() / "daemon.log"))) from None
     except (ConnectionError, OSError) as exc:
         raise DaemonStopped(str(exc)) from None
     finally:
         writer.close()
-    raise DaemonStopped("the pai daemon closed the connection")
 
 
 def resumable(params: protocol.Params) -> bool:
@@ -149,7 +192,51 @@ async def call(params: protocol.Params, on_event: OnEvent | None = None, start: 
 
 def call_sync(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
               on_restart: Callable[[], None] | None = None) -> protocol.Result:
-    return asyncio.run(call(params, on_event, start, on_restart))
+    return run_sync(call(params, on_event, start, on_restart))
+
+
+def run_sync(work: Coroutine[Any, Any, T]) -> T:
+    """Run `work` for a command of the terminal. Ctrl-C cancels it, so that what it started in the
+    daemon stops too (a cancellable call then raises `Cancelled`, saying what stopped); a second
+    Ctrl-C gives up waiting at once. Either way the caller sees KeyboardInterrupt or Cancelled."""
+    pressed: list[bool] = []
+    loop: asyncio.AbstractEventLoop | None = None
+    task: asyncio.Task | None = None
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        if task is None or loop is None:
+            pressed.append(True)  # before the work started: it will not start
+        elif pressed or task.done():
+            raise KeyboardInterrupt
+        else:
+            pressed.append(True)
+            loop.call_soon_threadsafe(task.cancel)
+
+    previous: Any = None
+    try:  # from here on `work` is closed whatever happens, even a Ctrl-C that comes as the handler is set
+        try:
+            previous = signal.signal(signal.SIGINT, on_interrupt)
+        except ValueError:  # not the main thread: Ctrl-C is not ours to handle
+            pass
+        loop = asyncio.new_event_loop()
+        if pressed:
+            raise KeyboardInterrupt
+        task = loop.create_task(work)
+        return loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt from None
+    finally:
+        if task is None:
+            work.close()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        if loop is not None:
+            try:
+                for other in asyncio.all_tasks(loop):
+                    other.cancel()
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
 
 
 class LogCursor:

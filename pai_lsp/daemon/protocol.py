@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api import *  # noqa: F403 - the messages, by the names callers of the daemon know them by
-from ..api import EVENTS, Event, Params, Result
+from ..api import CANCEL_REQUEST, EVENTS, Event, Params, Result
 from ..errors import PaiError
 
 # JSON-RPC's own codes, for what is not a request we can answer; ours is 1 (`FAILED`).
@@ -43,6 +43,11 @@ async def read_line(reader: asyncio.StreamReader) -> bytes | None:
 
 def request(rid: int, params: Params) -> bytes:
     return encode({"jsonrpc": "2.0", "id": rid, "method": params.METHOD, "params": params.to_json()})
+
+
+def cancel_request(rid: int) -> bytes:
+    """Stop request `rid` (LSP's `$/cancelRequest`: Ctrl-C, the editor's Cancel); see `api.CANCELLABLE`."""
+    return encode({"jsonrpc": "2.0", "method": CANCEL_REQUEST, "params": {"id": rid}})
 
 
 def notification(event: Event) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -21,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 from ..clusters.kinds import local_for
 from ..clusters.profiles import LOCALS
 from ..core.messages import message
-from ..errors import InvalidInput, PaiError, ServerError
+from ..errors import Interrupted, InvalidInput, PaiError, ServerError
 from ..filelock import try_hold
 from ..service import clusters, records
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
-from . import endpoint_path, lock_path, protocol, state_dir, transport
+from ..storage.base import Cancel
+from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
@@ -93,10 +95,11 @@ class Daemon:
                 await writer.drain()
 
         tasks: set[asyncio.Task] = set()
+        running: dict[Any, asyncio.Task] = {}  # request id -> its task, for `$/cancelRequest`
         try:
             while (line := await protocol.read_line(reader)) is not None:
                 if line.strip():
-                    task = asyncio.ensure_future(self.answer(line, send))
+                    task = asyncio.ensure_future(self.answer(line, send, running))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -106,9 +109,12 @@ class Daemon:
                 task.cancel()
             writer.close()
 
-    async def answer(self, line: bytes, send: Callable[[dict | list], Awaitable[None]]) -> None:
+    async def answer(self, line: bytes, send: Callable[[dict | list], Awaitable[None]],
+                     running: dict[Any, asyncio.Task] | None = None) -> None:
         """One line from a client: a request, a notification, or a batch of them (JSON-RPC 2.0 §6);
-        anything else gets the JSON-RPC error that says what is wrong with it."""
+        anything else gets the JSON-RPC error that says what is wrong with it. `$/cancelRequest`
+        cancels a request of the same connection (`running`): a cancellable one stops cleanly and
+        its reply says what was and was not done."""
         try:
             message = json.loads(line)
         except ValueError:
@@ -122,8 +128,23 @@ class Daemon:
             if answered := [r for r in replies if r is not None]:
                 await send(answered)
             return
-        if (reply := await self.dispatch(message, send)) is not None:
-            await send(reply)
+        running = running if running is not None else {}
+        if isinstance(message, dict) and message.get("method") == protocol.CANCEL_REQUEST:
+            target = running.get((message.get("params") or {}).get("id")) if isinstance(message.get("params"), dict) else None
+            if target is not None:
+                target.cancel()
+            return
+        rid = message.get("id") if isinstance(message, dict) else None
+        if isinstance(rid, (str, int)):
+            running[rid] = asyncio.current_task()  # type: ignore[assignment]
+        try:
+            reply = await self.dispatch(message, send)
+        finally:
+            if isinstance(rid, (str, int)):
+                running.pop(rid, None)
+        if reply is not None:
+            with contextlib.suppress(ConnectionError):
+                await send(reply)
 
     async def dispatch(self, request: Any, send: Callable[[dict | list], Awaitable[None]]) -> dict | None:
         """The reply to one request (None for a notification, which gets none)."""
@@ -149,6 +170,8 @@ class Daemon:
                     reply = protocol.result(rid, await handler(params, notify))
                 except PaiError as exc:
                     reply = protocol.error(rid, exc)
+                except asyncio.CancelledError:  # `$/cancelRequest` for work that has nothing to stop
+                    reply = protocol.error(rid, Interrupted(message("jobs.cancelled-upload")))
                 except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
                     reply = protocol.error(rid, ServerError(f"{type(exc).__name__}: {exc}"), protocol.INTERNAL_ERROR)
         return reply if "id" in request else None
@@ -167,27 +190,40 @@ class Daemon:
 
     # -- methods ---------------------------------------------------------------------
     async def ping(self, p: protocol.Ping, notify: Notify) -> protocol.PingResult:
-        return protocol.PingResult(pid=os.getpid(), uptime=time.time() - self.started, watched=len(self.watcher.watched))
+        return protocol.PingResult(pid=os.getpid(), uptime=time.time() - self.started, watched=len(self.watcher.watched),
+                                   settings=settings())
 
     async def stop_daemon(self, p: protocol.StopDaemon, notify: Notify) -> protocol.StopDaemonResult:
         asyncio.get_running_loop().call_later(0.05, self.stopping.set)
         return protocol.StopDaemonResult(stopping=True)
 
+    async def stoppable(self, cluster: str | None, fn: Callable[..., Any], *args: Any) -> Any:
+        """`fn(backend, *args, cancelled)` in a thread. Cancelling the request (`$/cancelRequest`:
+        Ctrl-C, the editor's Cancel; or a closed connection) sets `cancelled`; the request then
+        ends once the work has stopped and cleaned up, its error saying what was and was not done
+        (or with its result, when it was too late to stop)."""
+        cancelled = Cancel()
+        work = asyncio.ensure_future(self.sessions.run(cluster, fn, *args, cancelled))
+        work.add_done_callback(lambda f: f.cancelled() or f.exception())  # heard even when nobody waits any more
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            cancelled.set()
+            return await work
+
     async def submit(self, p: protocol.Submit, notify: Notify) -> protocol.SubmitResult:
-        """Closing the connection while the upload runs stops it: nothing is submitted."""
+        """Cancelling it (or closing the connection) while the upload runs stops it: nothing is submitted."""
         progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
         try:
             journal = await self.sessions.thread(SubmitJournal, state_dir() / "submits", p.request_id) if p.request_id else None
         except ValueError as exc:
             raise InvalidInput(message("params.request-id", reason=str(exc))) from None
-        cancelled = threading.Event()
         cluster = await self.cluster_for(p.cluster, p.file)
-        try:
-            result = await self.sessions.run(cluster, service.submit, Path(p.file), p.settings, progress, p.locale, p.shown,
-                                             journal, cancelled, p.force)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
+
+        def submit(backend: Backend, cancelled: threading.Event) -> protocol.SubmitResult:
+            return service.submit(backend, Path(p.file), p.settings, progress, p.locale, p.shown, journal, cancelled, p.force)
+
+        result = await self.stoppable(cluster, submit)
         self.watcher.watch(result.cluster, result.job)
         return result
 
@@ -225,12 +261,11 @@ class Daemon:
         return await asyncio.to_thread(PROFILES[type(p)], p)
 
     async def stop(self, p: protocol.Stop, notify: Notify) -> protocol.StopResult:
-        await self.sessions.run(p.cluster, lambda backend: backend.stop(p.job))
-        return protocol.StopResult(stopped=p.job)
+        return await self.sessions.run(p.cluster, service.stop, p.job)
 
     async def outputs(self, p: protocol.Outputs, notify: Notify) -> protocol.PathResult:
         progress = self.progress(p.progress_token, protocol.TransferProgress, notify)
-        target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest), progress)
+        target = await self.stoppable(p.cluster, service.outputs, p.job, Path(p.dest), progress, p.overwrite)
         return protocol.PathResult(path=str(target))
 
     async def watch(self, p: protocol.Watch, notify: Notify) -> protocol.WatchResult:
@@ -254,6 +289,8 @@ class Daemon:
         `follow`), in pieces of at most CHUNK bytes, each sent once the caller has taken the one
         before (a slow reader slows only itself); `job.status` on every state change."""
         cluster = await self.sessions.resolve(p.cluster)
+        if p.task:  # a task the job does not have is an error that lists those it has, not an empty stream
+            await self.sessions.run(cluster, lambda backend: service.check_task(backend.job(p.job), p.task))
         text = Utf8Chunks(p.job, notify)
         if p.follow:
             follower = Follower(p.task, p.which, dict(p.offsets or {}))
@@ -316,6 +353,8 @@ class Daemon:
 
     async def hdfs(self, p: protocol.Params, notify: Notify) -> protocol.Result:
         progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)
+        if isinstance(p, protocol.HdfsTransfer):
+            return await self.stoppable(p.cluster, TRANSFERS[type(p)], p, progress)
         return await self.sessions.run(getattr(p, "cluster", None), HDFS[type(p)], p, progress)
 
 
@@ -364,15 +403,21 @@ def _read(op: Callable[..., bytes]) -> Callable[..., protocol.HdfsData]:
 
 
 HDFS: dict[type, Callable[..., protocol.Result]] = {
-    protocol.HdfsList: lambda backend, p, progress: explorer.ls(backend, p.path),
+    protocol.HdfsList: lambda backend, p, progress: explorer.ls(backend, p.path, p.recursive),
+    protocol.HdfsDu: lambda backend, p, progress: explorer.du(backend, p.path, p.summary),
     protocol.HdfsStat: lambda backend, p, progress: explorer.stat(backend, p.path),
     protocol.HdfsMkdir: lambda backend, p, progress: explorer.mkdir(backend, p.path),
     protocol.HdfsRemove: lambda backend, p, progress: explorer.rm(backend, p.path, p.recursive),
     protocol.HdfsMove: lambda backend, p, progress: explorer.mv(backend, p.source, p.target),
     protocol.HdfsCat: _read(lambda backend, p: explorer.cat(backend, p.path, p.offset, p.length)),
     protocol.HdfsTail: _read(lambda backend, p: explorer.tail(backend, p.path, p.size)),
-    protocol.HdfsPut: lambda backend, p, progress: explorer.put(backend, Path(p.local), p.remote, progress),
-    protocol.HdfsGet: lambda backend, p, progress: explorer.get(backend, p.remote, Path(p.local), progress),
+}
+
+TRANSFERS: dict[type, Callable[..., protocol.Result]] = {  # stopped by `cancelled` (`Daemon.stoppable`)
+    protocol.HdfsPut: lambda backend, p, progress, cancelled: explorer.put(backend, Path(p.local), p.remote, progress,
+                                                                           overwrite=p.overwrite, cancelled=cancelled),
+    protocol.HdfsGet: lambda backend, p, progress, cancelled: explorer.get(backend, p.remote, p.local, progress,
+                                                                           overwrite=p.overwrite, cancelled=cancelled),
 }
 
 
@@ -401,8 +446,8 @@ BACKEND: dict[type, Callable[..., protocol.Result]] = {
 PROFILES: dict[type, Callable[[Any], protocol.Result]] = {
     protocol.ClustersList: lambda p: clusters.list_profiles(),
     protocol.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password,
-                                                 p.datacenter),
-    protocol.ClustersImportPaddle: lambda p: clusters.import_paddle(p.config, p.keep_file),
+                                                 p.datacenter, p.make_default),
+    protocol.ClustersImportPaddle: lambda p: clusters.import_paddle(p.config, p.remove_passwords),
     protocol.ClustersLogin: lambda p: clusters.login(p.name, p.password),
     protocol.ClustersRemove: lambda p: clusters.remove(p.name),
     protocol.ClustersSetDefault: lambda p: clusters.set_default(p.name),

@@ -182,6 +182,8 @@ class Feed:
         waiting), True when something arrived, False when nothing did."""
         assert self.status is not None
         got: str | bool = False
+        if not self.status.numbered and self.status.state not in FINAL:
+            return got  # a label may yet pass to another task: what is read now could be shown as another's
         for task in self.status.tasks:
             for which in {f.which for f in self.followers if f.task in (None, task.label)}:
                 key = (task.label, which)

@@ -74,9 +74,10 @@ def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelP
 
 @registry.command("pai.jobOutputs")
 async def job_outputs(ls: PaiLanguageServer, params: api.JobOutputs) -> Answer:
-    """Progress on `workDoneToken`, when given."""
+    """Progress on `workDoneToken`, when given; what is there already is replaced only with
+    `overwrite` (else `kind: exists`)."""
     outputs = protocol.Outputs(job=params.job, dest=params.dest, cluster=params.cluster or None,
-                               progress_token=params.work_done_token)
+                               progress_token=params.work_done_token, overwrite=params.overwrite)
     return await ls.jobs.with_progress(outputs, params.work_done_token, render("progress.downloading", ls.locale))
 
 
@@ -158,13 +159,15 @@ async def job_submitted_file(ls: PaiLanguageServer, params: api.SubmittedFile) -
 @registry.command("pai.hdfs.put")
 async def hdfs_put(ls: PaiLanguageServer, params: api.HdfsPutWithProgress) -> Answer:
     """With `workDoneToken`, the transfer is reported on it as `$/progress`."""
-    put = protocol.HdfsPut(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token)
+    put = protocol.HdfsPut(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token,
+                          overwrite=params.overwrite)
     return await ls.jobs.with_progress(put, params.work_done_token, render("progress.uploading", ls.locale))
 
 
 @registry.command("pai.hdfs.get")
 async def hdfs_get(ls: PaiLanguageServer, params: api.HdfsGetWithProgress) -> Answer:
-    get = protocol.HdfsGet(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token)
+    get = protocol.HdfsGet(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token,
+                          overwrite=params.overwrite)
     return await ls.jobs.with_progress(get, params.work_done_token, render("progress.downloading", ls.locale))
 
 

@@ -86,7 +86,8 @@ class JobRelay:
         """A command's answer when it failed (also shown, unless the client shows it itself)."""
         answer = failed(exc, locale or self.locale())
         if not self.ls.client_shows_messages:
-            self.ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, answer["message"]))
+            level = types.MessageType.Info if exc.kind == "cancelled" else types.MessageType.Error  # the user's own doing
+            self.ls.window_show_message(types.ShowMessageParams(level, answer["message"]))
         return answer
 
     # -- submit and its dry run ---------------------------------------------------------------
@@ -124,7 +125,7 @@ class JobRelay:
             self.cancellable[client_token] = call
         try:
             result = await call
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, Cancelled):  # Cancelled: the daemon stopped the upload and said so
             if client_token not in self.cancelled:
                 raise  # the command itself was cancelled
             self.cancelled.discard(client_token)
@@ -166,7 +167,8 @@ class JobRelay:
         return workspace_relative(Path(path), (Path(root) for root in roots if root)) or path
 
     def cancel(self, token: str | int) -> None:
-        """`window/workDoneProgress/cancel`: stop a submit that is still uploading."""
+        """`window/workDoneProgress/cancel`: stop a submit that is still uploading, or a transfer (the
+        daemon stops it, removes what it wrote in part, and says what was and was not done)."""
         call = self.cancellable.pop(token, None)
         if call is not None:
             self.cancelled.add(token)
@@ -190,8 +192,14 @@ class JobRelay:
             if isinstance(event, protocol.TransferProgress):
                 self.report_transfer(token, event, self.ls.locale, verb)
 
-        self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=verb, percentage=0))
-        result = await self.call(params, relay)
+        self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=verb, percentage=0, cancellable=True))
+        call = asyncio.ensure_future(self.call(params, relay))
+        self.cancellable[token] = call  # `window/workDoneProgress/cancel` stops the transfer in the daemon
+        try:
+            result = await call  # cancelled: `{ok: false, kind: "cancelled", message}`, the daemon's words on what stopped
+        finally:
+            self.cancellable.pop(token, None)
+            self.cancelled.discard(token)
         self.ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=result.get("message")))
         return result
 

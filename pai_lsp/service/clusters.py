@@ -37,11 +37,12 @@ from ..clusters.profiles import (
     get_secret,
     local_paddle_profile,
     secret_key,
+    secret_store,
     set_secret,
     stop_local,
 )
 from ..core.messages import message
-from ..errors import AuthFailed, ConfigError, PaiError
+from ..errors import AuthFailed, ConfigError, InvalidInput, PaiError
 from ..files import write_atomic
 
 
@@ -67,16 +68,17 @@ def list_profiles() -> ClustersListResult:
 
 
 def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openpai", protocol: int | None = None,
-        password: str | None = None, datacenter: str | None = None) -> ClustersAddResult:
+        password: str | None = None, datacenter: str | None = None, make_default: bool = False) -> ClustersAddResult:
     """Add (or replace) a profile; with a password, log in first to check it (a failure adds nothing)
     and keep it. What the profile needs follows its kind (clusters/kinds.py): a PaddlePaddle Cloud
-    profile's storage is its PFS, by default under the endpoint, and it names a datacenter."""
+    profile's storage is its PFS, by default under the endpoint, and it names a datacenter. The
+    first profile (or one with `make_default`) becomes the default: `isDefault` says so."""
     Profiles.check_name(name)
     record = kind_named(kind)
-    rest = rest.strip().rstrip("/")
+    rest = checked_url(rest.strip().rstrip("/"), "--rest")
     if not webhdfs and record.default_storage is None:
         raise ConfigError(message("clusters.storage-required", name=name, storage=record.storage))
-    webhdfs = (webhdfs or rest + (record.default_storage or "")).strip().rstrip("/")
+    webhdfs = checked_url((webhdfs or rest + (record.default_storage or "")).strip().rstrip("/"), "--webhdfs")
     if record.protocols:  # OpenPAI: v1 JSON or v2 YAML jobs, as the server says
         detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
     else:
@@ -85,9 +87,25 @@ def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openp
     if password:
         check_login(profile, password)
         set_secret(secret_key(profile, "password"), password)
-    Profiles().add(profile)
+    profiles = Profiles()
+    profiles.add(profile)
+    if make_default:
+        profiles.set_default(name)
     logged_in = get_secret(secret_key(profile, "password")) is not None  # as `list_profiles` says it
-    return ClustersAddResult(name=name, protocol=detected, protocol_note=note, logged_in=logged_in, kind=kind)
+    return ClustersAddResult(name=name, protocol=detected, protocol_note=note, logged_in=logged_in, kind=kind,
+                             is_default=profiles.default == name)
+
+
+def checked_url(value: str, what: str) -> str:
+    """A cluster's URI as given (`--rest`, `--webhdfs`), or one line saying what is wrong with it."""
+    parts = urlsplit(value)
+    try:
+        parts.port  # noqa: B018 - raises on a port that is no number in range
+    except ValueError as exc:
+        raise InvalidInput(message("clusters.bad-url", option=what, url=value, reason=str(exc))) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidInput(message("clusters.not-http-url", option=what, url=value))
+    return value
 
 
 def check_login(profile: Profile, password: str) -> None:
@@ -102,9 +120,10 @@ def check_login(profile: Profile, password: str) -> None:
         backend.close()
 
 
-def import_paddle(path: str | None = None, keep_file: bool = False) -> ClustersImportPaddleResult:
-    """One profile per datacenter of `~/.paddle/config` (kind paddlecloud); each password goes to the
-    keyring and, unless `keep_file`, out of the file (rewritten whole, comments kept). The active
+def import_paddle(path: str | None = None, remove_passwords: bool = False) -> ClustersImportPaddleResult:
+    """One profile per datacenter of `~/.paddle/config` (kind paddlecloud); each password is stored
+    where this machine keeps secrets (`secretStore` says where). The file is the paddlecloud client's
+    and is left as it is unless `remove_passwords` (then rewritten whole, comments kept). The active
     datacenter becomes the default profile when there is none yet."""
     config = Path(path).expanduser() if path else paddle_config.default_path()
     centers = paddle_config.read(config)
@@ -127,10 +146,11 @@ def import_paddle(path: str | None = None, keep_file: bool = False) -> ClustersI
         profiles.set_default(active)
     moved = any(r.password_stored for r in rows)
     rewritten = False
-    if moved and not keep_file:
+    if moved and remove_passwords:
         write_atomic(config, paddle_config.without_passwords(config), private=True)
         rewritten = True
-    return ClustersImportPaddleResult(config=str(config), clusters=rows, default=Profiles().resolve(None), passwords_removed=rewritten)
+    return ClustersImportPaddleResult(config=str(config), clusters=rows, default=Profiles().resolve(None), passwords_removed=rewritten,
+                                      secret_store=secret_store())
 
 
 def login(name: str | None, password: str) -> ClustersLoginResult:

@@ -10,18 +10,20 @@ Results are the API's classes (`pai_lsp/api.py`). Uploads never leave part of a 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import posixpath
+import stat as stat_module
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..api import HdfsEntry, HdfsListing, HdfsMoveResult, HdfsStatResult, HdfsTransferResult, PathResult
-from ..core.messages import message
-from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
+from ..api import HdfsDuResult, HdfsEntry, HdfsListing, HdfsMoveResult, HdfsStatResult, HdfsTransferResult, HdfsUsage, PathResult
+from ..core.messages import Message, message
+from ..errors import Exists, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 from ..files import atomic_writer, unfit_name
-from ..storage.base import Body, Sent, Stat, Storage, partial, said_of
+from ..storage.base import Body, Cancel, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
 
 if TYPE_CHECKING:
@@ -32,13 +34,21 @@ Progress = Callable[[int, int, int, int], None]  # bytes done, bytes total, file
 
 
 def absolute(backend: Backend, path: str) -> str:
-    """Relative paths are under the user's home (`/user/<user>` on HDFS, `/pfs/<dc>/home/<user>` on PFS)."""
+    """Relative paths are under the user's home (`/user/<user>` on HDFS, `/pfs/<dc>/home/<user>` on PFS).
+    Every path of the explorer passes here: one that is not Unicode text (a name of bytes that are
+    not UTF-8, as a shell may pass) can go into no URL, and is refused."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(message("hdfs.not-utf8", path=repr(path.encode("utf-8", "surrogateescape")),
+                                   storage=backend.storage.name)) from None
     if not path.startswith("/"):
         path = f"{backend.storage.home}/{path}"
     return posixpath.normpath(path) if path != "/" else "/"
 
 
 def entry(status: Stat, cls: type[HdfsEntry] = HdfsEntry, **more: str) -> HdfsEntry:
+    """`more` overrides (`name`: its path from the folder listed, for `ls -R`)."""
     values = {"name": status.name, "type": "dir" if status.is_dir else "file", "size": status.size, "modified": status.modified,
               "permission": status.permission, "owner": status.owner, "group": status.group}
     return cls(**{**values, **more})
@@ -51,13 +61,49 @@ def existing(storage: Storage, path: str) -> Stat:
     return status
 
 
-def ls(backend: Backend, path: str) -> HdfsListing:
+def ls(backend: Backend, path: str, recursive: bool = False) -> HdfsListing:
+    """A folder's entries (with `recursive`, everything under it, each named by its path from
+    the folder, a folder before what it holds); a file's own entry."""
     path = absolute(backend, path)
     status = existing(backend.storage, path)
     if not status.is_dir:
         return HdfsListing(path=path, entries=[entry(status)])
+    return HdfsListing(path=path, entries=[entry(s, name=name) for name, s in _walk(backend.storage, path, "", recursive)])
+
+
+def _walk(storage: Storage, folder: str, prefix: str, recursive: bool) -> Iterator[tuple[str, Stat]]:
     # Uploads in progress (or killed, until the next upload cleans them) are not the user's data.
-    return HdfsListing(path=path, entries=[entry(s) for s in backend.storage.list(path) if s.name != STAGING])
+    for child in storage.list(folder):
+        if child.name == STAGING:
+            continue
+        name = posixpath.join(prefix, child.name) if prefix else child.name
+        yield name, child
+        if recursive and child.is_dir:
+            yield from _walk(storage, posixpath.join(folder, child.name), name, recursive)
+
+
+def du(backend: Backend, path: str, summary: bool = False) -> HdfsDuResult:
+    """How many bytes and files a file or folder holds: one row for `path` with `summary`, else one
+    for each entry of a folder (as `hdfs dfs -du [-s]`)."""
+    path = absolute(backend, path)
+    storage = backend.storage
+    status = existing(storage, path)
+
+    def usage(full: str, st: Stat) -> HdfsUsage:
+        if not st.is_dir:
+            return HdfsUsage(path=full, type="file", bytes=st.size, files=1, folders=0)
+        files = folders = size = 0
+        for _, child in _walk(storage, full, "", True):
+            folders += child.is_dir
+            files += not child.is_dir
+            size += child.size
+        return HdfsUsage(path=full, type="dir", bytes=size, files=files, folders=folders)
+
+    if summary or not status.is_dir:
+        rows = [usage(path, status)]
+    else:
+        rows = [usage(posixpath.join(path, child.name), child) for child in storage.list(path) if child.name != STAGING]
+    return HdfsDuResult(path=path, entries=rows, bytes=sum(r.bytes for r in rows))
 
 
 def stat(backend: Backend, path: str) -> HdfsStatResult:
@@ -66,7 +112,17 @@ def stat(backend: Backend, path: str) -> HdfsStatResult:
 
 
 def mkdir(backend: Backend, path: str) -> PathResult:
+    """A folder and those above it; a file in the way is named, whichever it is."""
     path = absolute(backend, path)
+    above = path
+    while above != "/":
+        status = backend.storage.status(above)
+        if status is not None:
+            if not status.is_dir:
+                raise InvalidInput(message("hdfs.mkdir-over-file", path=above) if above == path
+                                   else message("hdfs.mkdir-in-file", above=above, path=path))
+            break
+        above = posixpath.dirname(above)
     backend.storage.mkdir(path)
     return PathResult(path=path)
 
@@ -103,10 +159,12 @@ def tail(backend: Backend, path: str, size: int = 1024) -> bytes:
 
 class Tally:
     """A transfer's bytes and files done so far, counted from several threads (each file's bytes as
-    they go) and told to `progress` about every half percent, and at the end of each file."""
+    they go) and told to `progress` about every half percent, and at the end of each file. Once
+    `cancelled` is set (Ctrl-C, the editor's Cancel), the next piece moved raises `Stopped`, so
+    every transfer stops within a piece and cleans up as after any failure."""
 
-    def __init__(self, progress: Progress | None, total: int, files: int):
-        self.progress, self.total, self.files = progress, total, files
+    def __init__(self, progress: Progress | None, total: int, files: int, cancelled: threading.Event | None = None):
+        self.progress, self.total, self.files, self.cancelled = progress, total, files, cancelled
         self.done_bytes = self.done_files = self.told = 0
         self.moving: dict[str, int] = {}  # file -> bytes of it done, while it moves
         self.lock = threading.Lock()
@@ -117,8 +175,21 @@ class Tally:
             self.told = now
             self.progress(now, self.total, self.done_files, self.files)
 
+    def check(self) -> None:
+        if self.cancelled is not None and self.cancelled.is_set():
+            raise Stopped(message("jobs.cancelled-upload"))
+
+    @contextlib.contextmanager
+    def sending(self, body: Body) -> Iterator[None]:
+        """While `body` is sent, a cancel breaks its connection too: a transfer waiting for an
+        answer (the last bytes still on their way over a slow link) stops at once."""
+        if isinstance(self.cancelled, Cancel):
+            self.cancelled.on_set(body.abort)
+        yield
+
     def on(self, name: str) -> Sent:
         def moved(n: int) -> None:
+            self.check()
             with self.lock:
                 self.moving[name] = n
                 self._tell(False)
@@ -133,38 +204,84 @@ class Tally:
             self._tell(True)
 
 
-def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8) -> HdfsTransferResult:
-    """A file or a folder (recursively); into `remote` when that is an existing folder. Files are
-    streamed, a few at a time, so memory stays flat whatever their size and number; each appears
-    under its name whole or not at all. A folder that is new there is written whole under a
-    temporary name and renamed into place in one step (where the storage can rename), so it too
-    appears whole or not at all, for one rename instead of one a file."""
+class Stopped(Interrupted):
+    """A transfer stopped on request; said again by its caller with what was and was not written."""
+
+
+def _local_kind(local: Path) -> str:
+    """What a local path is, for a transfer: "file", "dir", or a clear refusal."""
+    try:
+        mode = os.stat(local).st_mode
+    except FileNotFoundError:
+        if os.path.islink(local):
+            raise NotFound(message("hdfs.dangling-link", path=str(local))) from None
+        raise NotFound(message("hdfs.no-local", path=str(local))) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InvalidInput(message("hdfs.link-loop", path=str(local))) from None
+        raise InvalidInput(message("hdfs.local-error", path=str(local), reason=exc.strerror or str(exc))) from None
+    if stat_module.S_ISREG(mode):
+        return "file"
+    if stat_module.S_ISDIR(mode):
+        return "dir"
+    what = ("hdfs.kind-fifo" if stat_module.S_ISFIFO(mode) else "hdfs.kind-device" if stat_module.S_ISCHR(mode)
+            or stat_module.S_ISBLK(mode) else "hdfs.kind-socket" if stat_module.S_ISSOCK(mode) else "hdfs.kind-special")
+    raise InvalidInput(message("hdfs.not-regular", path=str(local), what=message(what)))
+
+
+def names_folder(path: str) -> bool:
+    """A path that ends with a separator means a folder, as in `hdfs dfs` and cp: `x/` is never a file named x."""
+    return path.endswith(("/", os.sep)) and path.strip("/" + os.sep) != ""
+
+
+def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8,
+        overwrite: bool = False, cancelled: threading.Event | None = None) -> HdfsTransferResult:
+    """A file or a folder (recursively); into `remote` when that is an existing folder or ends with
+    `/` (a folder made if need be). Something already there is replaced only with `overwrite`
+    (`hdfs dfs -put -f`). Files are streamed, a few at a time, so memory stays flat whatever their
+    size and number; each appears under its name whole or not at all. A folder that is new there
+    is written whole under a temporary name and renamed into place in one step (where the storage
+    can rename), so it too appears whole or not at all, for one rename instead of one a file.
+    `cancelled` stops it within a piece: nothing is left in part."""
     storage = backend.storage
+    into = names_folder(remote)
     remote = absolute(backend, remote)
-    if not local.exists():
-        raise NotFound(message("hdfs.no-local", path=str(local)))
+    local = Path(local)
+    kind = _local_kind(local)
     target = storage.status(remote)
-    if target is not None and target.is_dir:
+    if into and target is not None and not target.is_dir:
+        raise InvalidInput(message("hdfs.put-into-file", remote=remote, name=local.name))
+    if into or (target is not None and target.is_dir):
         remote = posixpath.join(remote, local.name)
         target = storage.status(remote)
-    whole = local.is_dir() and target is None and storage.renames
+    if target is not None:
+        if not overwrite:
+            raise Exists(message("hdfs.exists", path=remote))
+        if target.is_dir != (kind == "dir"):
+            raise InvalidInput(message("hdfs.cannot-replace-folder" if target.is_dir else "hdfs.cannot-replace-file",
+                                      target=remote, source=str(local)))
+    whole = kind == "dir" and target is None and storage.renames
     root = partial(remote) if whole else remote
-    files = [(local, root)] if local.is_file() else [
+    files = [(local, root)] if kind == "file" else [
         (p, posixpath.join(root, p.relative_to(local).as_posix())) for p in sorted(local.rglob("*")) if p.is_file()]
-    tally = Tally(progress, sum(p.stat().st_size for p, _ in files), len(files))
+    tally = Tally(progress, sum(p.stat().st_size for p, _ in files), len(files), cancelled)
     send_one = storage.write if whole else storage.put
 
     def send(pair: tuple[Path, str]) -> int:
         path, target = pair
-        with open(path, "rb") as f, Body(f, os.fstat(f.fileno()).st_size, digest=None) as body:
+        tally.check()
+        with open(path, "rb") as f, Body(f, os.fstat(f.fileno()).st_size, digest=None) as body, tally.sending(body):
             send_one(target, body, tally.on(target))
             return body.size
 
     try:
-        if local.is_dir():
+        if kind == "dir":
             storage.mkdir(root)  # (an empty folder is put too)
+        elif into:
+            storage.mkdir(posixpath.dirname(remote))
         for (_, target), size in bounded(send, files, threads):
             tally.finished(target, size)
+        tally.check()
         if whole:
             storage.mkdir(posixpath.dirname(remote))
             storage.commit(root, remote)
@@ -174,12 +291,16 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
                 storage.delete(root, recursive=True)
         if not isinstance(exc, PaiError):
             raise
-        exc = said_of(exc, root, remote)
-        if len(files) == 1:
-            raise exc from None
+        stopped = isinstance(exc, Stopped) or (cancelled is not None and cancelled.is_set())  # (a broken connection too)
+        reason: Message | str = message("jobs.cancelled-upload") if stopped else said_of(exc, root, remote).said
         if whole:
-            raise Interrupted(message("hdfs.put-stopped-whole", reason=exc.said, name=local.name, remote=remote)) from None
-        raise Interrupted(message("hdfs.put-stopped", reason=exc.said, left=len(files) - tally.done_files, total=len(files),
+            raise Interrupted(message("hdfs.put-stopped-whole", reason=reason, name=local.name, remote=remote)) from None
+        if len(files) == 1:
+            if stopped:
+                raise Interrupted(message("hdfs.put-cancelled-kept" if target is not None else "hdfs.put-cancelled",
+                                          remote=remote)) from None
+            raise said_of(exc, root, remote) from None
+        raise Interrupted(message("hdfs.put-stopped", reason=reason, left=len(files) - tally.done_files, total=len(files),
                                   remote=remote)) from None
     return HdfsTransferResult(path=remote, files=len(files), bytes=tally.done_bytes)
 
@@ -192,13 +313,27 @@ def safe_name(name: str) -> str:
     return name
 
 
-def get(backend: Backend, remote: str, local: Path, progress: Progress | None = None) -> HdfsTransferResult:
-    """A file or a folder (recursively) to `local` (into it, when it is an existing folder)."""
+def get(backend: Backend, remote: str, local: Path | str, progress: Progress | None = None, overwrite: bool = False,
+        cancelled: threading.Event | None = None) -> HdfsTransferResult:
+    """A file or a folder (recursively) to `local` (into it, when it is an existing folder or ends
+    with `/`: a folder made if need be). Something already there is replaced only with `overwrite`
+    (`hdfs dfs -get -f`). Each file appears whole or not at all; `cancelled` stops it within a piece."""
     storage = backend.storage
+    into = names_folder(str(local))
+    local = Path(local)
     remote = absolute(backend, remote)
     status = existing(storage, remote)
-    if local.is_dir():
+    if into and local.exists() and not local.is_dir():
+        raise InvalidInput(message("hdfs.get-into-file", path=str(local)))
+    if into or local.is_dir():
+        local.mkdir(parents=True, exist_ok=True)
         local = local / safe_name(posixpath.basename(remote) or "root")
+    if local.exists() or local.is_symlink():
+        if not overwrite:
+            raise Exists(message("hdfs.exists", path=str(local)))
+        if local.is_dir() != status.is_dir:
+            raise InvalidInput(message("hdfs.cannot-replace-folder" if local.is_dir() else "hdfs.cannot-replace-file",
+                                      target=str(local), source=remote))
     root = local.resolve()
     plan: list[tuple[str, Path, int]] = []
 
@@ -214,17 +349,23 @@ def get(backend: Backend, remote: str, local: Path, progress: Progress | None = 
             collect(posixpath.join(rpath, name), target, child)
 
     collect(remote, local, status)
-    tally = Tally(progress, sum(size for _, _, size in plan), len(plan))
-    for rpath, lpath, size in plan:
-        lpath.parent.mkdir(parents=True, exist_ok=True)
-        # Streamed (memory stays flat whatever the size); a broken download never leaves half a file under the real name.
-        moved, done = tally.on(rpath), 0
-        with atomic_writer(lpath) as out:
-            for piece in storage.stream(rpath) if size else ():
-                out.write(piece)
-                done += len(piece)
-                moved(done)
-        tally.finished(rpath, done)
+    tally = Tally(progress, sum(size for _, _, size in plan), len(plan), cancelled)
+    try:
+        for rpath, lpath, size in plan:
+            tally.check()
+            lpath.parent.mkdir(parents=True, exist_ok=True)
+            # Streamed (memory stays flat whatever the size); a broken download never leaves half a file under the real name.
+            moved, done = tally.on(rpath), 0
+            with atomic_writer(lpath) as out:
+                for piece in storage.stream(rpath) if size else ():
+                    out.write(piece)
+                    done += len(piece)
+                    moved(done)
+            tally.finished(rpath, done)
+    except Stopped:
+        if len(plan) == 1 and not status.is_dir:
+            raise Interrupted(message("hdfs.get-cancelled", path=str(local))) from None
+        raise Interrupted(message("hdfs.get-stopped", done=tally.done_files, total=len(plan), path=str(local))) from None
     if status.is_dir:
         local.mkdir(parents=True, exist_ok=True)
     return HdfsTransferResult(path=str(local), files=len(plan), bytes=tally.done_bytes)

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..api import JobRow, JobsResult, RecordSummary, SshTask, SubmitResult, UploadSummary
+from ..api import JobRow, JobsResult, RecordSummary, SshTask, StopResult, SubmitResult, UploadSummary
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
-from ..core.messages import message
+from ..core.messages import Message, message
 from ..core.model import LineIndex, Settings
+from ..core.openpai import FINAL
 from ..core.v2_templates import TemplateError
 from ..core.v2render import Rendered, is_v2, render
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
@@ -133,7 +134,16 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     files = None
     if prepared.code_dir:
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
-        uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+        try:
+            uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+        except Interrupted as exc:
+            if cancelled is None or not cancelled.is_set():
+                raise
+            # The upload's own line (what it left where), its reason now that nothing was submitted.
+            said = exc.said
+            if isinstance(said, Message) and "reason" in said.args:
+                raise Interrupted(Message(said.code, {**said.args, "reason": message("jobs.cancelled")})) from None
+            raise Interrupted(message("jobs.cancelled")) from None
     if cancelled is not None and cancelled.is_set():
         raise Interrupted(message("jobs.cancelled"))
     kept = records.record_submit(backend, prepared.name, prepared.config, prepared.source, prepared.code_dir, prepared.workspace,
@@ -175,6 +185,15 @@ def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> 
 
 
 # -- watch and act ---------------------------------------------------------------------
+def stop(backend: Backend, name: str) -> StopResult:
+    """Stop a job that has not ended; one that has is an error that says how it ended."""
+    job = backend.job(name)
+    if job.state in FINAL:
+        raise InvalidInput(message("jobs.ended-already", job=name, state=job.state))
+    backend.stop(name)
+    return StopResult(stopped=name, state=job.state)
+
+
 def list_jobs(backend: Backend, offset: int = 0, limit: int | None = None) -> JobsResult:
     """The user's jobs, newest first, one page of them."""
     rows = sorted(backend.jobs(), key=lambda j: j.created or 0, reverse=True)
@@ -184,8 +203,20 @@ def list_jobs(backend: Backend, offset: int = 0, limit: int | None = None) -> Jo
                                    retries=j.retries, virtual_cluster=j.virtual_cluster) for j in page])
 
 
+def check_task(job: JobDetail, task: str | None) -> None:
+    """A task named as `ROLE:INDEX` (or, on PaddlePaddle Cloud, a worker's name) that the job has;
+    else NotFound listing the tasks it has (none yet is fine: a waiting job has not made them)."""
+    if not task or not job.tasks or any(task in (t.label, t.worker) for t in job.tasks):
+        return
+    labels = [t.label for t in job.tasks]
+    shown = ", ".join(labels[:20]) + (f", … ({len(labels)})" if len(labels) > 20 else "")
+    code = "jobs.no-such-task" if ":" in task and task.split(":")[1].isdigit() else "jobs.no-such-task-form"
+    raise NotFound(message(code, job=job.name, task=task, tasks=shown))
+
+
 def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
     """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+    check_task(job, task)
     tasks = [t for t in job.tasks if not task or t.label == task]
     if not tasks:
         raise NotFound(message("jobs.no-task", job=job.name, task=task))
@@ -228,9 +259,11 @@ class TaskLogs:
         return out
 
 
-def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None = None) -> Path:
+def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None = None, overwrite: bool = False,
+            cancelled: threading.Event | None = None) -> Path:
     """Download the job's outputDir into `dest`/<last part of outputDir> (as the HDFS explorer's
-    `get` does: safe names, whole files only, progress in files and bytes)."""
+    `get` does: safe names, whole files only, progress in files and bytes, what is there already
+    replaced only with `overwrite`, stopped by `cancelled`)."""
     from . import hdfs as explorer
 
     config = backend.config(name)
@@ -240,5 +273,7 @@ def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None =
     remote = hdfs_path(output_dir)
     if backend.storage.status(remote) is None:
         raise NotFound(message("jobs.no-outputs", job=name, path=remote))
+    if dest.exists() and not dest.is_dir():
+        raise InvalidInput(message("jobs.outputs-into-file", path=str(dest), job=name))
     dest.mkdir(parents=True, exist_ok=True)
-    return Path(explorer.get(backend, remote, dest, progress).path)
+    return Path(explorer.get(backend, remote, dest, progress, overwrite, cancelled).path)

@@ -100,5 +100,5 @@ def checked_files(workspace: Path, settings: Settings, force: bool = False, show
     over = summary.over()
     if over:
         raise InvalidInput(message("upload.refused", at=shown + ": " if shown else "", over=over,
-                                   largest=listing(summary.largest, 5), ignore=PAIIGNORE))
+                                   largest=listing(summary.largest, 5, summary.files), ignore=PAIIGNORE))
     return chosen.files

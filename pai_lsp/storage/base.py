@@ -14,12 +14,14 @@ import contextlib
 import hashlib
 import posixpath
 import secrets
+import socket
+import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import BinaryIO, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 from ..core.messages import message
 from ..errors import InvalidInput, NotFound, PaiError, PermissionDenied
@@ -150,6 +152,32 @@ def said_of(exc: PaiError, temp: str, path: str) -> PaiError:
     return exc.replaced(temp, path) if temp in exc.message else exc
 
 
+class Cancel(threading.Event):
+    """A transfer's "stop now" (Ctrl-C, the editor's Cancel), set from another thread: besides
+    what a `threading.Event` does, setting it runs the callbacks registered with `on_set`, which
+    break waits no piece of the transfer would end (a request whose answer is slow to come)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._callbacks: list[Callable[[], None]] = []
+        self._guard = threading.Lock()
+
+    def set(self) -> None:
+        with self._guard:
+            super().set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            with contextlib.suppress(Exception):
+                callback()
+
+    def on_set(self, callback: Callable[[], None]) -> None:
+        with self._guard:
+            if not self.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
+
+
 class Body:
     """A local file sent as a request body in `CHUNK`-sized reads, hashed on the way (so a file is
     read once to be both sent and fingerprinted) and counted (`on_sent`, for progress). The hashing
@@ -165,6 +193,7 @@ class Body:
         self.hash = hashlib.new(digest) if digest else None
         self.sent = 0
         self.on_sent: Sent | None = None  # told the bytes read so far, by a storage that streams the body as it reads it
+        self.connection: Any = None  # the HTTP connection sending it now (keepalive.py), for `abort`
         self._hasher = ThreadPoolExecutor(1, thread_name_prefix="pai-hash")
         self._pending: deque[Future] = deque()
 
@@ -199,6 +228,14 @@ class Body:
         if chunk and self.on_sent is not None:
             self.on_sent(self.sent)
         return chunk
+
+    def abort(self) -> None:
+        """Break the connection sending this body (from another thread): a send or a wait for the
+        answer that blocks fails at once, and the request is not reused."""
+        sock = getattr(self.connection, "sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     def hexdigest(self) -> str:
         """The hash of what was sent (once the hasher has caught up)."""

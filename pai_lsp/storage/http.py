@@ -26,6 +26,7 @@ import ssl
 from collections.abc import Iterator, Mapping
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -59,6 +60,24 @@ def at_paddlecloud(url: str) -> Message:
 
 def at_storage(storage: str, url: str) -> Message:
     return message("http.at-storage", storage=storage, url=url)
+
+
+# -- what goes into a URL --------------------------------------------------------------------------
+def url_path(template: str, **values: str) -> str:
+    """`template` ("/api/v1/user/{user}/jobs/{job}") with each value put in as one path segment,
+    escaped: a name can never reach another resource (`../../etc/passwd` stays one segment, as
+    `..%2F..%2Fetc%2Fpasswd`). The one place a name or a path part goes into a URL; what no URL can
+    carry (`.`, `..`, nothing, text that is not Unicode) is refused."""
+    escaped = {}
+    for key, value in values.items():
+        if value in ("", ".", ".."):
+            raise InvalidInput(message("http.name-other-resource", value=repr(value), what=key))
+        try:
+            escaped[key] = quote(value, safe="")
+        except UnicodeEncodeError:
+            raise InvalidInput(message("http.name-not-utf8", value=repr(value.encode("utf-8", "surrogateescape")),
+                                       what=key)) from None
+    return template.format(**escaped)
 
 
 # -- no answer ------------------------------------------------------------------------------------
@@ -101,6 +120,8 @@ def failures(what: Where) -> Iterator[None]:
         yield
     except PaiError:
         raise
+    except httpx.InvalidURL as exc:  # (no HTTPError: a profile's URI edited by hand, say with a port ':1')
+        raise InvalidInput(message("http.invalid-url", what=what, reason=str(exc))) from None
     except TRANSPORT as exc:
         raise transport_error(exc, what) from None
 

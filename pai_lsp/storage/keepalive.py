@@ -62,6 +62,8 @@ class KeepAlive:
             if body is not None and not isinstance(body, bytes):
                 body.rewind()
                 headers["Content-Length"] = str(body.size)
+                if hasattr(body, "connection"):
+                    body.connection = conn  # so that a cancelled transfer can break it (`Body.abort`)
             try:
                 conn.request(method, target, body=body if body is not None else b"" if method in ("PUT", "POST") else None,
                              headers=headers)

@@ -148,6 +148,51 @@ def test_submit_can_be_cancelled_while_it_uploads(workbench, workspace, user):
         shutil.rmtree(shards)
 
 
+def test_an_hdfs_upload_can_be_cancelled_and_a_replace_is_asked_first(workbench, workspace, user):
+    """Cancel on an HDFS upload's progress notification is Ctrl-C of `pai hdfs put`: the daemon stops
+    the transfer (on a link passing 128 KB/s, a 4 MB file is mid-way), nothing arrives and nothing is
+    left in part. Uploading onto a file that is there asks first, as VS Code's own Explorer does."""
+    url = user.pai("cluster", "list").stdout.split("lab", 1)[1].split()[0]
+    link = SlowLink((urlsplit(url).hostname, urlsplit(url).port), rate=128 * 1024)
+    added = user.pai("cluster", "add", "slow", "--rest", url, "--webhdfs", f"http://127.0.0.1:{link.port}", "--user", "alice",
+                     "--password-stdin", input=PASSWORD + "\n")
+    assert added.returncode == 0 and user.pai("cluster", "default", "slow").returncode == 0, added.stderr
+    home = "/user/alice"
+    big = workspace.parent / "big.bin"
+    big.write_bytes(os.urandom(4 << 20))
+    notes = workspace.parent / "notes.txt"
+    try:
+        workbench.command("PAI: Focus on HDFS View")
+        row = workbench.view_rows("HDFS").and_(workbench.page.locator(f"[aria-label^='{home},']"))
+        workbench.wait_for(lambda: row.count(), f"{home} in the HDFS view")
+        workbench.clear_notifications()
+        workbench.context_menu(row.first, "Upload File…")
+        workbench.file_dialog(big, "Upload to")
+        progress = workbench.page.locator(".notification-toast").filter(has_text="Uploading big.bin")
+        workbench.wait_for(lambda: "uploading" in " ".join(texts(progress)), "the upload under way")
+        progress.locator(".monaco-button").filter(has_text="Cancel").click()
+        workbench.wait_for(lambda: f"Info: cancelled: nothing was written to {home}/big.bin" in workbench.toasts(), "the cancel said")
+        listed = user.pai("hdfs", "--cluster", "lab", "ls", home)
+        assert listed.returncode == 0 and "big.bin" not in listed.stdout, listed.stdout + listed.stderr  # nor in part
+
+        notes.write_text("first\n")
+        assert user.pai("hdfs", "--cluster", "lab", "put", str(notes), f"{home}/notes.txt").returncode == 0
+        notes.write_text("second\n")
+        workbench.clear_notifications()
+        workbench.context_menu(row.first, "Upload File…")
+        workbench.file_dialog(notes, "Upload to")
+        asked = workbench.dialog("Replace")
+        assert f"{home}/notes.txt exists already. Replace it?" in asked, asked
+        workbench.wait_for(lambda: user.pai("hdfs", "--cluster", "lab", "cat", f"{home}/notes.txt").stdout == "second\n",
+                           "notes.txt replaced")
+    finally:
+        user.pai("hdfs", "--cluster", "lab", "rm", f"{home}/notes.txt")
+        user.pai("cluster", "default", "lab")
+        user.pai("cluster", "remove", "slow")
+        link.close()
+        big.unlink(missing_ok=True)
+
+
 def mnist_jobs(user) -> list[str]:
     listed = user.pai("jobs", "--cluster", "lab")
     assert listed.returncode == 0, listed.stderr

@@ -2,7 +2,7 @@
 // read-only as `pai-hdfs:` documents, uploads from a picker or dragged from the Explorer.
 import * as vscode from "vscode";
 import { posix } from "node:path";
-import { Argument, Answer, PaiServer, guarded } from "./server";
+import { Argument, Answer, CommandError, PaiServer, guarded } from "./server";
 
 /** Files larger than this are not opened in an editor (download them instead). */
 export const OPEN_LIMIT = 5 * 1024 * 1024;
@@ -119,9 +119,13 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
   }
 }
 
-/** A transfer with a progress notification: files and bytes as the server reports them on a token. */
+/**
+ * A transfer with a progress notification: files and bytes as the server reports them on a token.
+ * Closing the notification (Cancel) stops the transfer in the daemon, as Ctrl-C does in the terminal:
+ * what was written in part is removed, and the failure says what was and was not done.
+ */
 export async function withTransferProgress<T>(server: PaiServer, title: string, run: (token: string) => Promise<T>): Promise<T> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, async (progress) => {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, cancel) => {
     let done = 0;
     const token = await server.progressToken((value) => {
       if (value.kind === "report") {
@@ -130,16 +134,35 @@ export async function withTransferProgress<T>(server: PaiServer, title: string, 
         done = percentage;
       }
     });
+    const onCancel = cancel.onCancellationRequested(() => void token.cancel());
     try {
       return await run(token.token);
     } finally {
+      onCancel.dispose();
       token.dispose();
     }
   });
 }
 
-function transfer<C extends "pai.hdfs.put" | "pai.hdfs.get">(server: PaiServer, title: string, command: C, argument: Argument<C>): Promise<Answer<C>> {
-  return withTransferProgress(server, title, (token) => server.call(command, { ...argument, workDoneToken: token }));
+/**
+ * `attempt(false)`, and when something is there already (an `exists` failure), asked as VS Code's own
+ * Explorer asks: Replace runs `attempt(true)`; anything else leaves it as it is (undefined).
+ */
+export async function replacing<T>(attempt: (overwrite: boolean) => Promise<T>): Promise<T | undefined> {
+  try {
+    return await attempt(false);
+  } catch (err) {
+    if (!(err instanceof CommandError) || err.kind !== "exists") throw err;
+    const replace = vscode.l10n.t("Replace");
+    const choice = await vscode.window.showWarningMessage(vscode.l10n.t("{0}. Replace it?", err.message), { modal: true }, replace);
+    return choice === replace ? attempt(true) : undefined;
+  }
+}
+
+function transfer<C extends "pai.hdfs.put" | "pai.hdfs.get">(server: PaiServer, title: string, command: C,
+  argument: Argument<C>): Promise<Answer<C> | undefined> {
+  return replacing((overwrite) => withTransferProgress(server, title,
+    (token) => server.call(command, { ...argument, overwrite, workDoneToken: token })));
 }
 
 async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], folder: HdfsNode): Promise<void> {
@@ -148,7 +171,7 @@ async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], fol
     const name = posix.basename(uri.path);
     const done = await guarded(() => transfer(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.path),
       "pai.hdfs.put", { local: uri.fsPath, remote: folder.path }));
-    if (!done) break;
+    if (!done) continue;  // failed (said), cancelled (said), or not replaced
     files += done.files;
   }
   view.refresh(folder);
@@ -190,6 +213,7 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
       if (!dest?.[0]) return;
       const done = await transfer(server, vscode.l10n.t("Downloading {0}", node.path), "pai.hdfs.get",
         { remote: node.path, local: dest[0].fsPath });
+      if (!done) return;
       void vscode.window.showInformationMessage(vscode.l10n.t("Downloaded {0} file(s) to {1}", done.files, done.path));
     }),
     onNode("pai-lsp.hdfs.newFolder", async (node) => {

@@ -2,7 +2,7 @@
 // server pushes (`pai/jobStatus`), plus the actions on a job and the status-bar item.
 import * as vscode from "vscode";
 import { FINAL_STATES, duration, jobFileName } from "./config";
-import { withTransferProgress } from "./hdfs";
+import { replacing, withTransferProgress } from "./hdfs";
 import { LogBook } from "./logs";
 import { EditorJobStatus, TaskRow as Task } from "./protocol";
 import { PaiServer, guarded } from "./server";
@@ -279,8 +279,9 @@ export async function downloadOutputs(server: PaiServer, job: string, cluster: s
     defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
   });
   if (!folder?.[0]) return;
-  const result = await guarded(() => withTransferProgress(server, vscode.l10n.t("Downloading the outputs of {0}", job),
-    (token) => server.call("pai.jobOutputs", { job, dest: folder[0].fsPath, cluster, workDoneToken: token })));
+  const result = await guarded(() => replacing((overwrite) => withTransferProgress(server,
+    vscode.l10n.t("Downloading the outputs of {0}", job),
+    (token) => server.call("pai.jobOutputs", { job, dest: folder[0].fsPath, cluster, workDoneToken: token, overwrite }))));
   if (result) {
     const reveal = vscode.l10n.t("Reveal");
     const choice = await vscode.window.showInformationMessage(vscode.l10n.t("Downloaded the outputs of {0} to {1}", job, result.path), reveal);

@@ -26,6 +26,7 @@ export interface ClustersAdd {
   protocol?: number | null;
   password?: string | null;
   datacenter?: string | null;
+  makeDefault?: boolean;
 }
 
 export interface ClustersAddResult {
@@ -34,11 +35,13 @@ export interface ClustersAddResult {
   protocolNote: string;
   loggedIn: boolean;
   kind: string;
+  isDefault: boolean;
 }
 
-/** One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its passwords go to the keyring and out of the file unless `keepFile`. */
+/** One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its passwords are stored (the keyring, or secrets.json), and taken out of the file only with `removePasswords` (the file is the paddlecloud client's). `keepFile` is accepted and means the default. */
 export interface ClustersImportPaddle {
   config?: string | null;
+  removePasswords?: boolean;
   keepFile?: boolean;
 }
 
@@ -47,6 +50,7 @@ export interface ClustersImportPaddleResult {
   clusters: ImportedCluster[];
   default: string;
   passwordsRemoved: boolean;
+  secretStore?: string | null;
 }
 
 export interface ClustersList {
@@ -90,7 +94,7 @@ export interface ClustersStopLocal {
 /** A command's answer when it failed: its message in the editor's language. */
 export interface CommandFailure {
   ok: false;
-  kind: "auth" | "cancelled" | "config" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";
+  kind: "auth" | "cancelled" | "config" | "exists" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";
   message: string;
 }
 
@@ -143,7 +147,7 @@ export interface EditorJobStatus {
 
 /** Beside the one line (`message`): which failure, and its message's catalogue code and arguments, to say it in the reader's language. */
 export interface Failure {
-  kind: "auth" | "cancelled" | "config" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";
+  kind: "auth" | "cancelled" | "config" | "exists" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";
   code?: string;
   args?: Record<string, unknown>;
 }
@@ -213,6 +217,19 @@ export interface HdfsData {
   data: string;
 }
 
+/** Bytes and files held: one row per entry of a folder, or one for the path with `summary`. */
+export interface HdfsDu {
+  cluster?: string | null;
+  path: string;
+  summary?: boolean;
+}
+
+export interface HdfsDuResult {
+  path: string;
+  entries: HdfsUsage[];
+  bytes: number;
+}
+
 export interface HdfsEntry {
   name: string;
   type: string;
@@ -228,6 +245,7 @@ export interface HdfsGet {
   local: string;
   remote: string;
   progressToken?: string | number | null;
+  overwrite?: boolean;
 }
 
 export interface HdfsGetWithProgress {
@@ -235,12 +253,14 @@ export interface HdfsGetWithProgress {
   local: string;
   remote: string;
   progressToken?: string | number | null;
+  overwrite?: boolean;
   workDoneToken?: string | number | null;
 }
 
 export interface HdfsList {
   cluster?: string | null;
   path: string;
+  recursive?: boolean;
 }
 
 export interface HdfsListing {
@@ -269,6 +289,7 @@ export interface HdfsPut {
   local: string;
   remote: string;
   progressToken?: string | number | null;
+  overwrite?: boolean;
 }
 
 export interface HdfsPutWithProgress {
@@ -276,6 +297,7 @@ export interface HdfsPutWithProgress {
   local: string;
   remote: string;
   progressToken?: string | number | null;
+  overwrite?: boolean;
   workDoneToken?: string | number | null;
 }
 
@@ -324,6 +346,15 @@ export interface HdfsTransferResult {
   bytes: number;
 }
 
+/** What a file or folder holds (`hdfs dfs -du`). */
+export interface HdfsUsage {
+  path: string;
+  type: string;
+  bytes: number;
+  files: number;
+  folders: number;
+}
+
 export interface ImportedCluster {
   name: string;
   datacenter: string;
@@ -361,6 +392,7 @@ export interface JobOutputs {
   job: string;
   dest: string;
   workDoneToken?: string | number | null;
+  overwrite?: boolean;
 }
 
 export interface JobRow {
@@ -426,6 +458,7 @@ export interface Outputs {
   job: string;
   dest: string;
   progressToken?: string | number | null;
+  overwrite?: boolean;
 }
 
 export interface PathResult {
@@ -439,6 +472,7 @@ export interface PingResult {
   pid: number;
   uptime: number;
   watched: number;
+  settings?: Record<string, string | null> | null;
 }
 
 /** What `submit` would do, nothing sent (`pai submit --dry-run`); `list_files`: every file too. */
@@ -724,6 +758,7 @@ export interface StopDaemonResult {
 
 export interface StopResult {
   stopped: string;
+  state?: string | null;
 }
 
 export interface StoppedResult {
@@ -906,4 +941,4 @@ export interface Notifications {
   "pai/jobStatus": EditorJobStatus;
 }
 
-export type FailureKind = "auth" | "cancelled" | "config" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";
+export type FailureKind = "auth" | "cancelled" | "config" | "exists" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";

@@ -155,12 +155,13 @@ export function messageOf(err: unknown): string {
   return String(err);
 }
 
-/** Run a user action; any failure becomes exactly one error notification. */
+/** Run a user action; any failure becomes exactly one error notification (a cancel the user asked for, one information). */
 export async function guarded<T>(action: () => Promise<T>): Promise<T | undefined> {
   try {
     return await action();
   } catch (err) {
-    void vscode.window.showErrorMessage(messageOf(err));
+    if (err instanceof CommandError && err.kind === "cancelled") void vscode.window.showInformationMessage(err.message);
+    else void vscode.window.showErrorMessage(messageOf(err));
     return undefined;
   }
 }

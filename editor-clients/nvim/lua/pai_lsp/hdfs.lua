@@ -94,9 +94,20 @@ local function ask_local(prompt, default, done)
   end)
 end
 
-local function transfer(command, verb, lcl, remote, cluster, done)
+-- A transfer; what is there already is replaced only once the user says yes (the server answers
+-- `kind = "exists"` first).
+local function transfer(command, verb, lcl, remote, cluster, done, overwrite)
   local token = submit.token(verb)
-  client.execute(command, { { ["local"] = lcl, remote = remote, cluster = cluster, workDoneToken = token } }, done)
+  local argument = { ["local"] = lcl, remote = remote, cluster = cluster, workDoneToken = token, overwrite = overwrite or false }
+  client.execute(command, { argument }, done, function(result)
+    if result.kind ~= "exists" then
+      return false
+    end
+    ui.confirm(t("%s. Replace it?", result.message), function()
+      transfer(command, verb, lcl, remote, cluster, done, true)
+    end)
+    return true
+  end)
 end
 
 function M.upload(buf)

@@ -101,6 +101,7 @@ local ZH = {
   ["KIND"] = "类型",
   ["LOGIN"] = "登录",
   ["running"] = "运行中",
+  ["%s. Replace it?"] = "%s。要替换吗？",
   ["stopped"] = "已停止",
   ["logged in"] = "已登录",
   ["no login"] = "未登录",
