@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from .cli_why import add_command as add_why
+from .cli_why import cmd_why, failure_line
 from .clusters.kinds import BY_NAME as KINDS
 from .clusters.profiles import LOCAL, LOCALS
 from .core.openpai import describe_exit
@@ -39,6 +41,7 @@ def add_commands(sub) -> None:
     p = sub.add_parser("status", help="show a job's state and tasks")
     p.add_argument("job")
     p.add_argument("--cluster")
+    add_why(sub)
     p = sub.add_parser("logs", help="print a job's logs")
     p.add_argument("job")
     p.add_argument("--cluster")
@@ -206,6 +209,8 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
                         final[-1].diagnostics) if final else ""
     print(f"{job}: {state}" + (f" ({how})" if how else ""), file=sys.stderr)
+    if (why := failure_line(cluster, job, state)) is not None:
+        print(f"why: {why}", file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
 
 
@@ -244,6 +249,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"{status['name']}: {status['state']}" + (f" ({how})" if how else ""))
     if status["diagnostics"]:
         print(f"  {status['diagnostics']}")
+    if (why := failure_line(args.cluster, args.job, status["state"])) is not None:
+        print(f"  why: {why}")
     for t in status["tasks"]:
         ports = " ".join(f"{k}={v}" for k, v in t["ports"].items())
         label = f"{t['role']}:{t['index']}"
@@ -442,5 +449,5 @@ def cmd_registry(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"ssh": cmd_ssh, "submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
-            "stop": cmd_stop, "outputs": cmd_outputs, "cluster": cmd_cluster,
+            "stop": cmd_stop, "why": cmd_why, "outputs": cmd_outputs, "cluster": cmd_cluster,
             "daemon": cmd_daemon, "hdfs": cmd_hdfs, "quota": cmd_quota, "registry": cmd_registry}

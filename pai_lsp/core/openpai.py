@@ -79,6 +79,7 @@ class JobDetail:
     tasks: list[TaskStatus] = field(default_factory=list)
     user_exit_code: int | None = None  # the command's own code, from the runtime's exit report
     exit_reason: str = ""  # the platform's code in words (appExitSpec)
+    raw: dict = field(default_factory=dict, compare=False, repr=False)  # the detail as sent: exit specs and reports (triage)
 
     @classmethod
     def from_json(cls, data: dict) -> JobDetail:
@@ -90,7 +91,7 @@ class JobDetail:
                    completed=status.get("completedTime"), exit_code=status.get("appExitCode"),
                    diagnostics=status.get("appExitDiagnostics") or "", tasks=tasks,
                    user_exit_code=_user_exit_code((status.get("appExitMessages") or {}).get("runtime")),
-                   exit_reason=str(spec.get("reason") or spec.get("phrase") or ""))
+                   exit_reason=str(spec.get("reason") or spec.get("phrase") or ""), raw=data)
 
     def to_json(self, roles: list[str] | None = None) -> dict:
         """`roles` orders the task roles (default: as their tasks come)."""

@@ -202,6 +202,14 @@ class Stop(JobRef):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Why(JobRef):
+    """Why the job failed (or was stopped), and where: the daemon's kept explanation (`refresh`: made again)."""
+
+    METHOD: ClassVar[str] = "job.why"
+    refresh: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class Config(JobRef):
     METHOD: ClassVar[str] = "config"
 
@@ -398,7 +406,7 @@ class HdfsGet(HdfsTransfer):
 
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Preview, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
+    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
     *HDFS_METHODS, *BACKEND_METHODS)}
 
 

@@ -30,6 +30,7 @@ from . import endpoint_path, lock_path, protocol, state_dir, transport
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
+from .why import Explainer
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
@@ -45,6 +46,8 @@ class Daemon:
         self.stopping = asyncio.Event()
         self.sessions = sessions or Sessions()
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
+        self.explainer = Explainer(self.sessions, state_dir() / "why")
+        self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
         self.handlers: dict[str, Handler] = {
             protocol.Ping.METHOD: self.ping,
             protocol.StopDaemon.METHOD: self.stop_daemon,
@@ -52,6 +55,7 @@ class Daemon:
             protocol.Preview.METHOD: self.preview,
             protocol.Jobs.METHOD: self.jobs,
             protocol.Status.METHOD: self.status,
+            protocol.Why.METHOD: self.why,
             protocol.Config.METHOD: self.config,
             protocol.Ssh.METHOD: self.ssh,
             protocol.Stop.METHOD: self.stop,
@@ -186,6 +190,7 @@ class Daemon:
         except asyncio.CancelledError:
             cancelled.set()
             raise
+        await self.explainer.submitted(result, p.file)
         self.watcher.watch(result["cluster"], result["job"])
         return result
 
@@ -208,6 +213,9 @@ class Daemon:
             return protocol.status_result(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
 
         return await self.sessions.run(p.cluster, status)
+
+    async def why(self, p: protocol.Why, notify: Notify) -> dict:
+        return await self.explainer.get(await self.sessions.resolve(p.cluster), p.job, p.refresh)
 
     async def config(self, p: protocol.Config, notify: Notify) -> dict:
         return {"job": p.job, "config": await self.sessions.run(p.cluster, lambda backend: backend.config(p.job))}

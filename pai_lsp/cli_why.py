@@ -1,0 +1,81 @@
+"""`pai why JOB`: why a job failed and where (the daemon's `job.why`), as text or `--json`; and the
+one line `pai run --follow` and `pai status` print when a job failed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .core.triage import Explanation, Frame
+from .daemon import client as daemon
+from .daemon import protocol
+from .errors import PaiError
+from .service.why import one_line
+from .settings import terminal_locale
+
+EXPLAINED = ("FAILED", "STOPPED")
+
+
+def add_command(sub) -> None:
+    p = sub.add_parser("why", help="why a job failed, and where: the cause, the evidence, your file and line")
+    p.add_argument("job")
+    p.add_argument("--cluster")
+    p.add_argument("--json", action="store_true", help="the explanation as JSON (the daemon's job.why result)")
+    p.add_argument("--refresh", action="store_true", help="make the explanation again (the logs and files as they are now)")
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    result = daemon.call_sync(protocol.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return 0
+    if not result.get("explanation"):
+        state = result.get("state")
+        print(f"{args.job}: {state}" + ("" if state in EXPLAINED else " (nothing to explain: it did not fail)"))
+        return 0
+    print(report(result, terminal_locale()))
+    return 0
+
+
+def failure_line(cluster: str | None, job: str, state: str) -> str | None:
+    """The explanation in one line for a job that ended `state` (None for a success, or when the
+    daemon cannot say: the caller has already printed the state)."""
+    if state not in EXPLAINED:
+        return None
+    try:
+        return one_line(daemon.call_sync(protocol.Why(job=job, cluster=cluster)), terminal_locale())
+    except PaiError:
+        return None
+
+
+def report(result: dict, locale: str | None) -> str:
+    """The explanation as a short text: what happened and what to do, where, the evidence."""
+    why = Explanation.from_json(result["explanation"])
+    cause = why.cause or why
+    task = f" (task {cause.role}:{cause.index})" if cause.role is not None else ""
+    lines = [f"{result['job']}: {result['state']} — {why.title.pick(locale)}{task}", f"  {why.message.pick(locale)}"]
+    if why.exit_words is not None or cause.exit_words is not None:
+        lines.append(f"  {(why.exit_words or cause.exit_words).pick(locale)}")
+    changed = set(result.get("changed") or [])
+    if cause.traceback is not None:
+        lines.append("where:")
+        for frame in (cause.traceback.primary, *cause.traceback.related):
+            if frame is not None:
+                lines.append("  " + _frame(frame, changed))
+    if cause.evidence:
+        lines.append("evidence:")
+        lines += [f"  {'log' if e.source == 'log' else e.source}:{e.line}: {e.text}" if e.line else f"  {e.text}"
+                  for e in cause.evidence]
+    if not cause.evidence and cause.last_lines:
+        lines.append("last lines:")
+        lines += [f"  {e.text}" for e in cause.last_lines]
+    return "\n".join(lines)
+
+
+def _frame(frame: Frame, changed: set[str]) -> str:
+    where = f"{frame.workspace or frame.path}:{frame.line}"
+    function = f" in {frame.function}" if frame.function else ""
+    note = " (changed since the upload)" if frame.workspace in changed else ""
+    return f"{where}{function}{note}"
+
+

@@ -1,0 +1,193 @@
+"""Why a job failed, and where: the facts gathered from the cluster (the job detail with its exit
+specs, the last MAX_LOG bytes of each failed task's log, the config's retries) and from the
+submission (the upload's manifest: which workspace file each uploaded path is, and its content
+when sent), explained by the pure core (`core.triage`), with what only I/O can add: whether a
+missing HDFS path exists now, whether a frame's file changed in the workspace since the upload.
+
+The daemon calls `explain` when a watched job ends and keeps the result; `pai why`, the editors'
+reports and diagnostics read that result (`job.why`, docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..core.triage import CodeLayout, Explanation, JobFacts, TaskFacts, explain_job, explain_task, with_note
+from ..errors import PaiError
+
+if TYPE_CHECKING:
+    from ..clusters.backend import Backend
+    from ..core.openpai import JobDetail, TaskStatus
+
+MAX_LOG = 1 << 20  # bytes of a failed task's log that are read: its end
+MAX_TASKS = 8  # failed tasks explained per job (the one that ended it first): a 1,000-task job costs the same
+EXPLAINED = ("FAILED", "STOPPED")  # the final states that get an explanation (a stop says so)
+FAILED_TASK = ("FAILED",)
+
+
+@dataclass
+class Submission:
+    """What the daemon learnt when it submitted the job: where its code came from and what was sent."""
+
+    workspace: str  # the workspace folder, absolute
+    code_dir: str  # the HDFS folder the code went to
+    manifest: dict[str, dict] = field(default_factory=dict)  # uploaded path -> {size, mtime, sha256?} as sent
+
+    def to_json(self) -> dict:
+        return {"workspace": self.workspace, "codeDir": self.code_dir, "manifest": self.manifest}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Submission | None:
+        if not isinstance(data, dict) or not isinstance(data.get("workspace"), str) or not isinstance(data.get("codeDir"), str):
+            return None
+        manifest = data.get("manifest") if isinstance(data.get("manifest"), dict) else {}
+        return cls(data["workspace"], data["codeDir"], {k: v for k, v in manifest.items() if isinstance(v, dict)})
+
+
+def submission(backend: Backend, result: Mapping[str, Any], workspace: Path) -> Submission | None:
+    """The submission of a submit's `result`: the manifest its upload wrote (None without an upload)."""
+    from ..storage.upload import read_manifest
+
+    upload = result.get("upload")
+    if not isinstance(upload, dict) or not isinstance(upload.get("remote"), str):
+        return None
+    return Submission(str(workspace), upload["remote"], read_manifest(backend.storage, upload["remote"]))
+
+
+# -- explaining ------------------------------------------------------------------------------
+def explain(backend: Backend, job: str, sent: Submission | None = None) -> dict:
+    """`job.why`'s result for a job: its explanation (None while it runs or when it succeeded), the
+    failed tasks' own, the workspace files of the frames that changed since the upload."""
+    started = time.perf_counter()
+    detail = backend.job(job)
+    out: dict[str, Any] = {"job": job, "cluster": backend.profile.name, "state": detail.state, "completed": detail.completed,
+                           "explanation": None, "tasks": [], "workspace": sent.workspace if sent else None,
+                           "codeDir": sent.code_dir if sent else None, "changed": [], "madeAt": None}
+    if detail.state not in EXPLAINED:
+        return out
+    layout = CodeLayout.for_job({rel: rel for rel in sent.manifest} if sent else {}, job, sent.code_dir if sent else "",
+                                backend.profile.user)
+    tasks = [explain_task(_task_facts(backend, detail, task, layout)) for task in _failed(detail)]
+    retries = _retries_allowed(backend, job)
+    why = explain_job(_job_facts(detail, retries), tasks)
+    why, changed = _notes(backend, why, sent)
+    out.update(explanation=why.to_json(), tasks=[t.to_json() for t in tasks], changed=changed, madeAt=int(time.time() * 1000),
+               tookMs=round((time.perf_counter() - started) * 1000, 1))
+    return out
+
+
+def _failed(detail: JobDetail) -> list[TaskStatus]:
+    """The failed tasks worth a look: the one that ended the job first, then the others, at most MAX_TASKS."""
+    status = detail.raw.get("jobStatus") or {}
+    trigger = (status.get("appExitTriggerTaskRoleName"), status.get("appExitTriggerTaskIndex"))
+    failed = [t for t in detail.tasks if t.state in FAILED_TASK]
+    failed.sort(key=lambda t: (t.role, t.index) != trigger)
+    return failed[:MAX_TASKS]
+
+
+def _task_facts(backend: Backend, detail: JobDetail, task: TaskStatus, layout: CodeLayout) -> TaskFacts:
+    log, first_line = _log_end(backend, task)
+    if detail.raw.get("taskRoles"):
+        return TaskFacts.from_detail(detail.raw, task.role, task.index, log, layout=layout, first_line=first_line)
+    # A cluster without OpenPAI's detail (PaddlePaddle Cloud): the task's code and its message.
+    return TaskFacts(exit_code=task.exit_code, diagnostics=task.message, log=log, role=task.role, index=task.index,
+                     layout=layout, first_line=first_line)
+
+
+def _log_end(backend: Backend, task: TaskStatus) -> tuple[str, int]:
+    """The last MAX_LOG bytes of a task's log (whole lines), and the line number of its first line
+    when the whole log was read (1), else 0 (unknown: the evidence's line numbers then count from the cut)."""
+    try:
+        uri = backend.log_location(task, "all")
+        data = backend.read_log_tail(uri, MAX_LOG) if uri else b""
+    except PaiError:
+        return "", 1
+    whole = len(data) < MAX_LOG
+    if not whole and b"\n" in data:
+        data = data[data.index(b"\n") + 1:]
+    return data.decode("utf-8", "replace"), 1 if whole else 0
+
+
+def _retries_allowed(backend: Backend, job: str) -> int | None:
+    try:
+        config = backend.config(job)
+    except PaiError:
+        return None
+    value = config.get("retryCount", config.get("jobRetryCount")) if isinstance(config, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _job_facts(detail: JobDetail, retries: int | None) -> JobFacts:
+    if detail.raw.get("jobStatus"):
+        return JobFacts.from_detail(detail.raw, retries_allowed=retries)
+    return JobFacts(state=detail.state, exit_code=detail.exit_code, diagnostics=detail.diagnostics,
+                    stopped_by_user=detail.state == "STOPPED", retries_allowed=retries)
+
+
+def _notes(backend: Backend, why: Explanation, sent: Submission | None) -> tuple[Explanation, list[str]]:
+    """What only I/O can say: a missing HDFS path that exists now (or still does not), the frames'
+    workspace files changed since they were uploaded."""
+    cause = why.cause or why
+    if cause.hdfs and cause.path:
+        try:
+            exists = backend.storage.status(_hdfs_path(cause.path)) is not None
+        except (PaiError, ValueError):
+            exists = None
+        if exists is not None:
+            why = with_note(why, "path.exists-now" if exists else "path.missing-now")
+    changed: list[str] = []
+    if sent is not None and cause.traceback is not None:
+        frames = [f for f in (cause.traceback.primary, *cause.traceback.related) if f is not None and f.workspace]
+        for frame in frames:
+            if frame.workspace not in changed and _changed(Path(sent.workspace), frame.workspace, sent.manifest.get(frame.uploaded or "")):
+                changed.append(frame.workspace)
+        for name in changed[:3]:
+            why = with_note(why, "frame.changed", file=name)
+    return why, changed
+
+
+def _hdfs_path(path: str) -> str:
+    """`hdfs://nn:9000/user/x` -> /user/x (what the storage interface takes)."""
+    if "://" in path:
+        path = "/" + path.split("://", 1)[1].partition("/")[2]
+    return path
+
+
+def _changed(workspace: Path, rel: str, sent: dict | None) -> bool:
+    """Whether the workspace file differs from what the upload sent (by content when the manifest has
+    its hash, else by size and time). A file gone from the workspace has changed."""
+    if not sent:
+        return False
+    path = workspace / rel
+    try:
+        st = path.stat()
+        if "sha256" in sent:
+            if st.st_size != sent.get("size"):
+                return True
+            return hashlib.sha256(path.read_bytes()).hexdigest() != sent["sha256"]
+        return (st.st_size, st.st_mtime_ns) != (sent.get("size"), sent.get("mtime"))
+    except OSError:
+        return True
+
+
+def one_line(result: Mapping[str, Any], locale: str | None = None) -> str | None:
+    """The explanation in one line for a terminal or a status bar: `<title>: <sentence> (<file>:<line>)`."""
+    data = result.get("explanation")
+    if not data:
+        return None
+    why = Explanation.from_json(data)
+    frame = (why.cause or why).frame
+    where = f" ({frame.workspace or frame.path}:{frame.line})" if frame is not None else ""
+    return f"{why.title.pick(locale)}: {why.message.pick(locale)}{where}"
+
+
+def summary(result: Mapping[str, Any]) -> dict:
+    """What a list row or a status event shows: the class and its title."""
+    data = result.get("explanation") or {}
+    return {"kind": data.get("kind"), "title": data.get("title")}
+
