@@ -202,6 +202,7 @@ async def _with_progress(ls: PaiLanguageServer, params: protocol.Params, token: 
 # Commands that take the daemon method's params as their one argument and answer its result.
 FORWARDED: dict[str, type[protocol.Params]] = {
     "pai.job.status": protocol.Status,
+    "pai.job.why": protocol.Why,
     "pai.job.ssh": protocol.Ssh,
     "pai.job.stop": protocol.Stop,
     "pai.clusters.add": protocol.ClustersAdd,  # the password, if any, goes to the OS keyring (through the daemon)
