@@ -158,7 +158,8 @@ export function report(result: WhyResult, fileOf: (frame: Frame) => vscode.Uri |
   const task = cause.role !== null && cause.role !== undefined ? ` — ${cause.role}:${cause.index}` : "";
   const lines = [`# ${result.job}: ${pick(why.title)}${task}`, "", pick(why.message), ""];
   const how = pick(why.exitWords ?? cause.exitWords);
-  if (how) lines.push(`*${how}*${why.phrase ? ` · ${why.phrase}` : ""}`, "");
+  const phrase = why.phrase && !how.includes(why.phrase) ? ` · ${why.phrase}` : "";
+  if (how) lines.push(`*${how}*${phrase}`, "");
   const frames = [cause.traceback?.primary, ...(cause.traceback?.related ?? [])].filter((f): f is Frame => !!f);
   if (frames.length) {
     lines.push(`## ${vscode.l10n.t("Where")}`, "");
