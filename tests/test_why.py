@@ -13,27 +13,11 @@ from pathlib import Path
 import pytest
 
 from .helpers.cli import pai
-
-TRAIN = "from pkg.data import load\n\n\ndef main():\n    load('train')\n\n\nmain()\n"
-DATA = "from pkg.ops import scale\n\n\ndef load(split):\n    return scale([1, 2, 3], split)\n"
-OPS = "def scale(values, split):\n    factor = {'test': 2}\n    return [v * factor[split] for v in values]\n"
+from .helpers.failing import OPS, RUN, failing_workspace
 
 
 def _workspace(tmp_path: Path, name: str, command: str, **role) -> Path:
-    """A workspace with a package three modules deep (train.py -> pkg/data.py -> pkg/ops.py) uploaded to codeDir."""
-    ws = tmp_path / name
-    (ws / "pkg").mkdir(parents=True)
-    (ws / ".vscode").mkdir()
-    (ws / ".vscode" / "settings.json").write_text(json.dumps({"pai.job.upload.include": ["**/*.py"]}))
-    (ws / "train.py").write_text(TRAIN)
-    (ws / "pkg" / "__init__.py").write_text("")
-    (ws / "pkg" / "data.py").write_text(DATA)
-    (ws / "pkg" / "ops.py").write_text(OPS)
-    config = {"jobName": name, "image": "python:3.11", "codeDir": "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME",
-              "taskRoles": [{"name": "train", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 512, "gpuNumber": 0,
-                             "command": command, **role}]}
-    (ws / f"{name}.pai.json").write_text(json.dumps(config))
-    return ws
+    return failing_workspace(tmp_path / name, name, command, **role)
 
 
 def _run(env: dict, ws: Path, *more: str):
@@ -48,7 +32,7 @@ def _why(env: dict, job: str, *more: str) -> dict:
 
 
 def test_a_traceback_three_modules_deep_is_on_the_workspace_file_and_line(env, tmp_path):
-    ws = _workspace(tmp_path, "deep", "cd $PAI_JOB_NAME && python3 train.py")
+    ws = _workspace(tmp_path, "deep", RUN)
     result, job = _run(env, ws, "--follow")
     assert result.returncode == 1
     assert f"{job}: FAILED" in result.stderr

@@ -5,33 +5,18 @@ diagnostic goes when the config is run again or the user dismisses it."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-pytestmark = pytest.mark.timeout(600)
+from ..helpers.failing import failing_workspace
 
-TRAIN = "from pkg.data import load\n\n\ndef main():\n    load('train')\n\n\nmain()\n"
-DATA = "from pkg.ops import scale\n\n\ndef load(split):\n    return scale([1, 2, 3], split)\n"
-OPS = "def scale(values, split):\n    factor = {'test': 2}\n    return [v * factor[split] for v in values]\n"
+pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(scope="module")
 def workspace(user):
-    ws = user.home / "failing"
-    (ws / "pkg").mkdir(parents=True)
-    (ws / ".vscode").mkdir()
-    (ws / ".vscode" / "settings.json").write_text(json.dumps({"pai.job.upload.include": ["**/*.py"]}))
-    (ws / "train.py").write_text(TRAIN)
-    (ws / "pkg" / "__init__.py").write_text("")
-    (ws / "pkg" / "data.py").write_text(DATA)
-    (ws / "pkg" / "ops.py").write_text(OPS)
-    config = {"jobName": "failing", "image": "python:3.11", "codeDir": "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME",
-              "taskRoles": [{"name": "train", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 512, "gpuNumber": 0,
-                             "command": "cd $PAI_JOB_NAME && python3 train.py"}]}
-    (ws / "failing.pai.json").write_text(json.dumps(config, indent=2) + "\n")
-    return ws
+    return failing_workspace(user.home / "failing", "failing")
 
 
 def why_rows(workbench) -> list[str]:
