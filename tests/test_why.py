@@ -7,6 +7,7 @@ upload said so)."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -55,7 +56,7 @@ def test_a_traceback_three_modules_deep_is_on_the_workspace_file_and_line(env, t
 
     # The file is edited after the upload: the explanation says its lines are the uploaded version's.
     (ws / "pkg" / "ops.py").write_text("# a comment on top\n" + OPS)
-    again = _why(env, job, "--refresh")
+    again = _why(env, job)  # no --refresh: a kept explanation whose files changed is made again
     assert again["changed"] == ["pkg/ops.py"]
     assert "pkg/ops.py changed since it was uploaded" in again["explanation"]["message"]["en"]
 
@@ -119,3 +120,22 @@ def test_retries_used_up(env, tmp_path):
 def test_an_unknown_job_is_one_line(env):
     result = pai(env, "why", "no-such-job-here")
     assert result.returncode != 0 and len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_a_missing_hdfs_path_is_named_and_looked_up_on_hdfs_now(env, tmp_path):
+    # The task reads its data from the cluster's HDFS with the `hdfs` package, as training scripts do.
+    fetch = (f"{sys.executable} -c \"import os; from hdfs import InsecureClient; "
+             "c = InsecureClient(os.environ['PAI_DEFAULT_FS_URI'].replace('hdfs://', 'http://'), user=os.environ['PAI_USER_NAME']); "
+             "c.download('/why-data/train.csv', 'train.csv')\"")
+    ws = _workspace(tmp_path, "hdfsdata", fetch)
+    result, job = _run(env, ws, "--follow")
+    assert result.returncode == 1
+    explanation = _why(env, job)["explanation"]
+    assert (explanation["kind"], explanation["path"], explanation["hdfs"]) == ("path-not-found", "/why-data/train.csv", True)
+    assert explanation["message"]["en"].endswith("It does not exist on HDFS now either.")
+    # Once it is there, the explanation made again says a rerun may find it.
+    (tmp_path / "train.csv").write_text("x,y\n")
+    assert pai(env, "hdfs", "mkdir", "/why-data").returncode == 0
+    assert pai(env, "hdfs", "put", str(tmp_path / "train.csv"), "/why-data/train.csv").returncode == 0
+    again = _why(env, job, "--refresh")["explanation"]
+    assert again["message"]["en"].endswith("It exists on HDFS now: a rerun may find it.")

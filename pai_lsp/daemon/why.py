@@ -55,11 +55,14 @@ class Explainer:
         return making
 
     async def get(self, cluster: str, job: str, refresh: bool = False) -> dict:
-        """The kept explanation, else one made now (and kept once the job has ended)."""
+        """The kept explanation (made again when a file of its frames changed since it was made), else
+        one made now (and kept once the job has ended)."""
         if not refresh and (cluster, job) not in self.making:
             kept = await asyncio.to_thread(self._load, cluster, job)
-            if kept.get("result") and kept["result"].get("madeAt"):
-                return kept["result"]
+            result = kept.get("result")
+            if result and result.get("madeAt") and not await asyncio.to_thread(
+                    service.stale, result, service.Submission.from_json(kept.get("submission"))):
+                return result
         return await asyncio.shield(self.start(cluster, job))
 
     async def _make(self, cluster: str, job: str) -> dict:

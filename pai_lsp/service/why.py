@@ -140,15 +140,32 @@ def _notes(backend: Backend, why: Explanation, sent: Submission | None) -> tuple
             exists = None
         if exists is not None:
             why = with_note(why, "path.exists-now" if exists else "path.missing-now")
-    changed: list[str] = []
-    if sent is not None and cause.traceback is not None:
-        frames = [f for f in (cause.traceback.primary, *cause.traceback.related) if f is not None and f.workspace]
-        for frame in frames:
-            if frame.workspace not in changed and _changed(Path(sent.workspace), frame.workspace, sent.manifest.get(frame.uploaded or "")):
-                changed.append(frame.workspace)
-        for name in changed[:3]:
-            why = with_note(why, "frame.changed", file=name)
+    changed = _changed_frames(cause, sent)
+    for name in changed[:3]:
+        why = with_note(why, "frame.changed", file=name)
     return why, changed
+
+
+def _changed_frames(cause: Explanation, sent: Submission | None) -> list[str]:
+    """The workspace files of the traceback's frames that differ now from what the upload sent."""
+    if sent is None or cause.traceback is None:
+        return []
+    changed: list[str] = []
+    for frame in (cause.traceback.primary, *cause.traceback.related):
+        if frame is not None and frame.workspace and frame.workspace not in changed \
+                and _changed(Path(sent.workspace), frame.workspace, sent.manifest.get(frame.uploaded or "")):
+            changed.append(frame.workspace)
+    return changed
+
+
+def stale(result: Mapping[str, Any], sent: Submission | None) -> bool:
+    """Whether a kept explanation no longer says right which of its files changed since the upload
+    (the user edited one since, or undid an edit): it is then made again."""
+    data = result.get("explanation")
+    if not data or sent is None:
+        return False
+    why = Explanation.from_json(data)
+    return _changed_frames(why.cause or why, sent) != list(result.get("changed") or [])
 
 
 def _hdfs_path(path: str) -> str:

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from ..helpers.failing import failing_workspace
+from ..helpers.failing import OPS, failing_workspace
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -32,7 +32,7 @@ def run_and_wait_for_the_problem(workbench, not_job: str = "") -> tuple[str, str
     return job, rows[0]
 
 
-def test_a_failed_job_puts_an_error_on_the_users_file_and_line(workbench):
+def test_a_failed_job_puts_an_error_on_the_users_file_and_line(workbench, workspace):
     workbench.open_file("failing.pai.json")
     job, row = run_and_wait_for_the_problem(workbench)
     # The deepest frame in the user's own code: pkg/ops.py line 3, the message saying what and what to do.
@@ -69,6 +69,22 @@ def test_a_failed_job_puts_an_error_on_the_users_file_and_line(workbench):
     workbench.context_menu(row_of_job.first, "Dismiss Failure Explanation")
     workbench.wait_for(lambda: not why_rows(workbench), "the error to leave Problems")
     workbench.wait_for(lambda: "Python exception" not in row_of_job.first.inner_text(), "the class to leave the row")
+
+    # The file changed since the upload: the error says so, and the version that ran is one click away.
+    (workspace / "pkg" / "ops.py").write_text("# edited after the run\n" + OPS)
+    workbench.context_menu(row_of_job.first, "Why Did It Fail?")
+    rows = workbench.wait_for(lambda: [r for r in why_rows(workbench) if "changed since it was uploaded" in r], "the note on the error")
+    assert "pkg/ops.py changed since it was uploaded" in rows[0], rows
+    ran = workbench.page.locator(".markers-panel .monaco-list-row").filter(has_text="the version that ran")
+    workbench.wait_for(lambda: ran.count(), "the uploaded version under the error")
+    ran.first.click()
+    uploaded = workbench.editor("ops.py", scheme="pai-hdfs:")
+    uploaded.wait_for(state="visible")
+    workbench.wait_for(lambda: "factor = {'test': 2}" in uploaded.locator(".view-lines").inner_text().replace("\u00a0", " ")
+                       and "edited after" not in uploaded.locator(".view-lines").inner_text(), "the uploaded ops.py from HDFS")
+    (workspace / "pkg" / "ops.py").write_text(OPS)
+    workbench.context_menu(row_of_job.first, "Dismiss Failure Explanation")
+    workbench.wait_for(lambda: not why_rows(workbench), "the error to leave Problems")
 
 
 def test_running_the_config_again_replaces_the_old_error(workbench):

@@ -94,6 +94,12 @@ export class WhyBook implements vscode.Disposable {
       const where = frame.function ? vscode.l10n.t("called from {0}", frame.function) : vscode.l10n.t("called from here");
       return other ? [new vscode.DiagnosticRelatedInformation(new vscode.Location(other, lineRange(frame.line)), where)] : [];
     });
+    // The file changed since the upload: the version that ran, read-only from HDFS, is one click away.
+    const uploaded = uploadedVersion(result, primary);
+    if (uploaded) {
+      diagnostic.relatedInformation.unshift(new vscode.DiagnosticRelatedInformation(new vscode.Location(uploaded, lineRange(primary.line)),
+        vscode.l10n.t("{0} changed since the upload: the version that ran (read-only, from HDFS)", primary.workspace ?? "")));
+    }
     this.diagnostics.set(uri, [...(this.diagnostics.get(uri) ?? []), diagnostic]);
     this.shown.set(result.job, [uri]);
   }
@@ -145,6 +151,12 @@ export class WhyBook implements vscode.Disposable {
   }
 }
 
+/** The uploaded copy of a frame's file that changed in the workspace since (`pai-hdfs:`, the HDFS view's documents). */
+function uploadedVersion(result: WhyResult, frame: Frame): vscode.Uri | undefined {
+  if (!frame.workspace || !frame.uploaded || !result.codeDir || !result.changed.includes(frame.workspace)) return undefined;
+  return vscode.Uri.from({ scheme: "pai-hdfs", path: `${result.codeDir.replace(/\/+$/, "")}/${frame.uploaded}` });
+}
+
 function lineRange(line: number): vscode.Range {
   const at = Math.max(0, line - 1);
   return new vscode.Range(at, 0, at, Number.MAX_SAFE_INTEGER);
@@ -166,7 +178,8 @@ export function report(result: WhyResult, fileOf: (frame: Frame) => vscode.Uri |
     for (const frame of frames) {
       const file = fileOf(frame);
       const name = `${frame.workspace ?? frame.path}:${frame.line}`;
-      const changed = frame.workspace && result.changed.includes(frame.workspace) ? ` (${vscode.l10n.t("changed since the upload")})` : "";
+      const uploaded = uploadedVersion(result, frame);
+      const changed = uploaded ? ` (${vscode.l10n.t("changed since the upload")}: [${vscode.l10n.t("the version that ran")}](${uploaded.toString()}))` : "";
       const fn = frame.function ? ` ${vscode.l10n.t("in {0}", frame.function)}` : "";
       lines.push(`- ${file ? `[${name}](${file.toString()}#L${frame.line})` : `\`${name}\``}${fn}${changed}`);
     }
