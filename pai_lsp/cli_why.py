@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from .core.triage import Explanation, Frame
 from .daemon import client as daemon
 from .daemon import protocol
 from .errors import PaiError
-from .service.why import one_line
 from .settings import terminal_locale
+
+if TYPE_CHECKING:
+    from .core.triage import Frame
 
 EXPLAINED = ("FAILED", "STOPPED")
 
@@ -42,6 +44,8 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
     daemon cannot say: the caller has already printed the state)."""
     if state not in EXPLAINED:
         return None
+    from .service.why import one_line  # the triage core only when a job failed: `pai status` stays quick
+
     try:
         return one_line(daemon.call_sync(protocol.Why(job=job, cluster=cluster)), terminal_locale())
     except PaiError:
@@ -50,6 +54,8 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
 
 def report(result: dict, locale: str | None) -> str:
     """The explanation as a short text: what happened and what to do, where, the evidence."""
+    from .core.triage import Explanation
+
     why = Explanation.from_json(result["explanation"])
     cause = why.cause or why
     task = f" (task {cause.role}:{cause.index})" if cause.role is not None else ""
