@@ -112,3 +112,32 @@ def test_retries_used_up(cluster):
     task = _why(d, text)
     why = explain_job(JobFacts.from_detail(d, retries_allowed=1), [task])
     assert why.kind == "retries-exhausted" and why.cause is not None and why.cause.user_exit_code == 4
+
+
+# -- the same rules in-process: what a process's end becomes, in each era ---------------------------
+@pytest.mark.parametrize(("code", "era", "log", "reported"), [
+    (0, "yarn", "", (0, None)),
+    (-11, "yarn", "", (139, None)),  # killed by SIGSEGV: 128+11
+    (137, "yarn", "", (137, None)),  # the shell's own 128+n
+    (127, "yarn", "bash: x: command not found", (255, 127)),  # YARN's launcher: 255, the user's code kept
+    (127, "k8s", "bash: x: command not found", (220, 127)),  # the runtime's pattern: exit code and log line
+    (1, "k8s", "ImportError: cannot import name 'x'", (232, 1)),
+    (1, "k8s", "Segmentation fault (core dumped)", (234, 1)),
+    (-11, "k8s", "", (139, 139)),
+    (3, "k8s", "giving up", (3, 3)),  # no pattern: the command's own code
+])
+def test_how_a_process_end_is_reported(code, era, log, reported):
+    from pai_lsp.localcluster.runner import reported_exit
+
+    assert reported_exit(code, era, log) == reported
+
+
+def test_exit_specs_come_from_the_one_table_with_the_local_clusters_own_codes_beside():
+    from pai_lsp.localcluster.shapes import exit_spec
+
+    assert exit_spec(137, "yarn")["phrase"] == "CONTAINER_KILLED_BY_SIGKILL"
+    assert exit_spec(137, "k8s")["phrase"] == "ContainerSigKillReceived"
+    assert (exit_spec(-1200, "k8s")["phrase"], exit_spec(-1200, "k8s")["type"]) == ("UserContainerDockerOOMKilled", "USER_FAILURE")
+    assert exit_spec(-7201, "yarn")["phrase"] == "BEYOND_THE_LOCAL_CLUSTER"  # the local cluster's own meaning
+    assert exit_spec(42, "k8s")["code"] == 42 and exit_spec(42, "k8s")["phrase"] == "PAIRuntimeExitAbnormally"  # the fallback
+    assert exit_spec(None) is None
