@@ -7,7 +7,6 @@ task's processes are sampled every POLL_SECONDS and, past the limit, all of them
 from __future__ import annotations
 
 import asyncio
-import signal
 from dataclasses import dataclass
 
 import psutil
@@ -53,8 +52,8 @@ async def guard(running, limit_mb: int) -> Exceeded | None:
     while running.process.returncode is None:
         used = await asyncio.to_thread(resident_mb, pid)
         if used > limit_mb:
-            running.memory_exceeded = Exceeded(used, limit_mb, pid)
-            await running.end(signal.SIGKILL)
-            return running.memory_exceeded
+            exceeded = Exceeded(used, limit_mb, pid)
+            running.over_memory(exceeded)
+            return exceeded
         await asyncio.sleep(POLL_SECONDS)
     return None

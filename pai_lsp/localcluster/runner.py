@@ -151,6 +151,12 @@ class RunningTask:
         self.log_failure = error
         self._ending = asyncio.ensure_future(self.end(signal.SIGKILL))
 
+    def over_memory(self, exceeded) -> None:
+        """The task's processes use more than its role's memoryMB (--enforce-memory, memory.py): it is
+        killed, failed for that reason."""
+        self.memory_exceeded = exceeded
+        self._ending = asyncio.ensure_future(self.end(signal.SIGKILL))
+
     async def wait(self) -> int:
         """The command's exit status, once its output is all in the log files. Whatever the command
         left running ends with it, as everything in a container ends with the container."""
