@@ -18,6 +18,13 @@ LOCAL_SPECS = {
     -7201: ("BEYOND_THE_LOCAL_CLUSTER", "PLATFORM_FAILURE", "NEVER_RETRY", "The job is larger than the local cluster runs."),
 }
 ERAS = {1: "yarn", 2: "k8s"}
+# The server's `reason` for the codes this cluster gives most, in our own words (the spec's prose is not copied).
+REASONS = {
+    0: "The job succeeded.", 255: "The user command exited with a non-zero code.",
+    -7351: "The user stopped the job.", -210: "The user stopped the job.",
+    -7400: "The task was stopped because the job completed.", -220: "The task was stopped because the job completed.",
+    -7122: "The task used more memory than its memoryMB.", -1200: "The task used more memory than its memoryMB.",
+}
 
 
 def era(job: Job) -> str:
@@ -36,7 +43,7 @@ def exit_spec(code: int | None, spec_era: str = "k8s") -> dict | None:
     else:
         spec = specs.lookup(code, spec_era)
         assert spec is not None  # every code has an entry, or the fallback's
-        phrase, kind, reaction, reason = spec.phrase, spec.type, spec.reaction, None
+        phrase, kind, reaction, reason = spec.phrase, spec.type, spec.reaction, REASONS.get(code)
         issuer, causer, stage = spec.issuer, spec.causer, spec.stage
     return {"code": code, "phrase": phrase, "issuer": issuer, "causer": causer, "type": kind, "stage": stage,
             "behavior": "UNKNOWN", "reaction": reaction, "reason": reason, "repro": [], "solution": []}
