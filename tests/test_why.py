@@ -73,6 +73,7 @@ def test_the_daemon_explains_a_job_when_it_ends(env, tmp_path):
     got = _why(env, job)
     assert got["explanation"]["kind"] == "missing-module"
     assert got["explanation"]["module"] == "no_such_package_xyz"
+    assert got["explanation"]["image"] == "python:3.11" and "python:3.11" in got["explanation"]["message"]["en"]
     assert got["madeAt"] - got["completed"] < 3000
 
 

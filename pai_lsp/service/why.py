@@ -10,6 +10,7 @@ reports and diagnostics read that result (`job.why`, docs/protocol.md).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from collections.abc import Mapping
@@ -28,6 +29,7 @@ MAX_LOG = 1 << 20  # bytes of a failed task's log that are read: its end
 MAX_TASKS = 8  # failed tasks explained per job (the one that ended it first): a 1,000-task job costs the same
 EXPLAINED = ("FAILED", "STOPPED")  # the final states that get an explanation (a stop says so)
 FAILED_TASK = ("FAILED",)
+IMAGE_MISSING = "ContainerImageNotExists"
 
 
 @dataclass
@@ -72,8 +74,9 @@ def explain(backend: Backend, job: str, sent: Submission | None = None) -> dict:
         return out
     layout = CodeLayout.for_job({rel: rel for rel in sent.manifest} if sent else {}, job, sent.code_dir if sent else "",
                                 backend.profile.user)
-    tasks = [explain_task(_task_facts(backend, detail, task, layout)) for task in _failed(detail)]
-    retries = _retries_allowed(backend, job)
+    config = _config(backend, job)
+    tasks = [explain_task(_task_facts(backend, detail, task, layout, _role_facts(config, task.role))) for task in _failed(detail)]
+    retries = _retries_allowed(config)
     why = explain_job(_job_facts(detail, retries), tasks)
     why, changed = _notes(backend, why, sent)
     out.update(explanation=why.to_json(), tasks=[t.to_json() for t in tasks], changed=changed, madeAt=int(time.time() * 1000),
@@ -90,13 +93,16 @@ def _failed(detail: JobDetail) -> list[TaskStatus]:
     return failed[:MAX_TASKS]
 
 
-def _task_facts(backend: Backend, detail: JobDetail, task: TaskStatus, layout: CodeLayout) -> TaskFacts:
+def _task_facts(backend: Backend, detail: JobDetail, task: TaskStatus, layout: CodeLayout, role: dict) -> TaskFacts:
     log, first_line = _log_end(backend, task)
     if detail.raw.get("taskRoles"):
-        return TaskFacts.from_detail(detail.raw, task.role, task.index, log, layout=layout, first_line=first_line)
+        facts = TaskFacts.from_detail(detail.raw, task.role, task.index, log, layout=layout, first_line=first_line, **role)
+        if facts.exit_code == 254 and (facts.exit_spec is None or facts.exit_spec.phrase != IMAGE_MISSING):
+            facts = dataclasses.replace(facts, image=None)  # 254 is not always the image (the local cluster: the start failed)
+        return facts
     # A cluster without OpenPAI's detail (PaddlePaddle Cloud): the task's code and its message.
     return TaskFacts(exit_code=task.exit_code, diagnostics=task.message, log=log, role=task.role, index=task.index,
-                     layout=layout, first_line=first_line)
+                     layout=layout, first_line=first_line, **role)
 
 
 def _log_end(backend: Backend, task: TaskStatus) -> tuple[str, int]:
@@ -113,13 +119,38 @@ def _log_end(backend: Backend, task: TaskStatus) -> tuple[str, int]:
     return data.decode("utf-8", "replace"), 1 if whole else 0
 
 
-def _retries_allowed(backend: Backend, job: str) -> int | None:
+def _config(backend: Backend, job: str) -> dict:
+    """The job's config as the cluster has it ({} when it cannot be read: the explanation only lacks its facts)."""
     try:
         config = backend.config(job)
     except PaiError:
-        return None
-    value = config.get("retryCount", config.get("jobRetryCount")) if isinstance(config, dict) else None
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def _retries_allowed(config: dict) -> int | None:
+    value = config.get("retryCount", config.get("jobRetryCount"))
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _role_facts(config: dict, role: str) -> dict:
+    """What a task's role asks for that the explanation names: its image, memoryMB and shmMB (v1:
+    `taskRoles` a list with the job's `image`; v2: a map, the image a `dockerimage` prerequisite)."""
+    roles = config.get("taskRoles")
+    if isinstance(roles, list):
+        found = next((r for r in roles if isinstance(r, dict) and r.get("name") == role), {})
+        image, resources = config.get("image"), found
+    elif isinstance(roles, dict) and isinstance(roles.get(role), dict):
+        found = roles[role]
+        images = {p.get("name"): p.get("uri") for p in config.get("prerequisites") or [] if isinstance(p, dict)}
+        image, resources = images.get(found.get("dockerImage")), found.get("resourcePerInstance") or {}
+    else:
+        return {}
+    facts = {"image": image if isinstance(image, str) else None}
+    for key, name in (("memory_mb", "memoryMB"), ("shm_mb", "shmMB")):
+        value = resources.get(name) if isinstance(resources, dict) else None
+        facts[key] = value if isinstance(value, int) and not isinstance(value, bool) else None
+    return facts
 
 
 def _job_facts(detail: JobDetail, retries: int | None) -> JobFacts:
