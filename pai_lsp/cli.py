@@ -17,6 +17,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
     Each file is read in its own format (a PaddlePaddle Cloud job file whatever the workspace's cluster kind)."""
     from .config_file import UnreadableConfig, read_config
     from .core.formats import format_for
+    from .core.messages import render
     from .core.model import LineIndex
     from .settings import find_workspace_settings, read
 
@@ -26,7 +27,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
         try:
             text = read_config(path)
         except UnreadableConfig as exc:
-            print(f"{name}: cannot read: {exc}", file=err)
+            print(render("check.unreadable", locale, file=name, why=exc.said), file=err)
             status = EXIT_UNREADABLE
             continue
         values = find_workspace_settings(path.resolve())
@@ -56,7 +57,7 @@ def serve_lsp(tcp: str | None) -> int:
 
 
 def local_cluster(args: argparse.Namespace) -> int:
-    from .localcluster.server import default_data_dir, serve
+    from .localcluster.server import default_data_dir, prepare_data_dir, serve
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     if args.lc_command == "users":
@@ -66,7 +67,10 @@ def local_cluster(args: argparse.Namespace) -> int:
         if not password:
             print("pai local-cluster users add: give the password on standard input with --password-stdin", file=sys.stderr)
             return EXIT_UNREADABLE
-        data_dir.mkdir(parents=True, exist_ok=True)
+        problem = prepare_data_dir(data_dir)
+        if problem:
+            print(f"pai local-cluster users add: {problem}", file=sys.stderr)
+            return EXIT_UNREADABLE
         try:
             Users(data_dir).add(args.name, password, admin=args.admin)
         except ValueError as exc:

@@ -17,6 +17,7 @@ from .cli_why import add_command as add_why
 from .cli_why import cmd_why, failure_line
 from .clusters.kinds import BY_NAME as KINDS
 from .clusters.profiles import LOCAL, LOCALS
+from .core.messages import message
 from .core.openpai import describe_exit
 from .daemon import client as daemon
 from .daemon import protocol
@@ -24,8 +25,8 @@ from .errors import ConfigError, NotFound, PaiError, Unreachable
 
 
 def add_commands(sub) -> None:
-    for name, helptext in (("submit", "submit a job config (uploading its code first)"),
-                           ("run", "submit a job config to the local cluster")):
+    for name, helptext in (("submit", "submit a job file, v1 JSON or v2 YAML (uploading its code first)"),
+                           ("run", "submit a job file to the local cluster")):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("file", metavar="FILE")
         if name == "submit":
@@ -34,6 +35,8 @@ def add_commands(sub) -> None:
         p.add_argument("--dry-run", action="store_true",
                        help="show what would be uploaded and submitted (files, job name, final config); send nothing")
         p.add_argument("--list", action="store_true", help="with --dry-run: list every file that would be uploaded")
+        p.add_argument("--show-secrets", action="store_true",
+                       help="with --dry-run: a v2 job's secrets in plain text in the rendered job (masked otherwise)")
         p.add_argument("--force", action="store_true",
                        help="upload even when over pai.job.upload.maxBytes / maxFiles (or .paiignore has a bad line)")
     p = sub.add_parser("jobs", help="list your jobs")
@@ -132,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         return COMMANDS[args.command](args)
     except PaiError as exc:
-        print(f"pai {args.command}: {exc.message}", file=sys.stderr)
+        from .settings import terminal_locale
+
+        print(f"pai {args.command}: {exc.render(terminal_locale())}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
@@ -151,7 +156,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         from .settings import terminal_locale
 
         shown = daemon.call_sync(protocol.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
-                                                  list_files=args.list, locale=terminal_locale()))
+                                                  list_files=args.list, locale=terminal_locale(),
+                                                  show_secrets=args.show_secrets))
         sys.stdout.write(shown["text"])
         return 0
     with _progress() as bar:
@@ -280,9 +286,9 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
         t = running[0]
         if shutil.which("ssh") is None:
-            raise ConfigError("no ssh client on this machine")
+            raise ConfigError(message("ssh.no-client"))
         if not t["sshPort"]:
-            raise NotFound(f"task {t['task']} of {args.job} has no ssh port")
+            raise NotFound(message("ssh.no-port", task=t["task"], job=args.job))
         os.execvp("ssh", ["ssh", "-p", t["sshPort"], f"root@{t['ip']}"])
     return 0
 
@@ -342,7 +348,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         print(f"default cluster: {daemon.call_sync(protocol.ClustersSetDefault(name=args.name))['default']}")
     elif command == "login":
         if args.name in LOCALS:
-            raise ConfigError("the local cluster needs no login")
+            raise ConfigError(message("clusters.local-no-login"))
         password = sys.stdin.readline().rstrip("\n") if args.password_stdin else getpass.getpass(f"password for {args.name}: ")
         done = daemon.call_sync(protocol.ClustersLogin(name=args.name, password=password))
         print(f"logged in to {done['name']} as {done['user']}")

@@ -14,6 +14,7 @@ from .settings import terminal_locale
 
 if TYPE_CHECKING:
     from .core.triage import Frame
+    from .daemon.protocol import WhyResult
 
 EXPLAINED = ("FAILED", "STOPPED")
 
@@ -29,10 +30,10 @@ def add_command(sub) -> None:
 def cmd_why(args: argparse.Namespace) -> int:
     result = daemon.call_sync(protocol.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
     if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return 0
-    if not result.get("explanation"):
-        state = result.get("state")
+    if result.explanation is None:
+        state = result.state
         print(f"{args.job}: {state}" + ("" if state in EXPLAINED else " (nothing to explain: it did not fail)"))
         return 0
     print(report(result, terminal_locale()))
@@ -47,22 +48,24 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
     from .service.why import one_line  # the triage core only when a job failed: `pai status` stays quick
 
     try:
-        return one_line(daemon.call_sync(protocol.Why(job=job, cluster=cluster)), terminal_locale())
+        result = daemon.call_sync(protocol.Why(job=job, cluster=cluster))
+        return one_line(result, terminal_locale())
     except PaiError:
         return None
 
 
-def report(result: dict, locale: str | None) -> str:
+def report(result: WhyResult, locale: str | None) -> str:
     """The explanation as a short text: what happened and what to do, where, the evidence."""
-    from .core.triage import Explanation
+    from .service.why import explanation
 
-    why = Explanation.from_json(result["explanation"])
+    why = explanation(result)
+    assert why is not None
     cause = why.cause or why
     task = f" (task {cause.role}:{cause.index})" if cause.role is not None else ""
-    lines = [f"{result['job']}: {result['state']} — {why.title.pick(locale)}{task}", f"  {why.message.pick(locale)}"]
+    lines = [f"{result.job}: {result.state} — {why.title.pick(locale)}{task}", f"  {why.message.pick(locale)}"]
     if why.exit_words is not None or cause.exit_words is not None:
         lines.append(f"  {(why.exit_words or cause.exit_words).pick(locale)}")
-    changed = set(result.get("changed") or [])
+    changed = set(result.changed)
     if cause.traceback is not None:
         lines.append("where:")
         for frame in (cause.traceback.primary, *cause.traceback.related):

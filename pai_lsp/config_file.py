@@ -9,27 +9,34 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+from .core.messages import Message, message
+
 MAX_CONFIG_BYTES = 64 * 1024 * 1024
 
 
 class UnreadableConfig(ValueError):
-    """Why a config file cannot be read, in words (`no such file`, `not a regular file`, …)."""
+    """Why a config file cannot be read (`no such file`, `not a regular file`, …): `said`, a catalogue
+    message or the OS's own words, for whoever shows it in the reader's language."""
+
+    def __init__(self, said: str | Message):
+        super().__init__(str(said))
+        self.said = said
 
 
 def read_config(path: Path) -> str:
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            raise UnreadableConfig("is a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file")
+            raise UnreadableConfig(message("config.directory" if stat.S_ISDIR(info.st_mode) else "config.not-regular"))
         with path.open("rb") as f:
             data = f.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
-        raise UnreadableConfig("no such file") from None
+        raise UnreadableConfig(message("config.no-file")) from None
     except OSError as exc:
         raise UnreadableConfig(exc.strerror or str(exc)) from None
     if len(data) > MAX_CONFIG_BYTES:
-        raise UnreadableConfig(f"larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: not a job config")
+        raise UnreadableConfig(message("config.too-large", limit=MAX_CONFIG_BYTES // (1024 * 1024)))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UnreadableConfig("not UTF-8 text") from None
+        raise UnreadableConfig(message("config.not-utf8")) from None

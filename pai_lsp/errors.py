@@ -1,30 +1,59 @@
 """Every failure a user can meet, as one class each: the one line they read and the exit code `pai`
 returns. The CLI prints `pai <command>: <message>` and exits with `exit_code`; the language server
-shows the message once; the daemon sends `kind` and the message, and its clients raise the same
-class again (`from_wire`).
+shows the message once; the daemon sends it to its clients, which raise the same class again.
+
+One wire form for a failure, everywhere it travels (`to_wire` / `from_wire`): its one line beside
+`{kind, code?, args?}` — the class by `kind`, and the catalogue's `code` with its `args`
+(core/messages.py) so that whoever shows it says it in its reader's language (`render`): the CLI in
+the terminal's, the language server in the editor's. The daemon serves both at once, so it says
+codes (and the line in English, for logs and readers that know no code), never one language. The
+daemon sends it as JSON-RPC's error `{code, message, data: {kind, code?, args?}}`; the language
+server answers a failed command `{ok: false, kind, message}`, the message already in the editor's
+language (server/jobs.py).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from .core.messages import Message
 
 
 class PaiError(Exception):
-    """Base of the errors below; also what an unknown `kind` from the daemon becomes."""
+    """Base of the errors below; also what an unknown `kind` from the daemon becomes. `said` is a
+    catalogue `Message` (translated where it is shown) or, for a text we do not own (a server's
+    answer), a plain string."""
 
     kind: ClassVar[str] = "server"
     exit_code: ClassVar[int] = 6
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, said: str | Message):
+        self.said = said
+        self.message = str(said)  # English
+        super().__init__(self.message)
 
-    def to_wire(self) -> dict:
-        return {"kind": self.kind}
+    def render(self, locale: str | None) -> str:
+        """The one line, in the reader's language."""
+        return self.said.render(locale) if isinstance(self.said, Message) else self.said
+
+    def replaced(self, old: str, new: str) -> PaiError:
+        """The same failure said of `new` where it said `old` (a temporary name the user never gave)."""
+        return type(self)(self.said.replaced(old, new) if isinstance(self.said, Message) else self.said.replace(old, new))
+
+    def to_wire(self) -> dict[str, Any]:
+        """What travels beside the one line (`message`): `{kind, code?, args?}`."""
+        return {"kind": self.kind, **(self.said.to_json() if isinstance(self.said, Message) else {})}
 
     @staticmethod
-    def from_wire(kind: str | None, message: str) -> PaiError:
-        return KINDS.get(kind or "", ServerError)(message)
+    def from_wire(data: Any, message: str) -> PaiError:
+        """The failure `to_wire` sent with `message`: said again from its code when this side knows it."""
+        data = data if isinstance(data, dict) else {}
+        return KINDS.get(str(data.get("kind") or ""), ServerError)(Message.from_json(data) or message)
+
+
+def as_pai_error(exc: BaseException) -> PaiError:
+    """Any failure of a call to the daemon as one of ours: a broken connection is `Unreachable`."""
+    return exc if isinstance(exc, PaiError) else Unreachable(str(exc))
 
 
 class InvalidInput(PaiError):
@@ -91,5 +120,12 @@ class Interrupted(PaiError):
     exit_code = 7
 
 
+class Cancelled(Interrupted):
+    """The user stopped it (in the editor: cancelled a submit's progress) before anything was done."""
+
+    kind = "cancelled"
+    exit_code = 130
+
+
 KINDS: dict[str, type[PaiError]] = {cls.kind: cls for cls in (
-    InvalidInput, NameTaken, ConfigError, NotFound, AuthFailed, PermissionDenied, Unreachable, ServerError, Interrupted)}
+    InvalidInput, NameTaken, ConfigError, NotFound, AuthFailed, PermissionDenied, Unreachable, ServerError, Interrupted, Cancelled)}

@@ -52,6 +52,11 @@ def test_unreadable_files_exit_two_without_traceback(tmp_path):
         f"{binary}: cannot read: not UTF-8 text",
     ]
     assert "Traceback" not in result.stderr
+    chinese = pai_lang("check", str(tmp_path / "missing.pai.json"), str(binary), lang="zh_CN.UTF-8")
+    assert chinese.returncode == 2 and chinese.stderr.splitlines() == [
+        f"{tmp_path / 'missing.pai.json'}：无法读取：没有这个文件",
+        f"{binary}：无法读取：不是 UTF-8 文本",
+    ]
 
 
 def test_malformed_json_is_reported_not_crashed(tmp_path):

@@ -63,3 +63,13 @@ def test_hdfs_permission_denied_is_one_line(env):
     assert result.returncode == 4
     assert result.stderr.startswith("pai hdfs: /secret: permission denied on HDFS (Permission denied: user=u")
     assert result.stderr.count("\n") == 1
+
+
+def test_a_daemon_error_is_said_in_the_terminals_language(env, tmp_path):
+    """The daemon says a failure as a catalogue code (it serves an English terminal and a Chinese
+    editor at once); `pai` says it in its own terminal's language, LANG."""
+    assert pai(env, "hdfs", "mkdir", "said/folder").returncode == 0
+    chinese = pai({**env, "LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "hdfs", "rm", "said")
+    assert chinese.returncode == 1 and chinese.stderr.startswith("pai hdfs: ") and "是文件夹：请用 -r 连同其内容一起删除" in chinese.stderr
+    english = pai({**env, "LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "hdfs", "rm", "said")
+    assert english.returncode == 1 and "is a folder: use -r to remove it with everything in it" in english.stderr

@@ -126,6 +126,29 @@ def test_unreachable_cluster_is_one_line(env):
     pai(env, "cluster", "remove", "gone")
 
 
+def test_client_side_errors_are_said_in_the_terminals_language(env):
+    """A cluster that does not answer and a profile that does not exist, said in Chinese to a Chinese
+    terminal (LANG): the HTTP failure travels from the daemon as a catalogue code, the address in it."""
+    import socket
+
+    chinese = {**env, "LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    pai(env, "cluster", "add", "gone", "--rest", f"http://127.0.0.1:{port}", "--webhdfs", f"http://127.0.0.1:{port}", "--user", "u")
+    pai(env, "cluster", "login", "gone", "--password-stdin", stdin="whatever\n")
+    try:
+        result = pai(chinese, "jobs", "--cluster", "gone")
+        assert result.returncode == 5
+        assert result.stderr == f"pai jobs: 无法连接位于 http://127.0.0.1:{port} 的集群：连接被拒绝或没有路由\n"
+    finally:
+        pai(env, "cluster", "remove", "gone")
+    missing = pai(chinese, "cluster", "remove", "gone")
+    assert missing.returncode == 2 and missing.stderr == "pai cluster: 没有名为 'gone' 的集群：请查看 `pai cluster list`\n"
+    english = pai({**env, "LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "cluster", "remove", "gone")
+    assert english.stderr == "pai cluster: no cluster named 'gone': see `pai cluster list`\n"
+
+
 def test_server_errors_are_one_line(env):
     def respond(method, path, body):
         if method == "POST":

@@ -43,9 +43,10 @@ async def call(daemon: Daemon, method: str, params: dict | None = None) -> tuple
 
 async def test_unknown_methods_and_bad_params_get_one_line_errors(daemon):
     _, unknown = await call(daemon, "no.such")
-    assert unknown["error"] == {"code": -32601, "message": "unknown method no.such", "data": {"kind": "invalid"}}
+    assert unknown["error"] == {"code": -32601, "message": "unknown method no.such", "data": {
+        "kind": "invalid", "code": "params.unknown-method", "args": {"method": "no.such"}}}  # the code: said in the reader's language
     _, bad = await call(daemon, "status", {"job": 5})
-    assert bad["error"]["message"] == "status: `job` must be a string" and bad["error"]["data"] == {"kind": "invalid"}
+    assert bad["error"]["message"] == "status: `job` must be a string" and bad["error"]["data"]["kind"] == "invalid"
     _, missing = await call(daemon, "status", {})
     assert missing["error"]["message"] == "status: `job` is missing"
 

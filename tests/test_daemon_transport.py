@@ -154,6 +154,9 @@ def test_a_client_refuses_an_endpoint_file_others_can_read(tcp_env):
         assert result.returncode == 2
         assert result.stderr.strip() == (f"pai jobs: {path} can be read or changed by other users (mode 644): refusing to "
                                          "use the secret in it; delete it and try again (the daemon writes a new one, mode 600)")
+        chinese = pai({**tcp_env, "LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "jobs")
+        assert chinese.returncode == 2
+        assert chinese.stderr.strip() == f"pai jobs: {path} 可被其他用户读取或修改（权限 644）：拒绝使用其中的密钥；请删除它后重试（守护进程会写入新文件，权限 600）"
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file to another user needs root")
@@ -280,3 +283,24 @@ def test_the_unix_socket_is_the_users_alone(tmp_path):
         assert not (sock.parent / "daemon.json").exists()
     finally:
         stop_all(env)
+
+
+@pytest.mark.skipif(not transport.UNIX_SOCKETS, reason="no Unix sockets here")
+def test_a_folder_too_deep_for_a_unix_socket_gets_the_tcp_transport(tmp_path, monkeypatch):
+    """A socket's path has a limit (108 bytes on Linux, 104 on macOS, whose temporary folders are deep):
+    where the socket would not fit, the daemon is reached as on Windows, not refused with a traceback."""
+    env = isolated_env(tmp_path / ("d" * 100))
+    env.pop("PAI_LSP_TRANSPORT", None)
+    folder = Path(env["XDG_STATE_HOME"]) / "pai-lsp"
+    assert len(os.fsencode(folder / "daemon.sock")) >= transport.SUN_PATH
+    try:
+        listed = pai(env, "cluster", "list")
+        assert listed.returncode == 0 and "Traceback" not in listed.stderr, listed.stderr
+        assert stat.S_IMODE((folder / "daemon.json").stat().st_mode) == 0o600 and not (folder / "daemon.sock").exists()
+        assert pai(env, "cluster", "list").returncode == 0  # and found again
+    finally:
+        stop_all(env)
+    monkeypatch.delenv("PAI_LSP_TRANSPORT", raising=False)
+    assert transport.kind(folder) == "tcp" and transport.kind(tmp_path) == "unix"
+    monkeypatch.setenv("PAI_LSP_TRANSPORT", "unix")
+    assert transport.kind(folder) == "unix"  # as asked

@@ -113,3 +113,20 @@ def test_a_server_that_never_answers(call):
     for conn in held:
         conn.close()
     assert type(failure) is Unreachable and failure.message.endswith(" did not answer in time"), failure.message
+
+
+def test_a_failure_is_said_in_the_readers_language(call):
+    """An HTTP failure is a catalogue message (code + arguments, the address among them), so a terminal
+    or an editor in Chinese reads it in Chinese, also after it travelled from the daemon."""
+    with socket.create_server(("127.0.0.1", 0)) as placeholder:
+        port = placeholder.getsockname()[1]
+    refused = call(f"http://127.0.0.1:{port}")
+    said = refused.render("zh-CN")
+    assert said.startswith("无法连接") and f"127.0.0.1:{port}" in said and said.endswith("连接被拒绝或没有路由"), said
+    with StandIn(lambda method, path, sent: (503, {"Content-Type": "text/html"}, b"busy\n")) as server:
+        failed = call(server.url)
+    assert "返回 503：busy" in failed.render("zh-CN"), failed.render("zh-CN")
+    for failure in (refused, failed):
+        again = PaiError.from_wire(failure.to_wire(), failure.message)
+        assert type(again) is type(failure) and again.render("zh-CN") == failure.render("zh-CN")
+        assert again.message == failure.message  # the English line unchanged

@@ -32,11 +32,14 @@ def test_every_kind_is_served_by_a_backend_that_implements_the_interface():
 def test_every_kind_writes_jobs_in_a_registered_format_and_one_of_its_dialects():
     for kind in kinds.KINDS:
         job_format = formats.BY_NAME[kind.job_format]
-        assert kind.dialect in job_format.dialects and kind.job_files == job_format.patterns
+        others = [formats.BY_NAME[name] for name in kind.other_formats]  # run too (converted where the server needs)
+        assert kind.dialect in job_format.dialects
+        assert kind.job_files == job_format.patterns + tuple(p for f in others for p in f.patterns)
         assert kind.storage and all(kind.title)
         assert (kind.local is None) == (kind.local_profile is None)
     assert sorted(k.local for k in kinds.KINDS if k.local) == sorted(LOCALS)
     assert kinds.local_for("fit.paddle.json") == "local-paddle" and kinds.local_for("mnist.pai.json") == "local"
+    assert kinds.local_for("mnist.pai.yaml") == "local" and kinds.BY_NAME["scm"].runs("pai-v2")
 
 
 def test_the_token_of_a_session_is_kept_where_its_kind_says():

@@ -13,6 +13,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers.cli import isolated_env, stop_all
+from .helpers.configs import V2_HELLO
 from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
 
@@ -40,8 +41,8 @@ async def editor(lsp_client: LanguageClient):
     try:
         yield
     finally:
+        await lsp_client.shutdown_session()  # first: a server still running would start its daemon again
         stop_all(ENV)
-        await lsp_client.shutdown_session()
 
 
 async def test_run_locally_from_the_editor(editor, tmp_path):
@@ -72,7 +73,7 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     assert all(e["job"] == job and e["uri"] == uri for e in editor.events["log"])
     await until(lambda: any(m.message == f"Job {job} SUCCEEDED" for m in editor.messages))
-    out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [job, str(tmp_path / "out")]))
+    out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [{"job": job, "dest": str(tmp_path / "out")}]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
 
@@ -115,6 +116,19 @@ async def test_hdfs_commands_return_structured_results(editor, tmp_path):
     assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS", "kind": "not-found"}
 
 
+async def test_a_daemon_error_is_said_in_the_editors_language(editor):
+    """The daemon sends a failure as a catalogue code; the server says it in the editor's language
+    (here `pai.locale`, set after start), as every other text it sends."""
+    made = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.mkdir", [{"path": "/tmp/said/in"}]))
+    assert made["ok"] is True
+    editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "zh-CN"}}))
+    try:
+        refused = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.rm", [{"path": "/tmp/said"}]))
+    finally:
+        editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "en"}}))
+    assert refused == {"ok": False, "message": "/tmp/said 是文件夹：请用 -r 连同其内容一起删除", "kind": "invalid"}
+
+
 async def test_command_arguments_are_typed(editor):
     """Arguments are read into the command's types: a wrong shape is an InvalidParams error naming
     what is wrong, and no daemon is asked."""
@@ -122,7 +136,7 @@ async def test_command_arguments_are_typed(editor):
 
     for command, arguments, wanted in (("pai.hdfs.ls", [{"cluster": "x"}], "hdfs.ls: `path` is missing"),
                                        ("pai.hdfs.mv", [{"from": "/a", "to": 3}], "hdfs.mv: `to` must be a string"),
-                                       ("pai.jobOutputs", ["only-a-job"], "Expected")):
+                                       ("pai.jobOutputs", [{"job": "only-a-job"}], "pai.jobOutputs: `dest` is missing")):
         try:
             await editor.workspace_execute_command_async(types.ExecuteCommandParams(command, arguments))
         except JsonRpcInvalidParams as exc:
@@ -150,3 +164,27 @@ async def test_the_clusters_warnings_reach_the_editor(editor, tmp_path):
     assert shown == [f"{job}: {warning}" for warning in result["warnings"]]
     assert shown[1] == (f"{job}: killAllOnCompletedTaskNumber has been obsoleted, please use minFailedTaskCount and "
                         "minSucceededTaskCount instead.")
+
+
+
+async def test_a_v2_job_file_is_previewed_rendered_and_runs_from_the_editor(editor, tmp_path):
+    job_file = tmp_path / "hello.pai.yaml"
+    job_file.write_text(V2_HELLO)
+    uri = job_file.as_uri()
+    shown = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.previewRendered", [uri]))
+    assert shown["ok"] is True and shown["language"] == "yaml", shown
+    assert '- echo "hello from $PAI_CURRENT_TASK_ROLE_NAME"\n' in shown["text"] and '- test -n "******" && echo done' in shown["text"]
+    assert "s3cr3t-value" not in json.dumps(shown)
+    assert shown["text"].startswith("# The job as the server will see it") and "instances: 1" in shown["text"]
+    revealed = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.previewRendered", [{"uri": uri, "showSecrets": True}]))
+    assert '- test -n "s3cr3t-value" && echo done' in revealed["text"]
+    # The upload preview carries the same text under its heading (the dry run's), but for the name drawn anew.
+    upload = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.previewUpload", [uri]))
+    assert "the job as the server will see it:\n" + shown["text"].replace(shown["job"], upload["job"]) in upload["text"]
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.runLocally", [uri]))
+    assert result["ok"] is True and result["job"].startswith("hello_v2_"), result
+    await until(lambda: any(e["job"] == result["job"] for e in editor.events["end"]))
+    text = "".join(e["text"] for e in editor.events["log"] if e["job"] == result["job"])
+    assert "hello from worker" in text.splitlines()
+    await until(lambda: any(m.message == f"Job {result['job']} SUCCEEDED" for m in editor.messages))

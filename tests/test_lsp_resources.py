@@ -14,6 +14,8 @@ import psutil
 import pytest
 from lsprotocol import types
 
+from pai_lsp.portable import PORTABLE_ENV
+
 from .helpers.configs import VALID
 from .helpers.lsp import Editor, RawServer
 
@@ -54,8 +56,10 @@ async def test_memory_stays_flat_over_50000_typing_edits(client, tmp_path):
     assert [s.name for s in symbols] == ["mnist"]
 
 
-@pytest.mark.parametrize("how", ["killed", "stdin closed"])
-def test_worker_processes_end_with_the_server(tmp_path, how):
+@pytest.mark.parametrize("how", ["killed", "stdin closed", "killed, without Linux's PR_SET_PDEATHSIG"])
+def test_worker_processes_end_with_the_server(tmp_path, how, monkeypatch):
+    if "PDEATHSIG" in how:  # as on macOS and Windows: the parent's pipe alone tells the worker
+        monkeypatch.setenv(PORTABLE_ENV, "1")
     server = RawServer(tmp_path)
     workers: list[psutil.Process] = []
     try:
@@ -69,7 +73,7 @@ def test_worker_processes_end_with_the_server(tmp_path, how):
                 break
             psutil.wait_procs([], timeout=0.1)
         assert workers, "the server started no worker"
-        if how == "killed":
+        if how.startswith("killed"):
             server.process.kill()
         else:
             assert server.process.stdin is not None

@@ -104,7 +104,7 @@ async def test_run_with_client_progress_then_list_inspect_and_refollow(editor, t
 
     # Download Outputs with its progress on the client's token.
     editor.progress_reports["out-1"] = []
-    out = await run(editor, "pai.jobOutputs", job, str(tmp_path / "out"), "local", "out-1")
+    out = await run(editor, "pai.jobOutputs", {"job": job, "dest": str(tmp_path / "out"), "cluster": "local", "workDoneToken": "out-1"})
     assert out["ok"] and (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
     reports = editor.progress_reports["out-1"]
     assert isinstance(reports[0], types.WorkDoneProgressBegin) and isinstance(reports[-1], types.WorkDoneProgressEnd)

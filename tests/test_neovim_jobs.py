@@ -18,7 +18,7 @@ import pytest
 from pai_lsp.core import formats
 
 from .helpers.cli import pai as run_pai
-from .helpers.configs import PADDLE_JOB
+from .helpers.configs import PADDLE_JOB, V2_HELLO
 from .helpers.failing import failing_workspace
 from .helpers.neovim import CLIENT, Neovim, isolated_env, stop_services
 from .helpers.paths import EXAMPLE
@@ -378,6 +378,32 @@ def test_preview_upload(nvim, env, workspace):
     assert nvim.buffer_lines("pai://preview/bad.pai.json") is None
 
 
+
+def test_a_v2_job_file_rendered_and_run(nvim, env, workspace):
+    """A `*.pai.yaml`: :PaiRendered shows it as the server will see it (templates filled in, defaults
+    written out, secrets masked) in a read-only yaml buffer; :PaiRun runs it, its log buffer has the
+    rendered commands' lines."""
+    (workspace / "hello.pai.yaml").write_text(V2_HELLO)
+    nvim.command("edit hello.pai.yaml")
+    nvim.command("PaiRendered")
+    name = "pai://rendered/hello.pai.yaml"
+    lines = nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{name}' and vim.api.nvim_buf_get_lines(0, 0, -1, false)",
+                      what="the rendered job")
+    assert lines[0].startswith("# The job as the server will see it"), lines
+    assert '    - echo "hello from $PAI_CURRENT_TASK_ROLE_NAME"' in lines and "s3cr3t-value" not in "\n".join(lines)
+    assert '    - test -n "******" && echo done' in lines and "    instances: 1" in lines
+    assert nvim.lua("return vim.bo.modifiable") is False and nvim.lua("return vim.bo.filetype") == "yaml"
+    nvim.command("wincmd p")
+    assert nvim.current_name() == str(workspace / "hello.pai.yaml")
+    nvim.command("PaiRun")
+    job = submitted_job(nvim)
+    assert job.startswith("hello_v2_")
+    nvim.wait(f"vim.fn.bufnr('pai://logs/{job}') > 0 and vim.api.nvim_buf_get_lines(vim.fn.bufnr('pai://logs/{job}'), -2, -1, false)[1] == 'done'",
+              what="the log's last line")
+    assert nvim.buffer_lines(f"pai://logs/{job}") == ["hello from worker", "done"]
+    assert nvim.wait_message(f"job {job} SUCCEEDED") == f"pai: job {job} SUCCEEDED"
+
+
 def test_add_a_cluster(nvim, env):
     nvim.command("PaiClusters")
     nvim.wait("vim.fn.search('^\\\\* local ', 'n') > 0", what="the local cluster listed as the default")
@@ -422,7 +448,7 @@ def test_help(env, tmp_path):
     try:
         editor.command(f"helptags {plugin / 'doc'}")
         for tag, line in (("pai-lsp", "*pai-lsp*"), (":PaiJobs", "*:PaiJobs*"), ("pai-lsp-hdfs", "*pai-lsp-hdfs*"),
-                          (":PaiPreview", "*:PaiPreview*")):
+                          (":PaiPreview", "*:PaiPreview*"), (":PaiRendered", "*:PaiRendered*")):
             editor.command(f"help {tag}")
             assert editor.current_name() == str(plugin / "doc" / "pai_lsp.txt")
             assert line in editor.lua("return vim.api.nvim_get_current_line()")

@@ -20,6 +20,7 @@ from pai_lsp import files
 from pai_lsp.clusters.paddle_config import default_path, read
 from pai_lsp.filelock import held, try_hold
 from pai_lsp.server.uris import fs_path, workspace_relative
+from pai_lsp.winacl import private_sddl, strangers
 
 from .helpers.cli import isolated_env, pai, remote_files, stop_all, workspace
 
@@ -158,6 +159,40 @@ def test_crlf_job_configs_and_settings_are_checked_and_submitted(tmp_path):
         assert remote_files(env, f"/{user}/{job}") == {"train.py", "lib/deep/util.py", ".pai-manifest.json"}
     finally:
         stop_all(env)
+
+
+ME = "S-1-5-21-1004336348-1177238915-682003330-1001"
+PEER = "S-1-5-21-1004336348-1177238915-682003330-1002"  # another user of the same machine
+
+
+@pytest.mark.parametrize(("sddl", "others"), [
+    # the ACL pai-lsp gives a private file (winacl.restrict) on a file of ours, and as Windows prints it back
+    (f"O:{ME}" + private_sddl(ME), []),
+    (f"O:{ME}G:{ME[:-5]}-513D:P(A;;FA;;;SY)(A;;FA;;;BA)(A;;FA;;;{ME})", []),
+    # a file inheriting %LOCALAPPDATA%'s ACL; one an elevated process made (owned by the administrators)
+    (f"O:{ME}G:{ME[:-5]}-513D:AI(A;ID;FA;;;SY)(A;ID;FA;;;BA)(A;ID;FA;;;{ME})", []),
+    ("O:BAG:SYD:PAI(A;;FA;;;BA)(A;;FA;;;SY)", []),
+    # a deny, a grant only for what would be created inside, a grant of nothing
+    (f"O:{ME}D:P(A;;FA;;;{ME})(D;;FA;;;WD)(A;OICIIO;GA;;;CO)(A;;0x0;;;BU)", []),
+    # a folder under C:\ (XDG_CONFIG_HOME=C:\shared): every signed-in user may read and change it
+    (f"O:{ME}D:AI(A;ID;FA;;;BA)(A;ID;FA;;;SY)(A;ID;0x1301bf;;;AU)(A;ID;0x1200a9;;;BU)", ["Authenticated Users", "Users"]),
+    (f"O:{ME}D:(A;;FA;;;{ME})(A;;FR;;;WD)", ["Everyone"]),
+    (f"O:{ME}D:(A;;FA;;;{ME})(XA;;FR;;;WD;(Member_of {{SID(BA)}}))", ["Everyone"]),  # a conditional grant is a grant
+    (f"O:{ME}D:(A;;FA;;;{ME})(A;;FR;;;{PEER})", [PEER]),
+    # a file another user made (and let us read), and files without an access list, which let in everyone
+    (f"O:{PEER}D:(A;;FA;;;{PEER})(A;;FR;;;{ME})", [f"the owner {PEER}", PEER]),
+    (f"O:{ME}D:NO_ACCESS_CONTROL", ["Everyone (the file has no access list)"]),
+    (f"O:{ME}G:SY", ["Everyone (the file has no access list)"]),
+])
+def test_where_files_have_no_modes_a_private_file_is_one_whose_acl_lets_in_no_one_else(sddl, others):
+    """What Windows' ACLs say, in SDDL (its own text form), decided as mode 600 and the owner are on POSIX."""
+    assert strangers(sddl, ME) == others
+
+
+def test_the_built_in_administrator_account_is_recognised_by_its_alias():
+    administrator = ME[:-4] + "500"
+    assert strangers("O:LAD:P(A;;FA;;;LA)(A;;FA;;;SY)", administrator) == []
+    assert strangers("O:LAD:P(A;;FA;;;LA)", ME) == ["the owner LA", "LA"]
 
 
 def test_files_helpers_need_no_posix_only_module():

@@ -113,6 +113,6 @@ def test_hdfs_explorer_operations(tmp_path):
     backend.storage.files["/user/alice/evil/..\\x"] = b"escape"
     with pytest.raises(PermissionDenied, match="refusing to download a remote entry"):
         explorer.get(backend, "evil", tmp_path / "dest")
-    assert explorer.rm(backend, "data", recursive=True) == {"path": "/user/alice/data"}
+    assert explorer.rm(backend, "data", recursive=True).path == "/user/alice/data"
     with pytest.raises(NotFound):
         explorer.stat(backend, "data")

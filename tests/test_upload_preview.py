@@ -196,7 +196,8 @@ def test_over_the_limits_is_refused_unless_forced(env, tmp_path):
     assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
     line = refused.stderr
     total = sum(p.stat().st_size for p in ws.rglob("*") if p.is_file())
-    over = f"9 files (limit 5, pai.job.upload.maxFiles) and {total / 1024:.1f} KB (limit 100.0 KB, pai.job.upload.maxBytes)"
+    count = sum(1 for p in ws.rglob("*") if p.is_file())
+    over = f"{count} files (limit 5, pai.job.upload.maxFiles) and {total / 1024:.1f} KB (limit 100.0 KB, pai.job.upload.maxBytes)"
     assert line.startswith(f"pai run: mnist.pai.json: the upload is over the limit: {over}; ")
     assert "largest: weights.bin (150.0 KB), train.py (1.5 KB)" in line and "--force" in line
     assert pai(env, "hdfs", "stat", f"/{USER}/{code_dir}").returncode == 3  # nothing sent

@@ -53,3 +53,15 @@ def test_the_job_files_vscode_is_told_of_are_the_servers():
     yaml_grammar = json.loads((EXTENSION / grammars["pai-job-yaml"]).read_text())
     assert yaml_grammar["patterns"] == [{"include": "source.yaml"}]
     assert "pai.json" not in json.dumps(manifest["contributes"]["menus"])  # menus follow the language, not names
+
+
+def test_every_job_menu_entry_serves_both_job_languages():
+    """Submit, Run Locally and both previews are offered on a `*.pai.yaml` as on a `*.pai.json`: an entry
+    naming one job language only would hide it from the other's files."""
+    manifest = json.loads((EXTENSION / "package.json").read_text())
+    entries = [(place, entry) for place, items in manifest["contributes"]["menus"].items() for entry in items
+               if "LangId" in entry.get("when", "")]
+    assert {entry["command"] for _, entry in entries} >= {"pai-lsp.submitJob", "pai-lsp.runLocally",
+                                                          "pai-lsp.previewUpload", "pai-lsp.previewRendered"}
+    for place, entry in entries:
+        assert "LangId =~ /^pai-job(-yaml)?$/" in entry["when"], (place, entry)

@@ -33,6 +33,11 @@ class Backend(Protocol):
     def place_job(self, config: dict, name: str) -> str | None:
         """Put the job's name into its config (and what follows from it); where its code is uploaded."""
 
+    def converted(self, config: dict) -> dict | None:
+        """What its server gets instead of a placed config written for another protocol (a v2 job's v1
+        config on a v1-only OpenPAI); None when it goes as it is. InvalidInput naming what cannot be
+        expressed, so that nothing is uploaded for a job that cannot be submitted."""
+
     def upload(self, files: list[Selected], remote: str, progress: Progress | None = None) -> UploadResult:
         """Make the folder `remote` hold the workspace `files`, sending only what changed."""
 

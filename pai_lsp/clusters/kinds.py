@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.messages import pick
+from ..core.messages import message, pick
 from ..errors import ConfigError
 from .profiles import LOCAL, LOCAL_PADDLE, PFS_PATH, Profile, local_paddle_profile, local_profile, secret_key
 
@@ -62,13 +62,18 @@ class ClusterKind:
     datacenter: bool = False  # a profile names a datacenter (`/pfs/<datacenter>/…`)
     web_portal: bool = False  # the cluster shows each job on a page of its web portal
     name_wait: str = ""  # why a finished job's name may still be taken, said when it is
+    other_formats: tuple[str, ...] = ()  # formats it also runs (its backend converts them where its server needs)
+
+    def runs(self, job_format: str) -> bool:
+        """Whether its clusters take job files of `job_format` (a format's name)."""
+        return job_format == self.job_format or job_format in self.other_formats
 
     @property
     def job_files(self) -> tuple[str, ...]:
-        """The file-name patterns of its job files."""
+        """The file-name patterns of its job files (its own format's first)."""
         from ..core import formats
 
-        return formats.BY_NAME[self.job_format].patterns
+        return tuple(p for name in (self.job_format, *self.other_formats) for p in formats.BY_NAME[name].patterns)
 
     def describe(self, locale: str | None = None) -> dict[str, Any]:
         """What editors are told of the kind."""
@@ -79,9 +84,9 @@ class ClusterKind:
 
 KINDS: tuple[ClusterKind, ...] = (
     ClusterKind("openpai", ("OpenPAI", "OpenPAI"), _openpai, "pai-v1", "openpai", "WebHDFS",
-                local=LOCAL, local_profile=local_profile, protocols=True, web_portal=True),
+                local=LOCAL, local_profile=local_profile, protocols=True, web_portal=True, other_formats=("pai-v2",)),
     ClusterKind("scm", ("SCM (storageGB, tmp, extras.virtualGroup)", "SCM（storageGB、tmp、extras.virtualGroup）"), _openpai,
-                "pai-v1", "scm", "WebHDFS", protocols=True, web_portal=True),
+                "pai-v1", "scm", "WebHDFS", protocols=True, web_portal=True, other_formats=("pai-v2",)),
     ClusterKind("paddlecloud", ("PaddlePaddle Cloud", "PaddlePaddle Cloud"), _paddlecloud, "paddle", "paddle", "PFS",
                 default_storage=PFS_PATH, token_key=endpoint_token_key, local=LOCAL_PADDLE, local_profile=local_paddle_profile,
                 datacenter=True, name_wait=" (or its pods are still terminating)"),
@@ -93,7 +98,7 @@ def kind_named(name: str) -> ClusterKind:
     """The record of a kind by its name, or ConfigError saying which kinds there are."""
     found = BY_NAME.get(name)
     if found is None:
-        raise ConfigError(f"no cluster kind {name!r}: the kinds are {', '.join(BY_NAME)}")
+        raise ConfigError(message("clusters.no-kind", name=name, kinds=", ".join(BY_NAME)))
     return found
 
 
@@ -111,7 +116,7 @@ def local_for(file_name: str, text: str | None = None) -> str:
     from ..core import formats
 
     job_format = formats.format_for(file_name, text).name
-    return next((kind.local for kind in KINDS if kind.local and kind.job_format == job_format), LOCAL)
+    return next((kind.local for kind in KINDS if kind.local and kind.runs(job_format)), LOCAL)
 
 
 def catalogue(locale: str | None = None) -> dict[str, Any]:

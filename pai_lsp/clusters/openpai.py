@@ -10,10 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ..core.messages import message
 from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
+from ..core.v2render import V2_DIRS, dump, is_v2
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
-from ..storage.http import answer_error, detail, failures, request
+from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request
 from ..storage.keepalive import KeepAlive
+from .profiles import LOCAL
 
 if TYPE_CHECKING:
     from ..storage.upload import Progress, Selected, UploadResult
@@ -38,6 +41,8 @@ class OpenPai:
         self.rest_uri = profile.rest_uri.rstrip("/")
         self.user = profile.user
         self.protocol = profile.protocol
+        # The embedded local cluster serves both APIs: v2 jobs go there as they are.
+        self.takes_v2 = profile.protocol == 2 or profile.name == LOCAL
         self._password = password
         self.token = token
         self._on_token = on_token
@@ -71,15 +76,15 @@ class OpenPai:
 
     # -- transport -------------------------------------------------------------------
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        return request(self.http, method, path, what=f"the cluster at {self.rest_uri}", **kwargs)
+        return request(self.http, method, path, what=at_cluster(self.rest_uri), **kwargs)
 
     def login(self) -> None:
         password = self._password()
         if not password:
-            raise AuthFailed(f"no password stored for {self.user} at {self.rest_uri}: run `pai cluster login`")
+            raise AuthFailed(message("http.no-password", user=self.user, url=self.rest_uri, name=self.profile.name))
         response = self._send("POST", "/api/v1/token", json={"username": self.user, "password": password})
         if response.status_code != 200:
-            raise AuthFailed(f"login to {self.rest_uri} as {self.user} failed: {detail(response.status_code, response.content)[0]}")
+            raise AuthFailed(message("http.login-failed", url=self.rest_uri, user=self.user, why=detail(response.status_code, response.content)[0]))
         self.token = response.json()["token"]
         if self._on_token:
             self._on_token(self.token)
@@ -101,17 +106,38 @@ class OpenPai:
     def check(response: httpx.Response) -> httpx.Response:
         if response.status_code < 400:
             return response
-        raise answer_error(response.status_code, response.content, "the cluster", {409: NameTaken})
+        raise answer_error(response.status_code, response.content, THE_CLUSTER, {409: NameTaken})
 
     # -- jobs ------------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
         return f"{base}_{secrets.token_hex(4)}"
 
     def place_job(self, config: dict, name: str) -> str | None:
-        """The name into the config, $PAI_JOB_NAME / $PAI_USER_NAME filled in; the HDFS folder of its codeDir."""
+        """The name into the config, $PAI_JOB_NAME / $PAI_USER_NAME filled in; the HDFS folder of its codeDir
+        (a v2 job's: `extras.codeDir`, where pai keeps the fields v1 has and v2 lacks; its commands are
+        left as written: at run time $PAI_JOB_NAME is the platform's)."""
+        if is_v2(config):
+            config["name"] = name
+            extras = config.get("extras") if isinstance(config.get("extras"), dict) else {}
+            for field in V2_DIRS:
+                if isinstance(extras.get(field), str):
+                    extras[field] = fill_names(extras[field], name, self.user)
+            return hdfs_path(extras["codeDir"]) if isinstance(extras.get("codeDir"), str) else None
         config["jobName"] = name
         substitute(config, name, self.user)
         return hdfs_path(config["codeDir"]) if config.get("codeDir") else None
+
+    def converted(self, config: dict) -> dict | None:
+        """The v1 config a v1-only (YARN-era) server gets for a v2 job; None when the job goes as it is.
+        InvalidInput naming what v1 cannot express of it."""
+        if not is_v2(config) or self.takes_v2:
+            return None
+        from ..core.v2tov1 import NotExpressible, to_v1
+
+        try:
+            return to_v1(config)
+        except NotExpressible as exc:
+            raise InvalidInput(message("jobs.v1-only", cluster=self.profile.name, what=str(exc))) from None
 
     def upload(self, files: list[Selected], remote: str, progress: Progress | None = None) -> UploadResult:
         from ..storage.upload import upload
@@ -124,17 +150,25 @@ class OpenPai:
         return unchanged_files(self.storage, files, remote)
 
     def quota(self) -> dict:
-        raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: quotas are PaddlePaddle Cloud's (see its virtual clusters)")
+        raise InvalidInput(message("openpai.no-quota", name=self.profile.name))
 
     def registries(self) -> list[dict]:
-        raise InvalidInput(f"{self.profile.name} is an OpenPAI cluster: registry secrets are PaddlePaddle Cloud's")
+        raise InvalidInput(message("openpai.no-registries", name=self.profile.name))
 
     add_registry = remove_registry = registries
 
     def submit(self, config: dict) -> list[str]:
-        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML. The server's
-        `X-Warning`s (an obsolete key; on the local cluster, a job run scaled to the machine)."""
-        if self.protocol == 2:
+        """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML; a v2 job as YAML, or
+        to a v1-only cluster as its v1 config. The server's `X-Warning`s (an obsolete key; on the local
+        cluster, a job run scaled to the machine)."""
+        if is_v2(config):
+            v1 = self.converted(config)
+            if v1 is None:
+                response = self.request("POST", "/api/v2/jobs", content=dump(config).encode(),
+                                        headers={"Content-Type": "text/yaml"})
+            else:
+                response = self.request("POST", f"/api/v1/user/{self.user}/jobs", json=v1)
+        elif self.protocol == 2:
             from .v2convert import to_v2_yaml
 
             response = self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(),
@@ -153,7 +187,8 @@ class OpenPai:
         """The submitted config (v2 servers send JSON text labelled YAML: a YAML loader reads both)."""
         import yaml
 
-        return yaml.safe_load(self.request("GET", self._job_path(name) + "/config").text)
+        path = f"/api/v2/jobs/{self.user}~{name}" if self.takes_v2 else self._job_path(name)
+        return yaml.safe_load(self.request("GET", path + "/config").text)
 
     def job_exists(self, name: str) -> bool:
         try:
@@ -209,14 +244,14 @@ class OpenPai:
         url = uri if "://" in uri else self.rest_uri + uri
         self.current_token()
         for attempt in (1, 2):
-            with failures(f"the cluster at {self.rest_uri}"):
+            with failures(at_cluster(self.rest_uri)):
                 status, _, body = self.fast.request("GET", url, headers={**headers, "Authorization": f"Bearer {self.token}"})
             if status == 401 and attempt == 1:
                 self.login()
                 continue
             break
         if status >= 400 and status != 416:
-            raise answer_error(status, body, "the cluster", {409: NameTaken})
+            raise answer_error(status, body, THE_CLUSTER, {409: NameTaken})
         return status, body
 
     def active_jobs(self) -> list[JobSummary] | None:
@@ -238,12 +273,17 @@ class OpenPai:
         return jobs
 
 
-def substitute(config: dict, job_name: str, user: str) -> None:
+def fill_names(value: str, job_name: str, user: str) -> str:
     """$PAI_JOB_NAME and $PAI_USER_NAME, every occurrence (the old extension replaced only the first)."""
+    value = re.sub(r"\$\{?PAI_JOB_NAME\}?(?!\w)", job_name, value)
+    return re.sub(r"\$\{?PAI_USER_NAME\}?(?!\w)", user, value)
+
+
+def substitute(config: dict, job_name: str, user: str) -> None:
+    """$PAI_JOB_NAME and $PAI_USER_NAME in a v1 config's directories and commands."""
 
     def fill(value: str) -> str:
-        value = re.sub(r"\$\{?PAI_JOB_NAME\}?(?!\w)", job_name, value)
-        return re.sub(r"\$\{?PAI_USER_NAME\}?(?!\w)", user, value)
+        return fill_names(value, job_name, user)
 
     for field in SUBSTITUTED_FIELDS:
         if isinstance(config.get(field), str):
@@ -258,5 +298,5 @@ def hdfs_path(uri: str) -> str:
     path = re.sub(r"^\$\{?PAI_DEFAULT_FS_URI\}?", "", uri)
     path = re.sub(r"^[a-z]+://[^/]*", "", path)
     if not path.startswith("/") or "$" in path:
-        raise InvalidInput(f"codeDir {uri!r} is not a path on the cluster's HDFS")
+        raise InvalidInput(message("openpai.code-dir", uri=uri))
     return path

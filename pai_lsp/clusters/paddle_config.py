@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.messages import message
 from ..errors import ConfigError, InvalidInput
 
 
@@ -43,36 +44,36 @@ def read(path: Path) -> list[Datacenter]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file (the paddlecloud client keeps its datacenters there)") from None
+        raise ConfigError(message("paddle-config.missing", path=str(path))) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+        raise ConfigError(message("file.unreadable", path=str(path), why=str(exc))) from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-        raise InvalidInput(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+        raise InvalidInput(message("paddle-config.yaml", path=str(path), where=where, why=str(getattr(exc, "problem", None) or exc))) from None
     entries = data.get("datacenters") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
-        raise InvalidInput(f"{path}: no `datacenters:` list in it")
+        raise InvalidInput(message("paddle-config.no-list", path=str(path)))
     current = data.get("current-datacenter")
     out = []
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict):
-            raise InvalidInput(f"{path}: datacenter {i + 1} is not a mapping")
+            raise InvalidInput(message("paddle-config.not-mapping", path=str(path), n=i + 1))
         missing = [key for key in ("name", "username", "endpoint") if not entry.get(key)]
         if missing:
-            raise InvalidInput(f"{path}: datacenter {entry.get('name') or i + 1} has no {', '.join(missing)}")
+            raise InvalidInput(message("paddle-config.missing-keys", path=str(path), name=entry.get("name") or i + 1, keys=", ".join(missing)))
         endpoint = str(entry["endpoint"]).strip()
         if not re.match(r"^https?://[^/\s]+", endpoint):
-            raise InvalidInput(f"{path}: datacenter {entry['name']}: endpoint {endpoint!r} is not an http(s) URL")
+            raise InvalidInput(message("paddle-config.bad-endpoint", path=str(path), name=entry["name"], endpoint=endpoint))
         active = entry.get("active") is True or (current is not None and str(entry["name"]) == str(current))
         password = entry.get("password")
         out.append(Datacenter(str(entry["name"]), str(entry["username"]), None if password is None else str(password),
                               re.sub(r"[/\\]+$", "", endpoint), active))
     if current is not None and not any(dc.name == str(current) for dc in out):
-        raise InvalidInput(f"{path}: current-datacenter {current!r} names no datacenter in the file "
-                           f"({', '.join(dc.name for dc in out)})")
+        raise InvalidInput(message("paddle-config.bad-current", path=str(path), current=str(current),
+                                   names=", ".join(dc.name for dc in out)))
     return out
 
 

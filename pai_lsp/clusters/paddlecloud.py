@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ..core import paddle
+from ..core.messages import message
 from ..core.openpai import JobDetail, JobSummary, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError
-from ..storage.http import answer_error, request
+from ..storage.http import answer_error, at_paddlecloud, request
 
 if TYPE_CHECKING:
     from ..storage.pfs import Pfs
@@ -64,12 +65,12 @@ class PaddleCloud:
 
     # -- transport -------------------------------------------------------------------------
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        return request(self.http, method, path, what=f"PaddlePaddle Cloud at {self.endpoint}", **kwargs)
+        return request(self.http, method, path, what=at_paddlecloud(self.endpoint), **kwargs)
 
     def login(self) -> None:
         password = self._password()
         if not password:
-            raise AuthFailed(f"no password stored for {self.user} at {self.endpoint}: run `pai cluster login {self.profile.name}`")
+            raise AuthFailed(message("http.no-password", user=self.user, url=self.endpoint, name=self.profile.name))
         response = self._send("POST", "/api-token-auth/", json={"username": self.user, "password": password})
         try:
             body = response.json()
@@ -77,7 +78,7 @@ class PaddleCloud:
             body = {}
         if response.status_code != 200 or not isinstance(body, dict) or "token" not in body:
             detail = "; ".join(str(v[0] if isinstance(v, list) and v else v) for v in body.values()) if isinstance(body, dict) else ""
-            raise AuthFailed(f"login to {self.endpoint} as {self.user} failed: {detail or f'HTTP {response.status_code}'}")
+            raise AuthFailed(message("http.login-failed", url=self.endpoint, user=self.user, why=detail or f"HTTP {response.status_code}"))
         self.token = str(body["token"])
         if self._on_token:
             self._on_token(self.token)
@@ -96,9 +97,9 @@ class PaddleCloud:
                 continue
             break
         if response.status_code == 401:
-            raise AuthFailed(f"PaddlePaddle Cloud at {self.endpoint} refused the credentials of {self.user}")
+            raise AuthFailed(message("http.credentials-of", what=at_paddlecloud(self.endpoint), user=self.user))
         if response.status_code >= 400:
-            raise answer_error(response.status_code, response.content, f"PaddlePaddle Cloud at {self.endpoint}")
+            raise answer_error(response.status_code, response.content, at_paddlecloud(self.endpoint))
         return response
 
     def api(self, method: str, path: str, result_in_msg: bool = False, **kwargs: Any) -> Any:
@@ -108,12 +109,12 @@ class PaddleCloud:
         try:
             body = response.json()
         except ValueError:
-            raise ServerError(f"PaddlePaddle Cloud sent something that is not JSON to {method} {path}") from None
+            raise ServerError(message("http.not-json", what=at_paddlecloud(self.endpoint), to=f" ({method} {path})")) from None
         if isinstance(body, dict):
-            message, code = body.get("msg"), body.get("code")
-            failed = code != 200 if result_in_msg else (isinstance(message, str) and message) or (code is not None and code != 200)
+            said, code = body.get("msg"), body.get("code")
+            failed = code != 200 if result_in_msg else (isinstance(said, str) and said) or (code is not None and code != 200)
             if failed:
-                raise failure(one_line(str(message or f"code {code}")))
+                raise failure(one_line(str(said or f"code {code}")))
         return body
 
     # -- jobs --------------------------------------------------------------------------------
@@ -125,6 +126,9 @@ class PaddleCloud:
         """The name into the submit body; the package goes where the server looks (§A.5.3)."""
         config["name"] = name
         return self.package(name)
+
+    def converted(self, config: dict) -> dict | None:
+        return None  # a submit body goes as it is
 
     def package(self, name: str) -> str:
         return f"/pfs/{self.datacenter}/home/{self.user}/jobs/{name}"
@@ -178,7 +182,7 @@ class PaddleCloud:
         if item is None and not mine and name not in (listed.get("terminating") or []):
             if name in self.stopped:
                 return JobDetail(name=name, state="STOPPED", diagnostics="stopped by its user")
-            raise NotFound(f"no job {name} on {self.profile.name} (PaddlePaddle Cloud keeps no finished or killed jobs)")
+            raise NotFound(message("paddle.no-job-kept", job=name, cluster=self.profile.name))
         tasks = []
         for role, label in (("pserver", "paddle-job-pserver"), ("trainer", "paddle-job")):
             chosen = sorted((p for p in mine if (p["metadata"].get("labels") or {}).get(label) == name),
@@ -199,14 +203,14 @@ class PaddleCloud:
     def config(self, name: str) -> dict:
         if name in self.submitted:
             return dict(self.submitted[name])
-        raise NotFound(f"PaddlePaddle Cloud keeps no job configs: {name} was not submitted from this session")
+        raise NotFound(message("paddle.no-config-kept", job=name))
 
     def stop(self, name: str) -> None:
         """§A.9: its pods terminate in the background; the name stays in use until they are gone."""
         try:
             self.api("DELETE", "/api/v1/jobs/", json={"jobname": name})
         except NotFound:
-            raise NotFound(f"no job {name} on {self.profile.name}") from None
+            raise NotFound(message("jobs.no-such", job=name, cluster=self.profile.name)) from None
         self.stopped.add(name)
 
     def log_location(self, task: TaskStatus, which: str) -> str | None:

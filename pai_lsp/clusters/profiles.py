@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..core.messages import message
 from ..errors import ConfigError, Unreachable
 from ..files import config_dir, write_atomic
 
@@ -55,7 +56,7 @@ def _secret_file() -> Path:
 
 def set_secret(key: str, value: str) -> None:
     if os.environ.get("PAI_LSP_SECRETS") == "file":
-        data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
+        data = json.loads(_secret_file().read_text(encoding="utf-8")) if _secret_file().exists() else {}
         data[key] = value
         write_atomic(_secret_file(), json.dumps(data), private=True)
         return
@@ -64,14 +65,13 @@ def set_secret(key: str, value: str) -> None:
 
         keyring.set_password(KEYRING_SERVICE, key, value)
     except Exception:  # noqa: BLE001 - every backend failure means the same to the user
-        raise ConfigError("no OS keyring is available to keep the password: install one (e.g. gnome-keyring), "
-                                 f"or set PAI_LSP_SECRETS=file to keep secrets in {_secret_file()} (mode 600)") from None
+        raise ConfigError(message("clusters.no-keyring", file=str(_secret_file()))) from None
 
 
 def delete_secret(key: str) -> None:
     """Forget a secret; one that was never stored is no error."""
     if os.environ.get("PAI_LSP_SECRETS") == "file":
-        data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
+        data = json.loads(_secret_file().read_text(encoding="utf-8")) if _secret_file().exists() else {}
         if data.pop(key, None) is not None:
             write_atomic(_secret_file(), json.dumps(data), private=True)
         return
@@ -90,7 +90,7 @@ def secret_key(profile: Profile, what: str) -> str:
 
 def get_secret(key: str) -> str | None:
     if os.environ.get("PAI_LSP_SECRETS") == "file":
-        data = json.loads(_secret_file().read_text()) if _secret_file().exists() else {}
+        data = json.loads(_secret_file().read_text(encoding="utf-8")) if _secret_file().exists() else {}
         return data.get(key)
     try:
         import keyring
@@ -124,13 +124,13 @@ class Profiles:
     def resolve(self, name: str | None) -> str:
         name = name or self.default or LOCAL
         if name not in LOCALS and name not in self.clusters:
-            raise ConfigError(f"no cluster named {name!r}: see `pai cluster list`")
+            raise ConfigError(message("clusters.no-such", name=name))
         return name
 
     @staticmethod
     def check_name(name: str) -> None:
         if name in LOCALS:
-            raise ConfigError(f"the name '{name}' is the embedded local cluster; choose another")
+            raise ConfigError(message("clusters.local-name", name=name))
 
     def add(self, profile: Profile) -> None:
         self.check_name(profile.name)
@@ -145,7 +145,7 @@ class Profiles:
 
     def remove(self, name: str) -> None:
         if name not in self.clusters:
-            raise ConfigError(f"no cluster named {name!r}")
+            raise ConfigError(message("clusters.no-such", name=name))
         del self.clusters[name]
         if self.default == name:
             self.default = next(iter(self.clusters), None)
@@ -157,21 +157,21 @@ def read_profiles(path: Path) -> dict:
     file and what is wrong with it."""
     if not path.exists() and not path.is_symlink():
         return {}
-    fix = "fix it, or move it away to start with no profiles"
+    fix = message("profiles.fix")
     if path.is_dir():
-        raise ConfigError(f"{path} is a folder, not a file of cluster profiles: {fix}")
+        raise ConfigError(message("profiles.folder", path=str(path), fix=fix))
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise ConfigError(message("file.unreadable", path=str(path), why=exc.strerror or str(exc))) from None
     if not raw.strip():
-        raise ConfigError(f"{path} is empty, not a JSON object of cluster profiles: {fix}")
+        raise ConfigError(message("profiles.empty", path=str(path), fix=fix))
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text (a binary file?): {fix}") from None
+        raise ConfigError(message("profiles.not-utf8", path=str(path), fix=fix)) from None
     except ValueError as exc:
-        raise ConfigError(f"{path} is not valid JSON ({exc}): {fix}") from None
+        raise ConfigError(message("profiles.not-json", path=str(path), why=str(exc), fix=fix)) from None
     _validate(data, path)
     return data
 
@@ -190,9 +190,9 @@ def _validate(data: object, path: Path) -> None:
     error = next(iter(_validator().iter_errors(data)), None)
     if error is not None:
         where = "/".join(map(str, error.absolute_path))
-        message = error.message if len(error.message) <= 160 else error.message[:150] + "…"
-        raise ConfigError(f"{path}: {'at ' + where + ': ' if where else ''}{message} "
-                          f"(see schemas/pai-cluster.schema.json): fix it, or move it away to start with no profiles")
+        why = error.message if len(error.message) <= 160 else error.message[:150] + "…"
+        raise ConfigError(message("profiles.invalid", path=str(path), where=message("profiles.at", where=where) if where else "",
+                                  why=why, fix=message("profiles.fix")))
 
 
 def resolve(name: str | None) -> str:
@@ -223,8 +223,7 @@ def local_paddle_profile(start: bool = True) -> Profile:
     except launcher.LaunchError as exc:
         raise Unreachable(str(exc)) from None
     if not running.paddle:
-        raise Unreachable("the running local cluster does not serve the PaddlePaddle Cloud API: stop it "
-                          "(`pai cluster stop-local`) and the next command starts one that does")
+        raise Unreachable(message("clusters.local-no-paddle"))
     return Profile(LOCAL_PADDLE, running.paddle, running.paddle + PFS_PATH, running.user, "paddlecloud", 1, "local")
 
 

@@ -13,4 +13,4 @@ def to_v2_yaml(config: dict) -> str:
     try:
         return _to_v2_yaml(config)
     except ConversionError as e:
-        raise InvalidInput(e.en) from None
+        raise InvalidInput(e.message) from None

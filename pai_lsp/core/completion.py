@@ -9,7 +9,7 @@ from itertools import islice
 
 from . import envvars
 from .jsonc import Document, Node, node_at
-from .messages import pick
+from .messages import pick, render
 from .model import Completion, Settings
 from .schema import description, job_schema, resolve, subschema, types_of
 
@@ -147,24 +147,24 @@ def _values(schema: dict | None, settings: Settings, start: int, end: int, key: 
         out.append(Completion("null", "value", "null", start, end))
     if "default" in schema and schema["default"] not in (None, "", []) and not isinstance(schema["default"], bool):
         text = json.dumps(schema["default"])
-        out.append(Completion(text, "value", text, start, end, pick(settings.locale, "default", "默认值")))
+        out.append(Completion(text, "value", text, start, end, render("completion.default", settings.locale)))
     for example in schema.get("examples", []):
         text = json.dumps(example)
-        out.append(Completion(text, "value", _escape(text), start, end, pick(settings.locale, "example", "示例")))
+        out.append(Completion(text, "value", _escape(text), start, end, render("completion.example", settings.locale)))
     if key == "taskRoles":
         out.append(Completion("task role", "snippet", "[\n\t" + ROLE_SNIPPET.replace("\n", "\n\t") + "\n]", start, end,
-                              pick(settings.locale, "a list with one task role", "含一个任务角色的列表")))
+                              render("completion.role-list", settings.locale)))
     if key == "portList":
         out.append(Completion("port", "snippet", "[" + PORT_SNIPPET + "]", start, end,
-                              pick(settings.locale, "a list with one labelled port", "含一个带标签端口的列表")))
+                              render("completion.port-list", settings.locale)))
     return out
 
 
 def _items(item_schema: dict | None, path: list, settings: Settings, start: int, end: int) -> list[Completion]:
     if path == ["taskRoles"]:
-        return [Completion("task role", "snippet", ROLE_SNIPPET, start, end, pick(settings.locale, "a new task role", "新的任务角色"))]
+        return [Completion("task role", "snippet", ROLE_SNIPPET, start, end, render("completion.role", settings.locale))]
     if len(path) == 3 and path[0] == "taskRoles" and path[2] == "portList":
-        return [Completion("port", "snippet", PORT_SNIPPET, start, end, pick(settings.locale, "a labelled port", "带标签的端口"))]
+        return [Completion("port", "snippet", PORT_SNIPPET, start, end, render("completion.port", settings.locale))]
     return []
 
 
@@ -248,4 +248,4 @@ def _role_name(node: Node) -> str | None:
 
 
 def _example(example: str, settings: Settings) -> str:
-    return pick(settings.locale, "Example: ", "示例：") + f"`{example}`" if example else ""
+    return render("completion.example-prefix", settings.locale) + f"`{example}`" if example else ""

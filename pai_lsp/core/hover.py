@@ -6,7 +6,7 @@ import json
 
 from . import envvars
 from .jsonc import Document, Node, node_at
-from .messages import pick
+from .messages import pick, render
 from .model import Hover, Settings
 from .schema import defaults, description, job_schema, subschema, types_of
 
@@ -42,17 +42,17 @@ def field_doc(name: str, schema: dict, locale: str | None) -> str:
     lines = [f"**{name}** `{' | '.join(types_of(schema)) or 'any'}`", "", description(schema, locale)]
     facts = []
     if "default" in schema:
-        facts.append(pick(locale, "Default", "默认值") + f": `{json.dumps(schema['default'], ensure_ascii=False)}`")
+        facts.append(render("hover.default", locale) + f": `{json.dumps(schema['default'], ensure_ascii=False)}`")
     if "enum" in schema:
-        facts.append(pick(locale, "Allowed", "可选值") + ": " + ", ".join(f"`{json.dumps(v)}`" for v in schema["enum"]))
+        facts.append(render("hover.allowed", locale) + ": " + ", ".join(f"`{json.dumps(v)}`" for v in schema["enum"]))
     if "minimum" in schema:
-        facts.append(pick(locale, "Minimum", "最小值") + f": `{schema['minimum']}`")
+        facts.append(render("hover.minimum", locale) + f": `{schema['minimum']}`")
     if "maximum" in schema:
-        facts.append(pick(locale, "Maximum", "最大值") + f": `{schema['maximum']}`")
+        facts.append(render("hover.maximum", locale) + f": `{schema['maximum']}`")
     if "pattern" in schema:
-        facts.append(pick(locale, "Pattern", "格式") + f": `{schema['pattern']}`")
+        facts.append(render("hover.pattern", locale) + f": `{schema['pattern']}`")
     if "examples" in schema:
-        facts.append(pick(locale, "Example", "示例") + ": " + ", ".join(f"`{v}`" for v in schema["examples"]))
+        facts.append(render("hover.example", locale) + ": " + ", ".join(f"`{v}`" for v in schema["examples"]))
     if facts:
         lines += [""] + [f"- {fact}" for fact in facts]
     return "\n".join(lines)
@@ -66,17 +66,17 @@ def _variable_at(doc: Document, node: Node, offset: int, settings: Settings) -> 
         if a <= offset < b:
             res = envvars.resolve(name, envvars.names_in(doc))
             if res.problem:
-                text = variable_markdown(name, "Not set by PAI in this config.", "在此配置中 PAI 不会设置它。", "", settings.locale)
+                text = variable_markdown(name, render("hover.variable-not-set", settings.locale), "", settings.locale)
             else:
-                text = variable_markdown(name, res.en, res.zh, res.example, settings.locale)
+                text = variable_markdown(name, pick(settings.locale, res.en, res.zh), res.example, settings.locale)
             return Hover(text, a, b)
     return None
 
 
-def variable_markdown(name: str, en: str, zh: str, example: str, locale: str | None) -> str:
+def variable_markdown(name: str, doc: str, example: str, locale: str | None) -> str:
     """A `$NAME`'s hover, in every kind of job file: what it holds, and an example value."""
-    text = f"**${name}**\n\n{pick(locale, en, zh)}"
-    return text + ("\n\n" + pick(locale, "Example", "示例") + f": `{example}`" if example else "")
+    text = f"**${name}**\n\n{doc}"
+    return text + ("\n\n" + render("hover.example", locale) + f": `{example}`" if example else "")
 
 
 def _role_of(node: Node) -> Node | None:
@@ -101,9 +101,9 @@ def role_summary(role: object, locale: str | None) -> str:
 
     tasks, cpu, mem, gpu = num("taskNumber"), num("cpuNumber"), num("memoryMB"), num("gpuNumber")
     name = role.get("name", "?")
-    each = pick(locale, f"{cpu} CPU, {_mb(mem)}, {gpu} GPU", f"{cpu} 个 CPU，{_mb(mem)}，{gpu} 个 GPU")
-    total = pick(locale, f"{tasks * cpu} CPU, {_mb(tasks * mem)}, {tasks * gpu} GPU", f"{tasks * cpu} 个 CPU，{_mb(tasks * mem)}，{tasks * gpu} 个 GPU")
-    tasks_word = pick(locale, f"{tasks} task{'s' if tasks != 1 else ''}", f"{tasks} 个任务")
+    each = render("hover.role-each", locale, cpu=cpu, memory=_mb(mem), gpu=gpu)
+    total = render("hover.role-each", locale, cpu=tasks * cpu, memory=_mb(tasks * mem), gpu=tasks * gpu)
+    tasks_word = render("hover.role-tasks", locale, tasks=tasks, s="s" if tasks != 1 else "")
     return f"**{name}**: {tasks_word} × ({each}) = {total}"
 
 

@@ -18,16 +18,17 @@ from typing import ClassVar
 
 from . import completion, hover, jsonc, outline
 from .jsonc import Document
+from .messages import Message
 from .model import Completion, Diagnostic, Edit, Hover, NewFile, Settings
 from .outline import Symbol
 
 
 class RenameError(ValueError):
-    """A new name the file cannot take: why, in English and Chinese."""
+    """A new name the file cannot take: why, as a catalogue message the server says in the editor's language."""
 
-    def __init__(self, en: str, zh: str):
-        super().__init__(en)
-        self.en, self.zh = en, zh
+    def __init__(self, message: Message):
+        super().__init__(str(message))
+        self.message = message
 
 
 class JobFormat:

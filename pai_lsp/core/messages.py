@@ -1,11 +1,21 @@
-"""Every user-facing diagnostic text, in English and Simplified Chinese, with its severity.
+"""Every user-facing text, in English and Simplified Chinese: the diagnostics with their severity,
+and (as `TEXT`) the words of hovers, completions, progress, previews and every error the service
+layer and the daemon raise.
 
-One table so that a translator (or a reviewer) sees all messages at once.
+One table so that a translator (or a reviewer) sees all messages at once; tests/core/test_messages.py
+holds every code to both languages and finds English/Chinese pairs written anywhere else. Code that
+does not know its reader's language yet (the daemon, the service layer) says a `Message`, a code
+with its arguments, and whoever shows it renders it in the reader's language.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
 ERROR, WARNING, INFO = "error", "warning", "info"
+TEXT = "text"  # not a diagnostic: words shown elsewhere (a hover, a progress report, an error's one line)
 
 # code: (severity, English, 简体中文). Templates use str.format fields.
 CATALOGUE: dict[str, tuple[str, str, str]] = {
@@ -321,17 +331,314 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "pai.job.upload.exclude leaves out every file the include globs choose: the upload would be empty.",
         "pai.job.upload.exclude 排除了 include 选中的所有文件：上传将为空。",
     ),
-}
-
-# Words used inside messages.
-TYPE_NAMES: dict[str, tuple[str, str]] = {
-    "string": ("a string", "字符串"),
-    "integer": ("an integer", "整数"),
-    "number": ("a number", "数字"),
-    "boolean": ("true or false", "布尔值（true 或 false）"),
-    "null": ("null", "null"),
-    "object": ("an object", "对象"),
-    "array": ("a list", "列表"),
+    # -- PaddlePaddle Cloud job files (core/paddle.py) --------------------------------------
+    "paddle.name": (ERROR, "\"{value}\" is not a valid PaddlePaddle Cloud job name: {why}.",
+                    "\"{value}\" 不是有效的 PaddlePaddle Cloud 作业名：{why}。"),
+    "paddle.name-empty": (TEXT, "it is empty", "它为空"),
+    "paddle.name-separators": (TEXT, "it contains '_' or '.', which paddlecloud refuses", "包含 '_' 或 '.'，paddlecloud 会拒绝"),
+    "paddle.name-too-long": (TEXT, "it is {length} characters long; at most {limit} leave room for the -trainer/-pserver suffixes",
+                             "长度为 {length}；最多 {limit} 个字符，以便为 -trainer/-pserver 后缀留出空间"),
+    "paddle.name-not-dns": (TEXT, "it is not a lowercase DNS label (letters a-z, digits and '-', starting and ending with a letter or digit)",
+                            "不是小写 DNS 标签（只能使用 a-z、数字和 '-'，以字母或数字开头和结尾）"),
+    "paddle.quantity": (ERROR, "\"{value}\" is not a Kubernetes quantity: write a number with a unit such as 512Mi, 1Gi or 2G.",
+                        "\"{value}\" 不是 Kubernetes 数量：请写成带单位的数字，如 512Mi、1Gi 或 2G。"),
+    "paddle.tiny-memory": (WARNING, "\"{field}\" is {value}, which is {size} bytes: did you mean {suggestion}?",
+                           "\"{field}\" 为 {value}，即 {size} 字节：你是不是想写 {suggestion}？"),
+    "paddle.no-entry": (ERROR, "Neither \"entry\" nor \"topology\" is set: the server needs one of them to start the trainers.",
+                        "\"entry\" 和 \"topology\" 都没有设置：服务器需要其中之一来启动 trainer。"),
+    "paddle.registry-prefix": (WARNING, "The cluster stores registries as \"{full}\": \"{value}\" alone is not found when "
+                               "the image is pulled (pai adds the prefix on submit).",
+                               "集群以 \"{full}\" 保存镜像仓库凭据：单独的 \"{value}\" 在拉取镜像时找不到（提交时 pai 会补上前缀）。"),
+    "paddle.unknown-variable": (WARNING, "${name} is not set by PaddlePaddle Cloud in a trainer: it may be empty.",
+                                "${name} 不是 PaddlePaddle Cloud 在 trainer 中设置的变量：它可能为空。"),
+    "paddle.variable-not-set": (TEXT, "Not set by PaddlePaddle Cloud in a trainer.", "PaddlePaddle Cloud 不会在 trainer 中设置它。"),
+    # -- words inside the messages above, hovers and completions ----------------------------
+    "type.string": (TEXT, "a string", "字符串"),
+    "type.integer": (TEXT, "an integer", "整数"),
+    "type.number": (TEXT, "a number", "数字"),
+    "type.boolean": (TEXT, "true or false", "布尔值（true 或 false）"),
+    "type.null": (TEXT, "null", "null"),
+    "type.object": (TEXT, "an object", "对象"),
+    "type.array": (TEXT, "a list", "列表"),
+    "type.either": (TEXT, "{first} or {second}", "{first}或{second}"),
+    "type.positive-integer": (TEXT, "a positive integer", "正整数"),
+    "type.globs": (TEXT, "a list of globs", "glob 列表"),
+    "type.empty-string": (TEXT, "an empty string", "空字符串"),
+    "schema.pattern-fallback": (TEXT, "must match {pattern}", "必须匹配 {pattern}"),
+    "semantic.the-default": (TEXT, "{value} (the default)", "{value}（默认值）"),
+    "semantic.default-note": (TEXT, ", the default", "，默认值"),
+    "hover.default": (TEXT, "Default", "默认值"),
+    "hover.allowed": (TEXT, "Allowed", "可选值"),
+    "hover.minimum": (TEXT, "Minimum", "最小值"),
+    "hover.maximum": (TEXT, "Maximum", "最大值"),
+    "hover.pattern": (TEXT, "Pattern", "格式"),
+    "hover.example": (TEXT, "Example", "示例"),
+    "hover.variable-not-set": (TEXT, "Not set by PAI in this config.", "在此配置中 PAI 不会设置它。"),
+    "hover.role-each": (TEXT, "{cpu} CPU, {memory}, {gpu} GPU", "{cpu} 个 CPU，{memory}，{gpu} 个 GPU"),
+    "hover.role-tasks": (TEXT, "{tasks} task{s}", "{tasks} 个任务"),
+    "completion.default": (TEXT, "default", "默认值"),
+    "completion.example": (TEXT, "example", "示例"),
+    "completion.example-prefix": (TEXT, "Example: ", "示例："),
+    "completion.role-list": (TEXT, "a list with one task role", "含一个任务角色的列表"),
+    "completion.port-list": (TEXT, "a list with one labelled port", "含一个带标签端口的列表"),
+    "completion.role": (TEXT, "a new task role", "新的任务角色"),
+    "completion.port": (TEXT, "a labelled port", "带标签的端口"),
+    # -- v2 job files (core/v2/): completion labels, hovers, what a rename or a conversion refuses --
+    "v2.word.image": (TEXT, "an image", "镜像"),
+    "v2.word.uri": (TEXT, "a URI", "URI"),
+    "v2.word.registry-password": (TEXT, "The registry password", "镜像仓库密码"),
+    "v2.word.parameter": (TEXT, "Parameter \"{name}\"", "参数 \"{name}\""),
+    "v2.word.this-secret": (TEXT, "This secret", "此密钥"),
+    "v2.word.key": (TEXT, "key", "键"),
+    "v2.word.task-role": (TEXT, "task role", "任务角色"),
+    "v2.word.port-label": (TEXT, "port label", "端口标签"),
+    "v2.word.deployment": (TEXT, "deployment", "部署"),
+    "v2.word.runtime-plugin": (TEXT, "runtime plugin", "运行时插件"),
+    "v2.completion.job": (TEXT, "OpenPAI v2 job", "OpenPAI v2 作业"),
+    "v2.completion.job-detail": (TEXT, "a whole job: an image, one task role", "完整作业：一个镜像、一个任务角色"),
+    "v2.completion.prerequisite": (TEXT, "{kind} prerequisite", "{kind} 前置条件"),
+    "v2.completion.prerequisite-detail": (TEXT, "a new prerequisite", "新的前置条件"),
+    "v2.completion.deployment-detail": (TEXT, "commands around the roles' own", "角色命令前后的命令"),
+    "v2.completion.secret": (TEXT, "secret (masked)", "密钥（已遮盖）"),
+    "v2.completion.parameters": (TEXT, "the job's parameters", "作业的参数"),
+    "v2.completion.secrets": (TEXT, "the job's secrets", "作业的密钥"),
+    "v2.completion.role-prerequisite": (TEXT, "the role's {field} prerequisite", "角色的 {field} 前置条件"),
+    "v2.hover.used-as": (TEXT, "Used in commands as", "在命令中写作"),
+    "v2.hover.instances": (TEXT, "{instances} instance{s}", "{instances} 个实例"),
+    "v2.hover.shm": (TEXT, "Shared memory (/dev/shm): {shm} MB", "共享内存（/dev/shm）：{shm} MB"),
+    "v2.hover.image": (TEXT, "Image: `{uri}`", "镜像：`{uri}`"),
+    "v2.hover.auth": (TEXT, "Pulled with the registry credentials in `auth`.", "使用 `auth` 中的镜像仓库凭据拉取。"),
+    "v2.hover.cannot-render": (TEXT, "The server cannot render this command: {message}", "服务器无法渲染此命令：{message}"),
+    "v2.hover.dropped-tag": (TEXT, "The server drops this tag.", "服务器会丢弃此标签。"),
+    "v2.hover.runs": (TEXT, "The server runs:", "服务器运行："),
+    "v2.hover.yarn-only": (TEXT, "Set on YARN-era clusters only: not in a v2 job's containers.", "只在 YARN 时代的集群中设置：v2 作业的容器中没有它。"),
+    "v2.hover.not-set": (TEXT, "Not set for this job.", "此作业中不会设置它。"),
+    "v2.rename.role": (TEXT, "{new!r} cannot name a task role: letters, digits and '_', not starting with a digit.",
+                       "{new!r} 不能作为任务角色名称：只能使用字母、数字和 '_'，且不能以数字开头。"),
+    "v2.rename.name": (TEXT, "{new!r} is no valid name: letters, digits, '_' and '-'.", "{new!r} 不是有效的名称：只能使用字母、数字、'_' 和 '-'。"),
+    "v2.rename.template": (TEXT, "{new!r} cannot be written in a template: letters, digits, '_' and '-'.",
+                           "{new!r} 无法写在模板中：只能使用字母、数字、'_' 和 '-'。"),
+    "v2.convert.title": (TEXT, "Convert to OpenPAI protocol v2 ({name})", "转换为 OpenPAI v2 协议（{name}）"),
+    "v2.convert.fix-first": (TEXT, "Fix the errors of this config first.", "请先修正此配置中的错误。"),
+    "v2.convert.header": (TEXT, "# {file} in OpenPAI's v2 job protocol (written by pai-lsp; the original is unchanged)",
+                          "# {file} 的 OpenPAI v2 作业协议版本（由 pai-lsp 生成；原文件未改动）"),
+    "v2.convert.auth-file": (TEXT, "authFile (a private registry login on HDFS) has no v2 equivalent: give the image's registry "
+                                   "credentials to the cluster's admins or use a public image",
+                             "authFile（HDFS 上的私有镜像仓库登录信息）在 v2 中没有对应项：请把镜像仓库凭据交给集群管理员，或使用公开镜像"),
+    "file.too-large": (INFO, "This file is {mb} MB: pai-lsp checks job configs up to {limit} MB, so checks, completion, hover and "
+                             "the outline are off for it.",
+                       "此文件有 {mb} MB：pai-lsp 只检查不超过 {limit} MB 的作业配置，因此对它关闭了检查、补全、悬停提示和大纲。"),
+    # -- what an upload would send, outside diagnostics (core/upload.py) --------------------
+    "upload.over-files": (TEXT, "{files:,} files (limit {limit:,}, pai.job.upload.maxFiles)",
+                          "{files:,} 个文件（上限 {limit:,}，pai.job.upload.maxFiles）"),
+    "upload.over-bytes": (TEXT, "{size} (limit {limit}, pai.job.upload.maxBytes)", "{size}（上限 {limit}，pai.job.upload.maxBytes）"),
+    "upload.over-both": (TEXT, "{files} and {bytes}", "{files}，{bytes}"),
+    "upload.counting": (TEXT, "*Counting the workspace files an upload would send…*", "*正在统计上传将发送的工作区文件…*"),
+    "upload.hover": (TEXT, "**Upload**: {files:,} file{s}, {size} from this workspace "
+                           "(`pai.job.upload.include` / `exclude`, `.paiignore`, `.gitignore`)",
+                     "**上传**：此工作区的 {files:,} 个文件，共 {size}（`pai.job.upload.include` / `exclude`、`.paiignore`、`.gitignore`）"),
+    "upload.largest": (TEXT, "Largest:", "最大的文件："),
+    "upload.hover-over": (TEXT, "⚠ Over the limit: {over}.", "⚠ 超出上限：{over}。"),
+    "upload.hover-data": (TEXT, "⚠ Looks like data: {files}", "⚠ 看起来像数据：{files}"),
+    # -- the editor: code lenses and progress (server/) -------------------------------------
+    "lens.submit": (TEXT, "Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
+    "lens.run-locally": (TEXT, "Run Job Locally", "在本地运行作业"),
+    "lens.preview": (TEXT, "Preview", "预览"),
+    "progress.submitting-job": (TEXT, "Submitting job", "正在提交作业"),
+    "progress.uploading": (TEXT, "uploading", "正在上传"),
+    "progress.downloading": (TEXT, "downloading", "正在下载"),
+    "progress.submitting": (TEXT, "submitting", "正在提交"),
+    "progress.submitted": (TEXT, "submitted {job}", "已提交 {job}"),
+    "progress.transfer": (TEXT, "{verb} {files}/{total_files} files, {done} of {total}", "{verb} {files}/{total_files} 个文件，{done} / {total}"),
+    "lsp.open-to-submit": (TEXT, "Open a *.pai.json file to submit it.", "请先打开要提交的 *.pai.json 文件。"),
+    "lsp.open-to-preview": (TEXT, "Open a job file to preview it.", "请先打开要预览的作业文件。"),
+    "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。"),
+    "lsp.job-ended": (TEXT, "Job {job} {state}", "作业 {job} {state}"),
+    # -- the dry run of a submit (service/preview.py) ----------------------------------------
+    "preview.title": (TEXT, "Dry run of {file}: nothing was sent.", "{file} 的试运行：未发送任何内容。"),
+    "preview.name-drawn": (TEXT, " (a new name is drawn at submit)", "（提交时会重新生成名称）"),
+    "preview.job-name": (TEXT, "job name: ", "作业名称："),
+    "preview.cluster": (TEXT, "cluster:  {cluster} (as {user})", "集群：    {cluster} (用户 {user})"),
+    "preview.no-upload": (TEXT, "upload:   none (no codeDir, or pai.job.upload.enabled is false)",
+                          "上传：    无（没有 codeDir，或 pai.job.upload.enabled 为 false）"),
+    "preview.upload": (TEXT, "upload:   {files:,} files, {size} from {workspace} to {remote}",
+                       "上传：    {files:,} 个文件，共 {size}，从 {workspace} 到 {remote}"),
+    "preview.unchanged": (TEXT, "          {unchanged:,} unchanged since the last upload there (skipped), {send:,} to send",
+                          "          {unchanged:,} 个自上次上传后未改变（跳过），{send:,} 个需发送"),
+    "preview.largest": (TEXT, "largest files:", "最大的文件："),
+    "preview.over": (TEXT, "! over the limit: {over}: submit refuses it (unless --force)", "! 超出上限：{over}：提交会被拒绝（除非使用 --force）"),
+    "preview.data": (TEXT, "! {count} file(s) look like data (codeDir should hold code only):",
+                     "! {count} 个文件看起来像数据（codeDir 只应包含代码）："),
+    "preview.files": (TEXT, "files:", "文件："),
+    "preview.config": (TEXT, "config after substitution:", "替换变量后的配置："),
+    "preview.rendered": (TEXT, "the job as the server will see it:", "服务器将看到的作业："),
+    "preview.converted": (TEXT, "sent as this v1 config ({cluster} takes v1 jobs only):",
+                          "以如下 v1 配置发送（{cluster} 只接受 v1 作业）："),
+    # -- errors of the service layer and the daemon (errors.py classes carry these codes) ----
+    "config.no-file": (TEXT, "no such file", "没有这个文件"),
+    "config.directory": (TEXT, "is a directory", "是一个目录"),
+    "config.not-regular": (TEXT, "not a regular file", "不是普通文件"),
+    "config.too-large": (TEXT, "larger than {limit} MB: not a job config", "大于 {limit} MB：不是作业配置"),
+    "config.not-utf8": (TEXT, "not UTF-8 text", "不是 UTF-8 文本"),
+    "check.unreadable": (TEXT, "{file}: cannot read: {why}", "{file}：无法读取：{why}"),
+    "error.at-file": (TEXT, "{file}: {reason}", "{file}：{reason}"),
+    "jobs.wrong-format": (TEXT, "{file}: {cluster} is a {kind} cluster and runs {wanted} job files",
+                          "{file}：{cluster} 是 {kind} 集群，只运行 {wanted} 作业文件"),
+    "jobs.v1-only": (TEXT, "{cluster} is a YARN-era cluster that takes v1 jobs only, and v1 cannot express {what}: submit "
+                     "it to a Kubernetes-era cluster (job protocol v2), or change the job",
+                     "{cluster} 是 YARN 时代的集群，只接受 v1 作业，而 v1 无法表达 {what}：请提交到 Kubernetes 时代的集群"
+                     "（作业协议 v2），或修改作业"),
+    "jobs.refused": (TEXT, "{file}:{line}:{column}: {problem}{more}", "{file}:{line}:{column}：{problem}{more}"),
+    "jobs.refused-more": (TEXT, " (and {count} more: run `pai check {file}`)", "（另有 {count} 处：运行 `pai check {file}` 查看）"),
+    "jobs.name-taken": (TEXT, "a job named {job} already exists on {cluster}{wait}: rename it or enable pai.job.generateJobName.enabled",
+                        "{cluster} 上已有名为 {job} 的作业{wait}：请改名，或启用 pai.job.generateJobName.enabled"),
+    "jobs.cancelled": (TEXT, "cancelled: nothing was submitted", "已取消：没有提交任何作业"),
+    "jobs.cancelled-upload": (TEXT, "cancelled", "已取消"),
+    "jobs.no-task": (TEXT, "job {job} has no task {task}", "作业 {job} 没有任务 {task}"),
+    "jobs.none-running": (TEXT, "no task of {job} is running now (state {state})", "作业 {job} 现在没有正在运行的任务（状态 {state}）"),
+    "jobs.no-output-dir": (TEXT, "job {job} has no outputDir", "作业 {job} 没有 outputDir"),
+    "jobs.no-outputs": (TEXT, "job {job} wrote nothing to its outputDir {path}", "作业 {job} 没有向其 outputDir {path} 写入任何内容"),
+    "upload.bad-ignore-line": (TEXT, "{file}:{line}: {problem}; nothing was sent (fix it, or submit with --force)",
+                               "{file}:{line}：{problem}；未发送任何内容（请修正，或用 --force 提交）"),
+    "upload.refused": (TEXT, "{at}the upload is over the limit: {over}; largest: {largest}. Nothing was sent: leave files out "
+                             "(pai.job.upload.exclude, {ignore}), raise the limit, or submit with --force",
+                       "{at}上传超出上限：{over}；最大的文件：{largest}。未发送任何内容：请排除文件（pai.job.upload.exclude、{ignore}）、"
+                       "提高上限，或用 --force 提交"),
+    # -- a failed HTTP call, whichever client made it (storage/http.py); {what} is one of the "http.at-*"
+    "http.at-cluster": (TEXT, "the cluster at {url}", "位于 {url} 的集群"),
+    "http.the-cluster": (TEXT, "the cluster", "集群"),
+    "http.at-paddlecloud": (TEXT, "PaddlePaddle Cloud at {url}", "位于 {url} 的 PaddlePaddle Cloud"),
+    "http.at-storage": (TEXT, "{storage} at {url}", "位于 {url} 的 {storage}"),
+    "http.tls": (TEXT, "TLS with {what} failed: {why}{hint}", "与 {what} 的 TLS 连接失败：{why}{hint}"),
+    "http.tls-plain": (TEXT, " (is the address https:// where the server speaks plain http://?)",
+                       "（地址是否写成了 https://，而服务器只用普通的 http://？）"),
+    "http.timeout": (TEXT, "{what} did not answer in time", "{what} 没有及时应答"),
+    "http.unknown-host": (TEXT, "cannot reach {what}: its host name is not known", "无法连接{what}：主机名未知"),
+    "http.refused": (TEXT, "cannot reach {what}: connection refused or no route", "无法连接{what}：连接被拒绝或没有路由"),
+    "http.broke": (TEXT, "cannot talk to {what}: the connection broke ({why})", "无法与{what}通信：连接中断（{why}）"),
+    "http.credentials": (TEXT, "{what} refused the credentials ({why})", "{what} 拒绝了凭据（{why}）"),
+    "http.credentials-of": (TEXT, "{what} refused the credentials of {user}", "{what} 拒绝了 {user} 的凭据"),
+    "http.not-json": (TEXT, "{what} sent something that is not JSON{to}", "{what} 发来的不是 JSON{to}"),
+    "http.no-password": (TEXT, "no password stored for {user} at {url}: run `pai cluster login {name}`",
+                         "没有保存 {user} 在 {url} 的密码：请运行 `pai cluster login {name}`"),
+    "http.login-failed": (TEXT, "login to {url} as {user} failed: {why}", "以 {user} 登录 {url} 失败：{why}"),
+    "http.answered": (TEXT, "{what} answered {status}{error}: {detail}", "{what} 返回 {status}{error}：{detail}"),
+    "storage.missing": (TEXT, "{path}: no such file or directory on {storage}", "{path}：{storage} 上没有这个文件或目录"),
+    "storage.denied": (TEXT, "{path}: permission denied on {storage} ({why})", "{path}：{storage} 拒绝访问（{why}）"),
+    "hdfs.rm-folder": (TEXT, "{path} is a folder: use -r to remove it with everything in it", "{path} 是文件夹：请用 -r 连同其内容一起删除"),
+    "hdfs.not-a-file": (TEXT, "{path} is a folder, not a file", "{path} 是文件夹，不是文件"),
+    "hdfs.no-local": (TEXT, "{path}: no such local file or folder", "{path}：本地没有这个文件或文件夹"),
+    "hdfs.put-stopped-whole": (TEXT, "{reason}: the put of {name} stopped; nothing was written to {remote}",
+                               "{reason}：{name} 的上传已停止；{remote} 中没有写入任何内容"),
+    "hdfs.put-stopped": (TEXT, "{reason}: put stopped with {left} of {total} file(s) not uploaded to {remote} "
+                               "(those uploaded are in place; none is there in part)",
+                         "{reason}：上传已停止，{total} 个文件中有 {left} 个没有上传到 {remote}（已上传的都已就位；没有只传了一部分的文件）"),
+    "hdfs.unsafe-name": (TEXT, "refusing to download a remote entry named {name!r}: it would land outside the destination",
+                         "拒绝下载名为 {name!r} 的远程条目：它会落在目标位置之外"),
+    "hdfs.unfit-name": (TEXT, "refusing to download a remote entry named {name!r}: {problem}; rename it on the cluster",
+                        "拒绝下载名为 {name!r} 的远程条目：{problem}；请在集群上重命名它"),
+    "hdfs.outside": (TEXT, "refusing to write {target}: outside {root}", "拒绝写入 {target}：它在 {root} 之外"),
+    "clusters.storage-required": (TEXT, "cluster {name}: give its {storage} URI (--webhdfs)", "集群 {name}：请给出它的 {storage} URI（--webhdfs）"),
+    "clusters.not-added": (TEXT, "cluster {name} was not added: {reason}", "集群 {name} 未添加：{reason}"),
+    "clusters.no-such": (TEXT, "no cluster named {name!r}: see `pai cluster list`", "没有名为 {name!r} 的集群：请查看 `pai cluster list`"),
+    "clusters.local-name": (TEXT, "the name '{name}' is the embedded local cluster; choose another", "名称 '{name}' 是内置的本地集群；请换一个名称"),
+    "clusters.no-kind": (TEXT, "no cluster kind {name!r}: the kinds are {kinds}", "没有集群类型 {name!r}：可用的类型有 {kinds}"),
+    "clusters.no-keyring": (TEXT, "no OS keyring is available to keep the password: install one (e.g. gnome-keyring), or set "
+                                  "PAI_LSP_SECRETS=file to keep secrets in {file} (mode 600)",
+                            "没有可用的系统密钥环来保存密码：请安装一个（例如 gnome-keyring），或设置 PAI_LSP_SECRETS=file，"
+                            "把密钥保存在 {file} 中（权限 600）"),
+    "profiles.folder": (TEXT, "{path} is a folder, not a file of cluster profiles: {fix}", "{path} 是文件夹，不是集群配置文件：{fix}"),
+    "file.unreadable": (TEXT, "{path}: cannot read it ({why})", "{path}：无法读取（{why}）"),
+    "profiles.empty": (TEXT, "{path} is empty, not a JSON object of cluster profiles: {fix}", "{path} 是空的，不是集群配置的 JSON 对象：{fix}"),
+    "profiles.not-utf8": (TEXT, "{path} is not UTF-8 text (a binary file?): {fix}", "{path} 不是 UTF-8 文本（是二进制文件吗？）：{fix}"),
+    "profiles.not-json": (TEXT, "{path} is not valid JSON ({why}): {fix}", "{path} 不是有效的 JSON（{why}）：{fix}"),
+    "profiles.invalid": (TEXT, "{path}: {where}{why} (see schemas/pai-cluster.schema.json): {fix}",
+                         "{path}：{where}{why}（见 schemas/pai-cluster.schema.json）：{fix}"),
+    "profiles.at": (TEXT, "at {where}: ", "位于 {where}："),
+    "profiles.fix": (TEXT, "fix it, or move it away to start with no profiles", "请修正它，或把它移走，从没有配置开始"),
+    "paddle-config.missing": (TEXT, "{path}: no such file (the paddlecloud client keeps its datacenters there)",
+                              "{path}：没有这个文件（paddlecloud 客户端把数据中心保存在这里）"),
+    "paddle-config.yaml": (TEXT, "{path}{where}: not valid YAML ({why})", "{path}{where}：不是有效的 YAML（{why}）"),
+    "paddle-config.no-list": (TEXT, "{path}: no `datacenters:` list in it", "{path}：其中没有 `datacenters:` 列表"),
+    "paddle-config.not-mapping": (TEXT, "{path}: datacenter {n} is not a mapping", "{path}：第 {n} 个数据中心不是映射"),
+    "paddle-config.missing-keys": (TEXT, "{path}: datacenter {name} has no {keys}", "{path}：数据中心 {name} 缺少 {keys}"),
+    "paddle-config.bad-endpoint": (TEXT, "{path}: datacenter {name}: endpoint {endpoint!r} is not an http(s) URL",
+                                   "{path}：数据中心 {name}：endpoint {endpoint!r} 不是 http(s) URL"),
+    "paddle-config.bad-current": (TEXT, "{path}: current-datacenter {current!r} names no datacenter in the file ({names})",
+                                  "{path}：current-datacenter {current!r} 不是文件中的任何数据中心（{names}）"),
+    "openpai.no-quota": (TEXT, "{name} is an OpenPAI cluster: quotas are PaddlePaddle Cloud's (see its virtual clusters)",
+                         "{name} 是 OpenPAI 集群：配额属于 PaddlePaddle Cloud（请查看它的虚拟集群）"),
+    "openpai.no-registries": (TEXT, "{name} is an OpenPAI cluster: registry secrets are PaddlePaddle Cloud's",
+                              "{name} 是 OpenPAI 集群：镜像仓库密钥属于 PaddlePaddle Cloud"),
+    "openpai.code-dir": (TEXT, "codeDir {uri!r} is not a path on the cluster's HDFS", "codeDir {uri!r} 不是集群 HDFS 上的路径"),
+    "paddle.no-job-kept": (TEXT, "no job {job} on {cluster} (PaddlePaddle Cloud keeps no finished or killed jobs)",
+                           "{cluster} 上没有作业 {job}（PaddlePaddle Cloud 不保留已结束或已终止的作业）"),
+    "paddle.no-config-kept": (TEXT, "PaddlePaddle Cloud keeps no job configs: {job} was not submitted from this session",
+                              "PaddlePaddle Cloud 不保存作业配置：{job} 不是从本会话提交的"),
+    "jobs.no-such": (TEXT, "no job {job} on {cluster}", "{cluster} 上没有作业 {job}"),
+    "upload.unreadable": (TEXT, "cannot read {name}: {why}", "无法读取 {name}：{why}"),
+    "upload.shrank": (TEXT, "{name} got shorter while it was uploaded: upload again", "{name} 在上传过程中变短了：请重新上传"),
+    "upload.code-dir-file": (TEXT, "codeDir {remote} is a file on HDFS, not a folder", "codeDir {remote} 是 HDFS 上的文件，不是文件夹"),
+    "hdfs.mv-refused": (TEXT, "cannot move {src} to {dst}: something is there already, or its folder is missing",
+                        "无法把 {src} 移动到 {dst}：目标位置已有内容，或其所在文件夹不存在"),
+    "hdfs.no-datanode": (TEXT, "{path}: the namenode gave no datanode location", "{path}：namenode 没有给出 datanode 的位置"),
+    "pfs.bad-chunk": (TEXT, "{path}: PFS sent a chunk that cannot be read", "{path}：PFS 发来的数据块无法读取"),
+    "ssh.no-client": (TEXT, "no ssh client on this machine", "本机没有 ssh 客户端"),
+    "ssh.no-port": (TEXT, "task {task} of {job} has no ssh port", "{job} 的任务 {task} 没有 ssh 端口"),
+    "clusters.local-no-paddle": (TEXT, "the running local cluster does not serve the PaddlePaddle Cloud API: stop it "
+                                       "(`pai cluster stop-local`) and the next command starts one that does",
+                                 "正在运行的本地集群不提供 PaddlePaddle Cloud API：请停止它（`pai cluster stop-local`），下一条命令会启动一个提供它的本地集群"),
+    "pfs.no-rename": (TEXT, "PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload them under "
+                            "the new name, then remove the old one",
+                      "PaddlePaddle Cloud 的文件服务器（PFS）不能重命名或移动文件：请下载后以新名称上传，再删除旧文件"),
+    "pfs.part-left": (TEXT, "{reason}; {path} holds part of the file and could not be removed ({why}): remove it with "
+                            "`pai hdfs rm {path}`, or put it again",
+                      "{reason}；{path} 中留有文件的一部分且无法删除（{why}）：请用 `pai hdfs rm {path}` 删除，或重新上传"),
+    "pfs.upload-stopped": (TEXT, "{reason}: upload to {remote} stopped with {left} of {total} file(s) not complete; the next upload "
+                                 "sends only what is missing (chunks already there are kept)",
+                           "{reason}：上传到 {remote} 已停止，{total} 个文件中有 {left} 个未完成；下次上传只发送缺少的部分（已在那里的数据块会保留）"),
+    "upload.stopped": (TEXT, "{reason}: upload to {remote} stopped with {left} of {total} file(s) not sent; nothing was changed at {remote}",
+                       "{reason}：上传到 {remote} 已停止，{total} 个文件中有 {left} 个未发送；{remote} 没有任何改变"),
+    "upload.not-switched": (TEXT, "upload to {remote} arrived but could not be switched into place ({why}); {remote} still holds the "
+                                  "previous upload",
+                            "上传到 {remote} 的内容已到达，但无法切换到位（{why}）；{remote} 仍是上一次上传的内容"),
+    "clusters.local-no-login": (TEXT, "the local cluster needs no login", "本地集群无需登录"),
+    "daemon.secret-refused": (TEXT, "the pai daemon at {where} (from {file}) refused the secret in that file, which no longer matches it: end "
+                                    "that daemon's process and try again",
+                              "位于 {where}（来自 {file}）的 pai 守护进程拒绝了该文件中的密钥（已不再匹配）：请结束那个守护进程，然后重试"),
+    "daemon.not-ours": (TEXT, "{where} (from {file}) is not your pai daemon: another program listens there; stop it, or delete {file} and try again",
+                        "{where}（来自 {file}）不是你的 pai 守护进程：那里有别的程序在监听；请停止它，或删除 {file} 后重试"),
+    "daemon.not-answering-as-one": (TEXT, "{where} (from {file}) is not your pai daemon: it did not answer as one ({why}); stop what "
+                                          "listens there, or delete the file and try again",
+                                    "{where}（来自 {file}）不是你的 pai 守护进程：它没有像守护进程那样应答（{why}）；请停止在那里监听的程序，或删除该文件后重试"),
+    "daemon.endpoint-unreadable": (TEXT, "{path}: cannot read the pai daemon's endpoint ({why}): delete it and try again",
+                                   "{path}：无法读取 pai 守护进程的端点（{why}）：请删除它后重试"),
+    "daemon.endpoint-invalid": (TEXT, "{path}: not a pai daemon endpoint file: delete it and try again",
+                                "{path}：不是 pai 守护进程的端点文件：请删除它后重试"),
+    "daemon.endpoint-remote": (TEXT, "{path}: names {host}, not this machine's loopback: refusing to send anything there; delete it "
+                                     "and try again",
+                               "{path}：指向 {host}，不是本机的回环地址：拒绝向那里发送任何内容；请删除它后重试"),
+    "daemon.endpoint-owner": (TEXT, "{path} belongs to another user (uid {uid}), not you: refusing to use it; delete it and try again",
+                              "{path} 属于另一个用户（uid {uid}），不是你：拒绝使用它；请删除它后重试"),
+    "daemon.endpoint-mode": (TEXT, "{path} can be read or changed by other users (mode {mode}): refusing to use the secret in it; "
+                                   "delete it and try again (the daemon writes a new one, mode 600)",
+                             "{path} 可被其他用户读取或修改（权限 {mode}）：拒绝使用其中的密钥；请删除它后重试（守护进程会写入新文件，权限 600）"),
+    "daemon.endpoint-acl-unreadable": (TEXT, "{path}: {why}: refusing to use the secret in it; delete it and try again",
+                                       "{path}：{why}：拒绝使用其中的密钥；请删除它后重试"),
+    "daemon.endpoint-others": (TEXT, "{path} can be read or changed by others ({who}), not only you: refusing to use the secret "
+                                     "in it; delete it and try again (the daemon writes a new one, private)",
+                               "{path} 可被他人读取或修改（{who}），不只是你：拒绝使用其中的密钥；请删除它后重试（守护进程会写入新的私有文件）"),
+    "daemon.not-running": (TEXT, "the pai daemon is not running", "pai 守护进程没有运行"),
+    "daemon.did-not-start": (TEXT, "the pai daemon did not start: see {log}", "pai 守护进程没有启动：请查看 {log}"),
+    "daemon.stopped-unanswered": (TEXT, "the pai daemon stopped before it answered `{method}`, which may or may not have been "
+                                        "done: check, then try again (see {log})",
+                                  "pai 守护进程在回答 `{method}` 之前停止了，该操作可能已完成也可能没有：请先检查，再重试（见 {log}）"),
+    "daemon.keeps-stopping": (TEXT, "the pai daemon keeps stopping: see {log}", "pai 守护进程不断停止：请查看 {log}"),
+    "params.not-object": (TEXT, "{method}: params must be an object", "{method}：参数必须是对象"),
+    "params.missing": (TEXT, "{method}: `{key}` is missing", "{method}：缺少 `{key}`"),
+    "params.type": (TEXT, "{method}: `{key}` must be {expected}", "{method}：`{key}` 必须是{expected}"),
+    "params.unknown-method": (TEXT, "unknown method {method}", "未知的方法 {method}"),
+    "params.request-id": (TEXT, "submit: requestId: {reason}", "submit：requestId：{reason}"),
 }
 
 
@@ -340,6 +647,9 @@ def is_chinese(locale: str | None) -> bool:
 
 
 def pick(locale: str | None, en: str, zh: str) -> str:
+    """One of two texts by the reader's language: for the data tables that keep their texts beside
+    their records (a format's or a kind's title, a variable's doc). Everything else is a code of
+    `CATALOGUE`, rendered with `render` (tests/core/test_messages.py finds literal pairs passed here)."""
     return zh if is_chinese(locale) else en
 
 
@@ -348,17 +658,67 @@ def severity(code: str) -> str:
 
 
 def render(code: str, locale: str | None, **args: object) -> str:
+    """The text of `code` in the reader's language; arguments that are `Message`s are rendered in it too."""
     _, en, zh = CATALOGUE[code]
     template = zh if is_chinese(locale) else en
+    values = {k: v.render(locale) if isinstance(v, Message) else v for k, v in args.items()}
     try:
-        return template.format(**args)
-    except (KeyError, IndexError):
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):
         return template
 
 
+@dataclass(frozen=True)
+class Message:
+    """A text said before its reader's language is known (an error the daemon sends to whoever
+    asked): its catalogue code and arguments (plain JSON values, or `Message`s said inside it).
+    Whoever shows it renders it (`render`); `str()` is the English, for logs and old clients."""
+
+    code: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    def render(self, locale: str | None) -> str:
+        return render(self.code, locale, **self.args)
+
+    def __str__(self) -> str:
+        return self.render(None)
+
+    def replaced(self, old: str, new: str) -> Message:
+        """The same message with `old` replaced by `new` in its arguments."""
+        return Message(self.code, {k: v.replaced(old, new) if isinstance(v, Message) else v.replace(old, new) if isinstance(v, str)
+                                   else v for k, v in self.args.items()})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "args": {k: v.to_json() if isinstance(v, Message) else _plain(v) for k, v in self.args.items()}}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Message | None:
+        """A message from the wire; None when it is not one this catalogue knows (a newer sender's)."""
+        if not isinstance(data, dict) or data.get("code") not in CATALOGUE or not isinstance(data.get("args", {}), dict):
+            return None
+        args: dict[str, Any] = {}
+        for key, value in data.get("args", {}).items():
+            inner = cls.from_json(value) if isinstance(value, dict) and "code" in value else None
+            if isinstance(value, dict) and inner is None:
+                return None
+            args[key] = inner if inner is not None else value
+        return cls(data["code"], args)
+
+
+def message(code: str, **args: Any) -> Message:
+    """`Message(code, args)`, checked: the code must be in the catalogue."""
+    if code not in CATALOGUE:
+        raise KeyError(f"no message {code!r} in the catalogue")
+    return Message(code, args)
+
+
+def _plain(value: Any) -> Any:
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
 def type_name(kind: str, locale: str | None) -> str:
-    en, zh = TYPE_NAMES.get(kind, (kind, kind))
-    return pick(locale, en, zh)
+    code = "type." + kind
+    return render(code, locale) if code in CATALOGUE else kind
 
 
 def json_type(value: object) -> str:

@@ -50,21 +50,17 @@ def memory_mb(text: str, default: str = "1Gi") -> int:
     return max(1, -(-int(size) // 2**20))
 
 
-def name_problem(name: str, chinese: bool = False) -> str | None:
-    """Why a job name breaks §A.17 (None when it is fine), in English or Chinese."""
+def name_problem(name: str) -> msg.Message | None:
+    """Why a job name breaks §A.17 (None when it is fine)."""
     if not name:
-        en, zh = "it is empty", "它为空"
-    elif "_" in name or "." in name:
-        en, zh = "it contains '_' or '.', which paddlecloud refuses", "包含 '_' 或 '.'，paddlecloud 会拒绝"
-    elif len(name) > NAME_MAX:
-        en = f"it is {len(name)} characters long; at most {NAME_MAX} leave room for the -trainer/-pserver suffixes"
-        zh = f"长度为 {len(name)}；最多 {NAME_MAX} 个字符，以便为 -trainer/-pserver 后缀留出空间"
-    elif not NAME_RULE.match(name):
-        en = "it is not a lowercase DNS label (letters a-z, digits and '-', starting and ending with a letter or digit)"
-        zh = "不是小写 DNS 标签（只能使用 a-z、数字和 '-'，以字母或数字开头和结尾）"
-    else:
-        return None
-    return zh if chinese else en
+        return msg.message("paddle.name-empty")
+    if "_" in name or "." in name:
+        return msg.message("paddle.name-separators")
+    if len(name) > NAME_MAX:
+        return msg.message("paddle.name-too-long", length=len(name), limit=NAME_MAX)
+    if not NAME_RULE.match(name):
+        return msg.message("paddle.name-not-dns")
+    return None
 
 
 def registry_name(name: str) -> str:
@@ -129,28 +125,8 @@ def _validator() -> Any:
     return Draft202012Validator(schema())
 
 
-# -- diagnostics ----------------------------------------------------------------------------
-CATALOGUE: dict[str, tuple[str, str, str]] = {
-    "paddle.name": (msg.ERROR, "\"{value}\" is not a valid PaddlePaddle Cloud job name: {why}.",
-                    "\"{value}\" 不是有效的 PaddlePaddle Cloud 作业名：{why}。"),
-    "paddle.quantity": (msg.ERROR, "\"{value}\" is not a Kubernetes quantity: write a number with a unit such as 512Mi, 1Gi or 2G.",
-                        "\"{value}\" 不是 Kubernetes 数量：请写成带单位的数字，如 512Mi、1Gi 或 2G。"),
-    "paddle.tiny-memory": (msg.WARNING, "\"{field}\" is {value}, which is {size} bytes: did you mean {suggestion}?",
-                           "\"{field}\" 为 {value}，即 {size} 字节：你是不是想写 {suggestion}？"),
-    "paddle.no-entry": (msg.ERROR, "Neither \"entry\" nor \"topology\" is set: the server needs one of them to start the trainers.",
-                        "\"entry\" 和 \"topology\" 都没有设置：服务器需要其中之一来启动 trainer。"),
-    "paddle.registry-prefix": (msg.WARNING, "The cluster stores registries as \"{full}\": \"{value}\" alone is not found when "
-                               "the image is pulled (pai adds the prefix on submit).",
-                               "集群以 \"{full}\" 保存镜像仓库凭据：单独的 \"{value}\" 在拉取镜像时找不到（提交时 pai 会补上前缀）。"),
-    "paddle.unknown-variable": (msg.WARNING, "${name} is not set by PaddlePaddle Cloud in a trainer: it may be empty.",
-                                "${name} 不是 PaddlePaddle Cloud 在 trainer 中设置的变量：它可能为空。"),
-}
-
-
+# -- diagnostics (their texts: core/messages.py, `paddle.*`) ---------------------------------
 def _diag(start: int, end: int, code: str, locale: str | None, fixes: list[Fix] | None = None, **args: Any) -> Diagnostic:
-    if code in CATALOGUE:
-        severity, en, zh = CATALOGUE[code]
-        return Diagnostic(start, end, code, severity, pick(locale, en, zh).format(**args), fixes or [])
     return Diagnostic(start, end, code, msg.severity(code), msg.render(code, locale, **args), fixes or [])
 
 
@@ -182,7 +158,7 @@ def _value_node(doc: Document, key: str) -> Node | None:
 def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
     out = []
     name = _value_node(doc, "name")
-    if name is not None and isinstance(name.value, str) and (why := name_problem(name.value, msg.is_chinese(locale))) is not None:
+    if name is not None and isinstance(name.value, str) and (why := name_problem(name.value)) is not None:
         fixed = re.sub(r"[^a-z0-9-]+", "-", name.value.lower()).strip("-")[:NAME_MAX].strip("-")
         fixes = [Fix(f'Rename to "{fixed}"', (Edit(name.start, name.end, doc.literal(fixed)),))] if fixed and fixed != name.value else []
         out.append(_diag(name.start, name.end, "paddle.name", locale, fixes, value=name.value,
@@ -262,8 +238,10 @@ def hover_variable(doc: Document, node: Node, offset: int, settings: Settings) -
 
 
 def variable_doc(name: str, locale: str | None) -> str:
-    en, zh, example = VARIABLES.get(name) or ("Not set by PaddlePaddle Cloud in a trainer.", "PaddlePaddle Cloud 不会在 trainer 中设置它。", "")
-    return variable_markdown(name, en, zh, example, locale)
+    if name not in VARIABLES:
+        return variable_markdown(name, msg.render("paddle.variable-not-set", locale), "", locale)
+    en, zh, example = VARIABLES[name]
+    return variable_markdown(name, pick(locale, en, zh), example, locale)
 
 
 class Paddle(JobFormat):

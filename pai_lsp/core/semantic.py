@@ -110,7 +110,7 @@ def task_counts(doc: Document, role_node: Node, role: dict, names: ConfigNames, 
         value = joi.to_integer(role[field]) if given else role_defaults[field]
         if value is not None and value > tasks:
             node = _in_role(role_node, (field if given else "taskNumber",))
-            shown = value if given else msg.pick(settings.locale, f"{value} (the default)", f"{value}（默认值）")
+            shown = value if given else msg.render("semantic.the-default", settings.locale, value=value)
             yield _diag(node, "semantic.min-count-exceeds-tasks", settings, field=field, value=shown, tasks=tasks)
 
 
@@ -121,7 +121,7 @@ def shared_memory(doc: Document, role_node: Node, role: dict, names: ConfigNames
     memory = joi.to_integer(role.get("memoryMB", role_defaults["memoryMB"]))
     if memory is None:
         return
-    default_note = "" if "memoryMB" in role else msg.pick(settings.locale, ", the default", "，默认值")
+    default_note = "" if "memoryMB" in role else msg.render("semantic.default-note", settings.locale)
     if "shmMB" in role:
         shm = joi.to_integer(role["shmMB"])
         if shm is not None and shm > memory:

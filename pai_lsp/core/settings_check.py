@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from json import dumps as json_dumps
 
 from .jsonc import Document, Node
-from .messages import json_type, pick, render, severity, type_name
+from .messages import json_type, render, severity, type_name
 from .model import Diagnostic, Settings
 from .schema import DIALECTS
 
@@ -67,14 +67,14 @@ def _type_problem(key: str, default: object, value: Node, locale: str | None) ->
     if isinstance(default, bool):
         ok, expected = isinstance(v, bool), type_name("boolean", locale)
     elif isinstance(default, int):
-        ok, expected = type(v) is int and v > 0, pick(locale, "a positive integer", "正整数")
+        ok, expected = type(v) is int and v > 0, render("type.positive-integer", locale)
     elif isinstance(default, tuple):  # a list of globs; an empty one means the default
         if isinstance(v, list):
             bad = [c for c in value.children if not (isinstance(c.value, str) and c.value)]
             if bad:
                 return _diag(bad[0], "settings.glob-type", locale, key=key, actual=_shown(bad[0].value, locale))
             return None
-        ok, expected = False, pick(locale, "a list of globs", "glob 列表")
+        ok, expected = False, render("type.globs", locale)
     elif key == "pai.cluster.kind":
         ok, expected = v in KINDS, " | ".join(f'"{k}"' for k in KINDS)
     else:
@@ -92,7 +92,7 @@ def _default_text(default: object) -> str:
 
 def _shown(value: object, locale: str | None) -> str:
     if value == "":
-        return pick(locale, "an empty string", "空字符串")
+        return render("type.empty-string", locale)
     kind = json_type(value)
     return f"{value!r}" if kind in ("integer", "number") else type_name(kind, locale)
 

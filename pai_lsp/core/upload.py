@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .jsonc import Document, Node
-from .messages import pick, render, severity
+from .messages import Message, message, render, severity
 from .model import Diagnostic, Settings
 from .settings_check import GlobFacts
 
@@ -70,16 +70,18 @@ class UploadFacts:
     def over_bytes(self) -> bool:
         return self.bytes > self.max_bytes
 
+    def over(self) -> Message | None:
+        """What is over the limits, to be said in the reader's language; None when nothing is."""
+        files = message("upload.over-files", files=self.files, limit=self.max_files) if self.over_files else None
+        size = message("upload.over-bytes", size=size_text(self.bytes), limit=size_text(self.max_bytes)) if self.over_bytes else None
+        if files and size:
+            return message("upload.over-both", files=files, bytes=size)
+        return files or size
+
     def over_limits(self, locale: str | None = None) -> str | None:
         """What is over the limits, in words; None when nothing is."""
-        parts = []
-        if self.over_files:
-            parts.append(pick(locale, f"{self.files:,} files (limit {self.max_files:,}, pai.job.upload.maxFiles)",
-                              f"{self.files:,} 个文件（上限 {self.max_files:,}，pai.job.upload.maxFiles）"))
-        if self.over_bytes:
-            parts.append(pick(locale, f"{size_text(self.bytes)} (limit {size_text(self.max_bytes)}, pai.job.upload.maxBytes)",
-                              f"{size_text(self.bytes)}（上限 {size_text(self.max_bytes)}，pai.job.upload.maxBytes）"))
-        return pick(locale, " and ", "，").join(parts) or None
+        over = self.over()
+        return over.render(locale) if over else None
 
 
 def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN) -> str:
@@ -105,19 +107,16 @@ def on_code_dir(doc: Document, offset: int) -> Node | None:
 def hover_markdown(facts: UploadFacts | None, locale: str | None) -> str:
     """What the hover on `codeDir` adds: what an upload sends from this workspace."""
     if facts is None:
-        return pick(locale, "*Counting the workspace files an upload would send…*", "*正在统计上传将发送的工作区文件…*")
-    lines = [pick(locale, f"**Upload**: {facts.files:,} file{'' if facts.files == 1 else 's'}, {size_text(facts.bytes)} from this workspace "
-                          "(`pai.job.upload.include` / `exclude`, `.paiignore`, `.gitignore`)",
-                  f"**上传**：此工作区的 {facts.files:,} 个文件，共 {size_text(facts.bytes)}"
-                  "（`pai.job.upload.include` / `exclude`、`.paiignore`、`.gitignore`）")]
+        return render("upload.counting", locale)
+    lines = [render("upload.hover", locale, files=facts.files, s="" if facts.files == 1 else "s", size=size_text(facts.bytes))]
     if facts.largest:
-        lines += ["", pick(locale, "Largest:", "最大的文件：")]
+        lines += ["", render("upload.largest", locale)]
         lines += [f"- `{rel}` {size_text(size)}" for rel, size in facts.largest]
     over = facts.over_limits(locale)
     if over:
-        lines += ["", pick(locale, f"⚠ Over the limit: {over}.", f"⚠ 超出上限：{over}。")]
+        lines += ["", render("upload.hover-over", locale, over=over)]
     if facts.data_like:
-        lines += ["", pick(locale, "⚠ Looks like data: ", "⚠ 看起来像数据：") + listing(facts.data_like)]
+        lines += ["", render("upload.hover-data", locale, files=listing(facts.data_like))]
     for problem in facts.problems:
         lines += ["", f"⚠ {problem}"]
     return "\n".join(lines)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .job_format import JobFormat
 from .jsonc import Document
-from .messages import pick
+from .messages import render
 from .model import Diagnostic, NewFile, Settings
 from .schema import DIALECTS, job_schema
 from .v2convert import ConversionError, to_v2_yaml
@@ -34,16 +34,15 @@ class PaiV1(JobFormat):
         stem = base[: -len(".pai.json")] if base.endswith(".pai.json") else base.rsplit(".", 1)[0]
         name = f"{stem}.pai.yaml"
         locale = settings.locale
-        title = pick(locale, f"Convert to OpenPAI protocol v2 ({name})", f"转换为 OpenPAI v2 协议（{name}）")
+        title = render("v2.convert.title", locale, name=name)
         if doc.root is None or doc.root.type != "object" or any(d.severity == "error" for d in self.diagnose(doc, settings)):
-            return [NewFile(title, name, "", pick(locale, "Fix the errors of this config first.", "请先修正此配置中的错误。"))]
+            return [NewFile(title, name, "", render("v2.convert.fix-first", locale))]
         config = {k: v for k, v in doc.root.value.items() if k != "$schema"}
         try:
             text = to_v2_yaml(config)
         except ConversionError as e:
-            return [NewFile(title, name, "", pick(locale, e.en, e.zh))]
-        header = pick(locale, f"# {base} in OpenPAI's v2 job protocol (written by pai-lsp; the original is unchanged)\n",
-                      f"# {base} 的 OpenPAI v2 作业协议版本（由 pai-lsp 生成；原文件未改动）\n")
+            return [NewFile(title, name, "", e.message.render(locale))]
+        header = render("v2.convert.header", locale, file=base) + "\n"
         return [NewFile(title, name, header + text)]
 
 

@@ -8,7 +8,8 @@ it, one that finds nothing (or null) stays as `<% name %>` (so that `$secrets`, 
 leaves for the runtime, survive); every other kind of tag (`<% #x %>` sections with what they hold,
 `<% !x %>`, `<% &x %>`, `<% >x %>`) is dropped. The result is trimmed. A text mustache cannot parse
 (an unclosed tag or section) makes the server answer 500 with mustache's message, "Unclosed tag at 17".
-(Not reproduced: mustache also drops the white space of a line that holds nothing but a dropped tag.)
+A line holding nothing but section or comment tags and white space is dropped whole, as mustache
+strips it.
 
 `find_templates` gives every tag with its place (and raises `TemplateError` where the server would);
 `render` fills them in. Pure: the language server, `pai submit --dry-run` and the local cluster use
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .yaml_scalars import js_string
@@ -27,7 +29,10 @@ OPEN, CLOSE = "<%", "%>"
 NAME = "name"  # the one kind of tag the server fills in
 # mustache's regular expressions (mustache.js 2.3 `parseTemplate`); JavaScript's \s is Unicode white space.
 _JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_SPACE_CHARS = "\t\n\x0b\x0c\r \xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
 _WHITE = re.compile(f"[{_JS_SPACE}]*")
+_EQUALS = re.compile(f"[{_JS_SPACE}]*=")
+_CURLY = re.compile(f"[{_JS_SPACE}]*}}")
 _SPACES = re.compile(f"[{_JS_SPACE}]+")
 _TAG_TYPE = re.compile(r"[#^/>{&=!]")
 _INDEX = re.compile(r"\[(\d+)\]")
@@ -76,25 +81,46 @@ def find_templates(text: str) -> list[Template]:
     """Every tag of `text`, in order (those inside a section too), as mustache 2.3 parses it with the
     tags `<%` `%>`. Raises `TemplateError` where mustache throws: an unclosed tag, an unclosed or
     unopened section, invalid tags set by `<% = … = %>`."""
-    if OPEN not in text:
-        return []
+    return list(_parse(text)[0]) if OPEN in text else []
+
+
+@lru_cache(maxsize=256)
+def _parse(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]:
+    """mustache 2.3's `parseTemplate`: every tag, and what the server writes (text and the name tags
+    outside sections; a line holding only section or comment tags and white space dropped whole, as
+    mustache strips it). Kept as mustache's Writer keeps them: a thousand roles with the same commands
+    cost one parse."""
     opening, closing, closing_curly = _compile([OPEN, CLOSE], 0, 0)
     found: list[Template] = []
+    tokens: list[str | Template | None] = []  # one character of text, or a tag; None: stripped
     sections: list[Template] = []
-    pos = 0
-    while pos < len(text):
+    spaces: list[int] = []  # the white-space tokens of the current line
+    has_tag = non_space = False
+    pos, end = 0, len(text)
+    while pos < end:
         match = opening.search(text, pos)
+        stop = match.start() if match else end
+        for ch in text[pos:stop]:
+            if ch in _JS_SPACE_CHARS:
+                spaces.append(len(tokens))
+            else:
+                non_space = True
+            tokens.append(ch)
+            if ch == "\n":
+                if has_tag and not non_space:
+                    for index in spaces:
+                        tokens[index] = None
+                spaces, has_tag, non_space = [], False, False
         if match is None:
             break
-        start = match.start()
-        pos = match.end()
+        start, pos, has_tag = stop, match.end(), True
         kind_match = _TAG_TYPE.match(text, pos)
         kind = NAME
         if kind_match is not None:
             kind, pos = kind_match.group(), kind_match.end()
         pos = _WHITE.match(text, pos).end()  # type: ignore[union-attr]
         if kind == "=":
-            equals = re.compile(f"[{_JS_SPACE}]*=").search(text, pos)
+            equals = _EQUALS.search(text, pos)
             value_end = equals.start() if equals else len(text)
             value, pos = text[pos:value_end], equals.end() if equals else len(text)
             until = closing.search(text, pos)
@@ -104,7 +130,7 @@ def find_templates(text: str) -> list[Template]:
             value_end = until.start() if until else len(text)
             value = text[pos:value_end]
             pos = value_end
-            curly = re.compile(f"[{_JS_SPACE}]*}}").match(text, pos)
+            curly = _CURLY.match(text, pos)
             if curly is not None:
                 pos = curly.end()
             until = closing.search(text, pos)
@@ -120,6 +146,7 @@ def find_templates(text: str) -> list[Template]:
         pos = close.end()
         tag = Template(start, pos, _INDEX.sub(r".\1", value) if kind == NAME else value, kind)
         found.append(tag)
+        tokens.append(tag)
         if kind in ("#", "^"):
             sections.append(tag)
         elif kind == "/":
@@ -128,60 +155,70 @@ def find_templates(text: str) -> list[Template]:
             opened = sections.pop()
             if opened.expr != value:
                 raise TemplateError(f'Unclosed section "{opened.expr}" at {start}', opened.start, opened.end, start)
+        elif kind in (NAME, "&"):
+            non_space = True
         elif kind == "=":
             opening, closing, closing_curly = _compile(_SPACES.split(value, 2)[:2] if value else [], pos, start)
     if sections:
         opened = sections[-1]
         raise TemplateError(f'Unclosed section "{opened.expr}" at {len(text)}', opened.start, opened.end, len(text))
-    return found
+    written: list[str | Template] = []
+    depth = 0  # inside a section: dropped with it
+    for token in tokens:
+        if isinstance(token, Template):
+            depth += 1 if token.kind in ("#", "^") else -1 if token.kind == "/" else 0
+            if depth == 0 and token.kind == NAME:
+                written.append(token)
+        elif token is not None and depth == 0:
+            written.append(token)
+    return tuple(found), tuple(written)
+
+
+def _property(value: Any, name: str) -> Any:
+    """`value[name]` as JavaScript reads it from js-yaml's values (None: undefined or null)."""
+    if isinstance(value, dict):
+        if name in value:
+            return value[name]
+        return next((v for k, v in value.items() if not isinstance(k, str) and js_string(k) == name), None)
+    if isinstance(value, (list, str)):
+        if name == "length":
+            return len(value)
+        if name.isascii() and name.isdigit() and str(int(name)) == name and int(name) < len(value):
+            return value[int(name)]
+    return None
 
 
 def lookup(context: dict[str, Any], expr: str) -> Any:
-    """What a name finds in the context, as mustache's `Context.lookup` (None when nothing): dotted
-    names walk mappings, list indices, and a list's or string's `length`."""
-    if "." not in expr or expr.startswith("."):
-        return context.get(expr)
-    value: Any = context
-    for part in expr.split("."):
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, (list, str)):
-            if part == "length":
-                value = len(value)
-            elif part.isascii() and part.isdigit() and int(part) < len(value):
-                value = value[int(part)]
-            else:
-                return None
-        else:
-            return None
-        if value is None:
-            return None
-    return value
+    """What a name finds in the context, as mustache's `Context.lookup` (None when nothing or null):
+    dotted names walk mappings, list indices, and a list's or string's `length`."""
+    if expr.find(".") > 0:
+        value: Any = context
+        for part in expr.split("."):
+            if value is None:
+                break
+            value = _property(value, part)
+        return value
+    return _property(context, expr)
 
 
-def _js_trim(text: str) -> str:
-    return text.strip(_JS_SPACE.replace("\u2000-\u200a", "".join(map(chr, range(0x2000, 0x200B)))))
+def js_trim(text: str) -> str:
+    """String.prototype.trim: JavaScript's white space, not Python's."""
+    return text.strip(_JS_SPACE_CHARS)
 
 
 def fill(text: str, context: dict[str, Any]) -> str:
     """`text` with its name tags filled in from `context` (names such as "$parameters" at its top)
     and its other tags dropped, trimmed: the server's `render`. Raises `TemplateError`."""
+    if OPEN not in text:
+        return js_trim(text)
     out = []
-    pos = 0
-    depth = 0  # inside a section: dropped with it
-    for tag in find_templates(text):
-        if depth == 0:
-            out.append(text[pos:tag.start])
-        pos = tag.end
-        if tag.kind in ("#", "^"):
-            depth += 1
-        elif tag.kind == "/":
-            depth -= 1
-        elif tag.kind == NAME and depth == 0:
-            value = lookup(context, tag.expr)
-            out.append(f"{OPEN} {tag.expr} {CLOSE}" if value is None else js_string(value))
-    out.append(text[pos:] if depth == 0 else "")
-    return _js_trim("".join(out))
+    for token in _parse(text)[1]:
+        if isinstance(token, Template):
+            value = lookup(context, token.expr)
+            out.append(f"{OPEN} {token.expr} {CLOSE}" if value is None else js_string(value))
+        else:
+            out.append(token)
+    return js_trim("".join(out))
 
 
 def render(value: str, parameters: dict | None, secrets: dict | None = None, **prerequisites: dict | None) -> str:
@@ -202,4 +239,4 @@ def render(value: str, parameters: dict | None, secrets: dict | None = None, **p
 
 def joined_commands(commands: list[str]) -> str:
     """A role's commands as the server renders them: each line trimmed, joined with "\\n"."""
-    return "\n".join(_js_trim(line) for line in commands)
+    return "\n".join(js_trim(line) for line in commands)

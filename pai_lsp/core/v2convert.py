@@ -16,15 +16,16 @@ from typing import Any
 
 import yaml
 
+from .messages import Message, message
 from .roles import roles_from_v1, to_v2, v2_name
 
 
 class ConversionError(ValueError):
-    """What v2 cannot express, in English and Chinese."""
+    """What v2 cannot express, as a catalogue message (said in the editor's or the terminal's language)."""
 
-    def __init__(self, en: str, zh: str):
-        super().__init__(en)
-        self.en, self.zh = en, zh
+    def __init__(self, message: Message):
+        super().__init__(str(message))
+        self.message = message
 
 
 def _shell_value(value: str) -> str:
@@ -35,10 +36,7 @@ def _shell_value(value: str) -> str:
 def job_from_v1(config: dict) -> dict:
     """The v2 job of a checked v1 config, as plain data. Raises ConversionError for what v2 cannot say."""
     if config.get("authFile"):
-        raise ConversionError(
-            "authFile (a private registry login on HDFS) has no v2 equivalent: give the image's registry credentials to "
-            "the cluster's admins or use a public image",
-            "authFile（HDFS 上的私有镜像仓库登录信息）在 v2 中没有对应项：请把镜像仓库凭据交给集群管理员，或使用公开镜像")
+        raise ConversionError(message("v2.convert.auth-file"))
     name = re.sub(r"[^A-Za-z0-9_-]", "_", config["jobName"])
     exports = {f"PAI_{field[:-3].upper()}_DIR": config[field] for field in ("dataDir", "outputDir", "codeDir") if config.get(field)}
     exports.update({str(k): str(v) for k, v in (config.get("jobEnvs") or {}).items() if re.fullmatch(r"[A-Za-z_]\w*", str(k))})

@@ -287,7 +287,8 @@ def schema_diagnostics(doc: Document, err: SchemaError, settings: Settings, root
         return [_diag(prop.key.start, prop.key.end, "schema.key-pattern", locale, key=err.instance)]
     if kind == "pattern":
         explanation = err.schema.get("x-pattern-message") or {}
-        text = msg.pick(locale, explanation.get("en", f"must match {err.limit}"), explanation.get("zh", f"必须匹配 {err.limit}"))
+        fallback = msg.render("schema.pattern-fallback", locale, pattern=err.limit)
+        text = explanation.get("zh" if msg.is_chinese(locale) else "en") or fallback
         fixed = _rewrite_to_pattern(str(err.instance), err.limit)
         fixes = [Fix(f'Rename to "{fixed}"', (Edit(node.start, node.end, doc.literal(fixed)),))] if fixed else []
         return [_diag(node.start, node.end, "schema.pattern", locale, fixes, value=err.instance, field=field, explanation=text)]

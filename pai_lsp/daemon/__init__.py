@@ -14,7 +14,8 @@ from .transport import endpoint_name
 
 def endpoint_path() -> Path:
     """Where clients find the daemon: its socket, or (tcp) its endpoint file."""
-    return runtime_dir() / endpoint_name()
+    folder = runtime_dir()
+    return folder / endpoint_name(folder)
 
 
 def lock_path() -> Path:

@@ -16,8 +16,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
+from ..core.messages import message
 from ..errors import ConfigError, Unreachable
 from ..filelock import try_hold
 from . import endpoint_path, lock_path, protocol, state_dir, transport
@@ -80,29 +80,30 @@ async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWri
             pass
         except transport.Refused as exc:
             if not exc.stale:  # this machine's set-up is wrong: no use trying again
-                raise ConfigError(exc.message) from None
+                raise ConfigError(exc.said) from None
             probed = True
             if daemon_running():  # its own endpoint cannot fail, unless it is just being rewritten
                 doubted = doubted or time.monotonic()
                 if time.monotonic() - doubted > STALE_GRACE:
-                    raise ConfigError(exc.message) from None
+                    raise ConfigError(exc.said) from None
                 await asyncio.sleep(0.1)
                 continue
             # no daemon: the file is a dead one's, whatever listens on its port now
         if not start:
-            raise Unreachable("the pai daemon is not running") from None
+            raise Unreachable(message("daemon.not-running")) from None
         # Start one; again after a probe of the lock, which may have sent a starting one away.
         if started is None or (probed and time.monotonic() - started > 1.0):
             await asyncio.to_thread(start_daemon)
             started = time.monotonic()
         if time.monotonic() > deadline:
-            raise Unreachable(f"the pai daemon did not start: see {state_dir() / 'daemon.log'}") from None
+            raise Unreachable(message("daemon.did-not-start", log=str(state_dir() / "daemon.log"))) from None
         await asyncio.sleep(0.05)
 
 
-async def call_once(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> Any:
-    """One request on its own connection; the events that belong to it go to `on_event`.
-    Raises the `errors` class of a failure, DaemonStopped when the daemon goes away first."""
+async def call_once(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> protocol.Result:
+    """One request on its own connection; the events that belong to it go to `on_event`. The
+    result as its class (`params.RESULT`); a failure raises its `errors` class, DaemonStopped when
+    the daemon goes away first."""
     reader, writer = await _connect(start)
     rid = next(_ids)
     try:
@@ -111,7 +112,7 @@ async def call_once(params: protocol.Params, on_event: OnEvent | None = None, st
         while (line := await protocol.read_line(reader)) is not None:
             reply = protocol.read_reply(json.loads(line), rid)
             if isinstance(reply, protocol.Reply):
-                return reply.value
+                return protocol.read_result(params, reply.value)
             if reply is not None and on_event is not None:
                 done = on_event(reply)
                 if asyncio.iscoroutine(done):
@@ -128,7 +129,7 @@ def resumable(params: protocol.Params) -> bool:
 
 
 async def call(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
-               on_restart: Callable[[], None] | None = None) -> Any:
+               on_restart: Callable[[], None] | None = None) -> protocol.Result:
     """`call_once`, asked again of a new daemon when the old one died before answering, for
     requests that can be asked twice (`resumable`); `on_restart` hears of it (once: a dying daemon
     can also refuse the first reconnection). Otherwise a daemon that dies is one Unreachable line
@@ -138,16 +139,16 @@ async def call(params: protocol.Params, on_event: OnEvent | None = None, start: 
             return await call_once(params, on_event, start)
         except DaemonStopped:
             if not resumable(params):
-                raise Unreachable(f"the pai daemon stopped before it answered `{params.METHOD}`, which may or may not "
-                                  f"have been done: check, then try again (see {state_dir() / 'daemon.log'})") from None
+                raise Unreachable(message("daemon.stopped-unanswered", method=params.METHOD,
+                                          log=str(state_dir() / "daemon.log"))) from None
             if attempt == 0 and on_restart is not None:
                 on_restart()
             await asyncio.sleep(0.1 * attempt)
-    raise Unreachable(f"the pai daemon keeps stopping: see {state_dir() / 'daemon.log'}")
+    raise Unreachable(message("daemon.keeps-stopping", log=str(state_dir() / "daemon.log")))
 
 
 def call_sync(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
-              on_restart: Callable[[], None] | None = None) -> Any:
+              on_restart: Callable[[], None] | None = None) -> protocol.Result:
     return asyncio.run(call(params, on_event, start, on_restart))
 
 
@@ -171,7 +172,7 @@ class LogCursor:
 
 
 async def follow(params: protocol.FollowLogs, on_log: Callable[[protocol.JobLog, bytes], None],
-                 on_status: Callable[[protocol.JobStatus], None] | None = None) -> dict:
+                 on_status: Callable[[protocol.JobStatus], None] | None = None) -> protocol.FollowLogsResult:
     """Stream a job's log (`on_log` gets each new piece, exactly the bytes the task wrote) and its
     status changes until it ends (or, without `params.follow`, what is there now). When the daemon
     dies it is started again and asked to go on from the bytes already received."""
@@ -189,4 +190,4 @@ async def follow(params: protocol.FollowLogs, on_log: Callable[[protocol.JobLog,
             return await call_once(dataclasses.replace(params, offsets=cursor.offsets), on_event)
         except DaemonStopped:
             continue
-    raise Unreachable(f"the pai daemon keeps stopping: see {state_dir() / 'daemon.log'}")
+    raise Unreachable(message("daemon.keeps-stopping", log=str(state_dir() / "daemon.log")))

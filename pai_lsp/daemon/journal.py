@@ -19,7 +19,7 @@ class SubmitJournal:
             raise ValueError("a request id is 1-64 letters, digits, '-' or '_'")
         self.path = folder / f"{request}.json"
         try:
-            entry = json.loads(self.path.read_text())
+            entry = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             entry = {}
         self.job: str | None = entry.get("job")
@@ -30,7 +30,7 @@ class SubmitJournal:
         self.job, self.phase, self.result = job, phase, result
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         temp = self.path.with_suffix(".tmp")
-        temp.write_text(json.dumps({"job": job, "phase": phase, "result": result}))
+        temp.write_text(json.dumps({"job": job, "phase": phase, "result": result}), encoding="utf-8")
         os.replace(temp, self.path)
 
 

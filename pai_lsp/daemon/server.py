@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..clusters.kinds import local_for
 from ..clusters.profiles import LOCALS
-from ..errors import InvalidInput, PaiError
+from ..core.messages import message
+from ..errors import InvalidInput, PaiError, ServerError
 from ..filelock import try_hold
 from ..service import clusters
 from ..service import hdfs as explorer
@@ -114,11 +115,11 @@ class Daemon:
         try:
             message = json.loads(line)
         except ValueError:
-            await send(protocol.failure(None, protocol.PARSE_ERROR, "parse error: not JSON"))
+            await send(protocol.error(None, ServerError("parse error: not JSON"), protocol.PARSE_ERROR))
             return
         if isinstance(message, list):
             if not message:
-                await send(protocol.failure(None, protocol.INVALID_REQUEST, "invalid request: an empty batch"))
+                await send(protocol.error(None, InvalidInput("invalid request: an empty batch"), protocol.INVALID_REQUEST))
                 return
             replies = await asyncio.gather(*(self.dispatch(m, send) for m in message))
             if answered := [r for r in replies if r is not None]:
@@ -131,8 +132,8 @@ class Daemon:
         """The reply to one request (None for a notification, which gets none)."""
         if not isinstance(request, dict) or not isinstance(request.get("method"), str):
             rid = request.get("id") if isinstance(request, dict) and isinstance(request.get("id"), (str, int)) else None
-            return protocol.failure(rid, protocol.INVALID_REQUEST,
-                                    "invalid request: a JSON-RPC request is an object with a string `method`", "invalid")
+            return protocol.error(rid, InvalidInput("invalid request: a JSON-RPC request is an object with a string `method`"),
+                                  protocol.INVALID_REQUEST)
         method, rid = request["method"], request.get("id")
 
         async def notify(event: protocol.Event) -> None:
@@ -140,19 +141,19 @@ class Daemon:
 
         cls, handler = protocol.METHODS.get(method), self.handlers.get(method)
         if cls is None or handler is None:
-            reply = protocol.failure(rid, protocol.METHOD_NOT_FOUND, f"unknown method {method}", "invalid")
+            reply = protocol.error(rid, InvalidInput(message("params.unknown-method", method=method)), protocol.METHOD_NOT_FOUND)
         else:
             try:
                 params = cls.from_json(request.get("params"))
             except InvalidInput as exc:
-                reply = protocol.failure(rid, protocol.INVALID_PARAMS, exc.message, "invalid")
+                reply = protocol.error(rid, exc, protocol.INVALID_PARAMS)
             else:
                 try:
                     reply = protocol.result(rid, await handler(params, notify))
                 except PaiError as exc:
                     reply = protocol.error(rid, exc)
                 except Exception as exc:  # noqa: BLE001 - a daemon must answer, whatever went wrong
-                    reply = protocol.failure(rid, protocol.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+                    reply = protocol.error(rid, ServerError(f"{type(exc).__name__}: {exc}"), protocol.INTERNAL_ERROR)
         return reply if "id" in request else None
 
     def progress(self, token: str | int | None, event: type[protocol.Progress], notify: Notify):
@@ -168,20 +169,20 @@ class Daemon:
         return report
 
     # -- methods ---------------------------------------------------------------------
-    async def ping(self, p: protocol.Ping, notify: Notify) -> dict:
-        return {"pid": os.getpid(), "uptime": time.time() - self.started, "watched": len(self.watcher.watched)}
+    async def ping(self, p: protocol.Ping, notify: Notify) -> protocol.PingResult:
+        return protocol.PingResult(pid=os.getpid(), uptime=time.time() - self.started, watched=len(self.watcher.watched))
 
-    async def stop_daemon(self, p: protocol.StopDaemon, notify: Notify) -> dict:
+    async def stop_daemon(self, p: protocol.StopDaemon, notify: Notify) -> protocol.StopDaemonResult:
         asyncio.get_running_loop().call_later(0.05, self.stopping.set)
-        return {"stopping": True}
+        return protocol.StopDaemonResult(stopping=True)
 
-    async def submit(self, p: protocol.Submit, notify: Notify) -> dict:
+    async def submit(self, p: protocol.Submit, notify: Notify) -> protocol.SubmitResult:
         """Closing the connection while the upload runs stops it: nothing is submitted."""
         progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
         try:
             journal = await self.sessions.thread(SubmitJournal, state_dir() / "submits", p.request_id) if p.request_id else None
         except ValueError as exc:
-            raise InvalidInput(f"submit: requestId: {exc}") from None
+            raise InvalidInput(message("params.request-id", reason=str(exc))) from None
         cancelled = threading.Event()
         cluster = await self.cluster_for(p.cluster, p.file)
         try:
@@ -191,13 +192,13 @@ class Daemon:
             cancelled.set()
             raise
         await self.explainer.submitted(result, p.file)
-        self.watcher.watch(result["cluster"], result["job"])
+        self.watcher.watch(result.cluster, result.job)
         return result
 
-    async def preview(self, p: protocol.Preview, notify: Notify) -> dict:
+    async def preview(self, p: protocol.Preview, notify: Notify) -> protocol.PreviewResult:
         """What `submit` with the same params would do; nothing is sent."""
         return await self.sessions.run(await self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
-                                       p.locale, p.shown, p.list_files)
+                                       p.locale, p.shown, p.list_files, p.show_secrets)
 
     async def cluster_for(self, cluster: str | None, file: str) -> str | None:
         """The local cluster serves each kind of job file through its own API."""
@@ -205,56 +206,57 @@ class Daemon:
             return local_for(file)
         return cluster
 
-    async def jobs(self, p: protocol.Jobs, notify: Notify) -> dict:
+    async def jobs(self, p: protocol.Jobs, notify: Notify) -> protocol.JobsResult:
         return await self.sessions.run(p.cluster, service.list_jobs, p.offset, p.limit)
 
-    async def status(self, p: protocol.Status, notify: Notify) -> dict:
-        def status(backend: Backend) -> dict:
-            return protocol.status_result(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
+    async def status(self, p: protocol.Status, notify: Notify) -> protocol.StatusResult:
+        def status(backend: Backend) -> protocol.StatusResult:
+            return protocol.StatusResult.of(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
 
         return await self.sessions.run(p.cluster, status)
 
-    async def why(self, p: protocol.Why, notify: Notify) -> dict:
+    async def why(self, p: protocol.Why, notify: Notify) -> protocol.WhyResult:
         return await self.explainer.get(await self.sessions.resolve(p.cluster), p.job, p.refresh)
 
-    async def config(self, p: protocol.Config, notify: Notify) -> dict:
-        return {"job": p.job, "config": await self.sessions.run(p.cluster, lambda backend: backend.config(p.job))}
+    async def config(self, p: protocol.Config, notify: Notify) -> protocol.ConfigResult:
+        return protocol.ConfigResult(job=p.job, config=await self.sessions.run(p.cluster, lambda backend: backend.config(p.job)))
 
-    async def ssh(self, p: protocol.Ssh, notify: Notify) -> dict:
-        return {"job": p.job, "tasks": await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task))}
+    async def ssh(self, p: protocol.Ssh, notify: Notify) -> protocol.SshResult:
+        tasks = await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task))
+        return protocol.SshResult(job=p.job, tasks=tasks)
 
-    async def profiles(self, p: protocol.Params, notify: Notify) -> dict:
+    async def profiles(self, p: protocol.Params, notify: Notify) -> protocol.Result:
         """`clusters.*`: a change of profiles drops the kept sessions, which may be stale now."""
         if not isinstance(p, protocol.ClustersList):
             self.sessions.forget()
         return await asyncio.to_thread(PROFILES[type(p)], p)
 
-    async def stop(self, p: protocol.Stop, notify: Notify) -> dict:
+    async def stop(self, p: protocol.Stop, notify: Notify) -> protocol.StopResult:
         await self.sessions.run(p.cluster, lambda backend: backend.stop(p.job))
-        return {"stopped": p.job}
+        return protocol.StopResult(stopped=p.job)
 
-    async def outputs(self, p: protocol.Outputs, notify: Notify) -> dict:
+    async def outputs(self, p: protocol.Outputs, notify: Notify) -> protocol.PathResult:
         progress = self.progress(p.progress_token, protocol.TransferProgress, notify)
         target = await self.sessions.run(p.cluster, service.outputs, p.job, Path(p.dest), progress)
-        return {"path": str(target)}
+        return protocol.PathResult(path=str(target))
 
-    async def watch(self, p: protocol.Watch, notify: Notify) -> dict:
+    async def watch(self, p: protocol.Watch, notify: Notify) -> protocol.WatchResult:
         """Watch jobs submitted elsewhere: their changes go to `jobs.subscribe`rs."""
         cluster = await self.sessions.resolve(p.cluster)
         for job in p.jobs or ([p.job] if p.job else []):
             self.watcher.watch(cluster, job)
-        return {"watched": len(self.watcher.watched)}
+        return protocol.WatchResult(watched=len(self.watcher.watched))
 
-    async def subscribe(self, p: protocol.Subscribe, notify: Notify) -> dict:
+    async def subscribe(self, p: protocol.Subscribe, notify: Notify) -> protocol.Nothing:
         """`job.status` for every watched job's change, until the connection closes."""
         self.watcher.subscribers.add(notify)
         try:
             await asyncio.Event().wait()
         finally:
             self.watcher.subscribers.discard(notify)
-        return {}
+        return protocol.Nothing()
 
-    async def follow_logs(self, p: protocol.FollowLogs, notify: Notify) -> dict:
+    async def follow_logs(self, p: protocol.FollowLogs, notify: Notify) -> protocol.FollowLogsResult:
         """`job.log` from the given offsets until the job ends (or just what is there now, without
         `follow`), in pieces of at most CHUNK bytes, each sent once the caller has taken the one
         before (a slow reader slows only itself); `job.status` on every state change."""
@@ -268,7 +270,7 @@ class Daemon:
         else:
             state, offsets = await self._snapshot(cluster, p, text, notify)
         await text.flush()
-        return {"job": p.job, "state": state, "offsets": offsets}
+        return protocol.FollowLogsResult(job=p.job, state=state, offsets=offsets)
 
     async def _stream(self, cluster: str, feed: Feed, follower: Follower, text: Utf8Chunks, notify: Notify) -> str | None:
         """What the job's feed publishes, from where this follower is, until the feed is done."""
@@ -307,11 +309,11 @@ class Daemon:
                 break
         return status.state, logs.offsets
 
-    async def backend_call(self, p: protocol.Params, notify: Notify) -> dict:
+    async def backend_call(self, p: protocol.Params, notify: Notify) -> protocol.Result:
         """Quota and registry secrets: one call of the cluster's backend."""
         return await self.sessions.run(getattr(p, "cluster", None), BACKEND[type(p)], p)
 
-    async def hdfs(self, p: protocol.Params, notify: Notify) -> dict:
+    async def hdfs(self, p: protocol.Params, notify: Notify) -> protocol.Result:
         progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)
         return await self.sessions.run(getattr(p, "cluster", None), HDFS[type(p)], p, progress)
 
@@ -353,14 +355,14 @@ def split_utf8(data: bytes) -> tuple[bytes, bytes]:
     return data, b""
 
 
-def _read(op: Callable[..., bytes]) -> Callable[..., dict]:
-    def run(backend: Backend, p: Any, progress: Any) -> dict:
-        return {"path": explorer.absolute(backend, p.path), "data": base64.b64encode(op(backend, p)).decode()}
+def _read(op: Callable[..., bytes]) -> Callable[..., protocol.HdfsData]:
+    def run(backend: Backend, p: Any, progress: Any) -> protocol.HdfsData:
+        return protocol.HdfsData(path=explorer.absolute(backend, p.path), data=base64.b64encode(op(backend, p)).decode())
 
     return run
 
 
-HDFS: dict[type, Callable[..., dict]] = {
+HDFS: dict[type, Callable[..., protocol.Result]] = {
     protocol.HdfsList: lambda backend, p, progress: explorer.ls(backend, p.path),
     protocol.HdfsStat: lambda backend, p, progress: explorer.stat(backend, p.path),
     protocol.HdfsMkdir: lambda backend, p, progress: explorer.mkdir(backend, p.path),
@@ -373,15 +375,18 @@ HDFS: dict[type, Callable[..., dict]] = {
 }
 
 
-BACKEND: dict[type, Callable[..., dict]] = {
-    protocol.Quota: lambda backend, p: backend.quota(),
-    protocol.RegistryList: lambda backend, p: {"cluster": backend.profile.name, "registries": backend.registries()},
-    protocol.RegistryAdd: lambda backend, p: backend.add_registry(p.name, p.username, p.password, p.server),
-    protocol.RegistryRemove: lambda backend, p: backend.remove_registry(p.name),
+# The backend answers these in its own JSON (clusters/backend.py); read as the API's classes here.
+BACKEND: dict[type, Callable[..., protocol.Result]] = {
+    protocol.Quota: lambda backend, p: protocol.QuotaResult.from_json(backend.quota()),
+    protocol.RegistryList: lambda backend, p: protocol.RegistryListResult(
+        cluster=backend.profile.name, registries=[protocol.Registry.from_json(r) for r in backend.registries()]),
+    protocol.RegistryAdd: lambda backend, p: protocol.RegistrySecret.from_json(backend.add_registry(p.name, p.username, p.password,
+                                                                                                  p.server)),
+    protocol.RegistryRemove: lambda backend, p: protocol.RegistrySecret.from_json(backend.remove_registry(p.name)),
 }
 
 
-PROFILES: dict[type, Callable[[Any], dict]] = {
+PROFILES: dict[type, Callable[[Any], protocol.Result]] = {
     protocol.ClustersList: lambda p: clusters.list_profiles(),
     protocol.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password,
                                                  p.datacenter),

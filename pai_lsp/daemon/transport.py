@@ -28,11 +28,15 @@ from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
 
+from .. import winacl
+from ..core.messages import Message, message
 from ..files import write_atomic
 
 ENV = "PAI_LSP_TRANSPORT"
 UNIX_SOCKETS = hasattr(socket, "AF_UNIX") and hasattr(asyncio, "start_unix_server")
 HOST = "127.0.0.1"
+SOCKET = "daemon.sock"
+SUN_PATH = 108 if sys.platform.startswith("linux") else 104  # a Unix socket's path, its NUL included
 HANDSHAKE_SECONDS = 10.0  # a client (or a listener) that says nothing for this long is not ours
 _MAGIC = "pai-daemon"
 
@@ -40,26 +44,30 @@ Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]
 Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
-def kind() -> str:
-    """`unix` where the OS has Unix sockets, else `tcp`; `PAI_LSP_TRANSPORT=tcp` (or `unix`) chooses."""
+def kind(folder: Path | None = None) -> str:
+    """`unix` where the OS has Unix sockets, else `tcp`; `PAI_LSP_TRANSPORT=tcp` (or `unix`) chooses.
+    Also `tcp` where the socket's path in `folder` is longer than the OS holds (108 bytes on Linux,
+    104 on macOS: a deep `XDG_STATE_HOME` or temporary folder), unless `unix` is forced."""
     forced = os.environ.get(ENV, "").strip().lower()
     if forced == "tcp" or (forced != "unix" and not UNIX_SOCKETS):
+        return "tcp"
+    if forced != "unix" and folder is not None and len(os.fsencode(folder / SOCKET)) >= SUN_PATH:
         return "tcp"
     return "unix"
 
 
-def endpoint_name() -> str:
+def endpoint_name(folder: Path | None = None) -> str:
     """The file in the runtime folder that stands for the daemon: its socket, or its endpoint file."""
-    return "daemon.sock" if kind() == "unix" else "daemon.json"
+    return SOCKET if kind(folder) == "unix" else "daemon.json"
 
 
 class Refused(Exception):
     """The endpoint cannot be trusted: `message` is the one line for the user. `stale`: it may be a
     dead daemon's leftover (someone else now listens on its port, or its secret was replaced)."""
 
-    def __init__(self, message: str, stale: bool = False):
-        super().__init__(message)
-        self.message, self.stale = message, stale
+    def __init__(self, said: str | Message, stale: bool = False):
+        super().__init__(str(said))
+        self.said, self.message, self.stale = said, str(said), stale
 
 
 # -- the handshake (both sides) ------------------------------------------------------------
@@ -117,9 +125,8 @@ async def _admit(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sec
 
 async def _authenticate(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, info: Endpoint) -> None:
     """The client's side; Refused unless the listener proves it holds the secret of `info`."""
-    where = f"{info.host}:{info.port} (from {info.path})"
-    not_ours = Refused(f"{where} is not your pai daemon: another program listens there; stop it, or delete "
-                       f"{info.path} and try again", stale=True)
+    where = f"{info.host}:{info.port}"
+    not_ours = Refused(message("daemon.not-ours", where=where, file=str(info.path)), stale=True)
     challenge = await _line(reader)
     server_nonce = _nonce(challenge.get("challenge"))
     if challenge.get(_MAGIC) != 1 or server_nonce is None:
@@ -130,8 +137,7 @@ async def _authenticate(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
     await writer.drain()
     answer = await _line(reader)
     if "refused" in answer:
-        raise Refused(f"the pai daemon at {where} refused the secret in that file, which no longer matches "
-                      f"it: end that daemon's process and try again", stale=True)
+        raise Refused(message("daemon.secret-refused", where=where, file=str(info.path)), stale=True)
     if not _same(answer.get("proof"), proof(info.secret, "server", server_nonce, client_nonce, info.address)):
         raise not_ours
 
@@ -143,7 +149,7 @@ async def listen(handler: Handler, path: Path, host: str = HOST) -> asyncio.Abst
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path.parent, 0o700)
     path.unlink(missing_ok=True)  # a dead daemon's: the live one holds daemon.lock, which we have
-    if kind() == "unix":
+    if kind(path.parent) == "unix":
         return await _listen_unix(handler, path)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if sys.platform == "win32":  # nobody may bind the same port beside us (Windows lets SO_REUSEADDR do that)
@@ -204,9 +210,9 @@ def read_endpoint(path: Path) -> Endpoint:
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise Refused(f"{path}: cannot read the pai daemon's endpoint ({exc.strerror}): delete it and try again") from None
+        raise Refused(message("daemon.endpoint-unreadable", path=str(path), why=exc.strerror)) from None
     with os.fdopen(fd, "rb") as f:
-        check_private(path, os.fstat(f.fileno()))
+        check_private(path, f.fileno())
         data = f.read(4096)
     try:
         info = json.loads(data)
@@ -215,30 +221,34 @@ def read_endpoint(path: Path) -> Endpoint:
     except (ValueError, KeyError, TypeError):
         ok = False
     if not ok:
-        raise Refused(f"{path}: not a pai daemon endpoint file: delete it and try again")
+        raise Refused(message("daemon.endpoint-invalid", path=str(path)))
     if not is_loopback((host,)):
-        raise Refused(f"{path}: names {host}, not this machine's loopback: refusing to send anything there; "
-                      f"delete it and try again")
+        raise Refused(message("daemon.endpoint-remote", path=str(path), host=str(host)))
     return Endpoint(path, host, port, secret)
 
 
-def check_private(path: Path, st: os.stat_result) -> None:
-    """Refused unless the file is the user's and nobody else may read or change it. Where files have
-    no modes (Windows) this relies on the folder: the user's profile (`%LOCALAPPDATA%`), whose ACL
-    lets in only the user, SYSTEM and administrators, and which every file in it inherits."""
-    if sys.platform != "win32":
-        if st.st_uid != os.geteuid():
-            raise Refused(f"{path} belongs to another user (uid {st.st_uid}), not you: refusing to use it; "
-                          f"delete it and try again")
-        if st.st_mode & 0o077:
-            raise Refused(f"{path} can be read or changed by other users (mode {st.st_mode & 0o777:o}): refusing to "
-                          f"use the secret in it; delete it and try again (the daemon writes a new one, mode 600)")
+def check_private(path: Path, fd: int) -> None:
+    """Refused unless the file open as `fd` is the user's and nobody else may read or change it: its
+    owner and mode on POSIX, its owner and ACL on Windows (winacl.py)."""
+    if sys.platform == "win32":
+        try:
+            others = winacl.others(fd)
+        except OSError as exc:
+            raise Refused(message("daemon.endpoint-acl-unreadable", path=str(path), why=exc.strerror)) from None
+        if others:
+            raise Refused(message("daemon.endpoint-others", path=str(path), who=", ".join(others)))
+        return
+    st = os.fstat(fd)
+    if st.st_uid != os.geteuid():
+        raise Refused(message("daemon.endpoint-owner", path=str(path), uid=st.st_uid))
+    if st.st_mode & 0o077:
+        raise Refused(message("daemon.endpoint-mode", path=str(path), mode=f"{st.st_mode & 0o777:o}"))
 
 
 async def connect(path: Path, limit: int) -> Streams:
     """Open a connection to the daemon at `path`. FileNotFoundError / ConnectionRefusedError: no
     daemon there; Refused: something there that must not be trusted."""
-    if kind() == "unix":
+    if kind(path.parent) == "unix":
         return await _connect_unix(path, limit)
     info = read_endpoint(path)
     reader, writer = await asyncio.open_connection(info.host, info.port, limit=limit)
@@ -246,8 +256,8 @@ async def connect(path: Path, limit: int) -> Streams:
         await asyncio.wait_for(_authenticate(reader, writer, info), HANDSHAKE_SECONDS)
     except (asyncio.TimeoutError, ConnectionError, ValueError) as exc:
         writer.close()
-        raise Refused(f"{info.address} (from {info.path}) is not your pai daemon: it did not answer as one "
-                      f"({type(exc).__name__}); stop what listens there, or delete the file and try again", stale=True) from None
+        raise Refused(message("daemon.not-answering-as-one", where=info.address, file=str(info.path), why=type(exc).__name__),
+                      stale=True) from None
     except Refused:
         writer.close()
         raise

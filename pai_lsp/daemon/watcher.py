@@ -373,7 +373,7 @@ class Watcher:
 def _load(path: Path) -> dict[str, dict]:
     """The watched jobs saved by an earlier daemon (none when the file is missing or unreadable)."""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return {k: v for k, v in data.items() if isinstance(v, dict) and "cluster" in v and "job" in v} \

@@ -12,10 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..errors import PaiError
 from ..files import write_atomic
 from ..service import why as service
 from ..settings import workspace_of
-from .protocol import JobStatus
+from .protocol import JobStatus, SubmitResult, WhyResult
 from .sessions import Sessions
 
 KEEP = 500  # jobs whose explanations are kept (the oldest go first)
@@ -28,11 +29,9 @@ class Explainer:
         self.making: dict[tuple[str, str], asyncio.Future] = {}
 
     # -- what a submit learnt ------------------------------------------------------------------
-    async def submitted(self, result: dict, config_file: str) -> None:
+    async def submitted(self, result: SubmitResult, config_file: str) -> None:
         """Keep the submission of a job just submitted (its upload's manifest): frames map back through it."""
-        cluster, job = result.get("cluster"), result.get("job")
-        if not isinstance(cluster, str) or not isinstance(job, str):
-            return
+        cluster, job = result.cluster, result.job
         try:
             sent = await self.sessions.run(cluster, service.submission, result, workspace_of(Path(config_file)), fresh=False)
         except Exception:  # noqa: BLE001 - without the manifest the explanation only lacks the workspace files
@@ -54,23 +53,23 @@ class Explainer:
             making.add_done_callback(lambda _: self.making.pop(key, None))
         return making
 
-    async def get(self, cluster: str, job: str, refresh: bool = False) -> dict:
+    async def get(self, cluster: str, job: str, refresh: bool = False) -> WhyResult:
         """The kept explanation (made again when a file of its frames changed since it was made), else
         one made now (and kept once the job has ended)."""
         if not refresh and (cluster, job) not in self.making:
             kept = await asyncio.to_thread(self._load, cluster, job)
-            result = kept.get("result")
-            if result and result.get("madeAt") and not await asyncio.to_thread(
+            result = _kept_result(kept)
+            if result is not None and result.made_at and not await asyncio.to_thread(
                     service.stale, result, service.Submission.from_json(kept.get("submission"))):
                 return result
         return await asyncio.shield(self.start(cluster, job))
 
-    async def _make(self, cluster: str, job: str) -> dict:
+    async def _make(self, cluster: str, job: str) -> WhyResult:
         kept = await asyncio.to_thread(self._load, cluster, job)
         sent = service.Submission.from_json(kept.get("submission"))
         result = await self.sessions.run(cluster, service.explain, job, sent, fresh=False)
-        if result.get("madeAt"):
-            await asyncio.to_thread(self._save, cluster, job, {**kept, "result": result})
+        if result.made_at:
+            await asyncio.to_thread(self._save, cluster, job, {**kept, "result": result.to_json()})
         return result
 
     # -- on disk -------------------------------------------------------------------------------
@@ -80,7 +79,7 @@ class Explainer:
 
     def _load(self, cluster: str, job: str) -> dict[str, Any]:
         try:
-            data = json.loads(self._path(cluster, job).read_text())
+            data = json.loads(self._path(cluster, job).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) and (data.get("cluster"), data.get("job")) == (cluster, job) else {}
@@ -99,3 +98,11 @@ class Explainer:
         for old in files[:len(files) - KEEP]:
             with contextlib.suppress(OSError):
                 old.unlink()
+
+
+def _kept_result(kept: dict[str, Any]) -> WhyResult | None:
+    """The kept result, or None when there is none or it is not one this version reads (made again then)."""
+    try:
+        return WhyResult.from_json(kept["result"]) if kept.get("result") else None
+    except (PaiError, TypeError):
+        return None

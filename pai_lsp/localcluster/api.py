@@ -20,6 +20,7 @@ from ..core import jsyaml
 from ..core.joi import Invalid, validate_v1
 from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
+from ..core.v2render import unrunnable
 from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
 from .errors import ClusterError
@@ -413,10 +414,10 @@ def _job_v1(raw: bytes, content_type: str, owner: str, legacy: bool, url_name: s
 def _job_v2(text: str, user: str) -> tuple[Job, str]:
     """The job a v2 protocol describes, and the config to store (secrets masked)."""
     doc = v2.parse(text)
-    job = Job(user=user, name=doc["name"], version=2, legacy=False,
-              config={k: v for k, v in doc.items() if not k.startswith("_")},
-              virtual_cluster=(doc.get("defaults") or {}).get("virtualCluster") or "default", roles=v2.roles(doc),
-              retry_count=doc.get("jobRetryCount") or 0)
+    refused = unrunnable(doc)  # the server takes it, the scheduler cannot run it: FAILED at once, with why
+    job = Job(user=user, name=doc["name"], version=2, legacy=False, config=v2.config(doc),
+              virtual_cluster=(doc.get("defaults") or {}).get("virtualCluster") or "default",
+              roles=[] if refused else v2.roles(doc), retry_count=doc.get("jobRetryCount") or 0, unrunnable=refused)
     return job.freeze(), v2.masked(doc)
 
 

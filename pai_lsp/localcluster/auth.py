@@ -50,7 +50,7 @@ class Users:
             except FileExistsError:
                 pass
             temp.unlink()
-        self.secret = secret_file.read_text().strip().encode()
+        self.secret = secret_file.read_text(encoding="utf-8").strip().encode()
         self._refresh()
 
     @property
@@ -66,7 +66,7 @@ class Users:
         if stamp != self._stamp:
             known = set(self._users)
             try:
-                self._users = json.loads(self.path.read_text()) if stamp else {}
+                self._users = json.loads(self.path.read_text(encoding="utf-8")) if stamp else {}
             except ValueError:
                 return self._users  # being replaced right now: keep what we had
             self._stamp = stamp

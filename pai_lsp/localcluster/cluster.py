@@ -12,12 +12,13 @@ import json
 import os
 import re
 import shutil
-import signal
 import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+import psutil
 
 from ..core.triage.specs import RUNTIME_TAIL
 from ..files import write_atomic
@@ -42,6 +43,7 @@ from .runner import (
     substitute_dir,
     task_id,
 )
+from .shell import find_bash, missing
 
 STOP_GRACE_SECONDS = 2.0
 SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
@@ -70,16 +72,9 @@ class Capacity:
 
     @classmethod
     def of_machine(cls, gpus: int | None) -> Capacity:
-        memory = 0
-        try:
-            for line in Path("/proc/meminfo").read_text().splitlines():
-                if line.startswith("MemTotal:"):
-                    memory = int(line.split()[1]) // 1024
-        except OSError:
-            memory = 4096
         if gpus is None:
             gpus = _nvidia_gpus()
-        return cls(os.cpu_count() or 1, memory, gpus)
+        return cls(os.cpu_count() or 1, psutil.virtual_memory().total // 2**20, gpus)
 
 
 def _nvidia_gpus() -> int:
@@ -125,12 +120,13 @@ class LocalCluster:
         self._closing = False
         self.virtual_clusters = self._load_virtual_clusters()
         self.kinds: dict[str, JobKind] = {}  # jobs of another API than OpenPAI's: how their tasks are set up
+        self.shell = find_bash() if self.engine is None else None  # what runs job commands on the host
         self._load_jobs()
 
     # -- persistence -----------------------------------------------------------------
     def _load_virtual_clusters(self) -> dict[str, dict]:
         path = self.data_dir / "virtual-clusters.json"
-        vcs = json.loads(path.read_text()) if path.exists() else {}
+        vcs = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         vcs.setdefault("default", {"capacity": 100})
         return vcs
 
@@ -138,7 +134,7 @@ class LocalCluster:
         leftovers = []  # what tasks of jobs that were running when a cluster was killed may have left
         for status in sorted(self.jobs_dir.glob("*/status.json"), key=lambda p: p.stat().st_mtime):
             try:
-                job = Job.from_json(json.loads(status.read_text()))
+                job = Job.from_json(json.loads(status.read_text(encoding="utf-8")))
             except (ValueError, TypeError, KeyError):
                 continue
             if job.state not in FINAL:
@@ -231,13 +227,22 @@ class LocalCluster:
         job.runtime = self.runtime
         self.jobs[job.framework] = job
         self.order.append(job.framework)
-        refused = unschedulable(job)
+        refused = unschedulable(job) or self._no_shell()
         if refused:  # the server accepts it; the scheduler cannot place it (nothing is made per task)
             self._finish(job, "FAILED", *refused)
             return
         job.tasks = [Task(r.name, i) for r in job.roles for i in range(r.tasks)]
         self.save(job)
         self._wake.set()
+
+    def _no_shell(self) -> tuple[int, str] | None:
+        """Why no job command can run on the host (no bash: Windows without Git for Windows or MSYS2),
+        looked for again at each job until found (installed meanwhile); None in a container or with bash."""
+        if self.engine is None and self.shell is None:
+            self.shell = find_bash()
+            if self.shell is None:
+                return BEYOND_THIS_MACHINE, missing()
+        return None
 
     @property
     def trash(self) -> Path:
@@ -361,7 +366,8 @@ class LocalCluster:
                     env = await asyncio.to_thread(kind.prepare, job, task, workdir)
                 if self._gone(job, attempt, task):
                     continue
-                running = await start(job, task, workdir, folder / "logs", env, self.engine, self.task_umask, self.capacity.cpu)
+                running = await start(job, task, workdir, folder / "logs", env, self.shell, self.engine,
+                                      self.task_umask, self.capacity.cpu)
             except Exception as exc:  # noqa: BLE001 - whatever it is, this task failed to start, and says why
                 if not self._gone(job, attempt, task):
                     task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {_words(exc)}"
@@ -385,12 +391,13 @@ class LocalCluster:
         return self._closing or job.attempt != attempt or task.finished or job.state != "RUNNING"
 
     async def _kill_groups(self, victims: list[RunningTask]) -> None:
-        """SIGTERM to every process of these tasks, SIGKILL to what is left after the grace period."""
+        """Every process of these tasks asked to stop (SIGTERM), what is left after the grace period
+        killed (SIGKILL; on Windows, which has no such request, TerminateProcess at once)."""
         if not victims:
             return
-        await end_tasks(victims, signal.SIGTERM)
+        await end_tasks(victims, force=False)
         await asyncio.wait([asyncio.ensure_future(v.process.wait()) for v in victims], timeout=STOP_GRACE_SECONDS)
-        await end_tasks(victims, signal.SIGKILL)
+        await end_tasks(victims, force=True)
         for v in victims:
             self.groups.pop(v.process.pid, None)
             self.tracker.discard(v.processes)
@@ -417,7 +424,10 @@ class LocalCluster:
         copy_files(source, workdir / name, entries)
         if job.framework != name and name == job.name and not (workdir / job.framework).exists():
             # $PAI_JOB_NAME is <user>~<job>: make `cd $PAI_JOB_NAME` find the code too.
-            (workdir / job.framework).symlink_to(name)
+            try:
+                (workdir / job.framework).symlink_to(name, target_is_directory=True)
+            except OSError:  # Windows lets only administrators (or developer mode) make links: a second copy
+                copy_files(source, workdir / job.framework, entries)
 
     async def _watch(self, job: Job, attempt: int, task: Task, running: RunningTask) -> None:
         guard = None
@@ -519,7 +529,7 @@ class LocalCluster:
 
     async def _kill_tasks(self, job: Job, state: str, exit_code: int | None) -> None:
         """End every unfinished task of the job: marked first (so none still starting will run), then
-        SIGTERM to the process groups, SIGKILL after a grace."""
+        asked to stop, killed after a grace (`_kill_groups`)."""
         victims = []
         for task in job.tasks:
             if task.finished:
@@ -585,6 +595,8 @@ def copy_files(source: Path, target: Path, entries: list[str]) -> None:
 def unschedulable(job: Job) -> tuple[int, str] | None:
     """Why the scheduler can never place this job (exit code, reason), or None: judged from its roles
     alone, before anything is made per task, so a job of 2,147,483,648 instances costs what one does."""
+    if job.unrunnable:
+        return SCHEDULER_REFUSED, job.unrunnable
     names = [r.name for r in job.roles]
     twice = sorted({n for n in names if names.count(n) > 1}) if len(set(names)) < len(names) else []
     if twice:  # the v1 server accepts it; the scheduler, keying roles by name, cannot place the job

@@ -11,16 +11,18 @@ files by absolute path: see the README's "Local cluster security".)
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import secrets
 from pathlib import Path
 
-from ..files import APP, config_dir, data_dir
+from ..filelock import try_hold
+from ..files import APP, config_dir, data_dir, unfit_name, write_atomic
 from .errors import ClusterError
 
 LOCK_FILE = "cluster.lock"
+HOLDER_FILE = "cluster.json"  # who holds the lock: pid, then REST and WebHDFS
+STOP_FILE = "stop-request"  # the pid of the cluster asked to stop (`request_stop`)
 ID_FILE = "cluster-id"
 LEGACY_SECRETS = ("users.json", "token-secret", "pai-client-password")
 
@@ -50,6 +52,9 @@ def child(parent: Path, name: str, what: str = "name") -> Path:
         raise ClusterError(400, "InvalidParametersError", f"The {what} {name!r} cannot be used on the local cluster: "
                                                           "it names a folder there, so it is not empty, '.' or '..' and "
                                                           "holds no '/' or NUL.")
+    if problem := unfit_name(name):
+        raise ClusterError(400, "InvalidParametersError", f"The {what} {name!r} cannot be used on this local cluster: "
+                                                          f"it names a folder there, and {problem}.")
     return parent / name
 
 
@@ -64,9 +69,9 @@ def secrets_dir(data_dir: Path, config_home: Path | None = None) -> Path:
         except FileExistsError:
             pass  # another process named it first
         else:
-            with os.fdopen(fd, "w") as f:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(secrets.token_hex(16))
-    cluster_id = id_file.read_text().strip()
+    cluster_id = id_file.read_text(encoding="utf-8").strip()
     folder = (config_home / APP if config_home else config_dir()) / "local-clusters" / cluster_id
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
@@ -81,62 +86,87 @@ def secrets_dir(data_dir: Path, config_home: Path | None = None) -> Path:
 
 
 class DataDirLock:
-    """An exclusive lock on the data folder for the life of one cluster process. The lock file
-    also says who holds it, so a second cluster can name the first when it refuses to start."""
+    """An exclusive lock on the data folder for the life of one cluster process (the `filelock`
+    package's primitive: `flock`, `LockFileEx` on Windows). Who holds it is written beside it
+    (`cluster.json`: Windows locks the lock file's first byte against every read), so a second cluster
+    can name the first when it refuses to start."""
 
     def __init__(self, data_dir: Path):
-        self.path = prepare(data_dir) / LOCK_FILE
+        self.folder = prepare(data_dir)
+        self.path = self.folder / LOCK_FILE
         self._fd: int | None = None
+        self._info: dict = {}
 
     def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = self.holder()
-            os.close(fd)
+        fd = try_hold(self.path)
+        if fd is None:
+            holder = _holder(self.folder)
             who = f"pid {holder.get('pid', '?')}" + (f", REST {holder['url']}" if holder.get("url") else "")
-            raise DataDirBusy(f"another local cluster ({who}) already serves {self.path.parent}; "
-                              "stop it first (`pai cluster stop-local`) or choose another --data-dir") from None
+            raise DataDirBusy(f"another local cluster ({who}) already serves {self.folder}; "
+                              "stop it first (`pai cluster stop-local`) or choose another --data-dir")
         self._fd = fd
+        (self.folder / STOP_FILE).unlink(missing_ok=True)  # asked of an earlier cluster, not of this one
         self.describe(pid=os.getpid())
 
     def describe(self, **info) -> None:
         """Record who holds the lock (pid, then the URLs once the sockets are bound)."""
         if self._fd is None:
             return
-        current = self.holder() if os.path.getsize(self.path) else {}
-        current.update(info)
-        data = json.dumps(current).encode()
-        os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, data, 0)
+        self._info.update(info)
+        write_atomic(self.folder / HOLDER_FILE, json.dumps(self._info), private=True)
 
     def holder(self) -> dict:
-        try:
-            return json.loads(self.path.read_text() or "{}")
-        except (OSError, ValueError):
-            return {}
+        return _holder(self.folder)
 
     def release(self) -> None:
         if self._fd is not None:
-            os.close(self._fd)
+            for name in (HOLDER_FILE, STOP_FILE):
+                (self.folder / name).unlink(missing_ok=True)
+            os.close(self._fd)  # closing releases the lock
             self._fd = None
+
+
+def _holder(data_dir: Path) -> dict:
+    """What the lock's holder wrote about itself ({} when nothing can be read). An older cluster wrote it
+    in the lock file itself."""
+    for name in (HOLDER_FILE, LOCK_FILE):
+        try:
+            return json.loads((data_dir / name).read_text(encoding="utf-8") or "{}")
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError):
+            return {}
+    return {}
 
 
 def serving(data_dir: Path) -> dict | None:
     """Who serves `data_dir` now (pid, url, hdfs, as the holder wrote them), or None when no cluster does."""
     path = data_dir / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+    if not path.is_file():
         return None
+    fd = try_hold(path)
+    if fd is not None:
+        os.close(fd)  # nobody held it; closing drops it again
+        return None
+    import psutil  # here: the launcher, on the client side, loads it only when it must
+
+    holder = _holder(data_dir)
+    pid = holder.get("pid")
+    if isinstance(pid, int) and not psutil.pid_exists(pid):
+        return None  # held only by another look like this one, while a dead cluster's description lingers
+    return holder
+
+
+def request_stop(data_dir: Path, pid: int) -> None:
+    """Ask the cluster `pid` that serves `data_dir` to stop as Ctrl-C does (its tasks stopped, then it
+    exits), where no signal can ask it (Windows: `os.kill` there only terminates). Only the user may
+    write in the data folder, as only the user may signal their processes."""
+    write_atomic(data_dir / STOP_FILE, str(pid), private=True)
+
+
+def stop_requested(data_dir: Path) -> bool:
+    """Whether this process was asked to stop (`request_stop`)."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        try:
-            return json.loads(path.read_text() or "{}")
-        except (OSError, ValueError):
-            return {}
-    finally:
-        os.close(fd)  # closing drops a lock we may have taken
-    return None
+        return (data_dir / STOP_FILE).read_text(encoding="utf-8").strip() == str(os.getpid())
+    except OSError:
+        return False

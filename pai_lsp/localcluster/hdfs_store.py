@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import unfit_name
+from ..portable import windows_names
 from . import hdfs_acl as acls
 from .hdfs_acl import ALL, EXECUTE, READ, READ_EXECUTE, STICKY, WRITE, Acl, AclEntry
 
@@ -164,6 +166,9 @@ class HdfsStore:
         parts = [p for p in path.split("/") if p not in ("", ".")]
         if any(p == ".." or "\x00" in p or ":" in p for p in parts):  # HDFS refuses ':' in names too
             raise HdfsException("IllegalArgumentException", f"Invalid path name {path}")
+        if windows_names() and (unfit := next((p for p in parts if unfit_name(p)), None)):  # `..\\x` would leave the store
+            raise HdfsException("IllegalArgumentException", f"Invalid path name {path}: {unfit!r} cannot be a file name on "
+                                                            f"this local cluster's machine: {unfit_name(unfit)}")
         return "/" + "/".join(parts)
 
     def local(self, path: str) -> Path:

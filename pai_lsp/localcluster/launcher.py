@@ -7,7 +7,6 @@ the tests keeps it so): the client never reads or writes the cluster's users or 
 
 from __future__ import annotations
 
-import contextlib
 import getpass
 import json
 import os
@@ -25,7 +24,7 @@ import httpx
 from ..filelock import held
 from ..files import write_atomic
 from .auth import Users
-from .datadir import default_data_dir, secrets_dir, serving
+from .datadir import default_data_dir, request_stop, secrets_dir, serving
 
 STATE_FILE = "server.json"  # url, hdfs and pid of the cluster started for the client
 START_TIMEOUT = 10.0
@@ -69,7 +68,7 @@ def _already_running(data: Path) -> Running | None:
     that holds the data folder, else None."""
     state = data / STATE_FILE
     try:
-        info = json.loads(state.read_text())
+        info = json.loads(state.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         info = None
     deadline = time.monotonic() + START_TIMEOUT
@@ -94,10 +93,13 @@ def _start(data: Path) -> Running:
     _ensure_client_user(data)
     extra = shlex.split(os.environ.get("PAI_LOCAL_CLUSTER_ARGS", ""))  # e.g. "--cpus 64" for benchmarks
     log_fd = os.open(data / "server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    from .processes import spawn_options  # here: it loads psutil, which only starting and stopping need
+
+    detached = spawn_options(sys.platform != "win32")  # its own session; on Windows its own process group, no window
     with os.fdopen(log_fd, "ab") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0", *extra],
-            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, **detached)
     line = process.stdout.readline() if process.stdout else ""
     if "REST " not in line:
         raise LaunchError(f"the local cluster did not start: see {data / 'server.log'}")
@@ -122,47 +124,60 @@ def _answers_soon(url: str) -> bool:
 def client_password() -> str | None:
     """The password of pai's user on the local cluster (made when the cluster was first started)."""
     path = _password_file(data_dir())
-    return path.read_text().strip() if path.exists() else None
+    return path.read_text(encoding="utf-8").strip() if path.exists() else None
 
 
 def stop() -> bool:
     """Stop the cluster started for the client and wait until it has exited (its tasks stopped, its
-    data folder free), so a command right after can start it again; False when none was running."""
-    state = data_dir() / STATE_FILE
+    data folder free), so a command right after can start it again; False when none was running.
+    Asked as Ctrl-C asks (SIGINT; where signals cannot ask, a stop request in its data folder), killed
+    after STOP_TIMEOUT if it still serves the folder (so never a process that merely got its pid)."""
+    from .processes import posix_processes
+
+    data = data_dir()
+    state = data / STATE_FILE
     try:
-        info = json.loads(state.read_text())
+        info = json.loads(state.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return False
     except (OSError, ValueError):
         info = {}
     pid = info.get("pid")
-    if isinstance(pid, int) and pid > 0:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGINT)  # the cluster stops its tasks and exits
-        if not _wait_exit(pid, STOP_TIMEOUT):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+    if isinstance(pid, int) and pid > 0 and _process_runs(pid):
+        if posix_processes():
+            try:
+                os.kill(pid, signal.SIGINT)  # the cluster stops its tasks and exits
+            except (ProcessLookupError, PermissionError):
+                pass
+        else:
+            request_stop(data, pid)
+        if not _wait_exit(pid, STOP_TIMEOUT) and (serving(data) or {}).get("pid") == pid:
+            _kill(pid)
             _wait_exit(pid, 5)
     state.unlink(missing_ok=True)
     return True
 
 
+def _kill(pid: int) -> None:
+    """SIGKILL; TerminateProcess on Windows. The tasks it leaves are ended by the next cluster."""
+    import psutil
+
+    try:
+        psutil.Process(pid).kill()
+    except psutil.Error:
+        pass
+
+
 def _process_runs(pid: int) -> bool:
     """Whether `pid` is a live process (one that exited and nobody reaped yet counts as gone)."""
+    import psutil
+
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except FileNotFoundError:
+        return psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
+    except psutil.NoSuchProcess:
         return False
-    except (OSError, IndexError):
-        pass
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+    except psutil.Error:  # another user's: it runs
         return True
-    return True
 
 
 def _wait_exit(pid: int, seconds: float) -> bool:

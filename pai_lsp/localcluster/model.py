@@ -79,6 +79,7 @@ class Job:
     kind: str = "openpai"  # which API it came through: "openpai", or "paddle" (localcluster/paddle)
     accounted: dict[str, int] | None = None  # what the job holds on this machine: cpu, memory_mb, gpu
     note: str = ""  # what the local cluster changed, e.g. a job scaled to this machine
+    unrunnable: str = ""  # why no scheduler can run a job the REST server took (a v2 job's taskRoles as a list)
 
     def need(self) -> dict[str, int]:
         """What the job asks for in total."""

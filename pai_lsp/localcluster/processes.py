@@ -7,24 +7,65 @@ them: the marker in its environment (`PAI_LOCAL_TASK_ID`, inherited by whatever 
 to this start of this task), its command's pid, and the descendants of that command noted every
 TRACK_SECONDS while it runs (pid and start time, so a reused pid is never mistaken for one). psutil
 does the looking, on every platform it supports.
+
+How they are started and ended is chosen by what the OS offers: where it has POSIX sessions (Linux,
+macOS), each task runs in its own, signalled as a whole at once and then swept by psutil; where it
+has none (Windows: its own process group, no console) psutil's sweep alone ends the tree. Windows
+keeps no parent for an orphan (its parent pid goes stale, and may be reused), so the marker and the
+descendants noted while it ran are what find it; a Job object would also hold them, but through
+ctypes code no test here could run, while this path runs on Linux too: PAI_LSP_PORTABLE_PROCESSES=1
+forces it, and CI runs the local cluster's process tests a second time so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import psutil
 
+from .. import portable
 from ..files import write_atomic
 
 TASK_MARKER = "PAI_LOCAL_TASK_ID"
 RECORD_FILE = "processes.json"
 TRACK_SECONDS = 1.0
 KILL_ROUNDS = 50  # SIGKILL sweeps before giving up on a task that keeps forking
+
+
+def posix_processes() -> bool:
+    """Whether the OS's POSIX process control is used (Linux, macOS): tasks in sessions of their own,
+    signalled as a group, and a signal to ask the cluster to stop. Else (Windows; anywhere with
+    PAI_LSP_PORTABLE_PROCESSES=1, `portable.py`) psutil alone finds and ends a task's processes, and a
+    stop request in the data folder asks the cluster (`datadir.request_stop`)."""
+    return hasattr(os, "setsid") and hasattr(os, "killpg") and not portable.forced()
+
+
+def spawn_options(posix: bool) -> dict[str, Any]:
+    """How a task's command (or the cluster, from its launcher) is started: `subprocess` keywords."""
+    if posix:
+        return {"start_new_session": True}  # its own session: STOP reaches at once what it starts there
+    if sys.platform == "win32":  # its own process group (a console's Ctrl-C is not for it) and no window
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP | subprocess.CREATE_NO_WINDOW}
+    return {}
+
+
+def signal_group(pgid: int, force: bool) -> None:
+    """SIGKILL (`force`) or SIGTERM to a task's process group, where the OS has them."""
+    if sys.platform == "win32":
+        return
+    try:
+        os.killpg(pgid, signal.SIGKILL if force else signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 class TaskProcesses:
@@ -39,7 +80,7 @@ class TaskProcesses:
     @classmethod
     def load(cls, record: Path) -> TaskProcesses | None:
         try:
-            data = json.loads(record.read_text())
+            data = json.loads(record.read_text(encoding="utf-8"))
             return cls(record, str(data["marker"]), data.get("leader"), {int(p): float(t) for p, t in data.get("seen", [])})
         except (OSError, ValueError, TypeError, KeyError):
             return None
@@ -52,30 +93,44 @@ class TaskProcesses:
         except OSError:
             pass
 
-    def note(self, children: dict[int, list[psutil.Process]]) -> None:
+    def note(self, procs: dict[int, psutil.Process], children: dict[int, list[psutil.Process]]) -> None:
         """Add the command's descendants now running (from one scan of every process) to those seen."""
-        if self.leader is None:
+        leader = procs.get(self.leader) if self.leader is not None else None
+        if leader is None:
             return
         before = len(self.seen)
-        stack = list(children.get(self.leader, []))
-        while stack:
-            proc = stack.pop()
-            if proc.info["create_time"] is not None:  # None: not ours to read (psutil's AccessDenied)
-                self.seen.setdefault(proc.pid, proc.info["create_time"])
-            stack.extend(children.get(proc.pid, []))
+        for proc in descendants([leader], children):
+            self.seen.setdefault(proc.pid, proc.info["create_time"])
         if len(self.seen) != before:
             self.save()
 
 
-def _scan() -> tuple[list[psutil.Process], dict[int, list[psutil.Process]]]:
-    """Every live process, and each one's children."""
-    procs, children = [], {}
+def _scan() -> tuple[dict[int, psutil.Process], dict[int, list[psutil.Process]]]:
+    """Every live process by pid, and each one's children."""
+    procs, children = {}, {}
     for proc in psutil.process_iter(["ppid", "create_time", "status"]):
         if proc.info["status"] == psutil.STATUS_ZOMBIE:
             continue
-        procs.append(proc)
+        procs[proc.pid] = proc
         children.setdefault(proc.info["ppid"], []).append(proc)
     return procs, children
+
+
+def descendants(roots: list[psutil.Process], children: dict[int, list[psutil.Process]]) -> list[psutil.Process]:
+    """Everything below `roots`. A child is one that names the parent and started after it, with a
+    start time we may read (None: psutil's AccessDenied, not ours): on Windows an orphan keeps its dead
+    parent's pid, which a new process may be given since (psutil's `children()` has the same rule)."""
+    found: dict[int, psutil.Process] = {}
+    stack = list(roots)
+    while stack:
+        parent = stack.pop()
+        born = parent.info["create_time"]
+        for child in children.get(parent.pid, []):
+            started = child.info["create_time"]
+            if child.pid not in found and started is not None and (born is None or started >= born):
+                found[child.pid] = child
+                stack.append(child)
+    return list(found.values())
 
 
 def _marker_of(proc: psutil.Process) -> str | None:
@@ -94,23 +149,18 @@ def find(tasks: Iterable[TaskProcesses]) -> list[psutil.Process]:
     leaders = {t.leader for t in tasks if t.leader}
     procs, children = _scan()
     found: dict[int, psutil.Process] = {}
-    for proc in procs:
-        pid = proc.pid
+    for pid, proc in procs.items():
         noted = pid in seen and proc.info["create_time"] is not None and abs(seen[pid] - proc.info["create_time"]) < 0.01
         if pid in leaders or noted or _marker_of(proc) in markers:
             found[pid] = proc
-    stack = list(found.values())
-    while stack:
-        for child in children.get(stack.pop().pid, []):
-            if child.pid not in found:
-                found[child.pid] = child
-                stack.append(child)
+    found.update((proc.pid, proc) for proc in descendants(list(found.values()), children))
     return list(found.values())
 
 
 def end(tasks: Iterable[TaskProcesses], force: bool = True) -> int:
     """End every process of these tasks: `force` kills them (SIGKILL; TerminateProcess on Windows) and
-    sweeps again until none is left (what forked meanwhile included), else asks them to stop (SIGTERM).
+    sweeps again until none is left (what forked meanwhile included), else asks them to stop (SIGTERM;
+    Windows has no such request: TerminateProcess there too).
     Blocking: call it in a thread from the event loop. How many were signalled."""
     tasks = list(tasks)
     signalled: set[int] = set()
@@ -159,11 +209,11 @@ class Tracker:
     @staticmethod
     def note(tasks: list[TaskProcesses]) -> None:
         try:
-            _, children = _scan()
+            procs, children = _scan()
         except (psutil.Error, OSError):  # a look that failed: the next one notes them
             return
         for task in tasks:
-            task.note(children)
+            task.note(procs, children)
 
     def close(self) -> None:
         if self._loop is not None:

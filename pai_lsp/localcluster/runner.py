@@ -6,8 +6,9 @@ import asyncio
 import errno
 import os
 import secrets
-import signal
 import socket
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import psutil
@@ -17,6 +18,7 @@ from ..core.triage import specs
 from . import processes
 from .model import Job, Task
 from .processes import TASK_MARKER, TaskProcesses
+from .shell import missing, search_path
 
 DEBUG_HOLD_SECONDS = 604800
 OUT_OF_DISK_EXIT = 198
@@ -24,11 +26,20 @@ LOG_NAMES = ("stdout", "stderr", "all")
 # What a task inherits from the cluster's own environment: what a login shell needs, nothing more
 # (the cluster's environment may hold tokens, passwords or a keyring's address).
 SHELL_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR")
+# ... and on Windows what its programs need to start at all (Python cannot without SYSTEMROOT) and to find
+# the user's folders. None holds a secret.
+WINDOWS_VARIABLES = ("SYSTEMROOT", "WINDIR", "SYSTEMDRIVE", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERNAME", "USERPROFILE",
+                     "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)",
+                     "PROGRAMW6432", "COMMONPROGRAMFILES", "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS")
 
 
-def shell_environment() -> dict[str, str]:
-    """The variables of the cluster's environment a task keeps: SHELL_VARIABLES and the LC_* locale."""
-    return {k: v for k, v in os.environ.items() if k in SHELL_VARIABLES or k.startswith("LC_")}
+def shell_environment(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> dict[str, str]:
+    """The variables of the cluster's environment a task keeps: SHELL_VARIABLES, the LC_* locale, and
+    on Windows (whose names ignore case) WINDOWS_VARIABLES."""
+    if platform == "win32":
+        kept = {*SHELL_VARIABLES, *WINDOWS_VARIABLES}
+        return {k: v for k, v in environ.items() if k.upper() in kept or k.upper().startswith("LC_")}
+    return {k: v for k, v in environ.items() if k in SHELL_VARIABLES or k.startswith("LC_")}
 
 
 def free_port(preferred: int = 0) -> int:
@@ -137,11 +148,12 @@ class RunningTask:
     """A task's processes and the copy of its output into the log files."""
 
     def __init__(self, process: asyncio.subprocess.Process, copiers: list[asyncio.Task], processes: TaskProcesses,
-                 container: tuple[str, str] | None = None):
+                 container: tuple[str, str] | None = None, group: bool = True):
         self.process = process
         self.copiers = copiers
         self.processes = processes
         self.container = container  # (engine, name) when the task runs in a container
+        self.group = group  # it runs in a process group (session) of its own, signalled at once
         self.log_failure: OSError | None = None  # why the task's output could not be written, if it could not
         self.memory_exceeded = None  # memory.Exceeded: the task was killed past its memoryMB (--enforce-memory)
         self._ending: asyncio.Task | None = None
@@ -149,7 +161,7 @@ class RunningTask:
     def log_failed(self, error: OSError) -> None:
         """The task's log cannot be written (say the disk is full): the task ends, failed for that reason."""
         self.log_failure = error
-        self._ending = asyncio.ensure_future(self.end(signal.SIGKILL))
+        self._ending = asyncio.ensure_future(self.end(force=True))
 
     def over_memory(self, exceeded) -> None:
         """The task's processes use more than its role's memoryMB (--enforce-memory, memory.py): it is
@@ -161,31 +173,29 @@ class RunningTask:
         """The command's exit status, once its output is all in the log files. Whatever the command
         left running ends with it, as everything in a container ends with the container."""
         await self._exited()
-        await self.end(signal.SIGKILL)
+        await self.end(force=True)
         code = await self.process.wait()  # asyncio's wait() also waits for the output pipes to close
         self.processes.leader = None  # reaped: its pid may be another process's from now on
         await asyncio.gather(*self.copiers, return_exceptions=True)
         return code
 
-    async def end(self, sig: int) -> None:
-        """Signal every process of the task: its group at once, then all it started, wherever they went."""
-        await end_tasks([self], sig)
+    async def end(self, force: bool) -> None:
+        """Kill (`force`) or ask to stop every process of the task: its group at once where it has one,
+        then all it started, wherever they went."""
+        await end_tasks([self], force)
 
     async def _exited(self) -> None:
-        """Until the command itself has exited (a pidfd turns readable), whoever still holds its output."""
+        """Until the command itself has exited (a pidfd turns readable: Linux), whoever still holds its
+        output; elsewhere (and on the portable path) psutil sees it exit."""
+        pidfd_open = getattr(os, "pidfd_open", None) if self.group else None
+        if pidfd_open is None:
+            return await self._seen_exiting()
         try:
-            fd = os.pidfd_open(self.process.pid)
+            fd = pidfd_open(self.process.pid)
         except ProcessLookupError:
             return  # already gone
-        except (AttributeError, OSError):  # no pidfd here: psutil sees the command exit (a zombie until reaped)
-            while self.process.returncode is None:
-                try:
-                    if psutil.Process(self.process.pid).status() == psutil.STATUS_ZOMBIE:
-                        return
-                except psutil.NoSuchProcess:
-                    return
-                await asyncio.sleep(0.1)
-            return
+        except OSError:  # a kernel without pidfds
+            return await self._seen_exiting()
         loop = asyncio.get_running_loop()
         exited = loop.create_future()
         loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
@@ -195,17 +205,23 @@ class RunningTask:
             loop.remove_reader(fd)
             os.close(fd)
 
-    def _kill_group(self, sig: int) -> None:
-        if self.process.returncode is not None:
-            return  # reaped: the group's id may be another's now (what it left is found by processes.end)
-        try:
-            os.killpg(self.process.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+    async def _seen_exiting(self) -> None:
+        """psutil sees the command exit (a zombie until reaped; gone on Windows), or asyncio reaps it."""
+        while self.process.returncode is None:
+            try:
+                if psutil.Process(self.process.pid).status() == psutil.STATUS_ZOMBIE:
+                    return
+            except psutil.NoSuchProcess:
+                return
+            except psutil.Error:  # not readable now: asyncio still reaps it
+                pass
+            await asyncio.sleep(0.1)
 
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        self._kill_group(sig)
-        if self.container is not None and sig == signal.SIGKILL:
+    def kill(self, force: bool = True) -> None:
+        """Its process group at once, where it has one (the rest: `processes.end`)."""
+        if self.group and self.process.returncode is None:  # once reaped, the group's id may be another's
+            processes.signal_group(self.process.pid, force)
+        if self.container is not None and force:
             # The engine's client is gone; the container must be killed through the engine (off the event loop).
             import subprocess
             import threading
@@ -215,12 +231,12 @@ class RunningTask:
                              daemon=True).start()
 
 
-async def end_tasks(victims: list[RunningTask], sig: int) -> None:
-    """Signal every process of these tasks: each group at once, then (one scan for them all, off the
-    event loop) what they started outside it."""
+async def end_tasks(victims: list[RunningTask], force: bool) -> None:
+    """Kill (`force`) or ask to stop every process of these tasks: each group at once, then (one scan
+    for them all, off the event loop) what they started outside it."""
     for victim in victims:
-        victim.kill(sig)
-    await asyncio.to_thread(processes.end, [v.processes for v in victims], sig == signal.SIGKILL)
+        victim.kill(force)
+    await asyncio.to_thread(processes.end, [v.processes for v in victims], force)
 
 
 def log_failure_exit(error: OSError) -> tuple[int, str]:
@@ -249,12 +265,12 @@ def task_id(job: Job, task: Task) -> str:
     return f"{job.framework}/{job.attempt}/{task.role}/{task.index}"
 
 
-async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], engine: str | None = None,
-                umask: int = 0o022, max_cpus: int | None = None) -> RunningTask:
-    """Start the task in its own process group with a clean environment: the shell's few variables,
-    the platform's (§4) and the job's `jobEnvs`, nothing else of the cluster's, and the marker that
-    finds its processes (kept with their pids in the task's folder). The job's note (a job scaled to
-    this machine) opens the task's stderr."""
+async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], shell: str | None,
+                engine: str | None = None, umask: int = 0o022, max_cpus: int | None = None) -> RunningTask:
+    """Start the task's command with `shell` (bash; in a container, the image's own) in its own process
+    group with a clean environment: the shell's few variables, the platform's (§4) and the job's
+    `jobEnvs`, nothing else of the cluster's, and the marker that finds its processes (kept with their
+    pids in the task's folder). The job's note (a job scaled to this machine) opens the task's stderr."""
     logdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     role = job.role(task.role)
     full_env = shell_environment()
@@ -262,12 +278,17 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
     full_env["PAI_WORK_DIR"] = str(workdir)
     full_env[TASK_MARKER] = f"{task_id(job, task)}/{secrets.token_hex(8)}"  # unique to this start, on any cluster
     container = None
-    argv = ["/bin/bash", "-c", command_line(role, job.debug)]
-    if engine is not None:
+    if engine is None:
+        if shell is None:
+            raise FileNotFoundError(missing())
+        argv = [shell, "-c", command_line(role, job.debug)]
+        full_env["PATH"] = search_path(shell, full_env.get("PATH", ""))
+    else:
         name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in task_id(job, task))
         container = (engine, name)
         argv = container_command(engine, name, job, role, workdir, env, max_cpus)
     files = {name: _private_log(logdir / name) for name in LOG_NAMES}  # a disk that takes no file fails the start here
+    group = processes.posix_processes()
     try:
         if job.note:
             banner = f"[PAI local cluster] {job.note}\n".encode()
@@ -276,8 +297,7 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         process = await asyncio.create_subprocess_exec(
             *argv, cwd=workdir, env=full_env,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,  # its own process group: STOP reaches at once what it starts there
-            umask=umask,
+            umask=umask, **processes.spawn_options(group),
         )
     except BaseException:
         for f in files.values():
@@ -285,7 +305,7 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         raise
     tracked = TaskProcesses(logdir.parent / processes.RECORD_FILE, full_env[TASK_MARKER], process.pid)
     tracked.save()
-    running = RunningTask(process, [], tracked, container)
+    running = RunningTask(process, [], tracked, container, group)
 
     async def copy(stream: asyncio.StreamReader, name: str) -> None:
         """Output into the logs; once a log cannot be written (a full disk), the task is ended and its

@@ -20,11 +20,12 @@ from starlette.routing import Mount, Route
 from .api import Api
 from .auth import KEYRING_SERVICE, ensure_first_user
 from .cluster import Capacity, LocalCluster
-from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare
+from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare, stop_requested
 from .webhdfs import WebHdfs
 
 __all__ = ["build_app", "default_data_dir", "serve"]
 
+STOP_POLL_SECONDS = 0.2  # how often the cluster looks for a stop request (`datadir.request_stop`)
 # A request's line and headers, at most: Node's default (--max-http-header-size, 16 KiB since Node 12.18),
 # the REST server's; clients here send well under 1 KiB.
 MAX_HEAD_BYTES = 16 * 1024
@@ -104,11 +105,11 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
         print(f"pai local-cluster: {host} is reachable from other machines; the local cluster listens on loopback only "
               "unless you add --allow-remote (then every REST and WebHDFS call needs a token)", file=sys.stderr)
         return 2
-    try:
-        lock = DataDirLock(prepare(data_dir))
-    except OSError as exc:
-        print(f"pai local-cluster: cannot use {data_dir} as the data folder: {exc.strerror or exc}", file=sys.stderr)
+    problem = prepare_data_dir(data_dir)
+    if problem:
+        print(f"pai local-cluster: {problem}", file=sys.stderr)
         return 2
+    lock = DataDirLock(data_dir)
     try:
         lock.acquire()
     except DataDirBusy as exc:
@@ -165,10 +166,26 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
                             http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES)
     server = uvicorn.Server(config)
     try:
-        asyncio.run(server.serve(sockets=socks))
+        asyncio.run(_serve_until_stopped(server, socks, data_dir))
     finally:
         lock.release()
     return 0
+
+
+async def _serve_until_stopped(server, socks: list[socket.socket], data_dir: Path) -> None:
+    """Serve until Ctrl-C (SIGINT, SIGTERM) or a stop request in the data folder (how `pai cluster
+    stop-local` asks where signals cannot: Windows), either of which stops the tasks first."""
+    async def watch() -> None:
+        while not server.should_exit:
+            if stop_requested(data_dir):
+                server.should_exit = True
+            await asyncio.sleep(STOP_POLL_SECONDS)
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        await server.serve(sockets=socks)
+    finally:
+        watcher.cancel()
 
 
 def argument_problem(data_dir: Path, *, gpus: int | None, cpus: int | None, memory_mb: int | None,
@@ -183,6 +200,18 @@ def argument_problem(data_dir: Path, *, gpus: int | None, cpus: int | None, memo
             return f"--{name} {value}: give {least} or more"
     if data_dir.exists() and not data_dir.is_dir():
         return f"--data-dir {data_dir}: it is a file, not a folder"
+    return ""
+
+
+def prepare_data_dir(data_dir: Path) -> str:
+    """Create the data folder (private) for `serve` or `users add`; what stands in the way, in one line ("" when
+    nothing does)."""
+    if data_dir.exists() and not data_dir.is_dir():
+        return f"--data-dir {data_dir}: it is a file, not a folder"
+    try:
+        prepare(data_dir)
+    except OSError as exc:
+        return f"cannot use {data_dir} as the data folder: {exc.strerror or exc}"
     return ""
 
 

@@ -17,8 +17,10 @@ def create_language_server() -> PaiLanguageServer:
     """The server with all its features (as esbonio's `create_language_server`)."""
     from . import commands, features
     from .app import PaiLanguageServer
+    from .jobs import JobRelay
 
     server = PaiLanguageServer()
+    server.jobs = JobRelay(server)
     for module in (features, commands):
         module.registry.register(server)
     return server

@@ -17,12 +17,12 @@ from pygls.protocol import default_converter
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from ..api import is_params
 from ..core.formats import format_for
 from ..core.job_format import JobFormat
 from ..core.jsonc import Document
-from ..core.messages import pick
+from ..core.messages import render
 from ..core.model import Diagnostic, LineIndex, Settings
-from ..daemon.protocol import is_params
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
 from .documents import Documents, OpenDocument, SyncProtocol, tune_allocator, tune_garbage_collection
 from .uploads import Uploads
@@ -66,11 +66,7 @@ class PaiLanguageServer(LanguageServer):
         self.client_shows_messages = False  # the client shows command failures and job ends itself
         self.analyses: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.TimerHandle] = {}
-        self.followers: dict[tuple[str | None, str], asyncio.Task] = {}  # (cluster, job) -> log relay
-        self.status_feed: asyncio.Task | None = None
-        self.job_states: dict[tuple[str | None, str], str] = {}  # (cluster, job) -> the state last sent
-        self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
-        self.cancelled_tokens: set[str | int] = set()
+        self.jobs: Any = None  # the job relay (jobs.py `JobRelay`, which owns its state), made by `create_language_server`
         self.uploads = Uploads(self)  # what an upload would send, for codeDir's hover and warnings
 
     # -- settings --------------------------------------------------------------------
@@ -117,10 +113,7 @@ class PaiLanguageServer(LanguageServer):
 
     def too_large(self, uri: str, size: int) -> Diagnostic:
         mb, limit = f"{size / 1024 / 1024:.1f}", LARGEST_CHECKED // 1024 // 1024
-        return Diagnostic(0, 0, "file.too-large", "info", pick(
-            self.settings_for(uri).locale,
-            f"This file is {mb} MB: pai-lsp checks job configs up to {limit} MB, so checks, completion, hover and the outline are off for it.",
-            f"此文件有 {mb} MB：pai-lsp 只检查不超过 {limit} MB 的作业配置，因此对它关闭了检查、补全、悬停提示和大纲。"))
+        return Diagnostic(0, 0, "file.too-large", "info", render("file.too-large", self.settings_for(uri).locale, mb=mb, limit=limit))
 
     def schedule_diagnostics(self, uri: str) -> None:
         handle = self.pending.pop(uri, None)

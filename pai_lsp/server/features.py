@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..core.job_format import RenameError
-from ..core.messages import pick
+from ..core.messages import render
 from ..core.model import Hover
 from ..core.upload import hover_markdown, on_code_dir
 from ..settings import is_settings_file
@@ -22,11 +22,8 @@ if TYPE_CHECKING:
 
 registry = Registry()
 
-CODE_LENSES = {
-    "pai.submitJob": ("Submit Job to PAI Cluster", "提交作业到 PAI 集群"),
-    "pai.runLocally": ("Run Job Locally", "在本地运行作业"),
-    "pai.previewUpload": ("Preview", "预览"),  # the files, the job's name and final config: what Submit would send
-}
+# command: its title's message; Preview shows the files, the job's name and final config: what Submit would send
+CODE_LENSES = {"pai.submitJob": "lens.submit", "pai.runLocally": "lens.run-locally", "pai.previewUpload": "lens.preview"}
 REQUEST_FAILED = -32803  # LSP's RequestFailed: the request was valid, its answer is no
 
 
@@ -239,7 +236,7 @@ def rename(ls: PaiLanguageServer, params: types.RenameParams) -> types.Workspace
     try:
         edits = ls.job_format(uri).rename(result.doc, ls.offset(result, params.position), params.new_name)
     except RenameError as e:
-        raise JsonRpcException(pick(ls.settings_for(uri).locale, e.en, e.zh), REQUEST_FAILED) from None
+        raise JsonRpcException(e.message.render(ls.settings_for(uri).locale), REQUEST_FAILED) from None
     if not edits:
         return None
     return types.WorkspaceEdit(changes={uri: [types.TextEdit(ls.range(result, e.start, e.end), e.text) for e in edits]})
@@ -307,6 +304,6 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
     where = ls.range(result, prop.start, prop.start)
     locale = settings.locale
     return [
-        types.CodeLens(range=where, command=types.Command(pick(locale, en, zh), name, arguments=[params.text_document.uri]))
-        for name, (en, zh) in CODE_LENSES.items()
+        types.CodeLens(range=where, command=types.Command(render(title, locale), name, arguments=[params.text_document.uri]))
+        for name, title in CODE_LENSES.items()
     ]

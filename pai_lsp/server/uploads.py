@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from .. import portable
 from ..core.model import Diagnostic, Settings
 from ..core.settings_check import settings_diagnostics
 from ..core.upload import UploadFacts, upload_diagnostics
@@ -99,8 +100,9 @@ def end_with_parent() -> None:
     that ends (killed, its stdin closed, a crash), instead of waiting forever for counts that
     will never come. A thread waits on the parent's sentinel (multiprocessing's pipe from the
     parent, at end of file once the parent is gone: every platform); on Linux the kernel also
-    sends SIGKILL at the parent's death, which works even while the worker holds the GIL."""
-    if sys.platform.startswith("linux"):
+    sends SIGKILL at the parent's death, which works even while the worker holds the GIL (unless
+    the portable ways are forced: `portable.py`)."""
+    if sys.platform.startswith("linux") and not portable.forced():
         try:
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         except (OSError, AttributeError):

@@ -12,6 +12,17 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from ..api import (
+    ClusterRow,
+    ClustersAddResult,
+    ClustersImportPaddleResult,
+    ClustersListResult,
+    ClustersLoginResult,
+    ClustersRemoveResult,
+    ClustersSetDefaultResult,
+    ImportedCluster,
+    StoppedResult,
+)
 from ..clusters import paddle_config
 from ..clusters.connect import backend_for, connect
 from ..clusters.kinds import kind_named, kind_of, local_kind
@@ -29,11 +40,12 @@ from ..clusters.profiles import (
     set_secret,
     stop_local,
 )
+from ..core.messages import message
 from ..errors import AuthFailed, ConfigError, PaiError
 from ..files import write_atomic
 
 
-def list_profiles() -> dict:
+def list_profiles() -> ClustersListResult:
     """Every profile, the local ones first: which is the default, and whether a password is stored."""
     profiles = Profiles()
     default = profiles.default if profiles.default in (*profiles.clusters, LOCAL_PADDLE) else LOCAL
@@ -42,21 +54,20 @@ def list_profiles() -> dict:
         running = True
     except PaiError:
         running, paddle = False, None
-    rows = [{"name": LOCAL, "local": True, "default": default == LOCAL, "loggedIn": True, "running": running,
-             "rest": None, "webhdfs": None, "user": None, "kind": local_kind(LOCAL).name, "protocol": 1},
-            {"name": LOCAL_PADDLE, "local": True, "default": default == LOCAL_PADDLE, "loggedIn": True, "running": running,
-             "rest": paddle, "webhdfs": paddle + PFS_PATH if paddle else None, "user": None, "kind": local_kind(LOCAL_PADDLE).name,
-             "protocol": 1, "datacenter": "local"}]
+    rows = [ClusterRow(name=LOCAL, local=True, default=default == LOCAL, logged_in=True, running=running, rest=None, webhdfs=None,
+                       user=None, kind=local_kind(LOCAL).name, protocol=1),
+            ClusterRow(name=LOCAL_PADDLE, local=True, default=default == LOCAL_PADDLE, logged_in=True, running=running, rest=paddle,
+                       webhdfs=paddle + PFS_PATH if paddle else None, user=None, kind=local_kind(LOCAL_PADDLE).name, protocol=1,
+                       datacenter="local")]
     for name, p in profiles.clusters.items():
-        rows.append({"name": name, "local": False, "default": default == name,
-                     "loggedIn": get_secret(secret_key(p, "password")) is not None, "running": None,
-                     "rest": p.rest_uri, "webhdfs": p.webhdfs_uri, "user": p.user, "kind": p.kind, "protocol": p.protocol,
-                     "datacenter": p.datacenter})
-    return {"default": default, "clusters": rows}
+        rows.append(ClusterRow(name=name, local=False, default=default == name,
+                               logged_in=get_secret(secret_key(p, "password")) is not None, running=None, rest=p.rest_uri,
+                               webhdfs=p.webhdfs_uri, user=p.user, kind=p.kind, protocol=p.protocol, datacenter=p.datacenter))
+    return ClustersListResult(default=default, clusters=rows)
 
 
 def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openpai", protocol: int | None = None,
-        password: str | None = None, datacenter: str | None = None) -> dict:
+        password: str | None = None, datacenter: str | None = None) -> ClustersAddResult:
     """Add (or replace) a profile; with a password, log in first to check it (a failure adds nothing)
     and keep it. What the profile needs follows its kind (clusters/kinds.py): a PaddlePaddle Cloud
     profile's storage is its PFS, by default under the endpoint, and it names a datacenter."""
@@ -64,7 +75,7 @@ def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openp
     record = kind_named(kind)
     rest = rest.strip().rstrip("/")
     if not webhdfs and record.default_storage is None:
-        raise ConfigError(f"cluster {name}: give its {record.storage} URI (--webhdfs)")
+        raise ConfigError(message("clusters.storage-required", name=name, storage=record.storage))
     webhdfs = (webhdfs or rest + (record.default_storage or "")).strip().rstrip("/")
     if record.protocols:  # OpenPAI: v1 JSON or v2 YAML jobs, as the server says
         detected, note = (protocol, "as given") if protocol else detect_protocol(rest)
@@ -76,7 +87,7 @@ def add(name: str, rest: str, webhdfs: str | None, user: str, kind: str = "openp
         set_secret(secret_key(profile, "password"), password)
     Profiles().add(profile)
     logged_in = get_secret(secret_key(profile, "password")) is not None  # as `list_profiles` says it
-    return {"name": name, "protocol": detected, "protocolNote": note, "loggedIn": logged_in, "kind": kind}
+    return ClustersAddResult(name=name, protocol=detected, protocol_note=note, logged_in=logged_in, kind=kind)
 
 
 def check_login(profile: Profile, password: str) -> None:
@@ -86,12 +97,12 @@ def check_login(profile: Profile, password: str) -> None:
     try:
         backend.login()
     except PaiError as exc:
-        raise type(exc)(f"cluster {profile.name} was not added: {exc.message}") from None
+        raise type(exc)(message("clusters.not-added", name=profile.name, reason=exc.said)) from None
     finally:
         backend.close()
 
 
-def import_paddle(path: str | None = None, keep_file: bool = False) -> dict:
+def import_paddle(path: str | None = None, keep_file: bool = False) -> ClustersImportPaddleResult:
     """One profile per datacenter of `~/.paddle/config` (kind paddlecloud); each password goes to the
     keyring and, unless `keep_file`, out of the file (rewritten whole, comments kept). The active
     datacenter becomes the default profile when there is none yet."""
@@ -109,25 +120,25 @@ def import_paddle(path: str | None = None, keep_file: bool = False) -> dict:
         if dc.password:
             set_secret(secret_key(profile, "password"), dc.password)
             stored = True
-        rows.append({"name": name, "datacenter": dc.name, "endpoint": dc.endpoint, "user": dc.username, "active": dc.active,
-                     "passwordStored": stored})
-    active = next((r["name"] for r in rows if r["active"]), None)
+        rows.append(ImportedCluster(name=name, datacenter=dc.name, endpoint=dc.endpoint, user=dc.username, active=dc.active,
+                                    password_stored=stored))
+    active = next((r.name for r in rows if r.active), None)
     if not had_default and active:
         profiles.set_default(active)
-    moved = any(r["passwordStored"] for r in rows)
+    moved = any(r.password_stored for r in rows)
     rewritten = False
     if moved and not keep_file:
         write_atomic(config, paddle_config.without_passwords(config), private=True)
         rewritten = True
-    return {"config": str(config), "clusters": rows, "default": Profiles().resolve(None), "passwordsRemoved": rewritten}
+    return ClustersImportPaddleResult(config=str(config), clusters=rows, default=Profiles().resolve(None), passwords_removed=rewritten)
 
 
-def login(name: str | None, password: str) -> dict:
+def login(name: str | None, password: str) -> ClustersLoginResult:
     """Store the password and log in with it; a refused password is not kept."""
     profiles = Profiles()
     name = profiles.resolve(name)
     if name in LOCALS:
-        raise ConfigError("the local cluster needs no login")
+        raise ConfigError(message("clusters.local-no-login"))
     profile = profiles.clusters[name]
     set_secret(secret_key(profile, "password"), password)
     backend = connect(name)
@@ -138,10 +149,10 @@ def login(name: str | None, password: str) -> dict:
         raise
     finally:
         backend.close()
-    return {"name": name, "user": profile.user}
+    return ClustersLoginResult(name=name, user=profile.user)
 
 
-def remove(name: str) -> dict:
+def remove(name: str) -> ClustersRemoveResult:
     """Remove a profile and the secrets kept for it."""
     profiles = Profiles()
     profile = profiles.clusters.get(name)
@@ -150,17 +161,17 @@ def remove(name: str) -> dict:
         for what in ("password", "token"):
             delete_secret(secret_key(profile, what))
         delete_secret(kind_of(profile).token_key(profile))  # where its kind keeps it, if not per profile
-    return {"name": name, "default": profiles.resolve(None)}
+    return ClustersRemoveResult(name=name, default=profiles.resolve(None))
 
 
-def set_default(name: str) -> dict:
+def set_default(name: str) -> ClustersSetDefaultResult:
     profiles = Profiles()
     profiles.set_default(profiles.resolve(name))
-    return {"default": profiles.resolve(None)}
+    return ClustersSetDefaultResult(default=profiles.resolve(None))
 
 
-def stop_local_cluster() -> dict:
-    return {"stopped": stop_local()}
+def stop_local_cluster() -> StoppedResult:
+    return StoppedResult(stopped=stop_local())
 
 
 def detect_protocol(rest: str) -> tuple[int, str]:

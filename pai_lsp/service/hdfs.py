@@ -2,7 +2,7 @@
 storage, whatever its kind (WebHDFS or PaddlePaddle Cloud's PFS): only `storage.base.Storage`'s
 methods are used here.
 
-Results are plain dicts for editor tree views. Uploads never leave part of a file under its name
+Results are the API's classes (`pai_lsp/api.py`). Uploads never leave part of a file under its name
 (`Storage.put`); downloads never do either, nor write outside their destination: a remote name with
 `/`, `..` or a NUL in it is refused, not followed.
 """
@@ -17,8 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..api import HdfsEntry, HdfsListing, HdfsMoveResult, HdfsStatResult, HdfsTransferResult, PathResult
+from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
-from ..files import atomic_writer
+from ..files import atomic_writer, unfit_name
 from ..storage.base import Body, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
 
@@ -36,9 +38,10 @@ def absolute(backend: Backend, path: str) -> str:
     return posixpath.normpath(path) if path != "/" else "/"
 
 
-def entry(status: Stat) -> dict:
-    return {"name": status.name, "type": "dir" if status.is_dir else "file", "size": status.size,
-            "modified": status.modified, "permission": status.permission, "owner": status.owner, "group": status.group}
+def entry(status: Stat, cls: type[HdfsEntry] = HdfsEntry, **more: str) -> HdfsEntry:
+    values = {"name": status.name, "type": "dir" if status.is_dir else "file", "size": status.size, "modified": status.modified,
+              "permission": status.permission, "owner": status.owner, "group": status.group}
+    return cls(**{**values, **more})
 
 
 def existing(storage: Storage, path: str) -> Stat:
@@ -48,46 +51,46 @@ def existing(storage: Storage, path: str) -> Stat:
     return status
 
 
-def ls(backend: Backend, path: str) -> dict:
+def ls(backend: Backend, path: str) -> HdfsListing:
     path = absolute(backend, path)
     status = existing(backend.storage, path)
     if not status.is_dir:
-        return {"path": path, "entries": [entry(status)]}
+        return HdfsListing(path=path, entries=[entry(status)])
     # Uploads in progress (or killed, until the next upload cleans them) are not the user's data.
-    return {"path": path, "entries": [entry(s) for s in backend.storage.list(path) if s.name != STAGING]}
+    return HdfsListing(path=path, entries=[entry(s) for s in backend.storage.list(path) if s.name != STAGING])
 
 
-def stat(backend: Backend, path: str) -> dict:
+def stat(backend: Backend, path: str) -> HdfsStatResult:
     path = absolute(backend, path)
-    return {"path": path, **entry(existing(backend.storage, path)), "name": posixpath.basename(path) or "/"}
+    return entry(existing(backend.storage, path), HdfsStatResult, path=path, name=posixpath.basename(path) or "/")
 
 
-def mkdir(backend: Backend, path: str) -> dict:
+def mkdir(backend: Backend, path: str) -> PathResult:
     path = absolute(backend, path)
     backend.storage.mkdir(path)
-    return {"path": path}
+    return PathResult(path=path)
 
 
-def rm(backend: Backend, path: str, recursive: bool = False) -> dict:
+def rm(backend: Backend, path: str, recursive: bool = False) -> PathResult:
     path = absolute(backend, path)
     if existing(backend.storage, path).is_dir and not recursive:
-        raise InvalidInput(f"{path} is a folder: use -r to remove it with everything in it")
+        raise InvalidInput(message("hdfs.rm-folder", path=path))
     backend.storage.delete(path, recursive=recursive)
-    return {"path": path}
+    return PathResult(path=path)
 
 
-def mv(backend: Backend, src: str, dst: str) -> dict:
+def mv(backend: Backend, src: str, dst: str) -> HdfsMoveResult:
     src, dst = absolute(backend, src), absolute(backend, dst)
     existing(backend.storage, src)
     backend.storage.rename(src, dst)
-    return {"from": src, "to": dst}
+    return HdfsMoveResult(source=src, target=dst)
 
 
 def cat(backend: Backend, path: str, offset: int = 0, length: int | None = None) -> bytes:
     path = absolute(backend, path)
     status = existing(backend.storage, path)
     if status.is_dir:
-        raise InvalidInput(f"{path} is a folder, not a file")
+        raise InvalidInput(message("hdfs.not-a-file", path=path))
     if status.size == 0 or offset >= status.size:
         return b""
     return backend.storage.read(path, offset=offset, length=length)
@@ -95,7 +98,7 @@ def cat(backend: Backend, path: str, offset: int = 0, length: int | None = None)
 
 def tail(backend: Backend, path: str, size: int = 1024) -> bytes:
     status = stat(backend, path)
-    return cat(backend, path, max(0, status["size"] - size))
+    return cat(backend, path, max(0, status.size - size))
 
 
 class Tally:
@@ -130,7 +133,7 @@ class Tally:
             self._tell(True)
 
 
-def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8) -> dict:
+def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8) -> HdfsTransferResult:
     """A file or a folder (recursively); into `remote` when that is an existing folder. Files are
     streamed, a few at a time, so memory stays flat whatever their size and number; each appears
     under its name whole or not at all. A folder that is new there is written whole under a
@@ -139,7 +142,7 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
     storage = backend.storage
     remote = absolute(backend, remote)
     if not local.exists():
-        raise NotFound(f"{local}: no such local file or folder")
+        raise NotFound(message("hdfs.no-local", path=str(local)))
     target = storage.status(remote)
     if target is not None and target.is_dir:
         remote = posixpath.join(remote, local.name)
@@ -175,19 +178,21 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
         if len(files) == 1:
             raise exc from None
         if whole:
-            raise Interrupted(f"{exc.message}: the put of {local.name} stopped; nothing was written to {remote}") from None
-        raise Interrupted(f"{exc.message}: put stopped with {len(files) - tally.done_files} of {len(files)} file(s) not "
-                          f"uploaded to {remote} (those uploaded are in place; none is there in part)") from None
-    return {"path": remote, "files": len(files), "bytes": tally.done_bytes}
+            raise Interrupted(message("hdfs.put-stopped-whole", reason=exc.said, name=local.name, remote=remote)) from None
+        raise Interrupted(message("hdfs.put-stopped", reason=exc.said, left=len(files) - tally.done_files, total=len(files),
+                                  remote=remote)) from None
+    return HdfsTransferResult(path=remote, files=len(files), bytes=tally.done_bytes)
 
 
 def safe_name(name: str) -> str:
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name:
-        raise PermissionDenied(f"refusing to download a remote entry named {name!r}: it would land outside the destination")
+        raise PermissionDenied(message("hdfs.unsafe-name", name=name))
+    if problem := unfit_name(name):
+        raise PermissionDenied(message("hdfs.unfit-name", name=name, problem=problem))
     return name
 
 
-def get(backend: Backend, remote: str, local: Path, progress: Progress | None = None) -> dict:
+def get(backend: Backend, remote: str, local: Path, progress: Progress | None = None) -> HdfsTransferResult:
     """A file or a folder (recursively) to `local` (into it, when it is an existing folder)."""
     storage = backend.storage
     remote = absolute(backend, remote)
@@ -205,7 +210,7 @@ def get(backend: Backend, remote: str, local: Path, progress: Progress | None = 
             name = safe_name(child.name)
             target = lpath / name
             if not str(target.resolve()).startswith(str(root)):
-                raise PermissionDenied(f"refusing to write {target}: outside {root}")
+                raise PermissionDenied(message("hdfs.outside", target=str(target), root=str(root)))
             collect(posixpath.join(rpath, name), target, child)
 
     collect(remote, local, status)
@@ -222,4 +227,4 @@ def get(backend: Backend, remote: str, local: Path, progress: Progress | None = 
         tally.finished(rpath, done)
     if status.is_dir:
         local.mkdir(parents=True, exist_ok=True)
-    return {"path": str(local), "files": len(plan), "bytes": tally.done_bytes}
+    return HdfsTransferResult(path=str(local), files=len(plan), bytes=tally.done_bytes)

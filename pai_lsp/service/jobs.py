@@ -12,11 +12,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ..api import JobRow, JobsResult, SshTask, SubmitResult, UploadSummary
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
+from ..core.messages import message
 from ..core.model import LineIndex, Settings
+from ..core.v2_templates import TemplateError
+from ..core.v2render import Rendered, is_v2, render
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
@@ -34,6 +38,8 @@ class Prepared:
     name: str
     code_dir: str | None  # HDFS path the workspace is uploaded to
     workspace: Path
+    rendered: Rendered | None = None  # a v2 job as the server will see it (secrets masked)
+    converted: dict | None = None  # what a cluster of another protocol gets instead (a v2 job's v1 config)
 
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
@@ -43,20 +49,20 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     `name`, when given, is the job's name already chosen (a resumed submit)."""
     shown = shown or str(config_path)
     kind = kind_of(backend.profile)
-    job_format = format_for(config_path.name)
-    if job_format.name != kind.job_format:
-        wanted = " or ".join(kind.job_files)
-        raise InvalidInput(f"{shown}: {backend.profile.name} is a {kind.name} cluster and runs {wanted} job files")
     try:
         text = read_config(config_path)
     except UnreadableConfig as exc:
-        raise InvalidInput(f"{shown}: {exc}") from None
+        raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
+    job_format = format_for(config_path.name, text)
+    if not kind.runs(job_format.name):
+        wanted = " or ".join(kind.job_files)
+        raise InvalidInput(message("jobs.wrong-format", file=shown, cluster=backend.profile.name, kind=kind.name, wanted=wanted))
     doc = job_format.parse(text)
     errors = [d for d in job_format.diagnose(doc, replace(settings, dialect=kind.dialect)) if d.severity == "error"]
     if errors:
         line, col = LineIndex(text, "utf-32").position(errors[0].start)
-        more = f" (and {len(errors) - 1} more: run `pai check {shown}`)" if len(errors) > 1 else ""
-        raise InvalidInput(f"{shown}:{line + 1}:{col + 1}: {errors[0].message}{more}")
+        more = message("jobs.refused-more", count=len(errors) - 1, file=shown) if len(errors) > 1 else ""
+        raise InvalidInput(message("jobs.refused", file=shown, line=line + 1, column=col + 1, problem=errors[0].message, more=more))
     config = {k: v for k, v in doc.root.value.items() if k != "$schema"}  # comments and trailing commas are gone too
     base = config[job_format.name_key]
     if name is not None:
@@ -66,12 +72,19 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     else:
         name = base
         if backend.job_exists(name):
-            raise NameTaken(f"a job named {name} already exists on {backend.profile.name}{kind.name_wait}"
-                            ": rename it or enable pai.job.generateJobName.enabled")
+            raise NameTaken(message("jobs.name-taken", job=name, cluster=backend.profile.name, wait=kind.name_wait))
     code_dir = backend.place_job(config, name)
+    try:  # a job the cluster's protocol cannot express is refused here, before anything is uploaded
+        converted = backend.converted(config)
+    except InvalidInput as exc:
+        raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
     if not settings.upload_enabled:
         code_dir = None
-    return Prepared(config, name, code_dir, workspace_of(config_path))
+    try:
+        rendered = render(config) if is_v2(config) else None
+    except TemplateError as exc:  # the server's 500 (mustache's words); the format's checks say it first
+        raise InvalidInput(message("error.at-file", file=shown, reason=exc.message)) from None
+    return Prepared(config, name, code_dir, workspace_of(config_path), rendered, converted)
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:
@@ -85,14 +98,14 @@ class Journal(Protocol):
 
     job: str | None
     phase: str | None
-    result: dict | None
+    result: dict | None  # the SubmitResult's JSON, once done
 
     def record(self, phase: str, job: str, result: dict | None = None) -> None: ...
 
 
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
            locale: str | None = None, shown: str | None = None, journal: Journal | None = None,
-           cancelled: threading.Event | None = None, force: bool = False) -> dict:
+           cancelled: threading.Event | None = None, force: bool = False) -> SubmitResult:
     """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
     `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`. With a
     `journal` from an earlier attempt, that attempt is finished instead: same job name, the upload
@@ -100,14 +113,14 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     set (the caller hung up), stops the upload and the submit. An upload over the limits
     (`pai.job.upload.maxBytes` / `maxFiles`) is refused unless `force`."""
     if journal is not None and journal.phase == "done" and journal.result is not None:
-        return journal.result
+        return SubmitResult.from_json(journal.result)
     config_path = Path(config_path)
     chosen = job_settings(config_path, settings, locale)
     resumed = journal.job if journal is not None else None
     if resumed is not None and journal.phase == "submitting" and backend.job_exists(resumed):
         prepared = prepare(config_path, chosen, backend, shown, name=resumed)
         result = _submitted(backend, prepared, None)
-        journal.record("done", prepared.name, result)
+        journal.record("done", prepared.name, result.to_json())
         return result
     prepared = prepare(config_path, chosen, backend, shown, name=resumed)
     if journal is not None:
@@ -117,21 +130,22 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
         uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
     if cancelled is not None and cancelled.is_set():
-        raise Interrupted("cancelled: nothing was submitted")
+        raise Interrupted(message("jobs.cancelled"))
     if journal is not None:
         journal.record("submitting", prepared.name)
     warnings = backend.submit(prepared.config)
     result = _submitted(backend, prepared, uploaded, warnings)
     if journal is not None:
-        journal.record("done", prepared.name, result)
+        journal.record("done", prepared.name, result.to_json())
     return result
 
 
-def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | None, warnings: list[str] | None = None) -> dict:
+def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | None,
+               warnings: list[str] | None = None) -> SubmitResult:
     """`warnings`: what the cluster said about the job it accepted (unknown, so none, when the job is
     found already submitted by a daemon that died)."""
-    return {"job": prepared.name, "cluster": backend.profile.name, "user": backend.profile.user,
-            "upload": uploaded.to_json() if uploaded else None, "warnings": list(warnings or [])}
+    return SubmitResult(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
+                        upload=UploadSummary(**uploaded.to_json()) if uploaded else None, warnings=list(warnings or []))
 
 
 def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:
@@ -141,7 +155,7 @@ def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> 
 
     def report(*args: int) -> None:
         if cancelled.is_set():
-            raise Interrupted("cancelled")
+            raise Interrupted(message("jobs.cancelled-upload"))
         if progress is not None:
             progress(*args)
 
@@ -149,30 +163,30 @@ def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> 
 
 
 # -- watch and act ---------------------------------------------------------------------
-def list_jobs(backend: Backend, offset: int = 0, limit: int | None = None) -> dict:
+def list_jobs(backend: Backend, offset: int = 0, limit: int | None = None) -> JobsResult:
     """The user's jobs, newest first, one page of them."""
     rows = sorted(backend.jobs(), key=lambda j: j.created or 0, reverse=True)
     page = rows[offset:offset + limit] if limit is not None else rows[offset:]
-    return {"cluster": backend.profile.name, "user": backend.profile.user, "total": len(rows), "offset": offset,
-            "jobs": [{"name": j.name, "state": j.state, "created": j.created, "completed": j.completed,
-                      "exitCode": j.exit_code, "retries": j.retries, "virtualCluster": j.virtual_cluster} for j in page]}
+    return JobsResult(cluster=backend.profile.name, user=backend.profile.user, total=len(rows), offset=offset,
+                      jobs=[JobRow(name=j.name, state=j.state, created=j.created, completed=j.completed, exit_code=j.exit_code,
+                                   retries=j.retries, virtual_cluster=j.virtual_cluster) for j in page])
 
 
-def ssh_info(job: JobDetail, task: str | None = None) -> list[dict]:
+def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
     """How to reach each running task: its SSH command and the URLs of its labelled ports."""
     tasks = [t for t in job.tasks if not task or t.label == task]
     if not tasks:
-        raise NotFound(f"job {job.name} has no task {task}")
+        raise NotFound(message("jobs.no-task", job=job.name, task=task))
     running = [t for t in tasks if t.ip and t.state == "RUNNING"]
     if not running:
-        raise NotFound(f"no task of {job.name} is running now (state {job.state})")
+        raise NotFound(message("jobs.none-running", job=job.name, state=job.state))
     rows = []
     for t in running:
         ssh_port = str(t.ports.get("ssh") or "").split(",")[0]
-        rows.append({"task": t.label, "ip": t.ip, "sshPort": ssh_port or None,
-                     "command": f"ssh -p {ssh_port} root@{t.ip}" if ssh_port else None,
-                     "urls": {label: [f"http://{t.ip}:{p}" for p in str(ports).split(",")]
-                              for label, ports in t.ports.items() if label != "ssh"}})
+        rows.append(SshTask(task=t.label, ip=t.ip, ssh_port=ssh_port or None,
+                            command=f"ssh -p {ssh_port} root@{t.ip}" if ssh_port else None,
+                            urls={label: [f"http://{t.ip}:{p}" for p in str(ports).split(",")]
+                                  for label, ports in t.ports.items() if label != "ssh"}))
     return rows
 class TaskLogs:
     """Each task's log, read by byte offset: where it is (known once the task runs) and how much of
@@ -210,9 +224,9 @@ def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None =
     config = backend.config(name)
     output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
     if not output_dir:
-        raise InvalidInput(f"job {name} has no outputDir")
+        raise InvalidInput(message("jobs.no-output-dir", job=name))
     remote = hdfs_path(output_dir)
     if backend.storage.status(remote) is None:
-        raise NotFound(f"job {name} wrote nothing to its outputDir {remote}")
+        raise NotFound(message("jobs.no-outputs", job=name, path=remote))
     dest.mkdir(parents=True, exist_ok=True)
-    return Path(explorer.get(backend, remote, dest, progress)["path"])
+    return Path(explorer.get(backend, remote, dest, progress).path)

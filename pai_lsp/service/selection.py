@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..core.messages import message
 from ..core.model import Settings
 from ..core.settings_check import GlobFacts
 from ..core.upload import SHOWN, UploadFacts, data_like, listing
@@ -93,12 +94,11 @@ def checked_files(workspace: Path, settings: Settings, force: bool = False, show
         return chosen.files
     bad = [p for p in chosen.rules.problems if p.source == PAIIGNORE]
     if bad:
-        raise InvalidInput(f"{workspace / PAIIGNORE}:{bad[0].line}: {bad[0].message}; nothing was sent (fix it, or "
-                           "submit with --force)")
+        raise InvalidInput(message("upload.bad-ignore-line", file=str(workspace / PAIIGNORE), line=bad[0].line,
+                                   problem=bad[0].message))
     summary = chosen.facts(settings)
-    over = summary.over_limits()
+    over = summary.over()
     if over:
-        raise InvalidInput(f"{shown + ': ' if shown else ''}the upload is over the limit: {over}; largest: "
-                           f"{listing(summary.largest, 5)}. Nothing was sent: leave files out (pai.job.upload.exclude, "
-                           f"{PAIIGNORE}), raise the limit, or submit with --force")
+        raise InvalidInput(message("upload.refused", at=shown + ": " if shown else "", over=over,
+                                   largest=listing(summary.largest, 5), ignore=PAIIGNORE))
     return chosen.files

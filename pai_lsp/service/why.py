@@ -13,11 +13,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..api import SubmitResult, WhyResult
 from ..core.triage import CodeLayout, Explanation, JobFacts, TaskFacts, explain_job, explain_task, with_note
 from ..errors import PaiError
 
@@ -51,18 +51,17 @@ class Submission:
         return cls(data["workspace"], data["codeDir"], {k: v for k, v in manifest.items() if isinstance(v, dict)})
 
 
-def submission(backend: Backend, result: Mapping[str, Any], workspace: Path) -> Submission | None:
+def submission(backend: Backend, result: SubmitResult, workspace: Path) -> Submission | None:
     """The submission of a submit's `result`: the manifest its upload wrote (None without an upload)."""
     from ..storage.upload import read_manifest
 
-    upload = result.get("upload")
-    if not isinstance(upload, dict) or not isinstance(upload.get("remote"), str):
+    if result.upload is None:
         return None
-    return Submission(str(workspace), upload["remote"], read_manifest(backend.storage, upload["remote"]))
+    return Submission(str(workspace), result.upload.remote, read_manifest(backend.storage, result.upload.remote))
 
 
 # -- explaining ------------------------------------------------------------------------------
-def explain(backend: Backend, job: str, sent: Submission | None = None) -> dict:
+def explain(backend: Backend, job: str, sent: Submission | None = None) -> WhyResult:
     """`job.why`'s result for a job: its explanation (None while it runs or when it succeeded), the
     failed tasks' own, the workspace files of the frames that changed since the upload."""
     started = time.perf_counter()
@@ -71,7 +70,7 @@ def explain(backend: Backend, job: str, sent: Submission | None = None) -> dict:
                            "explanation": None, "tasks": [], "workspace": sent.workspace if sent else None,
                            "codeDir": sent.code_dir if sent else None, "changed": [], "madeAt": None}
     if detail.state not in EXPLAINED:
-        return out
+        return WhyResult.from_json(out)
     layout = CodeLayout.for_job({rel: rel for rel in sent.manifest} if sent else {}, job, sent.code_dir if sent else "",
                                 backend.profile.user)
     config = _config(backend, job)
@@ -81,7 +80,7 @@ def explain(backend: Backend, job: str, sent: Submission | None = None) -> dict:
     why, changed = _notes(backend, why, sent)
     out.update(explanation=why.to_json(), tasks=[t.to_json() for t in tasks], changed=changed, madeAt=int(time.time() * 1000),
                tookMs=round((time.perf_counter() - started) * 1000, 1))
-    return out
+    return WhyResult.from_json(out)
 
 
 def _failed(detail: JobDetail) -> list[TaskStatus]:
@@ -189,14 +188,18 @@ def _changed_frames(cause: Explanation, sent: Submission | None) -> list[str]:
     return changed
 
 
-def stale(result: Mapping[str, Any], sent: Submission | None) -> bool:
+def stale(result: WhyResult, sent: Submission | None) -> bool:
     """Whether a kept explanation no longer says right which of its files changed since the upload
     (the user edited one since, or undid an edit): it is then made again."""
-    data = result.get("explanation")
-    if not data or sent is None:
+    why = explanation(result)
+    if why is None or sent is None:
         return False
-    why = Explanation.from_json(data)
-    return _changed_frames(why.cause or why, sent) != list(result.get("changed") or [])
+    return _changed_frames(why.cause or why, sent) != result.changed
+
+
+def explanation(result: WhyResult) -> Explanation | None:
+    """The result's explanation as the triage core's class (what its words and frames are read from)."""
+    return Explanation.from_json(result.explanation.to_json()) if result.explanation is not None else None
 
 
 def _hdfs_path(path: str) -> str:
@@ -223,19 +226,12 @@ def _changed(workspace: Path, rel: str, sent: dict | None) -> bool:
         return True
 
 
-def one_line(result: Mapping[str, Any], locale: str | None = None) -> str | None:
+def one_line(result: WhyResult, locale: str | None = None) -> str | None:
     """The explanation in one line for a terminal or a status bar: `<title>: <sentence> (<file>:<line>)`."""
-    data = result.get("explanation")
-    if not data:
+    why = explanation(result)
+    if why is None:
         return None
-    why = Explanation.from_json(data)
     frame = (why.cause or why).frame
     where = f" ({frame.workspace or frame.path}:{frame.line})" if frame is not None else ""
     return f"{why.title.pick(locale)}: {why.message.pick(locale)}{where}"
-
-
-def summary(result: Mapping[str, Any]) -> dict:
-    """What a list row or a status event shows: the class and its title."""
-    data = result.get("explanation") or {}
-    return {"kind": data.get("kind"), "title": data.get("title")}
 

@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import BinaryIO, ClassVar
 
+from ..core.messages import message
 from ..errors import InvalidInput, NotFound, PaiError, PermissionDenied
 
 CHUNK = 1 << 20  # bytes per read of a streamed file: memory stays bounded whatever its size
@@ -131,11 +132,11 @@ class Storage(ABC):
 
 
 def missing(path: str, storage: str) -> NotFound:
-    return NotFound(f"{path}: no such file or directory on {storage}")
+    return NotFound(message("storage.missing", path=path, storage=storage))
 
 
 def denied(path: str, storage: str, why: str) -> PermissionDenied:
-    return PermissionDenied(f"{path}: permission denied on {storage} ({why})")
+    return PermissionDenied(message("storage.denied", path=path, storage=storage, why=why))
 
 
 def partial(path: str) -> str:
@@ -146,7 +147,7 @@ def partial(path: str) -> str:
 
 def said_of(exc: PaiError, temp: str, path: str) -> PaiError:
     """`exc` said of the `path` the user named rather than the temporary name it was written under."""
-    return type(exc)(exc.message.replace(temp, path)) if temp in exc.message else exc
+    return exc.replaced(temp, path) if temp in exc.message else exc
 
 
 class Body:
@@ -188,9 +189,9 @@ class Body:
         try:
             chunk = self.file.read(left if n < 0 else min(n, left)) if left > 0 else b""
         except OSError as exc:  # the local disk, not the network: said as such
-            raise InvalidInput(f"cannot read {name}: {exc.strerror or exc}") from None
+            raise InvalidInput(message("upload.unreadable", name=str(name), why=exc.strerror or str(exc))) from None
         if left > 0 and not chunk:
-            raise InvalidInput(f"{name} got shorter while it was uploaded: upload again")
+            raise InvalidInput(message("upload.shrank", name=str(name)))
         if chunk and self.hash is not None:
             self._pending.append(self._hasher.submit(self.hash.update, chunk))
             self._settle(self.AHEAD)

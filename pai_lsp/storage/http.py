@@ -10,6 +10,9 @@ Each client keeps what it is good at; they all say a failure the same way:
   status: OpenPAI's 409 is `NameTaken`), with one line of the answer's body;
 - a Hadoop `RemoteException` (WebHDFS) by the Java exception it names, whatever the status
   (`remote_error`), said about the path it concerns.
+
+Every line is a catalogue message ("http.*" in core/messages.py), `what` too (`at_cluster`, …), so
+the reader sees it in their language wherever it is shown.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from typing import Any
 
 import httpx
 
+from ..core.messages import Message, message
 from ..errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
 from .base import denied, missing
 
 UNROUTABLE = {errno.EHOSTUNREACH, errno.ENETUNREACH}
+Where = str | Message  # what was called, as the messages name it: a `Message` of "http.at-*"
 STATUS: dict[int, type[PaiError]] = {401: AuthFailed, 403: PermissionDenied, 404: NotFound}
 
 # Hadoop's exception names (`RemoteException.exception`), by what they mean for the user.
@@ -39,6 +44,21 @@ REFUSED = {"SecurityException", "AuthenticationException"}  # the credentials, n
 MISTAKEN = {"FileAlreadyExistsException", "ParentNotDirectoryException", "PathIsNotEmptyDirectoryException",
             "PathIsNotDirectoryException", "IllegalArgumentException", "HadoopIllegalArgumentException",
             "InvalidPathException", "UnsupportedOperationException"}
+
+
+THE_CLUSTER = message("http.the-cluster")
+
+
+def at_cluster(url: str) -> Message:
+    return message("http.at-cluster", url=url)
+
+
+def at_paddlecloud(url: str) -> Message:
+    return message("http.at-paddlecloud", url=url)
+
+
+def at_storage(storage: str, url: str) -> Message:
+    return message("http.at-storage", storage=storage, url=url)
 
 
 # -- no answer ------------------------------------------------------------------------------------
@@ -51,32 +71,31 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         exc = exc.__cause__ or exc.__context__
 
 
-def transport_error(exc: BaseException, what: str) -> Unreachable:
-    """A call to `what` ("the cluster at https://…") that got no usable answer, said by its cause."""
+def transport_error(exc: BaseException, what: Where) -> Unreachable:
+    """A call to `what` (`at_cluster("https://…")`) that got no usable answer, said by its cause."""
     chain = list(_chain(exc))
     tls = next((e for e in chain if isinstance(e, ssl.SSLError)), None)
     if tls is not None:
         why = getattr(tls, "verify_message", None) or tls.reason or str(tls)
-        hint = " (is the address https:// where the server speaks plain http://?)" if tls.reason in (
-            "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "UNKNOWN_PROTOCOL") else ""
-        return Unreachable(f"TLS with {what} failed: {str(why).lower()}{hint}")
+        hint = message("http.tls-plain") if tls.reason in ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "UNKNOWN_PROTOCOL") else ""
+        return Unreachable(message("http.tls", what=what, why=str(why).lower(), hint=hint))
     # requests' and urllib3's timeouts are not the builtin TimeoutError but are named so
     if isinstance(exc, httpx.TimeoutException) or any(isinstance(e, TimeoutError) or "Timeout" in type(e).__name__
                                                       for e in chain):
-        return Unreachable(f"{what} did not answer in time")
+        return Unreachable(message("http.timeout", what=what))
     if any(isinstance(e, socket.gaierror) for e in chain):
-        return Unreachable(f"cannot reach {what}: its host name is not known")
+        return Unreachable(message("http.unknown-host", what=what))
     if isinstance(exc, httpx.ConnectError) or any(
             isinstance(e, ConnectionRefusedError) or isinstance(e, OSError) and e.errno in UNROUTABLE for e in chain):
-        return Unreachable(f"cannot reach {what}: connection refused or no route")
-    return Unreachable(f"cannot talk to {what}: the connection broke ({_one_line(str(exc)) or type(exc).__name__})")
+        return Unreachable(message("http.refused", what=what))
+    return Unreachable(message("http.broke", what=what, why=_one_line(str(exc)) or type(exc).__name__))
 
 
 TRANSPORT = (httpx.HTTPError, OSError, http.client.HTTPException)  # requests' exceptions are OSErrors
 
 
 @contextlib.contextmanager
-def failures(what: str) -> Iterator[None]:
+def failures(what: Where) -> Iterator[None]:
     """Around a call of any of the three clients: its transport failures raised as `transport_error`."""
     try:
         yield
@@ -86,7 +105,7 @@ def failures(what: str) -> Iterator[None]:
         raise transport_error(exc, what) from None
 
 
-def request(http: httpx.Client, method: str, path: str, *, what: str, **kwargs: Any) -> httpx.Response:
+def request(http: httpx.Client, method: str, path: str, *, what: Where, **kwargs: Any) -> httpx.Response:
     """`http.request`, its transport failures said as `transport_error` about `what`."""
     with failures(what):
         return http.request(method, path, **kwargs)
@@ -124,14 +143,14 @@ def detail(status: int, body: bytes) -> tuple[str, str]:
     return text or reason or f"HTTP {status}", ""
 
 
-def answer_error(status: int, body: bytes, what: str, statuses: Mapping[int, type[PaiError]] | None = None) -> PaiError:
+def answer_error(status: int, body: bytes, what: Where, statuses: Mapping[int, type[PaiError]] | None = None) -> PaiError:
     """What an answer of `status` >= 400 from `what` ("the cluster") means: its class by status,
     the message `<what> answered <status> [<code>]: <detail>`."""
-    message, code = detail(status, body)
+    said, code = detail(status, body)
     cls = (statuses or {}).get(status) or STATUS.get(status) or (ServerError if status >= 500 else InvalidInput)
     if cls is AuthFailed:
-        return AuthFailed(f"{what} refused the credentials ({status}: {message})")
-    return cls(f"{what} answered {status}{f' {code}' if code else ''}: {message}")
+        return AuthFailed(message("http.credentials", what=what, why=f"{status}: {said}"))
+    return cls(message("http.answered", what=what, status=status, error=f" {code}" if code else "", detail=said))
 
 
 def remote_exception(body: bytes) -> tuple[str | None, str] | None:
@@ -143,21 +162,19 @@ def remote_exception(body: bytes) -> tuple[str | None, str] | None:
         return None
 
 
-def remote_error(exception: str | None, message: str, path: str, storage: str = "HDFS") -> PaiError:
+def remote_error(exception: str | None, said: str, path: str, storage: str = "HDFS") -> PaiError:
     """A Hadoop RemoteException about `path` on `storage`, by the exception it names, not its wording."""
-    message = _one_line(message, 500)
+    said = _one_line(said, 500)
     if exception in NOT_FOUND:
         return missing(path, storage)
     if exception in DENIED:
-        return denied(path, storage, message)
+        return denied(path, storage, said)
     if exception in REFUSED:
-        return AuthFailed(f"{storage} refused the credentials ({message})")
-    if exception in MISTAKEN:
-        return InvalidInput(f"{path}: {message}")
-    return ServerError(f"{path}: {message}")
+        return AuthFailed(message("http.credentials", what=storage, why=said))
+    return (InvalidInput if exception in MISTAKEN else ServerError)(message("error.at-file", file=path, reason=said))
 
 
-def storage_error(status: int, body: bytes, path: str, what: str, storage: str = "HDFS") -> PaiError:
+def storage_error(status: int, body: bytes, path: str, what: Where, storage: str = "HDFS") -> PaiError:
     """A failed WebHDFS answer about `path`: by its RemoteException when it has one (a namenode's,
     HttpFS's), else by its status (a proxy's or a gateway's page)."""
     remote = remote_exception(body)

@@ -25,9 +25,10 @@ from urllib.parse import urlencode
 import httpx
 
 from .. import multipart
+from ..core.messages import message
 from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, ServerError, Unsupported
 from .base import Body, Sent, Stat, Storage, pieces
-from .http import answer_error, request
+from .http import answer_error, at_storage, request
 from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint, read_manifest
 
 CHUNK = 4 * 1024 * 1024  # the paddlecloud client's own default; the server takes 4 KiB … 32 MiB
@@ -42,7 +43,7 @@ class Pfs(Storage):
                  transport: httpx.BaseTransport | None = None, chunk: int = CHUNK, threads: int = 8):
         """`authorization`: the `Authorization` header value; `renew`: fetch a new token (after a 401)."""
         self.url = url.rstrip("/")
-        self.what = f"PFS at {self.url}"
+        self.what = at_storage("PFS", self.url)
         self.user, self.datacenter = user, datacenter
         self.root = f"/pfs/{datacenter}"
         self.home = f"{self.root}/home/{user}"
@@ -76,7 +77,7 @@ class Pfs(Storage):
         try:
             body = response.json()
         except ValueError:
-            raise ServerError(f"{self.what} sent something that is not JSON") from None
+            raise ServerError(message("http.not-json", what=self.what, to="")) from None
         if body.get("err"):
             raise self.error(str(body["err"]), path)
         return body.get("results")
@@ -88,11 +89,11 @@ class Pfs(Storage):
         if "unauthorized" in err or "public data supports only" in err or "permission denied" in err:
             return self.denied(path, err)
         if "get username error" in err:
-            return AuthFailed(f"PFS refused the credentials ({err})")
+            return AuthFailed(message("http.credentials", what="PFS", why=err))
         if err.startswith(("should be pfs path", "the path should be", "can't del directory", "already exist", "bad file size",
                            "chunksize error", "directory already exist")):
-            return InvalidInput(f"{path}: {err}")
-        return ServerError(f"{path}: {err}")
+            return InvalidInput(message("error.at-file", file=path, reason=err))
+        return ServerError(message("error.at-file", file=path, reason=err))
 
     # -- paths -----------------------------------------------------------------------------
     def read_only(self, path: str) -> bool:
@@ -147,8 +148,7 @@ class Pfs(Storage):
         return bool(self._call("DELETE", "/files", path, json={"method": "rm", "r": recursive, "path": [path]}))
 
     def rename(self, src: str, dst: str) -> None:
-        raise Unsupported("PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload "
-                          "them under the new name, then remove the old one")
+        raise Unsupported(message("pfs.no-rename"))
 
     # -- reading ---------------------------------------------------------------------------
     def read_chunk(self, path: str, offset: int, size: int) -> bytes:
@@ -163,7 +163,7 @@ class Pfs(Storage):
         try:
             parts = multipart.decode(response.content, kind)
         except ValueError:
-            raise ServerError(f"{path}: PFS sent a chunk that cannot be read") from None
+            raise ServerError(message("pfs.bad-chunk", path=path)) from None
         return next((p.data for p in parts if p.name == "chunk"), b"")
 
     def stream(self, path: str, offset: int = 0, length: int | None = None) -> Iterator[bytes]:
@@ -239,9 +239,8 @@ class Pfs(Storage):
                 self.delete(path)
             except PaiError as left:
                 if isinstance(exc, Exception):
-                    reason = exc.message if isinstance(exc, PaiError) else str(exc)
-                    raise Interrupted(f"{reason}; {path} holds part of the file and could not be removed ({left.message}): "
-                                      f"remove it with `pai hdfs rm {path}`, or put it again") from None
+                    reason = exc.said if isinstance(exc, PaiError) else str(exc)
+                    raise Interrupted(message("pfs.part-left", reason=reason, path=path, why=left.said)) from None
             raise
 
 
@@ -317,10 +316,9 @@ def upload(pfs: Pfs, files: list[Selected], remote: str, threads: int | None = N
             pfs.delete(f"{remote}/{rel}")
         pfs.write(f"{remote}/{MANIFEST}", json.dumps(manifest).encode())
     except (PaiError, OSError) as exc:
-        reason = exc.message if isinstance(exc, PaiError) else str(exc)
-        raise Interrupted(f"{reason}: upload to {remote} stopped with {len(changed) - len(finished)} of {len(changed)} "
-                          "file(s) not complete; the next upload sends only what is missing (chunks already there are "
-                          "kept)") from None
+        reason = exc.said if isinstance(exc, PaiError) else str(exc)
+        raise Interrupted(message("pfs.upload-stopped", reason=reason, remote=remote, left=len(changed) - len(finished),
+                                  total=len(changed))) from None
     return UploadResult(remote, len(changed), done["sent"], len(paths) - len(changed), len(removed), time.perf_counter() - started)
 
 

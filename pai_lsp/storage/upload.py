@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, NotFound, PaiError
 from .base import Body, Storage
 
@@ -203,7 +204,7 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     staging_root = f"{parent.rstrip('/')}/{STAGING}"
     status = hdfs.status(remote)
     if status is not None and not status.is_dir:
-        raise InvalidInput(f"codeDir {remote} is a file on HDFS, not a folder")
+        raise InvalidInput(message("upload.code-dir-file", remote=remote))
     cleaned = _clean_stale(hdfs, staging_root, name)
     local = {f.rel: os.path.join(f.root, f.rel) for f in files}
     previous = read_manifest(hdfs, remote) if status is not None else {}
@@ -243,12 +244,11 @@ def _send_tree(hdfs: Hdfs, local: dict[str, str], staging: str, threads: int, pr
                 progress(done_bytes, total, len(manifest), len(local))
         hdfs.write(f"{staging}/{MANIFEST}", json.dumps({"version": 2, "files": manifest}).encode())
     except (PaiError, OSError) as exc:
-        reason = exc.message if isinstance(exc, PaiError) else str(exc)
+        reason = exc.said if isinstance(exc, PaiError) else str(exc)
         with contextlib.suppress(PaiError, OSError):
             hdfs.delete(staging, recursive=True)
         # The reason first: the start of a message is what a notification shows.
-        raise Interrupted(f"{reason}: upload to {remote} stopped with {len(local) - len(manifest)} of {len(local)} file(s) "
-                          f"not sent; nothing was changed at {remote}") from None
+        raise Interrupted(message("upload.stopped", reason=reason, remote=remote, left=len(local) - len(manifest), total=len(local))) from None
     return len(manifest), done_bytes
 
 
@@ -279,8 +279,7 @@ def _swap(hdfs: Hdfs, staging: str, remote: str, exists: bool) -> None:
     except PaiError as exc:
         with contextlib.suppress(PaiError, OSError):
             hdfs.delete(staging, recursive=True)
-        raise Interrupted(f"upload to {remote} arrived but could not be switched into place ({exc.message}); "
-                          f"{remote} still holds the previous upload") from None
+        raise Interrupted(message("upload.not-switched", remote=remote, why=exc.said)) from None
 
 
 def _clean_stale(hdfs: Hdfs, staging_root: str, name: str) -> list[str]:

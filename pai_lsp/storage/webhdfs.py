@@ -21,9 +21,10 @@ import requests
 import requests.auth
 from hdfs import HdfsError, InsecureClient
 
+from ..core.messages import message
 from ..errors import InvalidInput, NotFound, ServerError
 from .base import CHUNK, Body, Sent, Stat, Storage
-from .http import REFUSED, failures, remote_error, remote_exception, storage_error
+from .http import REFUSED, at_storage, failures, remote_error, remote_exception, storage_error
 from .keepalive import KeepAlive
 
 TIMEOUT = (10.0, 120.0)  # seconds to connect, and to wait for each answer or piece of one
@@ -95,7 +96,7 @@ class Hdfs(Storage):
                  timeout: tuple[float, float] = TIMEOUT):
         """`token`: the cluster's REST token, for a WebHDFS that requires it as `delegation=`."""
         self.url = url.rstrip("/")
-        self.what = f"HDFS at {self.url}"
+        self.what = at_storage("HDFS", self.url)
         self.user = user
         self.home = f"/user/{user}"  # where relative paths start, as `hdfs dfs` has it
         self.rewrite = rewrite_datanodes
@@ -178,8 +179,7 @@ class Hdfs(Storage):
                 self.client.rename(src, dst)
             except HdfsError as exc:
                 if exc.exception is None:  # the namenode's `false`: as `hdfs dfs -mv` says it
-                    raise InvalidInput(f"cannot move {src} to {dst}: something is there already, or its folder "
-                                       "is missing") from None
+                    raise InvalidInput(message("hdfs.mv-refused", src=src, dst=dst)) from None
                 raise
 
     def content(self, path: str) -> dict:
@@ -202,7 +202,7 @@ class Hdfs(Storage):
         except (ValueError, AttributeError):
             location = None
         if not location:
-            raise ServerError(f"{path}: the namenode gave no datanode location")
+            raise ServerError(message("hdfs.no-datanode", path=path))
         if isinstance(data, Body):
             data.on_sent = sent
         with failures(self.what):

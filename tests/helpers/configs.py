@@ -26,6 +26,24 @@ PADDLE_JOB = """{
 }
 """
 
+# A v2 job file (`*.pai.yaml`) that runs anywhere in a moment: a parameter and a secret in its commands.
+V2_HELLO = """\
+protocolVersion: 2
+name: hello_v2
+type: job
+prerequisites:
+  - {name: image, type: dockerimage, uri: "ubuntu:18.04"}
+parameters: {greeting: hello}
+secrets: {token: s3cr3t-value}
+taskRoles:
+  worker:
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
+    commands:
+      - echo "<% $parameters.greeting %> from $PAI_CURRENT_TASK_ROLE_NAME"
+      - test -n "<% $secrets.token %>" && echo done
+"""
+
 # A v2 job (`*.pai.yaml`) with a comment, a parameter, a port and `$PAI_…` variables: the v2 tests start from it.
 V2_JOB = """\
 protocolVersion: 2

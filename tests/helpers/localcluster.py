@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -146,3 +147,38 @@ def processes_named(prefix: str) -> list[psutil.Process]:
         if cmdline and cmdline[0].startswith(prefix) and proc.info["status"] != psutil.STATUS_ZOMBIE:
             found.append(proc)
     return found
+
+
+# -- a task's processes that outlive a plain process-group kill ---------------------------------
+KINDS = ("group", "session", "scrubbed")
+
+
+def sleepers_command(tag: str, then: str) -> str:
+    """Three sleepers that outlive a plain process-group kill in different ways, then `then`."""
+    return (f"(exec -a {tag}-group sleep 300) & "
+            f"setsid bash -c 'exec -a {tag}-session sleep 300' & "
+            f"setsid env -i bash -c 'exec -a {tag}-scrubbed sleep 300' & "
+            f"{then}")
+
+
+def sleepers(tag: str) -> dict[str, int]:
+    """The live sleepers of one command, by kind."""
+    return {proc.info["cmdline"][0].removeprefix(tag + "-"): proc.pid for proc in processes_named(tag + "-")}
+
+
+@contextmanager
+def tagged() -> Iterator[str]:
+    """A tag for this test's sleepers (and the start of theirs); whatever they leave behind is ended, pass or fail."""
+    tag = f"pai-test-{uuid.uuid4().hex[:12]}"
+    try:
+        yield tag
+    finally:
+        for proc in processes_named(tag):
+            try:
+                proc.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+
+def all_started(tag: str) -> dict[str, int]:
+    return wait_for(lambda: (found := sleepers(tag)).keys() == set(KINDS) and found, 20)

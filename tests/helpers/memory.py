@@ -125,6 +125,9 @@ class MemoryBackend:
         substitute(config, name, self.profile.user)
         return hdfs_path(config["codeDir"]) if config.get("codeDir") else None
 
+    def converted(self, config: dict) -> dict | None:
+        return None  # a cluster in memory takes every job as it is
+
     def upload(self, files, remote: str, progress=None):
         return upload(self.storage, files, remote, progress=progress)
 

@@ -73,3 +73,17 @@ def _run(script: str, package: str, texts: list[str]) -> list[dict]:
     out = subprocess.run(["node", str(ORACLE / script)], input=lines, capture_output=True, text=True, check=True,
                          timeout=60).stdout
     return [json.loads(line) for line in out.split("\n") if line]  # not splitlines: U+2028 is no line end here
+
+
+def server_render(texts: list[str]) -> list[dict]:
+    """The v2 server's rendering of each job's commands with mustache 2.3 (tests/oracle/render.js):
+    {"ok": True, "entrypoints": {role: text}, "auth": {image: {...}}} or {"ok": False, "error": message}.
+    Skips as `js_yaml` does."""
+    return _run("render.js", "mustache", texts)
+
+
+def server_verdict(texts: list[str]) -> list[dict]:
+    """The v2 server's whole verdict on each submitted YAML text before its scheduler sees it
+    (tests/oracle/protocol.js: js-yaml, Ajv 6, its cross-reference checks, mustache's render):
+    {"status": 202 | 400 | 500, "message": …}. Skips as `js_yaml` does."""
+    return _run("protocol.js", "mustache", texts)

@@ -196,6 +196,7 @@ def test_heavy_requests_leave_the_others_answered_within_budget(cluster):
 
     def send(text: str) -> None:
         with cluster.client() as c:
+            c.timeout = httpx.Timeout(120)  # three 8,000-role checks in turn, on a loaded machine
             answers.append(post_v2(c, text).status_code)
 
     senders = [threading.Thread(target=send, args=(text,)) for text in heavy]
@@ -208,7 +209,8 @@ def test_heavy_requests_leave_the_others_answered_within_budget(cluster):
         took = time.perf_counter() - t0
     assert answers == [202, 202, 202]
     assert took > 0.5 and watch.answers >= 5  # the heavy requests took a while, and the health check was answered meanwhile
-    assert watch.worst < 0.2, f"a health check waited {watch.worst:.3f} s while the heavy requests ran ({took:.1f} s)"
+    # Never waiting for a whole check (each takes about a third of `took`), whatever else loads the machine.
+    assert watch.worst < max(0.2, took / 20), f"a health check waited {watch.worst:.3f} s while the heavy requests ran ({took:.1f} s)"
 
 
 def raw_request(url: str, head: str, body: bytes = b"") -> bytes:
@@ -338,3 +340,18 @@ def test_serve_refuses_impossible_arguments_in_one_line(tmp_path, arguments, sai
     assert run.returncode == 2 and run.stdout == ""
     assert run.stderr.splitlines() == [run.stderr.strip()] and run.stderr.startswith("pai local-cluster: ")
     assert said.format(file=afile) in run.stderr
+
+
+@pytest.mark.parametrize("data_dir,said", [
+    ("{file}", "--data-dir {file}: it is a file, not a folder"),
+    ("{file}/below", "cannot use {file}/below as the data folder: Not a directory"),
+])
+def test_users_add_refuses_a_data_folder_it_cannot_use_in_one_line(tmp_path, data_dir, said):
+    afile = tmp_path / "a-file"
+    afile.write_text("not a folder")
+    run = subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", data_dir.format(file=afile),
+                          "users", "add", "bob", "--password-stdin"], input="secret\n", capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip() == "pai local-cluster users add: " + said.format(file=afile)
+    assert afile.read_text() == "not a folder"

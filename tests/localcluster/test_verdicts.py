@@ -119,7 +119,8 @@ taskRoles:
     (V2.format(name="n" * 255, instances=1, word="hi"), 202, None),
     (V2.format(name="n" * 256, instances=1, word="hi"), 400, "maxLength"),
     (V2.format(name="float_instances", instances="2.0", word="hi"), 202, None),
-    (V2.format(name="inf_instances", instances=".inf", word="hi"), 400, "instances"),
+    # Ajv 6 counts Infinity as an integer: the server takes it, the scheduler fails it (test_v2_verdicts.py)
+    (V2.format(name="inf_instances", instances=".inf", word="hi"), 202, None),
     (V2.format(name="yes_word", instances=1, word="yes"), 202, None),  # YAML 1.2: yes is a string
     (V2.format(name="name_nl", instances=1, word="x").replace("name: name_nl", 'name: "name_nl\\n"'), 400, "pattern"),
     (V2.format(name="dup", instances=1, word="x") + "name: again\n", 400, "duplicated mapping key"),

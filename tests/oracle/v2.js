@@ -148,14 +148,18 @@ const protocol = {
 };
 const validate = ajv.addSchema(base).compile(protocol);
 
-readline.createInterface({input: process.stdin}).on('line', (line) => {
-  let out;
-  try {
-    const job = yaml.safeLoad(JSON.parse(line).text);
-    const ok = validate(job);
-    out = {ok, errors: (validate.errors || []).map((e) => ({keyword: e.keyword, dataPath: e.dataPath}))};
-  } catch (e) {
-    out = {ok: false, yaml: e.message};
-  }
-  process.stdout.write(JSON.stringify(out) + '\n');
-});
+module.exports = {validate};  // for protocol.js
+
+if (require.main === module) {
+  readline.createInterface({input: process.stdin}).on('line', (line) => {
+    let out;
+    try {
+      const job = yaml.safeLoad(JSON.parse(line).text);
+      const ok = validate(job);
+      out = {ok, errors: (validate.errors || []).map((e) => ({keyword: e.keyword, dataPath: e.dataPath}))};
+    } catch (e) {
+      out = {ok: false, yaml: e.message};
+    }
+    process.stdout.write(JSON.stringify(out) + '\n');
+  });
+}

@@ -324,3 +324,20 @@ def test_a_paddle_job_file_runs_like_a_pai_config(workbench, workspace):
     workbench.context_menu(job_row(workbench, job).first, "Open Config")
     workbench.editor(f"{job}.paddle.json", scheme="pai-job:").wait_for(state="visible")
     workbench.wait_for(lambda: '"entry": "python3 paddle_train.py"' in workbench.editor_text(f"{job}.paddle.json"), "the job file")
+
+
+
+def test_a_v2_job_file_runs_locally_like_a_pai_config(workbench):
+    """examples/mnist/mnist.pai.yaml, the same job in protocol v2: Run Job Locally from the explorer, its
+    code uploaded to extras.codeDir and run, its log in its Output channel, SUCCEEDED in the Jobs view."""
+    workbench.clear_notifications()
+    workbench.command("File: Focus on Files Explorer")
+    workbench.context_menu(workbench.explorer_row("mnist.pai.yaml"), "Run Job Locally")
+    workbench.wait_for(lambda: (channel := workbench.output_channel()).startswith("PAI: mnist_") and channel != f"PAI: {the_job()}",
+                       "the new job's Output channel")
+    job = workbench.output_channel().removeprefix("PAI: ")
+    workbench.wait_for(lambda: "epoch 3/3" in workbench.output_text() and "done" in workbench.output_text(), "the whole log")
+    assert [line for line in workbench.output_text().splitlines() if line.startswith("epoch")] == [
+        "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
+    workbench.command("PAI: Focus on Jobs View")
+    workbench.wait_for(lambda: job_row(workbench, job, "SUCCEEDED").count(), f"{job} SUCCEEDED in the Jobs view")

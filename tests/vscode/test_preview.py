@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from ..helpers.configs import V2_HELLO
 from .harness import copy_example
 
 pytestmark = pytest.mark.timeout(600)
@@ -148,3 +149,21 @@ def test_settings_json_diagnostics(workbench, workspace):
     workbench.wait_for(lambda: "ipynb" not in (shown := workbench.editor_text("settings.json")) and shown.count('"**/*.py"') == 2,
                        "the corrected glob in the editor")
     workbench.wait_for(lambda: not [r for r in workbench.problems() if "pai settings." in r], "the warning to go")
+
+
+
+def test_preview_rendered_job_shows_the_job_as_the_server_will_see_it(workbench, workspace):
+    """A v2 job file → Preview Rendered Job: its templates filled in, the defaults the scheduler applies,
+    secrets masked; a read-only YAML document."""
+    (workspace / "rendered.pai.yaml").write_text(V2_HELLO)
+    workbench.command("File: Focus on Files Explorer")
+    workbench.context_menu(workbench.explorer_row("rendered.pai.yaml"), "Preview Rendered Job")
+    text = workbench.wait_for(lambda: (t := preview_text(workbench)) and "hello from" in t and t, "the rendered job")
+    assert text.startswith("# The job as the server will see it"), text
+    assert '- test -n "******" && echo done' in text and "s3cr3t-value" not in text
+    assert '- echo "hello from $PAI_CURRENT_TASK_ROLE_NAME"' in text and "instances: 1" in text and "shmMB: 512" in text
+    tab = workbench.page.locator(".tabs-container .tab.active")
+    assert tab.get_attribute("aria-label").startswith("rendered.pai.yaml (rendered)"), tab.get_attribute("aria-label")
+    workbench.page.locator(PREVIEW_EDITOR).locator(".view-lines").click()
+    workbench.page.keyboard.type("zzz")
+    assert "zzz" not in preview_text(workbench)

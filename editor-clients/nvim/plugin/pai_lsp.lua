@@ -30,6 +30,10 @@ command("PaiPreview", function(o) pai().preview(o.args) end, {
   nargs = "?", desc = "What :PaiSubmit would upload and submit, nothing sent",
   complete = function(lead) return matching(clusters(), lead) end,
 })
+command("PaiRendered", function(o) pai().rendered(o.args) end, {
+  nargs = "?", desc = "This job as the server will see it (templates filled in, defaults applied, secrets masked)",
+  complete = function(lead) return matching(clusters(), lead) end,
+})
 command("PaiCancel", function() pai().cancel() end, { desc = "Stop the upload of a submit still uploading" })
 command("PaiLogs", function(o) pai().logs(o.fargs[1], o.fargs[2]) end, {
   nargs = "+", desc = "The live log of a job",

@@ -2,18 +2,11 @@
 // the default, whether a password is stored; add, log in, set default, remove, stop local.
 import * as vscode from "vscode";
 import { userInfo } from "node:os";
+import { ClusterRow } from "./protocol";
 import { CommandError, PaiServer, guarded } from "./server";
 
-export interface Profile {
-  name: string;
-  local: boolean;
-  default: boolean;
-  loggedIn: boolean;
-  running: boolean | null;
-  rest: string | null;
-  user: string | null;
-  kind: string;
-}
+/** A cluster profile as `pai.clusters.list` answers it. */
+export type Profile = ClusterRow;
 
 class ClusterItem {
   constructor(readonly profile: Profile) {}
@@ -72,7 +65,7 @@ export class ClustersView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   async getChildren(node?: Node): Promise<Node[]> {
     if (node) return [];
     try {
-      const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
+      const list = await this.server.call("pai.clusters.list");
       this.shown = list.clusters;
       return list.clusters.map((p) => new ClusterItem(p));
     } catch (err) {
@@ -149,7 +142,7 @@ export function registerClusters(context: vscode.ExtensionContext, server: PaiSe
         try {
           const added = await Promise.resolve(vscode.window.withProgress(
             { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Adding cluster {0}", name) },
-            () => server.call<{ loggedIn: boolean }>("pai.clusters.add", { name, rest, webhdfs, user, kind: kind.label, password: password || undefined }),
+            () => server.call("pai.clusters.add", { name, rest, webhdfs, user, kind: kind.label, password: password || undefined }),
           ));
           view.refresh(true);
           void vscode.window.showInformationMessage(added.loggedIn
@@ -183,7 +176,7 @@ export function registerClusters(context: vscode.ExtensionContext, server: PaiSe
       view.refresh(true);
     }),
     onItem("pai-lsp.clusters.stopLocal", async () => {
-      const answer = await server.call<{ stopped: boolean }>("pai.clusters.stopLocal");
+      const answer = await server.call("pai.clusters.stopLocal");
       view.refresh(); // not the other views: listing the local cluster's jobs or files would start it again
       void vscode.window.showInformationMessage(answer.stopped ? vscode.l10n.t("Stopped the local cluster.") : vscode.l10n.t("The local cluster was not running."));
     }),

@@ -1,4 +1,5 @@
 // Pure helpers, kept apart from the `vscode` module so they can be tested with node alone.
+import type { KindsResult } from "./protocol";
 
 /** The language of JSON job files (the extension contributes it, so VS Code's own JSON features do
  * not check them a second time). */
@@ -46,10 +47,7 @@ function globRegExp(pattern: string): RegExp {
 }
 
 /** What the server knows (`pai.kinds`): the job-file formats and the cluster kinds. */
-export interface Catalogue {
-  jobFiles: { format: string; title: string; patterns: string[]; syntax: string }[];
-  kinds: { name: string; title: string; jobFormat: string; jobFiles: string[]; storage: string; storageRequired: boolean; local: string | null }[];
-}
+export type Catalogue = KindsResult;
 
 /** The name of a job file of `job` on a cluster of kind `kind` ("mnist_1a2b.pai.json"). */
 export function jobFileName(catalogue: Catalogue, kind: string, job: string): string {

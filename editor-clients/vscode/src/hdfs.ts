@@ -2,17 +2,11 @@
 // read-only as `pai-hdfs:` documents, uploads from a picker or dragged from the Explorer.
 import * as vscode from "vscode";
 import { posix } from "node:path";
-import { PaiServer, guarded } from "./server";
+import { Argument, Answer, PaiServer, guarded } from "./server";
 
 /** Files larger than this are not opened in an editor (download them instead). */
 export const OPEN_LIMIT = 5 * 1024 * 1024;
 
-interface Entry {
-  name: string;
-  type: "file" | "dir";
-  size: number;
-  modified: number;
-}
 
 export class HdfsNode {
   constructor(readonly path: string, readonly type: "file" | "dir", readonly size = 0, readonly label?: string) {}
@@ -86,19 +80,19 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
     try {
       if (!node) {
         // The default cluster's HDFS: say which one in the view's title.
-        const profiles = await this.server.call<{ default: string }>("pai.clusters.list").catch(() => undefined);
+        const profiles = await this.server.call("pai.clusters.list").catch(() => undefined);
         this.view.description = profiles?.default;
-        const home = await this.server.call<{ path: string; type: string }>("pai.hdfs.stat", { path: "." }).catch(() => undefined);
+        const home = await this.server.call("pai.hdfs.stat", { path: "." }).catch(() => undefined);
         const roots = [new HdfsNode("/", "dir", 0, "/")];
         if (home && home.type === "dir") roots.unshift(new HdfsNode(home.path, "dir", 0, vscode.l10n.t("Home")));
         this.nodes.clear();
         this.remember(roots);
         return roots;
       }
-      const listing = await this.server.call<{ path: string; entries: Entry[] }>("pai.hdfs.ls", { path: node.path });
+      const listing = await this.server.call("pai.hdfs.ls", { path: node.path });
       const children = listing.entries
         .sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === "dir" ? -1 : 1))
-        .map((e) => new HdfsNode(posix.join(listing.path, e.name), e.type, e.size));
+        .map((e) => new HdfsNode(posix.join(listing.path, e.name), e.type === "dir" ? "dir" : "file", e.size));
       this.remember(children);
       return children.length ? children : [new MessageNode(vscode.l10n.t("(empty folder)"), "info")];
     } catch (err) {
@@ -144,15 +138,15 @@ export async function withTransferProgress<T>(server: PaiServer, title: string, 
   });
 }
 
-function transfer<T>(server: PaiServer, title: string, command: string, argument: Record<string, unknown>): Promise<T> {
-  return withTransferProgress(server, title, (token) => server.call<T>(command, { ...argument, workDoneToken: token }));
+function transfer<C extends "pai.hdfs.put" | "pai.hdfs.get">(server: PaiServer, title: string, command: C, argument: Argument<C>): Promise<Answer<C>> {
+  return withTransferProgress(server, title, (token) => server.call(command, { ...argument, workDoneToken: token }));
 }
 
 async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], folder: HdfsNode): Promise<void> {
   let files = 0;
   for (const uri of uris) {
     const name = posix.basename(uri.path);
-    const done = await guarded(() => transfer<{ path: string; files: number }>(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.path),
+    const done = await guarded(() => transfer(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.path),
       "pai.hdfs.put", { local: uri.fsPath, remote: folder.path }));
     if (!done) break;
     files += done.files;
@@ -194,7 +188,7 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
       const dest = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t("Download Here"),
         defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
       if (!dest?.[0]) return;
-      const done = await transfer<{ path: string; files: number }>(server, vscode.l10n.t("Downloading {0}", node.path), "pai.hdfs.get",
+      const done = await transfer(server, vscode.l10n.t("Downloading {0}", node.path), "pai.hdfs.get",
         { remote: node.path, local: dest[0].fsPath });
       void vscode.window.showInformationMessage(vscode.l10n.t("Downloaded {0} file(s) to {1}", done.files, done.path));
     }),
@@ -229,12 +223,12 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
     // Opened files: read-only documents, fetched once.
     vscode.workspace.registerTextDocumentContentProvider("pai-hdfs", {
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-        const stat = await server.call<{ size: number; type: string }>("pai.hdfs.stat", { path: uri.path });
+        const stat = await server.call("pai.hdfs.stat", { path: uri.path });
         if (stat.size > OPEN_LIMIT) {
           return vscode.l10n.t("{0} is {1}: files over {2} are not opened in the editor. Download it instead.",
             uri.path, sizeText(stat.size), sizeText(OPEN_LIMIT));
         }
-        return (await server.call<{ text: string }>("pai.hdfs.cat", { path: uri.path })).text;
+        return (await server.call("pai.hdfs.cat", { path: uri.path })).text;
       },
     }),
   );

@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { FINAL_STATES, duration, jobFileName } from "./config";
 import { withTransferProgress } from "./hdfs";
 import { LogBook } from "./logs";
+import { EditorJobStatus, TaskRow as Task } from "./protocol";
 import { PaiServer, guarded } from "./server";
 
 const PAGE = 50;
@@ -16,21 +17,6 @@ interface Job {
   exitCode?: number | null;
 }
 
-interface Task {
-  role: string;
-  index: number;
-  state: string;
-  ip?: string | null;
-  ports: Record<string, string>;
-  exitCode?: number | null;
-}
-
-interface Profile {
-  name: string;
-  local: boolean;
-  default: boolean;
-  kind: string;
-}
 
 export class ClusterNode {
   readonly kind = "cluster";
@@ -98,8 +84,8 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.view = vscode.window.createTreeView("pai.jobs", { treeDataProvider: this, showCollapseAll: true });
     this.statusBar.name = vscode.l10n.t("PAI running jobs");
     this.statusBar.command = "pai.jobs.focus";
-    server.on("pai/jobStatus", (p: { job: string; cluster?: string; state: string; exitCode?: number | null }) => this.onStatus(p));
-    server.on("pai/jobLogEnd", (p: { job: string; cluster?: string; state?: string | null }) => {
+    server.on("pai/jobStatus", (p) => this.onStatus(p));
+    server.on("pai/jobLogEnd", (p) => {
       if (p.state && FINAL_STATES.includes(p.state)) this.onStatus({ job: p.job, cluster: p.cluster, state: p.state });
     });
     // Durations of running jobs move on without any event.
@@ -145,7 +131,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     for (const c of this.clusters ?? []) for (const node of c.jobs) if (node.job.name === job) this.changed.fire(node);
   }
 
-  private onStatus(p: { job: string; cluster?: string; state: string; exitCode?: number | null }): void {
+  private onStatus(p: Pick<EditorJobStatus, "job" | "cluster" | "state"> & { exitCode?: number | null }): void {
     this.seen.set(p.job, p.state);
     for (const c of this.clusters ?? []) {
       for (const node of c.jobs) {
@@ -247,7 +233,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       if (!node) {
         if (this.clusters) return this.clusters;
         const generation = this.generation;
-        const list = await this.server.call<{ clusters: Profile[] }>("pai.clusters.list");
+        const list = await this.server.call("pai.clusters.list");
         // The default cluster first: that is where Submit goes.
         const sorted = [...list.clusters].sort((a, b) => Number(b.default) - Number(a.default));
         const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local, p.kind));
@@ -260,7 +246,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         return node.jobs.length ? [...node.jobs, ...more] : [new MessageNode(vscode.l10n.t("No jobs yet."), "info")];
       }
       if (node instanceof JobNode) {
-        const status = await this.server.call<{ tasks: Task[] }>("pai.job.status", { job: node.job.name, cluster: node.cluster.name });
+        const status = await this.server.call("pai.job.status", { job: node.job.name, cluster: node.cluster.name });
         return status.tasks.map((t) => new TaskNode(node, t));
       }
     } catch (err) {
@@ -270,7 +256,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   }
 
   async loadPage(node: ClusterNode, offset: number): Promise<void> {
-    const page = await this.server.call<{ jobs: Job[]; total: number }>("pai.jobs.list", { cluster: node.name, offset, limit: PAGE });
+    const page = await this.server.call("pai.jobs.list", { cluster: node.name, offset, limit: PAGE });
     const known = new Set(node.jobs.map((j) => j.job.name));
     node.jobs = offset === 0 ? [] : node.jobs;
     for (const job of page.jobs) if (offset === 0 || !known.has(job.name)) node.jobs.push(new JobNode(node, job));
@@ -305,7 +291,7 @@ export async function downloadOutputs(server: PaiServer, job: string, cluster: s
   });
   if (!folder?.[0]) return;
   const result = await guarded(() => withTransferProgress(server, vscode.l10n.t("Downloading the outputs of {0}", job),
-    (token) => server.callWith<{ path: string }>("pai.jobOutputs", [job, folder[0].fsPath, cluster, token])));
+    (token) => server.call("pai.jobOutputs", { job, dest: folder[0].fsPath, cluster, workDoneToken: token })));
   if (result) {
     const reveal = vscode.l10n.t("Reveal");
     const choice = await vscode.window.showInformationMessage(vscode.l10n.t("Downloaded the outputs of {0} to {1}", job, result.path), reveal);
@@ -332,7 +318,7 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
     }),
     command("pai-lsp.job.downloadOutputs", (node) => downloadOutputs(server, node.job.name, node.cluster.name)),
     command("pai-lsp.job.copySsh", async (node) => {
-      const answer = await server.call<{ tasks: { task: string; command: string | null }[] }>("pai.job.ssh", ref(node));
+      const answer = await server.call("pai.job.ssh", ref(node));
       const usable = answer.tasks.filter((t) => t.command);
       if (!usable.length) throw new Error(vscode.l10n.t("No running task of {0} has an SSH port.", node.job.name));
       const picked = usable.length === 1 ? usable[0]
@@ -349,7 +335,7 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
     }),
     command("pai-lsp.job.openPortal", async (node) => {
-      const status = await server.call<{ webPortal: string | null }>("pai.job.status", ref(node));
+      const status = await server.call("pai.job.status", ref(node));
       if (!status.webPortal) throw new Error(vscode.l10n.t("The local cluster has no web portal."));
       await vscode.env.openExternal(vscode.Uri.parse(status.webPortal));
     }),
@@ -357,8 +343,7 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
     vscode.workspace.registerTextDocumentContentProvider("pai-job", {
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
         const [, cluster, job] = uri.path.split("/");
-        const answer = await server.call<{ config: unknown; text?: string }>("pai.job.config", { job, cluster });
-        return answer.text ?? JSON.stringify(answer.config, null, 2) + "\n"; // text: in the cluster's key order
+        return (await server.call("pai.job.config", { job, cluster })).text; // in the cluster's key order
       },
     }),
   );

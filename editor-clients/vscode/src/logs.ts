@@ -3,6 +3,7 @@
 // restarted server or daemon) is never written twice and the text is kept after the job ends.
 import * as vscode from "vscode";
 import { LineJoiner, TaskLog } from "./config";
+import { EditorJobLog } from "./protocol";
 import { PaiServer, guarded } from "./server";
 
 export interface JobRef {
@@ -10,13 +11,6 @@ export interface JobRef {
   cluster?: string | null;
 }
 
-interface JobLogParams extends JobRef {
-  task: string;
-  taskCount?: number | null;
-  offset: number;
-  length: number;
-  text: string;
-}
 
 class JobLog {
   readonly channel: vscode.OutputChannel;
@@ -39,8 +33,8 @@ export class LogBook implements vscode.Disposable {
   private readonly logs = new Map<string, JobLog>();
 
   constructor(private readonly server: PaiServer) {
-    server.on("pai/jobLog", (p: JobLogParams) => this.append(p));
-    server.on("pai/jobLogEnd", (p: JobRef & { state?: string | null; message?: string }) => {
+    server.on("pai/jobLog", (p) => this.append(p));
+    server.on("pai/jobLogEnd", (p) => {
       const log = this.logs.get(p.job);
       if (!log) return;
       log.lines.flush();
@@ -89,7 +83,7 @@ export class LogBook implements vscode.Disposable {
     }
   }
 
-  private append(p: JobLogParams): void {
+  private append(p: EditorJobLog): void {
     const log = this.get(p);
     let task = log.tasks.get(p.task);
     if (!task) {

@@ -1,19 +1,35 @@
 // The language server connection, started the first time something needs it, and the one way
-// the extension calls the server's commands (each answers {ok: true, …} or {ok: false, message}).
+// the extension calls the server's commands: typed by the protocol (`protocol.ts`, generated from
+// the server's own classes), each answers {ok: true, …its result} or {ok: false, kind, message}.
 import * as vscode from "vscode";
 import {
-  CancellationToken, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, NotificationType, ServerOptions, State,
-  WorkDoneProgress, WorkDoneProgressCancelNotification,
+  CancellationToken, ExecuteCommandRequest, LanguageClient, LanguageClientOptions, NotificationType, ResponseError, ServerOptions,
+  State, WorkDoneProgress, WorkDoneProgressCancelNotification,
 } from "vscode-languageclient/node";
-import { Catalogue, clientCommandFor, configuredServerCommand, documentSelector, isJobFile, jobFilePatterns, Manifest } from "./config";
+import { clientCommandFor, configuredServerCommand, documentSelector, isJobFile, jobFilePatterns, Manifest } from "./config";
 import { findServer } from "./install";
+import { CommandFailure, Commands, FailureKind, KindsResult, Notifications } from "./protocol";
 
-/** A command's `{ok: false}` answer: `message` is one line for the user. */
+/**
+ * Any failure of a server command, the one error the extension catches: the command's
+ * `{ok: false, kind, message}` answer (`message`: one line for the user, in the editor's language),
+ * or a request the server refused (wrong arguments: `invalid`).
+ */
 export class CommandError extends Error {
-  constructor(message: string, readonly kind: string) {
+  constructor(message: string, readonly kind: FailureKind) {
     super(message);
   }
+
+  static of(failure: unknown): CommandError {
+    if (failure instanceof ResponseError) return new CommandError(failure.message, "invalid");
+    const answer = failure as Partial<CommandFailure>;
+    return new CommandError(String(answer?.message ?? failure), answer?.kind ?? "server");
+  }
 }
+
+/** A command's argument and result, by its name. */
+export type Argument<C extends keyof Commands> = Commands[C]["argument"];
+export type Answer<C extends keyof Commands> = Commands[C]["result"];
 
 type Handler = (params: any) => void;
 
@@ -22,7 +38,7 @@ export class PaiServer implements vscode.Disposable {
   private readonly handlers = new Map<string, Handler[]>();
   private readonly restartListeners: (() => void)[] = [];
   private tokens = 0;
-  private catalogue: Promise<Catalogue> | undefined;
+  private catalogue: Promise<KindsResult> | undefined;
   /** The file-name patterns of job files (config.ts `jobFilePatterns`). */
   readonly jobFiles: string[];
 
@@ -36,8 +52,8 @@ export class PaiServer implements vscode.Disposable {
   }
 
   /** What the server knows of job files and cluster kinds (`pai.kinds`), asked once per server. */
-  kinds(): Promise<Catalogue> {
-    this.catalogue ??= this.call<Catalogue>("pai.kinds").catch((err) => {
+  kinds(): Promise<KindsResult> {
+    this.catalogue ??= this.call("pai.kinds").catch((err) => {
       this.catalogue = undefined;
       throw err;
     });
@@ -54,8 +70,8 @@ export class PaiServer implements vscode.Disposable {
   }
 
   /** Listen to a server notification (registered before the server starts). */
-  on(method: string, handler: Handler): void {
-    this.handlers.set(method, [...(this.handlers.get(method) ?? []), handler]);
+  on<N extends keyof Notifications>(method: N, handler: (params: Notifications[N]) => void): void {
+    this.handlers.set(method, [...(this.handlers.get(method) ?? []), handler as Handler]);
   }
 
   /** Called when the server came back after a crash (followers and watches must be renewed). */
@@ -63,19 +79,17 @@ export class PaiServer implements vscode.Disposable {
     this.restartListeners.push(listener);
   }
 
-  /** Run a server command with one object argument; a failure throws CommandError. */
-  call<T = any>(command: string, argument?: unknown, token?: CancellationToken): Promise<T> {
-    return this.callWith<T>(command, argument === undefined ? [] : [argument], token);
-  }
-
-  /** Run a server command with positional arguments; a failure throws CommandError. */
-  async callWith<T = any>(command: string, args: unknown[], token?: CancellationToken): Promise<T> {
+  /** Run a server command with its one argument, an object; a failure throws CommandError. */
+  async call<C extends keyof Commands>(command: C, argument?: Argument<C>, token?: CancellationToken): Promise<Answer<C>> {
     const client = await this.client();
-    const result = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token);
-    if (result && typeof result === "object" && result.ok === false) {
-      throw new CommandError(String(result.message), String(result.kind ?? "server"));
+    let result;
+    try {
+      result = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: argument === undefined ? [] : [argument] }, token);
+    } catch (err) {
+      throw CommandError.of(err);
     }
-    return result as T;
+    if (!result || typeof result !== "object" || result.ok === false) throw CommandError.of(result);
+    return result as Answer<C>;
   }
 
   /**

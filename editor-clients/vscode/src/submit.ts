@@ -1,13 +1,10 @@
 // Submit / Run Locally: a progress notification (upload files and bytes, then "submitted NAME"),
 // cancellable while the upload runs; a failure is one error notification naming the cause.
 import * as vscode from "vscode";
+import { SubmitResult } from "./protocol";
 import { CommandError, PaiServer } from "./server";
 
-export interface Submitted {
-  job: string;
-  cluster: string;
-  user: string;
-}
+export type Submitted = SubmitResult;
 
 /**
  * The job file a command acts on (the file right-clicked, a code lens's URI, else the active
@@ -50,7 +47,7 @@ export async function submit(server: PaiServer, target: vscode.Uri | string | un
         if (!uploaded) void token.cancel();
       });
       try {
-        const result = await server.call<Submitted>(local ? "pai.runLocally" : "pai.submitJob", {
+        const result = await server.call(local ? "pai.runLocally" : "pai.submitJob", {
           uri: uri.toString(), workDoneToken: token.token,
         });
         progress.report({ message: vscode.l10n.t("submitted {0}", result.job), increment: 100 - done });

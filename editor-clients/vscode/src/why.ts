@@ -6,33 +6,13 @@
 import * as path from "path";
 import * as vscode from "vscode";
 import { JobNode, JobsView } from "./jobs";
+import { WhyExplanation, WhyFrame, WhyResult, WhyText } from "./protocol";
 import { PaiServer, guarded } from "./server";
 
-interface Text { en: string; zh: string }
-interface Frame { path: string; line: number; function?: string | null; workspace?: string | null; uploaded?: string | null; source?: string | null }
-interface Evidence { line: number; text: string; source: string }
-interface Explanation {
-  kind: string;
-  title: Text;
-  message: Text;
-  exitWords?: Text | null;
-  phrase?: string | null;
-  evidence: Evidence[];
-  lastLines: Evidence[];
-  traceback?: { primary?: Frame | null; related: Frame[] } | null;
-  role?: string | null;
-  index?: number | null;
-  cause?: Explanation | null;
-}
-export interface WhyResult {
-  job: string;
-  cluster: string;
-  state: string;
-  explanation: Explanation | null;
-  workspace: string | null;
-  codeDir: string | null;
-  changed: string[];
-}
+type Text = WhyText;
+type Frame = WhyFrame;
+type Explanation = WhyExplanation;
+export type { WhyResult };
 
 const REPORT_SCHEME = "pai-why";
 
@@ -55,8 +35,8 @@ export class WhyBook implements vscode.Disposable {
   private readonly reportChanged = new vscode.EventEmitter<vscode.Uri>();
 
   constructor(private readonly server: PaiServer) {
-    server.on("pai/jobStatus", (p: { job: string; cluster?: string; state: string }) => {
-      if (p.state === "FAILED" && this.mine.has(p.job)) void this.explain(p.job, p.cluster).catch(() => undefined);
+    server.on("pai/jobStatus", (p) => {
+      if (p.state === "FAILED" && this.mine.has(p.job)) void this.explain(p.job, p.cluster ?? undefined).catch(() => undefined);
     });
   }
 
@@ -71,7 +51,7 @@ export class WhyBook implements vscode.Disposable {
 
   /** Ask the daemon why `job` failed; put the diagnostic on the user's file and the class on its row. */
   async explain(job: string, cluster?: string): Promise<WhyResult> {
-    const result = await this.server.call<WhyResult>("pai.job.why", { job, cluster });
+    const result = await this.server.call("pai.job.why", { job, cluster });
     const why = result.explanation;
     if (!why) return result;
     this.titles.set(job, pick(why.title));

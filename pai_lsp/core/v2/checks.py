@@ -133,7 +133,7 @@ def _missing_prerequisite(doc: Any, job: Job, field: str, kind: str, node: Node,
     if not _NAME.match(name) or kind == "dockerimage" and "." in name:  # an image or a URI where a name goes
         new = _free_name(job, "docker_image" if kind == "dockerimage" else kind)
         item = {"name": new, "type": kind, "uri": [name] if kind == "data" else name}
-        what = msg.pick(locale, "an image", "镜像") if kind == "dockerimage" else msg.pick(locale, "a URI", "URI")
+        what = msg.render("v2.word.image" if kind == "dockerimage" else "v2.word.uri", locale)
         fix = Fix(f'Define prerequisite "{new}" for {name} and name it here', tuple(sorted(
             (Edit(node.start, node.end, literal(new)), add_prerequisite(doc, job, item)), key=lambda e: e.start)))
         return _diag(node.start, node.end, "v2.uri-not-prerequisite", locale, [fix], field=field, what=what, name=name, type=kind)
@@ -465,11 +465,11 @@ def _secrets(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
         if password is not None and isinstance(password.value, str) and password.value and OPEN not in password.value:
             key = re.sub(r"\W", "_", f"{item.name}_password")
             yield _diag(password.start, password.end, "v2.plain-secret", locale, _to_secret(doc, job, password, password.value, key),
-                        what=msg.pick(locale, "The registry password", "镜像仓库密码"), name=key)
+                        what=msg.render("v2.word.registry-password", locale), name=key)
     for name, key_node, value in pairs(job.root.get("parameters")):
         if _SECRET_KEY.match(name) and value is not None and isinstance(value.value, (str, int)) and value.value not in ("", None):
             yield _diag(key_node.start, key_node.end, "v2.plain-secret", locale,
-                        what=msg.pick(locale, f'Parameter "{name}"', f'参数 "{name}"'), name=name)
+                        what=msg.render("v2.word.parameter", locale, name=name), name=name)
 
 
 def _command_secrets(doc: Any, job: Job, role: Named, locale: str | None) -> Iterator[Diagnostic]:
@@ -481,7 +481,7 @@ def _command_secrets(doc: Any, job: Job, role: Named, locale: str | None) -> Ite
             a, b = span(text, node, found.start("value"), found.end("value"))
             key = _secret_key(found.group(0), job)
             yield _diag(a, b, "v2.plain-secret", locale, _to_secret(doc, job, node, found.group("value"), key, (a, b)),
-                        what=msg.pick(locale, "This secret", "此密钥"), name=key)
+                        what=msg.render("v2.word.this-secret", locale), name=key)
 
 
 def _secret_key(found: str, job: Job) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from ..completion import Completions
 from ..envvars import STATIC, generated
 from ..jsonc import Node, node_at
-from ..messages import pick
+from ..messages import pick, render
 from ..model import Completion, Settings
 from ..schema import description, types_of
 from ..yaml_context import context_at
@@ -134,7 +134,7 @@ def _keys(job: Job, path: list, start: int, end: int, indent: int, keyed: bool, 
             if role not in present:
                 body = "skuType: ${1}" if hived else "preCommands:\n" + " " * (indent + 4) + "- ${1:echo start}"
                 out.append(Completion(role, "property", f"{_escape(role)}:\n{' ' * (indent + 2)}{body}", start, end,
-                                      pick(locale, "task role", "任务角色")))
+                                      render("v2.word.task-role", locale)))
         return out
     if path in (["parameters"], ["secrets"]):
         return []
@@ -228,8 +228,8 @@ def _role_snippet(job: Job, start: int, end: int, indent: int, settings: Setting
     image = _choice(images).replace("${1|", "${3|") if images else "${3:docker_image_0}"
     body = (f"${{1:{name}}}:{pad}instances: ${{2:1}}{pad}dockerImage: {image}{pad}resourcePerInstance:"
             f"{pad}  cpu: ${{4:1}}{pad}  memoryMB: ${{5:8192}}{pad}  gpu: ${{6:0}}{pad}commands:{pad}  - ${{7:python train.py}}")
-    return Completion(pick(settings.locale, "task role", "任务角色"), "snippet", body, start, end,
-                      pick(settings.locale, "a new task role", "新的任务角色"), filter=name)
+    return Completion(render("v2.word.task-role", settings.locale), "snippet", body, start, end,
+                      render("completion.role", settings.locale), filter=name)
 
 
 def _job_snippet(job: Job, start: int, end: int, settings: Settings) -> Completion:
@@ -237,8 +237,8 @@ def _job_snippet(job: Job, start: int, end: int, settings: Settings) -> Completi
             "    uri: ${2:openpai/standard:python_3.6-pytorch_1.2.0-gpu}\ntaskRoles:\n  taskrole:\n    instances: 1\n"
             "    dockerImage: docker_image_0\n    resourcePerInstance:\n      cpu: ${3:4}\n      memoryMB: ${4:8192}\n"
             "      gpu: ${5:1}\n    commands:\n      - ${6:python train.py}\ndefaults:\n  virtualCluster: ${7:default}\n")
-    return Completion(pick(settings.locale, "OpenPAI v2 job", "OpenPAI v2 作业"), "snippet", body, start, end,
-                      pick(settings.locale, "a whole job: an image, one task role", "完整作业：一个镜像、一个任务角色"), filter="protocolVersion")
+    return Completion(render("v2.completion.job", settings.locale), "snippet", body, start, end,
+                      render("v2.completion.job-detail", settings.locale), filter="protocolVersion")
 
 
 # -- values ---------------------------------------------------------------------------------------
@@ -258,11 +258,11 @@ def _values(job: Job, path: list, key: str, start: int, end: int, settings: Sett
         return out
     if path == ["defaults"] and key == "deployment":
         for name in job.deployments:
-            value(name, pick(locale, "deployment", "部署"))
+            value(name, render("v2.word.deployment", locale))
         return out
     if len(path) == 3 and path[:2] == ["extras", RUNTIME_PLUGIN_KEY] and key == "plugin":
         for name, (en, zh, _) in PLUGINS.items():
-            value(name, pick(locale, "runtime plugin", "运行时插件"), pick(locale, en, zh))
+            value(name, render("v2.word.runtime-plugin", locale), pick(locale, en, zh))
         return out
     if path == ["extras", "hivedScheduler"] and key == "jobPriorityClass":
         for name in ("prod", "test", "oppo"):
@@ -281,10 +281,10 @@ def _values(job: Job, path: list, key: str, start: int, end: int, settings: Sett
         value("null")
     default = schema.get("default")
     if default is not None and not isinstance(default, (bool, dict, list)) and literal(default) not in {c.label for c in out}:
-        value(literal(default), pick(locale, "default", "默认值"))
+        value(literal(default), render("completion.default", locale))
     for example in schema.get("examples", []):
         if not isinstance(example, (dict, list)) and literal(example) not in {c.label for c in out}:
-            value(literal(example), pick(locale, "example", "示例"))
+            value(literal(example), render("completion.example", locale))
     return out
 
 
@@ -302,15 +302,15 @@ def _items(job: Job, path: list, start: int, end: int, indent: int, settings: Se
             name = next(f"{stem}_{i}" for i in range(len(taken) + 1) if f"{stem}_{i}" not in taken)
             uri = {"dockerimage": "${2:openpai/standard:python_3.6-pytorch_1.2.0-gpu}", "data": f"{pad}  - ${{2:hdfs://}}"}.get(kind, "${2}")
             body = f"name: ${{1:{name}}}{pad}type: {kind}{pad}uri:{'' if kind == 'data' else ' '}{uri}"
-            out.append(Completion(pick(locale, f"{kind} prerequisite", f"{kind} 前置条件"), "snippet", body, start, end,
-                                  pick(locale, "a new prerequisite", "新的前置条件"), filter=f"{kind} prerequisite"))
+            out.append(Completion(render("v2.completion.prerequisite", locale, kind=kind), "snippet", body, start, end,
+                                  render("v2.completion.prerequisite-detail", locale), filter=f"{kind} prerequisite"))
         return out
     if path == ["deployments"]:
         roles = list(job.roles) or ["taskrole"]
         body = f"name: ${{1:prod}}{pad}taskRoles:" + "".join(
             f"{pad}  {_escape(role)}:{pad}    preCommands:{pad}      - ${{{i + 2}:echo start}}" for i, role in enumerate(roles))
-        return [Completion(pick(locale, "deployment", "部署"), "snippet", body, start, end,
-                           pick(locale, "commands around the roles' own", "角色命令前后的命令"), filter="deployment")]
+        return [Completion(render("v2.word.deployment", locale), "snippet", body, start, end,
+                           render("v2.completion.deployment-detail", locale), filter="deployment")]
     if path == ["extras", RUNTIME_PLUGIN_KEY]:
         for name, (en, zh, spec) in PLUGINS.items():
             required = [(p, k) for p, (k, needed, _, _) in spec.items() if needed] or \
@@ -319,7 +319,7 @@ def _items(job: Job, path: list, start: int, end: int, indent: int, settings: Se
                                                 f"{pad}    - ${{3}}" if k == "array" else " {}" if k == "object" else "")
                              for p, k in required)
             body = f"plugin: {name}" + (f"{pad}parameters:{params}" if params else "")
-            out.append(Completion(name, "snippet", body, start, end, pick(locale, "runtime plugin", "运行时插件"), pick(locale, en, zh)))
+            out.append(Completion(name, "snippet", body, start, end, render("v2.word.runtime-plugin", locale), pick(locale, en, zh)))
         return out
     if len(path) == 3 and path[0] == "taskRoles" and path[2] == "prerequisites" or len(path) == 3 and path[0] == "prerequisites" \
             and path[2] == "require":
@@ -409,13 +409,13 @@ def _prerequisite_of(job: Job, role: Any, field: str) -> dict | None:
 
 def _template_detail(root: str, value: Any, locale: str | None) -> str:
     if root == "$secrets":
-        return pick(locale, "secret (masked)", "密钥（已遮盖）")
+        return render("v2.completion.secret", locale)
     return f"= {literal(value)}" if not isinstance(value, (dict, list)) else ""
 
 
 def _root_doc(root: str, locale: str | None) -> str:
-    return {"$parameters": pick(locale, "the job's parameters", "作业的参数"), "$secrets": pick(locale, "the job's secrets", "作业的密钥")}.get(
-        root, pick(locale, f"the role's {root[1:]} prerequisite", f"角色的 {root[1:]} 前置条件"))
+    return {"$parameters": render("v2.completion.parameters", locale), "$secrets": render("v2.completion.secrets", locale)}.get(
+        root, render("v2.completion.role-prerequisite", locale, field=root[1:]))
 
 
 def _variables(job: Job, node: Node, offset: int, found: re.Match[str], settings: Settings) -> Completions:
@@ -446,7 +446,7 @@ def _variables(job: Job, node: Node, offset: int, found: re.Match[str], settings
     for name, (en, zh), example in items[:VARIABLE_LIMIT]:
         insert = "${" + name + "}" if brace else "$" + name
         item = Completion(name, "variable", _escape(insert), start, offset, pick(settings.locale, en, zh),
-                          pick(settings.locale, "Example: ", "示例：") + f"`{example}`" if example else "")
+                          render("completion.example-prefix", settings.locale) + f"`{example}`" if example else "")
         item.filter = insert
         out.append(item)
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import messages as msg
 from ..envvars import STATIC, find_variables, resolve
 from ..hover import field_doc, variable_markdown
 from ..jsonc import Node, node_at
@@ -70,7 +71,7 @@ def _key_doc(job: Job, prop: Node, key: str, locale: str | None) -> str:
         spec = PLUGINS.get(str(plugin).removeprefix("com.microsoft.pai.runtimeplugin."), ("", "", {}))[2].get(key)
         return f"**{key}** `{spec[0]}`\n\n{pick(locale, spec[2], spec[3])}" if spec else ""
     if holder in (["parameters"], ["secrets"]):
-        uses = pick(locale, "Used in commands as", "在命令中写作") + f" `<% ${holder[0]}.{key} %>`"
+        uses = msg.render("v2.hover.used-as", locale) + f" `<% ${holder[0]}.{key} %>`"
         value = job.value.get(holder[0], {}).get(key) if isinstance(job.value.get(holder[0]), dict) else None
         shown = "******" if holder == ["secrets"] else f"`{value}`"
         return f"**{key}** = {shown}\n\n{uses}"
@@ -91,17 +92,16 @@ def role_summary(job: Job, role: Named, locale: str | None) -> str:
     cpu, memory, gpu = number(resources, "cpu", 0), number(resources, "memoryMB", 0), number(resources, "gpu", 0)
     options = value.get("extraContainerOptions") if isinstance(value.get("extraContainerOptions"), dict) else {}
     shm = number(options, "shmMB", 0) or DEFAULT_SHM_MB
-    each = pick(locale, f"{cpu} CPU, {_mb(memory)}, {gpu} GPU", f"{cpu} 个 CPU，{_mb(memory)}，{gpu} 个 GPU")
-    total = pick(locale, f"{instances * cpu} CPU, {_mb(instances * memory)}, {instances * gpu} GPU",
-                 f"{instances * cpu} 个 CPU，{_mb(instances * memory)}，{instances * gpu} 个 GPU")
-    count = pick(locale, f"{instances} instance{'s' if instances != 1 else ''}", f"{instances} 个实例")
+    each = msg.render("hover.role-each", locale, cpu=cpu, memory=_mb(memory), gpu=gpu)
+    total = msg.render("hover.role-each", locale, cpu=instances * cpu, memory=_mb(instances * memory), gpu=instances * gpu)
+    count = msg.render("v2.hover.instances", locale, instances=instances, s="s" if instances != 1 else "")
     lines = [f"**{role.name}**: {count} × ({each}) = {total}", "",
-             pick(locale, f"Shared memory (/dev/shm): {shm} MB", f"共享内存（/dev/shm）：{shm} MB")]
+             msg.render("v2.hover.shm", locale, shm=shm)]
     image = value.get("dockerImage")
     found = job.by_type.get("dockerimage", {}).get(image) if isinstance(image, str) else None
     uri = found.node.value.get("uri") if found is not None and found.node is not None and isinstance(found.node.value, dict) else None
     if isinstance(uri, str):
-        lines.append(pick(locale, f"Image: `{uri}`", f"镜像：`{uri}`"))
+        lines.append(msg.render("v2.hover.image", locale, uri=uri))
     return "\n".join(lines)
 
 
@@ -120,7 +120,7 @@ def _prerequisite_doc(item: Named, locale: str | None) -> str:
     if isinstance(value.get("description"), str):
         lines += ["", value["description"]]
     if item.kind == "dockerimage" and isinstance(value.get("auth"), dict):
-        lines += ["", pick(locale, "Pulled with the registry credentials in `auth`.", "使用 `auth` 中的镜像仓库凭据拉取。")]
+        lines += ["", msg.render("v2.hover.auth", locale)]
     return "\n".join(lines)
 
 
@@ -136,14 +136,14 @@ def _in_command(doc: Any, job: Job, node: Node, offset: int, locale: str | None)
         try:
             tags = find_templates(value)
         except TemplateError as e:
-            return Hover(pick(locale, f"The server cannot render this command: {e.message}", f"服务器无法渲染此命令：{e.message}"),
+            return Hover(msg.render("v2.hover.cannot-render", locale, message=e.message),
                          node.start, node.end)
         for tag in tags:
             if tag.start <= index < tag.end:
                 a, b = span(text, node, tag.start, tag.end)
                 filled = render(value[tag.start:tag.end], **context)
                 head = f"`{value[tag.start:tag.end]}` → `{filled}`" if tag.filled else \
-                    pick(locale, "The server drops this tag.", "服务器会丢弃此标签。")
+                    msg.render("v2.hover.dropped-tag", locale)
                 return Hover(head + "\n\n" + _rendered(value, context, locale), a, b)
     for name, start, end in find_variables(value):
         if start <= index < end:
@@ -170,14 +170,13 @@ def _rendered(value: str, context: dict[str, Any], locale: str | None) -> str:
     except TemplateError:
         return ""
     fence = "```" if "```" not in filled else "````"
-    return pick(locale, "The server runs:", "服务器运行：") + f"\n{fence}sh\n{filled}\n{fence}"
+    return msg.render("v2.hover.runs", locale) + f"\n{fence}sh\n{filled}\n{fence}"
 
 
 def _variable_doc(job: Job, name: str, locale: str | None) -> str:
     if name in STATIC and name not in K8S_VARIABLES:
-        return variable_markdown(name, "Set on YARN-era clusters only: not in a v2 job's containers.",
-                                 "只在 YARN 时代的集群中设置：v2 作业的容器中没有它。", "", locale)
+        return variable_markdown(name, msg.render("v2.hover.yarn-only", locale), "", locale)
     found = resolve(name, job.names)
     if found.problem:
-        return variable_markdown(name, "Not set for this job.", "此作业中不会设置它。", "", locale)
-    return variable_markdown(name, found.en, found.zh, found.example, locale)
+        return variable_markdown(name, msg.render("v2.hover.not-set", locale), "", locale)
+    return variable_markdown(name, pick(locale, found.en, found.zh), found.example, locale)

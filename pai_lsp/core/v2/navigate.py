@@ -13,6 +13,7 @@ from typing import Any
 from ..envvars import TEMPLATES, find_variables
 from ..job_format import RenameError
 from ..jsonc import Node, node_at
+from ..messages import message
 from ..model import Edit
 from ..v2_templates import TemplateError, find_templates
 from ..yaml_write import literal
@@ -264,14 +265,12 @@ def rename(doc: Any, offset: int, new: str) -> list[Edit]:
     symbol, _ = found
     if symbol.kind == "role":
         if not _ROLE.match(new):
-            raise RenameError(f"{new!r} cannot name a task role: letters, digits and '_', not starting with a digit.",
-                              f"{new!r} 不能作为任务角色名称：只能使用字母、数字和 '_'，且不能以数字开头。")
+            raise RenameError(message("v2.rename.role", new=new))
         return role_rename_edits(doc, job_of(doc), symbol.name, new)
     if symbol.kind in ("prerequisite", "deployment") and not _PREREQUISITE_NAME.match(new):
-        raise RenameError(f"{new!r} is no valid name: letters, digits, '_' and '-'.", f"{new!r} 不是有效的名称：只能使用字母、数字、'_' 和 '-'。")
+        raise RenameError(message("v2.rename.name", new=new))
     if symbol.kind in ("parameter", "secret", "anchor") and not re.fullmatch(r"[A-Za-z_][\w-]*", new):
-        raise RenameError(f"{new!r} cannot be written in a template: letters, digits, '_' and '-'.",
-                          f"{new!r} 无法写在模板中：只能使用字母、数字、'_' 和 '-'。")
+        raise RenameError(message("v2.rename.template", new=new))
     return [_edit(doc, p, new) for p in places(doc, symbol)]
 
 

@@ -26,7 +26,7 @@ from .job import Job
 ROLES = ("taskRoles",)
 _ROLE_KEY = js_regex(facts.ROLE_NAME)
 _NAMED_BY_PATTERN = {  # what a key of a pattern-keyed mapping names, by the mapping's last path part
-    "taskRoles": ("task role", "任务角色"), "ports": ("port label", "端口标签"),
+    "taskRoles": "v2.word.task-role", "ports": "v2.word.port-label",
 }
 
 
@@ -260,9 +260,9 @@ def _unknown_keys(doc: Any, job: Job, node: Node, err: SchemaError, locale: str 
     known = set((schema.get("properties") or {}).keys())
     out = []
     if patterns:
-        what = _NAMED_BY_PATTERN.get(str(err.path[-1]) if err.path else "", ("key", "键"))
+        what = _NAMED_BY_PATTERN.get(str(err.path[-1]) if err.path else "", "v2.word.key")
         if len(err.path) == 4 and err.path[0] == "deployments":
-            what = ("task role", "任务角色")
+            what = "v2.word.task-role"
         for prop in node.properties():
             key = prop.key
             if key is None or key.value in known or any(js_regex(p).search(key.value) for p in patterns):
@@ -270,7 +270,7 @@ def _unknown_keys(doc: Any, job: Job, node: Node, err: SchemaError, locale: str 
             fixed = v2_name(key.value) if key.value else "_"
             fixes = [Fix(f'Rename to "{fixed}"', tuple(_renames(doc, job, err.path, key, fixed)))]
             out.append(_diag(key.start, max(key.end, key.start + 1), "v2.bad-name", locale, fixes, key=key.value,
-                             what=msg.pick(locale, *what)))
+                             what=msg.render(what, locale)))
         return out
     if err.path[-1:] == ("resourcePerInstance",) and node.get_property("shmMB") is not None:
         prop = node.get_property("shmMB")

@@ -199,7 +199,7 @@ class PaddleApi:
     # -- registry secrets (§A.11) ------------------------------------------------------------
     def _registries(self) -> dict:
         try:
-            return json.loads(self.registry_file.read_text())
+            return json.loads(self.registry_file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
 

@@ -190,8 +190,8 @@ class PaddleJobs:
         if task.role == TRAINER:
             trainer_id = trainers.index(me["ip"])
             env["PADDLE_INIT_TRAINER_ID"] = str(trainer_id)
-            (workdir / "trainer_id").write_text(f"{trainer_id}\n")
-            (workdir / "trainer_count").write_text(f"{config['parallelism']}\n")
+            (workdir / "trainer_id").write_text(f"{trainer_id}\n", encoding="utf-8")
+            (workdir / "trainer_count").write_text(f"{config['parallelism']}\n", encoding="utf-8")
         if shutil.which("paddle", path=shell_environment().get("PATH")):
             env["PADDLE_BINARY"] = "paddle"
         return env

@@ -284,18 +284,26 @@ local function with_client(fn)
   end
 end
 
---- Run the server command `command` with `arguments` (a list); `callback(result)` gets the
---- result when it is `{ok = true, ...}`. A failure is one error notification (the server's message),
---- unless `on_error(result)` is given and returns true.
+--- A command's failure, whatever form it came in: its `{ok = false, kind, message}` answer (the
+--- message in the user's language), or an error the server answered the request with (arguments of
+--- the wrong shape: kind `invalid`). The one error table callers see.
+function M.failure(command, err, result)
+  if err then
+    return { ok = false, message = err.message or tostring(err), kind = "invalid" }
+  elseif type(result) ~= "table" then
+    return { ok = false, message = command .. ": no answer", kind = "server" }
+  end
+  return result
+end
+
+--- Run the server command `command` with `arguments` (a list holding its one argument, an object:
+--- docs/protocol.md); `callback(result)` gets the result when it is `{ok = true, ...}`. A failure is one
+--- error notification (the server's message), unless `on_error(failure)` is given and returns true.
 function M.execute(command, arguments, callback, on_error)
   with_client(function(client)
     invoke(client, "request", "workspace/executeCommand", { command = command, arguments = arguments },
       function(err, result)
-        if err then
-          result = { ok = false, message = err.message or tostring(err), kind = "error" }
-        elseif type(result) ~= "table" then
-          result = { ok = false, message = command .. ": no answer", kind = "error" }
-        end
+        result = M.failure(command, err, result)
         if result.ok then
           if callback then
             callback(result)

@@ -25,6 +25,7 @@ local ZH = {
   ["job %s submitted to %s%s"] = "作业 %s 已提交到 %s%s",
   ["no upload to cancel"] = "没有可取消的上传",
   ["open a job file (%s) to preview its upload"] = "请先打开要预览上传的作业文件（%s）",
+  ["open a job file (%s) to see it rendered"] = "请先打开要查看渲染结果的作业文件（%s）",
   ["preview again (the files as they are now)"] = "重新预览（按文件当前的状态）",
   ["job %s %s"] = "作业 %s %s",
   ["could not follow the log"] = "无法跟踪日志",

@@ -60,6 +60,11 @@ function M.preview(cluster)
   require("pai_lsp.preview").open(0, cluster ~= "" and cluster or nil)
 end
 
+--- :PaiRendered [cluster]
+function M.rendered(cluster)
+  require("pai_lsp.preview").rendered(0, cluster ~= "" and cluster or nil)
+end
+
 --- :PaiCancel
 function M.cancel()
   require("pai_lsp.submit").cancel()

@@ -165,8 +165,8 @@ function M.outputs(buf)
       return
     end
     dest = vim.fn.fnamemodify(vim.fn.expand(dest), ":p")
-    local args = { job.name, dest, r.cluster or "", require("pai_lsp.submit").token("outputs") }
-    client.execute("pai.jobOutputs", args, function(result)
+    local args = { job = job.name, dest = dest, cluster = r.cluster, workDoneToken = require("pai_lsp.submit").token("outputs") }
+    client.execute("pai.jobOutputs", { args }, function(result)
       ui.notify(t("outputs of %s downloaded to %s", job.name, result.path))
     end)
   end)

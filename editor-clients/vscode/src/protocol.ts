@@ -1,0 +1,821 @@
+// Generated from pai_lsp/api.py by scripts/protocol-schema (docs/protocol.schema.json): do not edit.
+// The language server's commands, their arguments and results, and its notifications, as the
+// client is compiled against them.
+
+export interface ClusterRow {
+  name: string;
+  local: boolean;
+  default: boolean;
+  loggedIn: boolean;
+  running: boolean | null;
+  rest: string | null;
+  webhdfs: string | null;
+  user: string | null;
+  kind: string;
+  protocol: number;
+  datacenter?: string | null;
+}
+
+/** A password, when given, goes to the OS keyring and is checked by logging in once. */
+export interface ClustersAdd {
+  name: string;
+  rest: string;
+  webhdfs?: string | null;
+  user: string;
+  kind?: string;
+  protocol?: number | null;
+  password?: string | null;
+  datacenter?: string | null;
+}
+
+export interface ClustersAddResult {
+  name: string;
+  protocol: number;
+  protocolNote: string;
+  loggedIn: boolean;
+  kind: string;
+}
+
+/** One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its passwords go to the keyring and out of the file unless `keepFile`. */
+export interface ClustersImportPaddle {
+  config?: string | null;
+  keepFile?: boolean;
+}
+
+export interface ClustersImportPaddleResult {
+  config: string;
+  clusters: ImportedCluster[];
+  default: string;
+  passwordsRemoved: boolean;
+}
+
+export interface ClustersList {
+}
+
+export interface ClustersListResult {
+  default: string;
+  clusters: ClusterRow[];
+}
+
+export interface ClustersLogin {
+  name?: string | null;
+  password: string;
+}
+
+export interface ClustersLoginResult {
+  name: string;
+  user: string;
+}
+
+export interface ClustersRemove {
+  name: string;
+}
+
+export interface ClustersRemoveResult {
+  name: string;
+  default: string;
+}
+
+export interface ClustersSetDefault {
+  name: string;
+}
+
+export interface ClustersSetDefaultResult {
+  default: string;
+}
+
+export interface ClustersStopLocal {
+}
+
+/** A command's answer when it failed: its message in the editor's language. */
+export interface CommandFailure {
+  ok: false;
+  kind: "auth" | "cancelled" | "config" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";
+  message: string;
+}
+
+export interface Config {
+  cluster?: string | null;
+  job: string;
+}
+
+export interface ConfigResult {
+  job: string;
+  config: Record<string, unknown> | string;
+}
+
+export interface ConfigText {
+  job: string;
+  config: Record<string, unknown> | string;
+  text: string;
+}
+
+/** `text` stands for `length` bytes of the task's log from byte `offset`. */
+export interface EditorJobLog {
+  job: string;
+  cluster: string | null;
+  uri?: string | null;
+  task: string;
+  taskCount: number | null;
+  offset: number;
+  length: number;
+  text: string;
+}
+
+/** The relay ended: the job ended (`state`), or `message` says why it could not go on. */
+export interface EditorJobLogEnd {
+  job: string;
+  cluster: string | null;
+  uri?: string | null;
+  state: string | null;
+  offsets: Record<string, number>;
+  message?: string | null;
+}
+
+export interface EditorJobStatus {
+  job: string;
+  cluster: string | null;
+  uri?: string | null;
+  state: string;
+  exitCode: number | null;
+  diagnostics: string;
+}
+
+/** Beside the one line (`message`): which failure, and its message's catalogue code and arguments, to say it in the reader's language. */
+export interface Failure {
+  kind: "auth" | "cancelled" | "config" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";
+  code?: string;
+  args?: Record<string, unknown>;
+}
+
+/** Relay the job's log as `pai/jobLog` from `offsets` on, then `pai/jobLogEnd`. */
+export interface Follow {
+  cluster?: string | null;
+  job: string;
+  task?: string | null;
+  which?: string;
+  follow?: boolean;
+  offsets?: Record<string, number> | null;
+}
+
+export interface FollowLogs {
+  cluster?: string | null;
+  job: string;
+  task?: string | null;
+  which?: string;
+  follow?: boolean;
+  offsets?: Record<string, number> | null;
+}
+
+export interface FollowLogsResult {
+  job: string;
+  state: string | null;
+  offsets: Record<string, number>;
+}
+
+export interface Following {
+  job: string;
+  cluster: string | null;
+}
+
+export interface HdfsCat {
+  cluster?: string | null;
+  path: string;
+  offset?: number;
+  length?: number | null;
+}
+
+export interface HdfsCatText {
+  cluster?: string | null;
+  path: string;
+  offset?: number;
+  length?: number | null;
+}
+
+export interface HdfsData {
+  path: string;
+  data: string;
+}
+
+export interface HdfsEntry {
+  name: string;
+  type: string;
+  size: number;
+  modified: number | null;
+  permission: string | null;
+  owner: string | null;
+  group: string | null;
+}
+
+export interface HdfsGet {
+  cluster?: string | null;
+  local: string;
+  remote: string;
+  progressToken?: string | number | null;
+}
+
+export interface HdfsGetWithProgress {
+  cluster?: string | null;
+  local: string;
+  remote: string;
+  progressToken?: string | number | null;
+  workDoneToken?: string | number | null;
+}
+
+export interface HdfsList {
+  cluster?: string | null;
+  path: string;
+}
+
+export interface HdfsListing {
+  path: string;
+  entries: HdfsEntry[];
+}
+
+export interface HdfsMkdir {
+  cluster?: string | null;
+  path: string;
+}
+
+export interface HdfsMove {
+  cluster?: string | null;
+  from: string;
+  to: string;
+}
+
+export interface HdfsMoveResult {
+  from: string;
+  to: string;
+}
+
+export interface HdfsPut {
+  cluster?: string | null;
+  local: string;
+  remote: string;
+  progressToken?: string | number | null;
+}
+
+export interface HdfsPutWithProgress {
+  cluster?: string | null;
+  local: string;
+  remote: string;
+  progressToken?: string | number | null;
+  workDoneToken?: string | number | null;
+}
+
+export interface HdfsRemove {
+  cluster?: string | null;
+  path: string;
+  recursive?: boolean;
+}
+
+export interface HdfsStat {
+  cluster?: string | null;
+  path: string;
+}
+
+export interface HdfsStatResult {
+  name: string;
+  type: string;
+  size: number;
+  modified: number | null;
+  permission: string | null;
+  owner: string | null;
+  group: string | null;
+  path: string;
+}
+
+export interface HdfsTail {
+  cluster?: string | null;
+  path: string;
+  bytes?: number;
+}
+
+export interface HdfsTailText {
+  cluster?: string | null;
+  path: string;
+  bytes?: number;
+}
+
+export interface HdfsText {
+  path: string;
+  text: string;
+}
+
+export interface HdfsTransferResult {
+  path: string;
+  files: number;
+  bytes: number;
+}
+
+export interface ImportedCluster {
+  name: string;
+  datacenter: string;
+  endpoint: string;
+  user: string;
+  active: boolean;
+  passwordStored: boolean;
+}
+
+export interface JobConfig {
+  cluster?: string | null;
+  job: string;
+}
+
+export interface JobFileFormat {
+  format: string;
+  title: string;
+  patterns: string[];
+  syntax: string;
+}
+
+/** `length` bytes of a task's log from byte `offset`, as text. `length` counts the bytes the task wrote (text never splits a UTF-8 character; bytes that are not UTF-8 show as U+FFFD), so a follower keeps its place in bytes whatever the text. When the bytes are not all UTF-8, `data` carries them exactly (base64), for clients that print what the task printed. */
+export interface JobLog {
+  job: string;
+  task: string;
+  offset: number;
+  length: number;
+  text: string;
+  data: string | null;
+}
+
+/** The job's outputDir into `dest`, reported on `work_done_token` as it goes. */
+export interface JobOutputs {
+  cluster?: string | null;
+  job: string;
+  dest: string;
+  workDoneToken?: string | number | null;
+}
+
+export interface JobRow {
+  name: string;
+  state: string;
+  created: number | null;
+  completed: number | null;
+  exitCode: number | null;
+  retries: number | null;
+  virtualCluster: string | null;
+}
+
+/** A job's state, sent on every change. */
+export interface JobStatus {
+  job: string;
+  cluster: string | null;
+  state: string;
+  exitCode: number | null;
+  diagnostics: string;
+  userExitCode: number | null;
+  exitReason: string;
+}
+
+/** The user's jobs, newest first: `limit` of them from `offset` (all when no limit). */
+export interface Jobs {
+  cluster?: string | null;
+  offset?: number;
+  limit?: number | null;
+}
+
+export interface JobsResult {
+  cluster: string;
+  user: string | null;
+  total: number;
+  offset: number;
+  jobs: JobRow[];
+}
+
+export interface KindRow {
+  name: string;
+  title: string;
+  jobFormat: string;
+  jobFiles: string[];
+  storage: string;
+  storageRequired: boolean;
+  local: string | null;
+}
+
+export interface Kinds {
+}
+
+export interface KindsResult {
+  jobFiles: JobFileFormat[];
+  kinds: KindRow[];
+}
+
+/** A result with nothing in it (`jobs.subscribe`, which ends only when its connection does). */
+export interface Nothing {
+}
+
+export interface Outputs {
+  cluster?: string | null;
+  job: string;
+  dest: string;
+  progressToken?: string | number | null;
+}
+
+export interface PathResult {
+  path: string;
+}
+
+export interface Ping {
+}
+
+export interface PingResult {
+  pid: number;
+  uptime: number;
+  watched: number;
+}
+
+/** What `submit` would do, nothing sent (`pai submit --dry-run`); `list_files`: every file too. */
+export interface Preview {
+  cluster?: string | null;
+  file: string;
+  shown?: string | null;
+  settings?: Record<string, unknown> | null;
+  locale?: string | null;
+  listFiles?: boolean;
+  showSecrets?: boolean;
+}
+
+/** The job as the server will see it: which job file, for which cluster (the default one when absent), and whether a v2 job's secrets are shown in plain text (masked otherwise). */
+export interface PreviewRendered {
+  uri: string;
+  cluster?: string | null;
+  showSecrets?: boolean;
+}
+
+export interface PreviewResult {
+  job: string;
+  cluster: string;
+  user: string | null;
+  file: string;
+  generatedName: boolean;
+  upload: UploadPreview | null;
+  config: Record<string, unknown>;
+  rendered: string;
+  v2: boolean;
+  converted: Record<string, unknown> | null;
+  text: string;
+}
+
+/** Which config, to which cluster (the default one when absent), and whether to list every file. */
+export interface PreviewUpload {
+  uri: string;
+  cluster?: string | null;
+  listFiles?: boolean;
+}
+
+export interface Quota {
+  cluster?: string | null;
+}
+
+export interface QuotaFigures {
+  cpu: string | number | number | null;
+  memory: string | number | number | null;
+  gpu: string | number | number | null;
+  maxParallelism: string | number | number | null;
+}
+
+export interface QuotaResult {
+  cluster: string;
+  limits: QuotaFigures;
+  used: QuotaFigures;
+}
+
+export interface Registry {
+  name: string;
+  secret: string;
+  created: string | null;
+}
+
+/** `name` without the `pcloud-registry-` prefix (added here) or with it. */
+export interface RegistryAdd {
+  cluster?: string | null;
+  name: string;
+  username: string;
+  password: string;
+  server: string;
+}
+
+export interface RegistryList {
+  cluster?: string | null;
+}
+
+export interface RegistryListResult {
+  cluster: string;
+  registries: Registry[];
+}
+
+export interface RegistryRemove {
+  cluster?: string | null;
+  name: string;
+}
+
+export interface RegistrySecret {
+  name: string;
+  secret: string;
+}
+
+export interface RenderedPreviewResult {
+  job: string;
+  cluster: string;
+  user: string | null;
+  file: string;
+  generatedName: boolean;
+  upload: UploadPreview | null;
+  config: Record<string, unknown>;
+  rendered: string;
+  v2: boolean;
+  converted: Record<string, unknown> | null;
+  text: string;
+  language: string;
+}
+
+export interface Ssh {
+  cluster?: string | null;
+  job: string;
+  task?: string | null;
+}
+
+export interface SshResult {
+  job: string;
+  tasks: SshTask[];
+}
+
+export interface SshTask {
+  task: string;
+  ip: string;
+  sshPort: string | null;
+  command: string | null;
+  urls: Record<string, string[]>;
+}
+
+export interface Status {
+  cluster?: string | null;
+  job: string;
+}
+
+/** `exitCode` is the cluster's (255 for any failed command), `userExitCode` the command's own when the cluster reports it, `exitReason` the cluster's code in words; `webPortal` the job's page. */
+export interface StatusResult {
+  name: string;
+  cluster: string | null;
+  webPortal: string | null;
+  state: string;
+  created: number | null;
+  completed: number | null;
+  exitCode: number | null;
+  diagnostics: string;
+  userExitCode: number | null;
+  exitReason: string;
+  tasks: TaskRow[];
+}
+
+export interface Stop {
+  cluster?: string | null;
+  job: string;
+}
+
+export interface StopDaemon {
+}
+
+export interface StopDaemonResult {
+  stopping: boolean;
+}
+
+export interface StopResult {
+  stopped: string;
+}
+
+export interface StoppedResult {
+  stopped: boolean;
+}
+
+export interface Submit {
+  cluster?: string | null;
+  file: string;
+  shown?: string | null;
+  force?: boolean;
+  settings?: Record<string, unknown> | null;
+  progressToken?: string | number | null;
+  locale?: string | null;
+  requestId?: string | null;
+}
+
+/** `pai.submitJob` / `pai.runLocally`; `work_done_token` is the client's progress token, on which the upload is reported and can be cancelled. */
+export interface SubmitJob {
+  uri: string;
+  cluster?: string | null;
+  workDoneToken?: string | number | null;
+}
+
+export interface SubmitResult {
+  job: string;
+  cluster: string;
+  user: string | null;
+  upload: UploadSummary | null;
+  warnings: string[];
+}
+
+export interface Subscribe {
+}
+
+export interface TaskRow {
+  role: string;
+  index: number;
+  state: string;
+  ports: Record<string, string | number>;
+  ip: string | null;
+  exitCode: number | null;
+  log: string | null;
+  worker: string | null;
+  started: number | null;
+  message: string | null;
+}
+
+export interface TransferProgress {
+  token: string | number;
+  bytes: number;
+  totalBytes: number;
+  files: number;
+  totalFiles: number;
+}
+
+export interface Unfollow {
+  cluster?: string | null;
+  job: string;
+}
+
+export interface UploadPreview {
+  workspace: string;
+  remote: string;
+  files: number;
+  bytes: number;
+  largest: ((string | number)[])[];
+  dataLike: ((string | number)[])[];
+  unchanged: number;
+  maxFiles: number;
+  maxBytes: number;
+  overLimits: string | null;
+  problems: string[];
+  entries?: ((string | number)[])[] | null;
+}
+
+export interface UploadProgress {
+  token: string | number;
+  bytes: number;
+  totalBytes: number;
+  files: number;
+  totalFiles: number;
+}
+
+/** What an upload did (snake_case on the wire, as it always was). */
+export interface UploadSummary {
+  remote: string;
+  sent_files: number;
+  sent_bytes: number;
+  changed_files: number;
+  unchanged_files: number;
+  removed_files: number;
+  cleaned: string[];
+  seconds: number;
+}
+
+export interface Watch {
+  cluster?: string | null;
+  job?: string | null;
+  jobs?: string[] | null;
+}
+
+export interface WatchResult {
+  watched: number;
+}
+
+/** Why the job failed (or was stopped), and where: the daemon's kept explanation (`refresh`: made again). */
+export interface Why {
+  cluster?: string | null;
+  job: string;
+  refresh?: boolean;
+}
+
+export interface WhyEvidence {
+  line: number;
+  text: string;
+  source: string;
+}
+
+export interface WhyException {
+  type: string;
+  message: string;
+  frames: WhyFrame[];
+  logLine: number;
+  headerLine: number;
+  child: boolean;
+}
+
+/** `core.triage.Explanation` on the wire: the class (`kind`), its words, the evidence, the frames. */
+export interface WhyExplanation {
+  kind: string;
+  title: WhyText;
+  message: WhyText;
+  exitCode: number | null;
+  userExitCode: number | null;
+  exitWords: WhyText | null;
+  phrase: string | null;
+  specCode: number | null;
+  evidence: WhyEvidence[];
+  lastLines: WhyEvidence[];
+  traceback: WhyTraceback | null;
+  signal: string | null;
+  package: string | null;
+  module: string | null;
+  path: string | null;
+  hdfs: boolean;
+  command: string | null;
+  image: string | null;
+  role: string | null;
+  index: number | null;
+  retries: number | null;
+  retriesAllowed: number | null;
+  cause: WhyExplanation | null;
+}
+
+/** A traceback frame; `workspace` the user's file it came from (relative to the result's `workspace`). */
+export interface WhyFrame {
+  path: string;
+  line: number;
+  function: string | null;
+  source: string | null;
+  logLine: number;
+  user: boolean;
+  uploaded: string | null;
+  workspace: string | null;
+  matchedBy: string | null;
+}
+
+/** Why a job failed (or was stopped), and where: `explanation` null while it runs or when it succeeded; `tasks` the failed tasks' own; `changed` the frames' workspace files changed since the upload. */
+export interface WhyResult {
+  job: string;
+  cluster: string;
+  state: string;
+  completed: number | null;
+  madeAt: number | null;
+  tookMs?: number | null;
+  explanation: WhyExplanation | null;
+  tasks: WhyExplanation[];
+  workspace: string | null;
+  codeDir: string | null;
+  changed: string[];
+}
+
+/** One text in English and in Simplified Chinese (the daemon answers clients of either locale). */
+export interface WhyText {
+  en: string;
+  zh: string;
+}
+
+export interface WhyTraceback {
+  chain: WhyException[];
+  primary: WhyFrame | null;
+  related: WhyFrame[];
+}
+
+/** Every command: the class of its one argument, and what it answers when it worked (besides `ok: true`). */
+export interface Commands {
+  "pai.submitJob": { argument: SubmitJob; result: SubmitResult };
+  "pai.runLocally": { argument: SubmitJob; result: SubmitResult };
+  "pai.previewUpload": { argument: PreviewUpload; result: PreviewResult };
+  "pai.previewRendered": { argument: PreviewRendered; result: RenderedPreviewResult };
+  "pai.jobs.list": { argument: Jobs; result: JobsResult };
+  "pai.job.status": { argument: Status; result: StatusResult };
+  "pai.job.why": { argument: Why; result: WhyResult };
+  "pai.job.config": { argument: JobConfig; result: ConfigText };
+  "pai.job.ssh": { argument: Ssh; result: SshResult };
+  "pai.job.stop": { argument: Stop; result: StopResult };
+  "pai.job.follow": { argument: Follow; result: Following };
+  "pai.job.unfollow": { argument: Unfollow; result: StoppedResult };
+  "pai.jobOutputs": { argument: JobOutputs; result: PathResult };
+  "pai.kinds": { argument: Kinds; result: KindsResult };
+  "pai.clusters.list": { argument: ClustersList; result: ClustersListResult };
+  "pai.clusters.add": { argument: ClustersAdd; result: ClustersAddResult };
+  "pai.clusters.login": { argument: ClustersLogin; result: ClustersLoginResult };
+  "pai.clusters.remove": { argument: ClustersRemove; result: ClustersRemoveResult };
+  "pai.clusters.setDefault": { argument: ClustersSetDefault; result: ClustersSetDefaultResult };
+  "pai.clusters.stopLocal": { argument: ClustersStopLocal; result: StoppedResult };
+  "pai.hdfs.ls": { argument: HdfsList; result: HdfsListing };
+  "pai.hdfs.stat": { argument: HdfsStat; result: HdfsStatResult };
+  "pai.hdfs.mkdir": { argument: HdfsMkdir; result: PathResult };
+  "pai.hdfs.rm": { argument: HdfsRemove; result: PathResult };
+  "pai.hdfs.mv": { argument: HdfsMove; result: HdfsMoveResult };
+  "pai.hdfs.cat": { argument: HdfsCatText; result: HdfsText };
+  "pai.hdfs.tail": { argument: HdfsTailText; result: HdfsText };
+  "pai.hdfs.put": { argument: HdfsPutWithProgress; result: HdfsTransferResult };
+  "pai.hdfs.get": { argument: HdfsGetWithProgress; result: HdfsTransferResult };
+}
+
+/** The server's notifications, by method. */
+export interface Notifications {
+  "pai/jobLog": EditorJobLog;
+  "pai/jobLogEnd": EditorJobLogEnd;
+  "pai/jobStatus": EditorJobStatus;
+}
+
+export type FailureKind = "auth" | "cancelled" | "config" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";

@@ -1,0 +1,1318 @@
+"""The daemon's API, once: every method's params and result, and the events (notifications) it
+sends, as dataclasses; and the editor commands of the language server, which forward them
+(`COMMANDS`). The framing (one JSON-RPC 2.0 object per line) is daemon/protocol.py's.
+
+Each params class names its method (`METHOD`) and its result class (`RESULT`); each event class its
+notification (`EVENT`). All read themselves from the wire (`from_json`: camelCase keys, one clear
+line when something is missing or of the wrong type) and write themselves back (`to_json`). The
+service layer returns results, the daemon sends them, the CLI and the language server read them:
+so this module sits below them all (it uses only the core and errors.py). `schema()` is the same
+as a JSON Schema (docs/protocol.schema.json, from which the VS Code client's types are generated and
+against which the Neovim client's reads are checked: scripts/protocol-schema, tests/test_protocol_schema.py);
+docs/protocol.md describes it for people.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import functools
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from .core.messages import message
+from .core.openpai import JobDetail
+from .errors import InvalidInput
+
+W = TypeVar("W", bound="Wire")
+
+
+def _wire(cls: type, f: dataclasses.Field) -> str:
+    """A field's JSON key: its `wire` metadata, else the camelCase of its name (snake_case kept for
+    the classes that have always sent it so, `SNAKE`)."""
+    if "wire" in f.metadata:
+        return f.metadata["wire"]
+    if getattr(cls, "SNAKE", False):
+        return f.name
+    head, *rest = f.name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def omitted_when_none(**kwargs: Any) -> Any:
+    """A field left out of the JSON when it is None (a key some answers have and others have not)."""
+    return field(default=None, metadata={"omit": True}, **kwargs)
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _is_wire(hint: Any) -> bool:
+    return isinstance(hint, type) and issubclass(hint, Wire)
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    """A light check of JSON values against the simple types the API uses."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_matches(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is Any:
+        return True
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if _is_wire(hint):
+        return isinstance(value, dict)
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return isinstance(value, list) and all(_matches(v, item) for v in value)
+    if origin is dict:
+        key, item = typing.get_args(hint) or (Any, Any)
+        return isinstance(value, dict) and all(_matches(k, key) and _matches(v, item) for k, v in value.items())
+    return isinstance(value, origin or hint)
+
+
+def _type_name(hint: Any) -> Any:
+    """What a value of `hint` is, in words of the catalogue (said in the reader's language)."""
+    names = {str: "type.string", int: "type.integer", float: "type.number", bool: "type.boolean", type(None): "type.null"}
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        first, *rest = typing.get_args(hint)
+        said = _type_name(first)
+        for other in rest:
+            said = message("type.either", first=said, second=_type_name(other))
+        return said
+    if origin is list:
+        return message("type.array")
+    if origin is dict or _is_wire(hint):
+        return message("type.object")
+    return message(names[hint]) if hint in names else getattr(hint, "__name__", str(hint))
+
+
+def _read(value: Any, hint: Any) -> Any:
+    """A JSON value (checked already) as `hint`: objects of the API's classes become those classes."""
+    origin = typing.get_origin(hint)
+    if value is None:
+        return None
+    if _is_wire(hint):
+        return hint.from_json(value)
+    if origin in (typing.Union, types.UnionType):
+        inner = next((h for h in typing.get_args(hint) if h is not type(None) and _matches(value, h)), None)
+        return _read(value, inner) if inner is not None else value
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return [_read(v, item) for v in value] if _is_wire(item) else value
+    if origin is dict:
+        _, item = typing.get_args(hint) or (Any, Any)
+        return {k: _read(v, item) for k, v in value.items()} if _is_wire(item) else value
+    return value
+
+
+def _write(value: Any) -> Any:
+    if isinstance(value, Wire):
+        return value.to_json()
+    if isinstance(value, (list, tuple)):
+        return [_write(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _write(v) for k, v in value.items()}
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class Wire:
+    """A JSON object on the wire as a dataclass."""
+
+    @classmethod
+    def wire_name(cls) -> str:
+        return cls.__name__
+
+    @classmethod
+    def from_json(cls: type[W], data: Any) -> W:
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise InvalidInput(message("params.not-object", method=cls.wire_name()))
+        hints = _hints(cls)
+        values = {}
+        for f in dataclasses.fields(cls):
+            key = _wire(cls, f)
+            if key not in data:
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                    raise InvalidInput(message("params.missing", method=cls.wire_name(), key=key))
+                continue
+            if not _matches(data[key], hints[f.name]):
+                raise InvalidInput(message("params.type", method=cls.wire_name(), key=key, expected=_type_name(hints[f.name])))
+            values[f.name] = _read(data[key], hints[f.name])
+        return cls(**values)
+
+    def to_json(self) -> dict:
+        return {_wire(type(self), f): _write(getattr(self, f.name)) for f in dataclasses.fields(self)
+                if not (f.metadata.get("omit") and getattr(self, f.name) is None)}
+
+
+@functools.cache
+def _fields_by_key(cls: type) -> dict[str, dataclasses.Field]:
+    return {_wire(cls, f): f for f in dataclasses.fields(cls)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Result(Wire):
+    """Base of every method's result: what the service layer returns and the daemon sends.
+
+    A result also reads by the keys of its JSON (`result["exitCode"]`, `"entries" in upload`), as
+    code written against the JSON (the CLI's printing) does."""
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self:
+            raise KeyError(key)
+        return getattr(self, _fields_by_key(type(self))[key].name)
+
+    def __contains__(self, key: object) -> bool:
+        f = _fields_by_key(type(self)).get(key) if isinstance(key, str) else None
+        return f is not None and not (f.metadata.get("omit") and getattr(self, f.name) is None)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+
+@dataclass(frozen=True, kw_only=True)
+class Nothing(Result):
+    """A result with nothing in it (`jobs.subscribe`, which ends only when its connection does)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Params(Wire):
+    """Base of every method's params (none, by itself); `RESULT` is the class of its result."""
+
+    METHOD: ClassVar[str] = ""
+    RESULT: ClassVar[type[Result]] = Result
+
+    @classmethod
+    def wire_name(cls) -> str:
+        return cls.METHOD
+
+    def to_json(self) -> dict:
+        """The params as sent (those that are None left out: absent and null mean the same)."""
+        return {key: value for key, value in super().to_json().items() if value is not None}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event(Wire):
+    """Base of every notification the daemon sends."""
+
+    EVENT: ClassVar[str] = ""
+
+    @classmethod
+    def wire_name(cls) -> str:
+        return cls.EVENT
+
+
+def is_params(cls: Any) -> bool:
+    return isinstance(cls, type) and issubclass(cls, Params)
+
+
+def read_result(params: Params, value: Any) -> Result:
+    """The result of `params`' method as its class, from the JSON the daemon sent."""
+    return params.RESULT.from_json(value)
+
+
+# -- results ---------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class PingResult(Result):
+    pid: int
+    uptime: float
+    watched: int  # jobs the daemon keeps current
+
+
+@dataclass(frozen=True, kw_only=True)
+class StopDaemonResult(Result):
+    stopping: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class UploadSummary(Result):
+    """What an upload did (snake_case on the wire, as it always was)."""
+
+    SNAKE: ClassVar[bool] = True
+    remote: str
+    sent_files: int
+    sent_bytes: int
+    changed_files: int = 0  # new or different since the last upload there
+    unchanged_files: int
+    removed_files: int
+    cleaned: list[str] = field(default_factory=list)  # unfinished earlier uploads removed first
+    seconds: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmitResult(Result):
+    job: str
+    cluster: str
+    user: str | None
+    upload: UploadSummary | None  # None: nothing to upload (no codeDir, or uploads off)
+    warnings: list[str]  # the cluster's, one line each, about the job it accepted
+
+
+@dataclass(frozen=True, kw_only=True)
+class UploadPreview(Result):
+    workspace: str
+    remote: str
+    files: int
+    bytes: int
+    largest: list[list[str | int]]  # [path, size]
+    data_like: list[list[str | int]]  # [path, size] of files that look like data
+    unchanged: int  # files the last upload there has already
+    max_files: int
+    max_bytes: int
+    over_limits: str | None  # what is over the limits, in words
+    problems: list[str]  # lines of .paiignore / .gitignore that are no pattern
+    entries: list[list[str | int]] | None = omitted_when_none()  # [path, size] of every file (with `listFiles`)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreviewResult(Result):
+    job: str
+    cluster: str
+    user: str | None
+    file: str
+    generated_name: bool
+    upload: UploadPreview | None
+    config: dict[str, Any]  # after substitution (a v2 job's secrets masked unless `showSecrets`)
+    rendered: str  # the job as the server will see it: a v2 job's YAML with its templates filled in, a v1 config's JSON
+    v2: bool  # a v2 (YAML) job
+    converted: dict[str, Any] | None  # the v1 config a v1-only cluster gets instead of a v2 job
+    text: str  # what `pai submit --dry-run` prints
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobRow(Result):
+    name: str
+    state: str
+    created: int | None  # ms since the epoch
+    completed: int | None
+    exit_code: int | None
+    retries: int | None
+    virtual_cluster: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobsResult(Result):
+    cluster: str
+    user: str | None
+    total: int
+    offset: int
+    jobs: list[JobRow]  # newest first
+
+
+@dataclass(frozen=True, kw_only=True)
+class TaskRow(Result):
+    role: str
+    index: int
+    state: str
+    ports: dict[str, str | int]  # label -> "port[,port…]"
+    ip: str | None
+    exit_code: int | None
+    log: str | None
+    worker: str | None  # a PaddlePaddle Cloud pod's name
+    started: int | None
+    message: str | None  # why it ended
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatusResult(Result):
+    """`exitCode` is the cluster's (255 for any failed command), `userExitCode` the command's own
+    when the cluster reports it, `exitReason` the cluster's code in words; `webPortal` the job's page."""
+
+    name: str
+    cluster: str | None
+    web_portal: str | None
+    state: str
+    created: int | None
+    completed: int | None
+    exit_code: int | None
+    diagnostics: str
+    user_exit_code: int | None
+    exit_reason: str
+    tasks: list[TaskRow]
+
+    @classmethod
+    def of(cls, job: JobDetail, cluster: str | None = None, web_portal: str | None = None) -> StatusResult:
+        return cls(name=job.name, cluster=cluster, web_portal=web_portal, state=job.state, created=job.created,
+                   completed=job.completed, exit_code=job.exit_code, diagnostics=job.diagnostics,
+                   user_exit_code=job.user_exit_code, exit_reason=job.exit_reason,
+                   tasks=[TaskRow(role=t.role, index=t.index, state=t.state, ports=t.ports, ip=t.ip, exit_code=t.exit_code,
+                                  log=t.log, worker=t.worker, started=t.started, message=t.message) for t in job.tasks])
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyText(Result):
+    """One text in English and in Simplified Chinese (the daemon answers clients of either locale)."""
+
+    en: str
+    zh: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyEvidence(Result):
+    line: int  # 1-based in the log; 0 when not from the log
+    text: str
+    source: str = "log"  # "log" | "diagnostics"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyFrame(Result):
+    """A traceback frame; `workspace` the user's file it came from (relative to the result's `workspace`)."""
+
+    path: str
+    line: int
+    function: str | None = None
+    source: str | None = None
+    log_line: int = 0
+    user: bool = False
+    uploaded: str | None = None  # its path inside the uploaded code folder
+    workspace: str | None = None
+    matched_by: str | None = None  # "code-dir" | "suffix"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyException(Result):
+    type: str
+    message: str
+    frames: list[WhyFrame] = field(default_factory=list)
+    log_line: int = 0
+    header_line: int = 0
+    child: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyTraceback(Result):
+    chain: list[WhyException]
+    primary: WhyFrame | None = None  # the deepest frame in the user's own code: where a diagnostic goes
+    related: list[WhyFrame] = field(default_factory=list)  # the other user frames, deepest first
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyExplanation(Result):
+    """`core.triage.Explanation` on the wire: the class (`kind`), its words, the evidence, the frames."""
+
+    kind: str
+    title: WhyText
+    message: WhyText
+    exit_code: int | None = None
+    user_exit_code: int | None = None
+    exit_words: WhyText | None = None
+    phrase: str | None = None  # the OpenPAI exit-spec phrase that applies
+    spec_code: int | None = None
+    evidence: list[WhyEvidence] = field(default_factory=list)
+    last_lines: list[WhyEvidence] = field(default_factory=list)
+    traceback: WhyTraceback | None = None
+    signal: str | None = None
+    package: str | None = None
+    module: str | None = None
+    path: str | None = None
+    hdfs: bool = False
+    command: str | None = None
+    image: str | None = None
+    role: str | None = None
+    index: int | None = None
+    retries: int | None = None
+    retries_allowed: int | None = None
+    cause: WhyExplanation | None = None  # a job's: the explanation of the task that ended it
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyResult(Result):
+    """Why a job failed (or was stopped), and where: `explanation` null while it runs or when it
+    succeeded; `tasks` the failed tasks' own; `changed` the frames' workspace files changed since the upload."""
+
+    job: str
+    cluster: str
+    state: str
+    completed: int | None
+    made_at: int | None  # ms since the epoch; null: not made (the job has not ended)
+    took_ms: float | None = omitted_when_none()
+    explanation: WhyExplanation | None
+    tasks: list[WhyExplanation]
+    workspace: str | None  # the workspace folder the job was submitted from (absolute)
+    code_dir: str | None  # the HDFS folder its code went to
+    changed: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigResult(Result):
+    job: str
+    config: dict[str, Any] | str  # as the cluster has it (v2 YAML: its text)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SshTask(Result):
+    task: str  # "role:index"
+    ip: str
+    ssh_port: str | None
+    command: str | None  # "ssh -p P root@IP"
+    urls: dict[str, list[str]]  # label -> its ports' URLs
+
+
+@dataclass(frozen=True, kw_only=True)
+class SshResult(Result):
+    job: str
+    tasks: list[SshTask]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StopResult(Result):
+    stopped: str  # the job
+
+
+@dataclass(frozen=True, kw_only=True)
+class PathResult(Result):
+    path: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class WatchResult(Result):
+    watched: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class FollowLogsResult(Result):
+    job: str
+    state: str | None
+    offsets: dict[str, int]  # bytes of each task's log sent
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterRow(Result):
+    name: str
+    local: bool
+    default: bool
+    logged_in: bool
+    running: bool | None  # the embedded cluster's only
+    rest: str | None
+    webhdfs: str | None
+    user: str | None
+    kind: str
+    protocol: int
+    datacenter: str | None = omitted_when_none()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersListResult(Result):
+    default: str
+    clusters: list[ClusterRow]  # the local ones first
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersAddResult(Result):
+    name: str
+    protocol: int
+    protocol_note: str
+    logged_in: bool
+    kind: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImportedCluster(Result):
+    name: str
+    datacenter: str
+    endpoint: str
+    user: str
+    active: bool
+    password_stored: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersImportPaddleResult(Result):
+    config: str
+    clusters: list[ImportedCluster]
+    default: str
+    passwords_removed: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersLoginResult(Result):
+    name: str
+    user: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersRemoveResult(Result):
+    name: str
+    default: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersSetDefaultResult(Result):
+    default: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoppedResult(Result):
+    stopped: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuotaFigures(Result):
+    cpu: str | int | float | None
+    memory: str | int | float | None
+    gpu: str | int | float | None
+    max_parallelism: str | int | float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuotaResult(Result):
+    cluster: str
+    limits: QuotaFigures
+    used: QuotaFigures
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistrySecret(Result):
+    name: str  # without the `pcloud-registry-` prefix
+    secret: str  # with it: what a job file names
+
+
+@dataclass(frozen=True, kw_only=True)
+class Registry(RegistrySecret):
+    created: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryListResult(Result):
+    cluster: str
+    registries: list[Registry]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsEntry(Result):
+    name: str
+    type: str  # "file" | "dir"
+    size: int
+    modified: int | None  # ms since the epoch
+    permission: str | None  # octal
+    owner: str | None
+    group: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsListing(Result):
+    path: str
+    entries: list[HdfsEntry]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsStatResult(HdfsEntry):
+    path: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsMoveResult(Result):
+    source: str = field(metadata={"wire": "from"})
+    target: str = field(metadata={"wire": "to"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsData(Result):
+    path: str
+    data: str  # base64
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsTransferResult(Result):
+    path: str
+    files: int
+    bytes: int
+
+
+# -- the daemon itself -------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class Ping(Params):
+    METHOD: ClassVar[str] = "ping"
+    RESULT: ClassVar[type[Result]] = PingResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class StopDaemon(Params):
+    METHOD: ClassVar[str] = "daemon.stop"
+    RESULT: ClassVar[type[Result]] = StopDaemonResult
+
+
+# -- jobs --------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class OnCluster(Params):
+    """`cluster` is a profile name; absent means the default profile, else `local`."""
+
+    cluster: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Submit(OnCluster):
+    METHOD: ClassVar[str] = "submit"
+    RESULT: ClassVar[type[Result]] = SubmitResult
+    file: str
+    shown: str | None = None  # how messages name the file (as the user typed it)
+    force: bool = False  # upload even when over pai.job.upload.maxBytes / maxFiles
+    settings: dict[str, Any] | None = None  # `pai.job.*` from the editor, over the workspace's
+    progress_token: str | int | None = None
+    locale: str | None = None
+    request_id: str | None = None  # the caller's id for this submit: asked again after the daemon died, it resumes it
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preview(OnCluster):
+    """What `submit` would do, nothing sent (`pai submit --dry-run`); `list_files`: every file too."""
+
+    METHOD: ClassVar[str] = "preview"
+    RESULT: ClassVar[type[Result]] = PreviewResult
+    file: str
+    shown: str | None = None
+    settings: dict[str, Any] | None = None
+    locale: str | None = None
+    list_files: bool = False
+    show_secrets: bool = False  # a v2 job's secrets in plain text in the rendered job (masked otherwise)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Jobs(OnCluster):
+    """The user's jobs, newest first: `limit` of them from `offset` (all when no limit)."""
+
+    METHOD: ClassVar[str] = "jobs"
+    RESULT: ClassVar[type[Result]] = JobsResult
+    offset: int = 0
+    limit: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobRef(OnCluster):
+    job: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Status(JobRef):
+    METHOD: ClassVar[str] = "status"
+    RESULT: ClassVar[type[Result]] = StatusResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stop(JobRef):
+    METHOD: ClassVar[str] = "stop"
+    RESULT: ClassVar[type[Result]] = StopResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class Why(JobRef):
+    """Why the job failed (or was stopped), and where: the daemon's kept explanation (`refresh`: made again)."""
+
+    METHOD: ClassVar[str] = "job.why"
+    RESULT: ClassVar[type[Result]] = WhyResult
+    refresh: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config(JobRef):
+    METHOD: ClassVar[str] = "config"
+    RESULT: ClassVar[type[Result]] = ConfigResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ssh(JobRef):
+    METHOD: ClassVar[str] = "ssh"
+    RESULT: ClassVar[type[Result]] = SshResult
+    task: str | None = None  # "role:index"; every running task when absent
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outputs(JobRef):
+    METHOD: ClassVar[str] = "outputs"
+    RESULT: ClassVar[type[Result]] = PathResult
+    dest: str
+    progress_token: str | int | None = None  # `transfer.progress` events on it
+
+
+@dataclass(frozen=True, kw_only=True)
+class Watch(OnCluster):
+    METHOD: ClassVar[str] = "watch"
+    RESULT: ClassVar[type[Result]] = WatchResult
+    job: str | None = None
+    jobs: list[str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Subscribe(Params):
+    METHOD: ClassVar[str] = "jobs.subscribe"
+    RESULT: ClassVar[type[Result]] = Nothing
+
+
+@dataclass(frozen=True, kw_only=True)
+class FollowLogs(JobRef):
+    METHOD: ClassVar[str] = "logs.follow"
+    RESULT: ClassVar[type[Result]] = FollowLogsResult
+    task: str | None = None  # "role:index"; all tasks when absent
+    which: str = "all"  # "all" | "stdout" | "stderr"
+    follow: bool = True  # False: what is there now, then return
+    offsets: dict[str, int] | None = None  # bytes the caller already has, per task
+
+
+# -- cluster profiles --------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class ClustersList(Params):
+    METHOD: ClassVar[str] = "clusters.list"
+    RESULT: ClassVar[type[Result]] = ClustersListResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersAdd(Params):
+    """A password, when given, goes to the OS keyring and is checked by logging in once."""
+
+    METHOD: ClassVar[str] = "clusters.add"
+    RESULT: ClassVar[type[Result]] = ClustersAddResult
+    name: str
+    rest: str
+    webhdfs: str | None = None  # the storage: WebHDFS (required for OpenPAI), PFS (default <rest>/api/v1/pfs)
+    user: str
+    kind: str = "openpai"  # "openpai" | "scm" | "paddlecloud"
+    protocol: int | None = None  # detected from the server when absent
+    password: str | None = None
+    datacenter: str | None = None  # PaddlePaddle Cloud: the datacenter's name (default: the profile's)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersImportPaddle(Params):
+    """One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its
+    passwords go to the keyring and out of the file unless `keepFile`."""
+
+    METHOD: ClassVar[str] = "clusters.importPaddle"
+    RESULT: ClassVar[type[Result]] = ClustersImportPaddleResult
+    config: str | None = None
+    keep_file: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersLogin(Params):
+    METHOD: ClassVar[str] = "clusters.login"
+    RESULT: ClassVar[type[Result]] = ClustersLoginResult
+    name: str | None = None  # the default profile when absent
+    password: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersRemove(Params):
+    METHOD: ClassVar[str] = "clusters.remove"
+    RESULT: ClassVar[type[Result]] = ClustersRemoveResult
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersSetDefault(Params):
+    METHOD: ClassVar[str] = "clusters.setDefault"
+    RESULT: ClassVar[type[Result]] = ClustersSetDefaultResult
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClustersStopLocal(Params):
+    METHOD: ClassVar[str] = "clusters.stopLocal"
+    RESULT: ClassVar[type[Result]] = StoppedResult
+
+
+CLUSTER_METHODS: tuple[type[Params], ...] = (ClustersList, ClustersAdd, ClustersLogin, ClustersRemove, ClustersSetDefault,
+                                             ClustersStopLocal, ClustersImportPaddle)
+
+
+# -- what only PaddlePaddle Cloud has (others answer with an `invalid` error) ------------------
+@dataclass(frozen=True, kw_only=True)
+class Quota(OnCluster):
+    METHOD: ClassVar[str] = "quota"
+    RESULT: ClassVar[type[Result]] = QuotaResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryList(OnCluster):
+    METHOD: ClassVar[str] = "registry.list"
+    RESULT: ClassVar[type[Result]] = RegistryListResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryAdd(OnCluster):
+    """`name` without the `pcloud-registry-` prefix (added here) or with it."""
+
+    METHOD: ClassVar[str] = "registry.add"
+    RESULT: ClassVar[type[Result]] = RegistrySecret
+    name: str
+    username: str
+    password: str
+    server: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegistryRemove(OnCluster):
+    METHOD: ClassVar[str] = "registry.remove"
+    RESULT: ClassVar[type[Result]] = RegistrySecret
+    name: str
+
+
+BACKEND_METHODS: tuple[type[Params], ...] = (Quota, RegistryList, RegistryAdd, RegistryRemove)
+
+
+# -- HDFS --------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class HdfsPath(OnCluster):
+    """Relative paths are under `/user/<user>`."""
+
+    path: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsList(HdfsPath):
+    METHOD: ClassVar[str] = "hdfs.ls"
+    RESULT: ClassVar[type[Result]] = HdfsListing
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsStat(HdfsPath):
+    METHOD: ClassVar[str] = "hdfs.stat"
+    RESULT: ClassVar[type[Result]] = HdfsStatResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsMkdir(HdfsPath):
+    METHOD: ClassVar[str] = "hdfs.mkdir"
+    RESULT: ClassVar[type[Result]] = PathResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsRemove(HdfsPath):
+    METHOD: ClassVar[str] = "hdfs.rm"
+    RESULT: ClassVar[type[Result]] = PathResult
+    recursive: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsMove(OnCluster):
+    METHOD: ClassVar[str] = "hdfs.mv"
+    RESULT: ClassVar[type[Result]] = HdfsMoveResult
+    source: str = field(metadata={"wire": "from"})
+    target: str = field(metadata={"wire": "to"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsCat(HdfsPath):
+    METHOD: ClassVar[str] = "hdfs.cat"
+    RESULT: ClassVar[type[Result]] = HdfsData
+    offset: int = 0
+    length: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsTail(HdfsPath):
+    METHOD: ClassVar[str] = "hdfs.tail"
+    RESULT: ClassVar[type[Result]] = HdfsData
+    size: int = field(default=1024, metadata={"wire": "bytes"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsTransfer(OnCluster):
+    local: str
+    remote: str
+    progress_token: str | int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsPut(HdfsTransfer):
+    METHOD: ClassVar[str] = "hdfs.put"
+    RESULT: ClassVar[type[Result]] = HdfsTransferResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsGet(HdfsTransfer):
+    METHOD: ClassVar[str] = "hdfs.get"
+    RESULT: ClassVar[type[Result]] = HdfsTransferResult
+
+
+HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
+METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
+    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
+    *HDFS_METHODS, *BACKEND_METHODS)}
+
+
+# -- events ------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class Progress(Event):
+    """How far an upload or transfer is (for a request that gave a `progressToken`)."""
+
+    token: str | int
+    bytes: int
+    total_bytes: int
+    files: int
+    total_files: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class UploadProgress(Progress):
+    EVENT: ClassVar[str] = "upload.progress"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransferProgress(Progress):
+    EVENT: ClassVar[str] = "transfer.progress"
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobLog(Event):
+    """`length` bytes of a task's log from byte `offset`, as text. `length` counts the bytes the task
+    wrote (text never splits a UTF-8 character; bytes that are not UTF-8 show as U+FFFD), so a
+    follower keeps its place in bytes whatever the text. When the bytes are not all UTF-8, `data`
+    carries them exactly (base64), for clients that print what the task printed."""
+
+    EVENT: ClassVar[str] = "job.log"
+    job: str
+    task: str
+    offset: int
+    length: int
+    text: str
+    data: str | None = None
+
+    @classmethod
+    def of(cls, job: str, task: str, offset: int, chunk: bytes) -> JobLog:
+        try:
+            return cls(job=job, task=task, offset=offset, length=len(chunk), text=chunk.decode("utf-8"))
+        except UnicodeDecodeError:
+            return cls(job=job, task=task, offset=offset, length=len(chunk), text=chunk.decode("utf-8", "replace"),
+                       data=base64.b64encode(chunk).decode("ascii"))
+
+    def raw(self) -> bytes:
+        """Exactly the bytes the task wrote."""
+        return base64.b64decode(self.data) if self.data is not None else self.text.encode("utf-8")
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        if self.data is None:
+            del out["data"]
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobStatus(Event):
+    """A job's state, sent on every change."""
+
+    EVENT: ClassVar[str] = "job.status"
+    job: str
+    cluster: str | None = None
+    state: str
+    exit_code: int | None = None  # the platform's
+    diagnostics: str = ""
+    user_exit_code: int | None = None  # the command's own, when the cluster reports it
+    exit_reason: str = ""  # the platform's code in words
+
+
+EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus)}
+
+
+
+
+# -- the language server's commands (`workspace/executeCommand`) -----------------------------
+# Each takes one argument, an object (one of the classes below or a daemon method's params), and
+# answers `{ok: true, …its result}` or `{ok: false, kind, message}` (errors.py's wire form, said
+# in the editor's language). server/commands.py implements them.
+@dataclass(frozen=True, kw_only=True)
+class NoArgument(Params):
+    """A command that needs nothing (an empty object, or no argument at all)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OnConfig(Params):
+    """A command on a job file: the object, or (what code lenses and minimal clients send) its bare URI."""
+
+    uri: str
+    cluster: str | None = None
+
+    @classmethod
+    def from_json(cls: type[W], data: Any) -> W:
+        return super().from_json({"uri": data} if isinstance(data, str) else data)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmitJob(OnConfig):
+    """`pai.submitJob` / `pai.runLocally`; `work_done_token` is the client's progress token, on which
+    the upload is reported and can be cancelled."""
+
+    METHOD: ClassVar[str] = "pai.submitJob"
+    RESULT: ClassVar[type[Result]] = SubmitResult
+    work_done_token: str | int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreviewUpload(OnConfig):
+    """Which config, to which cluster (the default one when absent), and whether to list every file."""
+
+    METHOD: ClassVar[str] = "pai.previewUpload"
+    RESULT: ClassVar[type[Result]] = PreviewResult
+    list_files: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RenderedPreviewResult(PreviewResult):
+    language: str  # how to show `text`, which is `rendered` here: "yaml" (a v2 job) or "json"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreviewRendered(OnConfig):
+    """The job as the server will see it: which job file, for which cluster (the default one when absent), and
+    whether a v2 job's secrets are shown in plain text (masked otherwise)."""
+
+    METHOD: ClassVar[str] = "pai.previewRendered"
+    RESULT: ClassVar[type[Result]] = RenderedPreviewResult
+    show_secrets: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobOutputs(JobRef):
+    """The job's outputDir into `dest`, reported on `work_done_token` as it goes."""
+
+    METHOD: ClassVar[str] = "pai.jobOutputs"
+    RESULT: ClassVar[type[Result]] = PathResult
+    dest: str
+    work_done_token: str | int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigText(ConfigResult):
+    text: str  # the config as text: JSON with a 2-space indent in the cluster's key order, or the YAML as it is
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobConfig(Config):
+    METHOD: ClassVar[str] = "pai.job.config"
+    RESULT: ClassVar[type[Result]] = ConfigText
+
+
+@dataclass(frozen=True, kw_only=True)
+class Following(Result):
+    job: str
+    cluster: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Follow(FollowLogs):
+    """Relay the job's log as `pai/jobLog` from `offsets` on, then `pai/jobLogEnd`."""
+
+    METHOD: ClassVar[str] = "pai.job.follow"
+    RESULT: ClassVar[type[Result]] = Following
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unfollow(JobRef):
+    METHOD: ClassVar[str] = "pai.job.unfollow"
+    RESULT: ClassVar[type[Result]] = StoppedResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsText(Result):
+    path: str
+    text: str  # the file's bytes as UTF-8 (what is not UTF-8 as U+FFFD)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsCatText(HdfsCat):
+    RESULT: ClassVar[type[Result]] = HdfsText
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsTailText(HdfsTail):
+    RESULT: ClassVar[type[Result]] = HdfsText
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsPutWithProgress(HdfsPut):
+    work_done_token: str | int | None = None  # the transfer reported on it as `$/progress`
+
+
+@dataclass(frozen=True, kw_only=True)
+class HdfsGetWithProgress(HdfsGet):
+    work_done_token: str | int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobFileFormat(Result):
+    format: str
+    title: str  # in the client's language
+    patterns: list[str]  # "*.pai.json"
+    syntax: str  # "json" | "yaml"
+
+
+@dataclass(frozen=True, kw_only=True)
+class KindRow(Result):
+    name: str
+    title: str
+    job_format: str
+    job_files: list[str]
+    storage: str  # "WebHDFS" | "PFS": what a profile's `webhdfs` URI points at
+    storage_required: bool
+    local: str | None  # the embedded cluster's profile of that kind
+
+
+@dataclass(frozen=True, kw_only=True)
+class KindsResult(Result):
+    job_files: list[JobFileFormat]
+    kinds: list[KindRow]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Kinds(NoArgument):
+    METHOD: ClassVar[str] = "pai.kinds"
+    RESULT: ClassVar[type[Result]] = KindsResult
+
+
+COMMANDS: dict[str, type[Params]] = {
+    "pai.submitJob": SubmitJob,
+    "pai.runLocally": SubmitJob,
+    "pai.previewUpload": PreviewUpload,
+    "pai.previewRendered": PreviewRendered,
+    "pai.jobs.list": Jobs,
+    "pai.job.status": Status,
+    "pai.job.why": Why,
+    "pai.job.config": JobConfig,
+    "pai.job.ssh": Ssh,
+    "pai.job.stop": Stop,
+    "pai.job.follow": Follow,
+    "pai.job.unfollow": Unfollow,
+    "pai.jobOutputs": JobOutputs,
+    "pai.kinds": Kinds,
+    "pai.clusters.list": ClustersList,
+    "pai.clusters.add": ClustersAdd,
+    "pai.clusters.login": ClustersLogin,
+    "pai.clusters.remove": ClustersRemove,
+    "pai.clusters.setDefault": ClustersSetDefault,
+    "pai.clusters.stopLocal": ClustersStopLocal,
+    "pai.hdfs.ls": HdfsList,
+    "pai.hdfs.stat": HdfsStat,
+    "pai.hdfs.mkdir": HdfsMkdir,
+    "pai.hdfs.rm": HdfsRemove,
+    "pai.hdfs.mv": HdfsMove,
+    "pai.hdfs.cat": HdfsCatText,
+    "pai.hdfs.tail": HdfsTailText,
+    "pai.hdfs.put": HdfsPutWithProgress,
+    "pai.hdfs.get": HdfsGetWithProgress,
+}
+"""Every command, by the class of its one argument (whose `RESULT` is what it answers)."""
+
+
+# -- what the language server sends the editor --------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class OnJob(Event):
+    job: str
+    cluster: str | None
+    uri: str | None = omitted_when_none()  # the config a submit from this client came from
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditorJobLog(OnJob):
+    """`text` stands for `length` bytes of the task's log from byte `offset`."""
+
+    EVENT: ClassVar[str] = "pai/jobLog"
+    task: str  # "role:index"
+    task_count: int | None  # tasks of the job: prefix lines with the task only when several
+    offset: int
+    length: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditorJobLogEnd(OnJob):
+    """The relay ended: the job ended (`state`), or `message` says why it could not go on."""
+
+    EVENT: ClassVar[str] = "pai/jobLogEnd"
+    state: str | None
+    offsets: dict[str, int]
+    message: str | None = omitted_when_none()
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditorJobStatus(OnJob):
+    EVENT: ClassVar[str] = "pai/jobStatus"
+    state: str
+    exit_code: int | None
+    diagnostics: str
+
+
+NOTIFICATIONS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (EditorJobLog, EditorJobLogEnd, EditorJobStatus)}
+
+
+# -- the same as a JSON Schema -------------------------------------------------------------------
+def _type_schema(hint: Any, ref: Callable[[type], dict]) -> dict:
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
+    origin = typing.get_origin(hint)
+    if hint in simple:
+        return {"type": simple[hint]}
+    if hint is Any:
+        return {}
+    if _is_wire(hint):
+        return ref(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [_type_schema(h, ref) for h in typing.get_args(hint)]
+        if all(set(o) == {"type"} and isinstance(o["type"], str) for o in options):
+            return {"type": [o["type"] for o in options]}
+        return {"anyOf": options}
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return {"type": "array", "items": _type_schema(item, ref)}
+    if origin is dict:
+        _, item = typing.get_args(hint) or (Any, Any)
+        return {"type": "object", "additionalProperties": _type_schema(item, ref)}
+    raise TypeError(f"no JSON Schema for {hint!r}")
+
+
+def _object_schema(cls: type[Wire], ref: Callable[[type], dict]) -> dict:
+    """A class as an object schema: a params field is required when it has no default; a result's
+    or an event's is always sent, unless it is left out when None."""
+    hints = _hints(cls)
+    properties, required = {}, []
+    for f in dataclasses.fields(cls):
+        key = _wire(cls, f)
+        properties[key] = _type_schema(hints[f.name], ref)
+        given = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if given or (not issubclass(cls, Params) and not f.metadata.get("omit")):
+            required.append(key)
+    out: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
+    if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):  # not dataclass's made-up one
+        out["description"] = " ".join(cls.__doc__.split())
+    return out
+
+
+def schema() -> dict[str, Any]:
+    """The whole API as one JSON Schema document: `$defs` holds every class; `methods` (the daemon's),
+    `commands` (the language server's) and the events name theirs. A failure is `Failure` (the
+    daemon's JSON-RPC `error.data`) or, answering a command, `CommandFailure`."""
+    from .errors import KINDS
+
+    defs: dict[str, Any] = {}
+
+    def ref(cls: type) -> dict:
+        if cls.__name__ not in defs:
+            defs[cls.__name__] = {}
+            defs[cls.__name__] = _object_schema(cls, ref)
+        return {"$ref": f"#/$defs/{cls.__name__}"}
+
+    methods = {name: {"params": ref(cls), "result": ref(cls.RESULT)} for name, cls in METHODS.items()}
+    commands = {name: {"argument": ref(cls), "result": ref(cls.RESULT)} for name, cls in COMMANDS.items()}
+    events = {name: ref(cls) for name, cls in EVENTS.items()}
+    notifications = {name: ref(cls) for name, cls in NOTIFICATIONS.items()}
+    kinds = {"type": "string", "enum": sorted(KINDS)}
+    defs["Failure"] = {"type": "object", "required": ["kind"], "description": "Beside the one line (`message`): which "
+                       "failure, and its message's catalogue code and arguments, to say it in the reader's language.",
+                       "properties": {"kind": kinds, "code": {"type": "string"}, "args": {"type": "object"}}}
+    defs["CommandFailure"] = {"type": "object", "required": ["ok", "kind", "message"],
+                              "description": "A command's answer when it failed: its message in the editor's language.",
+                              "properties": {"ok": {"const": False}, "kind": kinds, "message": {"type": "string"}}}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://pai-lsp/protocol.schema.json",
+            "title": "pai-lsp: the daemon's methods and events, the language server's commands and notifications",
+            "description": "Generated from pai_lsp/api.py by scripts/protocol-schema; do not edit.",
+            "methods": methods, "events": events, "commands": commands, "notifications": notifications,
+            "$defs": dict(sorted(defs.items()))}
