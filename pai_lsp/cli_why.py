@@ -7,6 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from .core.messages import render
 from .daemon import client as daemon
 from .daemon import protocol
 from .errors import PaiError
@@ -34,7 +35,7 @@ def cmd_why(args: argparse.Namespace) -> int:
         return 0
     if result.explanation is None:
         state = result.state
-        print(f"{args.job}: {state}" + ("" if state in EXPLAINED else " (nothing to explain: it did not fail)"))
+        print(f"{args.job}: {state}" if state in EXPLAINED else render("why.nothing", terminal_locale(), job=args.job, state=state))
         return 0
     print(report(result, terminal_locale()))
     return 0
@@ -61,30 +62,30 @@ def report(result: WhyResult, locale: str | None) -> str:
     why = explanation(result)
     assert why is not None
     cause = why.cause or why
-    task = f" (task {cause.role}:{cause.index})" if cause.role is not None else ""
+    task = render("why.task", locale, task=f"{cause.role}:{cause.index}") if cause.role is not None else ""
     lines = [f"{result.job}: {result.state} — {why.title.pick(locale)}{task}", f"  {why.message.pick(locale)}"]
     if why.exit_words is not None or cause.exit_words is not None:
         lines.append(f"  {(why.exit_words or cause.exit_words).pick(locale)}")
     changed = set(result.changed)
     if cause.traceback is not None:
-        lines.append("where:")
+        lines.append(render("why.where", locale))
         for frame in (cause.traceback.primary, *cause.traceback.related):
             if frame is not None:
-                lines.append("  " + _frame(frame, changed))
+                lines.append("  " + _frame(frame, changed, locale))
     if cause.evidence:
-        lines.append("evidence:")
+        lines.append(render("why.evidence", locale))
         lines += [f"  {'log' if e.source == 'log' else e.source}:{e.line}: {e.text}" if e.line else f"  {e.text}"
                   for e in cause.evidence]
     if not cause.evidence and cause.last_lines:
-        lines.append("last lines:")
+        lines.append(render("why.last-lines", locale))
         lines += [f"  {e.text}" for e in cause.last_lines]
     return "\n".join(lines)
 
 
-def _frame(frame: Frame, changed: set[str]) -> str:
+def _frame(frame: Frame, changed: set[str], locale: str | None) -> str:
     where = f"{frame.workspace or frame.path}:{frame.line}"
-    function = f" in {frame.function}" if frame.function else ""
-    note = " (changed since the upload)" if frame.workspace in changed else ""
+    function = render("why.in-function", locale, function=frame.function) if frame.function else ""
+    note = render("why.changed", locale) if frame.workspace in changed else ""
     return f"{where}{function}{note}"
 
 

@@ -445,7 +445,7 @@ class LocalCluster:
             (task.exit_code, task.diagnostics), task.original_exit_code = log_failure_exit(running.log_failure), None
             task.state, task.completed = "FAILED", now_ms()
         elif running.memory_exceeded is not None:  # killed past its memoryMB: the platform's memory kill
-            task.exit_code, task.original_exit_code = MEMORY_EXCEEDED[job.version], 128 + signal.SIGKILL
+            task.exit_code, task.original_exit_code = MEMORY_EXCEEDED[job.version], memory.KILLED_STATUS
             task.diagnostics, task.state, task.completed = running.memory_exceeded.diagnostics(), "FAILED", now_ms()
         else:
             era = shapes.era(job)

@@ -13,6 +13,7 @@ import psutil
 
 POLL_SECONDS = 0.2
 MEMORY_EXCEEDED = {1: -7122, 2: -1200}  # the job's API version -> the exit spec's code (YARN, Kubernetes)
+KILLED_STATUS = 128 + 9  # the command's status as the platforms report a memory kill (SIGKILL, 9), on every OS
 
 
 @dataclass(frozen=True)

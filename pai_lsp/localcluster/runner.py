@@ -167,7 +167,7 @@ class RunningTask:
         """The task's processes use more than its role's memoryMB (--enforce-memory, memory.py): it is
         killed, failed for that reason."""
         self.memory_exceeded = exceeded
-        self._ending = asyncio.ensure_future(self.end(signal.SIGKILL))
+        self._ending = asyncio.ensure_future(self.end(force=True))
 
     async def wait(self) -> int:
         """The command's exit status, once its output is all in the log files. Whatever the command
