@@ -51,6 +51,11 @@ def test_a_traceback_three_modules_deep_is_on_the_workspace_file_and_line(env, t
     text = pai(env, "why", job)
     assert text.returncode == 0
     assert "pkg/ops.py:3" in text.stdout and "KeyError: 'train'" in text.stdout
+    assert "where:" in text.stdout and "pkg/ops.py:3 in " in text.stdout
+    # A Chinese terminal reads the report's own words in Chinese too (the catalogue's), not only the explanation's.
+    chinese = pai({**env, "LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "why", job)
+    assert chinese.returncode == 0 and "位置：" in chinese.stdout and "where:" not in chinese.stdout
+    assert got["explanation"]["title"]["zh"] in chinese.stdout
     status = pai(env, "status", job)
     assert "why: " in status.stdout and "pkg/ops.py:3" in status.stdout
 
@@ -98,6 +103,8 @@ def test_a_stopped_job_and_a_running_one(env, tmp_path):
     _, job = _run(env, ws)
     running = pai(env, "why", job)
     assert running.returncode == 0 and "nothing to explain" in running.stdout
+    chinese = pai({**env, "LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "why", job)
+    assert "没有需要说明的" in chinese.stdout
     assert pai(env, "stop", job).returncode == 0
     deadline = time.monotonic() + 30
     while (got := _why(env, job))["state"] != "STOPPED":
