@@ -258,6 +258,7 @@ class SubmitResult(Result):
     user: str | None
     upload: UploadSummary | None  # None: nothing to upload (no codeDir, or uploads off)
     warnings: list[str]  # the cluster's, one line each, about the job it accepted
+    record: RecordSummary | None = omitted_when_none()  # the submission record kept of it (none: a resumed submit)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -631,6 +632,138 @@ class HdfsTransferResult(Result):
     bytes: int
 
 
+@dataclass(frozen=True, kw_only=True)
+class RecordSummary(Result):
+    """Where a submit's record was kept: `location` on the cluster's storage (None: this machine only)."""
+
+    location: str | None
+    sha256: str  # of the record itself (the job carries it where the cluster keeps extras)
+    code_hash: str  # of the code it lists
+    files: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SentFile(Result):
+    size: int
+    sha256: str | None  # None only for a file too big to hash
+
+
+@dataclass(frozen=True, kw_only=True)
+class GitFacts(Result):
+    """The workspace's git facts at submit time (`diff`: `git diff HEAD`, None when over the limit)."""
+
+    commit: str
+    branch: str | None
+    remote: str | None  # `origin`, without any user name or password
+    dirty: bool
+    diff: str | None
+    diff_bytes: int
+    untracked: list[str]  # files sent that git does not track
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmissionRecord(Result):
+    """What a job ran, as core/record.py writes it (beside the job's code and in the local journal)."""
+
+    version: int
+    job: str
+    cluster: str
+    kind: str
+    user: str
+    submitted: str  # ISO 8601 UTC
+    tool: str  # pai-lsp's version
+    environment: dict[str, str]  # python, os, host
+    config_file: str  # the job file, relative to the workspace
+    workspace: str  # the workspace's folder on the submitting machine
+    source_config: dict[str, Any]  # the config as written
+    config: dict[str, Any]  # the final config sent
+    variables: dict[str, str]  # the `$PAI_…` values filled in
+    code_dir: str | None
+    code_hash: str
+    files: dict[str, SentFile]  # by path relative to the workspace
+    git: GitFacts | None
+    rerun_of: str | None
+    sent: str | None  # the job as a protocol-2 cluster got it (v2 YAML)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordShowResult(Result):
+    """A job's submission record, checked; `lines` it in words; `source`: "cluster" (beside its code)
+    or "journal" (this machine's copy); `notes`: what was wrong on the way."""
+
+    record: SubmissionRecord
+    sha256: str
+    source: str
+    location: str | None
+    notes: list[str]
+    lines: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordCodeResult(Result):
+    job: str
+    path: str
+    files: int
+    bytes: int
+    sources: dict[str, int]  # files by where they came from ("cluster" | "journal" | "git")
+    said_from: str = field(metadata={"wire": "from"})  # the same in words
+    notes: list[str]
+    code_hash: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordFileResult(Result):
+    job: str
+    path: str
+    data: str  # base64
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordRerunResult(Result):
+    """A rerun submitted, or (`dryRun`) only the name, config and code folder it would send."""
+
+    job: str
+    rerun_of: str
+    config: dict[str, Any] | None = omitted_when_none()  # a dry run's
+    code_dir: str | None = omitted_when_none()  # a dry run's
+    cluster: str | None = omitted_when_none()
+    user: str | None = omitted_when_none()
+    code_source: str | None = omitted_when_none()  # "cluster" | "copied" | "journal" | "git" | "none"
+    code_from: str | None = omitted_when_none()  # the same in words
+    upload: UploadSummary | None = omitted_when_none()
+    record: RecordSummary | None = omitted_when_none()
+    code_hash: str | None = omitted_when_none()
+    warnings: list[str] | None = omitted_when_none()
+    notes: list[str] | None = omitted_when_none()
+
+
+@dataclass(frozen=True, kw_only=True)
+class FileDiff(Result):
+    path: str
+    diff: str  # unified diff (or a line saying why none is shown)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordDiffResult(Result):
+    jobs: list[str]
+    config: list[dict[str, Any]]  # {key, old, new, …}
+    files: dict[str, list[str]]  # added / removed / changed
+    diffs: list[FileDiff]
+    commit: list[dict[str, Any]]
+    environment: list[dict[str, Any]]
+    notes: list[str]
+    text: str  # what `pai diff` prints
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordCompareResult(Result):
+    job: str
+    workspace: str
+    changed: list[str]
+    removed: list[str]
+    notes: list[str]
+
+
 # -- the daemon itself -------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class Ping(Params):
@@ -758,6 +891,65 @@ class FollowLogs(JobRef):
     which: str = "all"  # "all" | "stdout" | "stderr"
     follow: bool = True  # False: what is there now, then return
     offsets: dict[str, int] | None = None  # bytes the caller already has, per task
+
+
+# -- submission records (what a job ran: show, its code, rerun, compare) ------------------------
+@dataclass(frozen=True, kw_only=True)
+class RecordShow(JobRef):
+    METHOD: ClassVar[str] = "record.show"
+    RESULT: ClassVar[type[Result]] = RecordShowResult
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordCode(JobRef):
+    """Download exactly what the job ran into `dest` (a new or empty folder, unless `force`)."""
+
+    METHOD: ClassVar[str] = "record.code"
+    RESULT: ClassVar[type[Result]] = RecordCodeResult
+    dest: str
+    force: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordFile(JobRef):
+    """One file as the job sent it (base64 `data`): an editor's read-only view."""
+
+    METHOD: ClassVar[str] = "record.file"
+    RESULT: ClassVar[type[Result]] = RecordFileResult
+    path: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordRerun(JobRef):
+    """Submit what the job ran again, under a new generated name (`name`: one already chosen by a
+    dry run); `config`: the final config to send instead of the first run's (edited); `dryRun`: only
+    say the name and config a rerun would send."""
+
+    METHOD: ClassVar[str] = "record.rerun"
+    RESULT: ClassVar[type[Result]] = RecordRerunResult
+    config: dict[str, Any] | None = None
+    name: str | None = None
+    dry_run: bool = False
+    progress_token: str | int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordDiff(JobRef):
+    METHOD: ClassVar[str] = "record.diff"
+    RESULT: ClassVar[type[Result]] = RecordDiffResult
+    other: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecordCompare(JobRef):
+    """Which files differ between what the job ran and the folder `workspace` now."""
+
+    METHOD: ClassVar[str] = "record.compareWorkspace"
+    RESULT: ClassVar[type[Result]] = RecordCompareResult
+    workspace: str
+
+
+RECORD_METHODS: tuple[type[Params], ...] = (RecordShow, RecordCode, RecordFile, RecordRerun, RecordDiff, RecordCompare)
 
 
 # -- cluster profiles --------------------------------------------------------------------
@@ -939,7 +1131,7 @@ class HdfsGet(HdfsTransfer):
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
-    *HDFS_METHODS, *BACKEND_METHODS)}
+    *HDFS_METHODS, *BACKEND_METHODS, *RECORD_METHODS)}
 
 
 # -- events ------------------------------------------------------------------------------
@@ -1140,6 +1332,21 @@ class HdfsGetWithProgress(HdfsGet):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RecordText(Result):
+    job: str
+    path: str
+    text: str  # the file's bytes as UTF-8 (what is not UTF-8 as U+FFFD)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmittedFile(RecordFile):
+    """One file exactly as the job sent it (checked against its recorded hash), as text."""
+
+    METHOD: ClassVar[str] = "pai.job.submittedFile"
+    RESULT: ClassVar[type[Result]] = RecordText
+
+
+@dataclass(frozen=True, kw_only=True)
 class JobFileFormat(Result):
     format: str
     title: str  # in the client's language
@@ -1184,6 +1391,11 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.job.follow": Follow,
     "pai.job.unfollow": Unfollow,
     "pai.jobOutputs": JobOutputs,
+    "pai.job.record": RecordShow,
+    "pai.job.submittedFile": SubmittedFile,
+    "pai.job.compareWorkspace": RecordCompare,
+    "pai.job.diff": RecordDiff,
+    "pai.job.rerun": RecordRerun,
     "pai.kinds": Kinds,
     "pai.clusters.list": ClustersList,
     "pai.clusters.add": ClustersAdd,

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from .cli_records import COMMANDS as RECORD_COMMANDS
+from .cli_records import add_commands as add_record_commands
 from .cli_why import add_command as add_why
 from .cli_why import cmd_why, failure_line
 from .clusters.kinds import BY_NAME as KINDS
@@ -129,6 +131,7 @@ def add_commands(sub) -> None:
     dsub.add_parser("status", help="is it running, and what does it watch")
     dsub.add_parser("stop", help="stop it (the next command starts it again)")
     dsub.add_parser("serve", help="run it in the foreground")
+    add_record_commands(sub)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -456,4 +459,4 @@ def cmd_registry(args: argparse.Namespace) -> int:
 
 COMMANDS = {"ssh": cmd_ssh, "submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
             "stop": cmd_stop, "why": cmd_why, "outputs": cmd_outputs, "cluster": cmd_cluster,
-            "daemon": cmd_daemon, "hdfs": cmd_hdfs, "quota": cmd_quota, "registry": cmd_registry}
+            "daemon": cmd_daemon, "hdfs": cmd_hdfs, "quota": cmd_quota, "registry": cmd_registry, **RECORD_COMMANDS}

@@ -16,6 +16,12 @@ from .helpers.memory import MemoryBackend, Script
 from .helpers.paths import CONFIGS, EXAMPLE
 
 
+@pytest.fixture(autouse=True)
+def state(tmp_path, monkeypatch):
+    """Submits keep their records in the state folder: a temporary one, never the user's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
 @pytest.fixture
 def workspace(tmp_path):
     ws = tmp_path / "ws"

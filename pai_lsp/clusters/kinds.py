@@ -61,6 +61,7 @@ class ClusterKind:
     protocols: bool = False  # jobs go in OpenPAI's protocol v1 or v2, detected when a profile is added
     datacenter: bool = False  # a profile names a datacenter (`/pfs/<datacenter>/…`)
     web_portal: bool = False  # the cluster shows each job on a page of its web portal
+    record_in_extras: bool = False  # a job's config carries where its submission record is (`extras`, kept by the server)
     name_wait: str = ""  # why a finished job's name may still be taken, said when it is
     other_formats: tuple[str, ...] = ()  # formats it also runs (its backend converts them where its server needs)
 
@@ -84,9 +85,11 @@ class ClusterKind:
 
 KINDS: tuple[ClusterKind, ...] = (
     ClusterKind("openpai", ("OpenPAI", "OpenPAI"), _openpai, "pai-v1", "openpai", "WebHDFS",
-                local=LOCAL, local_profile=local_profile, protocols=True, web_portal=True, other_formats=("pai-v2",)),
+                local=LOCAL, local_profile=local_profile, protocols=True, web_portal=True, record_in_extras=True,
+                other_formats=("pai-v2",)),
     ClusterKind("scm", ("SCM (storageGB, tmp, extras.virtualGroup)", "SCM（storageGB、tmp、extras.virtualGroup）"), _openpai,
-                "pai-v1", "scm", "WebHDFS", protocols=True, web_portal=True, other_formats=("pai-v2",)),
+                "pai-v1", "scm", "WebHDFS", protocols=True, web_portal=True, record_in_extras=True,
+                other_formats=("pai-v2",)),
     ClusterKind("paddlecloud", ("PaddlePaddle Cloud", "PaddlePaddle Cloud"), _paddlecloud, "paddle", "paddle", "PFS",
                 default_storage=PFS_PATH, token_key=endpoint_token_key, local=LOCAL_PADDLE, local_profile=local_paddle_profile,
                 datacenter=True, name_wait=" (or its pods are still terminating)"),

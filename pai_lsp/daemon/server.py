@@ -23,7 +23,7 @@ from ..clusters.profiles import LOCALS
 from ..core.messages import message
 from ..errors import InvalidInput, PaiError, ServerError
 from ..filelock import try_hold
-from ..service import clusters
+from ..service import clusters, records
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
@@ -67,6 +67,7 @@ class Daemon:
             **{cls.METHOD: self.hdfs for cls in protocol.HDFS_METHODS},
             **{cls.METHOD: self.profiles for cls in protocol.CLUSTER_METHODS},
             **{cls.METHOD: self.backend_call for cls in protocol.BACKEND_METHODS},
+            **{cls.METHOD: self.records for cls in protocol.RECORD_METHODS},
         }
 
     # -- transport -------------------------------------------------------------------
@@ -313,6 +314,14 @@ class Daemon:
         """Quota and registry secrets: one call of the cluster's backend."""
         return await self.sessions.run(getattr(p, "cluster", None), BACKEND[type(p)], p)
 
+    async def records(self, p: protocol.Params, notify: Notify) -> protocol.Result:
+        """`record.*`: what a job ran (service/records.py); a rerun is watched like a submit."""
+        progress = self.progress(getattr(p, "progress_token", None), protocol.UploadProgress, notify)
+        result = await self.sessions.run(getattr(p, "cluster", None), RECORDS[type(p)], p, progress)
+        if isinstance(p, protocol.RecordRerun) and not p.dry_run:
+            self.watcher.watch(result.cluster, result.job)
+        return result
+
     async def hdfs(self, p: protocol.Params, notify: Notify) -> protocol.Result:
         progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)
         return await self.sessions.run(getattr(p, "cluster", None), HDFS[type(p)], p, progress)
@@ -372,6 +381,17 @@ HDFS: dict[type, Callable[..., protocol.Result]] = {
     protocol.HdfsTail: _read(lambda backend, p: explorer.tail(backend, p.path, p.size)),
     protocol.HdfsPut: lambda backend, p, progress: explorer.put(backend, Path(p.local), p.remote, progress),
     protocol.HdfsGet: lambda backend, p, progress: explorer.get(backend, p.remote, Path(p.local), progress),
+}
+
+
+RECORDS: dict[type, Callable[..., protocol.Result]] = {
+    protocol.RecordShow: lambda backend, p, progress: records.show(backend, p.job),
+    protocol.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force),
+    protocol.RecordFile: lambda backend, p, progress: protocol.RecordFileResult(
+        job=p.job, path=p.path, data=base64.b64encode(records.file(backend, p.job, p.path)).decode()),
+    protocol.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress),
+    protocol.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other),
+    protocol.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace)),
 }
 
 

@@ -149,6 +149,12 @@ async def hdfs_tail(ls: PaiLanguageServer, params: api.HdfsTailText) -> Answer:
     return _as_text(await ls.jobs.call(protocol.HdfsTail(path=params.path, cluster=params.cluster, size=params.size)))
 
 
+@registry.command("pai.job.submittedFile")
+async def job_submitted_file(ls: PaiLanguageServer, params: api.SubmittedFile) -> Answer:
+    """One file exactly as the job sent it (checked against its recorded hash), as text."""
+    return _as_text(await ls.jobs.call(protocol.RecordFile(job=params.job, path=params.path, cluster=params.cluster)))
+
+
 @registry.command("pai.hdfs.put")
 async def hdfs_put(ls: PaiLanguageServer, params: api.HdfsPutWithProgress) -> Answer:
     """With `workDoneToken`, the transfer is reported on it as `$/progress`."""

@@ -7,12 +7,13 @@ The config file on disk is never changed.
 
 from __future__ import annotations
 
+import copy
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..api import JobRow, JobsResult, SshTask, SubmitResult, UploadSummary
+from ..api import JobRow, JobsResult, RecordSummary, SshTask, SubmitResult, UploadSummary
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
@@ -21,9 +22,10 @@ from ..core.messages import message
 from ..core.model import LineIndex, Settings
 from ..core.v2_templates import TemplateError
 from ..core.v2render import Rendered, is_v2, render
-from ..errors import Interrupted, InvalidInput, NameTaken, NotFound
+from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
+from . import records
 from .selection import checked_files
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ class Prepared:
     name: str
     code_dir: str | None  # HDFS path the workspace is uploaded to
     workspace: Path
+    source: dict = field(default_factory=dict)  # the config as written, before the name and `$PAI_…` were filled in
     rendered: Rendered | None = None  # a v2 job as the server will see it (secrets masked)
     converted: dict | None = None  # what a cluster of another protocol gets instead (a v2 job's v1 config)
 
@@ -73,6 +76,7 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         name = base
         if backend.job_exists(name):
             raise NameTaken(message("jobs.name-taken", job=name, cluster=backend.profile.name, wait=kind.name_wait))
+    source = copy.deepcopy(config)
     code_dir = backend.place_job(config, name)
     try:  # a job the cluster's protocol cannot express is refused here, before anything is uploaded
         converted = backend.converted(config)
@@ -84,7 +88,7 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         rendered = render(config) if is_v2(config) else None
     except TemplateError as exc:  # the server's 500 (mustache's words); the format's checks say it first
         raise InvalidInput(message("error.at-file", file=shown, reason=exc.message)) from None
-    return Prepared(config, name, code_dir, workspace_of(config_path), rendered, converted)
+    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted)
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:
@@ -126,26 +130,34 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     if journal is not None:
         journal.record("uploading", prepared.name)
     uploaded: UploadResult | None = None
+    files = None
     if prepared.code_dir:
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
         uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
     if cancelled is not None and cancelled.is_set():
         raise Interrupted(message("jobs.cancelled"))
+    kept = records.record_submit(backend, prepared.name, prepared.config, prepared.source, prepared.code_dir, prepared.workspace,
+                                 config_path, files)  # what is about to run, kept beside its code and on this machine
     if journal is not None:
         journal.record("submitting", prepared.name)
-    warnings = backend.submit(prepared.config)
-    result = _submitted(backend, prepared, uploaded, warnings)
+    try:
+        warnings = backend.submit(kept.config)
+    except PaiError:
+        kept.discard(backend)
+        raise
+    result = _submitted(backend, prepared, uploaded, [*([kept.warning] if kept.warning else []), *warnings], kept.summary())
     if journal is not None:
         journal.record("done", prepared.name, result.to_json())
     return result
 
 
 def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | None,
-               warnings: list[str] | None = None) -> SubmitResult:
+               warnings: list[str] | None = None, record: RecordSummary | None = None) -> SubmitResult:
     """`warnings`: what the cluster said about the job it accepted (unknown, so none, when the job is
     found already submitted by a daemon that died)."""
     return SubmitResult(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
-                        upload=UploadSummary(**uploaded.to_json()) if uploaded else None, warnings=list(warnings or []))
+                        upload=UploadSummary(**uploaded.to_json()) if uploaded else None, warnings=list(warnings or []),
+                        record=record)
 
 
 def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:

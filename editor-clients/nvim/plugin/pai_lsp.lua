@@ -61,4 +61,15 @@ command("PaiHdfs", function(o) pai().hdfs(o.fargs[1], o.fargs[2]) end, {
     return {}
   end,
 })
+for name, action in pairs({ PaiCode = "code", PaiCompare = "compare", PaiRerun = "rerun" }) do
+  command(name, function(o) require("pai_lsp.records")[action](o.fargs[1], o.fargs[2]) end, {
+    nargs = "+", desc = ({ code = "The code a job was submitted with", compare = "What changed in the workspace since a job was submitted (diff split)",
+      rerun = "Submit a job again: the same code and config, a new name" })[action],
+    complete = function(lead) return matching(require("pai_lsp.jobs").names(), lead) end,
+  })
+end
+command("PaiDiff", function(o) require("pai_lsp.records").diff(o.fargs[1], o.fargs[2], o.fargs[3]) end, {
+  nargs = "+", desc = "Compare two runs: config keys, code, commit and environment",
+  complete = function(lead) return matching(require("pai_lsp.jobs").names(), lead) end,
+})
 command("PaiClusters", function() pai().clusters() end, { desc = "Cluster profiles: add, default, log in, remove" })

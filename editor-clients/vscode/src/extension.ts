@@ -6,6 +6,7 @@ import { HdfsView, registerHdfs } from "./hdfs";
 import { JobsView, registerJobCommands } from "./jobs";
 import { LogBook } from "./logs";
 import { registerPreview } from "./preview";
+import { registerRecords } from "./records";
 import { PaiServer } from "./server";
 import { submit } from "./submit";
 import { WhyBook, registerWhy } from "./why";
@@ -23,6 +24,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerHdfs(context, server, hdfs);
   registerClusters(context, server, clusters);
   registerPreview(context, server);
+  registerRecords(context, server);
   server.onRestart(() => jobs.refresh()); // a new server watches what it lists again
   jobs.onDidList.event((node) => {
     if (node.local) clusters.localClusterUsed();

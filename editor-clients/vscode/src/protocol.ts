@@ -148,6 +148,11 @@ export interface Failure {
   args?: Record<string, unknown>;
 }
 
+export interface FileDiff {
+  path: string;
+  diff: string;
+}
+
 /** Relay the job's log as `pai/jobLog` from `offsets` on, then `pai/jobLogEnd`. */
 export interface Follow {
   cluster?: string | null;
@@ -176,6 +181,17 @@ export interface FollowLogsResult {
 export interface Following {
   job: string;
   cluster: string | null;
+}
+
+/** The workspace's git facts at submit time (`diff`: `git diff HEAD`, None when over the limit). */
+export interface GitFacts {
+  commit: string;
+  branch: string | null;
+  remote: string | null;
+  dirty: boolean;
+  diff: string | null;
+  diffBytes: number;
+  untracked: string[];
 }
 
 export interface HdfsCat {
@@ -481,6 +497,126 @@ export interface QuotaResult {
   used: QuotaFigures;
 }
 
+/** Download exactly what the job ran into `dest` (a new or empty folder, unless `force`). */
+export interface RecordCode {
+  cluster?: string | null;
+  job: string;
+  dest: string;
+  force?: boolean;
+}
+
+export interface RecordCodeResult {
+  job: string;
+  path: string;
+  files: number;
+  bytes: number;
+  sources: Record<string, number>;
+  from: string;
+  notes: string[];
+  codeHash: string;
+}
+
+/** Which files differ between what the job ran and the folder `workspace` now. */
+export interface RecordCompare {
+  cluster?: string | null;
+  job: string;
+  workspace: string;
+}
+
+export interface RecordCompareResult {
+  job: string;
+  workspace: string;
+  changed: string[];
+  removed: string[];
+  notes: string[];
+}
+
+export interface RecordDiff {
+  cluster?: string | null;
+  job: string;
+  other: string;
+}
+
+export interface RecordDiffResult {
+  jobs: string[];
+  config: Record<string, unknown>[];
+  files: Record<string, string[]>;
+  diffs: FileDiff[];
+  commit: Record<string, unknown>[];
+  environment: Record<string, unknown>[];
+  notes: string[];
+  text: string;
+}
+
+/** One file as the job sent it (base64 `data`): an editor's read-only view. */
+export interface RecordFile {
+  cluster?: string | null;
+  job: string;
+  path: string;
+}
+
+export interface RecordFileResult {
+  job: string;
+  path: string;
+  data: string;
+}
+
+/** Submit what the job ran again, under a new generated name (`name`: one already chosen by a dry run); `config`: the final config to send instead of the first run's (edited); `dryRun`: only say the name and config a rerun would send. */
+export interface RecordRerun {
+  cluster?: string | null;
+  job: string;
+  config?: Record<string, unknown> | null;
+  name?: string | null;
+  dryRun?: boolean;
+  progressToken?: string | number | null;
+}
+
+/** A rerun submitted, or (`dryRun`) only the name, config and code folder it would send. */
+export interface RecordRerunResult {
+  job: string;
+  rerunOf: string;
+  config?: Record<string, unknown> | null;
+  codeDir?: string | null;
+  cluster?: string | null;
+  user?: string | null;
+  codeSource?: string | null;
+  codeFrom?: string | null;
+  upload?: UploadSummary | null;
+  record?: RecordSummary | null;
+  codeHash?: string | null;
+  warnings?: string[] | null;
+  notes?: string[] | null;
+}
+
+export interface RecordShow {
+  cluster?: string | null;
+  job: string;
+}
+
+/** A job's submission record, checked; `lines` it in words; `source`: "cluster" (beside its code) or "journal" (this machine's copy); `notes`: what was wrong on the way. */
+export interface RecordShowResult {
+  record: SubmissionRecord;
+  sha256: string;
+  source: string;
+  location: string | null;
+  notes: string[];
+  lines: string[];
+}
+
+/** Where a submit's record was kept: `location` on the cluster's storage (None: this machine only). */
+export interface RecordSummary {
+  location: string | null;
+  sha256: string;
+  codeHash: string;
+  files: number;
+}
+
+export interface RecordText {
+  job: string;
+  path: string;
+  text: string;
+}
+
 export interface Registry {
   name: string;
   secret: string;
@@ -528,6 +664,11 @@ export interface RenderedPreviewResult {
   converted: Record<string, unknown> | null;
   text: string;
   language: string;
+}
+
+export interface SentFile {
+  size: number;
+  sha256: string | null;
 }
 
 export interface Ssh {
@@ -589,6 +730,29 @@ export interface StoppedResult {
   stopped: boolean;
 }
 
+/** What a job ran, as core/record.py writes it (beside the job's code and in the local journal). */
+export interface SubmissionRecord {
+  version: number;
+  job: string;
+  cluster: string;
+  kind: string;
+  user: string;
+  submitted: string;
+  tool: string;
+  environment: Record<string, string>;
+  configFile: string;
+  workspace: string;
+  sourceConfig: Record<string, unknown>;
+  config: Record<string, unknown>;
+  variables: Record<string, string>;
+  codeDir: string | null;
+  codeHash: string;
+  files: Record<string, SentFile>;
+  git: GitFacts | null;
+  rerunOf: string | null;
+  sent: string | null;
+}
+
 export interface Submit {
   cluster?: string | null;
   file: string;
@@ -613,6 +777,14 @@ export interface SubmitResult {
   user: string | null;
   upload: UploadSummary | null;
   warnings: string[];
+  record?: RecordSummary | null;
+}
+
+/** One file exactly as the job sent it (checked against its recorded hash), as text. */
+export interface SubmittedFile {
+  cluster?: string | null;
+  job: string;
+  path: string;
 }
 
 export interface Subscribe {
@@ -793,6 +965,11 @@ export interface Commands {
   "pai.job.follow": { argument: Follow; result: Following };
   "pai.job.unfollow": { argument: Unfollow; result: StoppedResult };
   "pai.jobOutputs": { argument: JobOutputs; result: PathResult };
+  "pai.job.record": { argument: RecordShow; result: RecordShowResult };
+  "pai.job.submittedFile": { argument: SubmittedFile; result: RecordText };
+  "pai.job.compareWorkspace": { argument: RecordCompare; result: RecordCompareResult };
+  "pai.job.diff": { argument: RecordDiff; result: RecordDiffResult };
+  "pai.job.rerun": { argument: RecordRerun; result: RecordRerunResult };
   "pai.kinds": { argument: Kinds; result: KindsResult };
   "pai.clusters.list": { argument: ClustersList; result: ClustersListResult };
   "pai.clusters.add": { argument: ClustersAdd; result: ClustersAddResult };

@@ -137,6 +137,19 @@ local ZH = {
   ["Last lines:"] = "最后几行：",
   ["which job? :PaiWhy {job}"] = "哪个作业？:PaiWhy {作业}",
   ["why %s failed: %s"] = "%s 失败的原因：%s",
+  -- what a job ran (records.lua)
+  [":PaiCode keys"] = ":PaiCode 按键",
+  ["no file on this line"] = "此行没有文件",
+  ["open the file as the job sent it"] = "打开作业提交时的文件",
+  ["compare the file with the workspace's"] = "与工作区中的文件比较",
+  ["Code of %s: %d file(s), sent to %s"] = "%s 的代码：%d 个文件，已发送到 %s",
+  ["code hash %s, record from the %s"] = "代码哈希 %s，记录来自 %s",
+  ["the workspace holds exactly the code %s ran"] = "工作区中的代码与 %s 运行的完全相同",
+  ["%d file(s) differ from what %s ran: "] = "%d 个文件与 %s 运行的不同：",
+  ["job %s submitted: rerun of %s with %s"] = "作业 %s 已提交：重新运行 %s，使用 %s",
+  ["the code the job was submitted with"] = "作业提交时的代码",
+  ["compare the job's code with the workspace (diff split)"] = "将作业的代码与工作区比较（diff 分屏）",
+  ["rerun the job: the same code and config, a new name"] = "重新运行作业：相同的代码和配置，新的名称",
 }
 
 --- `text` in the user's language, formatted with the arguments when there are any.

@@ -184,6 +184,14 @@ function M.config(buf)
   end)
 end
 
+--- C / d / r: the job's submitted code, compared with the workspace, or run again (records.lua).
+function M.record(buf, action)
+  local job = current(buf)
+  if job then
+    require("pai_lsp.records")[action](job.name, ref(buf, job).cluster, function() refresh_soon(buf) end)
+  end
+end
+
 --- :PaiJobs [cluster]
 function M.open(cluster)
   if cluster == "" then
@@ -202,6 +210,9 @@ function M.open(cluster)
         { "s", function() M.stop(buf) end, t("stop the job (asks first)") },
         { "o", function() M.outputs(buf) end, t("download the job's outputs") },
         { "c", function() M.config(buf) end, t("the job's config as submitted") },
+        { "C", function() M.record(buf, "code") end, t("the code the job was submitted with") },
+        { "d", function() M.record(buf, "compare") end, t("compare the job's code with the workspace (diff split)") },
+        { "r", function() M.record(buf, "rerun") end, t("rerun the job: the same code and config, a new name") },
         { "R", function() refresh(buf) end, t("refresh the list") },
         { "+", function()
           views[buf].limit = views[buf].limit + PAGE

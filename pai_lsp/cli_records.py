@@ -1,0 +1,120 @@
+"""`pai show|code|rerun|diff`: what a job ran (its submission record), exactly that code, that run
+again, and two runs compared. Thin clients of the daemon (`record.*`, service/records.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .core.messages import message
+from .daemon import client as daemon
+from .daemon import protocol
+from .errors import InvalidInput
+
+
+def add_commands(sub) -> None:
+    p = sub.add_parser("show", help="what a job ran: its submission record (commit, diff, files, final config)")
+    p.add_argument("job")
+    p.add_argument("--cluster")
+    p.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    p = sub.add_parser("code", help="download exactly the code a job was submitted with")
+    p.add_argument("job")
+    p.add_argument("dest", nargs="?", help="a new or empty folder (default: ./JOB)")
+    p.add_argument("--cluster")
+    p.add_argument("-f", "--force", action="store_true", help="write into a folder that is not empty")
+    p = sub.add_parser("rerun", help="submit a job again with exactly its code and config, under a new name")
+    p.add_argument("job")
+    p.add_argument("--cluster")
+    p.add_argument("--edit", action="store_true", help="open the config in $EDITOR first")
+    p = sub.add_parser("diff", help="compare two runs: config keys, code, commit and environment")
+    p.add_argument("job")
+    p.add_argument("other")
+    p.add_argument("--cluster")
+    p.add_argument("-o", "--output", choices=["text", "json"], default="text")
+
+
+def _notes(result: protocol.Result) -> None:
+    for note in result.get("notes") or []:
+        print(f"warning: {note}", file=sys.stderr)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    shown = daemon.call_sync(protocol.RecordShow(job=args.job, cluster=args.cluster))
+    _notes(shown)
+    if args.output == "json":
+        print(json.dumps(shown["record"].to_json(), indent=2, ensure_ascii=False))
+        return 0
+    for line in shown["lines"]:
+        print(line)
+    where = shown["location"] or "nowhere on the cluster"
+    print(f"record     {where} (sha256 {shown['sha256'][:12]}, read from the {shown['source']})")
+    git = shown["record"].get("git") or {}
+    if git.get("dirty") and git.get("diff"):
+        print("\nuncommitted changes (git diff HEAD):")
+        sys.stdout.write(git["diff"])
+    print("\nfinal config:")
+    print(json.dumps(shown["record"]["config"], indent=2, ensure_ascii=False))
+    return 0
+
+
+def cmd_code(args: argparse.Namespace) -> int:
+    dest = Path(args.dest or args.job).resolve()
+    got = daemon.call_sync(protocol.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force))
+    _notes(got)
+    print(f"wrote {got['files']} file(s), {got['bytes']:,} bytes, exactly as {args.job} was submitted, to {got['path']} "
+          f"({got['from']})")
+    return 0
+
+
+def _edited(config: dict, name: str) -> dict:
+    """The config after the user edited it in $VISUAL / $EDITOR (one clear line when it is no JSON object)."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or ("notepad" if sys.platform == "win32" else "vi")
+    with tempfile.TemporaryDirectory(prefix="pai-rerun-") as tmp:
+        path = Path(tmp, f"{name}.pai.json")
+        path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        done = subprocess.run([*shlex.split(editor, posix=sys.platform != "win32"), str(path)])
+        if done.returncode != 0:
+            raise InvalidInput(message("records.editor-failed", editor=editor, code=done.returncode))
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise InvalidInput(message("records.edited-not-json", why=str(exc))) from None
+    if not isinstance(value, dict):
+        raise InvalidInput(message("records.edited-not-object"))
+    return value
+
+
+def cmd_rerun(args: argparse.Namespace) -> int:
+    config = name = None
+    if args.edit:
+        plan = daemon.call_sync(protocol.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
+        name = plan["job"]
+        config = _edited(plan["config"], name)
+    done = daemon.call_sync(protocol.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
+    _notes(done)
+    print(f"running {done['codeFrom']}", file=sys.stderr)
+    if up := done.get("upload"):
+        print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']}", file=sys.stderr)
+    for warning in done.get("warnings") or []:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"submitted {done['job']} to {done['cluster']} (rerun of {args.job}, code hash {done['codeHash'][:12]})")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    found = daemon.call_sync(protocol.RecordDiff(job=args.job, other=args.other, cluster=args.cluster))
+    _notes(found)
+    if args.output == "json":
+        print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(found["text"])
+    return 0
+
+
+COMMANDS = {"show": cmd_show, "code": cmd_code, "rerun": cmd_rerun, "diff": cmd_diff}
