@@ -6,12 +6,14 @@
 - logs: a task writes S MB as fast as it can, `pai logs -f` prints it into a reader that counts and
   hashes; task end -> last line, peak resident memory of the cluster, the daemon and the CLI, and
   every byte checked against the file. Reference: `cat <log> | reader`.
-- upload: one file of S MB as pai's code upload sends it (`storage.upload`) vs `hdfscli upload`.
-- files: N files of 10 KB, the same two, 8 threads each.
 - watch: the daemon watching one running job with H finished jobs in the history: its CPU share.
   Reference: what watching used to cost, one whole job list every 2 s, timed at the same H.
 
-    .venv/bin/python bench/daemon.py [followers] [logs] [upload] [files] [watch]
+    .venv/bin/python bench/daemon.py [followers] [logs] [watch]
+
+Uploads (one big file, many small ones, against `hdfscli`) are measured by bench/uploads.py, on equal
+stores and in alternating order (issue 22): here they ran pai first on an empty cluster and
+`hdfscli` second with pai's files still stored.
 
 Run it on a quiet machine (`uptime`): every number is also printed with the load average.
 """
@@ -23,7 +25,6 @@ import hashlib
 import json
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -39,7 +40,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.trees import make_tree  # noqa: E402
+from bench.report import print_markdown  # noqa: E402
 from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.daemon import client as daemon  # noqa: E402
 from pai_lsp.daemon import protocol  # noqa: E402
@@ -285,82 +286,6 @@ def bench_logs(cluster: Cluster, sizes=(20, 50, 100, 200), rounds: int = 3) -> l
     return rows
 
 
-# -- uploads -----------------------------------------------------------------------------
-OURS = """
-import sys
-from pathlib import Path
-from pai_lsp.storage.upload import select, upload
-from pai_lsp.storage.webhdfs import Hdfs
-print(upload(Hdfs(sys.argv[1], sys.argv[2]), select(Path(sys.argv[3]), ["**/*"], []), sys.argv[4], threads=8).sent_files)
-"""
-
-
-def measured(command: list[str], env: dict[str, str]) -> dict:
-    """Wall time and peak resident memory of one command, sampled from outside (ru_maxrss would
-    also count the memory of the process that started it: it survives exec)."""
-    t0 = time.perf_counter()
-    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    peak = 0
-    try:
-        process = psutil.Process(child.pid)
-        while child.poll() is None:
-            peak = max(peak, process.memory_info().rss)
-            time.sleep(0.01)
-    except psutil.Error:
-        pass
-    out, err = child.communicate()
-    seconds = time.perf_counter() - t0
-    if child.returncode:
-        raise RuntimeError(f"{command[:3]} failed: {err.decode()[-500:]}")
-    return {"seconds": seconds, "rss": peak / 1e6, "out": out.decode()}
-
-
-def ours_upload(cluster: Cluster, folder: Path, remote: str) -> dict:
-    return measured([sys.executable, "-c", OURS, cluster.profile.webhdfs_uri, cluster.user, str(folder), remote],
-                    dict(os.environ, PYTHONPATH=str(ROOT)))
-
-
-def hdfscli_upload(cluster: Cluster, folder: Path, remote: str) -> dict:
-    config = cluster.work / "hdfscli.cfg"
-    config.write_text(f"[global]\ndefault.alias = bench\n\n[bench.alias]\nurl = {cluster.profile.webhdfs_uri}\n"
-                      f"user = {cluster.user}\n")
-    hdfscli = str(Path(sys.executable).with_name("hdfscli"))
-    return measured([hdfscli, "upload", "-f", "-t", "8", str(folder), remote], dict(os.environ, HDFSCLI_CONFIG=str(config)))
-
-
-def bench_upload(cluster: Cluster, sizes=(100, 500, 1000), rounds: int = 3) -> list[list[str]]:
-    rows = []
-    block = os.urandom(16 << 20)
-    for size in sizes:
-        folder = cluster.work / f"big{size}"
-        folder.mkdir()
-        with open(folder / "model.bin", "wb") as f:
-            for _ in range(size // 16):
-                f.write(block)
-        ours, ref = [], []
-        for r in range(rounds if size < 1000 else 1):
-            ours.append(ours_upload(cluster, folder, f"/bench/ours{size}_{r}"))
-            ref.append(hdfscli_upload(cluster, folder, f"/bench/ref{size}_{r}"))
-        mine, theirs = statistics.median(o["seconds"] for o in ours), statistics.median(o["seconds"] for o in ref)
-        rows.append([str(size), f"{mine:.2f} ({size / mine:.0f} MB/s)", f"{theirs:.2f} ({size / theirs:.0f} MB/s)",
-                     f"{theirs / mine:.2f}×", f"{max(o['rss'] for o in ours):.0f} / {max(o['rss'] for o in ref):.0f}", load()])
-        shutil.rmtree(folder)
-    return rows
-
-
-def bench_files(cluster: Cluster, sizes=(5_000, 20_000, 50_000)) -> list[list[str]]:
-    rows = []
-    for n in sizes:
-        folder = cluster.work / f"tree{n}"
-        make_tree(folder, n)
-        ours = ours_upload(cluster, folder, f"/bench/tree-ours{n}")
-        ref = hdfscli_upload(cluster, folder, f"/bench/tree-ref{n}")
-        rows.append([f"{n:,}", f"{ours['seconds']:.1f}", f"{ref['seconds']:.1f}", f"{ref['seconds'] / ours['seconds']:.2f}×",
-                     f"{ours['rss']:.0f} / {ref['rss']:.0f}", load()])
-        shutil.rmtree(folder)
-    return rows
-
-
 # -- watching with a long history --------------------------------------------------------
 def seed_history(cluster: Cluster, count: int, first: int = 0) -> None:
     """`count` finished jobs, cloned from one real finished job while the cluster is stopped."""
@@ -414,10 +339,6 @@ TABLES = {
                                     "daemon peak RSS, MB (≤ 100)", "machine"]),
     "logs": (bench_logs, ["log MB", "task end -> last line printed, s (target ≤ 1.5)", "`cat | reader`, s",
                           "peak RSS cluster / daemon / CLI, MB (≤ 100 each)", "every byte once (count + sha256)", "machine"]),
-    "upload": (bench_upload, ["file MB", "pai (storage.upload), s", "`hdfscli upload`, s", "pai speed vs hdfscli (≥ 1.0×)",
-                              "peak RSS pai / hdfscli, MB (pai ≤ 100)", "machine"]),
-    "files": (bench_files, ["10 KB files", "pai, s", "`hdfscli upload -t 8`, s", "pai speed vs hdfscli", "peak RSS pai / hdfscli, MB (pai ≤ 100)",
-                            "machine"]),
     "watch": (bench_watch, ["finished jobs", "daemon CPU watching 1 job, % of a core (≤ 1)",
                             "old way (whole list every 2 s): client CPU, % of a core", "one whole list", "machine"]),
 }
@@ -442,10 +363,7 @@ def main(argv: list[str]) -> int:
         with environment() as cluster:
             rows = run(cluster)
         print(f"\n### {name}\n")
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
+        print_markdown(header, rows)
         sys.stdout.flush()
     return 0
 

@@ -1,12 +1,14 @@
 """Job daemon and submit speed (issue 4), against the named references in the same run:
 
-- upload of a 5,000-file / 50 MB tree to the local cluster: ours vs `hdfscli upload`, 8 threads each;
-- re-upload of the unchanged tree vs the first upload;
 - selecting files by include/exclude globs in a 100,000-file tree vs a bare `os.scandir` walk;
 - a task's log line to the LSP client (p95);
 - the daemon watching 100 running jobs: CPU share of one core and resident memory.
 
     python bench/jobs.py
+
+Uploads against `hdfscli upload`, and uploading again unchanged or after an edit, are measured by
+bench/uploads.py (issue 22: here pai ran first on an empty cluster and `hdfscli` second with pai's
+files stored).
 """
 
 from __future__ import annotations
@@ -27,40 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.report import print_table  # noqa: E402
-from bench.trees import make_tree, scandir_walk  # noqa: E402
+from bench.trees import scandir_walk  # noqa: E402
 from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
-from pai_lsp.storage.upload import select, upload  # noqa: E402
-from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
-
-
-def bench_upload(work: Path) -> list[tuple[str, str]]:
-    tree = work / "tree"
-    make_tree(tree, 5000, 10_000)
-    profile = local_profile()
-    hdfs = Hdfs(profile.webhdfs_uri, profile.user)
-    files = select(tree, ["**/*.py"], [])
-    t0 = time.perf_counter()
-    upload(hdfs, files, "/bench/ours", threads=8)
-    first = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    again = upload(hdfs, files, "/bench/ours", threads=8)
-    second = time.perf_counter() - t0
-    assert again.sent_files == 0
-    config = work / "hdfscli.cfg"
-    config.write_text(f"[global]\ndefault.alias = bench\n\n[bench.alias]\nurl = {profile.webhdfs_uri}\nuser = {profile.user}\n")
-    hdfscli = Path(sys.executable).with_name("hdfscli")
-    t0 = time.perf_counter()
-    subprocess.run([str(hdfscli), "upload", "-s", "-t", "8", str(tree), "/bench/hdfscli"], check=True,
-                   env=dict(os.environ, HDFSCLI_CONFIG=str(config)), capture_output=True)
-    reference = time.perf_counter() - t0
-    mb = 50.0
-    return [
-        ("upload 5,000 files / 50 MB, 8 threads: pai (s, MB/s)", f"{first:.2f} s, {mb / first:.1f} MB/s"),
-        ("same with `hdfscli upload -t 8` (s, MB/s)", f"{reference:.2f} s, {mb / reference:.1f} MB/s"),
-        ("pai speed-up over hdfscli (target ≥ 2×)", f"{reference / first:.2f}×"),
-        ("re-upload of the unchanged tree (s; speed-up over first, target ≥ 20×)", f"{second:.3f} s; {first / second:.0f}×"),
-    ]
-
+from pai_lsp.storage.upload import select  # noqa: E402
 
 INCLUDE = ["**/*.py", "**/*.sh", "configs/**/*.{yaml,json}"]
 EXCLUDE = ["**/__pycache__/**", "**/.git/**", "**/test_*"]
@@ -168,7 +139,6 @@ def main() -> int:
         rows: list[tuple[str, str]] = []
         try:
             rows += bench_selection(work)
-            rows += bench_upload(work)
             rows += asyncio.run(bench_log_latency(work))
             rows += bench_watch()
         finally:

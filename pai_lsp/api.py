@@ -248,6 +248,7 @@ class UploadSummary(Result):
     unchanged_files: int
     removed_files: int
     cleaned: list[str] = field(default_factory=list)  # unfinished earlier uploads removed first
+    resent_files: int = 0  # unchanged but sent again: the folder was not as the last upload left it, or the tree went whole
     seconds: float
 
 

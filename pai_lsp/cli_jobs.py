@@ -192,14 +192,18 @@ def cmd_submit(args: argparse.Namespace) -> int:
 def _upload_line(up: dict) -> str:
     """What an upload did, in one line (and one more per unfinished earlier upload it removed)."""
     lines = [f"removed an unfinished earlier upload to {up['remote']} ({path})" for path in up.get("cleaned") or []]
-    if not up["sent_files"]:
+    if not up["sent_files"] and not up["removed_files"]:
         lines.append(f"code at {up['remote']} is up to date ({up['unchanged_files']} file(s) unchanged)")
-    else:
-        counts = [f"{up.get('changed_files', up['sent_files'])} new or changed", f"{up['unchanged_files']} unchanged"]
-        if up["removed_files"]:
-            counts.append(f"{up['removed_files']} removed")
-        lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
-                     f"({', '.join(counts)}) in {up['seconds']:.2f} s")
+        return "\n".join(lines)
+    # What was sent, and why; what was kept there without being sent; what was removed.
+    counts = [f"{up.get('changed_files', up['sent_files'])} new or changed"]
+    if up.get("resent_files"):
+        counts.append(f"{up['resent_files']} unchanged but sent again")
+    counts.append(f"{up['unchanged_files']} unchanged kept")
+    if up["removed_files"]:
+        counts.append(f"{up['removed_files']} removed")
+    lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
+                 f"({', '.join(counts)}) in {up['seconds']:.2f} s")
     return "\n".join(lines)
 
 

@@ -46,7 +46,7 @@ def test_upload_follows_globs_and_resubmit_sends_only_changes(env, tmp_path):
     (ws / "test_train.py").write_text("excluded\n")
     first = pai(env, "run", "mnist.pai.json", cwd=ws)
     assert first.returncode == 0, first.stderr
-    assert "uploaded 3 file(s)" in first.stderr and "(3 new or changed, 0 unchanged)" in first.stderr
+    assert "uploaded 3 file(s)" in first.stderr and "(3 new or changed, 0 unchanged kept)" in first.stderr
     user = os.environ.get("USER") or __import__("getpass").getuser()
     assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/deep/run.sh", "lib/a.cfg", ".pai-manifest.json"}
     again = pai(env, "run", "mnist.pai.json", cwd=ws)
@@ -54,8 +54,8 @@ def test_upload_follows_globs_and_resubmit_sends_only_changes(env, tmp_path):
     (ws / "lib" / "a.cfg").write_text("x=2\n")
     (ws / "lib" / "deep" / "run.sh").unlink()
     third = pai(env, "run", "mnist.pai.json", cwd=ws)
-    # The new tree is written whole and swapped into place, so the changed file and the unchanged one are sent.
-    assert "uploaded 2 file(s)" in third.stderr and "(1 new or changed, 1 unchanged, 1 removed)" in third.stderr
+    # Only the changed file is sent; it is switched into the kept tree, and the removed one taken out.
+    assert "uploaded 1 file(s)" in third.stderr and "(1 new or changed, 1 unchanged kept, 1 removed)" in third.stderr
     assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/a.cfg", ".pai-manifest.json"}
 
 

@@ -67,7 +67,7 @@ def test_pai_submit_uploads_to_a_private_cluster(env, tmp_path, private):
     result = pai(env, "submit", "--cluster", "private", "mnist.pai.json", "--follow", cwd=ws)
     assert result.returncode == 0, result.stderr
     job = result.stdout.splitlines()[0].split()[1]
-    assert f"uploaded 1 file(s), 1,485 bytes to /{USER}/{job} (1 new or changed, 0 unchanged)" in result.stderr, result.stderr
+    assert f"uploaded 1 file(s), 1,485 bytes to /{USER}/{job} (1 new or changed, 0 unchanged kept)" in result.stderr, result.stderr
     assert [line for line in result.stdout.splitlines() if line.startswith("epoch")] == [
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     assert f"{job}: SUCCEEDED" in result.stderr

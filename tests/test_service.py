@@ -58,7 +58,7 @@ def test_settings_turn_off_generated_names_and_the_upload(workspace):
         service.submit(backend, workspace / "mnist.pai.json", settings)
 
 
-def test_a_resubmit_sends_nothing_when_nothing_changed_and_a_whole_new_tree_otherwise(workspace):
+def test_a_resubmit_sends_nothing_when_nothing_changed_and_only_what_changed_otherwise(workspace):
     backend = MemoryBackend()
     config = json.loads((workspace / "mnist.pai.json").read_text())
     config["codeDir"] = "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/code"
@@ -68,8 +68,9 @@ def test_a_resubmit_sends_nothing_when_nothing_changed_and_a_whole_new_tree_othe
     (workspace / "lib" / "util.py").write_text("X = 2\n")
     third = service.submit(backend, workspace / "mnist.pai.json")["upload"]
     assert (first["sent_files"], again["sent_files"], again["unchanged_files"]) == (3, 0, 3)
-    # A changed tree is written whole beside the old one and swapped into place (never half-new).
-    assert (third["sent_files"], third["changed_files"], third["unchanged_files"]) == (3, 1, 2)
+    # The changed file is sent beside the old tree and switched into it by renames (never half-new).
+    assert (third["sent_files"], third["changed_files"], third["unchanged_files"]) == (1, 1, 2)
+    assert backend.storage.read(f"{third['remote']}/lib/util.py") == b"X = 2\n"
 
 
 def test_the_config_is_checked_in_the_dialect_of_the_cluster_it_goes_to(tmp_path):

@@ -653,6 +653,13 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                            "{reason}：上传到 {remote} 已停止，{total} 个文件中有 {left} 个未完成；下次上传只发送缺少的部分（已在那里的数据块会保留）"),
     "upload.stopped": (TEXT, "{reason}: upload to {remote} stopped with {left} of {total} file(s) not sent; nothing was changed at {remote}",
                        "{reason}：上传到 {remote} 已停止，{total} 个文件中有 {left} 个未发送；{remote} 没有任何改变"),
+    "upload.patch-unchanged": (TEXT, "{reason}: upload to {remote} arrived but could not be switched into place; nothing was "
+                                     "changed at {remote}",
+                               "{reason}：上传到 {remote} 的内容已到达，但无法切换到位；{remote} 没有任何改变"),
+    "upload.patch-removed": (TEXT, "{reason}: upload to {remote} arrived but could not be switched into place; {remote} was "
+                                   "removed rather than left half-updated: upload again (all files will be sent)",
+                             "{reason}：上传到 {remote} 的内容已到达，但无法切换到位；为免留下更新了一半的内容，{remote} 已被删除："
+                             "请重新上传（将发送全部文件）"),
     "upload.not-switched": (TEXT, "upload to {remote} arrived but could not be switched into place ({why}); {remote} still holds the "
                                   "previous upload",
                             "上传到 {remote} 的内容已到达，但无法切换到位（{why}）；{remote} 仍是上一次上传的内容"),

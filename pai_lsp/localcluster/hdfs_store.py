@@ -47,6 +47,10 @@ NO_ROW = (None,) * 7  # an inode without metadata of its own: the defaults
 MAX_COMPONENT_BYTES = 255
 MAX_PATH_LENGTH = 8000
 MAX_PATH_DEPTH = 1000
+MAX_DIRECTORY_ITEMS = 1024 * 1024  # dfs.namenode.fs-limits.max-directory-items (FSDirectory.verifyMaxDirItems)
+# "This path and everything below it", answered by the index on `path`: "/a" itself, and the range
+# "/a/" <= path < "/a0" ('0' follows '/'). Never `WHERE substr(path, …) = ?`, which reads every row.
+SUBTREE = "(path = ? OR (path >= ? AND path < ?))"
 
 
 @dataclass
@@ -68,6 +72,8 @@ class HdfsException(Exception):
         "SnapshotAccessControlException": "org.apache.hadoop.hdfs.protocol.SnapshotAccessControlException",
         "HadoopIllegalArgumentException": "org.apache.hadoop.HadoopIllegalArgumentException",
         "PathComponentTooLongException": "org.apache.hadoop.hdfs.protocol.FSLimitException$PathComponentTooLongException",
+        "MaxDirectoryItemsExceededException":
+            "org.apache.hadoop.hdfs.protocol.FSLimitException$MaxDirectoryItemsExceededException",
         "IOException": "java.io.IOException",
     }
     STATUS = {
@@ -124,9 +130,57 @@ def _parent(path: str) -> str:
     return path.rsplit("/", 1)[0] or "/"
 
 
-def _under(path: str) -> str:
-    """SQL condition values for "this path and everything below it"."""
-    return path.rstrip("/") + "/"
+def _subtree(path: str) -> tuple[str, str, str]:
+    """The values for `SUBTREE`: the path, and the bounds of the paths below it."""
+    base = path.rstrip("/")
+    return path, base + "/", base + "0"
+
+
+def _acl_entries(text: str | None) -> list[AclEntry]:
+    """The extended ACL entries kept in an inode's row."""
+    return [acls.parse_spec(entry)[0] for entry in json.loads(text)] if text else []
+
+
+def _count_children(local: Path) -> int:
+    """A folder's entries as HDFS counts them (snapshots and uploads in flight are no children)."""
+    try:
+        with os.scandir(local) as entries:
+            return sum(1 for e in entries if e.name != SNAPSHOT and not e.name.endswith(UPLOAD_SUFFIX))
+    except OSError:
+        return 0
+
+
+class ChildCounts:
+    """How many entries recently used folders hold (a folder's `childrenNum`, and Hadoop's limit on
+    it), so that neither makes a big folder be read again for each file created in it. A folder is
+    counted once, then kept exact by the store's own changes, each made while holding the store's
+    lock. Folders inside snapshots (read-only) are counted afresh each time; at most KEEP are kept."""
+
+    KEEP = 1024
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+
+    def of(self, path: str, local: Callable[[], Path]) -> int:
+        """The count of the folder at `path` (found by `local` when it has to be counted)."""
+        count = self._counts.get(path)
+        if count is None:
+            count = _count_children(local())
+            if f"/{SNAPSHOT}" not in path:
+                if len(self._counts) >= self.KEEP:
+                    del self._counts[next(iter(self._counts))]  # the one counted longest ago
+                self._counts[path] = count
+        return count
+
+    def add(self, path: str, delta: int) -> None:
+        if path in self._counts:
+            self._counts[path] += delta
+
+    def forget(self, path: str) -> None:
+        """`path` and every folder below it are gone or moved: their counts with them."""
+        below = path.rstrip("/") + "/"
+        for known in [k for k in self._counts if k == path or k.startswith(below)]:
+            del self._counts[known]
 
 
 class HdfsStore:
@@ -141,7 +195,9 @@ class HdfsStore:
         self.name_limit, self.path_limit = _local_limits(root)
         self.superuser = superuser
         self.groups_of = groups_of or (lambda user: set())
-        self._db_lock = threading.RLock()
+        self.max_directory_items = MAX_DIRECTORY_ITEMS
+        self._db_lock = threading.RLock()  # the namespace's lock: metadata rows, and the folders' entries with counts
+        self._children = ChildCounts()
         self._db = sqlite3.connect(root.parent / "hdfs-owners.sqlite3", check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -156,6 +212,11 @@ class HdfsStore:
         if not tmp.exists():
             tmp.mkdir(mode=0o700)
             self._put("/tmp", owner=superuser, grp=SUPERGROUP, perm=0o1777)
+
+    def close(self) -> None:
+        """Let go of the metadata database (the store is not used after)."""
+        with self._db_lock:
+            self._db.close()
 
     # -- paths -----------------------------------------------------------------------
     @staticmethod
@@ -175,18 +236,33 @@ class HdfsStore:
         """The folder entry for an HDFS path, refusing any that passes through a symbolic link. A path
         longer than this file system holds is returned as is: it never exists (`_check_new_path`)."""
         path = self.normalize(path)
-        parts = [p for p in path.split("/") if p]
-        local = self.root.joinpath(*parts)
+        if path == "/":
+            return self.root
+        local = self.root / path[1:]
         if len(path.encode()) > self.path_limit:
             return local
-        current = self.root
-        for part in parts:
+        current = str(self.root)
+        for part in path[1:].split("/"):
             if len(part.encode()) > self.name_limit:
                 break  # nothing of that name can exist, nor below it
-            current = current / part
-            if current.is_symlink():
-                raise HdfsException("AccessControlException", f"Permission denied: {path} is a symbolic link outside HDFS")
+            current = os.path.join(current, part)
+            if self._entry(path, current) is None:
+                break  # nor below a name that does not exist
         return local
+
+    @staticmethod
+    def _entry(path: str, local: str) -> os.stat_result | None:
+        """The entry at `local` (on the way to the HDFS path `path`) unless it is missing; a symbolic
+        link is refused."""
+        try:
+            st = os.lstat(local)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP):
+                return None
+            raise
+        if stat.S_ISLNK(st.st_mode):
+            raise HdfsException("AccessControlException", f"Permission denied: {path} is a symbolic link outside HDFS")
+        return st
 
     def _check_new_path(self, op: str, path: str) -> None:
         """What a path about to be made (by create, mkdirs, or a rename's destination) must respect:
@@ -227,13 +303,43 @@ class HdfsStore:
 
     def _forget(self, path: str) -> None:
         with self._db_lock:
-            self._db.execute("DELETE FROM inodes WHERE path = ? OR substr(path, 1, ?) = ?", (path, len(_under(path)), _under(path)))
+            self._db.execute(f"DELETE FROM inodes WHERE {SUBTREE}", _subtree(path))
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """Several statements committed as one (one WAL write, not one per statement)."""
+        with self._db_lock:
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def children(self, inode: Inode) -> int:
+        """How many entries the folder `inode` holds, as HDFS counts them."""
+        with self._db_lock:
+            return self._children.of(inode.path, lambda: inode.local)
+
+    def _admit(self, folder: str) -> None:
+        """Room for one more entry in `folder` (FSDirectory.verifyMaxDirItems); the caller holds the lock."""
+        count = self._children.of(folder, lambda: self.local(folder))
+        if count >= self.max_directory_items:
+            raise HdfsException("MaxDirectoryItemsExceededException", f"The directory item limit of {folder} is exceeded: "
+                                                                      f"limit={self.max_directory_items} items={count}")
+
+    def _move_rows(self, src: str, dst: str) -> None:
+        """The rows of `src` and below it become those of `dst` (which has none left)."""
+        with self._transaction() as db:
+            db.execute(f"DELETE FROM inodes WHERE {SUBTREE}", _subtree(dst))
+            db.execute(f"UPDATE inodes SET path = ? || substr(path, ?) WHERE {SUBTREE}", (dst, len(src) + 1, *_subtree(src)))
 
     def _inode(self, path: str, local: Path, st: os.stat_result, row: tuple | None = None) -> Inode:
         """The inode at `path`; `row` is its metadata when the caller read it already."""
         row = row or self._row(path)
         owner, group, perm, replication, atime, acl_text, snapshottable = row or NO_ROW
-        entries = [acls.parse_spec(text)[0] for text in json.loads(acl_text)] if acl_text else []
+        entries = _acl_entries(acl_text)
         mode = perm if perm is not None else stat.S_IMODE(st.st_mode)  # data kept before modes were recorded
         return Inode(path, local, st, owner or self.superuser, group or SUPERGROUP, Acl(mode, entries),
                      replication or DEFAULT_REPLICATION, atime or 0, bool(snapshottable))
@@ -261,11 +367,22 @@ class HdfsStore:
         return inode
 
     def _chain(self, path: str) -> list[Inode | None]:
-        """The inodes of "/", "/a", "/a/b", … up to `path`; None from the first one missing."""
+        """The inodes of "/", "/a", "/a/b", … up to `path`; None from the first one missing. One walk
+        down the path (one `lstat` a level), not one per ancestor."""
         parts = [p for p in path.split("/") if p]
-        out: list[Inode | None] = []
-        for i in range(len(parts) + 1):
-            out.append(self.lookup("/" + "/".join(parts[:i])) if not out or out[-1] is not None else None)
+        out: list[Inode | None] = [self.lookup("/")]
+        current = str(self.root)
+        for i, part in enumerate(parts):
+            prefix = "/" + "/".join(parts[: i + 1])
+            if SNAPSHOT in parts[: i + 1] or len(part.encode()) > self.name_limit:
+                inode = self.lookup(prefix)  # in a snapshot, or a name that cannot exist: the general way
+            else:
+                current = os.path.join(current, part)
+                st = self._entry(prefix, current)
+                inode = None if st is None else self._inode(prefix, Path(current), st)
+            out.append(inode)
+            if inode is None:
+                return out + [None] * (len(parts) - i - 1)
         return out
 
     # -- permissions (FSPermissionChecker.checkPermission) ----------------------------
@@ -336,8 +453,8 @@ class HdfsStore:
             return None
         with self._db_lock:  # one query for the whole tree, not one per file
             rows = {row[0]: row[1:] for row in self._db.execute(
-                "SELECT path, owner, grp, perm, replication, atime, acl, snapshottable FROM inodes "
-                "WHERE path = ? OR substr(path, 1, ?) = ?", (path, len(_under(path)), _under(path)))}
+                f"SELECT path, owner, grp, perm, replication, atime, acl, snapshottable FROM inodes WHERE {SUBTREE}",
+                _subtree(path))}
         check = not self.is_superuser(user)
         groups = self.groups_of(user)
         entries: list[str] = []
@@ -379,12 +496,7 @@ class HdfsStore:
     def _status(self, inode: Inode, suffix: str) -> dict:
         st = inode.st
         is_dir = inode.is_dir
-        children = 0
-        if is_dir and inode.local.exists():
-            try:
-                children = sum(1 for e in os.scandir(inode.local) if e.name != SNAPSHOT and not e.name.endswith(UPLOAD_SUFFIX))
-            except OSError:
-                children = 0
+        children = self.children(inode) if is_dir else 0
         out = {
             "accessTime": inode.atime if is_dir else int(st.st_atime * 1000),
             "blockSize": 0 if is_dir else BLOCK_SIZE,
@@ -441,6 +553,9 @@ class HdfsStore:
         inode = self._existing(path)
         dirs, files, length, consumed = 0, 0, 0, 0
         if inode.is_dir:
+            with self._db_lock:  # one query for the tree's replication factors, not one per file
+                replication = dict(self._db.execute(
+                    f"SELECT path, replication FROM inodes WHERE {SUBTREE} AND replication IS NOT NULL", _subtree(path)))
             stack = [(path, inode.local)]
             while stack:
                 folder, local = stack.pop()
@@ -456,16 +571,12 @@ class HdfsStore:
                             files += 1
                             size = entry.stat(follow_symlinks=False).st_size
                             length += size
-                            consumed += size * self._replication(child)
+                            consumed += size * replication.get(child, DEFAULT_REPLICATION)
         else:
             files, length = 1, inode.st.st_size
             consumed = length * inode.replication
         return {"ContentSummary": {"directoryCount": dirs, "fileCount": files, "length": length, "quota": -1,
                                    "spaceConsumed": consumed, "spaceQuota": -1, "typeQuota": {}}}
-
-    def _replication(self, path: str) -> int:
-        row = self._row(path)
-        return (row[3] if row else None) or DEFAULT_REPLICATION
 
     def checksum(self, user: str, path: str) -> dict:
         """MD5-of-0MD5-of-512CRC32C in Hadoop's shape; the digest is an MD5 of per-512-byte MD5s
@@ -518,12 +629,12 @@ class HdfsStore:
 
     def _new_inode(self, path: str, user: str, mode: int, is_dir: bool, replication: int | None = None) -> None:
         """Owner, group (the parent's, as in HDFS) and mode of a new path; a default ACL is inherited."""
-        parent = self.lookup(_parent(path))
-        group = parent.group if parent is not None else SUPERGROUP
-        acl = acls.inherit(parent.acl, mode, is_dir) if parent is not None else Acl(mode)
-        self._forget(path)
-        self._put(path, owner=user, grp=group, replication=None if is_dir else replication)
-        self._save_acl(path, acl)
+        _, group, _, _, _, parent_acl, _ = self._row(_parent(path)) or NO_ROW  # its ACL's defaults are what is inherited
+        acl = acls.inherit(Acl(mode, _acl_entries(parent_acl)), mode, is_dir)
+        entries = json.dumps([str(e) for e in acl.entries]) if acl.entries else None
+        with self._db_lock:  # one statement, one commit: a new inode has nothing below it (a delete or a rename took that)
+            self._db.execute("INSERT OR REPLACE INTO inodes (path, owner, grp, perm, replication, acl) VALUES (?, ?, ?, ?, ?, ?)",
+                             (path, user, group or SUPERGROUP, acl.mode, None if is_dir else replication, entries))
 
     @contextmanager
     def writer(self, user: str, path: str, overwrite: bool, permission: int | None, append: bool = False,
@@ -540,16 +651,20 @@ class HdfsStore:
             if not local.is_file():
                 raise not_found(path)
         else:
-            if overwrite and local.exists():
+            exists = os.path.lexists(local)
+            if overwrite and exists:
                 self.check(user, path, access=WRITE)
             self.check(user, path, ancestor=WRITE)
-            if local.is_dir():
+            if exists and local.is_dir():
                 raise HdfsException("FileAlreadyExistsException", f"{path} already exists as a directory")
-            if not overwrite and local.exists():
+            if not overwrite and exists:
                 raise HdfsException("FileAlreadyExistsException", f"{path} for client 127.0.0.1 already exists")
             if not local.parent.is_dir():  # the common case, a folder that exists, costs one stat
                 self._ensure_parent(path)
                 self.mkdirs(user, self._hdfs(local.parent))
+            if not exists:
+                with self._db_lock:  # refused before any byte is received, as a namenode refuses the create
+                    self._admit(_parent(path))
         if replication is not None:
             _check_replication(replication, path)
         temp = self._temporary()
@@ -558,13 +673,27 @@ class HdfsStore:
         try:
             with open(temp, "ab" if append else "wb") as f:
                 yield f
-            os.replace(temp, local)
+            if append:
+                os.replace(temp, local)
+            else:
+                self._place(temp, local, path, user, 0o644 if permission is None else permission, replication)
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
-        if not append:
-            self._new_inode(path, user, 0o644 if permission is None else permission, False, replication)
-        os.utime(local.parent)
+
+    def _place(self, temp: Path, local: Path, path: str, user: str, mode: int, replication: int | None) -> None:
+        """A finished file into its place with its metadata row, as one step for every other call (no
+        one sees the file without its owner and mode), counted in its folder (checked once more:
+        another create may have filled the folder while this one's content arrived)."""
+        folder = _parent(path)
+        with self._db_lock:
+            new = not os.path.lexists(local)
+            if new:
+                self._admit(folder)
+            os.replace(temp, local)
+            if new:
+                self._children.add(folder, 1)
+            self._new_inode(path, user, mode, False, replication)
 
     # In-place writes, for PaddlePaddle Cloud's PFS (chunks written at offsets into a file first sized by
     # `touch`): a file shared with a snapshot (a hard link) is copied first, so the snapshot never changes.
@@ -603,6 +732,8 @@ class HdfsStore:
             return True
         self._ensure_parent(path + "/x") if local.exists() else self._ensure_parent(path)
         if local.exists():
+            if local.is_dir():
+                return True  # made meanwhile by another call
             raise HdfsException("FileAlreadyExistsException", f"Path is not a directory: {path}")
         self.check(user, path, ancestor=WRITE)
         missing = []
@@ -611,9 +742,16 @@ class HdfsStore:
             missing.append(probe)
             probe = probe.parent
         for folder in reversed(missing):
-            folder.mkdir(mode=0o700, exist_ok=True)
-            # Folders created on the way get the mode too, with u+wx so the next one can be made (as HDFS).
-            self._new_inode(self._hdfs(folder), user, permission if folder == local else permission | 0o300, True)
+            made = self._hdfs(folder)
+            with self._db_lock:  # the folder and its row at once: no call sees it without its owner and mode
+                self._admit(_parent(made))
+                try:
+                    folder.mkdir(mode=0o700)
+                except FileExistsError:
+                    continue  # made at the same moment by another call, which records it
+                self._children.add(_parent(made), 1)
+                # Folders created on the way get the mode too, with u+wx so the next one can be made (as HDFS).
+                self._new_inode(made, user, permission if folder == local else permission | 0o300, True)
         self._touch_parent(self._hdfs(missing[-1]) if missing else path)
         return True
 
@@ -640,14 +778,18 @@ class HdfsStore:
         else:
             self.check(user, dst, ancestor=WRITE)
             self._rename2_allowed(user, src, dst, s, d, overwrite)
-        if d.exists():
-            shutil.rmtree(d) if d.is_dir() else d.unlink()
-            self._forget(dst)
-        os.rename(s, d)
-        self._forget(dst)
         with self._db_lock:
-            self._db.execute("UPDATE inodes SET path = ? || substr(path, ?) WHERE path = ? OR substr(path, 1, ?) = ?",
-                             (dst, len(src) + 1, src, len(_under(src)), _under(src)))
+            if _parent(src) != _parent(dst):  # FSDirRenameOp.verifyFsLimitsForRename
+                self._admit(_parent(dst))
+            replaced = os.path.lexists(d)
+            if replaced:  # rename2 has checked it is a file or an empty folder
+                shutil.rmtree(d) if d.is_dir() else d.unlink()
+            os.rename(s, d)
+            self._children.forget(src)
+            self._children.forget(dst)
+            self._children.add(_parent(src), -1)
+            self._children.add(_parent(dst), 0 if replaced else 1)
+            self._move_rows(src, dst)
         self._touch_parent(src)
         self._touch_parent(dst)
         return True
@@ -690,10 +832,14 @@ class HdfsStore:
         self.check(user, path, parent=WRITE, sub=ALL, ignore_empty=True)
         if is_dir:
             self._refuse_if_snapshots(path)
-            shutil.rmtree(local)
-        else:
-            local.unlink()
-        self._forget(path)
+        aside = self._temporary()
+        with self._db_lock:  # gone from its folder at once; a big tree is removed from the staging folder after
+            os.rename(local, aside) if is_dir else local.unlink()
+            self._children.forget(path)
+            self._children.add(_parent(path), -1)
+            self._forget(path)
+        if is_dir:
+            shutil.rmtree(aside)
         self._touch_parent(path)
         return True
 
@@ -839,8 +985,7 @@ class HdfsStore:
         prefix = inode.path.rstrip("/")
         snapshot_path = f"{prefix}/{SNAPSHOT}/{name}"
         with self._db_lock:
-            rows = self._db.execute("SELECT * FROM inodes WHERE path = ? OR substr(path, 1, ?) = ?",
-                                    (inode.path, len(_under(inode.path)), _under(inode.path))).fetchall()
+            rows = self._db.execute(f"SELECT * FROM inodes WHERE {SUBTREE}", _subtree(inode.path)).fetchall()
             for row in rows:
                 rest = row[0][len(prefix):]
                 if f"/{SNAPSHOT}/" in rest + "/":
@@ -868,9 +1013,7 @@ class HdfsStore:
             raise HdfsException("SnapshotException", f"The snapshot {new} already exists for directory {inode.path}")
         os.rename(inode.local / SNAPSHOT / old, inode.local / SNAPSHOT / new)
         src, dst = f"{inode.path.rstrip('/')}/{SNAPSHOT}/{old}", f"{inode.path.rstrip('/')}/{SNAPSHOT}/{new}"
-        with self._db_lock:
-            self._db.execute("UPDATE inodes SET path = ? || substr(path, ?) WHERE path = ? OR substr(path, 1, ?) = ?",
-                             (dst, len(src) + 1, src, len(_under(src)), _under(src)))
+        self._move_rows(src, dst)
 
     @staticmethod
     def _snapshot_name(name: str) -> None:
@@ -880,8 +1023,7 @@ class HdfsStore:
     def _refuse_if_snapshots(self, path: str) -> None:
         """A folder that holds snapshots (itself or below) cannot be deleted or moved away."""
         with self._db_lock:
-            rows = self._db.execute("SELECT path FROM inodes WHERE snapshottable = 1 AND (path = ? OR substr(path, 1, ?) = ?)",
-                                    (path, len(_under(path)), _under(path))).fetchall()
+            rows = self._db.execute(f"SELECT path FROM inodes WHERE snapshottable = 1 AND {SUBTREE}", _subtree(path)).fetchall()
         for (folder,) in rows:
             inode = self.lookup(folder)
             if inode is not None and self._snapshots(inode):

@@ -36,10 +36,10 @@ def build_app(cluster: LocalCluster, private: bool = False) -> Starlette:
     api = Api(cluster, private=private)
     hdfs = WebHdfs(cluster.store, cluster.users.user_of_token, require_token=private)
     methods = ["GET", "PUT", "POST", "DELETE"]
-    routes = [
-        *api.routes(),
+    routes = [  # WebHDFS first: an upload's thousands of calls are matched before the REST API's routes
         Route("/webhdfs/v1", hdfs.endpoint, methods=methods),
         Route("/webhdfs/v1/{path:path}", hdfs.endpoint, methods=methods),
+        *api.routes(),
     ]
 
     async def not_found(request: Request, exc: HTTPException) -> JSONResponse:

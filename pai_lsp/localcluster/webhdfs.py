@@ -43,6 +43,7 @@ KNOWN = {
 }
 PARAM_CLASS = {"GET": "GetOpParam", "PUT": "PutOpParam", "POST": "PostOpParam", "DELETE": "DeleteOpParam"}
 LIST_BATCH = 1000
+SMALL_BODY = 1 << 20  # a body up to this size is received whole, then written in a worker thread
 ACTIONS = {"---": 0, "--x": 1, "-w-": 2, "-wx": 3, "r--": 4, "r-x": 5, "rw-": 6, "rwx": 7}
 
 
@@ -158,7 +159,9 @@ class WebHdfs:
             raise _invalid("op", op, f"No enum constant org.apache.hadoop.hdfs.web.resources.{PARAM_CLASS.get(method, 'GetOpParam')}.Op.{op}")
         user = self.caller(request)
         datanode = request.query_params.get("datanode") == "true"
-        if op in ("CREATE", "APPEND", "OPEN", "GETFILECHECKSUM") and not datanode:
+        if op in ("CREATE", "APPEND") and not datanode:
+            return self._redirect(request, path, user)  # no file work: not worth a thread's hand-over
+        if op in ("OPEN", "GETFILECHECKSUM") and not datanode:
             return await run_in_threadpool(self._redirect, request, path, user)
         if op == "OPEN":
             return self._open(request, path, user)
@@ -249,10 +252,10 @@ class WebHdfs:
         return Response(status_code=200)  # rename2 answers with an empty body
 
     def _redirect(self, request: Request, path: str, user: str) -> Response:
-        params = [(k, v) for k, v in request.query_params.multi_items() if k != "noredirect"]
-        params.append(("datanode", "true"))
-        base = f"{request.url.scheme}://{request.url.netloc}"
-        location = f"{base}/webhdfs/v1{quote(path)}?{urlencode(params)}"
+        query = request.url.query
+        if "noredirect" in request.query_params:
+            query = urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "noredirect"])
+        location = f"{request.url.scheme}://{request.url.netloc}/webhdfs/v1{quote(path)}?{query}&datanode=true"
         op = request.query_params.get("op", "").upper()
         # Fail early on the namenode step for a missing file, as a namenode does.
         if op == "OPEN":
@@ -272,11 +275,21 @@ class WebHdfs:
         permission = None if append else _permission(request, None)
         overwrite = _bool(request, "overwrite")
         replication = None if append else _int(request, "replication", None)
-        with self.store.writer(user, path, overwrite, permission, append=append, replication=replication) as f:
-            async for chunk in request.stream():
-                if chunk:
-                    f.write(chunk)
+        size = request.headers.get("content-length")
+        if size is not None and size.isdigit() and int(size) <= SMALL_BODY:
+            body = await request.body()  # whole, then the file work off the event loop in one go
+            await run_in_threadpool(self._write_small, user, path, overwrite, permission, append, replication, body)
+        else:
+            with self.store.writer(user, path, overwrite, permission, append=append, replication=replication) as f:
+                async for chunk in request.stream():
+                    if chunk:
+                        f.write(chunk)
         if append:
             return Response(status_code=200)
         location = f"hdfs://{request.url.netloc}{quote(self.store.normalize(path))}"
         return Response(status_code=201, headers={"Location": location})
+
+    def _write_small(self, user: str, path: str, overwrite: bool, permission: int | None, append: bool,
+                     replication: int | None, body: bytes) -> None:
+        with self.store.writer(user, path, overwrite, permission, append=append, replication=replication) as f:
+            f.write(body)

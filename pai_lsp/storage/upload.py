@@ -169,10 +169,11 @@ def select(root: Path, include: list[str], exclude: list[str] | None, ignore: Ig
     return [Selected(rel, base) for rel in out]
 
 
-STAGING = ".pai-staging"  # beside the code folder: new trees are written here, then swapped into place
+STAGING = ".pai-staging"  # beside the code folder: what is sent is written here, then switched into place
 SMALL = 1 << 20  # files up to this size are read in one piece; bigger ones are streamed
 HASHED = 64 << 20  # files up to this size are also fingerprinted by content (SHA-256, while sent), so one
 # touched but unchanged is not sent again; hashing a bigger one would cost more CPU than sending it
+PATCH_MOVES = 1000  # at most this many renames and removals patch a tree in place; a bigger change is sent whole
 _ACTIVE: set[str] = set()  # staging folders this process is writing now (never cleaned as stale)
 _ACTIVE_LOCK = threading.Lock()
 
@@ -180,76 +181,160 @@ _ACTIVE_LOCK = threading.Lock()
 @dataclass
 class UploadResult:
     remote: str
-    sent_files: int
+    sent_files: int  # what went over the wire
     sent_bytes: int
-    unchanged_files: int
+    unchanged_files: int  # kept where they were: not sent
     removed_files: int
     seconds: float
-    changed_files: int = 0  # new or different since the last upload there
+    changed_files: int = 0  # new or different since the last upload there (all of them sent)
     cleaned: list[str] = field(default_factory=list)  # unfinished earlier uploads removed first
+    resent_files: int = 0  # unchanged, but sent again: the folder was not as the last upload left it, or
+    # so much changed that the tree was sent whole
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
 def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, progress: Progress | None = None) -> UploadResult:
-    """Make `remote` hold exactly `files`, switched atomically: a tree is written whole into a new
-    folder and swapped into place, so a job never starts on a half-new tree, and an upload that
-    stops half-way changes nothing. A tree equal to the last upload's (by its manifest) is not
-    sent at all. Unfinished uploads to the same place, left by a killed daemon, are removed first."""
+    """Make `remote` hold exactly `files`, sending only what changed since the last upload there (by
+    its manifest), and never leaving a mix of old and new in place: what is sent is written into a
+    staging folder first (an upload that stops there changes nothing), then switched in by renames.
+    A small change is patched into the old tree while that tree is moved aside (`_patch`: a job
+    starting in that moment finds no code and fails, rather than running a mix); a first upload,
+    a folder not as the last upload left it, or a change of more than PATCH_MOVES files is sent
+    whole and swapped in. Unfinished uploads to the same place, left by a killed daemon, are removed first."""
     started = time.perf_counter()
     remote = "/" + remote.strip("/")
     parent, name = remote.rsplit("/", 1)
-    parent = parent or "/"
-    staging_root = f"{parent.rstrip('/')}/{STAGING}"
+    staging_root = f"{parent}/{STAGING}"
     status = hdfs.status(remote)
     if status is not None and not status.is_dir:
         raise InvalidInput(message("upload.code-dir-file", remote=remote))
     cleaned = _clean_stale(hdfs, staging_root, name)
     local = {f.rel: os.path.join(f.root, f.rel) for f in files}
     previous = read_manifest(hdfs, remote) if status is not None else {}
-    unchanged = _unchanged(local, previous, threads)
+    kept = _unchanged(local, previous, threads)
+    changed = {rel: path for rel, path in local.items() if rel not in kept}
     removed = [rel for rel in previous if rel not in local]
     intact = bool(previous) and _intact(hdfs, remote, previous)
-    if intact and len(unchanged) == len(local) and not removed:
+    if intact and not changed and not removed:
         return UploadResult(remote, 0, 0, len(local), 0, time.perf_counter() - started, cleaned=cleaned)
-    same = len(unchanged) if intact else 0  # someone changed the folder: count nothing as kept
     staging = f"{staging_root}/{name}.{secrets.token_hex(4)}"
     with _ACTIVE_LOCK:
         _ACTIVE.add(staging)
     try:
-        sent, sent_bytes = _send_tree(hdfs, local, staging, threads, progress, remote)
+        plan = _plan(previous, local, changed, removed) if intact and hdfs.renames else None
+        if plan is not None and plan.moves <= PATCH_MOVES:
+            sent, sent_bytes = _send_tree(hdfs, changed, kept, staging, threads, progress, remote)
+            _patch(hdfs, plan, staging, remote, threads)
+            return UploadResult(remote, sent, sent_bytes, len(kept), len(removed), time.perf_counter() - started,
+                                changed_files=len(changed), cleaned=cleaned)
+        sent, sent_bytes = _send_tree(hdfs, local, {}, staging, threads, progress, remote)
         _swap(hdfs, staging, remote, exists=status is not None)
     finally:
         with _ACTIVE_LOCK:
             _ACTIVE.discard(staging)
-    return UploadResult(remote, sent, sent_bytes, same, len(removed), time.perf_counter() - started,
-                        changed_files=len(local) - same, cleaned=cleaned)
+    return UploadResult(remote, sent, sent_bytes, 0, len(removed), time.perf_counter() - started,
+                        changed_files=len(changed), cleaned=cleaned, resent_files=len(kept))
 
 
-def _send_tree(hdfs: Hdfs, local: dict[str, str], staging: str, threads: int, progress: Progress | None,
-               remote: str) -> tuple[int, int]:
-    """Every file into `staging`, then the manifest of what was sent (hashed while sent). On any
-    failure the staging folder is removed and the error says exactly what did not arrive."""
-    sizes = {rel: os.stat(path).st_size for rel, path in local.items()}
+def _send_tree(hdfs: Storage, send: dict[str, str], kept: dict[str, dict], staging: str, threads: int,
+               progress: Progress | None, remote: str) -> tuple[int, int]:
+    """The files `send` into `staging`, then the manifest of the whole tree (`kept`, the entries of
+    the files not sent, and those sent, hashed while sent). On any failure the staging folder is
+    removed and the error says exactly what did not arrive; `remote` is untouched."""
+    sizes = {rel: os.stat(path).st_size for rel, path in send.items()}
     total = sum(sizes.values())
     manifest: dict[str, dict] = {}
     done_bytes = 0
     try:
         hdfs.mkdir(staging)
-        for rel, entry in bounded(lambda rel: send_file(hdfs, local[rel], f"{staging}/{rel}"), list(local), threads):
+        for rel, entry in bounded(lambda rel: send_file(hdfs, send[rel], f"{staging}/{rel}"), list(send), threads):
             manifest[rel] = entry
             done_bytes += entry["size"]
             if progress:
-                progress(done_bytes, total, len(manifest), len(local))
-        hdfs.write(f"{staging}/{MANIFEST}", json.dumps({"version": 2, "files": manifest}).encode())
+                progress(done_bytes, total, len(manifest), len(send))
+        hdfs.write(f"{staging}/{MANIFEST}", json.dumps({"version": 2, "files": {**kept, **manifest}}).encode())
     except (PaiError, OSError) as exc:
         reason = exc.said if isinstance(exc, PaiError) else str(exc)
         with contextlib.suppress(PaiError, OSError):
             hdfs.delete(staging, recursive=True)
         # The reason first: the start of a message is what a notification shows.
-        raise Interrupted(message("upload.stopped", reason=reason, remote=remote, left=len(local) - len(manifest), total=len(local))) from None
+        raise Interrupted(message("upload.stopped", reason=reason, remote=remote, left=len(send) - len(manifest), total=len(send))) from None
     return len(manifest), done_bytes
+
+
+@dataclass
+class Plan:
+    """How an old tree becomes the new one by renames and removals (`_patch`)."""
+
+    folders: list[str]  # new top folders, moved in whole from staging
+    files: list[str]  # changed files in folders the old tree has, each moved in over its old version
+    gone: list[str]  # files and top folders the new tree no longer has
+
+    @property
+    def moves(self) -> int:
+        return len(self.folders) + len(self.files) + len(self.gone)
+
+
+def _folders(rels) -> set[str]:
+    """Every folder the files `rels` are in, and the folders above those ("" is the top)."""
+    out = {""}
+    for rel in rels:
+        while "/" in rel:
+            rel = rel.rsplit("/", 1)[0]
+            if rel in out:
+                break
+            out.add(rel)
+    return out
+
+
+def _plan(previous: dict, local: dict[str, str], changed: dict[str, str], removed: list[str]) -> Plan:
+    """Changed files under a folder the old tree lacks move with the topmost such folder; folders the
+    new tree lacks go whole, with the files in them."""
+    old, new = _folders(previous), _folders(local)
+    tops = {rel: next((f for f in _ancestors(rel) if f not in old), None) for rel in changed}
+    vanished = old - new
+    gone = sorted(f for f in vanished if not vanished.intersection(_ancestors(f)))
+    gone += [rel for rel in removed if not vanished.intersection(_ancestors(rel))]
+    return Plan(sorted({t for t in tops.values() if t is not None}), [rel for rel, t in tops.items() if t is None], gone)
+
+
+def _ancestors(rel: str) -> list[str]:
+    """"a/b/c.py" -> ["a", "a/b"]: the folders a file is in, top first."""
+    parts = rel.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _patch(hdfs: Storage, plan: Plan, staging: str, remote: str, threads: int) -> None:
+    """The sent files (in `staging`, with the new manifest) switched into the old tree by renames
+    only, with `remote` moved aside meanwhile: a job starting then finds no code rather than a mix.
+    Fails loudly, never half-done: the old tree is put back if it was not touched yet, else removed."""
+    work = f"{staging}.old"  # the old tree, being brought up to date where no job looks
+    touched = False
+    try:
+        hdfs.rename(remote, work)
+        moves = [(f"{staging}/{rel}", f"{work}/{rel}") for rel in plan.folders]
+        moves += [(f"{staging}/{rel}", f"{work}/{rel}") for rel in plan.files]
+        touched = True
+        for _ in bounded(lambda move: hdfs.commit(*move), moves, threads):
+            pass
+        for _ in bounded(lambda rel: hdfs.delete(f"{work}/{rel}", recursive=True), plan.gone, threads):
+            pass
+        hdfs.commit(f"{staging}/{MANIFEST}", f"{work}/{MANIFEST}")
+        hdfs.replace(work, remote)
+    except (PaiError, OSError) as exc:
+        reason = exc.said if isinstance(exc, PaiError) else str(exc)
+        if not touched:
+            with contextlib.suppress(PaiError, OSError):
+                hdfs.rename(work, remote)
+        for left in (work, staging) if touched else (staging,):
+            with contextlib.suppress(PaiError, OSError):
+                hdfs.delete(left, recursive=True)
+        code = "upload.patch-removed" if touched else "upload.patch-unchanged"
+        raise Interrupted(message(code, reason=reason, remote=remote)) from None
+    with contextlib.suppress(PaiError, OSError):
+        hdfs.delete(staging, recursive=True)  # only the folders the moved files were in
 
 
 def send_file(hdfs: Storage, path: str, target: str) -> dict:
@@ -288,24 +373,25 @@ def _clean_stale(hdfs: Hdfs, staging_root: str, name: str) -> list[str]:
         entries = hdfs.list(staging_root)
     except NotFound:
         return []
-    ours = re.compile(re.escape(name) + r"\.[0-9a-f]{8}(?:\.old)?")
+    ours = re.compile(re.escape(name) + r"\.[0-9a-f]{8}(?:\.old)*")
     with _ACTIVE_LOCK:
         active = set(_ACTIVE)
     cleaned = []
     for entry in entries:
         path = f"{staging_root}/{entry.name}"
-        if ours.fullmatch(entry.name) and path.removesuffix(".old") not in active:
+        if ours.fullmatch(entry.name) and re.sub(r"(?:\.old)+$", "", path) not in active:
             with contextlib.suppress(NotFound):
                 hdfs.delete(path, recursive=True)
             cleaned.append(path)
     return cleaned
 
 
-def _unchanged(local: dict[str, str], previous: dict, threads: int) -> set[str]:
-    """The files whose content is what the last upload sent: same size and modification time as
-    recorded, else the same size and hash (so only files that were touched are read)."""
-    same: set[str] = set()
-    to_hash = []
+def _unchanged(local: dict[str, str], previous: dict, threads: int) -> dict[str, dict]:
+    """The files whose content is what the last upload sent, with their manifest entries: same size
+    and modification time as recorded, else the same size and hash (so only files that were touched
+    are read; their entries take the new time)."""
+    same: dict[str, dict] = {}
+    to_hash: dict[str, int] = {}
     for rel, path in local.items():
         entry = previous.get(rel)
         if not isinstance(entry, dict):
@@ -317,12 +403,12 @@ def _unchanged(local: dict[str, str], previous: dict, threads: int) -> set[str]:
         if st.st_size != entry.get("size"):
             continue
         if st.st_mtime_ns == entry.get("mtime"):
-            same.add(rel)
+            same[rel] = entry
         elif "sha256" in entry:
-            to_hash.append(rel)
-    for rel, digest in bounded(lambda rel: file_hash(local[rel]), to_hash, threads):
+            to_hash[rel] = st.st_mtime_ns
+    for rel, digest in bounded(lambda rel: file_hash(local[rel]), list(to_hash), threads):
         if digest == previous[rel]["sha256"]:
-            same.add(rel)
+            same[rel] = {**previous[rel], "mtime": to_hash[rel]}
     return same
 
 
@@ -397,7 +483,8 @@ def read_manifest(hdfs: Storage, remote: str) -> dict:
 
 
 def _intact(hdfs: Hdfs, remote: str, previous: dict) -> bool:
-    """Cheap check (one request) that the folder still holds what the manifest says."""
+    """Cheap check (two requests) that the folder still holds what the manifest says: as many files,
+    bytes and folders (no folder an upload would not have made)."""
     if not previous:
         return False
     try:
@@ -407,4 +494,5 @@ def _intact(hdfs: Hdfs, remote: str, previous: dict) -> bool:
     manifest_size = hdfs.status(f"{remote}/{MANIFEST}")
     extra = manifest_size.size if manifest_size else 0
     return (summary["fileCount"] == len(previous) + 1
-            and summary["length"] == sum(e.get("size", 0) for e in previous.values()) + extra)
+            and summary["length"] == sum(e.get("size", 0) for e in previous.values()) + extra
+            and summary.get("directoryCount", len(_folders(previous))) == len(_folders(previous)))

@@ -182,3 +182,32 @@ def tagged() -> Iterator[str]:
 
 def all_started(tag: str) -> dict[str, int]:
     return wait_for(lambda: (found := sleepers(tag)).keys() == set(KINDS) and found, 20)
+
+
+def seed_store(data_dir: Path, files: int, folders: int = 1000) -> None:
+    """`files` empty files in `folders` folders under /seed of the HDFS store in `data_dir`, owned by
+    the OS user (the cluster's superuser), before a cluster serves it: a cluster that has taken many
+    uploads. The first file of each folder is written through the store; the others are made beside
+    it with the very metadata row the store gave it, in one transaction (500,000 files one by one
+    would take longer than the runs that use them)."""
+    import getpass
+
+    from pai_lsp.localcluster.hdfs_store import HdfsStore
+
+    me = getpass.getuser()
+    store = HdfsStore(data_dir / "hdfs", me)
+    try:
+        rows = {}
+        for d in range(min(folders, files)):
+            with store.writer(me, f"/seed/d{d}/f{d}", False, None):
+                pass
+            rows[d] = store._db.execute("SELECT * FROM inodes WHERE path = ?", (f"/seed/d{d}/f{d}",)).fetchone()
+        batch, seeded = [], store.local("/seed")
+        for i in range(folders, files):
+            os.close(os.open(seeded / f"d{i % folders}" / f"f{i}", os.O_CREAT | os.O_WRONLY, 0o644))
+            batch.append((f"/seed/d{i % folders}/f{i}", *rows[i % folders][1:]))
+        if batch:
+            with store._transaction() as db:
+                db.executemany(f"INSERT INTO inodes VALUES ({', '.join('?' * len(batch[0]))})", batch)
+    finally:
+        store.close()

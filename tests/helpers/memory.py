@@ -85,8 +85,10 @@ class MemoryStorage(Storage):
             self.dirs.add(dst + p[len(src):])
 
     def content(self, path: str) -> dict:
-        inside = [p for p in self.files if p.startswith(posixpath.normpath(path) + "/")]
-        return {"fileCount": len(inside), "length": sum(len(self.files[p]) for p in inside)}
+        path = posixpath.normpath(path)
+        inside = [p for p in self.files if p.startswith(path + "/")]
+        folders = [p for p in self.dirs if p == path or p.startswith(path + "/")]
+        return {"fileCount": len(inside), "length": sum(len(self.files[p]) for p in inside), "directoryCount": len(folders)}
 
     def close(self) -> None:
         pass

@@ -161,9 +161,11 @@ def test_preview_rendered_job_shows_the_job_as_the_server_will_see_it(workbench,
     text = workbench.wait_for(lambda: (t := preview_text(workbench)) and "hello from" in t and t, "the rendered job")
     assert text.startswith("# The job as the server will see it"), text
     assert '- test -n "******" && echo done' in text and "s3cr3t-value" not in text
-    assert '- echo "hello from $PAI_CURRENT_TASK_ROLE_NAME"' in text and "instances: 1" in text and "shmMB: 512" in text
+    assert '- echo "hello from $PAI_CURRENT_TASK_ROLE_NAME"' in text and "instances: 1" in text
     tab = workbench.page.locator(".tabs-container .tab.active")
     assert tab.get_attribute("aria-label").startswith("rendered.pai.yaml (rendered)"), tab.get_attribute("aria-label")
     workbench.page.locator(PREVIEW_EDITOR).locator(".view-lines").click()
+    workbench.page.keyboard.press("Control+End")  # the defaults below what the editor's height shows
+    workbench.wait_for(lambda: "shmMB: 512" in preview_text(workbench), "the scheduler's default shmMB at the end")
     workbench.page.keyboard.type("zzz")
     assert "zzz" not in preview_text(workbench)

@@ -848,6 +848,7 @@ export interface UploadSummary {
   unchanged_files: number;
   removed_files: number;
   cleaned: string[];
+  resent_files: number;
   seconds: number;
 }
 
