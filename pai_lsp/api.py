@@ -355,6 +355,100 @@ class StatusResult(Result):
 
 
 @dataclass(frozen=True, kw_only=True)
+class WhyText(Result):
+    """One text in English and in Simplified Chinese (the daemon answers clients of either locale)."""
+
+    en: str
+    zh: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyEvidence(Result):
+    line: int  # 1-based in the log; 0 when not from the log
+    text: str
+    source: str = "log"  # "log" | "diagnostics"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyFrame(Result):
+    """A traceback frame; `workspace` the user's file it came from (relative to the result's `workspace`)."""
+
+    path: str
+    line: int
+    function: str | None = None
+    source: str | None = None
+    log_line: int = 0
+    user: bool = False
+    uploaded: str | None = None  # its path inside the uploaded code folder
+    workspace: str | None = None
+    matched_by: str | None = None  # "code-dir" | "suffix"
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyException(Result):
+    type: str
+    message: str
+    frames: list[WhyFrame] = field(default_factory=list)
+    log_line: int = 0
+    header_line: int = 0
+    child: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyTraceback(Result):
+    chain: list[WhyException]
+    primary: WhyFrame | None = None  # the deepest frame in the user's own code: where a diagnostic goes
+    related: list[WhyFrame] = field(default_factory=list)  # the other user frames, deepest first
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyExplanation(Result):
+    """`core.triage.Explanation` on the wire: the class (`kind`), its words, the evidence, the frames."""
+
+    kind: str
+    title: WhyText
+    message: WhyText
+    exit_code: int | None = None
+    user_exit_code: int | None = None
+    exit_words: WhyText | None = None
+    phrase: str | None = None  # the OpenPAI exit-spec phrase that applies
+    spec_code: int | None = None
+    evidence: list[WhyEvidence] = field(default_factory=list)
+    last_lines: list[WhyEvidence] = field(default_factory=list)
+    traceback: WhyTraceback | None = None
+    signal: str | None = None
+    package: str | None = None
+    module: str | None = None
+    path: str | None = None
+    hdfs: bool = False
+    command: str | None = None
+    image: str | None = None
+    role: str | None = None
+    index: int | None = None
+    retries: int | None = None
+    retries_allowed: int | None = None
+    cause: WhyExplanation | None = None  # a job's: the explanation of the task that ended it
+
+
+@dataclass(frozen=True, kw_only=True)
+class WhyResult(Result):
+    """Why a job failed (or was stopped), and where: `explanation` null while it runs or when it
+    succeeded; `tasks` the failed tasks' own; `changed` the frames' workspace files changed since the upload."""
+
+    job: str
+    cluster: str
+    state: str
+    completed: int | None
+    made_at: int | None  # ms since the epoch; null: not made (the job has not ended)
+    took_ms: float | None = omitted_when_none()
+    explanation: WhyExplanation | None
+    tasks: list[WhyExplanation]
+    workspace: str | None  # the workspace folder the job was submitted from (absolute)
+    code_dir: str | None  # the HDFS folder its code went to
+    changed: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
 class ConfigResult(Result):
     job: str
     config: dict[str, Any] | str  # as the cluster has it (v2 YAML: its text)
@@ -769,6 +863,15 @@ class Stop(JobRef):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Why(JobRef):
+    """Why the job failed (or was stopped), and where: the daemon's kept explanation (`refresh`: made again)."""
+
+    METHOD: ClassVar[str] = "job.why"
+    RESULT: ClassVar[type[Result]] = WhyResult
+    refresh: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
 class Config(JobRef):
     METHOD: ClassVar[str] = "config"
     RESULT: ClassVar[type[Result]] = ConfigResult
@@ -1068,7 +1171,7 @@ class HdfsGet(HdfsTransfer):
 
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Preview, Jobs, Status, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
+    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
     *HDFS_METHODS, *BACKEND_METHODS, *RECORD_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
@@ -1328,6 +1431,7 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.previewRendered": PreviewRendered,
     "pai.jobs.list": Jobs,
     "pai.job.status": Status,
+    "pai.job.why": Why,
     "pai.job.config": JobConfig,
     "pai.job.ssh": Ssh,
     "pai.job.stop": Stop,

@@ -91,7 +91,7 @@ def local_cluster(args: argparse.Namespace) -> int:
     try:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
                      allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources,
-                     paddle_port=args.paddle_port)
+                     paddle_port=args.paddle_port, enforce_memory=args.enforce_memory)
     except OSError as exc:
         print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERRORS
@@ -126,6 +126,8 @@ def _add_local_cluster(sub) -> None:
         p.add_argument("--strict-resources", action="store_true",
                        help="refuse jobs larger than this machine, as a real cluster's quota does (default: run them "
                             "scaled to the machine, with a note)")
+        p.add_argument("--enforce-memory", action="store_true",
+                       help="kill a task whose processes use more memory than its role's memoryMB, as a real cluster does")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
     for action in p_lc._actions[first:]:

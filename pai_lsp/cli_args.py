@@ -136,7 +136,7 @@ def _has_terminal() -> bool:
     standard input is a pipe."""
     if sys.stdin is not None and sys.stdin.isatty():
         return True
-    if os.name != "posix":
+    if sys.platform == "win32":  # (no controlling terminal to open; mypy --platform win32 follows this test)
         return False
     try:
         os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
@@ -172,7 +172,7 @@ def password(from_stdin: bool, prompt: str) -> str:
 
 def _end_line_on_terminal() -> None:
     try:
-        with open("/dev/tty", "w") as tty:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
             tty.write("\n")
     except OSError:
         sys.stderr.write("\n")

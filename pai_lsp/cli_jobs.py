@@ -22,6 +22,8 @@ from .cli_args import command, group, password
 from .cli_out import add_output_option, console, human_size, print_json, print_row, state_style
 from .cli_records import COMMANDS as RECORD_COMMANDS
 from .cli_records import add_commands as add_record_commands
+from .cli_why import add_command as add_why
+from .cli_why import cmd_why, failure_line
 from .clusters.kinds import BY_NAME as KINDS
 from .clusters.profiles import LOCAL, LOCALS
 from .core.messages import message
@@ -89,6 +91,7 @@ def add_commands(sub) -> None:
     _cluster_option(p)
     p.add_argument("-w", "--watch", action="store_true", help="print the status again whenever it changes, until the job ends")
     add_output_option(p)
+    add_why(sub)
     p = command(sub, "logs", "print a job's logs", [
         ("pai logs mnist_1a2b3c4d", "every task's log so far"),
         ("pai logs mnist_1a2b3c4d --task worker:1 -f", "one task's, until the job ends")])
@@ -357,6 +360,8 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
                         final[-1].diagnostics) if final else ""
     print_row([(f"{job}: ", None), (state, state_style(state)), (f" ({how})" if how else "", None)], console(err=True))
+    if (why := failure_line(cluster, job, state)) is not None:
+        print(f"why: {why}", file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
 
 
@@ -430,13 +435,13 @@ def cmd_status(args: argparse.Namespace) -> int:
         return daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
 
     if not args.watch:
-        _show_status(fetch(), args.output)
+        _show_status(fetch(), args.output, args.cluster)
         return 0
-    last = _watch(fetch, lambda status: _show_status(status, args.output), lambda status: status["state"] in FINAL)
+    last = _watch(fetch, lambda status: _show_status(status, args.output, args.cluster), lambda status: status["state"] in FINAL)
     return 1 if last is not None and last["state"] in FINAL and last["state"] != "SUCCEEDED" else 0  # as gh run watch
 
 
-def _show_status(status: Any, output: str) -> None:
+def _show_status(status: Any, output: str, cluster: str | None) -> None:
     if output == "json":
         print_json(status)
         return
@@ -445,6 +450,8 @@ def _show_status(status: Any, output: str) -> None:
     print_row([(f"{status['name']}: ", None), (status["state"], state_style(status["state"])), (f" ({how})" if how else "", None)], out)
     if status["diagnostics"]:
         out.print(f"  {status['diagnostics']}", markup=False)
+    if (why := failure_line(cluster, status["name"], status["state"])) is not None:
+        out.print(f"  why: {why}", markup=False)
     for t in status["tasks"]:
         ports = " ".join(f"{k}={v}" for k, v in t["ports"].items())
         label = f"{t['role']}:{t['index']}"
@@ -707,5 +714,5 @@ def cmd_registry(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"ssh": cmd_ssh, "submit": cmd_submit, "run": cmd_submit, "jobs": cmd_jobs, "status": cmd_status, "logs": cmd_logs,
-            "stop": cmd_stop, "outputs": cmd_outputs, "cluster": cmd_cluster,
+            "stop": cmd_stop, "why": cmd_why, "outputs": cmd_outputs, "cluster": cmd_cluster,
             "daemon": cmd_daemon, "hdfs": cmd_hdfs, "quota": cmd_quota, "registry": cmd_registry, **RECORD_COMMANDS}

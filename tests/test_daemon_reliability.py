@@ -122,7 +122,8 @@ def test_a_failed_job_shows_the_users_exit_code_first(env, tmp_path):
     job = result.stdout.split()[1]
     assert result.returncode == 1
     end = f"{job}: FAILED (exit code 3; cluster code 255: the user command exited with a non-zero code)"
-    assert result.stderr.splitlines()[-1] == end
+    assert result.stderr.splitlines()[-2] == end
+    assert result.stderr.splitlines()[-1].startswith("why: Exited with code 3: ")  # and why, in one line
     assert pai(env, "status", job).stdout.splitlines()[0] == end
 
 

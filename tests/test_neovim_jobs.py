@@ -1,5 +1,5 @@
 """The Neovim client in a real headless Neovim (Debian's 0.7.2 in CI) against the embedded local
-cluster: submit from a buffer, live log buffers, :PaiJobs, :PaiLogs, :PaiHdfs and :PaiClusters,
+cluster: submit from a buffer, live log buffers, :PaiJobs, :PaiLogs, :PaiHdfs, :PaiClusters and :PaiWhy,
 driven by typing keys and checked by reading the buffers and messages the user sees. Each test
 has its own daemon, local cluster and config folders."""
 
@@ -19,6 +19,7 @@ from pai_lsp.core import formats
 
 from .helpers.cli import pai as run_pai
 from .helpers.configs import PADDLE_JOB, V2_HELLO
+from .helpers.failing import failing_workspace
 from .helpers.neovim import CLIENT, Neovim, isolated_env, stop_services
 from .helpers.paths import EXAMPLE
 
@@ -468,3 +469,43 @@ def test_help(env, tmp_path):
             assert editor.lua("return vim.b.current_syntax") == filetype
     finally:
         editor.close()
+
+
+QUICKFIX = """
+local out = {}
+for _, item in ipairs(vim.fn.getqflist()) do
+  table.insert(out, { vim.fn.fnamemodify(vim.api.nvim_buf_get_name(item.bufnr), ':.'), item.lnum, item.type, item.text })
+end
+return out"""
+
+
+def test_a_failed_run_fills_the_quickfix_list_and_paiwhy_shows_the_report(nvim, workspace):
+    """:PaiRun of a config whose code raises three modules deep fills the quickfix list by itself (the
+    deepest frame in the user's own file first, an error; the calling frames after it), with one
+    message; :PaiWhy opens the report buffer."""
+    failing_workspace(workspace / "failing", "failing")
+    nvim.command("edit failing/failing.pai.json")
+    nvim.command("PaiRun")
+    line = nvim.wait_message("failed: Python exception: KeyError", 120)
+    assert "(failing/pkg/ops.py:3)" in line and ":PaiWhy" in line, line
+    job = line.split("why ")[1].split(" failed")[0]
+    assert job.startswith("failing_")
+    items = nvim.lua(QUICKFIX)
+    assert items[0][:3] == ["failing/pkg/ops.py", 3, "E"], items
+    assert items[0][3].startswith(f"{job}: KeyError was raised at pkg/ops.py:3"), items
+    assert [item[:2] for item in items[1:]] == [["failing/pkg/data.py", 5], ["failing/train.py", 5], ["failing/train.py", 8]], items
+    assert items[1][3] == "called from load"
+    assert nvim.lua("return vim.fn.getqflist({ title = 1 }).title") == f"PaiWhy {job}"
+
+    # :PaiWhy (the last job that failed here): the report, in a buffer of its own.
+    nvim.command("PaiWhy")
+    name = f"pai://why/{job}"
+    lines = nvim.wait(f"(function() for _, b in ipairs(vim.api.nvim_list_bufs()) do if vim.api.nvim_buf_get_name(b) == '{name}' "
+                      "then return vim.api.nvim_buf_get_lines(b, 0, -1, false) end end end)()", what="the report buffer")
+    assert lines[0] == f"{job}: FAILED — Python exception: KeyError (train:0)", lines
+    assert "  pkg/ops.py:3 in <listcomp>" in lines or any(x.startswith("  pkg/ops.py:3") for x in lines), lines
+    assert "  pkg/data.py:5 in load" in lines, lines
+    assert any("KeyError: 'train'" in x for x in lines), lines
+    # :PaiWhy of a job named, and the quickfix list is that job's.
+    nvim.command(f"PaiWhy {job}")
+    nvim.wait(f"vim.fn.getqflist({{ title = 1 }}).title == 'PaiWhy {job}'")

@@ -75,6 +75,9 @@ class Backend(Protocol):
         """The bytes of a log from byte `offset` on, at most `limit` of them (empty when there is
         nothing new): a log of any size is read in bounded pieces."""
 
+    def read_log_tail(self, location: str, size: int) -> bytes:
+        """The last `size` bytes of a log (all of it when shorter), without reading what is before."""
+
     def quota(self) -> dict:
         """What the user may use and uses now (PaddlePaddle Cloud; others refuse with InvalidInput)."""
 

@@ -229,6 +229,12 @@ class OpenPai:
             data = data[offset:] if limit is None else data[offset:offset + limit]
         return data
 
+    def read_log_tail(self, uri: str, size: int) -> bytes:
+        """A suffix range (`bytes=-size`, which the log servers take); a server that ignores it sends all."""
+        status, data = (self._get_log(uri, {"Range": f"bytes=-{size}"}) if self.fast is not None
+                        else self._get_log_httpx(uri, {"Range": f"bytes=-{size}"}))
+        return b"" if status == 416 else data[-size:]
+
     def _get_log_httpx(self, uri: str, headers: dict) -> tuple[int, bytes]:
         response = self.request("GET", uri, allow=(416,), headers=headers)
         return response.status_code, response.content

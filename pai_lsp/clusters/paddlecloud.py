@@ -218,6 +218,10 @@ class PaddleCloud:
     def active_jobs(self) -> list[JobSummary] | None:
         return None  # no state filter on the job list: the daemon looks at each watched job
 
+    def read_log_tail(self, location: str, size: int) -> bytes:
+        """The server gives only tail lines: the whole log is asked for (its lines), its end kept."""
+        return self.read_log(location, 0)[-size:]
+
     def read_log(self, location: str, offset: int, limit: int | None = None) -> bytes:
         """The pod's log from byte `offset` on. The server gives only tail lines, so as many lines are
         asked for as make the whole log (fewer came back than were asked for); a log is only ever

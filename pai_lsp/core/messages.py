@@ -428,6 +428,14 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "file.too-large": (INFO, "This file is {mb} MB: pai-lsp checks job configs up to {limit} MB, so checks, completion, hover and "
                              "the outline are off for it.",
                        "此文件有 {mb} MB：pai-lsp 只检查不超过 {limit} MB 的作业配置，因此对它关闭了检查、补全、悬停提示和大纲。"),
+    # -- `pai why`'s report around the explanation's own words (cli_why.py) -------------------
+    "why.nothing": (TEXT, "{job}: {state} (nothing to explain: it did not fail)", "{job}：{state}（没有需要说明的：作业没有失败）"),
+    "why.task": (TEXT, " (task {task})", "（任务 {task}）"),
+    "why.where": (TEXT, "where:", "位置："),
+    "why.evidence": (TEXT, "evidence:", "证据："),
+    "why.last-lines": (TEXT, "last lines:", "最后几行："),
+    "why.in-function": (TEXT, " in {function}", "，在 {function} 中"),
+    "why.changed": (TEXT, " (changed since the upload)", "（上传后已修改）"),
     # -- what an upload would send, outside diagnostics (core/upload.py) --------------------
     "upload.over-files": (TEXT, "{files:,} files (limit {limit:,}, pai.job.upload.maxFiles)",
                           "{files:,} 个文件（上限 {limit:,}，pai.job.upload.maxFiles）"),

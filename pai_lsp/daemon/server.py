@@ -33,6 +33,7 @@ from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
+from .why import Explainer
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
@@ -48,6 +49,8 @@ class Daemon:
         self.stopping = asyncio.Event()
         self.sessions = sessions or Sessions()
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
+        self.explainer = Explainer(self.sessions, state_dir() / "why")
+        self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
         self.handlers: dict[str, Handler] = {
             protocol.Ping.METHOD: self.ping,
             protocol.StopDaemon.METHOD: self.stop_daemon,
@@ -55,6 +58,7 @@ class Daemon:
             protocol.Preview.METHOD: self.preview,
             protocol.Jobs.METHOD: self.jobs,
             protocol.Status.METHOD: self.status,
+            protocol.Why.METHOD: self.why,
             protocol.Config.METHOD: self.config,
             protocol.Ssh.METHOD: self.ssh,
             protocol.Stop.METHOD: self.stop,
@@ -224,6 +228,7 @@ class Daemon:
             return service.submit(backend, Path(p.file), p.settings, progress, p.locale, p.shown, journal, cancelled, p.force)
 
         result = await self.stoppable(cluster, submit)
+        await self.explainer.submitted(result, p.file)
         self.watcher.watch(result.cluster, result.job)
         return result
 
@@ -246,6 +251,9 @@ class Daemon:
             return protocol.StatusResult.of(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
 
         return await self.sessions.run(p.cluster, status)
+
+    async def why(self, p: protocol.Why, notify: Notify) -> protocol.WhyResult:
+        return await self.explainer.get(await self.sessions.resolve(p.cluster), p.job, p.refresh)
 
     async def config(self, p: protocol.Config, notify: Notify) -> protocol.ConfigResult:
         return protocol.ConfigResult(job=p.job, config=await self.sessions.run(p.cluster, lambda backend: backend.config(p.job)))

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..clusters.profiles import LOCALS
 from ..core.openpai import FINAL, JobDetail
 from ..errors import NotFound, PaiError, ServerError
 from ..files import write_atomic
@@ -30,6 +31,8 @@ from .protocol import JobStatus
 from .sessions import Sessions
 
 WATCH_INTERVAL = 2.0  # seconds between two rounds of a board whose jobs nobody follows
+# ... on the embedded local cluster, where a look costs nothing: a job's end (and its explanation) is seen within it
+LOCAL_WATCH_INTERVAL = 0.5
 FOLLOW_INTERVAL = 0.5  # ... when some are followed: a state change reaches followers within this
 TASKS_INTERVAL = 1.0  # seconds between two looks at a running job whose tasks have not all got a log yet
 LOG_INTERVAL = 0.1  # seconds between two reads of a followed log, at the least
@@ -322,7 +325,8 @@ class Watcher:
             except PaiError:
                 pass  # unreachable now: the next round tries again
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(wake.wait(), FOLLOW_INTERVAL if followed else WATCH_INTERVAL)
+                await asyncio.wait_for(wake.wait(), FOLLOW_INTERVAL if followed else
+                                       LOCAL_WATCH_INTERVAL if cluster in LOCALS else WATCH_INTERVAL)
 
     async def _round(self, cluster: str, followed: dict[str, Feed], watched: set[str]) -> None:
         """One look at the states of a cluster's jobs of interest."""

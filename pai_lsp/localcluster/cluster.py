@@ -20,15 +20,29 @@ from typing import Protocol
 
 import psutil
 
+from ..core.triage.specs import RUNTIME_TAIL
 from ..files import write_atomic
+from . import memory, shapes
 from .auth import Users
 from .datadir import child
 from .errors import ClusterError
 from .hdfs_store import HdfsException, HdfsStore
+from .memory import MEMORY_EXCEEDED
 from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
 from .processes import RECORD_FILE, Tracker, leftover
 from .processes import end as end_processes
-from .runner import RunningTask, allocate_ports, end_tasks, environment, log_failure_exit, reported_exit, start, substitute_dir, task_id
+from .runner import (
+    RunningTask,
+    allocate_ports,
+    end_tasks,
+    environment,
+    exit_diagnostics,
+    log_failure_exit,
+    reported_exit,
+    start,
+    substitute_dir,
+    task_id,
+)
 from .shell import find_bash, missing
 
 STOP_GRACE_SECONDS = 2.0
@@ -77,7 +91,8 @@ def _nvidia_gpus() -> int:
 
 class LocalCluster:
     def __init__(self, data_dir: Path, capacity: Capacity, default_user: str, runtime: str = "host",
-                 engine: str | None = None, task_umask: int = 0o022, strict_resources: bool = False):
+                 engine: str | None = None, task_umask: int = 0o022, strict_resources: bool = False,
+                 enforce_memory: bool = False):
         """`default_user` is the OS user the cluster runs as: HDFS's superuser. Tasks create their
         files with `task_umask` (the user's own), while the cluster's files are private."""
         self.data_dir = data_dir
@@ -88,6 +103,7 @@ class LocalCluster:
         self.engine = engine if runtime == "container" else None
         self.task_umask = task_umask
         self.strict_resources = strict_resources
+        self.enforce_memory = enforce_memory  # kill a task past its role's memoryMB (memory.py)
         self.store = HdfsStore(data_dir / "hdfs", superuser=default_user, groups_of=lambda name: self.users.groups(name))
         self.users = Users(data_dir, on_new_user=self.store.ensure_home)  # each user gets an HDFS home
         self.fs_uri = "hdfs://127.0.0.1:0"
@@ -414,7 +430,12 @@ class LocalCluster:
                 copy_files(source, workdir / job.framework, entries)
 
     async def _watch(self, job: Job, attempt: int, task: Task, running: RunningTask) -> None:
+        guard = None
+        if self.enforce_memory and self.engine is None:  # a container engine keeps the limit itself (--memory)
+            guard = asyncio.ensure_future(memory.guard(running, job.role(task.role).memory_mb))
         code = await running.wait()
+        if guard is not None:
+            guard.cancel()
         self.tracker.discard(running.processes)
         self.groups.pop(running.process.pid, None)
         self.running.pop((job.framework, task.role, task.index), None)
@@ -423,12 +444,26 @@ class LocalCluster:
         if running.log_failure is not None:  # ended by the cluster: its log could not be written
             (task.exit_code, task.diagnostics), task.original_exit_code = log_failure_exit(running.log_failure), None
             task.state, task.completed = "FAILED", now_ms()
+        elif running.memory_exceeded is not None:  # killed past its memoryMB: the platform's memory kill
+            task.exit_code, task.original_exit_code = MEMORY_EXCEEDED[job.version], memory.KILLED_STATUS
+            task.diagnostics, task.state, task.completed = running.memory_exceeded.diagnostics(), "FAILED", now_ms()
         else:
-            task.exit_code, task.original_exit_code = reported_exit(code)
+            era = shapes.era(job)
+            tail = await asyncio.to_thread(self._log_tail, job, attempt, task) if code != 0 and era == "k8s" else ""
+            task.exit_code, task.original_exit_code = reported_exit(code, era, tail)
             task.state, task.completed = ("SUCCEEDED" if code == 0 else "FAILED"), now_ms()
-            if task.original_exit_code is not None:
-                task.diagnostics = f"The command exited with code {task.original_exit_code}."
+            if code != 0:
+                task.diagnostics = exit_diagnostics(code)
         self._task_done(job, task)
+
+    def _log_tail(self, job: Job, attempt: int, task: Task) -> str:
+        """The end of the task's log, which the runtime's exit patterns are matched against."""
+        try:
+            with open(self.log_file(job, attempt, task.role, task.index, "all"), "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - RUNTIME_TAIL))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
 
     def _task_done(self, job: Job, task: Task) -> None:
         outcome = self._completion(job, task)

@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 
 from ..core.roles import TaskRole
+from ..core.triage import specs
 from . import processes
 from .model import Job, Task
 from .processes import TASK_MARKER, TaskProcesses
@@ -154,11 +155,18 @@ class RunningTask:
         self.container = container  # (engine, name) when the task runs in a container
         self.group = group  # it runs in a process group (session) of its own, signalled at once
         self.log_failure: OSError | None = None  # why the task's output could not be written, if it could not
+        self.memory_exceeded = None  # memory.Exceeded: the task was killed past its memoryMB (--enforce-memory)
         self._ending: asyncio.Task | None = None
 
     def log_failed(self, error: OSError) -> None:
         """The task's log cannot be written (say the disk is full): the task ends, failed for that reason."""
         self.log_failure = error
+        self._ending = asyncio.ensure_future(self.end(force=True))
+
+    def over_memory(self, exceeded) -> None:
+        """The task's processes use more than its role's memoryMB (--enforce-memory, memory.py): it is
+        killed, failed for that reason."""
+        self.memory_exceeded = exceeded
         self._ending = asyncio.ensure_future(self.end(force=True))
 
     async def wait(self) -> int:
@@ -327,12 +335,27 @@ def _private_log(path: Path):
     return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab", buffering=0)
 
 
-def reported_exit(code: int) -> tuple[int, int | None]:
-    """(exit code the cluster reports, the user's own code): YARN-era rules of §5.6."""
+def reported_exit(code: int, era: str = "yarn", log_tail: str = "") -> tuple[int, int | None]:
+    """(exit code the cluster reports, the user's own code) for a command that exited with `code`
+    (-n: killed by signal n). Both eras report a signal as 128+n. YARN's launcher (v1 jobs, §5.6)
+    reports any other failure as 255 and keeps the user's code beside it; Kubernetes' runtime (v2)
+    gives the code of the first exit spec whose patterns match the code and the log's end (a
+    `command not found` is 220, an `ImportError:` 232), else the command's own code."""
     if code == 0:
         return 0, None
     if code < 0:  # killed by a signal
-        return 128 - code, None
+        code = 128 - code
+    if era == "k8s":
+        spec = specs.runtime_match(code, log_tail)
+        return (spec.code if spec is not None else code), code
     if code > 128:  # the shell reports a signal as 128+N
         return code, None
     return 255, code
+
+
+def exit_diagnostics(code: int) -> str:
+    """The runtime's words for how the command ended (`code` as the process gave it: -n for signal n)."""
+    number = specs.signal_of(code)
+    if number:
+        return f"The command was killed by {specs.signal_name(number)} (signal {number}): exit code {128 + number}."
+    return f"The command exited with code {code}."

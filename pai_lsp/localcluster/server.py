@@ -91,7 +91,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int | None, runtime: str,
           cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout, allow_remote: bool = False,
-          private: bool = False, strict_resources: bool = False, paddle_port: int = 0) -> int:
+          private: bool = False, strict_resources: bool = False, paddle_port: int = 0, enforce_memory: bool = False) -> int:
     """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token."""
     import uvicorn
 
@@ -137,7 +137,7 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     capacity.memory_mb = memory_mb or capacity.memory_mb
     user = getpass.getuser()
     cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask,
-                           strict_resources=strict_resources)
+                           strict_resources=strict_resources, enforce_memory=enforce_memory)
     shown = f"[{host}]" if ":" in host else host
     cluster.fs_uri = f"hdfs://{shown}:{fs_port}"
     created = ensure_first_user(cluster.users, user)

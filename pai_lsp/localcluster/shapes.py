@@ -6,29 +6,47 @@ from __future__ import annotations
 import hashlib
 
 from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
+from ..core.triage import specs
 from .model import Job, Task
 
-EXIT_SPECS = {
-    0: ("SUCCEEDED", "USER_SUCCESS", "NEVER_RETRY", "The job succeeded."),
-    255: ("CONTAINER_RUNTIME_UNKNOWN_FAILURE", "UNKNOWN_FAILURE", "RETRY_TO_MAX", "The user command exited with a non-zero code."),
+# The codes only the local cluster gives (or gives a meaning of its own); every other code is the
+# OpenPAI exit spec's entry of the job's era (core.triage.specs): YARN's for v1 jobs, Kubernetes' for v2.
+LOCAL_SPECS = {
     254: ("CONTAINER_START_FAILED", "PLATFORM_FAILURE", "RETRY_TO_MAX", "The task could not be started."),
-    -7351: ("APP_STOP_FRAMEWORK_REQUESTED", "USER_STOP", "NEVER_RETRY", "The user stopped the job."),
-    -7400: ("TASK_STOPPED_ON_APP_COMPLETION", "USER_STOP", "NEVER_RETRY", "The task was stopped because the job completed."),
-    -210: ("StopFrameworkRequested", "USER_STOP", "NEVER_RETRY", "The user stopped the job."),
-    -220: ("FrameworkAttemptCompletion", "USER_STOP", "NEVER_RETRY", "The task was stopped because the job completed."),
     -1: ("LOCAL_CLUSTER_STOPPED", "PLATFORM_FAILURE", "NEVER_RETRY", "The local cluster stopped while the job ran."),
     -7200: ("FRAMEWORK_REFUSED_BY_SCHEDULER", "PLATFORM_FAILURE", "NEVER_RETRY", "The scheduler could not place the job."),
     -7201: ("BEYOND_THE_LOCAL_CLUSTER", "PLATFORM_FAILURE", "NEVER_RETRY", "The job is larger than the local cluster runs."),
 }
+ERAS = {1: "yarn", 2: "k8s"}
+# The server's `reason` for the codes this cluster gives most, in our own words (the spec's prose is not copied).
+REASONS = {
+    0: "The job succeeded.", 255: "The user command exited with a non-zero code.",
+    -7351: "The user stopped the job.", -210: "The user stopped the job.",
+    -7400: "The task was stopped because the job completed.", -220: "The task was stopped because the job completed.",
+    -7122: "The task used more memory than its memoryMB.", -1200: "The task used more memory than its memoryMB.",
+}
 
 
-def exit_spec(code: int | None) -> dict | None:
+def era(job: Job) -> str:
+    """Which exit spec the job's codes follow: the API it came through decides (v1: YARN's launcher
+    codes, -7351 for a stop; v2: Kubernetes' FrameworkController and runtime codes, -210)."""
+    return ERAS.get(job.version, "k8s")
+
+
+def exit_spec(code: int | None, spec_era: str = "k8s") -> dict | None:
+    """`containerExitSpec` / `appExitSpec` as the rest-server sends them."""
     if code is None:
         return None
-    phrase, kind, reaction, reason = EXIT_SPECS.get(code, EXIT_SPECS[255] if code > 0 else EXIT_SPECS[-1])
-    return {"code": code, "phrase": phrase, "issuer": "PAI_LOCAL", "causer": "USER" if "USER" in kind else "PAI_LOCAL",
-            "type": kind, "stage": "RUNNING", "behavior": "UNKNOWN", "reaction": reaction, "reason": reason,
-            "repro": [], "solution": []}
+    if code in LOCAL_SPECS:
+        phrase, kind, reaction, reason = LOCAL_SPECS[code]
+        issuer, causer, stage = "PAI_LOCAL", "PAI_LOCAL", "RUNNING"
+    else:
+        spec = specs.lookup(code, spec_era)
+        assert spec is not None  # every code has an entry, or the fallback's
+        phrase, kind, reaction, reason = spec.phrase, spec.type, spec.reaction, REASONS.get(code)
+        issuer, causer, stage = spec.issuer, spec.causer, spec.stage
+    return {"code": code, "phrase": phrase, "issuer": issuer, "causer": causer, "type": kind, "stage": stage,
+            "behavior": "UNKNOWN", "reaction": reaction, "reason": reason, "repro": [], "solution": []}
 
 
 def public_state(job: Job) -> str:
@@ -78,7 +96,7 @@ def _task_extras(job: Job, task: Task, v2: bool) -> dict:
     if v2:
         out.update({
             "taskUid": hashlib.md5(f"{job.framework}/{task.role}/{task.index}".encode()).hexdigest(),
-            "containerNodeName": "localhost", "containerExitSpec": exit_spec(task.exit_code),
+            "containerNodeName": "localhost", "containerExitSpec": exit_spec(task.exit_code, era(job)),
             "containerExitDiagnostics": task.diagnostics, "retries": 0, "accountableRetries": 0,
             "createdTime": task.created, "launchedTime": task.launched, "completedTime": task.completed,
             "attemptId": 0, "attemptState": task.state, "currentAttemptCreatedTime": task.created,
@@ -108,10 +126,10 @@ def _job_status(job: Job) -> dict:
         "retries": job.retries, "retryDetails": {"user": job.retries, "platform": 0, "resource": 0},
         "appId": f"application_local_{_debug_id(job)[:12]}",
         "appProgress": 1 if job.completed else 0, "appTrackingUrl": "", "appLaunchedTime": job.launched,
-        "appCompletedTime": job.completed, "appExitSpec": exit_spec(job.exit_code),
+        "appCompletedTime": job.completed, "appExitSpec": exit_spec(job.exit_code, era(job)),
         "appExitMessages": {"container": None, "runtime": _runtime_report(job), "launcher": job.exit_diagnostics or None},
         "appExitTriggerMessage": job.trigger_message, "appExitTriggerTaskRoleName": job.trigger_role,
-        "appExitTriggerTaskIndex": job.trigger_index, "appExitType": exit_spec(job.exit_code)["type"] if job.exit_code is not None else None,
+        "appExitTriggerTaskIndex": job.trigger_index, "appExitType": exit_spec(job.exit_code, era(job))["type"] if job.exit_code is not None else None,
         "virtualCluster": job.virtual_cluster,
         "runtime": job.runtime,  # local cluster: "host" when tasks run as plain processes
         "localNote": job.note,  # local cluster: what it changed, e.g. a job scaled to this machine
@@ -124,9 +142,9 @@ def _runtime_report(job: Job) -> dict | None:
     trigger = next((t for t in job.tasks if (t.role, t.index) == (job.trigger_role, job.trigger_index)), None)
     if trigger is None or trigger.exit_code in (None, 0):
         return None
-    spec = exit_spec(trigger.exit_code)
+    spec = exit_spec(trigger.exit_code, era(job))
     return {"exitcode": trigger.exit_code, "originalUserExitCode": trigger.original_exit_code,
-            "reason": spec["reason"] if spec else None}
+            "reason": (spec["reason"] or spec["phrase"]) if spec else None}
 
 
 def detail_v1(job: Job, base: str) -> dict:

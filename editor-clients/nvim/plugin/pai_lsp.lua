@@ -44,6 +44,10 @@ command("PaiLogs", function(o) pai().logs(o.fargs[1], o.fargs[2]) end, {
     return matching(require("pai_lsp.logs").jobs(), lead)
   end,
 })
+command("PaiWhy", function(o) pai().why(o.fargs[1], o.fargs[2]) end, {
+  nargs = "*", desc = "Why a job failed, and where: the quickfix list and a report",
+  complete = function(lead) return matching(require("pai_lsp.logs").jobs(), lead) end,
+})
 command("PaiJobs", function(o) pai().jobs(o.args) end, {
   nargs = "?", desc = "Your jobs on the default cluster or the one named",
   complete = function(lead) return matching(clusters(), lead) end,

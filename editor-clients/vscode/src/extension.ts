@@ -9,6 +9,7 @@ import { registerPreview } from "./preview";
 import { registerRecords } from "./records";
 import { PaiServer } from "./server";
 import { submit } from "./submit";
+import { WhyBook, registerWhy } from "./why";
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const server = new PaiServer(context);
@@ -16,7 +17,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const jobs = new JobsView(server, logs);
   const hdfs = new HdfsView(server);
   const clusters = new ClustersView(server);
-  context.subscriptions.push(server, logs, jobs, hdfs, clusters);
+  const why = new WhyBook(server);
+  context.subscriptions.push(server, logs, jobs, hdfs, clusters, why);
+  registerWhy(context, why, jobs);
   registerJobCommands(context, server, jobs, logs);
   registerHdfs(context, server, hdfs);
   registerClusters(context, server, clusters);
@@ -35,6 +38,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const result = await submit(server, target, local);
     if (result) {
       logs.started({ job: result.job, cluster: result.cluster });
+      why.submitted(typeof target === "string" ? vscode.Uri.parse(target) : target ?? vscode.window.activeTextEditor?.document.uri, result.job);
       jobs.started(result.job, result.cluster);
       clusters.localClusterUsed(); // a run may have started the local cluster
     }

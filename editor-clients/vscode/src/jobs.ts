@@ -72,6 +72,8 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly mine = new Map<string, { cluster: string; state: string }>();
   /** The last state pushed for any job. */
   private readonly seen = new Map<string, string>();
+  /** A word on a job's row: why it failed (why.ts). */
+  private readonly notes = new Map<string, string>();
   private readonly statusBar = vscode.window.createStatusBarItem("pai.runningJobs", vscode.StatusBarAlignment.Left, 10);
   private readonly ticker: NodeJS.Timeout;
   readonly view: vscode.TreeView<Node>;
@@ -122,6 +124,13 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     }
   }
 
+  /** Show `text` on the job's row (undefined: nothing). */
+  note(job: string, text: string | undefined): void {
+    if (text) this.notes.set(job, text);
+    else this.notes.delete(job);
+    for (const c of this.clusters ?? []) for (const node of c.jobs) if (node.job.name === job) this.changed.fire(node);
+  }
+
   private onStatus(p: Pick<EditorJobStatus, "job" | "cluster" | "state"> & { exitCode?: number | null }): void {
     this.seen.set(p.job, p.state);
     for (const c of this.clusters ?? []) {
@@ -150,7 +159,9 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     const download = vscode.l10n.t("Download Outputs");
     const text = vscode.l10n.t("Job {0} {1}", job, state);
     const show = state === "SUCCEEDED" ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-    const choice = await show(text, showLogs, download);
+    const why = vscode.l10n.t("Why did it fail?");
+    const choice = await show(text, ...(state === "FAILED" ? [why] : []), showLogs, download);
+    if (choice === why) await vscode.commands.executeCommand("pai-lsp.job.why", { job, cluster });
     if (choice === showLogs) await this.logs.show({ job, cluster });
     if (choice === download) await downloadOutputs(this.server, job, cluster);
   }
@@ -178,7 +189,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       const item = new vscode.TreeItem(job.name, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `job/${node.cluster.name}/${job.name}`;
       item.iconPath = stateIcon(job.state);
-      item.description = [job.state, duration(job.created, job.completed)].filter(Boolean).join(" · ");
+      item.description = [job.state, this.notes.get(job.name), duration(job.created, job.completed)].filter(Boolean).join(" · ");
       item.tooltip = new vscode.MarkdownString([
         `**${job.name}** — ${job.state}`,
         job.created ? vscode.l10n.t("started {0}", new Date(job.created).toLocaleString()) : "",

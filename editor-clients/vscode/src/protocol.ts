@@ -897,6 +897,95 @@ export interface WatchResult {
   watched: number;
 }
 
+/** Why the job failed (or was stopped), and where: the daemon's kept explanation (`refresh`: made again). */
+export interface Why {
+  cluster?: string | null;
+  job: string;
+  refresh?: boolean;
+}
+
+export interface WhyEvidence {
+  line: number;
+  text: string;
+  source: string;
+}
+
+export interface WhyException {
+  type: string;
+  message: string;
+  frames: WhyFrame[];
+  logLine: number;
+  headerLine: number;
+  child: boolean;
+}
+
+/** `core.triage.Explanation` on the wire: the class (`kind`), its words, the evidence, the frames. */
+export interface WhyExplanation {
+  kind: string;
+  title: WhyText;
+  message: WhyText;
+  exitCode: number | null;
+  userExitCode: number | null;
+  exitWords: WhyText | null;
+  phrase: string | null;
+  specCode: number | null;
+  evidence: WhyEvidence[];
+  lastLines: WhyEvidence[];
+  traceback: WhyTraceback | null;
+  signal: string | null;
+  package: string | null;
+  module: string | null;
+  path: string | null;
+  hdfs: boolean;
+  command: string | null;
+  image: string | null;
+  role: string | null;
+  index: number | null;
+  retries: number | null;
+  retriesAllowed: number | null;
+  cause: WhyExplanation | null;
+}
+
+/** A traceback frame; `workspace` the user's file it came from (relative to the result's `workspace`). */
+export interface WhyFrame {
+  path: string;
+  line: number;
+  function: string | null;
+  source: string | null;
+  logLine: number;
+  user: boolean;
+  uploaded: string | null;
+  workspace: string | null;
+  matchedBy: string | null;
+}
+
+/** Why a job failed (or was stopped), and where: `explanation` null while it runs or when it succeeded; `tasks` the failed tasks' own; `changed` the frames' workspace files changed since the upload. */
+export interface WhyResult {
+  job: string;
+  cluster: string;
+  state: string;
+  completed: number | null;
+  madeAt: number | null;
+  tookMs?: number | null;
+  explanation: WhyExplanation | null;
+  tasks: WhyExplanation[];
+  workspace: string | null;
+  codeDir: string | null;
+  changed: string[];
+}
+
+/** One text in English and in Simplified Chinese (the daemon answers clients of either locale). */
+export interface WhyText {
+  en: string;
+  zh: string;
+}
+
+export interface WhyTraceback {
+  chain: WhyException[];
+  primary: WhyFrame | null;
+  related: WhyFrame[];
+}
+
 /** Every command: the class of its one argument, and what it answers when it worked (besides `ok: true`). */
 export interface Commands {
   "pai.submitJob": { argument: SubmitJob; result: SubmitResult };
@@ -905,6 +994,7 @@ export interface Commands {
   "pai.previewRendered": { argument: PreviewRendered; result: RenderedPreviewResult };
   "pai.jobs.list": { argument: Jobs; result: JobsResult };
   "pai.job.status": { argument: Status; result: StatusResult };
+  "pai.job.why": { argument: Why; result: WhyResult };
   "pai.job.config": { argument: JobConfig; result: ConfigText };
   "pai.job.ssh": { argument: Ssh; result: SshResult };
   "pai.job.stop": { argument: Stop; result: StopResult };

@@ -10,8 +10,9 @@ spec's 256 entry and unknown negative ones to -8000, as the rest-server does (op
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -63,8 +64,13 @@ class ExitSpec:
 
 
 @lru_cache(maxsize=1)
+def _raw() -> dict:
+    return json.loads(resources.files(__package__).joinpath("exit_specs.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
 def _tables() -> dict[str, dict[int, ExitSpec]]:
-    raw = json.loads(resources.files(__package__).joinpath("exit_specs.json").read_text(encoding="utf-8"))
+    raw = _raw()
     tables: dict[str, dict[int, ExitSpec]] = {}
     for era in ERAS:
         table = tables[era] = {}
@@ -103,6 +109,36 @@ def lookup(code: int | None, era: str | None = None) -> ExitSpec | None:
         return None
     return ExitSpec(code=code, phrase=fallback.phrase, type=fallback.type, issuer=fallback.issuer, causer=fallback.causer,
                     stage=fallback.stage, reaction=fallback.reaction, era=fallback.era)
+
+
+RUNTIME_TAIL = 64 * 1024  # characters of a task's log end the runtime's patterns are matched against
+
+
+def runtime_match(user_code: int, log_tail: str) -> ExitSpec | None:
+    """The Kubernetes-era spec the openpai-runtime gives a command that exited with `user_code`: the
+    first entry (in the spec's order, as the runtime tries them) whose runtime patterns match, each
+    pattern's exit code and user-log regex both (None: no pattern matched; the runtime then passes
+    the command's code on). Go's RE2 patterns Python's re does not take are skipped."""
+    tail = log_tail[-RUNTIME_TAIL:]
+    for spec in _tables()["k8s"].values():
+        for pattern in _runtime_patterns(spec.code):
+            if "exitCode" not in pattern and "userLogRegex" not in pattern:
+                continue  # a GPU's or the platform's pattern: nothing the task's own output shows
+            if "exitCode" in pattern and pattern["exitCode"] != user_code:
+                continue
+            regex = pattern.get("userLogRegex")
+            try:
+                if regex is None or re.search(regex, tail):
+                    return spec
+            except re.error:
+                continue
+    return None
+
+
+@cache
+def _runtime_patterns(code: int) -> tuple[dict, ...]:
+    entry = next((e for e in _raw()["k8s"] if e["code"] == code), {})
+    return tuple(p for p in (entry.get("pattern") or {}).get("runtimeContainerPatterns") or [] if "platformLogRegex" not in p)
 
 
 def signal_of(code: int | None) -> int | None:

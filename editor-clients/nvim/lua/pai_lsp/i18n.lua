@@ -127,6 +127,17 @@ local ZH = {
   ["remove the profile (asks first)"] = "删除配置（先确认）",
   ["Listing clusters…"] = "正在列出集群…",
   [":PaiClusters keys"] = ":PaiClusters 按键",
+  -- :PaiWhy
+  ["called from %s"] = "由 %s 调用",
+  ["called from here"] = "由此处调用",
+  ["nothing to explain: it did not fail"] = "没有需要说明的：作业没有失败",
+  ["Where:"] = "位置：",
+  ["in %s"] = "在 %s 中",
+  ["changed since the upload"] = "上传后已修改",
+  ["Evidence:"] = "证据：",
+  ["Last lines:"] = "最后几行：",
+  ["which job? :PaiWhy {job}"] = "哪个作业？:PaiWhy {作业}",
+  ["why %s failed: %s"] = "%s 失败的原因：%s",
   -- what a job ran (records.lua)
   [":PaiCode keys"] = ":PaiCode 按键",
   ["no file on this line"] = "此行没有文件",

@@ -79,6 +79,11 @@ function M.logs(job, cluster)
   require("pai_lsp.logs").open(job, cluster ~= "" and cluster or nil)
 end
 
+--- :PaiWhy [job] [cluster]: why the job (default: the last one that failed here) failed, and where
+function M.why(job, cluster)
+  require("pai_lsp.why").open(job, cluster ~= "" and cluster or nil)
+end
+
 --- :PaiJobs [cluster]
 function M.jobs(cluster)
   require("pai_lsp.jobs").open(cluster)

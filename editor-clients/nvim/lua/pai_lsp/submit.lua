@@ -92,7 +92,7 @@ function M.submit(bufnr, cluster, local_run)
   local argument = { uri = uri, workDoneToken = token, cluster = cluster }
   client.execute(command, { argument }, function(result)
     uploading[token] = nil
-    started[result.job] = true
+    started[result.job] = result.cluster
     ui.notify(t("job %s submitted to %s%s", result.job, result.cluster, upload_summary(result.upload)))
     logs.started(result.job, result.cluster)
   end, function(result)
@@ -118,9 +118,13 @@ end
 
 local function ended(job, state)
   if started[job] and ui.FINAL[state] then
+    local cluster = started[job]
     started[job] = nil
     local level = state == "SUCCEEDED" and vim.log.levels.INFO or vim.log.levels.WARN
     ui.notify(t("job %s %s", job, state), level)
+    if state == "FAILED" then
+      require("pai_lsp.why").failed(job, cluster)
+    end
   end
 end
 
