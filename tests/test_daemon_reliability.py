@@ -238,7 +238,8 @@ def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_pa
     job = out.split()[1]
     assert [line.split()[0] for line in pai(env, "jobs").stdout.splitlines()].count(job) == 1  # submitted once
     files = hdfs_files(env, f"/{user}/resume")
-    assert sorted(files) == sorted(["code/.pai-manifest.json", "code/train.py", *(f"code/pkg/m{i % 10}/f{i}.py" for i in range(3000))])
+    assert sorted(files) == sorted(["code/.pai-manifest.json", "code/train.py", *(f"code/pkg/m{i % 10}/f{i}.py" for i in range(3000)),
+                                    f".pai-records/{job}.json"])  # (its submission record, beside the code: issue 25)
     assert ".pai-staging" not in pai(env, "hdfs", "ls", f"/{user}/resume").stdout
 
 
@@ -260,14 +261,15 @@ def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time
         run.wait()
     assert hdfs_files(env, f"/{user}/atomic/code") == before  # whole, and still the old tree
     listing = pai(env, "hdfs", "ls", f"/{user}/atomic").stdout.split()
-    assert listing[-1] == "code" and not any("pai-" in word for word in listing)
+    assert listing[-1] == "code" and not any("pai-" in word for word in listing if word != ".pai-records")  # (the records)
     again = pai(env, "run", "code.pai.json", cwd=ws)
     assert again.returncode == 0, again.stderr
     assert again.stderr.startswith(f"removed an unfinished earlier upload to /{user}/atomic/code")
     after = hdfs_files(env, f"/{user}/atomic/code")
     assert {rel for rel, data in after.items() if rel.startswith("pkg/") and not data.startswith(b"v2 ")} == set()
     assert sorted(after) == sorted(before)
-    assert hdfs_count(env, f"/{user}/atomic") == len(after)  # nothing left beside it
+    records = hdfs_count(env, f"/{user}/atomic/.pai-records")  # each run's submission record (issue 25)
+    assert records == 2 and hdfs_count(env, f"/{user}/atomic") == len(after) + records  # nothing else left beside it
 
 
 def test_anything_on_the_socket_gets_a_json_rpc_answer_and_no_line_is_too_long(env, tmp_path):
