@@ -92,3 +92,16 @@ def test_running_the_config_again_replaces_the_old_error(workbench):
     second, _ = run_and_wait_for_the_problem(workbench, not_job=first)
     workbench.wait_for(lambda: [r for r in why_rows(workbench)] and all(second in r for r in why_rows(workbench)),
                        "only the new run's error")
+
+
+def test_a_job_that_failed_from_the_terminal_shows_its_class_on_its_row(workbench, workspace, user):
+    """Not run from this window: its row in the Jobs view still says why it failed (asked of the daemon once)."""
+    submitted = user.pai("run", str(workspace / "failing.pai.json"))
+    assert submitted.returncode == 0, submitted.stderr
+    job = submitted.stdout.split()[1]
+    workbench.wait_for(lambda: user.pai("status", job).stdout.startswith(f"{job}: FAILED"), "the job to fail", timeout=90)
+    workbench.command("PAI: Refresh Jobs")
+    row = workbench.view_rows("Jobs").filter(has_text=job)
+    workbench.wait_for(lambda: row.count() and "Python exception: KeyError" in row.first.inner_text(), "the class on the row")
+    assert not [r for r in why_rows(workbench) if job in r]  # no Error in Problems for a job the user did not run here
+    workbench.screenshot("why-row-from-the-terminal")

@@ -74,6 +74,9 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly seen = new Map<string, string>();
   /** A word on a job's row: why it failed (why.ts). */
   private readonly notes = new Map<string, string>();
+  private readonly failedShown = new vscode.EventEmitter<{ job: string; cluster: string }>();
+  /** A failed job's row is shown without a word on it (why.ts asks the daemon for its class). */
+  readonly onDidShowFailed = this.failedShown.event;
   private readonly statusBar = vscode.window.createStatusBarItem("pai.runningJobs", vscode.StatusBarAlignment.Left, 10);
   private readonly ticker: NodeJS.Timeout;
   readonly view: vscode.TreeView<Node>;
@@ -189,6 +192,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       const item = new vscode.TreeItem(job.name, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `job/${node.cluster.name}/${job.name}`;
       item.iconPath = stateIcon(job.state);
+      if (job.state === "FAILED" && !this.notes.has(job.name)) this.failedShown.fire({ job: job.name, cluster: node.cluster.name });
       item.description = [job.state, this.notes.get(job.name), duration(job.created, job.completed)].filter(Boolean).join(" · ");
       item.tooltip = new vscode.MarkdownString([
         `**${job.name}** — ${job.state}`,
@@ -277,6 +281,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   dispose(): void {
     clearInterval(this.ticker);
     this.onDidList.dispose();
+    this.failedShown.dispose();
     this.statusBar.dispose();
     this.view.dispose();
     this.changed.dispose();

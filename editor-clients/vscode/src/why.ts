@@ -40,6 +40,22 @@ export class WhyBook implements vscode.Disposable {
     });
   }
 
+  /** Failed jobs the Jobs view listed whose class was asked for (once each: a dismissed one is not asked again). */
+  private readonly asked = new Set<string>();
+
+  /** The class of a failed job the Jobs view lists, for its row (no diagnostics: those are for the jobs run
+   * from this window and the ones the user asks about). Asked once per job. */
+  classify(job: string, cluster?: string): void {
+    if (this.titles.has(job) || this.asked.has(job)) return;
+    this.asked.add(job);
+    this.server.call("pai.job.why", { job, cluster }).then((result) => {
+      const why = result.explanation;
+      if (!why || this.titles.has(job)) return;
+      this.titles.set(job, pick(why.title));
+      this.onDidExplain.fire(job);
+    }, () => undefined);
+  }
+
   /** A job submitted from this window from `config`: the diagnostics of its earlier runs go. */
   submitted(config: vscode.Uri | undefined, job: string): void {
     this.mine.add(job);
@@ -101,6 +117,7 @@ export class WhyBook implements vscode.Disposable {
 
   /** Take a job's diagnostics and its row's class away. */
   dismiss(job: string): void {
+    this.asked.add(job); // its row stays without a class until the user asks again
     this.clear(job);
     if (this.titles.delete(job)) this.onDidExplain.fire(job);
   }
@@ -180,6 +197,7 @@ export function registerWhy(context: vscode.ExtensionContext, why: WhyBook, jobs
     target instanceof JobNode ? { job: target.job.name, cluster: target.cluster.name } : target;
   context.subscriptions.push(
     why.onDidExplain.event((job) => jobs.note(job, why.titles.get(job))),
+    jobs.onDidShowFailed((row) => why.classify(row.job, row.cluster)),
     vscode.commands.registerCommand("pai-lsp.job.why", (target?: JobNode | { job: string; cluster?: string }) => {
       const at = ref(target);
       return at ? guarded(() => why.showReport(at.job, at.cluster)) : undefined;
