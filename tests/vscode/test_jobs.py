@@ -184,7 +184,10 @@ def test_dragging_a_folder_from_the_explorer_uploads_it_into_an_hdfs_folder(work
         source.wait_for(state="visible")
         source.drag_to(hdfs_row(workbench, code, view="PAI: HDFS").first)
         workbench.wait_for(lambda: f"Info: Uploaded 2 file(s) to {code}" in workbench.toasts(), "the upload to finish")
-        workbench.wait_for(lambda: hdfs_row(workbench, f"{code}/labels", view="PAI: HDFS").count(), "labels in the HDFS view")
+        # The HDFS pane under the Explorer is small: its list shows the rows scrolled to (the folder's new ones are below).
+        hdfs_row(workbench, code, view="PAI: HDFS").first.hover()
+        workbench.wait_for(lambda: workbench.page.mouse.wheel(0, 300) or hdfs_row(workbench, f"{code}/labels", view="PAI: HDFS").count(),
+                           "labels in the HDFS view")
         workbench.screenshot("dragged-to-hdfs")
         for name in ("train.csv", "test.csv"):
             uploaded = user.pai("hdfs", "cat", f"{code}/labels/{name}")

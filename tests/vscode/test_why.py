@@ -100,6 +100,7 @@ def test_a_job_that_failed_from_the_terminal_shows_its_class_on_its_row(workbenc
     assert submitted.returncode == 0, submitted.stderr
     job = submitted.stdout.split()[1]
     workbench.wait_for(lambda: user.pai("status", job).stdout.startswith(f"{job}: FAILED"), "the job to fail", timeout=90)
+    workbench.command("PAI: Focus on Jobs View")
     workbench.command("PAI: Refresh Jobs")
     row = workbench.view_rows("Jobs").filter(has_text=job)
     workbench.wait_for(lambda: row.count() and "Python exception: KeyError" in row.first.inner_text(), "the class on the row")
