@@ -38,8 +38,8 @@ async def editor(lsp_client: LanguageClient):
     try:
         yield
     finally:
+        await lsp_client.shutdown_session()  # first: a server still running would start its daemon again
         stop_all(ENV)
-        await lsp_client.shutdown_session()
 
 
 async def run(editor: LanguageClient, command: str, *arguments) -> dict:
