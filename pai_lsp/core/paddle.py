@@ -21,7 +21,7 @@ from .jsonc import Document, Node, find, node_at, string_offset
 from .messages import pick
 from .model import Diagnostic, Edit, Fix, Settings
 from .schema import load_schema
-from .validate import _reduce, schema_diagnostics, syntax_diagnostics
+from .validate import _reduce, opening_diagnostics, schema_diagnostics
 
 SCHEMA_FILE = "paddle-job.schema.json"
 DIALECT = "paddle"  # the `Settings.dialect` of a *.paddle.json file, whatever the workspace's cluster kind
@@ -133,15 +133,10 @@ def _diag(start: int, end: int, code: str, locale: str | None, fixes: list[Fix] 
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
     """Syntax, the schema, and the rules the schema cannot say (§A.5.3, §A.11, §A.17)."""
     locale = settings.locale
-    out = syntax_diagnostics(doc, locale)
-    root = doc.root
-    if root is None:
+    out, whole = opening_diagnostics(doc, locale, "job")
+    if not whole:
         return out
-    if root.type != "object":
-        out.append(_diag(root.start, root.end, "schema.type", locale, field="job", expected=msg.type_name("object", locale),
-                         actual=msg.type_name(msg.json_type(root.value), locale)))
-        return out
-    config = root.value
+    config = doc.root.value
     for err in _reduce(_validator().iter_errors(config)):
         if err.kind in ("pattern", "maxLength") and err.path == ("name",):
             continue  # explained below, with the rule

@@ -155,12 +155,8 @@ def validate(text: str, settings: Settings = Settings()) -> tuple[Document, list
 def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
     """The findings of a v1 config (`*.pai.json`) in the dialect `settings.dialect`."""
     locale = settings.locale
-    out = syntax_diagnostics(doc, locale)
-    if doc.root is None:
-        return out
-    if doc.root.type != "object":
-        out.append(_diag(doc.root.start, doc.root.end, "schema.type", locale, field="config",
-                         expected=msg.type_name("object", locale), actual=msg.type_name(msg.json_type(doc.root.value), locale)))
+    out, whole = opening_diagnostics(doc, locale, "config")
+    if not whole:
         return out
     config = doc.root.value
     root = job_schema(settings.dialect)
@@ -202,6 +198,20 @@ def syntax_diagnostics(doc: Document, locale: str | None) -> list[Diagnostic]:
     """The parser's errors, with their quick fixes: the same in every kind of job file."""
     return [Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args),
                        _syntax_fixes(e.code, e.start, e.end)) for e in doc.errors]
+
+
+def opening_diagnostics(doc: Any, locale: str | None, field: str) -> tuple[list[Diagnostic], bool]:
+    """What every kind of job file starts with: the parser's errors, and whether the document is an object
+    to check further (when it is something else, the one error that says so is among the findings)."""
+    out = syntax_diagnostics(doc, locale)
+    root = doc.root
+    if root is None:
+        return out, False
+    if root.type != "object":
+        out.append(_diag(root.start, root.end, "schema.type", locale, field=field, expected=msg.type_name("object", locale),
+                         actual=msg.type_name(msg.json_type(root.value), locale)))
+        return out, False
+    return out, True
 
 
 def _syntax_fixes(code: str, start: int, end: int) -> list[Fix]:

@@ -19,7 +19,7 @@ from ..envvars import STATIC, assigned_in, find_variables, resolve
 from ..jsonc import Node
 from ..model import Diagnostic, Edit, Fix, Settings
 from ..v2_templates import OPEN, TemplateError, find_templates, lookup
-from ..validate import syntax_diagnostics
+from ..validate import opening_diagnostics
 from ..yaml_write import append_item, append_member, insert_member, is_flow, literal, set_member, value_after_key
 from . import schema_check
 from .facts import (
@@ -67,13 +67,8 @@ def _replace(node: Node, new: str, title: str | None = None) -> Fix:
 
 def diagnose(doc: Any, settings: Settings) -> list[Diagnostic]:
     locale = settings.locale
-    out = syntax_diagnostics(doc, locale)
-    root = doc.root
-    if root is None:
-        return out
-    if root.type != "object":
-        out.append(_diag(root.start, root.end, "schema.type", locale, field="job", expected=msg.type_name("object", locale),
-                         actual=msg.type_name(msg.json_type(root.value), locale)))
+    out, whole = opening_diagnostics(doc, locale, "job")
+    if not whole:
         return out
     job = job_of(doc)
     for err in schema_check.errors(job):
