@@ -53,6 +53,11 @@ def masked(secrets: Any) -> Any:
     return MASK
 
 
+def secrets_masked(config: dict) -> dict:
+    """`config` with its `secrets` block as the server stores and shows it ("******"): what others may read."""
+    return {**config, "secrets": MASK} if "secrets" in config else config
+
+
 # -- the job ---------------------------------------------------------------------------
 @dataclass
 class Rendered:

@@ -27,7 +27,7 @@ from ..core.roles import TaskRole, from_v2
 from ..core.schema import load_schema
 from ..core.v2.facts import SCHEMA_FILE
 from ..core.v2_templates import TemplateError, fill
-from ..core.v2render import MASK, PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type
+from ..core.v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type, secrets_masked
 from ..core.yaml_scalars import js_string
 from .errors import ClusterError
 from .model import with_always_ports
@@ -265,7 +265,4 @@ def config(doc: dict) -> dict:
 
 def masked(doc: dict) -> str:
     """The stored config: the parsed job (`parse`) with its `secrets:` block replaced by "******" (§2.4)."""
-    stored = dict(doc)
-    if "secrets" in stored:
-        stored["secrets"] = MASK
-    return yaml.safe_dump(stored, sort_keys=False, allow_unicode=True)
+    return yaml.safe_dump(secrets_masked(doc), sort_keys=False, allow_unicode=True)

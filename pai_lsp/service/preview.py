@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ..api import PreviewResult, UploadPreview
 from ..core.messages import render as text
 from ..core.upload import size_text
-from ..core.v2render import MASK
 from ..core.v2render import render as render_v2
+from ..core.v2render import secrets_masked
 from .jobs import job_settings, prepare
 from .selection import choose
 
@@ -49,8 +49,8 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     else:
         rendered = (render_v2(prepared.config, show_secrets=True) if show_secrets else prepared.rendered).text()
     config = prepared.config
-    if prepared.rendered is not None and not show_secrets and "secrets" in config:
-        config = {**config, "secrets": MASK}  # shown nowhere in plain text unless asked for
+    if prepared.rendered is not None and not show_secrets:
+        config = secrets_masked(config)  # shown nowhere in plain text unless asked for
     result = PreviewResult(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
                            file=shown or str(config_path), generated_name=chosen_settings.generate_job_name,
                            upload=upload, config=_json(config), rendered=rendered, v2=prepared.rendered is not None,

@@ -43,7 +43,7 @@ from ..clusters.kinds import kind_of
 from ..core import record as rec
 from ..core.messages import Message, message
 from ..core.record import FileEntry, GitState, Record, RecordError
-from ..core.v2render import MASK, is_v2, render
+from ..core.v2render import MASK, is_v2, render, secrets_masked
 from ..errors import InvalidInput, NotFound, PaiError
 from ..files import atomic_writer, state_dir, write_atomic
 from ..storage.upload import MANIFEST, Progress, Selected, bounded, file_hash, read_manifest, select
@@ -186,7 +186,7 @@ def make(backend: Backend, job: str, config: dict, source_config: dict, code_dir
 def _unsecret(config: dict) -> dict:
     """A v2 job's config as a record keeps it: its `secrets` masked, as the server shows them (the record is
     read by others on the cluster)."""
-    return {**config, "secrets": MASK} if is_v2(config) and "secrets" in config else config
+    return secrets_masked(config) if is_v2(config) else config
 
 
 def _as_sent(backend: Backend, config: dict) -> str | None:
