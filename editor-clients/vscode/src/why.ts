@@ -49,10 +49,7 @@ export class WhyBook implements vscode.Disposable {
     if (this.titles.has(job) || this.asked.has(job)) return;
     this.asked.add(job);
     this.server.call("pai.job.why", { job, cluster }).then((result) => {
-      const why = result.explanation;
-      if (!why || this.titles.has(job)) return;
-      this.titles.set(job, pick(why.title));
-      this.onDidExplain.fire(job);
+      if (result.explanation && !this.titles.has(job)) this.title(job, result.explanation);
     }, () => undefined);
   }
 
@@ -70,10 +67,15 @@ export class WhyBook implements vscode.Disposable {
     const result = await this.server.call("pai.job.why", { job, cluster });
     const why = result.explanation;
     if (!why) return result;
-    this.titles.set(job, pick(why.title));
-    this.onDidExplain.fire(job);
+    this.title(job, why);
     this.place(result, why);
     return result;
+  }
+
+  /** The class on the job's row. */
+  private title(job: string, why: Explanation): void {
+    this.titles.set(job, pick(why.title));
+    this.onDidExplain.fire(job);
   }
 
   private place(result: WhyResult, why: Explanation): void {
