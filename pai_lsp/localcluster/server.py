@@ -26,9 +26,6 @@ from .webhdfs import WebHdfs
 __all__ = ["build_app", "default_data_dir", "serve"]
 
 STOP_POLL_SECONDS = 0.2  # how often the cluster looks for a stop request (`datadir.request_stop`)
-# A request's line and headers, at most: Node's default (--max-http-header-size, 16 KiB since Node 12.18),
-# the REST server's; clients here send well under 1 KiB.
-MAX_HEAD_BYTES = 16 * 1024
 
 
 def build_app(cluster: LocalCluster, private: bool = False) -> Starlette:
@@ -160,10 +157,10 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     print(f"PAI local cluster: REST {rest}  WebHDFS {webhdfs}/webhdfs/v1  PaddlePaddle Cloud {paddle} (datacenter local)  "
           f"data {data_dir}  capacity {cluster.capacity.cpu} CPU, {cluster.capacity.memory_mb} MB, "
           f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}", file=out, flush=True)
-    # h11 bounds what a request's head may hold (httptools keeps any header whole): a request whose
-    # line and headers pass MAX_HEAD_BYTES is answered 400 and its connection closed.
+    from .http_protocol import BoundedHttpToolsProtocol
+
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
-                            http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES)
+                            http=BoundedHttpToolsProtocol)
     server = uvicorn.Server(config)
     try:
         asyncio.run(_serve_until_stopped(server, socks, data_dir))

@@ -268,6 +268,45 @@ def test_bodies_and_headers_are_bounded(cluster):
     assert rss(cluster) - before < 50 << 20
 
 
+def _head_answer(url: str, pieces: list[bytes]) -> bytes:
+    """Send a request's head in these pieces (a pause between them, so each is its own read) and read
+    what comes back until the server closes; b"" when it closed without a word."""
+    where = urlsplit(url)
+    answer = b""
+    with socket.create_connection((where.hostname, where.port), timeout=10) as s:
+        try:
+            for piece in pieces:
+                s.sendall(piece)
+                time.sleep(0.002)
+            while piece := s.recv(65536):
+                answer += piece
+                if b"connection: close" not in answer.lower() and b"\r\n\r\n" in answer:
+                    break  # an answer on a connection kept open: the head was taken
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+    return answer
+
+
+def test_request_heads_are_bounded_however_they_arrive(cluster):
+    """A head over 16 KiB is refused whole (400, connection closed): in one read, spread over many reads,
+    or as one endless header; one just under the bound is served."""
+    line = b"GET /api/v2/info HTTP/1.1\r\nHost: x\r\n"
+    under = line + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(140)) + b"\r\n"  # ~15.6 KiB
+    assert len(under) < 16 * 1024
+    assert _head_answer(cluster.url, [under]).startswith(b"HTTP/1.1 200 ")
+    over = line + b"".join(b"X-H%d: %s\r\n" % (i, b"v" * 100) for i in range(200)) + b"\r\n"
+    long_url = b"GET /api/v2/info?" + b"q" * (20 << 10) + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    endless = [line, b"X-Big: "] + [b"y" * 4096] * 64  # 256 KiB of one header value, 4 KiB a read
+    before = rss(cluster)
+    for pieces in ([over], [over[i:i + 1000] for i in range(0, len(over), 1000)], [long_url], endless):
+        answer = _head_answer(cluster.url, pieces)
+        assert answer == b"" or answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+        assert b"200 OK" not in answer
+    assert rss(cluster) - before < 20 << 20
+    with cluster.client() as c:  # the cluster itself is unharmed
+        assert c.get("/api/v2/jobs").status_code == 200
+
+
 def test_a_paddle_file_download_is_streamed(cluster, tmp_path):
     size = 200 << 20
     chunk = b"0123456789abcdef" * 65536
