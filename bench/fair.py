@@ -6,7 +6,10 @@
 - Medians of at least five runs; every run notes the machine's load (`os.getloadavg`) when it starts,
   and waits first (up to `QUIET_WAIT` s) for the 1-minute load to fall under `QUIET_LOAD`: the machine
   is shared (2 cores), and a run made while others' suites run says little.
-- The local files are read once before the first run, so neither side pays for a cold page cache.
+- The local files are read once before the first run, so neither side pays for a cold page cache,
+  and the disk is synced before every run (`settle`), so neither pays for writing back what the run
+  before it wrote: receiving 1 GiB cost the cluster 1.2 s of CPU after a sync and up to 2.5 s while
+  the previous gigabyte was still being written back.
 - Both sides are whole processes (start-up included) against the same cluster, as the same user;
   the cluster's own CPU time is taken for each run too (where the work is done).
 """
@@ -56,6 +59,12 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
+def settle() -> None:
+    """What earlier runs wrote, on the disk: the next run starts with no write-back of theirs pending."""
+    os.sync()
+    time.sleep(0.2)
+
+
 def wait_for_quiet() -> float:
     """The 1-minute load once it is under QUIET_LOAD (or after QUIET_WAIT seconds of waiting)."""
     deadline = time.monotonic() + QUIET_WAIT
@@ -82,6 +91,7 @@ class Run:
 def measured(command: list[str], env: dict[str, str], cluster: Cluster) -> Run:
     """One command as a whole process: wall time, its CPU and peak memory (sampled from outside:
     ru_maxrss would count the starting process's memory too), and the cluster's CPU meanwhile."""
+    settle()
     started_load = wait_for_quiet()
     server = psutil.Process(cluster.process.pid)
     server_cpu = sum(server.cpu_times()[:2])

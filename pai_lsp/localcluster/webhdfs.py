@@ -43,7 +43,11 @@ KNOWN = {
 }
 PARAM_CLASS = {"GET": "GetOpParam", "PUT": "PutOpParam", "POST": "PostOpParam", "DELETE": "DeleteOpParam"}
 LIST_BATCH = 1000
-SMALL_BODY = 1 << 20  # a body up to this size is received whole, then written in a worker thread
+SMALL_BODY = 1 << 20  # a body up to this size is received whole, then written in one go
+# A new file this small is written where it is received, on the event loop: handing it to a thread and
+# back cost more CPU than the write itself (0.3–0.5 ms a file, bench/hdfs_store.py, issue 22), and the
+# loop is held for one small file's write at most (a big body's chunks are written there too).
+INLINE_BODY = 64 << 10
 ACTIONS = {"---": 0, "--x": 1, "-w-": 2, "-wx": 3, "r--": 4, "r-x": 5, "rw-": 6, "rwx": 7}
 
 
@@ -277,8 +281,11 @@ class WebHdfs:
         replication = None if append else _int(request, "replication", None)
         size = request.headers.get("content-length")
         if size is not None and size.isdigit() and int(size) <= SMALL_BODY:
-            body = await request.body()  # whole, then the file work off the event loop in one go
-            await run_in_threadpool(self._write_small, user, path, overwrite, permission, append, replication, body)
+            body = await request.body()
+            if len(body) <= INLINE_BODY and not append:  # an append copies the file first: never on the loop
+                self._write_small(user, path, overwrite, permission, append, replication, body)
+            else:
+                await run_in_threadpool(self._write_small, user, path, overwrite, permission, append, replication, body)
         else:
             with self.store.writer(user, path, overwrite, permission, append=append, replication=replication) as f:
                 async for chunk in request.stream():
