@@ -8,6 +8,7 @@ import ipaddress
 import os
 import socket
 import sys
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Mount, Route
+from starlette.routing import Mount
 
 from .api import Api
 from .auth import KEYRING_SERVICE, ensure_first_user
@@ -28,16 +29,30 @@ __all__ = ["build_app", "default_data_dir", "serve"]
 STOP_POLL_SECONDS = 0.2  # how often the cluster looks for a stop request (`datadir.request_stop`)
 
 
-def build_app(cluster: LocalCluster, private: bool = False) -> Starlette:
-    """`private`: every REST read and every WebHDFS call needs the cluster's token."""
-    api = Api(cluster, private=private)
+WEBHDFS = "/webhdfs/v1"
+WEBHDFS_METHODS = ("GET", "PUT", "POST", "DELETE")
+
+
+def build_app(cluster: LocalCluster, private: bool = False) -> Callable:
+    """The ASGI app: WebHDFS calls straight to `WebHdfs`, everything else (the REST API, and the
+    lifespan) through Starlette. `private`: every REST read and every WebHDFS call needs the cluster's token."""
     hdfs = WebHdfs(cluster.store, cluster.users.user_of_token, require_token=private)
-    methods = ["GET", "PUT", "POST", "DELETE"]
-    routes = [  # WebHDFS first: an upload's thousands of calls are matched before the REST API's routes
-        Route("/webhdfs/v1", hdfs.endpoint, methods=methods),
-        Route("/webhdfs/v1/{path:path}", hdfs.endpoint, methods=methods),
-        *api.routes(),
-    ]
+    rest = _rest_app(cluster, private)
+
+    async def app(scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["method"] in WEBHDFS_METHODS:
+            path = scope["path"].removeprefix("/rest-server")
+            if path == WEBHDFS or path.startswith(WEBHDFS + "/"):
+                await hdfs(dict(scope, path_params={"path": path[len(WEBHDFS) + 1:]}), receive, send)
+                return
+        await rest(scope, receive, send)
+
+    return app
+
+
+def _rest_app(cluster: LocalCluster, private: bool) -> Starlette:
+    """The REST API (also under /rest-server), with OpenPAI's answers for unknown routes and crashes."""
+    routes = Api(cluster, private=private).routes()
 
     async def not_found(request: Request, exc: HTTPException) -> JSONResponse:
         if exc.status_code == 405:
