@@ -23,12 +23,14 @@ import http.client
 import json
 import socket
 import ssl
+import sys
 from collections.abc import Iterator, Mapping
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 from ..core.messages import Message, message
 from ..errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied, ServerError, Unreachable
@@ -98,19 +100,24 @@ def transport_error(exc: BaseException, what: Where) -> Unreachable:
         why = getattr(tls, "verify_message", None) or tls.reason or str(tls)
         hint = message("http.tls-plain") if tls.reason in ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "UNKNOWN_PROTOCOL") else ""
         return Unreachable(message("http.tls", what=what, why=str(why).lower(), hint=hint))
+    hx = _httpx()
     # requests' and urllib3's timeouts are not the builtin TimeoutError but are named so
-    if isinstance(exc, httpx.TimeoutException) or any(isinstance(e, TimeoutError) or "Timeout" in type(e).__name__
+    if hx is not None and isinstance(exc, hx.TimeoutException) or any(isinstance(e, TimeoutError) or "Timeout" in type(e).__name__
                                                       for e in chain):
         return Unreachable(message("http.timeout", what=what))
     if any(isinstance(e, socket.gaierror) for e in chain):
         return Unreachable(message("http.unknown-host", what=what))
-    if isinstance(exc, httpx.ConnectError) or any(
+    if hx is not None and isinstance(exc, hx.ConnectError) or any(
             isinstance(e, ConnectionRefusedError) or isinstance(e, OSError) and e.errno in UNROUTABLE for e in chain):
         return Unreachable(message("http.refused", what=what))
     return Unreachable(message("http.broke", what=what, why=_one_line(str(exc)) or type(exc).__name__))
 
 
-TRANSPORT = (httpx.HTTPError, OSError, http.client.HTTPException)  # requests' exceptions are OSErrors
+def _httpx():
+    """httpx, if this process has loaded it: a failure of httpx's can only come from a loaded httpx, and
+    a process that uploads over WebHDFS alone (`pai hdfs put`) never loads it (a tenth of a second of
+    its start-up, with the click and rich httpx's own CLI brings)."""
+    return sys.modules.get("httpx")
 
 
 @contextlib.contextmanager
@@ -120,10 +127,13 @@ def failures(what: Where) -> Iterator[None]:
         yield
     except PaiError:
         raise
-    except httpx.InvalidURL as exc:  # (no HTTPError: a profile's URI edited by hand, say with a port ':1')
-        raise InvalidInput(message("http.invalid-url", what=what, reason=str(exc))) from None
-    except TRANSPORT as exc:
-        raise transport_error(exc, what) from None
+    except Exception as exc:
+        hx = _httpx()
+        if hx is not None and isinstance(exc, hx.InvalidURL):  # (no HTTPError: a profile's URI edited by hand, say with a port ':1')
+            raise InvalidInput(message("http.invalid-url", what=what, reason=str(exc))) from None
+        if isinstance(exc, (OSError, http.client.HTTPException)) or hx is not None and isinstance(exc, hx.HTTPError):
+            raise transport_error(exc, what) from None  # (requests' exceptions are OSErrors)
+        raise
 
 
 def request(http: httpx.Client, method: str, path: str, *, what: Where, **kwargs: Any) -> httpx.Response:
