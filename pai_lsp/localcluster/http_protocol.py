@@ -2,8 +2,8 @@
 heads bounded.
 
 Why httptools: its C parser hands a body on as it arrives, where h11 copies every byte of it four or
-five times in Python; receiving 1 GiB cost the cluster 2.0–2.5 s of CPU with h11 and 1.2–1.5 s
-with httptools, a fifth less than the same bytes from `hdfscli` (bench/uploads.py big, issue 22).
+five times in Python; receiving 1 GiB cost the cluster 2.0–2.5 s of CPU with h11 and 1.1–1.3 s
+with httptools (bench/uploads.py big, issue 22).
 
 Why the bound: httptools keeps any URL or header whole, however long it is (h11 had
 `h11_max_incomplete_event_size`). A head whose line and headers pass MAX_HEAD_BYTES is answered
