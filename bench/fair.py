@@ -55,6 +55,18 @@ print(result.sent_files, f"{result.seconds:.4f}")
 """
 
 
+# The `hdfs` package's own upload call (what `hdfscli upload -f -t 8` runs), timed alone, in a process
+# of its own: the reference for pai's upload call without either side's start-up.
+REFERENCE_CALL = """
+import sys, time
+from hdfs import InsecureClient
+client = InsecureClient(sys.argv[1], user=sys.argv[2])
+t0 = time.perf_counter()
+client.upload(sys.argv[4], sys.argv[3], n_threads=8, overwrite=True)
+print(1, f"{time.perf_counter() - t0:.4f}")
+"""
+
+
 def load() -> float:
     return os.getloadavg()[0]
 
@@ -116,6 +128,15 @@ def measured(command: list[str], env: dict[str, str], cluster: Cluster) -> Run:
 
 def ours(cluster: Cluster, folder: Path, remote: str) -> Run:
     return measured([sys.executable, "-c", OURS, cluster.hdfs_url, USER, str(folder), remote], dict(os.environ), cluster)
+
+
+def reference_call(cluster: Cluster, folder: Path, remote: str) -> Run:
+    return measured([sys.executable, "-c", REFERENCE_CALL, cluster.hdfs_url, USER, str(folder), remote], dict(os.environ), cluster)
+
+
+def call_seconds(run: Run) -> float:
+    """The upload call's own time, as the process printed it (OURS, REFERENCE_CALL)."""
+    return float(run.out.split()[1])
 
 
 def hdfscli(cluster: Cluster, folder: Path, remote: str) -> Run:

@@ -3,6 +3,9 @@ that neither side is flattered (`bench/fair.py`: equal stores, alternating order
 load noted for every run). Each table (issue 22):
 
 - big: one file of S MB;
+- call: one file of S MB, the upload call alone on both sides (pai's `storage.upload`, the `hdfs`
+  package's `Client.upload` that `hdfscli upload` runs), each in a process of its own but timed
+  without the process's start-up: how the daemon uploads every job's code, with nothing to import;
 - files: N files of 10 KB in 350 folders (`bench/trees.py`);
 - stored: 5,000 files of 10 KB into a cluster already holding 500,000 files, and into an empty one
   (one cluster each, every run's upload removed before the next, so each run sees the same store);
@@ -10,7 +13,7 @@ load noted for every run). Each table (issue 22):
   own `upload` call's time, and the whole process); references: `hdfscli` sending that one file
   (the work's floor) and the first, whole upload; and the unchanged tree uploaded again.
 
-    .venv/bin/python bench/uploads.py [big] [files] [stored] [edit] [--rounds N] [--sizes …]
+    .venv/bin/python bench/uploads.py [big] [call] [files] [stored] [edit] [--rounds N] [--sizes …]
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.fair import USER, Compared, Run, alternate, fresh_cluster, hdfscli, ours, seed, warm  # noqa: E402
+from bench.fair import USER, Compared, Run, alternate, call_seconds, fresh_cluster, hdfscli, ours, reference_call, seed, warm  # noqa: E402
 from bench.report import print_markdown  # noqa: E402
 from bench.trees import make_big, make_tree  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
@@ -62,6 +65,24 @@ def bench_big(work: Path, rounds: int, sizes: list[int]) -> list[list[str]]:
         warm(folder)
         compared = alternate(rounds, fresh(work, ours, folder), fresh(work, hdfscli, folder))
         rows.append([f"{mb:,}", *cells(compared, mb * 1.048576)])
+        shutil.rmtree(folder)
+    return rows
+
+
+def bench_call(work: Path, rounds: int, sizes: list[int]) -> list[list[str]]:
+    rows = []
+    for mb in sizes or [1024]:
+        folder = work / f"big{mb}"
+        make_big(folder, mb)
+        warm(folder)
+        compared = alternate(rounds, fresh(work, ours, folder), fresh(work, reference_call, folder))
+        mine = statistics.median(call_seconds(run) for run in compared.ours)
+        theirs = statistics.median(call_seconds(run) for run in compared.reference)
+        rate = mb * 1.048576
+        rows.append([f"{mb:,}", f"{mine:.2f} ({rate / mine:.0f} MB/s)", f"{theirs:.2f} ({rate / theirs:.0f} MB/s)",
+                     f"{theirs / mine:.2f}×", f"{compared.median('ours'):.2f} / {compared.median('reference'):.2f}",
+                     f"{compared.median('ours', 'cluster_cpu'):.2f} / {compared.median('reference', 'cluster_cpu'):.2f}",
+                     compared.loads()])
         shutil.rmtree(folder)
     return rows
 
@@ -135,6 +156,8 @@ def bench_edit(work: Path, rounds: int, sizes: list[int]) -> list[list[str]]:
 
 TABLES = {
     "big": (bench_big, ["file MB", *SIDES]),
+    "call": (bench_call, ["file MB", "pai's upload call, s", "the `hdfs` package's upload call, s", "pai speed vs the `hdfs` package",
+                          "whole processes pai / `hdfs`, s", "cluster CPU pai / `hdfs`, s", "load (1 min) over the runs"]),
     "files": (bench_files, ["10 KB files", *SIDES]),
     "stored": (bench_stored, ["5,000 files of 10 KB by", "into an empty store, s", "into the full store, s",
                               "full / empty (target ≤ 1.2×)", "cluster CPU empty / full, s", "load (1 min) over the runs"]),
