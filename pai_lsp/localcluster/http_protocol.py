@@ -2,7 +2,7 @@
 heads bounded.
 
 Why httptools: its C parser hands a body on as it arrives, where h11 copies every byte of it four or
-five times in Python; receiving 1 GiB cost the cluster 2.0–2.5 s of CPU with h11 and 1.1–1.3 s
+five times in Python; receiving 1 GiB cost the cluster 2.0–2.5 s of CPU with h11 and 1.1–1.5 s
 with httptools (bench/uploads.py big, issue 22).
 
 Why the bound: httptools keeps any URL or header whole, however long it is (h11 had
