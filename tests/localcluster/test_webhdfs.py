@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import getpass
+import os
+import socket
+import time
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -106,6 +110,26 @@ def test_two_step_create_with_redirect_noredirect_and_chunked_body(cluster):
     batch = httpx.get(f"{base}/tmp/two?op=LISTSTATUS_BATCH").json()["DirectoryListing"]
     assert [s["pathSuffix"] for s in batch["partialListing"]["FileStatuses"]["FileStatus"]] == ["step.bin"]
     assert batch["remainingEntries"] == 0
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_big_body_is_stored_byte_for_byte_however_its_pieces_arrive(cluster, chunked):
+    """Pieces that arrive alone are handed on as they came, pieces that arrive together are
+    gathered (http_protocol.py): both, in one body over 1 MiB (streamed to the file as it comes)."""
+    base = f"{cluster.hdfs_url}/webhdfs/v1"
+    location = urlsplit(httpx.put(f"{base}/tmp/pieces.bin?op=CREATE&user.name=alice&overwrite=true").headers["location"])
+    pieces = [os.urandom(size) for size in [300_000, 7, 70_000, *[5_000] * 40, 1_000_000, 1]]
+    body = b"".join(pieces)
+    framing = b"Transfer-Encoding: chunked" if chunked else f"Content-Length: {len(body)}".encode()
+    with socket.create_connection((location.hostname, location.port), timeout=30) as sock:
+        sock.sendall(b"PUT " + f"{location.path}?{location.query}".encode() + b" HTTP/1.1\r\nHost: x\r\n" + framing + b"\r\n\r\n")
+        for i, piece in enumerate(pieces):
+            sock.sendall(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+            if i % 5 == 0:
+                time.sleep(0.02)  # some alone, some together
+        sock.sendall(b"0\r\n\r\n" if chunked else b"")
+        assert sock.recv(4096).startswith(b"HTTP/1.1 201")
+    assert httpx.get(f"{base}/tmp/pieces.bin?op=OPEN", follow_redirects=True).content == body
 
 
 @pytest.mark.parametrize("path", ["/../../etc/passwd", "/a/%2e%2e/%2e%2e/etc/passwd", "/a/..%2f..%2fetc"])
