@@ -41,6 +41,7 @@ USER = getpass.getuser()  # who `pai` is on the local cluster: the OS user (and 
 # for every process started here.
 CODE = Path(os.environ.get("PAI_BENCH_CODE") or ROOT)
 os.environ["PYTHONPATH"] = str(CODE)
+os.chdir(CODE)  # `python -m`/`-c` put the working folder before PYTHONPATH: run from /work/main, they ran its code
 QUIET_LOAD = float(os.environ.get("PAI_BENCH_QUIET_LOAD", "2.5"))
 QUIET_WAIT = float(os.environ.get("PAI_BENCH_QUIET_WAIT", "120"))
 
