@@ -22,7 +22,7 @@ from .api import Api
 from .auth import KEYRING_SERVICE, ensure_first_user
 from .cluster import Capacity, LocalCluster
 from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare, stop_requested
-from .webhdfs import WebHdfs
+from .webhdfs import OPS, WebHdfs
 
 __all__ = ["build_app", "default_data_dir", "serve"]
 
@@ -30,7 +30,6 @@ STOP_POLL_SECONDS = 0.2  # how often the cluster looks for a stop request (`data
 
 
 WEBHDFS = "/webhdfs/v1"
-WEBHDFS_METHODS = ("GET", "PUT", "POST", "DELETE")
 
 
 def build_app(cluster: LocalCluster, private: bool = False) -> Callable:
@@ -40,7 +39,7 @@ def build_app(cluster: LocalCluster, private: bool = False) -> Callable:
     rest = _rest_app(cluster, private)
 
     async def app(scope, receive, send) -> None:
-        if scope["type"] == "http" and scope["method"] in WEBHDFS_METHODS:
+        if scope["type"] == "http" and scope["method"] in OPS:
             path = scope["path"].removeprefix("/rest-server")
             if path == WEBHDFS or path.startswith(WEBHDFS + "/"):
                 await hdfs(dict(scope, path_params={"path": path[len(WEBHDFS) + 1:]}), receive, send)
