@@ -10,8 +10,10 @@ as `delegation=`, and required when the cluster is not private to this machine's
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from typing import TypeVar
 from urllib.parse import quote, urlencode
 
 from starlette.concurrency import run_in_threadpool
@@ -294,7 +296,10 @@ class WebHdfs:
             else:
                 await run_in_threadpool(self._write_small, user, path, overwrite, permission, append, replication, body)
         else:
-            with self.store.writer(user, path, overwrite, permission, append=append, replication=replication) as f:
+            async with contextlib.AsyncExitStack() as stack:
+                writer = self.store.writer(user, path, overwrite, permission, append=append, replication=replication)
+                # an append begins by copying the file it extends: on a worker thread, never on the loop
+                f = await stack.enter_async_context(in_thread(writer)) if append else stack.enter_context(writer)
                 async for chunk in request.stream():
                     if chunk:
                         f.write(chunk)
@@ -307,3 +312,19 @@ class WebHdfs:
                      replication: int | None, body: bytes) -> None:
         with self.store.writer(user, path, overwrite, permission, append=append, replication=replication) as f:
             f.write(body)
+
+
+T = TypeVar("T")
+
+
+@contextlib.asynccontextmanager
+async def in_thread(blocking: contextlib.AbstractContextManager[T]) -> AsyncIterator[T]:
+    """A blocking context manager entered and left on a worker thread."""
+    value = await run_in_threadpool(blocking.__enter__)
+    try:
+        yield value
+    except BaseException as exc:
+        if not await run_in_threadpool(blocking.__exit__, type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        await run_in_threadpool(blocking.__exit__, None, None, None)

@@ -132,6 +132,28 @@ def test_a_big_body_is_stored_byte_for_byte_however_its_pieces_arrive(cluster, c
     assert httpx.get(f"{base}/tmp/pieces.bin?op=OPEN", follow_redirects=True).content == body
 
 
+def test_a_streamed_append_extends_the_file_and_one_cut_off_leaves_it_as_it_was(cluster):
+    """A body with no length (or over 1 MiB) is streamed into the file; an append's copy of the file
+    it extends is made on a worker thread (webhdfs.in_thread)."""
+    base = f"{cluster.hdfs_url}/webhdfs/v1"
+    first = os.urandom(3_000_000)
+    assert httpx.put(f"{base}/tmp/grow.bin?op=CREATE&user.name=alice", content=first, follow_redirects=True).status_code == 201
+
+    def more():
+        yield from (os.urandom(100_000) for _ in range(5))
+
+    sent = list(more())
+    location = httpx.post(f"{base}/tmp/grow.bin?op=APPEND&user.name=alice").headers["location"]
+    assert httpx.post(location, content=iter(sent)).status_code == 200  # an iterator is sent chunked
+    assert httpx.get(f"{base}/tmp/grow.bin?op=OPEN", follow_redirects=True).content == first + b"".join(sent)
+    location = urlsplit(httpx.post(f"{base}/tmp/grow.bin?op=APPEND&user.name=alice").headers["location"])
+    with socket.create_connection((location.hostname, location.port), timeout=30) as sock:
+        sock.sendall(b"POST " + f"{location.path}?{location.query}".encode() + b" HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Length: 9000000\r\n\r\n" + b"x" * 2_000_000)  # and then the line is cut
+    assert httpx.post(f"{base}/tmp/grow.bin?op=APPEND&user.name=alice", content=b"end", follow_redirects=True).status_code == 200
+    assert httpx.get(f"{base}/tmp/grow.bin?op=OPEN", follow_redirects=True).content == first + b"".join(sent) + b"end"
+
+
 @pytest.mark.parametrize("path", ["/../../etc/passwd", "/a/%2e%2e/%2e%2e/etc/passwd", "/a/..%2f..%2fetc"])
 def test_paths_never_leave_the_data_dir(cluster, path):
     response = httpx.get(f"{cluster.hdfs_url}/webhdfs/v1{path}?op=GETFILESTATUS")
