@@ -16,6 +16,7 @@ from playwright.sync_api import Locator, Page
 QUICK_INPUT = ".quick-input-widget"
 QUICK_INPUT_BOX = f"{QUICK_INPUT} .quick-input-box input"
 QUICK_INPUT_ROWS = f"{QUICK_INPUT} .quick-input-list .monaco-list-row"
+CURSOR_POSITION = "[id='status.editor.selection']"  # the status bar's "Ln 10, Col 23"
 EXPLORER_ROWS = ".explorer-folders-view .monaco-list-row"
 PROBLEM_ROWS = ".markers-panel .monaco-list-row"
 NOTIFICATION_MESSAGES = ".notifications-center .notification-list-item"
@@ -235,9 +236,16 @@ class Workbench:
         return self.editor(name).locator(".view-lines").inner_text().replace("\u00a0", " ")
 
     def go_to(self, line: int, column: int = 1) -> None:
-        """Put the cursor at a position in the active editor (Ctrl+G, 'line:column')."""
+        """Put the cursor at a position in the active editor (Ctrl+G, 'line:column'), and return once
+        it is there and the editor has the keyboard again: a key pressed while the input box is
+        still closing goes to the box, not to the text."""
         self.page.keyboard.press("Control+G")
         self.type_into_input(f":{line}:{column}")
+        self.page.locator(QUICK_INPUT).wait_for(state="hidden")
+        cursor = self.page.locator(CURSOR_POSITION)
+        self.wait_for(lambda: f"Ln {line}, Col {column}" in cursor.inner_text()
+                      and self.page.evaluate("() => !!document.activeElement?.closest('.editor-instance .monaco-editor')"),
+                      f"the cursor at line {line}, column {column}")
 
     def double_click_word(self, name: str, token: str) -> None:
         """Double-click the first token `token` (as the editor shows it) in the editor: selects its word."""
