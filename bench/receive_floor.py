@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.fair import settle, warm  # noqa: E402
 from bench.report import print_markdown  # noqa: E402
 from bench.trees import make_big  # noqa: E402
 
@@ -56,8 +57,7 @@ def receive(mode: str, size: int, target: Path) -> None:
 
 def one_run(mode: str, source: Path, work: Path) -> list[float]:
     target = Path(tempfile.mkdtemp(dir=work)) / "f"
-    os.sync()
-    time.sleep(0.2)
+    settle()
     child = subprocess.Popen([sys.executable, __file__, "--receive", mode, "--size", str(source.stat().st_size),
                               "--target", str(target)], stdout=subprocess.PIPE, text=True)
     try:
@@ -86,7 +86,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pai-bench-floor-") as tmp:
         work = Path(tmp)
         source = make_big(work / "src", args.mb)
-        source.read_bytes()  # in the page cache, for every run alike
+        warm(source.parent)  # in the page cache, for every run alike
         runs: dict[str, list[list[float]]] = {"into": [], "bytes": []}
         for r in range(args.runs):
             for mode in (["into", "bytes"] if r % 2 == 0 else ["bytes", "into"]):

@@ -138,11 +138,7 @@ def test_a_streamed_append_extends_the_file_and_one_cut_off_leaves_it_as_it_was(
     base = f"{cluster.hdfs_url}/webhdfs/v1"
     first = os.urandom(3_000_000)
     assert httpx.put(f"{base}/tmp/grow.bin?op=CREATE&user.name=alice", content=first, follow_redirects=True).status_code == 201
-
-    def more():
-        yield from (os.urandom(100_000) for _ in range(5))
-
-    sent = list(more())
+    sent = [os.urandom(100_000) for _ in range(5)]
     location = httpx.post(f"{base}/tmp/grow.bin?op=APPEND&user.name=alice").headers["location"]
     assert httpx.post(location, content=iter(sent)).status_code == 200  # an iterator is sent chunked
     assert httpx.get(f"{base}/tmp/grow.bin?op=OPEN", follow_redirects=True).content == first + b"".join(sent)
