@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .core.messages import message
-from .core.openpai import JobDetail
+from .core.openpai_rest import JobDetail
 from .errors import InvalidInput
 
 W = TypeVar("W", bound="Wire")

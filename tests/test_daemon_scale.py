@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psutil
 
-from pai_lsp.core.openpai import JobSummary
+from pai_lsp.core.openpai_rest import JobSummary
 from pai_lsp.daemon import client, protocol
 from pai_lsp.daemon.server import Daemon
 from pai_lsp.daemon.sessions import Sessions

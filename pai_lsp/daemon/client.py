@@ -19,9 +19,9 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Cancelled, ConfigError, Interrupted, Unreachable
-from ..filelock import try_hold
 from . import endpoint_path, lock_path, protocol, state_dir, transport
 
 START_TIMEOUT = 15.0

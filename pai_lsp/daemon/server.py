@@ -21,19 +21,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..clusters.kinds import local_for
 from ..clusters.profiles import LOCALS
+from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..filelock import try_hold
 from ..service import clusters, records
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
 from ..storage.base import Cancel
 from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
+from .explanations import Explainer
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
-from .why import Explainer
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend

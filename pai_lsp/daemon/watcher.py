@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..clusters.profiles import LOCALS
-from ..core.openpai import FINAL, JobDetail
+from ..common.folders import write_atomic
+from ..core.openpai_rest import FINAL, JobDetail
 from ..errors import NotFound, PaiError, ServerError
-from ..files import write_atomic
 from .protocol import JobStatus
 from .sessions import Sessions
 

@@ -19,11 +19,11 @@ from lsprotocol import types
 from .. import api
 from ..clusters.kinds import catalogue
 from ..core.messages import render
-from ..core.openpai import FINAL
+from ..core.openpai_rest import FINAL
 from ..daemon import protocol
-from .app import PaiLanguageServer  # not under TYPE_CHECKING: pygls reads commands' annotations at run time
-from .jobs import ok
-from .registry import Registry
+from .feature_registry import Registry
+from .job_relay import ok
+from .language_server import PaiLanguageServer  # not under TYPE_CHECKING: pygls reads commands' annotations at run time
 
 registry = Registry()
 Answer = dict[str, Any]

@@ -15,10 +15,10 @@ import httpx
 import psutil
 import pytest
 
+from pai_lsp.common.portable import PORTABLE_ENV
 from pai_lsp.localcluster import launcher
 from pai_lsp.localcluster.datadir import request_stop
 from pai_lsp.localcluster.processes import descendants
-from pai_lsp.portable import PORTABLE_ENV
 
 from ..helpers.localcluster import (
     KINDS,

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..common.folders import write_atomic
 from ..errors import PaiError
-from ..files import write_atomic
 from ..service import why as service
 from ..settings import workspace_of
 from .protocol import JobStatus, SubmitResult, WhyResult

@@ -25,15 +25,15 @@ from pygls.uris import to_fs_path
 
 from ..api import EditorJobLog, EditorJobLogEnd, EditorJobStatus, Event, Result
 from ..core.messages import render
-from ..core.openpai import FINAL
-from ..core.upload import size_text
+from ..core.openpai_rest import FINAL
+from ..core.upload_facts import size_text
 from ..daemon import client, protocol
 from ..errors import Cancelled, InvalidInput, PaiError, as_pai_error
 from ..settings import job_values, read
 from .uris import fs_path, workspace_relative
 
 if TYPE_CHECKING:
-    from .app import PaiLanguageServer
+    from .language_server import PaiLanguageServer
 
 JobKey = tuple[str | None, str]  # (cluster, job)
 

@@ -12,13 +12,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import cli_complete as complete
-from .cli_args import command
-from .cli_out import add_output_option
-from .core.messages import message
-from .daemon import client as daemon
-from .daemon import protocol
-from .errors import InvalidInput
+from ..core.messages import message
+from ..daemon import client as daemon
+from ..daemon import protocol
+from ..errors import InvalidInput
+from . import complete
+from .args import command
+from .output import add_output_option
 
 
 def add_commands(sub) -> None:

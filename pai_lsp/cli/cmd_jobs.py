@@ -17,21 +17,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import cli_complete as complete
-from .cli_args import command, group, password
-from .cli_out import add_output_option, console, human_size, print_json, print_row, state_style
-from .cli_records import COMMANDS as RECORD_COMMANDS
-from .cli_records import add_commands as add_record_commands
-from .cli_why import add_command as add_why
-from .cli_why import cmd_why, failure_line
-from .clusters.kinds import BY_NAME as KINDS
-from .clusters.profiles import LOCAL, LOCALS
-from .core.messages import message
-from .core.openpai import FINAL, describe_exit
-from .daemon import client as daemon
-from .daemon import protocol
-from .daemon import settings as daemon_settings
-from .errors import Cancelled, ConfigError, InvalidInput, NotFound, PaiError, Unreachable
+from ..clusters.kinds import BY_NAME as KINDS
+from ..clusters.profiles import LOCAL, LOCALS
+from ..core.messages import message
+from ..core.openpai_rest import FINAL, describe_exit
+from ..daemon import client as daemon
+from ..daemon import protocol
+from ..daemon import settings as daemon_settings
+from ..errors import Cancelled, ConfigError, InvalidInput, NotFound, PaiError, Unreachable
+from . import complete
+from .args import command, group, password
+from .cmd_records import COMMANDS as RECORD_COMMANDS
+from .cmd_records import add_commands as add_record_commands
+from .cmd_why import add_command as add_why
+from .cmd_why import cmd_why, failure_line
+from .output import add_output_option, console, human_size, print_json, print_row, state_style
 
 WATCH_SECONDS = 2.0  # how often --watch asks again
 STDOUT_PIECE = 1 << 20  # bytes of a file asked for at a time when it goes to standard output
@@ -287,7 +287,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if args.list and not args.dry_run:
         raise InvalidInput(message("cli.list-needs-dry-run"))
     if args.dry_run:
-        from .settings import terminal_locale
+        from ..settings import terminal_locale
 
         shown = daemon.call_sync(protocol.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   list_files=args.list, locale=terminal_locale(),
@@ -566,7 +566,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         done = daemon.call_sync(protocol.ClustersLogin(name=args.name, password=secret))
         print(f"logged in to {done['name']} as {done['user']}")
     elif command == "stop-local":  # in-process: stopping must not start the daemon
-        from .service.clusters import stop_local_cluster
+        from ..service.clusters import stop_local_cluster
 
         stopped = stop_local_cluster()["stopped"]
         print("stopped the local cluster" if stopped else "the local cluster was not running")
@@ -665,7 +665,7 @@ def _mode(octal: str) -> str:
 
 def cmd_daemon(args: argparse.Namespace) -> int:
     if args.daemon_command == "serve":
-        from .daemon.server import serve
+        from ..daemon.server import serve
 
         return serve()
     try:
