@@ -47,7 +47,7 @@ def test_help_lists_every_exit_code_and_version_prints():
 
     shown = subprocess.run([str(BIN / "pai"), "--help"], capture_output=True, text=True, timeout=60).stdout
     listed = {code for code, _ in EXIT_CODES}
-    assert {cls.exit_code for cls in errors.KINDS.values()} | {errors.Cancelled.exit_code, 0} <= listed
+    assert {cls.exit_code for cls in errors.ERROR_CLASSES.values()} | {errors.Cancelled.exit_code, 0} <= listed
     for code, words in EXIT_CODES:
         assert f"{code:>3}  {words[:30]}" in shown
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from .. import api
 from ..core.messages import render
 from ..daemon import client as daemon
-from ..daemon import protocol
 from ..errors import PaiError
 from ..settings import terminal_locale
 from . import complete
@@ -16,8 +16,9 @@ from .args import command
 from .output import add_output_option, print_json
 
 if TYPE_CHECKING:
+    from pai_lsp.api import WhyResult
+
     from ..core.triage import Frame
-    from ..daemon.protocol import WhyResult
 
 EXPLAINED = ("FAILED", "STOPPED")
 
@@ -34,7 +35,7 @@ def add_command(sub) -> None:
 
 
 def cmd_why(args: argparse.Namespace) -> int:
-    result = daemon.call_sync(protocol.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
+    result = daemon.call_sync(api.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
     if args.output == "json":
         print_json(result)
         return 0
@@ -54,7 +55,7 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
     from ..service.why import one_line  # the triage core only when a job failed: `pai status` stays quick
 
     try:
-        result = daemon.call_sync(protocol.Why(job=job, cluster=cluster))
+        result = daemon.call_sync(api.Why(job=job, cluster=cluster))
         return one_line(result, terminal_locale())
     except PaiError:
         return None

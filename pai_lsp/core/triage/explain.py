@@ -281,7 +281,7 @@ class _Words:
         getattr(self, "_" + kind.replace("-", "_"), lambda: None)()
 
     def title(self) -> Text:
-        fields = [name for _, name, _, _ in string.Formatter().parse(cat.KINDS[self.kind][0]) if name]
+        fields = [name for _, name, _, _ in string.Formatter().parse(cat.FAILURE_CLASSES[self.kind][0]) if name]
         return cat.title(self.kind, **{name: self.title_args.get(name, "") for name in fields})
 
     def message(self) -> Text:
