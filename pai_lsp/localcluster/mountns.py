@@ -166,10 +166,13 @@ def main(argv: list[str]) -> int:
         cwd = os.getcwd()
         private_namespace()
         mount_all(spec["mounts"], spec["stage"])
-        os.chdir(cwd)  # through the mounts now in place
     except MountError as exc:
         print(f"{PREFIX} {exc}", file=sys.stderr, flush=True)
         return START_FAILED
+    try:
+        os.chdir(cwd)  # the same folder, reached through the mounts now in place
+    except OSError:
+        pass  # a storage mounted over it: the task stays where it was started
     command = argv[2:]
     os.execv(command[0], command)
     return START_FAILED  # not reached

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .datadir import secrets_dir
+from .datadir import child, secrets_dir
 from .errors import ClusterError
 
 CONFIG_FILE = "storages.json"
@@ -104,7 +104,7 @@ class Storage:
         """The folder a task of `user` mounts: the storage's, or its `<user>/` when it is not shared."""
         if self.path is None:
             return None
-        return self.path if self.share else self.path / user
+        return self.path if self.share else child(self.path, user, "user name")
 
 
 class Storages:
