@@ -337,3 +337,47 @@ def test_a_user_who_is_not_root_mounts_through_a_user_namespace():
         assert not (base / "ro" / "x").exists()
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# -- in-process: the table and the server's reading of extras --------------------------------
+def test_extras_are_read_as_the_servers_javascript_reads_them(tmp_path):
+    from pai_lsp.localcluster.errors import ClusterError
+    from pai_lsp.localcluster.job_storages import effective
+    from pai_lsp.localcluster.storages import Storages
+
+    table = Storages(configured(tmp_path / "data"))
+    plugins = "com.microsoft.pai.runtimeplugin"
+
+    def names(extras, groups=frozenset()):
+        return [(s["name"], s["mountPath"], s["share"], s["readOnly"]) for s in effective(extras, "bob", set(groups), table)]
+
+    teamwise = {"plugin": "teamwise_storage", "parameters": {"storageConfigNames": ["homes"]}}
+    later = {"plugin": "teamwise_storage", "parameters": {"storageConfigNames": ["datasets"]}}
+    assert names({plugins: [teamwise, later]}) == [("datasets", "/mnt/datasets", True, True)]  # the later entry wins
+    assert names({"storages": None, plugins: [teamwise]}) == [("homes", "/mnt/homes", False, False)]  # null is falsy
+    assert names({"storages": [], plugins: [teamwise]}) == [("local", "/mnt/local", True, False)]  # [] is not: defaults
+    assert names({plugins: [{"plugin": "ssh"}]}) == [] and names({}) == [] and names(None) == []
+    assert names({"storages": [{"mountPath": "/x"}, {"name": "local", "mountPath": "/mnt/l", "share": False}]}) == [
+        ("local", "/mnt/l", True, False)]  # no name: skipped; share from the server
+    assert names({"storages": []}, {"ml"}) == [("local", "/mnt/local", True, False), ("teamdata", "/mnt/teamdata", True, False)]
+    for extras, message in (({plugins: 3}, "is not iterable"), ({"storages": {"name": "local"}}, "is not iterable"),
+                            ({"storages": [None]}, "of null")):
+        with pytest.raises(ClusterError) as raised:
+            effective(extras, "bob", set(), table)
+        assert (raised.value.status, raised.value.code) == (500, "UnknownError") and message in raised.value.message
+
+
+def test_the_table_follows_its_file(tmp_path):
+    from pai_lsp.localcluster.storages import StorageConfigError, Storages
+
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    table = Storages(data_dir)
+    assert table.listed(set()) == [{"name": "local", "share": True, "volumeName": "pv-local", "default": True}]
+    (data_dir / "storages.json").write_text(json.dumps({"storages": {"scratch": {"path": str(tmp_path / "scratch")}}}))
+    assert [s["name"] for s in table.listed(set())] == ["local", "scratch"]  # `local` stays, and stays the default
+    assert table.defaults(set()) == ["local"] and (tmp_path / "scratch").is_dir()
+    (data_dir / "storages.json").write_text(json.dumps({"storages": {"scratch": {"path": "relative"}}}))
+    assert [s["name"] for s in table.listed(set())] == ["local", "scratch"]  # a broken file changes nothing
+    with pytest.raises(StorageConfigError, match="absolute path"):
+        Storages(data_dir)  # ... but a cluster does not start on it
