@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ClusterError
+from .rest_errors import ClusterError
 from .storages import Storages
 
 PLUGINS = "com.microsoft.pai.runtimeplugin"

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from .datadir import child, secrets_dir
-from .errors import ClusterError
+from .rest_errors import ClusterError
 
 CONFIG_FILE = "storages.json"
 SECRETS_FILE = "storage-secrets.json"

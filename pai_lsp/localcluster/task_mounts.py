@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .. import portable
+from ..common import portable
 from .storages import Storages
 
 MOUNTNS = Path(__file__).with_name("mountns.py")  # run as a script: never imported by the cluster

@@ -296,7 +296,7 @@ def test_a_bad_storage_config_stops_the_cluster_in_one_line(tmp_path):
 
 def test_a_container_gets_the_storages_as_bind_mounts(tmp_path):
     from pai_lsp.core.roles import TaskRole
-    from pai_lsp.localcluster.model import Job
+    from pai_lsp.localcluster.job_data import Job
 
     role = TaskRole(name="main", tasks=1, cpu=1, memory_mb=256, gpu=0, shm_mb=64, command="true", ports={},
                     min_failed=None, min_succeeded=None)
@@ -341,8 +341,8 @@ def test_a_user_who_is_not_root_mounts_through_a_user_namespace():
 
 # -- in-process: the table and the server's reading of extras --------------------------------
 def test_extras_are_read_as_the_servers_javascript_reads_them(tmp_path):
-    from pai_lsp.localcluster.errors import ClusterError
     from pai_lsp.localcluster.job_storages import effective
+    from pai_lsp.localcluster.rest_errors import ClusterError
     from pai_lsp.localcluster.storages import Storages
 
     table = Storages(configured(tmp_path / "data"))
