@@ -71,7 +71,8 @@ def join_group(data_dir: Path, user: str, *groups: str) -> None:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     data_dir = configured(tmp_path_factory.mktemp("storages"))
-    with own_cluster(data_dir) as c:
+    # POSIX process control even in a run that forces the portable way (which refuses storages: tested below).
+    with own_cluster(data_dir, env={"PAI_LSP_PORTABLE_PROCESSES": "0"}) as c:
         join_group(data_dir, USER, "ml")  # alice: default and ml; bob: default only
         yield c
 
