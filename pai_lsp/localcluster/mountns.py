@@ -3,8 +3,8 @@ where the user may not write `/mnt`: in a mount namespace of the task's own (Lin
 script, which then becomes the command (`exec`: the same process, pid, session and environment, so
 everything `processes.py` promises holds as for any task).
 
-    python -I mountns.py SPEC COMMAND...     SPEC: {"mounts": [{name, source, target, readOnly}], "stage": DIR}
-    python -I mountns.py --probe DIR         exit 0 where mounts can be made, else one line on stderr
+    python -I -S mountns.py SPEC COMMAND...  SPEC: {"mounts": [{name, source, target, readOnly}], "stage": DIR}
+    python -I -S mountns.py --probe DIR      exit 0 where mounts can be made, else one line on stderr
 
 Run as root it only unshares the mount namespace. Anyone else gets a user namespace with it (their
 own uid and gid mapped to themselves, no other): the mounts are made with the capabilities the new
@@ -16,7 +16,7 @@ mount point that does not exist (`/mnt/data`) is made on a tmpfs laid over its n
 nothing is created outside the namespace (what the task writes beside them there goes with the task,
 as a container's would); a mount point whose nearest existing folder is `/` cannot be made.
 
-It imports nothing but the standard library (it runs before every such task: Python with `-I`, no
+It imports nothing but the standard library (it runs before every such task: Python with `-I -S`, no
 pai_lsp package loaded).
 """
 
