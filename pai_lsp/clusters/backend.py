@@ -78,6 +78,14 @@ class Backend(Protocol):
     def read_log_tail(self, location: str, size: int) -> bytes:
         """The last `size` bytes of a log (all of it when shorter), without reading what is before."""
 
+    def storages(self) -> list[dict]:
+        """The storages the user may mount in a job (`GET /api/v2/storages`: name, share, volumeName,
+        default); a cluster kind that has none refuses with Unsupported, in one line."""
+
+    def storage_detail(self, name: str) -> dict:
+        """One storage as the cluster describes it (`GET /api/v2/storages/:name`: type, data with its
+        credentials, readOnly, share). The credentials are secrets: kept in memory by the caller only."""
+
     def quota(self) -> dict:
         """What the user may use and uses now (PaddlePaddle Cloud; others refuse with InvalidInput)."""
 

@@ -21,7 +21,7 @@ import httpx
 from ..core import paddle
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
-from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError
+from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unsupported
 from ..storage.http import answer_error, at_paddlecloud, request
 
 if TYPE_CHECKING:
@@ -243,6 +243,12 @@ class PaddleCloud:
         return data[offset:] if limit is None else data[offset:offset + limit]
 
     # -- what only PaddlePaddle Cloud has ------------------------------------------------------
+    def storages(self) -> list[dict]:
+        raise Unsupported(message("paddle.no-storages", name=self.profile.name))
+
+    def storage_detail(self, name: str) -> dict:
+        return self.storages()  # type: ignore[return-value]  # (refuses)
+
     def quota(self) -> dict:
         items = self.api("GET", "/api/v1/quota/").get("items") or []
         status = (items[0].get("status") or {}) if items else {}
