@@ -108,18 +108,18 @@ def test_outputs_download_the_output_dir(tmp_path):
 def test_hdfs_explorer_operations(tmp_path):
     backend = MemoryBackend(user="alice")
     backend.storage.write("/user/alice/data/a.txt", b"hello\n")
-    assert [e["name"] for e in explorer.ls(backend, "data")["entries"]] == ["a.txt"]  # relative to /user/<user>
-    assert explorer.stat(backend, "data/a.txt")["size"] == 6
-    assert explorer.cat(backend, "data/a.txt", 1, 3) == b"ell" and explorer.tail(backend, "data/a.txt", 3) == b"lo\n"
+    assert [e["name"] for e in explorer.ls(backend.storage, "data")["entries"]] == ["a.txt"]  # relative to /user/<user>
+    assert explorer.stat(backend.storage, "data/a.txt")["size"] == 6
+    assert explorer.cat(backend.storage, "data/a.txt", 1, 3) == b"ell" and explorer.tail(backend.storage, "data/a.txt", 3) == b"lo\n"
     with pytest.raises(InvalidInput, match="is a folder: use -r"):
-        explorer.rm(backend, "data")
-    explorer.mv(backend, "data/a.txt", "data/b.txt")
-    got = explorer.get(backend, "data", tmp_path)
+        explorer.rm(backend.storage, "data")
+    explorer.mv(backend.storage, "data/a.txt", "data/b.txt")
+    got = explorer.get(backend.storage, "data", tmp_path)
     assert got["files"] == 1 and (tmp_path / "data" / "b.txt").read_bytes() == b"hello\n"
     backend.storage.write("/user/alice/evil/x", b"")
     backend.storage.files["/user/alice/evil/..\\x"] = b"escape"
     with pytest.raises(PermissionDenied, match="refusing to download a remote entry"):
-        explorer.get(backend, "evil", tmp_path / "dest")
-    assert explorer.rm(backend, "data", recursive=True).path == "/user/alice/data"
+        explorer.get(backend.storage, "evil", tmp_path / "dest")
+    assert explorer.rm(backend.storage, "data", recursive=True).path == "/user/alice/data"
     with pytest.raises(NotFound):
-        explorer.stat(backend, "data")
+        explorer.stat(backend.storage, "data")

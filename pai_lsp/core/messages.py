@@ -548,6 +548,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                  "存储 {name} 的类型是 {type}，pai 目前还不能从本机打开（可以打开的类型：{types}）"),
     "storage.detail-missing": (TEXT, "the cluster's answer for storage {name} has no {key}", "集群关于存储 {name} 的回答中没有 {key}"),
     "storage.failed": (TEXT, "{path}: {storage} failed: {why}", "{path}：{storage} 出错：{why}"),
+    "storage.read-only": (TEXT, "storage {name} is read-only: jobs mount it read-only, and pai writes nothing to it",
+                          "存储 {name} 是只读的：作业以只读方式挂载它，pai 也不向其中写入"),
     "storage.denied": (TEXT, "{path}: permission denied on {storage} ({why})", "{path}：{storage} 拒绝访问（{why}）"),
     "hdfs.rm-folder": (TEXT, "{path} is a folder: use -r to remove it with everything in it", "{path} 是文件夹：请用 -r 连同其内容一起删除"),
     "hdfs.not-a-file": (TEXT, "{path} is a folder, not a file", "{path} 是文件夹，不是文件"),

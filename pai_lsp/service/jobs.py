@@ -276,4 +276,4 @@ def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None =
     if dest.exists() and not dest.is_dir():
         raise InvalidInput(message("jobs.outputs-into-file", path=str(dest), job=name))
     dest.mkdir(parents=True, exist_ok=True)
-    return Path(explorer.get(backend, remote, dest, progress, overwrite, cancelled).path)
+    return Path(explorer.get(backend.storage, remote, dest, progress, overwrite, cancelled).path)

@@ -200,6 +200,7 @@ export interface GitFacts {
 
 export interface HdfsCat {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   offset?: number;
   length?: number | null;
@@ -207,6 +208,7 @@ export interface HdfsCat {
 
 export interface HdfsCatText {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   offset?: number;
   length?: number | null;
@@ -220,6 +222,7 @@ export interface HdfsData {
 /** Bytes and files held: one row per entry of a folder, or one for the path with `summary`. */
 export interface HdfsDu {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   summary?: boolean;
 }
@@ -242,6 +245,7 @@ export interface HdfsEntry {
 
 export interface HdfsGet {
   cluster?: string | null;
+  storage?: string | null;
   local: string;
   remote: string;
   progressToken?: string | number | null;
@@ -250,6 +254,7 @@ export interface HdfsGet {
 
 export interface HdfsGetWithProgress {
   cluster?: string | null;
+  storage?: string | null;
   local: string;
   remote: string;
   progressToken?: string | number | null;
@@ -259,6 +264,7 @@ export interface HdfsGetWithProgress {
 
 export interface HdfsList {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   recursive?: boolean;
 }
@@ -270,11 +276,13 @@ export interface HdfsListing {
 
 export interface HdfsMkdir {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
 }
 
 export interface HdfsMove {
   cluster?: string | null;
+  storage?: string | null;
   from: string;
   to: string;
 }
@@ -286,6 +294,7 @@ export interface HdfsMoveResult {
 
 export interface HdfsPut {
   cluster?: string | null;
+  storage?: string | null;
   local: string;
   remote: string;
   progressToken?: string | number | null;
@@ -294,6 +303,7 @@ export interface HdfsPut {
 
 export interface HdfsPutWithProgress {
   cluster?: string | null;
+  storage?: string | null;
   local: string;
   remote: string;
   progressToken?: string | number | null;
@@ -303,12 +313,14 @@ export interface HdfsPutWithProgress {
 
 export interface HdfsRemove {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   recursive?: boolean;
 }
 
 export interface HdfsStat {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
 }
 
@@ -325,12 +337,14 @@ export interface HdfsStatResult {
 
 export interface HdfsTail {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   bytes?: number;
 }
 
 export interface HdfsTailText {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   bytes?: number;
 }
@@ -763,6 +777,27 @@ export interface StopResult {
 
 export interface StoppedResult {
   stopped: boolean;
+}
+
+/** One storage as `pai storage list` shows it. */
+export interface StorageInfo {
+  name: string;
+  type: string | null;
+  server: string;
+  readOnly: boolean;
+  mountPath: string;
+  default: boolean;
+  share: boolean;
+}
+
+/** The storages the user may mount, with what a job and a person need of each (never its credentials). The file verbs are `hdfs.*` with `storage` set. */
+export interface StorageList {
+  cluster?: string | null;
+}
+
+export interface StorageListResult {
+  cluster: string;
+  storages: StorageInfo[];
 }
 
 /** What a job ran, as core/record.py writes it (beside the job's code and in the local journal). */
