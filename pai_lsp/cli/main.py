@@ -195,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .cmd_jobs import add_commands
 
     add_commands(sub)
+    from .cmd_storage import add_commands as add_storage_commands
+
+    add_storage_commands(sub)
     completion = command(sub, "completion", "print the shell code that completes pai's commands, options and names", [
         ('eval "$(pai completion bash)"', "in ~/.bashrc: bash completes pai"),
         ('eval "$(pai completion zsh)"', "in ~/.zshrc (after compinit)"),
@@ -259,6 +262,10 @@ def run_command(args: argparse.Namespace) -> int:
 
         sys.stdout.write(shell_code(args.shell))
         return EXIT_OK
+    if args.command == "storage":
+        from .cmd_storage import run as run_storage
+
+        return run_storage(args)
     from .cmd_jobs import run
 
     return run(args)

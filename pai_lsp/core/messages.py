@@ -723,6 +723,12 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "http.name-other-resource": (TEXT, "{value} cannot be a {what} name: it would name another resource",
                                  "{value} 不能作为 {what} 名称：它会指向另一个资源"),
     "http.name-not-utf8": (TEXT, "{value} cannot be a {what} name: it is not UTF-8 text", "{value} 不能作为 {what} 名称：它不是 UTF-8 文本"),
+    "cli.no-storages": (TEXT, "({cluster} gives you no storage: an administrator adds them to your groups)",
+                        "（{cluster} 没有给你任何存储：由管理员把存储加入你的组）"),
+    "cli.storage-path": (TEXT, "{value}: say a storage path as STORAGE:PATH, e.g. local:/code (`pai storage list` names the storages)",
+                         "{value}：存储路径应写作 STORAGE:PATH，例如 local:/code（`pai storage list` 列出存储）"),
+    "cli.storage-mv-across": (TEXT, "{src} and {dst} are in different storages: mv moves within one (get, then put)",
+                              "{src} 和 {dst} 在不同的存储中：mv 只在同一存储内移动（请先 get 再 put）"),
     "cli.f-replaces": (TEXT, " (-f replaces it)", "（-f 可替换它）"),
     "cli.bad-locale": (TEXT, "{value}: pai speaks en (English) and zh-CN (Simplified Chinese)", "{value}：pai 支持 en（英语）和 zh-CN（简体中文）"),
     "cli.no-password-stdin": (TEXT, "no password on standard input: --password-stdin reads it from the first line "
