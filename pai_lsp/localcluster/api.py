@@ -20,7 +20,7 @@ from ..core import jsyaml
 from ..core.joi import Invalid, validate_v1
 from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
-from ..core.v2render import unrunnable
+from ..core.v2.render import unrunnable
 from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
 from .errors import ClusterError

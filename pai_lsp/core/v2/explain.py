@@ -13,7 +13,6 @@ from ..hover import field_doc, variable_markdown
 from ..jsonc import Node, node_at
 from ..messages import pick
 from ..model import Hover, Settings
-from ..v2_templates import TemplateError, find_templates, render
 from .facts import (
     DEFAULT_SHM_MB,
     EXTRAS,
@@ -25,6 +24,7 @@ from .facts import (
     subschema,
 )
 from .job import Job, Named, job_of, role_field
+from .templates import TemplateError, find_templates, render
 from .text import index_at, span
 
 
