@@ -118,7 +118,7 @@ class OpenPai:
         job_format = formats.of_job(config)
         config[job_format.name_key] = name
         substitute(config, name, self.user)
-        code_dir = job_format.upload_dir(config)
+        code_dir = job_format.folder(config, "codeDir")
         return hdfs_path(code_dir) if code_dir is not None else None
 
     def converted(self, config: dict) -> dict | None:

@@ -148,8 +148,9 @@ class JobFormat:
         """Apply `fill` (the job's and user's names put in) to every text of `job` its server runs
         with those names but does not fill in itself."""
 
-    def upload_dir(self, job: dict) -> str | None:
-        """The folder the job's code is uploaded to, as the job writes it; None when it names none."""
+    def folder(self, job: dict, name: str) -> str | None:
+        """A folder the job names (`codeDir`: where its code is uploaded; `outputDir`: what `pai outputs`
+        downloads; `dataDir`), as written; None when it names none."""
         return None
 
     def converted(self, job: dict, protocols: Collection[int]) -> dict | None:

@@ -17,7 +17,7 @@ from ..api import JobRow, JobsResult, RecordSummary, SshTask, StopResult, Submit
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
 from ..config_file import UnreadableConfig, read_config
-from ..core.formats import DEFAULT, format_for
+from ..core.formats import DEFAULT, format_for, of_job
 from ..core.job_format import JobFormat, Unsendable
 from ..core.messages import Message, message
 from ..core.model import LineIndex, Settings
@@ -267,7 +267,7 @@ def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None =
     from . import hdfs as explorer
 
     config = backend.config(name)
-    output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
+    output_dir = of_job(config).folder(config, "outputDir") or ""
     if not output_dir:
         raise InvalidInput(message("jobs.no-output-dir", job=name))
     remote = hdfs_path(output_dir)

@@ -59,8 +59,8 @@ class PaiV1(JobFormat):
             if isinstance(role.get("command"), str):
                 role["command"] = fill(role["command"])
 
-    def upload_dir(self, job: dict) -> str | None:
-        return job.get("codeDir") or None
+    def folder(self, job: dict, name: str) -> str | None:
+        return job.get(name) or None
 
     def sent(self, job: dict, protocols: Collection[int]) -> Sent:
         """As it is, or its v2 YAML to a server that reads protocol v2 only (ConversionError for what v2 cannot say)."""

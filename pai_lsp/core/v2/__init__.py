@@ -80,10 +80,10 @@ class PaiV2(JobFormat):
             if isinstance(extras.get(field), str):
                 extras[field] = fill(extras[field])
 
-    def upload_dir(self, job: dict) -> str | None:
-        """`extras.codeDir`, where pai keeps the folders v1 has and v2 lacks."""
+    def folder(self, job: dict, name: str) -> str | None:
+        """In `extras`, where pai keeps the folders v1 has and v2 lacks."""
         extras = job.get("extras") if isinstance(job.get("extras"), dict) else {}
-        return extras["codeDir"] if isinstance(extras.get("codeDir"), str) else None
+        return extras[name] if isinstance(extras.get(name), str) else None
 
     def converted(self, job: dict, protocols: Collection[int]) -> dict | None:
         """Its v1 config, for a server that reads v1 only (NotExpressible naming what v1 cannot say)."""
