@@ -28,7 +28,6 @@ TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 ACTIVE = ("WAITING", "RUNNING", "STOPPING", "UNKNOWN")  # job states that still change
 
 
-
 class OpenPai:
     """`profile.protocol` 1: a YARN-era server (v1 JSON jobs, SCM too); 2: a Kubernetes-era one (v2
     YAML jobs, v2 routes)."""
@@ -40,9 +39,10 @@ class OpenPai:
         self.rest_uri = profile.rest_uri.rstrip("/")
         self.user = profile.user
         self.protocol = profile.protocol
-        # The embedded local cluster serves both APIs: v2 jobs go there as they are.
-        self.takes_v2 = profile.protocol == 2 or profile.name == LOCAL
-        self.protocols = (1, 2) if profile.protocol == 1 and profile.name == LOCAL else (profile.protocol,)  # read as written
+        # The job protocols its server reads as written (a job of another is converted): its own; the
+        # embedded local cluster serves both APIs, so v2 jobs go there as they are.
+        self.protocols = (1, 2) if profile.protocol == 1 and profile.name == LOCAL else (profile.protocol,)
+        self.takes_v2 = 2 in self.protocols
         self._password = password
         self.token = token
         self._on_token = on_token
