@@ -13,7 +13,7 @@ import httpx
 from ..core import formats
 from ..core.job_format import Unsendable
 from ..core.messages import message
-from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
+from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
 from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path
 from ..storage.keepalive import KeepAlive

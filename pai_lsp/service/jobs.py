@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Protocol
 from ..api import JobRow, JobsResult, RecordSummary, SshTask, StopResult, SubmitResult, UploadSummary
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
-from ..config_file import UnreadableConfig, read_config
+from ..common.config_file import UnreadableConfig, read_config
 from ..core.formats import DEFAULT, format_for, of_job
 from ..core.job_format import JobFormat, Unsendable
 from ..core.messages import Message, message
 from ..core.model import LineIndex, Settings
-from ..core.openpai import FINAL
+from ..core.openpai_rest import FINAL
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
@@ -30,7 +30,7 @@ from .selection import checked_files
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
-    from ..core.openpai import JobDetail
+    from ..core.openpai_rest import JobDetail
 
 
 # -- submit ----------------------------------------------------------------------------

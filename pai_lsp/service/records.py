@@ -40,13 +40,13 @@ from ..api import (
     UploadSummary,
 )
 from ..clusters.kinds import kind_of
+from ..common.folders import atomic_writer, state_dir, write_atomic
 from ..core import formats
 from ..core import record as rec
 from ..core.job_format import Unsendable
 from ..core.messages import Message, message
 from ..core.record import FileEntry, GitState, Record, RecordError
 from ..errors import InvalidInput, NotFound, PaiError
-from ..files import atomic_writer, state_dir, write_atomic
 from ..storage.upload import MANIFEST, Progress, Selected, bounded, file_hash, read_manifest, select
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """The OpenPAI v2 job protocol (`*.pai.yaml`, `*.pai.yml`, or any YAML whose top level says
-`protocolVersion: 2`) as a job-file format: read as the server's js-yaml 3 reads it (core/yaml_tree.py),
+`protocolVersion: 2`) as a job-file format: read as the server's js-yaml 3 reads it (core/yaml/tree.py),
 checked as its Ajv schema and its own checks do, with what the web portal, HiveD and the scheduler
-refuse as warnings (`checks.py`); completion (`complete.py`), hover (`explain.py`), navigation
+refuse as warnings (`checks.py`); completion (`complete.py`), hover (`hover.py`), navigation
 (`navigate.py`) and outline (`outline.py`) built on what the job defines (`job.py`). Its `<% … %>`
 templates as the server fills them (`templates.py`); a job as the server will see it, its secrets
 masked (`render.py`); and as a v1 config for a server that reads only protocol v1 (`to_v1.py`)."""
@@ -13,9 +13,10 @@ from collections.abc import Callable, Collection
 
 from ..job_format import JobFormat, Sent
 from ..model import Completion, Diagnostic, Edit, Hover, Settings
-from ..outline import Symbol
-from ..yaml_tree import Document, parse
-from . import checks, complete, explain, facts, navigate, outline, render
+from ..schema_outline import Symbol
+from ..yaml.tree import Document, parse
+from . import checks, complete, facts, navigate, outline, render
+from . import hover as explain
 
 # `protocolVersion: 2` at the top level (column 0), the value plain or quoted, a comment after it.
 _SNIFF = re.compile(r"""^protocolVersion[ \t]*:[ \t]*(?:2|'2'|"2")[ \t]*(?:#.*)?\r?$""", re.M)

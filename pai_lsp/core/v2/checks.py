@@ -19,7 +19,7 @@ from ..envvars import STATIC, assigned_in, find_variables, resolve
 from ..jsonc import Node
 from ..model import Diagnostic, Edit, Fix, Settings
 from ..validate import opening_diagnostics
-from ..yaml_write import append_item, append_member, insert_member, is_flow, literal, set_member, value_after_key
+from ..yaml.write import append_item, append_member, insert_member, is_flow, literal, set_member, value_after_key
 from . import schema_check
 from .facts import (
     EXTRAS,

@@ -1,5 +1,5 @@
 """Completion in a half-typed v2 job file: where the cursor stands comes from its indentation
-(core/yaml_context.py), what fits there from the schema and from what the job defines.
+(core/yaml/context.py), what fits there from the schema and from what the job defines.
 
 Keys valid at the cursor as YAML snippets (`key: value`, or `key:` with the block below it, indented
 for the line); enums, booleans and defaults; whole task roles, prerequisites, deployments and runtime
@@ -15,14 +15,14 @@ import re
 from itertools import islice
 from typing import Any
 
-from ..completion import Completions
 from ..envvars import STATIC, generated
 from ..jsonc import Node, node_at
 from ..messages import pick, render
 from ..model import Completion, Settings
 from ..schema import description, types_of
-from ..yaml_context import context_at
-from ..yaml_write import column, literal
+from ..schema_completion import Completions
+from ..yaml.context import context_at
+from ..yaml.write import column, literal
 from .facts import (
     EXTRAS,
     HIVED_KEYS,

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from ..schema import load_schema
-from ..yaml_scalars import js_string, resolve_plain
+from ..yaml.scalars import js_string, resolve_plain
 from .facts import SCHEMA_FILE
 from .templates import TemplateError, fill, joined_commands
 

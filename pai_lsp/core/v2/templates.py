@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..job_format import Unsendable
-from ..yaml_scalars import js_string
+from ..yaml.scalars import js_string
 
 OPEN, CLOSE = "<%", "%>"
 NAME = "name"  # the one kind of tag the server fills in

@@ -118,8 +118,8 @@ def locale(value: str) -> str:
         return "en"
     if tag == "zh" or tag.startswith(("zh-cn", "zh-hans", "zh-sg")):
         return "zh-CN"
-    from .core.messages import render
-    from .settings import terminal_locale
+    from ..core.messages import render
+    from ..settings import terminal_locale
 
     raise argparse.ArgumentTypeError(render("cli.bad-locale", terminal_locale(), value=repr(value)))
 
@@ -150,8 +150,8 @@ def password(from_stdin: bool, prompt: str) -> str:
     `--password-stdin`, else asked on the terminal. No input, or an empty one, is one clear line."""
     import getpass
 
-    from .core.messages import message
-    from .errors import InvalidInput
+    from ..core.messages import message
+    from ..errors import InvalidInput
 
     if from_stdin:
         value = (sys.stdin.readline() if sys.stdin is not None else "").rstrip("\r\n")

@@ -6,7 +6,7 @@ Why tree-sitter-yaml (with the `tree-sitter` bindings) and not PyYAML or ruamel.
 - recovery: tree-sitter gives a whole tree with each mistake in an ERROR node, where PyYAML and
   ruamel.yaml stop at the first error; an editor needs the rest of the file while a line is half
   typed. Where tree-sitter's own recovery loses the structure (a key typed at the end of the file,
-  a line indented wrongly), `yaml_repair` mends the bytes the parser sees and reports one error
+  a line indented wrongly), `yaml.repair` mends the bytes the parser sees and reports one error
   at that place.
 - speed: its C parse takes about half the time of libyaml's `compose` (PyYAML's C loader); with
   our nodes built from its tree in Python, reading a 3,000-role file costs about what libyaml's
@@ -14,9 +14,9 @@ Why tree-sitter-yaml (with the `tree-sitter` bindings) and not PyYAML or ruamel.
   composer) (bench/yaml_parse.py); and `Document.edit` reads again only the piece of a large file
   an edit touched (see below).
 - values: no parser reads values as js-yaml 3.13.1 does (the v2 server's reader; tree-sitter's
-  scalar kinds are YAML 1.2's, PyYAML's YAML 1.1's), so `yaml_scalars` ports js-yaml's rules, and
+  scalar kinds are YAML 1.2's, PyYAML's YAML 1.1's), so `yaml.scalars` ports js-yaml's rules, and
   tests compare the values with js-yaml itself (tests/oracle/yaml.js) and with `jsyaml.load`.
-Positions are str offsets, as jsonc's (tree-sitter counts UTF-8 bytes; `yaml_cst` converts). Node
+Positions are str offsets, as jsonc's (tree-sitter counts UTF-8 bytes; `yaml.cst` converts). Node
 types are jsonc's, plus `timestamp` (js-yaml makes a Date of `2001-12-14`: a `datetime` here) and
 `binary` (`!!binary`: bytes); mapping keys are strings, as in JavaScript.
 
@@ -37,11 +37,11 @@ import bisect
 import re
 from typing import Any
 
-from . import yaml_write
-from .jsonc import Node, ParseError
-from .model import Edit
-from .yaml_cst import MAX_DEPTH, read_piece
-from .yaml_nodes import Alias, Piece, YamlNode, merge_sources
+from ..jsonc import Node, ParseError
+from ..model import Edit
+from . import write as yaml_write
+from .cst import MAX_DEPTH, read_piece
+from .nodes import Alias, Piece, YamlNode, merge_sources
 
 __all__ = ["Document", "YamlNode", "parse", "MAX_DEPTH", "MAX_ALIAS_NODES", "SPLIT_LINES"]
 

@@ -25,7 +25,7 @@ def plain(value: Any) -> Any:
     """A result as JSON values: the one serialising rule for `-o json`. A typed result (pai_lsp/api.py)
     writes itself, with the keys the daemon sends (`to_json`); what the CLI puts together around
     results (lists, dicts of them) is walked."""
-    from .api import Wire
+    from ..api import Wire
 
     if isinstance(value, Wire):
         return value.to_json()

@@ -12,9 +12,9 @@ import posixpath
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
-from ... import multipart
+from ...common import multipart
 from ..hdfs_store import HdfsException, HdfsStore
-from .jobs import home
+from .pods import home
 
 MIN_CHUNK, MAX_CHUNK = 4096, 32 * 1024 * 1024
 MAX_CHUNK_BODY = MAX_CHUNK + (1 << 20)  # a POSTed chunk with its multipart framing

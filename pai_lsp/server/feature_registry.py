@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 F = Callable[..., Any]
 
 
-class Registry:
+class FeatureRegistry:
     def __init__(self) -> None:
         self.features: list[tuple[str, Any, F]] = []
         self.commands: list[tuple[str, F]] = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from .core.messages import Message, message
+from ..core.messages import Message, message
 
 MAX_CONFIG_BYTES = 64 * 1024 * 1024
 

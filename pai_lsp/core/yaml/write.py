@@ -1,7 +1,7 @@
 """Writing YAML into a job file for quick fixes: values as text js-yaml 3 reads back as the same value,
 and edits that add, remove or move members and items where the user's layout has them.
 
-Edits are computed on the text with the node ranges of `yaml_tree`, so everything the fix does not
+Edits are computed on the text with the node ranges of `yaml.tree`, so everything the fix does not
 touch (comments, key order, quoting, blank lines) stays as the user wrote it; ruamel.yaml's
 round trip would re-indent and re-quote whatever it re-emits.
 """
@@ -13,9 +13,9 @@ import math
 import re
 from typing import Any
 
-from .jsonc import Node
-from .model import Edit
-from .yaml_scalars import resolve_plain
+from ..jsonc import Node
+from ..model import Edit
+from .scalars import resolve_plain
 
 # A plain scalar may not start with an indicator, hold ": " or " #", end with ":", or (as we may write
 # it inside a flow collection) hold a flow indicator.

@@ -23,14 +23,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from ... import multipart
+from ...common import multipart
 from .. import bodies
 from ..cluster import LocalCluster
-from ..errors import ClusterError
 from ..hdfs_store import HdfsException
+from ..rest_errors import ClusterError
 from ..streaming import file_range
-from .jobs import PaddleJobs
-from .pfs import MAX_CHUNK_BODY, Pfs, PfsError, chunk_frame, chunk_param, validate
+from .pfs_server import MAX_CHUNK_BODY, Pfs, PfsError, chunk_frame, chunk_param, validate
+from .pods import PaddleJobs
 
 Handler = Callable[[Request, str], Awaitable[Response]]
 
@@ -204,12 +204,12 @@ class PaddleApi:
             return {}
 
     def _save_registries(self, data: dict) -> None:
-        from ...files import write_atomic
+        from ...common.folders import write_atomic
 
         write_atomic(self.registry_file, json.dumps(data), private=True)
 
     async def registry_list(self, request: Request, user: str) -> Response:
-        from .jobs import iso, namespace
+        from .pods import iso, namespace
 
         mine = self._registries().get(user, {})
         items = [{"api_version": None, "data": None, "kind": None, "string_data": None, "type": "kubernetes.io/dockerconfigjson",
@@ -218,7 +218,7 @@ class PaddleApi:
         return simple(200, {"api_version": "v1", "items": items, "kind": "SecretList", "metadata": {"_continue": None}})
 
     async def registry_add(self, request: Request, user: str) -> Response:
-        from ..model import now_ms
+        from ..job_data import now_ms
 
         body = await _body(request)
         name = str(body.get("name") or "")

@@ -9,9 +9,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..core.openpai import FINAL
+from ..common.folders import write_atomic
+from ..core.openpai_rest import FINAL
 from ..core.roles import ALWAYS_PORTS, TaskRole
-from ..files import write_atomic
 
 # Exit codes from the OpenPAI exit specs (openpai-api.md §5.4, §5.6).
 STOPPED_BY_USER = {1: -7351, 2: -210}

@@ -1,12 +1,12 @@
 """The nodes of a YAML job file: jsonc's `Node`, plus what YAML adds (anchors, tags, merge keys),
-and the `Piece`, a part of the text read on its own (see `yaml_tree`)."""
+and the `Piece`, a part of the text read on its own (see `yaml.tree`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from .jsonc import Node, ParseError
+from ..jsonc import Node, ParseError
 
 
 class Base:

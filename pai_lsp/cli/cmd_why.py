@@ -6,18 +6,19 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from . import cli_complete as complete
-from .cli_args import command
-from .cli_out import add_output_option, print_json
-from .core.messages import render
-from .daemon import client as daemon
-from .daemon import protocol
-from .errors import PaiError
-from .settings import terminal_locale
+from .. import api
+from ..core.messages import render
+from ..daemon import client as daemon
+from ..errors import PaiError
+from ..settings import terminal_locale
+from . import complete
+from .args import command
+from .output import add_output_option, print_json
 
 if TYPE_CHECKING:
-    from .core.triage import Frame
-    from .daemon.protocol import WhyResult
+    from pai_lsp.api import WhyResult
+
+    from ..core.triage import Frame
 
 EXPLAINED = ("FAILED", "STOPPED")
 
@@ -34,7 +35,7 @@ def add_command(sub) -> None:
 
 
 def cmd_why(args: argparse.Namespace) -> int:
-    result = daemon.call_sync(protocol.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
+    result = daemon.call_sync(api.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
     if args.output == "json":
         print_json(result)
         return 0
@@ -51,10 +52,10 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
     daemon cannot say: the caller has already printed the state)."""
     if state not in EXPLAINED:
         return None
-    from .service.why import one_line  # the triage core only when a job failed: `pai status` stays quick
+    from ..service.why import one_line  # the triage core only when a job failed: `pai status` stays quick
 
     try:
-        result = daemon.call_sync(protocol.Why(job=job, cluster=cluster))
+        result = daemon.call_sync(api.Why(job=job, cluster=cluster))
         return one_line(result, terminal_locale())
     except PaiError:
         return None
@@ -62,7 +63,7 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
 
 def report(result: WhyResult, locale: str | None) -> str:
     """The explanation as a short text: what happened and what to do, where, the evidence."""
-    from .service.why import explanation
+    from ..service.why import explanation
 
     why = explanation(result)
     assert why is not None

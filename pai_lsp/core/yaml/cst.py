@@ -1,6 +1,6 @@
-"""One piece of YAML text → nodes: tree-sitter-yaml parses it (mended by `yaml_repair` where it
+"""One piece of YAML text → nodes: tree-sitter-yaml parses it (mended by `yaml.repair` where it
 could not), and its concrete syntax tree becomes `YamlNode`s with str offsets and js-yaml's values
-(`yaml_scalars`). Aliases stay `Alias` placeholders here: `yaml_tree` resolves them across pieces.
+(`yaml.scalars`). Aliases stay `Alias` placeholders here: `yaml.tree` resolves them across pieces.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from . import yaml_scalars as scalars
-from .jsonc import Node, ParseError
-from .yaml_nodes import Alias, Piece, YamlNode
-from .yaml_repair import Mend, first_error, repair
+from ..jsonc import Node, ParseError
+from . import scalars
+from .nodes import Alias, Piece, YamlNode
+from .repair import Mend, first_error, repair
 
 MAX_DEPTH = 64  # as jsonc: everything that walks the tree recurses
 MAX_REPAIRS = 24  # mistakes named and mended per piece; past that, the rest of the piece is left out

@@ -12,11 +12,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pai_lsp.api import JobStatus, SubmitResult, WhyResult
+
+from ..common.folders import write_atomic
 from ..errors import PaiError
-from ..files import write_atomic
 from ..service import why as service
 from ..settings import workspace_of
-from .protocol import JobStatus, SubmitResult, WhyResult
 from .sessions import Sessions
 
 KEEP = 500  # jobs whose explanations are kept (the oldest go first)

@@ -18,11 +18,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount
 
-from .api import Api
 from .auth import KEYRING_SERVICE, ensure_first_user
 from .cluster import Capacity, LocalCluster
 from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare, stop_requested
-from .webhdfs import OPS, WebHdfs
+from .rest import Api
+from .webhdfs_server import OPS, WebHdfs
 
 __all__ = ["build_app", "default_data_dir", "serve"]
 
@@ -158,7 +158,7 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
                  "no keyring backend on this machine, so it is stored nowhere: note it now, or add users with "
                  "`pai local-cluster users add NAME --password-stdin`")
         print(f"Created user {user} with password {password} ({where}; shown only this once).", file=out)
-    from .paddle.app import PaddleApi, by_port
+    from .paddle.cloud_api import PaddleApi, by_port
 
     app = by_port(build_app(cluster, private=private or remote), PaddleApi(cluster), paddle_actual)
     rest, webhdfs = f"http://{shown}:{actual}", f"http://{shown}:{fs_port}"

@@ -26,7 +26,7 @@ from yaml.constructor import ConstructorError
 from yaml.events import AliasEvent, MappingStartEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, Node
 
-from .jsonc import MAX_DEPTH  # one nesting limit for job configs, JSON or YAML
+from ..jsonc import MAX_DEPTH  # one nesting limit for job configs, JSON or YAML
 
 # What aliases may add beyond the text: a job config repeats a role or a block of environment a few
 # times; "nine levels of nine aliases" (the billion laughs) asks for 9^9 nodes.

@@ -17,8 +17,8 @@ from pathlib import Path
 from ...core import paddle
 from ...core.roles import TaskRole
 from ..cluster import MAX_TASKS, LocalCluster
-from ..errors import ClusterError
-from ..model import Job, Task, now_ms
+from ..job_data import Job, Task, now_ms
+from ..rest_errors import ClusterError
 from ..runner import shell_environment
 
 KIND = "paddle"

@@ -16,15 +16,15 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from .. import __version__
-from ..core import jsyaml
 from ..core.joi import Invalid, validate_v1
 from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
 from ..core.v2.render import unrunnable
+from ..core.yaml import jsyaml
 from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
-from .errors import ClusterError
-from .model import Job, with_always_ports
+from .job_data import Job, with_always_ports
+from .rest_errors import ClusterError
 from .streaming import file_range
 
 TAIL_BYTES = 16384

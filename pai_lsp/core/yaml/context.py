@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .jsonc import Node, find, node_at
-from .yaml_tree import Document
+from ..jsonc import Node, find, node_at
+from .tree import Document
 
 # A line: its indentation, its `- ` item markers, the rest.
 _LINE = re.compile(r"(?P<indent> *)(?P<dashes>(?:-(?: +|$))*)(?P<rest>.*)")

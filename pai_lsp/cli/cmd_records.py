@@ -12,13 +12,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import cli_complete as complete
-from .cli_args import command
-from .cli_out import add_output_option
-from .core.messages import message
-from .daemon import client as daemon
-from .daemon import protocol
-from .errors import InvalidInput
+from .. import api
+from ..core.messages import message
+from ..daemon import client as daemon
+from ..errors import InvalidInput
+from . import complete
+from .args import command
+from .output import add_output_option
 
 
 def add_commands(sub) -> None:
@@ -48,13 +48,13 @@ def add_commands(sub) -> None:
     add_output_option(p)
 
 
-def _notes(result: protocol.Result) -> None:
+def _notes(result: api.Result) -> None:
     for note in result.get("notes") or []:
         print(f"warning: {note}", file=sys.stderr)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    shown = daemon.call_sync(protocol.RecordShow(job=args.job, cluster=args.cluster))
+    shown = daemon.call_sync(api.RecordShow(job=args.job, cluster=args.cluster))
     _notes(shown)
     if args.output == "json":
         print(json.dumps(shown["record"].to_json(), indent=2, ensure_ascii=False))
@@ -74,7 +74,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_code(args: argparse.Namespace) -> int:
     dest = Path(args.dest or args.job).resolve()
-    got = daemon.call_sync(protocol.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force))
+    got = daemon.call_sync(api.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force))
     _notes(got)
     print(f"wrote {got['files']} file(s), {got['bytes']:,} bytes, exactly as {args.job} was submitted, to {got['path']} "
           f"({got['from']})")
@@ -102,10 +102,10 @@ def _edited(config: dict, name: str) -> dict:
 def cmd_rerun(args: argparse.Namespace) -> int:
     config = name = None
     if args.edit:
-        plan = daemon.call_sync(protocol.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
+        plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
         name = plan["job"]
         config = _edited(plan["config"], name)
-    done = daemon.call_sync(protocol.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
+    done = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
     _notes(done)
     print(f"running {done['codeFrom']}", file=sys.stderr)
     if up := done.get("upload"):
@@ -117,7 +117,7 @@ def cmd_rerun(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    found = daemon.call_sync(protocol.RecordDiff(job=args.job, other=args.other, cluster=args.cluster))
+    found = daemon.call_sync(api.RecordDiff(job=args.job, other=args.other, cluster=args.cluster))
     _notes(found)
     if args.output == "json":
         print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))

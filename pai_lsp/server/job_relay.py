@@ -23,17 +23,18 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from .. import api
 from ..api import EditorJobLog, EditorJobLogEnd, EditorJobStatus, Event, Result
 from ..core.messages import render
-from ..core.openpai import FINAL
-from ..core.upload import size_text
-from ..daemon import client, protocol
+from ..core.openpai_rest import FINAL
+from ..core.upload_facts import size_text
+from ..daemon import client
 from ..errors import Cancelled, InvalidInput, PaiError, as_pai_error
 from ..settings import job_values, read
 from .uris import fs_path, workspace_relative
 
 if TYPE_CHECKING:
-    from .app import PaiLanguageServer
+    from .language_server import PaiLanguageServer
 
 JobKey = tuple[str | None, str]  # (cluster, job)
 
@@ -70,7 +71,7 @@ class JobRelay:
         return task
 
     # -- plain calls -------------------------------------------------------------------------
-    async def call(self, params: protocol.Params, on_event: Callable[[protocol.Event], None] | None = None,
+    async def call(self, params: api.Params, on_event: Callable[[api.Event], None] | None = None,
                    locale: str | None = None) -> dict[str, Any]:
         """A daemon call as a command's answer: `{ok: true, …result}`, or the failure (also shown once)."""
         try:
@@ -106,8 +107,8 @@ class JobRelay:
                 title=render("progress.submitting-job", locale), message=path, percentage=0,
                 cancellable=client_token is not None))
 
-        def on_progress(event: protocol.Event) -> None:
-            if isinstance(event, protocol.UploadProgress) and token is not None:
+        def on_progress(event: api.Event) -> None:
+            if isinstance(event, api.UploadProgress) and token is not None:
                 self.report_transfer(token, event, locale, render("progress.uploading", locale))
                 if event.files == event.total_files:
                     self.cancellable.pop(token, None)  # uploaded: the job is being submitted, too late to cancel
@@ -118,7 +119,7 @@ class JobRelay:
             if token is not None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
-        call = asyncio.ensure_future(client.call(protocol.Submit(
+        call = asyncio.ensure_future(client.call(api.Submit(
             file=path, shown=self.shown_name(path), cluster=cluster, settings=job_values(ls.client_settings),
             progress_token=token, locale=locale), on_progress))
         if client_token is not None:
@@ -138,7 +139,7 @@ class JobRelay:
             return self.fail(failure, locale)
         finally:
             self.cancellable.pop(client_token, None)
-        assert isinstance(result, protocol.SubmitResult)
+        assert isinstance(result, api.SubmitResult)
         end(render("progress.submitted", locale, job=result.job))
         for warning in result.warnings:  # shown whatever `client.showsMessages`: clients show no result's warnings
             ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"{result.job}: {warning}"))
@@ -154,7 +155,7 @@ class JobRelay:
         path = to_fs_path(uri) if uri else None
         if not path:
             return self.fail(InvalidInput(render("lsp.open-to-preview", locale)), locale)
-        return await self.call(protocol.Preview(file=path, shown=self.shown_name(path), cluster=cluster,
+        return await self.call(api.Preview(file=path, shown=self.shown_name(path), cluster=cluster,
                                                 settings=job_values(ls.client_settings), locale=locale, list_files=list_files,
                                                 show_secrets=show_secrets),
                                locale=locale)
@@ -174,7 +175,7 @@ class JobRelay:
             self.cancelled.add(token)
             call.cancel()
 
-    def report_transfer(self, token: str | int, event: protocol.Progress, locale: str | None, verb: str) -> None:
+    def report_transfer(self, token: str | int, event: api.Progress, locale: str | None, verb: str) -> None:
         """A daemon `upload.progress` / `transfer.progress` as a `$/progress` report."""
         total = event.total_bytes or 0
         percent = int(100 * event.bytes / total) if total else 100
@@ -183,13 +184,13 @@ class JobRelay:
                            done=size_text(event.bytes), total=size_text(total)),
             percentage=percent))
 
-    async def with_progress(self, params: protocol.Params, token: str | int | None, verb: str) -> dict[str, Any]:
+    async def with_progress(self, params: api.Params, token: str | int | None, verb: str) -> dict[str, Any]:
         """A call, its `transfer.progress` reported on the client's token (when it gave one)."""
         if token is None:
             return await self.call(params)
 
-        def relay(event: protocol.Event) -> None:
-            if isinstance(event, protocol.TransferProgress):
+        def relay(event: api.Event) -> None:
+            if isinstance(event, api.TransferProgress):
                 self.report_transfer(token, event, self.ls.locale, verb)
 
         self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=verb, percentage=0, cancellable=True))
@@ -226,24 +227,24 @@ class JobRelay:
         ls = self.ls
         locale = ls.locale
         try:
-            status = await client.call(protocol.Status(job=job, cluster=cluster))
-            task_count: int | None = len(status.tasks) if isinstance(status, protocol.StatusResult) else None
+            status = await client.call(api.Status(job=job, cluster=cluster))
+            task_count: int | None = len(status.tasks) if isinstance(status, api.StatusResult) else None
         except (PaiError, OSError):
             task_count = None
         have = dict(offsets)
 
-        def on_log(log: protocol.JobLog, data: bytes) -> None:
+        def on_log(log: api.JobLog, data: bytes) -> None:
             start = max(log.offset, have.get(log.task, 0))  # a replayed chunk is cut to what is new
             have[log.task] = log.offset + log.length
             self.notify(EditorJobLog(job=job, cluster=cluster, uri=uri, task=log.task, task_count=task_count, offset=start,
                                      length=log.offset + log.length - start, text=data.decode("utf-8", "replace")))
 
-        def on_status(status: protocol.JobStatus) -> None:
+        def on_status(status: api.JobStatus) -> None:
             self.notify_status(EditorJobStatus(job=job, cluster=cluster, uri=uri, state=status.state, exit_code=status.exit_code,
                                                diagnostics=status.diagnostics))
 
         try:
-            final = await client.follow(protocol.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
+            final = await client.follow(api.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
         except (PaiError, OSError) as exc:
             said = as_pai_error(exc).render(locale)
             self.notify(EditorJobLogEnd(job=job, cluster=cluster, uri=uri, state=None, offsets=have, message=said))
@@ -273,14 +274,14 @@ class JobRelay:
             self.notify(status)
 
     async def _status_feed(self) -> None:
-        def on_event(event: protocol.Event) -> None:
-            if isinstance(event, protocol.JobStatus):
+        def on_event(event: api.Event) -> None:
+            if isinstance(event, api.JobStatus):
                 self.notify_status(EditorJobStatus(job=event.job, cluster=event.cluster, state=event.state,
                                                    exit_code=event.exit_code, diagnostics=event.diagnostics))
 
         while True:
             try:
-                await client.call(protocol.Subscribe(), on_event)
+                await client.call(api.Subscribe(), on_event)
             except (PaiError, OSError):
                 pass
             await asyncio.sleep(1.0)

@@ -17,11 +17,11 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
     """Print the editor's diagnostics for each file, one per line: `file:line:col: severity code message`
     (with `as_json`, one JSON list of them). `-` is standard input, read as a file named `stdin_name`.
     Each file is read in its own format (a PaddlePaddle Cloud job file whatever the workspace's cluster kind)."""
-    from .config_file import MAX_CONFIG_BYTES, UnreadableConfig, decode_config, read_config
-    from .core.formats import format_for
-    from .core.messages import render
-    from .core.model import LineIndex
-    from .settings import find_workspace_settings, read
+    from ..common.config_file import MAX_CONFIG_BYTES, UnreadableConfig, decode_config, read_config
+    from ..core.formats import format_for
+    from ..core.messages import render
+    from ..core.model import LineIndex
+    from ..settings import find_workspace_settings, read
 
     status = EXIT_OK
     found: list[dict] = []
@@ -49,7 +49,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
         if any(d.severity == "error" for d in diagnostics) and status == EXIT_OK:
             status = EXIT_ERRORS
     if as_json:
-        from .cli_out import print_json
+        from .output import print_json
 
         print_json(found, out)
     return status
@@ -57,24 +57,24 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
 
 def serve_lsp(tcp: str | None) -> int:
     if tcp:
-        from .server import create_language_server
+        from ..server import create_language_server
 
         host, _, port = tcp.rpartition(":")
         create_language_server().start_tcp(host or "127.0.0.1", int(port))
     else:
-        from .server.fast_start import serve_stdio
+        from ..server.fast_start import serve_stdio
 
         serve_stdio()
     return EXIT_OK
 
 
 def local_cluster(args: argparse.Namespace) -> int:
-    from .localcluster.server import default_data_dir, prepare_data_dir, serve
+    from ..localcluster.asgi import default_data_dir, prepare_data_dir, serve
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     if args.lc_command == "users":
-        from .cli_args import password
-        from .localcluster.auth import Users
+        from ..localcluster.auth import Users
+        from .args import password
 
         secret = password(args.password_stdin, f"password for {args.name}: ")
         problem = prepare_data_dir(data_dir)
@@ -98,7 +98,7 @@ def local_cluster(args: argparse.Namespace) -> int:
 
 
 def _add_local_cluster(sub) -> None:
-    from .cli_args import command, group
+    from .args import command, group
 
     p_lc = command(sub, "local-cluster", "run the embedded local cluster (OpenPAI REST + WebHDFS + task runner)", [
         ("pai local-cluster", "serve in the foreground on 127.0.0.1:9186 (Ctrl-C stops it)"),
@@ -154,17 +154,17 @@ def print_kinds(out=sys.stdout) -> int:
     """For an editor that must know which files to start the server for before it starts it."""
     import json
 
-    from .clusters.kinds import catalogue
-    from .settings import terminal_locale
+    from ..clusters.kinds import catalogue
+    from ..settings import terminal_locale
 
     print(json.dumps(catalogue(terminal_locale()), ensure_ascii=False), file=out)
     return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
-    from .cli_args import Parser, command, exit_codes_text, group, inherit_options, locale
-    from .cli_out import add_output_option
+    from .. import __version__
+    from .args import Parser, command, exit_codes_text, group, inherit_options, locale
+    from .output import add_output_option
 
     parser = Parser(prog="pai", description="PAI training jobs from the terminal and the editor: check job configs, submit\n"
                     "and run them, follow their logs, fetch their outputs, browse the cluster's HDFS.",
@@ -181,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("pai check --cluster-kind scm job.pai.json", "as the SCM dialect reads it")])
     p_check.add_argument("files", nargs="+", metavar="FILE", help="job config files (*.pai.json, *.pai.yaml, *.paddle.json); "
                          "- reads standard input")
-    from .core.schema import DIALECTS
+    from ..core.schema import DIALECTS
 
     p_check.add_argument("--cluster-kind", choices=DIALECTS, help="dialect to check against (default: the workspace's pai.cluster.kind)")
     p_check.add_argument("--locale", type=locale, metavar="LOCALE",
@@ -192,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_lsp_arguments(command(sub, "lsp", "run the language server on stdio (for editors)", [
         ("pai lsp", "what an editor starts (the same as pai-lsp)"), ("pai lsp --kinds", "the job-file patterns, as JSON")]))
     _add_local_cluster(sub)
-    from .cli_jobs import add_commands
+    from .cmd_jobs import add_commands
 
     add_commands(sub)
     completion = command(sub, "completion", "print the shell code that completes pai's commands, options and names", [
@@ -216,14 +216,14 @@ def guarded(name: str, run) -> int:
     standard output (`pai jobs | head -1`)."""
     import signal
 
-    from .errors import Exists, PaiError
+    from ..errors import Exists, PaiError
 
     signal.signal(signal.SIGINT, signal.default_int_handler)  # from now on Ctrl-C stops what the command started
     try:
         return run()
     except PaiError as exc:
-        from .core.messages import render
-        from .settings import terminal_locale
+        from ..core.messages import render
+        from ..settings import terminal_locale
 
         locale = terminal_locale()
         print(f"{name}: {exc.render(locale)}" + (render("cli.f-replaces", locale) if isinstance(exc, Exists) else ""),
@@ -246,7 +246,7 @@ def guarded(name: str, run) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     if args.command == "check":
-        from .settings import terminal_locale
+        from ..settings import terminal_locale
 
         return check(args.files, args.cluster_kind, args.locale or terminal_locale(), as_json=args.output == "json",
                      stdin_name=args.stdin_name)
@@ -255,11 +255,11 @@ def run_command(args: argparse.Namespace) -> int:
     if args.command == "local-cluster":
         return local_cluster(args)
     if args.command == "completion":
-        from .cli_complete import shell_code
+        from .complete import shell_code
 
         sys.stdout.write(shell_code(args.shell))
         return EXIT_OK
-    from .cli_jobs import run
+    from .cmd_jobs import run
 
     return run(args)
 
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         lsp_args = _add_lsp_arguments(argparse.ArgumentParser(prog="pai lsp")).parse_args(argv[1:])
         return print_kinds() if lsp_args.kinds else serve_lsp(lsp_args.tcp)
     parser = build_parser()
-    from .cli_complete import complete
+    from .complete import complete
 
     complete(parser)  # when the shell asks for completions: answers them and exits
     args = parser.parse_args(argv)

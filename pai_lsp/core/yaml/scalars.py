@@ -1,6 +1,6 @@
 """YAML scalars as the OpenPAI v2 server reads them: js-yaml 3.13.1 (`safeLoad`, DEFAULT_SAFE_SCHEMA).
 
-`yaml_tree` finds where each scalar is (tree-sitter); this module says what it means. The folding
+`yaml.tree` finds where each scalar is (tree-sitter); this module says what it means. The folding
 of multi-line scalars and the block-scalar reader are ports of js-yaml's `readPlainScalar`,
 `read*QuotedScalar` and `readBlockScalar` (lib/js-yaml/loader.js), quirks included (a quoted
 scalar keeps the spaces before a line break; an escaped line break swallows the empty lines after
@@ -19,7 +19,7 @@ import math
 import re
 from typing import Any
 
-from .jsonc import _odd_backslashes  # whether a closing quote is escaped: the same in both
+from ..jsonc import _odd_backslashes  # whether a closing quote is escaped: the same in both
 
 _NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
 _BOOL = re.compile(r"(?:true|True|TRUE|false|False|FALSE)\Z")

@@ -33,7 +33,7 @@ def _ask(params: Any) -> Any:
     """One call of the daemon (started if need be), or None when it fails or takes too long."""
     import asyncio
 
-    from .daemon import client
+    from ..daemon import client
 
     try:
         return asyncio.run(asyncio.wait_for(client.call(params), ASK_SECONDS))
@@ -43,7 +43,7 @@ def _ask(params: Any) -> Any:
 
 def profiles(prefix: str, **_: Any) -> list[str]:
     """Cluster profile names, read from the profiles file (no daemon needed)."""
-    from .clusters.profiles import LOCALS, Profiles
+    from ..clusters.profiles import LOCALS, Profiles
 
     try:
         return Profiles().names()
@@ -52,29 +52,29 @@ def profiles(prefix: str, **_: Any) -> list[str]:
 
 
 def jobs(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
-    from .daemon import protocol
+    from .. import api
 
-    answer = _ask(protocol.Jobs(cluster=getattr(parsed_args, "cluster", None)))
+    answer = _ask(api.Jobs(cluster=getattr(parsed_args, "cluster", None)))
     return [job["name"] for job in answer["jobs"]] if answer else []
 
 
 def tasks(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
-    from .daemon import protocol
+    from .. import api
 
     job = getattr(parsed_args, "job", None)
     if not job:
         return []
-    answer = _ask(protocol.Status(job=job, cluster=getattr(parsed_args, "cluster", None)))
+    answer = _ask(api.Status(job=job, cluster=getattr(parsed_args, "cluster", None)))
     return [f"{t['role']}:{t['index']}" for t in answer["tasks"]] if answer else []
 
 
 def hdfs_paths(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
     """The entries of the folder typed so far (relative to the HDFS home, or absolute); folders end
     with `/`, so the next Tab goes on into them."""
-    from .daemon import protocol
+    from .. import api
 
     folder = posixpath.dirname(prefix)
-    answer = _ask(protocol.HdfsList(path=folder or "", cluster=getattr(parsed_args, "cluster", None)))
+    answer = _ask(api.HdfsList(path=folder or "", cluster=getattr(parsed_args, "cluster", None)))
     if not answer:
         return []
     return [posixpath.join(folder, e["name"]) + ("/" if e["type"] == "dir" else "") for e in answer["entries"]]

@@ -17,21 +17,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import cli_complete as complete
-from .cli_args import command, group, password
-from .cli_out import add_output_option, console, human_size, print_json, print_row, state_style
-from .cli_records import COMMANDS as RECORD_COMMANDS
-from .cli_records import add_commands as add_record_commands
-from .cli_why import add_command as add_why
-from .cli_why import cmd_why, failure_line
-from .clusters.kinds import BY_NAME as KINDS
-from .clusters.profiles import LOCAL, LOCALS
-from .core.messages import message
-from .core.openpai import FINAL, describe_exit
-from .daemon import client as daemon
-from .daemon import protocol
-from .daemon import settings as daemon_settings
-from .errors import Cancelled, ConfigError, InvalidInput, NotFound, PaiError, Unreachable
+from .. import api
+from ..clusters.kinds import BY_NAME as CLUSTER_KINDS
+from ..clusters.profiles import LOCAL, LOCALS
+from ..core.messages import message
+from ..core.openpai_rest import FINAL, describe_exit
+from ..daemon import client as daemon
+from ..daemon import settings as daemon_settings
+from ..errors import Cancelled, ConfigError, InvalidInput, NotFound, PaiError, Unreachable
+from . import complete
+from .args import command, group, password
+from .cmd_records import COMMANDS as RECORD_COMMANDS
+from .cmd_records import add_commands as add_record_commands
+from .cmd_why import add_command as add_why
+from .cmd_why import cmd_why, failure_line
+from .output import add_output_option, console, human_size, print_json, print_row, state_style
 
 WATCH_SECONDS = 2.0  # how often --watch asks again
 STDOUT_PIECE = 1 << 20  # bytes of a file asked for at a time when it goes to standard output
@@ -160,7 +160,7 @@ def _add_cluster(sub) -> None:
     add.add_argument("--webhdfs", "--pfs", dest="webhdfs", help="WebHDFS URI, e.g. http://pai.example.com:50070 (required for "
                      "OpenPAI); PaddlePaddle Cloud: its PFS base (default <rest>/api/v1/pfs)")
     add.add_argument("--user", default=getpass.getuser(), help="your user name there (default: this machine's)")
-    add.add_argument("--kind", choices=list(KINDS), default="openpai", help="what kind of cluster it is (default: openpai)")
+    add.add_argument("--kind", choices=list(CLUSTER_KINDS), default="openpai", help="what kind of cluster it is (default: openpai)")
     add.add_argument("--datacenter", help="PaddlePaddle Cloud: the datacenter's name, the <dc> of /pfs/<dc>/… (default: NAME)")
     add.add_argument("--protocol", type=int, choices=[1, 2], help="job protocol (default: detected from the server)")
     add.add_argument("--password-stdin", action="store_true", help="read the password from standard input, store it and log in")
@@ -256,7 +256,7 @@ def restart_if_stale() -> None:
     live) would read secrets and profiles other than this command's: it is stopped, with one line,
     and the call below starts one with this command's settings."""
     try:
-        info = daemon.call_sync(protocol.Ping(), start=False)
+        info = daemon.call_sync(api.Ping(), start=False)
     except PaiError:
         return  # none runs (or it cannot be asked): the next call starts one with these settings
     theirs, ours = info.get("settings"), daemon_settings()
@@ -287,9 +287,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if args.list and not args.dry_run:
         raise InvalidInput(message("cli.list-needs-dry-run"))
     if args.dry_run:
-        from .settings import terminal_locale
+        from ..settings import terminal_locale
 
-        shown = daemon.call_sync(protocol.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
+        shown = daemon.call_sync(api.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   list_files=args.list, locale=terminal_locale(),
                                                   show_secrets=args.show_secrets))
         sys.stdout.write(shown["text"])
@@ -299,8 +299,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
     with _progress() as bar:
         task = bar.add_task("uploading code", total=None)
 
-        def on_progress(event: protocol.Event) -> None:
-            if isinstance(event, protocol.UploadProgress):
+        def on_progress(event: api.Event) -> None:
+            if isinstance(event, api.UploadProgress):
                 bar.update(task, completed=event.bytes, total=event.total_bytes)
 
         def on_restart() -> None:
@@ -309,7 +309,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
                   "stopped (the job is submitted once)", file=sys.stderr)
 
         # The request id lets a new daemon finish what one that died started, without submitting twice.
-        result = daemon.call_sync(protocol.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
+        result = daemon.call_sync(api.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   force=args.force, progress_token="cli", request_id=secrets.token_hex(16)),
                                   on_progress, on_restart=on_restart)
     if result["upload"]:
@@ -343,11 +343,11 @@ def _upload_line(up: dict) -> str:
 def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True) -> int:
     """Print every task's log through the daemon (resumed, nothing lost or repeated, if it dies).
     Ctrl-C stops following, not the job."""
-    status = daemon.call_sync(protocol.Status(job=job, cluster=cluster))
+    status = daemon.call_sync(api.Status(job=job, cluster=cluster))
     multi = task is None and len(status["tasks"]) > 1
-    final: list[protocol.JobStatus] = []
+    final: list[api.JobStatus] = []
     try:
-        result = daemon.run_sync(daemon.follow(protocol.FollowLogs(job=job, cluster=cluster, task=task, follow=follow),
+        result = daemon.run_sync(daemon.follow(api.FollowLogs(job=job, cluster=cluster, task=task, follow=follow),
                                                lambda log, text: _print_chunk(log.task if multi else None, text),
                                                final.append))
     except KeyboardInterrupt:
@@ -397,7 +397,7 @@ def _watch(fetch: Callable[[], Any], show: Callable[[Any], None], done: Callable
 
 def cmd_jobs(args: argparse.Namespace) -> int:
     def fetch() -> Any:
-        return daemon.call_sync(protocol.Jobs(cluster=args.cluster))
+        return daemon.call_sync(api.Jobs(cluster=args.cluster))
 
     if args.watch:
         _watch(fetch, lambda answer: _show_jobs(answer, args.output))
@@ -432,7 +432,7 @@ def _duration(seconds: float) -> str:
 
 def cmd_status(args: argparse.Namespace) -> int:
     def fetch() -> Any:
-        return daemon.call_sync(protocol.Status(job=args.job, cluster=args.cluster))
+        return daemon.call_sync(api.Status(job=args.job, cluster=args.cluster))
 
     if not args.watch:
         _show_status(fetch(), args.output, args.cluster)
@@ -470,7 +470,7 @@ def cmd_logs(args: argparse.Namespace) -> int:
 
 
 def cmd_ssh(args: argparse.Namespace) -> int:
-    running = daemon.call_sync(protocol.Ssh(job=args.job, cluster=args.cluster, task=args.task))["tasks"]
+    running = daemon.call_sync(api.Ssh(job=args.job, cluster=args.cluster, task=args.task))["tasks"]
     for t in running:
         print(f"{t['task']}  {t['command'] or 'no ssh port'}")
         for label, urls in t["urls"].items():
@@ -488,7 +488,7 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
 
 def cmd_stop(args: argparse.Namespace) -> int:
-    done = daemon.call_sync(protocol.Stop(job=args.job, cluster=args.cluster))
+    done = daemon.call_sync(api.Stop(job=args.job, cluster=args.cluster))
     print(f"stopped {done['stopped']}" + (f" (it was {done['state']})" if done.get("state") else ""))
     return 0
 
@@ -496,16 +496,16 @@ def cmd_stop(args: argparse.Namespace) -> int:
 def cmd_outputs(args: argparse.Namespace) -> int:
     with _progress() as bar:
         task = bar.add_task("downloading", total=None)
-        target = daemon.call_sync(protocol.Outputs(job=args.job, cluster=args.cluster, dest=_local(args.dest),
+        target = daemon.call_sync(api.Outputs(job=args.job, cluster=args.cluster, dest=_local(args.dest),
                                                    progress_token="cli", overwrite=args.force),
                                   _bar_updater(bar, task))["path"]
     print(f"downloaded outputs of {args.job} to {target}")
     return 0
 
 
-def _bar_updater(bar: Any, task: Any) -> Callable[[protocol.Event], None]:
-    def on_progress(event: protocol.Event) -> None:
-        if isinstance(event, protocol.Progress):
+def _bar_updater(bar: Any, task: Any) -> Callable[[api.Event], None]:
+    def on_progress(event: api.Event) -> None:
+        if isinstance(event, api.Progress):
             bar.update(task, completed=event.bytes, total=event.total_bytes or None)
 
     return on_progress
@@ -515,12 +515,12 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     command = args.cluster_command
     if command == "add":
         secret = password(True, "") if args.password_stdin else None
-        added = daemon.call_sync(protocol.ClustersAdd(name=args.name, rest=args.rest, webhdfs=args.webhdfs, user=args.user,
+        added = daemon.call_sync(api.ClustersAdd(name=args.name, rest=args.rest, webhdfs=args.webhdfs, user=args.user,
                                                       kind=args.kind, protocol=args.protocol, password=secret,
                                                       datacenter=args.datacenter, make_default=args.default))
         note = " as given" if added["protocolNote"] == "as given" else "" if added["protocolNote"] == "detected" \
             else f"; {added['protocolNote']}"
-        kind = KINDS[args.kind]
+        kind = CLUSTER_KINDS[args.kind]
         what = f"job protocol v{added['protocol']}{note}" if kind.protocols else kind.title[0]
         print(f"added cluster {args.name} ({what})" + (f", logged in as {args.user}" if added["loggedIn"] else
                                                          f"; not logged in: log in with `pai cluster login {args.name}`"))
@@ -528,7 +528,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
             print(f"{args.name} is the default cluster now: jobs, submit and hdfs go there unless --cluster says "
                   f"(`pai cluster default local` goes back)")
     elif command == "import-paddle":
-        done = daemon.call_sync(protocol.ClustersImportPaddle(config=args.config, remove_passwords=args.remove_passwords))
+        done = daemon.call_sync(api.ClustersImportPaddle(config=args.config, remove_passwords=args.remove_passwords))
         for c in done["clusters"]:
             print(f"added cluster {c['name']} (PaddlePaddle Cloud {c['endpoint']}, datacenter {c['datacenter']}, user {c['user']})"
                   + (", active" if c["active"] else ""))
@@ -539,7 +539,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
             print(f"stored the password(s) of {', '.join(stored)} in {done['secretStore']}; {where}")
         print(f"default cluster: {done['default']}")
     elif command == "list":
-        answer = daemon.call_sync(protocol.ClustersList())
+        answer = daemon.call_sync(api.ClustersList())
         if args.output == "json":
             print_json(answer)
             return 0
@@ -548,25 +548,25 @@ def cmd_cluster(args: argparse.Namespace) -> int:
             if c["local"] and c["name"] != LOCAL:  # the embedded cluster's API of another kind
                 datacenter = f" (datacenter {c['datacenter']})" if c.get("datacenter") else ""
                 where = f" at {c['rest']}{datacenter}" if c["rest"] else " (started on demand)"
-                what = f"embedded local cluster, {KINDS[c['kind']].title[0]} API{where}"
+                what = f"embedded local cluster, {CLUSTER_KINDS[c['kind']].title[0]} API{where}"
             elif c["local"]:
                 what = "embedded local cluster (started on demand)"
             else:
                 what = f"{c['rest']}  {c['user']}  {c['kind']}" + (f"  datacenter {c['datacenter']}" if c.get("datacenter") else "")
             print(f"{mark} {c['name']:16} {what}")
     elif command == "remove":
-        daemon.call_sync(protocol.ClustersRemove(name=args.name))
+        daemon.call_sync(api.ClustersRemove(name=args.name))
         print(f"removed cluster {args.name}")
     elif command == "default":
-        print(f"default cluster: {daemon.call_sync(protocol.ClustersSetDefault(name=args.name))['default']}")
+        print(f"default cluster: {daemon.call_sync(api.ClustersSetDefault(name=args.name))['default']}")
     elif command == "login":
         if args.name in LOCALS:
             raise ConfigError(message("clusters.local-no-login"))
         secret = password(args.password_stdin, f"password for {args.name}: ")
-        done = daemon.call_sync(protocol.ClustersLogin(name=args.name, password=secret))
+        done = daemon.call_sync(api.ClustersLogin(name=args.name, password=secret))
         print(f"logged in to {done['name']} as {done['user']}")
     elif command == "stop-local":  # in-process: stopping must not start the daemon
-        from .service.clusters import stop_local_cluster
+        from ..service.clusters import stop_local_cluster
 
         stopped = stop_local_cluster()["stopped"]
         print("stopped the local cluster" if stopped else "the local cluster was not running")
@@ -579,16 +579,16 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
         return _hdfs_to_stdout(args)
     if op == "put" and args.local == "-":
         return _hdfs_put_stdin(args)
-    params: protocol.Params = {
-        "ls": lambda: protocol.HdfsList(path=args.path, cluster=cluster, recursive=args.recursive),
-        "stat": lambda: protocol.HdfsStat(path=args.path, cluster=cluster),
-        "du": lambda: protocol.HdfsDu(path=args.path, cluster=cluster, summary=args.summary),
-        "mkdir": lambda: protocol.HdfsMkdir(path=args.path, cluster=cluster),
-        "rm": lambda: protocol.HdfsRemove(path=args.path, recursive=args.recursive, cluster=cluster),
-        "mv": lambda: protocol.HdfsMove(source=args.src, target=args.dst, cluster=cluster),
-        "put": lambda: protocol.HdfsPut(local=_local(args.local), remote=args.remote, progress_token="cli",
+    params: api.Params = {
+        "ls": lambda: api.HdfsList(path=args.path, cluster=cluster, recursive=args.recursive),
+        "stat": lambda: api.HdfsStat(path=args.path, cluster=cluster),
+        "du": lambda: api.HdfsDu(path=args.path, cluster=cluster, summary=args.summary),
+        "mkdir": lambda: api.HdfsMkdir(path=args.path, cluster=cluster),
+        "rm": lambda: api.HdfsRemove(path=args.path, recursive=args.recursive, cluster=cluster),
+        "mv": lambda: api.HdfsMove(source=args.src, target=args.dst, cluster=cluster),
+        "put": lambda: api.HdfsPut(local=_local(args.local), remote=args.remote, progress_token="cli",
                                         cluster=cluster, overwrite=args.force),
-        "get": lambda: protocol.HdfsGet(local=_local(args.local), remote=args.remote, progress_token="cli",
+        "get": lambda: api.HdfsGet(local=_local(args.local), remote=args.remote, progress_token="cli",
                                         cluster=cluster, overwrite=args.force),
     }[op]()
     with _progress() as bar:
@@ -625,13 +625,13 @@ def _hdfs_to_stdout(args: argparse.Namespace) -> int:
 
     path = args.path if args.hdfs_command != "get" else args.remote
     if args.hdfs_command == "tail":
-        result = daemon.call_sync(protocol.HdfsTail(path=path, size=args.bytes, cluster=args.cluster))
+        result = daemon.call_sync(api.HdfsTail(path=path, size=args.bytes, cluster=args.cluster))
         sys.stdout.buffer.write(base64.b64decode(result["data"]))
         sys.stdout.flush()
         return 0
     offset = 0
     while True:
-        piece = base64.b64decode(daemon.call_sync(protocol.HdfsCat(path=path, cluster=args.cluster, offset=offset,
+        piece = base64.b64decode(daemon.call_sync(api.HdfsCat(path=path, cluster=args.cluster, offset=offset,
                                                                    length=STDOUT_PIECE))["data"])
         sys.stdout.buffer.write(piece)
         sys.stdout.buffer.flush()
@@ -651,7 +651,7 @@ def _hdfs_put_stdin(args: argparse.Namespace) -> int:
         with open(spooled, "wb") as out:
             shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
         with _progress() as bar:
-            result = daemon.call_sync(protocol.HdfsPut(local=str(spooled), remote=args.remote, progress_token="cli",
+            result = daemon.call_sync(api.HdfsPut(local=str(spooled), remote=args.remote, progress_token="cli",
                                                        cluster=args.cluster, overwrite=args.force),
                                       _bar_updater(bar, bar.add_task("uploading", total=None)))
     print(f"uploaded standard input, {result['bytes']:,} bytes to {result['path']}")
@@ -665,15 +665,15 @@ def _mode(octal: str) -> str:
 
 def cmd_daemon(args: argparse.Namespace) -> int:
     if args.daemon_command == "serve":
-        from .daemon.server import serve
+        from ..daemon.server import serve
 
         return serve()
     try:
         if args.daemon_command == "stop":
-            daemon.call_sync(protocol.StopDaemon(), start=False)
+            daemon.call_sync(api.StopDaemon(), start=False)
             print("stopped the pai daemon")
         else:
-            info = daemon.call_sync(protocol.Ping(), start=False)
+            info = daemon.call_sync(api.Ping(), start=False)
             print(f"the pai daemon runs (pid {info['pid']}, up {_duration(info['uptime'])}, watching {info['watched']} job(s))")
     except Unreachable:
         print("the pai daemon is not running")
@@ -682,7 +682,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
 
 
 def cmd_quota(args: argparse.Namespace) -> int:
-    quota = daemon.call_sync(protocol.Quota(cluster=args.cluster))
+    quota = daemon.call_sync(api.Quota(cluster=args.cluster))
     if args.output == "json":
         print_json(quota)
         return 0
@@ -696,7 +696,7 @@ def cmd_quota(args: argparse.Namespace) -> int:
 def cmd_registry(args: argparse.Namespace) -> int:
     command, cluster = args.registry_command, args.cluster
     if command == "list":
-        answer = daemon.call_sync(protocol.RegistryList(cluster=cluster))
+        answer = daemon.call_sync(api.RegistryList(cluster=cluster))
         if args.output == "json":
             print_json(answer)
             return 0
@@ -704,11 +704,11 @@ def cmd_registry(args: argparse.Namespace) -> int:
             print(f"{r['name']:24} {r['created'] or '-'}")
     elif command == "add":
         secret = password(args.password_stdin, f"password for {args.server}: ")
-        done = daemon.call_sync(protocol.RegistryAdd(cluster=cluster, name=args.name, username=args.username, password=secret,
+        done = daemon.call_sync(api.RegistryAdd(cluster=cluster, name=args.name, username=args.username, password=secret,
                                                      server=args.server))
         print(f"added registry {done['name']} (use \"registry\": \"{done['secret']}\" in a job file)")
     else:
-        done = daemon.call_sync(protocol.RegistryRemove(cluster=cluster, name=args.name))
+        done = daemon.call_sync(api.RegistryRemove(cluster=cluster, name=args.name))
         print(f"removed registry {done['name']}")
     return 0
 
