@@ -20,7 +20,7 @@ from typing import Protocol
 
 import psutil
 
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..core.triage.specs import RUNTIME_TAIL
 from . import memory, shapes
 from .auth import Users

@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..core.openpai_rest import FINAL
 from ..core.roles import ALWAYS_PORTS, TaskRole
 

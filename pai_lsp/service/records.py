@@ -40,7 +40,8 @@ from ..api import (
     UploadSummary,
 )
 from ..clusters.kinds import kind_of
-from ..common.folders import atomic_writer, state_dir, write_atomic
+from ..common.atomic import atomic_writer, write_atomic
+from ..common.folders import state_dir
 from ..core import formats
 from ..core import record as rec
 from ..core.job_format import Unsendable

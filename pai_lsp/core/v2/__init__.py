@@ -1,7 +1,7 @@
 """The OpenPAI v2 job protocol (`*.pai.yaml`, `*.pai.yml`, or any YAML whose top level says
 `protocolVersion: 2`) as a job-file format: read as the server's js-yaml 3 reads it (core/yaml/tree.py),
 checked as its Ajv schema and its own checks do, with what the web portal, HiveD and the scheduler
-refuse as warnings (`checks.py`); completion (`complete.py`), hover (`hover.py`), navigation
+refuse as warnings (`checks.py`); completion (`completion.py`), hover (`hover.py`), navigation
 (`navigate.py`) and outline (`outline.py`) built on what the job defines (`job.py`). Its `<% … %>`
 templates as the server fills them (`templates.py`); a job as the server will see it, its secrets
 masked (`render.py`); and as a v1 config for a server that reads only protocol v1 (`to_v1.py`)."""
@@ -15,7 +15,7 @@ from ..job_format import JobFormat, Sent
 from ..model import Completion, Diagnostic, Edit, Hover, Settings
 from ..schema_outline import Symbol
 from ..yaml.tree import Document, parse
-from . import checks, complete, facts, navigate, outline, render
+from . import checks, completion, facts, navigate, outline, render
 from . import hover as explain
 
 # `protocolVersion: 2` at the top level (column 0), the value plain or quoted, a comment after it.
@@ -43,7 +43,7 @@ class PaiV2(JobFormat):
         return checks.diagnose(doc, settings)
 
     def complete(self, doc: Document, offset: int, settings: Settings) -> list[Completion]:  # type: ignore[override]
-        return complete.complete(doc, offset, settings)
+        return completion.complete(doc, offset, settings)
 
     def hover(self, doc: Document, offset: int, settings: Settings) -> Hover | None:  # type: ignore[override]
         return explain.hover(doc, offset, settings)
