@@ -238,3 +238,26 @@ def test_a_storage_opens_from_what_the_cluster_says_of_it(request):
         open_mounted({"name": "confignfs", "type": "nfs", "data": {"server": "10.0.0.1", "path": "/data"}}, "alice")
     with pytest.raises(InvalidInput, match="has no containerName"):
         open_mounted({"name": "blob", "type": "azureBlob", "data": {"accountName": "a"}}, "alice")
+
+
+def test_the_code_upload_keeps_its_promises_on_every_storage(storage, tmp_path):
+    """The workspace upload a submit makes, into this storage: the tree arrives whole, and an edit of
+    one file sends that file only, switched in without a mix of old and new."""
+    from pai_lsp.storage.upload import select, upload
+
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "train.py").write_text("import pkg.model\n")
+    (ws / "pkg" / "model.py").write_text("LAYERS = 2\n")
+    (ws / "pkg" / "__init__.py").write_text("")
+    remote = f"{storage.folder}/alice~mnist"
+    first = upload(storage, select(ws, ["**/*.py"], None), remote, threads=4)
+    assert (first.sent_files, first.unchanged_files) == (3, 0)
+    assert storage.read(f"{remote}/pkg/model.py") == b"LAYERS = 2\n"
+    (ws / "pkg" / "model.py").write_text("LAYERS = 3\n")
+    again = upload(storage, select(ws, ["**/*.py"], None), remote, threads=4)
+    assert (again.sent_files, again.unchanged_files) == (1, 2)
+    assert storage.read(f"{remote}/pkg/model.py") == b"LAYERS = 3\n"
+    assert storage.read(f"{remote}/train.py") == b"import pkg.model\n"
+    names = {s.name for s in storage.list(storage.folder)}
+    assert "alice~mnist" in names and not any(n.endswith("._COPYING_") for n in names)
