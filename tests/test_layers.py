@@ -46,3 +46,15 @@ def test_every_job_file_format_is_named_in_the_contracts_that_keep_formats_apart
         module = ".".join(type(job_format).__module__.split(".")[:3])  # pai_lsp.core.<format>
         assert module.rsplit(".", 1)[1] in layered, module
         assert module in generic["forbidden_modules"] and module in client["forbidden_modules"], module
+
+
+def test_every_module_name_says_one_thing():
+    """No two modules of pai_lsp share a file name: `api.py` is the daemon's API and nothing else, so
+    a name read in a traceback, a diff or an import says where the thing lives."""
+    from collections import defaultdict
+
+    where = defaultdict(list)
+    for path in sorted((ROOT / "pai_lsp").rglob("*.py")):
+        if path.name != "__init__.py":
+            where[path.name].append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
