@@ -25,7 +25,7 @@ from ..clusters.profiles import LOCALS
 from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..service import clusters, records, storages
+from ..service import clusters, mounted_storages, records
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
@@ -364,12 +364,12 @@ class Daemon:
 
     async def hdfs(self, p: api.Params, notify: Notify) -> api.Result:
         """`hdfs.*`: on the cluster's HDFS (PFS), or on the storage `p.storage` names, opened for
-        this request (`service/storages.py`; a read-only one refuses the writes)."""
+        this request (`service/mounted_storages.py`; a read-only one refuses the writes)."""
         progress = self.progress(getattr(p, "progress_token", None), api.TransferProgress, notify)
         write = type(p) in WRITES
 
         def on_storage(backend: Backend, *args: Any) -> api.Result:
-            with storages.opened(backend, getattr(p, "storage", None), write) as storage:
+            with mounted_storages.opened(backend, getattr(p, "storage", None), write) as storage:
                 return (TRANSFERS if isinstance(p, api.HdfsTransfer) else HDFS)[type(p)](storage, p, progress, *args)
 
         if isinstance(p, api.HdfsTransfer):
@@ -377,7 +377,7 @@ class Daemon:
         return await self.sessions.run(getattr(p, "cluster", None), on_storage)
 
     async def storage_list(self, p: api.StorageList, notify: Notify) -> api.StorageListResult:
-        return await self.sessions.run(p.cluster, storages.listing)
+        return await self.sessions.run(p.cluster, mounted_storages.listing)
 
 
 class Utf8Chunks:

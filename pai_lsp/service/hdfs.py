@@ -1,6 +1,6 @@
 """The storage explorer's operations (ls, stat, du, mkdir, put, get, rm, mv, cat, tail) on any
 `storage.base.Storage`: a cluster's HDFS (WebHDFS, or PaddlePaddle Cloud's PFS) or one of the storages
-its jobs mount (Samba, Azure Blob, the local cluster's folders; `service/storages.py` opens them by
+its jobs mount (Samba, Azure Blob, the local cluster's folders; `service/mounted_storages.py` opens them by
 name). Only the `Storage` methods are used here.
 
 Results are the API's classes (`pai_lsp/api.py`). Uploads never leave part of a file under its name

@@ -17,7 +17,7 @@ from ..core.messages import message
 from ..errors import InvalidInput, Unsupported
 from .base import Storage
 
-REACHABLE = ("samba", "azureBlob")  # the types this machine can open; the others are said so
+REACHABLE = ("samba", "azureBlob", "azureFile")  # the types this machine can open; the others are said so
 # The local cluster's storages: type `unknown` (a folder, as a real server types a hostPath volume),
 # with the one addition to the real server's answer, `data.path`, the folder on this machine.
 
@@ -37,6 +37,11 @@ def open_mounted(detail: Mapping[str, Any], user: str, *, endpoint: str | None =
 
         return AzureBlob(_required(data, "containerName", name), _required(data, "accountName", name),
                          key=data.get("accountKey"), sas=data.get("accountSASToken"), endpoint=endpoint, root=root)
+    if kind == "azureFile":
+        from .azure_file import AzureFile
+
+        return AzureFile(_required(data, "shareName", name), _required(data, "accountName", name), key=data.get("accountKey"),
+                         endpoint=endpoint, root=root)
     path = data.get("path")
     if kind == "unknown" and isinstance(path, str) and os.path.isabs(path) and os.path.isdir(path):
         from .local_folder import LocalFolder
