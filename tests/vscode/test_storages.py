@@ -1,8 +1,8 @@
 """The cluster's storages in a real VS Code, as a user meets them: the Storages view beside HDFS lists
 the local cluster's default storage `local` with its type, mount path and default, and a read-only
 storage beside it; expanding `local` shows a file the terminal put there, which opens read-only;
-Upload File… puts one beside it and Delete removes it (the terminal sees both); a read-only storage
-offers no write action. The tests run in order and share one window, as one user's session does."""
+Upload File… puts one beside it and Delete removes it (the terminal sees both), a folder dragged from
+the Explorer is uploaded into it; a read-only storage offers no write action and refuses a drop. The tests run in order and share one window, as one user's session does."""
 
 from __future__ import annotations
 
@@ -30,15 +30,15 @@ def storages(user, tmp_path_factory) -> Path:
     return datasets
 
 
-def storage_row(workbench, name: str):
-    """A storage's own row in the Storages view, by its name."""
+def storage_row(workbench, name: str, view: str = "Storages"):
+    """A storage's own row in the Storages view, by its name; `view`: the view's title where it is."""
     label = workbench.page.locator(".label-name").get_by_text(name, exact=True)
-    return workbench.view_rows("Storages").filter(has=label)
+    return workbench.view_rows(view).filter(has=label)
 
 
-def file_row(workbench, path: str):
+def file_row(workbench, path: str, view: str = "Storages"):
     """A file or folder of a storage by its path there (its tooltip, the row's accessible label, starts with it)."""
-    return workbench.view_rows("Storages").and_(workbench.page.locator(f"[aria-label^='{path} (in jobs: ']"))
+    return workbench.view_rows(view).and_(workbench.page.locator(f"[aria-label^='{path} (in jobs: ']"))
 
 
 def expand(workbench, row, what: str) -> None:
@@ -104,3 +104,37 @@ def test_a_read_only_storage_offers_no_write_action(workbench, storages):
     offered = menu_entries(workbench, given)
     assert "Download…" in offered and not {"Rename…", "Delete"} & set(offered), offered
     assert (storages / "given.csv").read_text() == "a,b\n"
+
+
+def test_dragging_a_folder_from_the_explorer_uploads_it_into_a_storage(workbench, workspace, user):
+    """Both views in sight (View: Move View puts Storages under the Explorer): a folder dragged onto a
+    storage's folder is uploaded into it, files and all; dropped onto a read-only storage, nothing is
+    sent and the user is told why."""
+    (workspace / "labels").mkdir()
+    (workspace / "labels" / "train.csv").write_text("id,label\n1,cat\n")
+    (workspace / "labels" / "test.csv").write_text("id,label\n2,dog\n")
+    workbench.clear_notifications()
+    workbench.command("View: Move View")
+    workbench.pick("Storages")
+    workbench.pick("Explorer, Side Bar")
+    view = "PAI: Storages"
+    try:
+        workbench.command("File: Focus on Files Explorer")
+        expand(workbench, storage_row(workbench, "local", view), "local")
+        expand(workbench, file_row(workbench, "/code", view), "/code")
+        source = workbench.explorer_row("labels")
+        source.wait_for(state="visible")
+        source.drag_to(file_row(workbench, "/code", view).first)
+        workbench.wait_for(lambda: "Info: Uploaded 2 file(s) to /code" in workbench.toasts(), "the upload to finish")
+        for name in ("train.csv", "test.csv"):
+            uploaded = user.pai("storage", "cat", f"local:/code/labels/{name}")
+            assert uploaded.returncode == 0 and uploaded.stdout == (workspace / "labels" / name).read_text(), uploaded.stderr
+        workbench.clear_notifications()
+        source.drag_to(storage_row(workbench, "datasets", view).first)
+        refused = workbench.wait_for(lambda: workbench.error_toasts(), "the drop onto datasets refused", errors=False)
+        assert any("Storage datasets is read-only" in toast for toast in refused), refused
+        listed = user.pai("storage", "ls", "datasets:/")
+        assert listed.returncode == 0 and "labels" not in listed.stdout, listed.stdout + listed.stderr
+    finally:
+        workbench.clear_notifications()
+        workbench.command("View: Reset View Locations")
