@@ -18,7 +18,7 @@ from .helpers.paths import EXAMPLE
 
 
 @pytest.fixture
-def cluster(tmp_path, monkeypatch):
+def cluster(tmp_path, monkeypatch, no_programs):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     return MemoryBackend()

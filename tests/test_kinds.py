@@ -9,6 +9,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from pai_lsp.cli import build_parser
 from pai_lsp.clusters import kinds
 from pai_lsp.clusters.backend import Backend
@@ -59,6 +61,7 @@ def test_the_profile_schema_and_the_cli_accept_exactly_the_registered_kinds():
     assert next(a for a in add._actions if a.dest == "kind").choices == list(kinds.BY_NAME)
 
 
+@pytest.mark.subprocess
 def test_clients_are_told_every_format_and_kind():
     printed = subprocess.run([sys.executable, "-m", "pai_lsp", "lsp", "--kinds"], capture_output=True, text=True, timeout=60,
                              env={"LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"})

@@ -19,6 +19,8 @@ from pai_lsp.portable import PORTABLE_ENV
 from .helpers.configs import VALID
 from .helpers.lsp import Editor, RawServer
 
+pytestmark = pytest.mark.subprocess  # the language server and its workers
+
 MB = 1024 * 1024
 
 

@@ -17,8 +17,8 @@ from .helpers.paths import CONFIGS, EXAMPLE
 
 
 @pytest.fixture(autouse=True)
-def state(tmp_path, monkeypatch):
-    """Submits keep their records in the state folder: a temporary one, never the user's."""
+def state(tmp_path, monkeypatch, no_programs):
+    """Submits keep their records in the state folder: a temporary one, never the user's; no git to ask."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 

@@ -29,7 +29,7 @@ SENT = {"train.py", "pkg0/m0/f0.py", "new/deep/x.py"}
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, starts_processes):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("cluster-config")))  # never the real ~/.config
         c = start_cluster(tmp_path_factory.mktemp("cluster"))

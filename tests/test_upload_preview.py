@@ -238,6 +238,7 @@ PATTERNS = ["*.log", "!x.log", "/build/", "build", "data/**", "!data/k.txt", "su
 # Not "sub/**/": pathspec reads it as "sub/" (the folder itself), git as the folders inside sub/.
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_random_ignore_files_agree_with_git(tmp_path):
     """Random trees and .gitignore / nested .gitignore files: the files an upload takes are the files

@@ -21,6 +21,8 @@ from pai_lsp.multipart import encode
 from ..helpers.localcluster import PASSWORD, USER, detail, finished, job, own_cluster, role, submit
 from ..helpers.webhdfs import hdfs
 
+pytestmark = pytest.mark.subprocess  # a local cluster of each test's own, and its tasks
+
 
 def v2(name: str, instances: object = 1, memory: object = 64, ports: str = "", extras: str = "") -> str:
     return (f"protocolVersion: 2\nname: {name}\ntype: job\nprerequisites:\n  - {{name: img, type: dockerimage, uri: local}}\n"

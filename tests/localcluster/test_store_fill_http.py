@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import httpx
 import psutil
+import pytest
 
 from ..helpers.localcluster import USER, own_cluster, seed_store
+
+pytestmark = pytest.mark.subprocess  # two local clusters
 
 STORED = 20_000
 ROUNDS = 150

@@ -30,7 +30,7 @@ def corpus() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def busy_cluster(tmp_path_factory):
+def busy_cluster(tmp_path_factory, starts_processes):
     """A cluster whose only CPU is taken: every job that can run waits, so none of the generated ones runs."""
     with own_cluster(tmp_path_factory.mktemp("v2verdicts"), "--cpus", "1", "--gpus", "0") as cluster:
         with cluster.client() as c:
