@@ -16,6 +16,7 @@ from ..core.v2render import V2_DIRS, dump, is_v2
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
 from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path
 from ..storage.keepalive import KeepAlive
+from .backend import Backend
 from .profiles import LOCAL
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ ACTIVE = ("WAITING", "RUNNING", "STOPPING", "UNKNOWN")  # job states that still 
 SUBSTITUTED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")
 
 
-class OpenPai:
+class OpenPai(Backend):
     """`profile.protocol` 1: a YARN-era server (v1 JSON jobs, SCM too); 2: a Kubernetes-era one (v2
     YAML jobs, v2 routes)."""
 
