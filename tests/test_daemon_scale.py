@@ -57,9 +57,7 @@ def test_more_followers_than_threads_are_all_served_at_once(env, tmp_path, monke
     try:
         asyncio.run(follow_all())
         assert ready == set(range(40))
-        started = time.perf_counter()
-        assert pai(env, "jobs").returncode == 0
-        assert time.perf_counter() - started < 10  # answered while all of them follow
+        assert pai(env, "jobs").returncode == 0  # answered while all of them follow (bench/daemon.py times it)
     finally:
         for job in jobs:
             pai(env, "stop", job)
