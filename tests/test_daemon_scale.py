@@ -1,4 +1,4 @@
-"""The daemon's costs grow with what changes, not with everything (issue 10): many followers are
+"""The daemon's costs grow with what changes, not with everything: many followers are
 all served at once, a big log travels in bounded pieces, a big file is never read whole, and
 watching never asks for the whole history. Functional checks with generous time limits; the
 numbers are in bench/daemon.py and docs/benchmarks.md."""

@@ -1,5 +1,5 @@
-"""A re-upload sends what changed and no more, and a codeDir never holds a mix of two uploads
-(issue 22): against a real local cluster over WebHDFS, with the client every command uses. The
+"""A re-upload sends what changed and no more, and a codeDir never holds a mix of two uploads:
+against a real local cluster over WebHDFS, with the client every command uses. The
 changed files are written beside the code, then switched into it by renames while it is moved
 aside: a job that looks then finds no code (and fails) rather than half of each upload."""
 

@@ -1,4 +1,4 @@
-"""Know what you send (issue 12), through `pai` as a user runs it: `--dry-run` (files, sizes, the
+"""Know what you send, through `pai` as a user runs it: `--dry-run` (files, sizes, the
 largest, what the last upload there already has, the job name, the final config; nothing sent),
 the default excludes, `.paiignore` / `.gitignore` (checked against git itself), and the limits that
 refuse a submit unless `--force`."""

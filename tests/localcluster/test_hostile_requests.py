@@ -1,4 +1,4 @@
-"""Requests made to hurt the local cluster, over real HTTP (issue 18): none deletes data, stops the
+"""Requests made to hurt the local cluster, over real HTTP: none deletes data, stops the
 scheduler, stalls the other requests or exhausts memory; each gets a clear 4xx (or a job FAILED with
 its reason), never a 500."""
 
