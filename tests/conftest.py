@@ -19,8 +19,7 @@ pytest_plugins = ["tests.helpers.leftovers",  # the run fails if a process the t
 
 # The real-VS-Code tests import Playwright: without it (scripts/install-vscode-test-tools not run) they are
 # left out here, so that `pytest -m unit` answers in a plain checkout; CI installs it and runs them.
-if importlib.util.find_spec("playwright") is None and not os.environ.get("CI"):
-    collect_ignore = ["vscode"]
+collect_ignore = ["vscode"] if importlib.util.find_spec("playwright") is None and not os.environ.get("CI") else []
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
@@ -58,7 +57,8 @@ def pytest_configure(config):
 def pytest_report_header(config):
     from pai_lsp.daemon.transport import kind
 
-    return f"daemon transport: {kind()}"
+    left_out = ["tests/vscode left out: Playwright is not installed (scripts/install-vscode-test-tools)"] if collect_ignore else []
+    return [f"daemon transport: {kind()}", *left_out]
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 - `editor`: drives a real editor (tests/vscode: VS Code in code-server; test_neovim*.py: Neovim);
 - `subprocess`: starts a process (the language server, `pai`, the daemon, the local cluster, node):
   it uses a pytest-lsp client fixture or a fixture that requests `starts_processes`, or is marked so;
-- `unit`: everything else, in-process: `pytest -m unit` answers for the whole core in seconds.
+- `unit`: everything else, in-process: `pytest -m unit` answers for the whole core in about a minute.
 
 A unit test that starts a process anyway (while it is set up or run) fails, saying so: the tier stays
 honest. A program that is not installed is not started: it fails as it would (FileNotFoundError), so
@@ -22,9 +22,14 @@ from pathlib import Path
 
 import pytest
 
+try:
+    import _posixsubprocess  # multiprocessing's way past subprocess (POSIX only)
+except ImportError:
+    _posixsubprocess = None
+
 TIERS = ("unit", "subprocess", "editor")
-SPAWNERS = [(subprocess.Popen, "_execute_child"), (os, "fork"), (os, "forkpty"), (os, "posix_spawn"),
-            (os, "posix_spawnp"), (os, "system")]  # every way the standard library starts a process
+SPAWNERS = [(subprocess.Popen, "_execute_child"), (_posixsubprocess, "fork_exec"), (os, "fork"), (os, "forkpty"),
+            (os, "posix_spawn"), (os, "posix_spawnp"), (os, "system")]  # every way the standard library starts a process
 
 
 @pytest.fixture(scope="session")
