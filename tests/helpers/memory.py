@@ -13,7 +13,7 @@ from pai_lsp.clusters.backend import Backend
 from pai_lsp.clusters.openpai import OpenPai, hdfs_path, substitute
 from pai_lsp.clusters.profiles import Profile
 from pai_lsp.core import paddle
-from pai_lsp.core.openpai import JobDetail, JobSummary, TaskStatus
+from pai_lsp.core.openpai_rest import JobDetail, JobSummary, TaskStatus
 from pai_lsp.errors import NameTaken, NotFound
 from pai_lsp.storage.base import Stat, Storage
 from pai_lsp.storage.upload import unchanged_files, upload
