@@ -151,10 +151,10 @@ async def test_logs_without_follow_are_what_is_there_now(daemon, cluster):
     cluster.submit({"jobName": "j"})
     cluster.scripts["j"] = Script(["RUNNING"], [b"one\n", b"two\n"])
     events, reply = await call(daemon, "logs.follow", {"job": "j", "follow": False})
-    assert [e.text for e in events if isinstance(e, protocol.JobLog)] == ["one\n"]
+    assert [e.text for e in events if isinstance(e, api.JobLog)] == ["one\n"]
     assert reply["result"] == {"job": "j", "state": "RUNNING", "offsets": {"main:0": 4}}
     events, reply = await call(daemon, "logs.follow", {"job": "j", "follow": False, "offsets": {"main:0": 4}})
-    assert [e.text for e in events if isinstance(e, protocol.JobLog)] == ["two\n"]  # from where the caller was
+    assert [e.text for e in events if isinstance(e, api.JobLog)] == ["two\n"]  # from where the caller was
     _, wrong = await call(daemon, "logs.follow", {"job": "j", "task": "ps:0"})
     assert wrong["error"]["data"]["kind"] == "not-found" and "main:0" in wrong["error"]["message"]
 
@@ -173,7 +173,7 @@ async def test_outputs_arrive_with_progress_and_never_over_what_is_there(daemon,
     cluster.storage.write("/alice/out/j/model.bin", b"\x00" * 1000)
     events, reply = await call(daemon, "outputs", {"job": "j", "dest": str(tmp_path), "progressToken": "t"})
     assert reply["result"] == {"path": str(tmp_path / "j")} and (tmp_path / "j" / "model.bin").read_bytes() == b"\x00" * 1000
-    assert events and all(isinstance(e, protocol.TransferProgress) and e.token == "t" for e in events)
+    assert events and all(isinstance(e, api.TransferProgress) and e.token == "t" for e in events)
     assert events[-1].bytes == events[-1].total_bytes == 1000
     _, again = await call(daemon, "outputs", {"job": "j", "dest": str(tmp_path)})
     assert again["error"]["data"]["kind"] == "exists"
