@@ -19,7 +19,7 @@ from .. import __version__
 from ..core.joi import Invalid, validate_v1
 from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
-from ..core.v2render import unrunnable
+from ..core.v2.render import unrunnable
 from ..core.yaml import jsyaml
 from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster

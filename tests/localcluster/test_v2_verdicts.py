@@ -15,7 +15,7 @@ import pytest
 
 from pai_lsp.core.formats import BY_NAME
 from pai_lsp.core.model import Settings
-from pai_lsp.core.v2render import unrunnable
+from pai_lsp.core.v2.render import unrunnable
 from pai_lsp.localcluster.v2 import parse
 
 from ..helpers.localcluster import USER, job, own_cluster, role, submit, wait_for
