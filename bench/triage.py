@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pai_lsp.core.triage.explain import explain_task  # noqa: E402
-from pai_lsp.core.triage.facts import TaskFacts  # noqa: E402
 from pai_lsp.core.triage.logtext import MAX_LOG  # noqa: E402
+from pai_lsp.core.triage.task_facts import TaskFacts  # noqa: E402
 from tests.core.test_triage import BUSY, HOSTILE, LAYOUT  # noqa: E402
 
 
