@@ -254,6 +254,16 @@ class UploadSummary(Result):
 
 
 @dataclass(frozen=True, kw_only=True)
+class CodeStorage(Result):
+    """Where a job's code went when it went to a storage the job mounts (not to a codeDir)."""
+
+    storage: str  # the storage's name
+    path: str  # the code's folder in it: /<user>~<job>
+    mount_path: str  # where the job mounts the storage: /mnt/<storage>
+    job_folder: str  # where the job's commands run: <mountPath>/<user>~<job> (a `cd` added before them)
+
+
+@dataclass(frozen=True, kw_only=True)
 class SubmitResult(Result):
     job: str
     cluster: str
@@ -261,6 +271,7 @@ class SubmitResult(Result):
     upload: UploadSummary | None  # None: nothing to upload (no codeDir, or uploads off)
     warnings: list[str]  # the cluster's, one line each, about the job it accepted
     record: RecordSummary | None = omitted_when_none()  # the submission record kept of it (none: a resumed submit)
+    code_storage: CodeStorage | None = omitted_when_none()  # the upload went to a storage the job mounts
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -292,6 +303,7 @@ class PreviewResult(Result):
     v2: bool  # a v2 (YAML) job
     converted: dict[str, Any] | None  # the v1 config a v1-only cluster gets instead of a v2 job
     text: str  # what `pai submit --dry-run` prints
+    code_storage: CodeStorage | None = omitted_when_none()  # the upload would go to a storage the job mounts
 
 
 @dataclass(frozen=True, kw_only=True)

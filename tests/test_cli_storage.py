@@ -139,3 +139,41 @@ def test_bad_storage_paths_are_one_line(env, storages):
     paddle = pai(env, "storage", "list", "--cluster", "local-paddle")
     assert paddle.returncode == 1 and paddle.stderr == (
         "pai storage: local-paddle is a PaddlePaddle Cloud cluster: it has no storages (its files are on PFS: pai hdfs)\n")
+
+
+FIRST_RUN = """protocolVersion: 2
+name: firstrun
+type: job
+prerequisites:
+  - {name: img, type: dockerimage, uri: python:3}
+taskRoles:
+  main:
+    instances: 1
+    dockerImage: img
+    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
+    commands:
+      - python3 train.py
+"""
+
+
+def test_a_first_run_v2_job_gets_its_code_through_the_default_storage(env, storages, tmp_path):
+    """The most natural v2 job (no codeDir, `python3 train.py`): the dry run shows what is added to
+    it, and `pai run --follow` uploads train.py into the default storage, mounts it, and prints
+    train.py's output; the file on disk is unchanged."""
+    (tmp_path / "train.py").write_text("import sys\nprint('hello from train.py', sys.argv[0])\n")
+    (tmp_path / "job.pai.yaml").write_text(FIRST_RUN)
+    dry = pai(env, "run", "job.pai.yaml", "--dry-run", cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    assert "extras.storages entry for local (mounted at /mnt/local)" in dry.stdout
+    job = dry.stdout.split("name: ")[1].split()[0]
+    assert f"to local:/{getpass.getuser()}~" in dry.stdout
+    assert "extras:\n  storages:\n  - name: local\n" in dry.stdout
+    assert f"    - cd /mnt/local/{getpass.getuser()}~{job}\n    - python3 train.py\n" in dry.stdout
+    ran = pai(env, "run", "job.pai.yaml", "--follow", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "hello from train.py train.py" in ran.stdout
+    name = ran.stdout.split("submitted ")[1].split()[0]
+    folder = f"{getpass.getuser()}~{name}"
+    assert f"1 files → storage local:/{folder}, mounted at /mnt/local (the job runs in /mnt/local/{folder})" in ran.stderr
+    assert (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "storages" / "local" / folder / "train.py").is_file()
+    assert (tmp_path / "job.pai.yaml").read_text() == FIRST_RUN

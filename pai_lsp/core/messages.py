@@ -463,6 +463,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。"),
     "lsp.job-ended": (TEXT, "Job {job} {state}", "作业 {job} {state}"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
+    "preview.code-storage": (TEXT, "The job has no codeDir: its code goes to storage {storage}, so pai adds to the job (shown below) "
+                             "an extras.storages entry for {storage} (mounted at {mount}) and `cd {folder}` before each "
+                             "role's commands. The file on disk is not changed.",
+                             "作业没有 codeDir：代码上传到存储 {storage}，因此 pai 向作业添加（见下文）{storage} 的 extras.storages "
+                             "条目（挂载于 {mount}），并在每个角色的命令前加上 `cd {folder}`。磁盘上的文件不会改变。"),
     "preview.title": (TEXT, "Dry run of {file}: nothing was sent.", "{file} 的试运行：未发送任何内容。"),
     "preview.name-drawn": (TEXT, " (a new name is drawn at submit)", "（提交时会重新生成名称）"),
     "preview.job-name": (TEXT, "job name: ", "作业名称："),
@@ -725,6 +730,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "http.name-not-utf8": (TEXT, "{value} cannot be a {what} name: it is not UTF-8 text", "{value} 不能作为 {what} 名称：它不是 UTF-8 文本"),
     "cli.no-storages": (TEXT, "({cluster} gives you no storage: an administrator adds them to your groups)",
                         "（{cluster} 没有给你任何存储：由管理员把存储加入你的组）"),
+    "cli.code-storage": (TEXT, "{files} files → storage {storage}:{path}, mounted at {mount} (the job runs in {folder})",
+                         "{files} 个文件 → 存储 {storage}:{path}，挂载于 {mount}（作业在 {folder} 中运行）"),
     "cli.storage-path": (TEXT, "{value}: say a storage path as STORAGE:PATH, e.g. local:/code (`pai storage list` names the storages)",
                          "{value}：存储路径应写作 STORAGE:PATH，例如 local:/code（`pai storage list` 列出存储）"),
     "cli.storage-mv-across": (TEXT, "{src} and {dst} are in different storages: mv moves within one (get, then put)",

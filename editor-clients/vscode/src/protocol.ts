@@ -91,6 +91,14 @@ export interface ClustersSetDefaultResult {
 export interface ClustersStopLocal {
 }
 
+/** Where a job's code went when it went to a storage the job mounts (not to a codeDir). */
+export interface CodeStorage {
+  storage: string;
+  path: string;
+  mountPath: string;
+  jobFolder: string;
+}
+
 /** A command's answer when it failed: its message in the editor's language. */
 export interface CommandFailure {
   ok: false;
@@ -519,6 +527,7 @@ export interface PreviewResult {
   v2: boolean;
   converted: Record<string, unknown> | null;
   text: string;
+  codeStorage?: CodeStorage | null;
 }
 
 /** Which config, to which cluster (the default one when absent), and whether to list every file. */
@@ -711,6 +720,7 @@ export interface RenderedPreviewResult {
   v2: boolean;
   converted: Record<string, unknown> | null;
   text: string;
+  codeStorage?: CodeStorage | null;
   language: string;
 }
 
@@ -848,6 +858,7 @@ export interface SubmitResult {
   upload: UploadSummary | null;
   warnings: string[];
   record?: RecordSummary | null;
+  codeStorage?: CodeStorage | null;
 }
 
 /** One file exactly as the job sent it (checked against its recorded hash), as text. */
