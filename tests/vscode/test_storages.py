@@ -87,7 +87,7 @@ def test_upload_into_a_storage_and_delete_from_it(workbench, workspace, user):
     assert got.returncode == 0 and got.stdout == notes.read_text(), got.stdout + got.stderr
 
     workbench.context_menu(file_row(workbench, "/code/notes.txt").first, "Delete")
-    assert "/code/notes.txt" in workbench.dialog("Delete")
+    assert "Delete local:/code/notes.txt?" in workbench.dialog("Delete")
     workbench.wait_for(lambda: not file_row(workbench, "/code/notes.txt").count(), "notes.txt to leave the Storages view")
     listed = user.pai("storage", "ls", "local:/code")
     assert listed.returncode == 0 and "notes.txt" not in listed.stdout and "train.py" in listed.stdout, listed.stdout + listed.stderr
@@ -125,7 +125,7 @@ def test_dragging_a_folder_from_the_explorer_uploads_it_into_a_storage(workbench
         source = workbench.explorer_row("labels")
         source.wait_for(state="visible")
         source.drag_to(file_row(workbench, "/code", view).first)
-        workbench.wait_for(lambda: "Info: Uploaded 2 file(s) to /code" in workbench.toasts(), "the upload to finish")
+        workbench.wait_for(lambda: "Info: Uploaded 2 file(s) to local:/code" in workbench.toasts(), "the upload to finish")
         for name in ("train.csv", "test.csv"):
             uploaded = user.pai("storage", "cat", f"local:/code/labels/{name}")
             assert uploaded.returncode == 0 and uploaded.stdout == (workspace / "labels" / name).read_text(), uploaded.stderr

@@ -32,6 +32,11 @@ export class HdfsNode {
     return this.storage?.readOnly === true;
   }
 
+  /** The path as messages name it: `STORAGE:PATH` on a storage (as `pai storage` takes it), else the HDFS path. */
+  get shown(): string {
+    return this.storage ? `${this.storage.name}:${this.path}` : this.path;
+  }
+
   /** The path as a job sees it: under the storage's mount path, or the HDFS path itself. */
   get jobPath(): string {
     return this.storage ? posix.join(this.storage.mountPath, this.path) : this.path;
@@ -263,13 +268,13 @@ async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], fol
   let files = 0;
   for (const uri of uris) {
     const name = posix.basename(uri.path);
-    const done = await guarded(() => transfer(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.path),
+    const done = await guarded(() => transfer(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.shown),
       "pai.hdfs.put", { local: uri.fsPath, remote: folder.path, ...folder.where }));
     if (!done) continue;  // failed (said), cancelled (said), or not replaced
     files += done.files;
   }
   view.refresh(folder);
-  if (files) void vscode.window.showInformationMessage(vscode.l10n.t("Uploaded {0} file(s) to {1}", files, folder.path));
+  if (files) void vscode.window.showInformationMessage(vscode.l10n.t("Uploaded {0} file(s) to {1}", files, folder.shown));
 }
 
 /** The HDFS and Storages views' commands: each acts on the node it is given (or the one selected),
@@ -289,7 +294,7 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
     const folder = node.type === "dir" ? node : parentOf(node);
     const picked = await vscode.window.showOpenDialog({
       canSelectFiles: !folders, canSelectFolders: folders, canSelectMany: true,
-      openLabel: vscode.l10n.t("Upload to {0}", folder.path), defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+      openLabel: vscode.l10n.t("Upload to {0}", folder.shown), defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
     });
     if (picked?.length) await upload(server, viewOf(folder), picked, folder);
   };
@@ -311,14 +316,14 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
       const dest = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t("Download Here"),
         defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
       if (!dest?.[0]) return;
-      const done = await transfer(server, vscode.l10n.t("Downloading {0}", node.path), "pai.hdfs.get",
+      const done = await transfer(server, vscode.l10n.t("Downloading {0}", node.shown), "pai.hdfs.get",
         { remote: node.path, local: dest[0].fsPath, ...node.where });
       if (!done) return;
       void vscode.window.showInformationMessage(vscode.l10n.t("Downloaded {0} file(s) to {1}", done.files, done.path));
     }),
     onNode("pai-lsp.hdfs.newFolder", async (node) => {
       const folder = node.type === "dir" ? node : parentOf(node);
-      const name = await vscode.window.showInputBox({ prompt: vscode.l10n.t("New folder in {0}", folder.path),
+      const name = await vscode.window.showInputBox({ prompt: vscode.l10n.t("New folder in {0}", folder.shown),
         validateInput: (v) => (!v.trim() || v.includes("/") ? vscode.l10n.t("A name, without '/'") : undefined) });
       if (!name) return;
       await server.call("pai.hdfs.mkdir", { path: posix.join(folder.path, name.trim()), ...folder.where });
@@ -326,7 +331,7 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
     }),
     onNode("pai-lsp.hdfs.rename", async (node) => {
       const old = posix.basename(node.path);
-      const name = await vscode.window.showInputBox({ prompt: vscode.l10n.t("Rename {0}", node.path), value: old,
+      const name = await vscode.window.showInputBox({ prompt: vscode.l10n.t("Rename {0}", node.shown), value: old,
         validateInput: (v) => (!v.trim() || v.includes("/") ? vscode.l10n.t("A name, without '/'") : undefined) });
       if (!name || name === old) return;
       await server.call("pai.hdfs.mv", { from: node.path, to: posix.join(posix.dirname(node.path), name.trim()), ...node.where });
@@ -335,8 +340,8 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
     onNode("pai-lsp.hdfs.delete", async (node) => {
       const del = vscode.l10n.t("Delete");
       const question = node.type === "dir"
-        ? vscode.l10n.t("Delete the folder {0} and everything in it?", node.path)
-        : vscode.l10n.t("Delete {0}?", node.path);
+        ? vscode.l10n.t("Delete the folder {0} and everything in it?", node.shown)
+        : vscode.l10n.t("Delete {0}?", node.shown);
       if ((await vscode.window.showWarningMessage(question, { modal: true }, del)) !== del) return;
       await server.call("pai.hdfs.rm", { path: node.path, recursive: node.type === "dir", ...node.where });
       view.refresh(parentOf(node));
