@@ -91,6 +91,20 @@ def test_an_unknown_locale_is_refused_and_known_spellings_work(tmp_path):
     assert chinese.returncode == 1 and "缺少必填字段" in chinese.stdout
 
 
+def test_an_empty_value_is_refused_where_a_value_is_required(env):
+    """`hdfs dfs -ls ''` refuses an empty path; `pai` refuses every empty value the same way, before
+    it asks anyone (not the home folder, not the default profile)."""
+    for words in (["hdfs", "ls", ""], ["hdfs", "stat", ""], ["jobs", "--cluster", ""], ["hdfs", "--cluster", "", "ls"],
+                  ["status", ""], ["hdfs", "put", "x", ""], ["logs", "job", "--task", ""], ["check", ""]):
+        result = pai(env, *words)
+        assert result.returncode == 2, (words, result.stderr)
+        last = result.stderr.splitlines()[-1]
+        assert "error: argument" in last and last.endswith("an empty value: give one, or leave the option out"), (words, last)
+        assert "Traceback" not in result.stderr and result.stdout == ""
+    home = pai(env, "hdfs", "ls", "--help")  # leaving PATH out still means the home folder
+    assert home.returncode == 0 and "(default: your home)" in home.stdout
+
+
 def test_check_reads_standard_input_and_prints_json(env, tmp_path):
     bad = VALID.replace('"memoryMB"', '"memoryMb"')
     piped = pai(env, "check", "-", stdin=bad)

@@ -235,6 +235,19 @@ def test_rerun_edit_opens_the_config_first(env, tmp_path):
     assert broken.returncode != 0 and broken.stderr.startswith("pai rerun: the edited config is not JSON")
 
 
+def test_rerun_follows_as_submit_does(env, tmp_path):
+    """`--follow` means the same on every command that submits: the log until the job ends, and the
+    job's end in the exit code."""
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    first = run(env, ws)
+    for option in ("--follow", "-f"):
+        followed = pai(env, "rerun", first, option)
+        assert followed.returncode == 0, followed.stderr
+        assert followed.stdout.startswith("submitted ") and "epoch 3/3 loss=0.4968" in followed.stdout
+        assert "SUCCEEDED" in followed.stderr
+    assert "--follow" in pai(env, "rerun", "--help").stdout and "--follow" in pai(env, "submit", "--help").stdout
+
+
 def test_a_protocol_v2_cluster_keeps_the_reference_in_its_extras(env, tmp_path):
     ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
     run(env, ws)  # the local cluster is up

@@ -199,7 +199,7 @@ def _add_hdfs(sub) -> None:
         ("pai hdfs ls", "your home"), ("pai hdfs ls -R -h code", "everything under code, sizes as 1.2 M"),
         ("pai hdfs ls / -o json", "as JSON")], add_help=False)
     p.add_argument("--help", action="help", help="show this help and exit")
-    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", default="", metavar="PATH")
+    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", metavar="PATH")
     p.add_argument("-R", "--recursive", action="store_true", help="everything under the folder too")
     p.add_argument("-h", "--human-readable", **human)
     add_output_option(p)
@@ -210,7 +210,7 @@ def _add_hdfs(sub) -> None:
         ("pai hdfs du -h", "each entry of your home, sizes as 1.2 G"), ("pai hdfs du -s code", "one total for code")],
         add_help=False)
     p.add_argument("--help", action="help", help="show this help and exit")
-    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", default="", metavar="PATH")
+    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", metavar="PATH")
     p.add_argument("-s", "--summary", action="store_true", help="one total for PATH rather than a line for each entry in it")
     p.add_argument("-h", "--human-readable", **human)
     add_output_option(p)
@@ -363,6 +363,12 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     if (why := failure_line(cluster, job, state)) is not None:
         print(f"why: {why}", file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
+
+
+def follow_job(cluster: str | None, job: str) -> int:
+    """After a command submitted `job`: its logs until it ends; exit 0 when it succeeded (`--follow`
+    of every command that submits)."""
+    return _follow(cluster, job, None)
 
 
 def _print_chunk(label: str | None, data: bytes) -> None:
@@ -580,9 +586,9 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
     if op == "put" and args.local == "-":
         return _hdfs_put_stdin(args)
     params: api.Params = {
-        "ls": lambda: api.HdfsList(path=args.path, cluster=cluster, recursive=args.recursive),
+        "ls": lambda: api.HdfsList(path=args.path or "", cluster=cluster, recursive=args.recursive),
         "stat": lambda: api.HdfsStat(path=args.path, cluster=cluster),
-        "du": lambda: api.HdfsDu(path=args.path, cluster=cluster, summary=args.summary),
+        "du": lambda: api.HdfsDu(path=args.path or "", cluster=cluster, summary=args.summary),
         "mkdir": lambda: api.HdfsMkdir(path=args.path, cluster=cluster),
         "rm": lambda: api.HdfsRemove(path=args.path, recursive=args.recursive, cluster=cluster),
         "mv": lambda: api.HdfsMove(source=args.src, target=args.dst, cluster=cluster),

@@ -38,9 +38,11 @@ def add_commands(sub) -> None:
     p.add_argument("-f", "--force", action="store_true", help="write into a folder that is not empty")
     p = command(sub, "rerun", "submit a job again with exactly its code and config, under a new name", [
         ("pai rerun mnist_1a2b3c4d", "the same code and config; nothing uploaded while its code folder holds it"),
-        ("pai rerun mnist_1a2b3c4d --edit", "change the config first, in $EDITOR")])
+        ("pai rerun mnist_1a2b3c4d --edit", "change the config first, in $EDITOR"),
+        ("pai rerun mnist_1a2b3c4d --follow", "then print its log until it ends")])
     job(p)
     p.add_argument("--edit", action="store_true", help="open the config in $EDITOR first")
+    p.add_argument("--follow", "-f", action="store_true", help="stream the logs until the job ends (as `pai submit --follow`)")
     p = command(sub, "diff", "compare two runs: config keys, code, commit and environment", [
         ("pai diff mnist_1a2b3c4d mnist_5e6f7a8b", "what differs, with a unified diff of each changed text file")])
     job(p)
@@ -113,7 +115,11 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     for warning in done.get("warnings") or []:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"submitted {done['job']} to {done['cluster']} (rerun of {args.job}, code hash {done['codeHash'][:12]})")
-    return 0
+    if not args.follow:
+        return 0
+    from .cmd_jobs import follow_job  # what `pai submit --follow` does after submitting
+
+    return follow_job(done["cluster"], done["job"])
 
 
 def cmd_diff(args: argparse.Namespace) -> int:

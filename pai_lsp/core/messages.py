@@ -714,6 +714,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                               "标准输入中没有密码：--password-stdin 从第一行读取密码（例如 `pass show pai | pai … --password-stdin`）"),
     "cli.no-terminal-password": (TEXT, "no terminal to ask for the password on: give it on standard input with --password-stdin",
                                  "没有可以询问密码的终端：请用 --password-stdin 从标准输入给出密码"),
+    "cli.empty-value": (TEXT, "an empty value: give one, or leave the option out", "值为空：请给出一个值，或省略该选项"),
     "cli.no-password": (TEXT, "no password given", "没有给出密码"),
     "cli.list-needs-dry-run": (TEXT, "--list shows what --dry-run would upload: give both (nothing was submitted)",
                                "--list 显示 --dry-run 将上传的内容：请同时给出两者（没有提交任何作业）"),
