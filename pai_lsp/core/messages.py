@@ -755,6 +755,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                   "pai 守护进程在回答 `{method}` 之前停止了，该操作可能已完成也可能没有：请先检查，再重试（见 {log}）"),
     "daemon.keeps-stopping": (TEXT, "the pai daemon keeps stopping: see {log}", "pai 守护进程不断停止：请查看 {log}"),
     "params.not-object": (TEXT, "{method}: params must be an object", "{method}：参数必须是对象"),
+    "params.no-argument": (TEXT, "{command}: its argument, an object, is missing (see docs/protocol.md)",
+                           "{command}：缺少它的参数（一个对象，见 docs/protocol.md）"),
     "params.missing": (TEXT, "{method}: `{key}` is missing", "{method}：缺少 `{key}`"),
     "params.type": (TEXT, "{method}: `{key}` must be {expected}", "{method}：`{key}` 必须是{expected}"),
     "params.unknown-method": (TEXT, "unknown method {method}", "未知的方法 {method}"),
