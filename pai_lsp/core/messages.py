@@ -707,6 +707,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "http.name-other-resource": (TEXT, "{value} cannot be a {what} name: it would name another resource",
                                  "{value} 不能作为 {what} 名称：它会指向另一个资源"),
     "http.name-not-utf8": (TEXT, "{value} cannot be a {what} name: it is not UTF-8 text", "{value} 不能作为 {what} 名称：它不是 UTF-8 文本"),
+    "v2.render-too-large": (TEXT, "its templates fill in to more than {limit} of commands (a long parameter used many "
+                                  "times?): pai renders no more, and no cluster runs commands that long",
+                            "其模板填充后的命令超过 {limit}（是否有很长的参数被多次使用？）：pai 不再渲染，也没有集群能运行这么长的命令"),
+    "v2.render-too-many-tags": (TEXT, "its templates fill in more than {limit} tags: pai renders no more",
+                                "其模板填充的标签超过 {limit} 个：pai 不再渲染"),
     "cli.f-replaces": (TEXT, " (-f replaces it)", "（-f 可替换它）"),
     "cli.bad-locale": (TEXT, "{value}: pai speaks en (English) and zh-CN (Simplified Chinese)", "{value}：pai 支持 en（英语）和 zh-CN（简体中文）"),
     "cli.no-password-stdin": (TEXT, "no password on standard input: --password-stdin reads it from the first line "

@@ -12,10 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..api import PreviewResult, UploadPreview
+from ..core.messages import message
 from ..core.messages import render as text
 from ..core.upload_facts import size_text
+from ..core.v2_templates import TemplateError
 from ..core.v2render import render as render_v2
 from ..core.v2render import secrets_masked
+from ..errors import InvalidInput
 from .jobs import job_settings, prepare
 from .selection import choose
 
@@ -47,7 +50,10 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     if prepared.rendered is None:
         rendered = json.dumps(prepared.config, indent=2, ensure_ascii=False) + "\n"
     else:
-        rendered = (render_v2(prepared.config, show_secrets=True) if show_secrets else prepared.rendered).text()
+        try:  # the secrets filled in may make it larger than what one job may render
+            rendered = (render_v2(prepared.config, show_secrets=True) if show_secrets else prepared.rendered).text()
+        except TemplateError as exc:
+            raise InvalidInput(message("error.at-file", file=shown or str(config_path), reason=exc.message)) from None
     config = prepared.config
     if prepared.rendered is not None and not show_secrets:
         config = secrets_masked(config)  # shown nowhere in plain text unless asked for
