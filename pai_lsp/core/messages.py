@@ -636,6 +636,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "records.unchecked": (TEXT, "the submission record of {job} at {location} could not be checked: the job carries no "
                           "fingerprint and this machine's journal has no copy",
                           "{job} 位于 {location} 的提交记录无法校验：作业没有携带指纹，本机日志中也没有副本"),
+    "records.unchecked-rerun": (TEXT, "the submission record of {job} at {location} cannot be checked (the job carries no "
+                                      "fingerprint and this machine's journal has no copy): pai reruns only a record it can "
+                                      "check; `pai show {job}` shows it as it is",
+                                "{job} 位于 {location} 的提交记录无法校验（作业没有携带指纹，本机日志中也没有副本）：pai 只重新运行能校验的记录；"
+                                "`pai show {job}` 可按原样显示它"),
     "records.journal-unreadable": (TEXT, "this machine's journal copy is unreadable: {why}", "本机日志中的副本无法读取：{why}"),
     "records.not-written": (TEXT, "the submission record could not be written to {location} ({why}); it is kept on this machine only",
                             "提交记录无法写入 {location}（{why}）；它只保存在本机"),
