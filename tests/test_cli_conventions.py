@@ -50,8 +50,8 @@ def test_help_lists_every_exit_code_and_version_prints():
     assert {cls.exit_code for cls in errors.ERROR_CLASSES.values()} | {errors.Cancelled.exit_code, 0} <= listed
     for code, words in EXIT_CODES:
         assert f"{code:>3}  {words[:30]}" in shown
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert all(f"| {code} |" in readme for code in listed)
+    reference = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert all(f"| {code} |" in reference for code in listed)
     version = subprocess.run([str(BIN / "pai"), "--version"], capture_output=True, text=True, timeout=60)
     assert (version.returncode, version.stdout) == (0, f"pai {__version__}\n")
 
