@@ -24,13 +24,14 @@ from ..core.messages import message
 from ..core.openpai_rest import FINAL, describe_exit
 from ..daemon import client as daemon
 from ..daemon import settings as daemon_settings
-from ..errors import Cancelled, ConfigError, InvalidInput, NotFound, PaiError, Unreachable
+from ..errors import ConfigError, InvalidInput, NotFound, PaiError, Unreachable
 from . import complete
 from .args import command, group, password
 from .cmd_records import COMMANDS as RECORD_COMMANDS
 from .cmd_records import add_commands as add_record_commands
 from .cmd_why import add_command as add_why
 from .cmd_why import cmd_why, failure_line
+from .follow import follow_logs as _follow
 from .output import add_output_option, console, human_size, print_json, print_row, state_style, visible, visible_lines
 
 WATCH_SECONDS = 2.0  # how often --watch asks again
@@ -338,45 +339,6 @@ def _upload_line(up: dict) -> str:
     lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
                  f"({', '.join(counts)}) in {up['seconds']:.2f} s")
     return "\n".join(map(visible, lines))
-
-
-def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True) -> int:
-    """Print every task's log through the daemon (resumed, nothing lost or repeated, if it dies).
-    Ctrl-C stops following, not the job."""
-    status = daemon.call_sync(api.Status(job=job, cluster=cluster))
-    multi = task is None and len(status["tasks"]) > 1
-    final: list[api.JobStatus] = []
-    try:
-        result = daemon.run_sync(daemon.follow(api.FollowLogs(job=job, cluster=cluster, task=task, follow=follow),
-                                               lambda log, text: _print_chunk(log.task if multi else None, text),
-                                               final.append))
-    except KeyboardInterrupt:
-        if not follow:
-            raise
-        raise Cancelled(message("cli.stopped-following", job=job)) from None
-    if not follow:
-        return 0
-    state = result["state"]
-    how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
-                        final[-1].diagnostics) if final else ""
-    print_row([(f"{job}: ", None), (state, state_style(state)), (f" ({how})" if how else "", None)], console(err=True))
-    if (why := failure_line(cluster, job, state)) is not None:
-        print(f"why: {visible(why)}", file=sys.stderr)
-    return 0 if state == "SUCCEEDED" else 1
-
-
-def follow_job(cluster: str | None, job: str) -> int:
-    """After a command submitted `job`: its logs until it ends; exit 0 when it succeeded (`--follow`
-    of every command that submits)."""
-    return _follow(cluster, job, None)
-
-
-def _print_chunk(label: str | None, data: bytes) -> None:
-    """What the task wrote, byte for byte (prefixed by its task on each line when several run)."""
-    if label:
-        data = b"".join(f"[{label}] ".encode() + line for line in data.splitlines(keepends=True))
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
 
 
 def _watch(fetch: Callable[[], Any], show: Callable[[Any], None], done: Callable[[Any], bool] = lambda _: False,

@@ -117,9 +117,9 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     print(visible(f"submitted {done['job']} to {done['cluster']} (rerun of {args.job}, code hash {done['codeHash'][:12]})"))
     if not args.follow:
         return 0
-    from .cmd_jobs import follow_job  # what `pai submit --follow` does after submitting
+    from .follow import follow_logs  # what `pai submit --follow` does after submitting
 
-    return follow_job(done["cluster"], done["job"])
+    return follow_logs(done["cluster"], done["job"], None)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
