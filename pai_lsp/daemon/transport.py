@@ -29,7 +29,7 @@ from hashlib import sha256
 from pathlib import Path
 
 from ..common import winacl
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..core.messages import Message, message
 
 ENV = "PAI_LSP_TRANSPORT"

@@ -1,4 +1,4 @@
-"""core/v2render.py (on core/v2_templates.py): a v2 job as the server will see it. The commands are rendered as the real server
+"""core/v2/render.py (on core/v2/templates.py): a v2 job as the server will see it. The commands are rendered as the real server
 renders them (mustache 2.3 with `<%` `%>`, compared with the server's own code in tests/oracle/render.js
 on the corpus and on generated templates), deployments are merged, defaults applied, secrets masked
 unless asked for, and the text written reads back (js-yaml's reading) to the same job."""
@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from pai_lsp.core.v2_templates import TemplateError, fill, find_templates
-from pai_lsp.core.v2render import MASK, entrypoint, render
+from pai_lsp.core.v2.render import MASK, entrypoint, render
+from pai_lsp.core.v2.templates import TemplateError, fill, find_templates
 from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.paths import shared
@@ -182,7 +182,7 @@ def _repeated(value: str, uses: int, field: str = "parameters") -> dict:
 def test_what_rendering_produces_is_bounded():
     """A 90 KB parameter used 3,000 times would fill in to 270 MB: refused once past the bound, with
     the catalogue's words, after producing no more than the bound (a job just under it renders)."""
-    from pai_lsp.core.v2_templates import MAX_RENDERED, RenderTooLarge
+    from pai_lsp.core.v2.templates import MAX_RENDERED, RenderTooLarge
 
     with pytest.raises(RenderTooLarge) as refused:
         render(_repeated("x" * 90_000, 3_000))
@@ -198,7 +198,7 @@ def test_what_rendering_produces_is_bounded():
 def test_the_number_of_filled_tags_is_bounded(monkeypatch):
     """The steps of the work are counted (the same job is refused on any machine): here with a bound
     of 1,000 tags rather than a million, whose job takes minutes to write out."""
-    from pai_lsp.core import v2_templates
+    from pai_lsp.core.v2 import templates as v2_templates
 
     monkeypatch.setattr(v2_templates, "MAX_FILLED_TAGS", 1_000)
     assert len(render(_repeated("1", 1_000)).job["taskRoles"]["main"]["commands"]) == 1_000
@@ -208,7 +208,7 @@ def test_the_number_of_filled_tags_is_bounded(monkeypatch):
 
 
 def test_one_job_s_budget_is_shared_by_all_its_fills():
-    from pai_lsp.core.v2_templates import MAX_RENDERED, RenderTooLarge, one_job
+    from pai_lsp.core.v2.templates import MAX_RENDERED, RenderTooLarge, one_job
 
     half = "x" * (MAX_RENDERED // 2 + 1)
     assert len(fill("<% $parameters.v %>", {"$parameters": {"v": half}})) == len(half)  # alone: within

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from pai_lsp.common.folders import unfit_on_windows
+from pai_lsp.common.winnames import unfit_on_windows
 from pai_lsp.errors import PermissionDenied
 from pai_lsp.service.hdfs import safe_name
 

@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .messages import Message, message
-from .yaml.scalars import js_string
+from ..job_format import Unsendable
+from ..messages import Message, message
+from ..yaml.scalars import js_string
 
 # What one job's templates may fill in to: no cluster runs commands this long (a Kubernetes object is
 # at most 1.5 MB), and the largest job file pai reads (64 MB) renders within it unless it repeats itself.
@@ -75,13 +76,16 @@ class Template:
         return self.expr.split(".") if self.filled and self.expr else []
 
 
-class TemplateError(ValueError):
+class TemplateError(Unsendable):
     """A text the server's template parser refuses (500): `message` in mustache's words, and where:
     `start`..`end` in the text (the unclosed `<%`, the section tag), `at` the position mustache names."""
 
     def __init__(self, message: str | Message, start: int, end: int, at: int):
         super().__init__(str(message))
         self.message, self.start, self.end, self.at = message, start, end, at
+
+    def said(self, cluster: str) -> Message | str:
+        return self.message
 
 
 class RenderTooLarge(TemplateError):
