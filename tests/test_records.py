@@ -246,6 +246,15 @@ def test_rerun_follows_as_submit_does(env, tmp_path):
         assert followed.stdout.startswith("submitted ") and "epoch 3/3 loss=0.4968" in followed.stdout
         assert "SUCCEEDED" in followed.stderr
     assert "--follow" in pai(env, "rerun", "--help").stdout and "--follow" in pai(env, "submit", "--help").stdout
+    def names() -> set[str]:
+        return {job["name"] for job in json.loads(pai(env, "jobs", "-o", "json").stdout)["jobs"]}
+
+    before = names()
+    dry = pai(env, "rerun", first, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.startswith("would submit mnist_") and f"(rerun of {first}, code folder /{USER}/mnist_" in dry.stdout
+    assert '"--epochs 3' in dry.stdout or "--epochs 3" in dry.stdout
+    assert names() == before  # nothing submitted
 
 
 def test_a_protocol_v2_cluster_keeps_the_reference_in_its_extras(env, tmp_path):

@@ -39,10 +39,13 @@ def add_commands(sub) -> None:
     p = command(sub, "rerun", "submit a job again with exactly its code and config, under a new name", [
         ("pai rerun mnist_1a2b3c4d", "the same code and config; nothing uploaded while its code folder holds it"),
         ("pai rerun mnist_1a2b3c4d --edit", "change the config first, in $EDITOR"),
-        ("pai rerun mnist_1a2b3c4d --follow", "then print its log until it ends")])
+        ("pai rerun mnist_1a2b3c4d --follow", "then print its log until it ends"),
+        ("pai rerun mnist_1a2b3c4d --dry-run", "the name and config it would submit; nothing is sent")])
     job(p)
     p.add_argument("--edit", action="store_true", help="open the config in $EDITOR first")
     p.add_argument("--follow", "-f", action="store_true", help="stream the logs until the job ends (as `pai submit --follow`)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="show what would be submitted (job name, code folder, final config); send nothing (as `pai submit --dry-run`)")
     p = command(sub, "diff", "compare two runs: config keys, code, commit and environment", [
         ("pai diff mnist_1a2b3c4d mnist_5e6f7a8b", "what differs, with a unified diff of each changed text file")])
     job(p)
@@ -107,6 +110,13 @@ def cmd_rerun(args: argparse.Namespace) -> int:
         plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
         name = plan["job"]
         config = _edited(plan["config"], name)
+    if args.dry_run:
+        plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name, dry_run=True))
+        _notes(plan)
+        where = f", code folder {plan['codeDir']}" if plan.get("codeDir") else ""
+        print(visible(f"would submit {plan['job']} (rerun of {args.job}{where}); nothing was sent"))
+        print(visible_lines(json.dumps(plan["config"], indent=2, ensure_ascii=False)))
+        return 0
     done = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
     _notes(done)
     print(visible(f"running {done['codeFrom']}"), file=sys.stderr)
