@@ -1,4 +1,4 @@
-"""Submission records (issue 25), the I/O side of `core.record`: gathered at every submit (git
+"""Submission records, the I/O side of `core.record`: gathered at every submit (git
 facts, every file sent with its hash, the final config), kept beside the job's code on the
 cluster's storage and in the local journal, found again and checked by their hashes, and used to
 hand back exactly what a job ran (`code`), to run it again (`rerun`) and to compare two runs (`diff`).
