@@ -24,7 +24,8 @@ from ..core.jsonc import Document
 from ..core.messages import render
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
-from .documents import Documents, OpenDocument, SyncProtocol, tune_allocator, tune_garbage_collection
+from .documents import Documents, OpenDocument, tune_allocator, tune_garbage_collection
+from .pygls_compat import CompatProtocol
 from .uploads import Uploads
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
@@ -58,10 +59,11 @@ def _converter():
 
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
+        super().__init__("pai-lsp", __version__, protocol_cls=CompatProtocol, converter_factory=_converter)
         tune_garbage_collection()
         tune_allocator()
         self.locale: str | None = None
+        self.shut_down = False  # the editor asked for `shutdown`
         self.client_settings: dict[str, Any] = {}
         self.client_shows_messages = False  # the client shows command failures and job ends itself
         self.analyses: dict[str, Analysis] = {}

@@ -49,6 +49,7 @@ def did_change_watched_files(ls: PaiLanguageServer, params: types.DidChangeWatch
 
 @registry.feature(types.SHUTDOWN)
 def shutdown(ls: PaiLanguageServer, params: None) -> None:
+    ls.shut_down = True  # `exit` ends the process with 0 from now on (else 1)
     ls.uploads.shutdown()
 
 
