@@ -68,7 +68,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "This string holds half of a UTF-16 surrogate pair (such as \\ud800), which is no character: the job would get U+FFFD (�) in its place.",
         "此字符串包含半个 UTF-16 代理对（如 \\ud800），它不是字符：作业收到的将是 U+FFFD（�）。",
     ),
-    # -- YAML syntax (v2 job files, read as the server's js-yaml 3 reads them; core/yaml_tree.py) --
+    # -- YAML syntax (v2 job files, read as the server's js-yaml 3 reads them; core/yaml/tree.py) --
     "syntax.yaml-empty": (ERROR, "The file is empty: a v2 job is a YAML mapping (protocolVersion: 2, name, type, taskRoles).",
                           "文件为空：v2 作业应是一个 YAML 映射（protocolVersion: 2、name、type、taskRoles）。"),
     "syntax.yaml-unexpected": (ERROR, "YAML cannot read this line here: check its indentation and punctuation.",
@@ -428,7 +428,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "file.too-large": (INFO, "This file is {mb} MB: pai-lsp checks job configs up to {limit} MB, so checks, completion, hover and "
                              "the outline are off for it.",
                        "此文件有 {mb} MB：pai-lsp 只检查不超过 {limit} MB 的作业配置，因此对它关闭了检查、补全、悬停提示和大纲。"),
-    # -- `pai why`'s report around the explanation's own words (cli_why.py) -------------------
+    # -- `pai why`'s report around the explanation's own words (cli/cmd_why.py) -------------------
     "why.nothing": (TEXT, "{job}: {state} (nothing to explain: it did not fail)", "{job}：{state}（没有需要说明的：作业没有失败）"),
     "why.task": (TEXT, " (task {task})", "（任务 {task}）"),
     "why.where": (TEXT, "where:", "位置："),

@@ -21,16 +21,16 @@ from typing import Any
 
 import yaml
 
-from ..core import jsyaml
 from ..core.joi import js_regex
 from ..core.roles import TaskRole, from_v2
 from ..core.schema import load_schema
 from ..core.v2.facts import SCHEMA_FILE
 from ..core.v2_templates import TemplateError, fill
 from ..core.v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type, secrets_masked
-from ..core.yaml_scalars import js_string
-from .errors import ClusterError
-from .model import with_always_ports
+from ..core.yaml import jsyaml
+from ..core.yaml.scalars import js_string
+from .job_data import with_always_ports
+from .rest_errors import ClusterError
 
 # Numbers the scheduler needs as whole, finite counts of 0 or more (the schema lets 2.0, Infinity and -1 by).
 RUNTIME_OPTIONS = "set -o errexit\nset -o nounset\nset -o pipefail\n"  # openpai-runtime's user.sh
