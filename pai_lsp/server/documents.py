@@ -23,7 +23,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..core.formats import format_for
 from ..core.jsonc import Document, parse
 from ..core.model import LineIndex
 
@@ -92,6 +91,8 @@ class Documents:
         return self._open.get(uri)
 
     def open(self, uri: str, text: str, version: int | None) -> OpenDocument:
+        from ..core.formats import format_for  # loaded with the first document, not at start-up
+
         document = OpenDocument(uri, version, LineIndex(text, self.encoding), parse=format_for(uri, text).parse)
         self._open[uri] = document
         return document
