@@ -239,14 +239,11 @@ class Uploads:
         return known
 
     def _ensure(self, key: Key | None) -> None:
-        """A count for `key`, started (and its workspace watched) if there was none."""
+        """A count for `key`, started (and its workspace watched) in a moment if there was none: the
+        editor's first requests about the document are answered first, and a burst of keystrokes in
+        settings.json makes one count, not one each."""
         if key is not None and key not in self.counts:
-            count = self.counts[key] = Count()
-            if key.globs:  # typed in settings.json: a burst of keystrokes makes one count, not one each
-                self._schedule(key, count)
-            else:
-                self._start(key, count)
-            self._watch(key.root)
+            self._schedule(key, self.counts.setdefault(key, Count()))
 
     def _schedule(self, key: Key, count: Count) -> None:
         if count.running is not None:
@@ -257,6 +254,7 @@ class Uploads:
     def _start(self, key: Key, count: Count) -> None:
         count.timer = None
         count.again = False
+        self._watch(key.root)
         count.running = asyncio.ensure_future(self._count(key, count))
 
     async def _count(self, key: Key, count: Count) -> None:
