@@ -3,6 +3,7 @@ need (the times are bench/lsp_start.py's: docs/benchmarks.md)."""
 
 from __future__ import annotations
 
+import pytest
 from lsprotocol import types
 
 from .helpers.configs import VALID
@@ -17,6 +18,7 @@ async def test_requests_sent_right_after_initialize_are_served(client, tmp_path)
     assert "**jobName**" in hover.contents.value
 
 
+@pytest.mark.subprocess
 def test_the_language_server_does_not_load_the_job_stack_at_start():
     """Start-up time and memory (docs/benchmarks.md) depend on this: HTTP and HDFS clients load
     only when a job command runs."""
@@ -29,6 +31,7 @@ def test_the_language_server_does_not_load_the_job_stack_at_start():
     assert out.strip() == "[]"
 
 
+@pytest.mark.subprocess
 def test_pai_lsp_starts_the_server_before_loading_the_job_commands():
     """Nothing of the CLI's other commands loads before the server starts (they pulled in the
     daemon protocol and asyncio: +0.13 s per editor start)."""
@@ -55,6 +58,7 @@ def imported(stderr: list[str]) -> list[str]:
     return [line.rsplit("|", 1)[1].strip() for line in stderr if line.startswith("import time:") and "imported package" not in line]
 
 
+@pytest.mark.subprocess
 def test_initialize_is_answered_before_any_job_file_machinery_loads(tmp_path, monkeypatch):
     """The job-file formats, their validators and readers load with the first document; the daemon's
     client with the first job command; nothing loads in the background meanwhile."""
@@ -75,6 +79,7 @@ def test_initialize_is_answered_before_any_job_file_machinery_loads(tmp_path, mo
         server.close()
 
 
+@pytest.mark.subprocess
 def test_a_small_workspace_is_counted_without_starting_a_process(tmp_path):
     """Counting the files an upload would send (codeDir's hover and warnings) runs in a thread: the
     server starts no process for it, nor multiprocessing's resource tracker."""

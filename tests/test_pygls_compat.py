@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from lsprotocol import types
 from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
@@ -105,6 +106,7 @@ def test_pygls_text_document_breaks_lines_where_lsp_does_not():
 PLAIN_SERVER = "from pygls.lsp.server import LanguageServer; LanguageServer('plain', '1').start_io()"
 
 
+@pytest.mark.subprocess
 def test_pygls_start_io_does_not_end_with_the_exit_code_the_protocol_asks_for():
     """Worked around by pygls_compat.serve: after `exit` without `shutdown`, LSP asks for exit code 1;
     plain pygls ends with 0 (or, were its reading thread to keep it alive, not at all)."""
