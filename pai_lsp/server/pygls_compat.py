@@ -29,7 +29,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ..core.model import ENCODINGS
 from .documents import Documents, release_memory
-from .framing import FrameReader, frame
+from .framing import FrameReader
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -154,19 +154,22 @@ class ReframedStdin:
 
     def __init__(self, stream: BinaryIO):
         self.reader = FrameReader(stream)
-        self.pending = b""
+        self.headers: list[bytes] = []  # of the message being read
+        self.body = b""  # handed over whole: a large document's text is not copied again
 
     def readline(self) -> bytes:
-        if not self.pending:
+        if not self.headers:
+            if self.body:  # read as lines only were pygls ever out of step
+                line, sep, self.body = self.body.partition(b"\n")
+                return line + sep
             body = self.reader.next()
             if body is None:
                 return b""
-            self.pending = frame(body)
-        line, sep, self.pending = self.pending.partition(b"\n")
-        return line + sep
+            self.headers, self.body = [b"Content-Length: %d\r\n" % len(body), b"\r\n"], body
+        return self.headers.pop(0)
 
     def read(self, size: int) -> bytes:
-        data, self.pending = self.pending[:size], self.pending[size:]
+        data, self.body = (self.body, b"") if size >= len(self.body) else (self.body[:size], self.body[size:])
         return data
 
 
