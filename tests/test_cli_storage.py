@@ -177,3 +177,13 @@ def test_a_first_run_v2_job_gets_its_code_through_the_default_storage(env, stora
     assert f"1 files → storage local:/{folder}, mounted at /mnt/local (the job runs in /mnt/local/{folder})" in ran.stderr
     assert (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "storages" / "local" / folder / "train.py").is_file()
     assert (tmp_path / "job.pai.yaml").read_text() == FIRST_RUN
+
+
+def test_bash_completes_storage_names_then_their_paths(env, storages):
+    from .helpers.cli import complete
+
+    assert pai(env, "storage", "mkdir", "local:/completed/sub").returncode == 0
+    assert "local:/" in complete(env, "pai storage ls ")
+    # bash breaks words at ':', so what it offers is the part after it
+    assert "/completed/" in complete(env, "pai storage ls local:/")
+    assert complete(env, "pai storage ls local:/completed/") == ["/completed/sub/"]

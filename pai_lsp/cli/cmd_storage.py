@@ -21,7 +21,7 @@ from ..core.messages import message
 from ..daemon import client as daemon
 from ..errors import InvalidInput
 from .args import command, group
-from .output import add_output_option, human_size, print_json
+from .output import add_output_option, human_size, print_json, visible
 
 STDOUT_PIECE = 1 << 20  # bytes of a file asked for at a time when it goes to standard output
 WHERE = "STORAGE:PATH, e.g. local:/code (PATH from the storage's root; `pai storage list` names the storages)"
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         if other != name:
             raise InvalidInput(message("cli.storage-mv-across", src=args.src, dst=args.dst))
         moved = daemon.call_sync(api.HdfsMove(source=src, target=dst, storage=name, cluster=cluster))
-        print(f"moved {name}:{moved.source} to {name}:{moved.target}")
+        print(visible(f"moved {name}:{moved.source} to {name}:{moved.target}"))
         return 0
     name, path = split(args.where)
     if op == "cat" or (op == "get" and args.local == "-"):
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
             got = daemon.call_sync(api.HdfsGet(local=_local(args.local), remote=path, storage=name, cluster=cluster,
                                                progress_token="cli", overwrite=args.force),
                                    _bar_updater(bar, bar.add_task("downloading", total=None)))
-        print(f"downloaded {got.files} file(s), {got.bytes:,} bytes to {got.path}")
+        print(visible(f"downloaded {got.files} file(s), {got.bytes:,} bytes to {got.path}"))
         return 0
     params: api.Params = {
         "ls": lambda: api.HdfsList(path=path, storage=name, cluster=cluster, recursive=args.recursive),
@@ -155,15 +155,15 @@ def run(args: argparse.Namespace) -> int:
     size = human_size if getattr(args, "human_readable", False) else str
     if op == "ls":
         for e in result.entries:
-            print(_ls_line(e, size))
+            print(visible(_ls_line(e, size)))
     elif op == "du":
         for u in result.entries:
-            print(f"{size(u.bytes):>12}  {name}:{u.path}")
+            print(visible(f"{size(u.bytes):>12}  {name}:{u.path}"))
     elif op == "stat":
-        print(f"{name}:{result.path}: {result.type}, {result.size} bytes, {_mode(result.permission)} "
-              f"{result.owner or '-'}:{result.group or '-'}, modified {_when(result.modified, '%Y-%m-%d %H:%M:%S')}")
+        print(visible(f"{name}:{result.path}: {result.type}, {result.size} bytes, {_mode(result.permission)} "
+                      f"{result.owner or '-'}:{result.group or '-'}, modified {_when(result.modified, '%Y-%m-%d %H:%M:%S')}"))
     else:
-        print(f"{'removed' if op == 'rm' else 'made'} {name}:{result.path}")
+        print(visible(f"{'removed' if op == 'rm' else 'made'} {name}:{result.path}"))
     return 0
 
 
@@ -177,12 +177,12 @@ def _list(cluster: str | None, output: str) -> int:
               "yes" if s.default else "", "yes" if s.share else "no (your folder only)") for s in answer.storages]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)) + "  " + row[-1])
+        print(visible("  ".join(cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)) + "  " + row[-1]))
     if not answer.storages:
         from ..core.messages import render
         from ..settings import terminal_locale
 
-        print(render("cli.no-storages", terminal_locale(), cluster=answer.cluster), file=sys.stderr)
+        print(visible(render("cli.no-storages", terminal_locale(), cluster=answer.cluster)), file=sys.stderr)
     return 0
 
 
@@ -233,5 +233,5 @@ def _put(args: argparse.Namespace, cluster: str | None, name: str, path: str) ->
                                                overwrite=args.force),
                                    _bar_updater(bar, bar.add_task("uploading", total=None)))
     what = "standard input," if args.local == "-" else f"{put.files} file(s),"
-    print(f"uploaded {what} {put.bytes:,} bytes to {name}:{put.path}")
+    print(visible(f"uploaded {what} {put.bytes:,} bytes to {name}:{put.path}"))
     return 0

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-# Only the standard library at the top: `pai-lsp` must answer the editor's `initialize` before
-# anything else loads (server/fast_start.py); each command imports what it needs.
+# Only the standard library at the top: `pai-lsp` loads the language server and nothing of the
+# other commands (the editor waits for its `initialize` answer); each command imports what it needs.
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -22,6 +22,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
     from ..core.messages import render
     from ..core.model import LineIndex
     from ..settings import find_workspace_settings, read
+    from .output import visible
 
     status = EXIT_OK
     found: list[dict] = []
@@ -30,7 +31,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
         try:
             text = decode_config(sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)) if name == "-" else read_config(path)
         except UnreadableConfig as exc:
-            print(render("check.unreadable", locale, file=name, why=exc.said), file=err)
+            print(visible(render("check.unreadable", locale, file=name, why=exc.said)), file=err)
             status = EXIT_UNREADABLE
             continue
         values = find_workspace_settings(path.resolve())
@@ -45,7 +46,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
                 found.append({"file": name, "line": line + 1, "column": col + 1, "endLine": end_line + 1,
                               "endColumn": end_col + 1, "severity": d.severity, "code": d.code, "message": d.message})
             else:
-                print(f"{name}:{line + 1}:{col + 1}: {d.severity} {d.code} {d.message}", file=out)
+                print(visible(f"{name}:{line + 1}:{col + 1}: {d.severity} {d.code} {d.message}"), file=out)
         if any(d.severity == "error" for d in diagnostics) and status == EXIT_OK:
             status = EXIT_ERRORS
     if as_json:
@@ -62,9 +63,9 @@ def serve_lsp(tcp: str | None) -> int:
         host, _, port = tcp.rpartition(":")
         create_language_server().start_tcp(host or "127.0.0.1", int(port))
     else:
-        from ..server.fast_start import serve_stdio
+        from ..server import serve_stdio
 
-        serve_stdio()
+        return serve_stdio()
     return EXIT_OK
 
 
@@ -220,6 +221,7 @@ def guarded(name: str, run) -> int:
     import signal
 
     from ..errors import Exists, PaiError
+    from .output import visible
 
     signal.signal(signal.SIGINT, signal.default_int_handler)  # from now on Ctrl-C stops what the command started
     try:
@@ -229,7 +231,7 @@ def guarded(name: str, run) -> int:
         from ..settings import terminal_locale
 
         locale = terminal_locale()
-        print(f"{name}: {exc.render(locale)}" + (render("cli.f-replaces", locale) if isinstance(exc, Exists) else ""),
+        print(visible(f"{name}: {exc.render(locale)}") + (render("cli.f-replaces", locale) if isinstance(exc, Exists) else ""),
               file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:

@@ -248,7 +248,7 @@ class PaddleCloud(Backend):
         raise Unsupported(message("paddle.no-storages", name=self.profile.name))
 
     def storage_detail(self, name: str) -> dict:
-        return self.storages()  # type: ignore[return-value]  # (refuses)
+        raise Unsupported(message("paddle.no-storages", name=self.profile.name))
 
     def quota(self) -> dict:
         items = self.api("GET", "/api/v1/quota/").get("items") or []
