@@ -233,6 +233,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                 "前置条件 {name} 不存在：服务器会拒绝此作业。{hint}"),
     "v2.unknown-deployment": (ERROR, "Default deployment {name} does not exist: the server refuses the job (deployments: {known}).",
                               "默认部署 {name} 不存在：服务器会拒绝此作业（已有部署：{known}）。"),
+    "v2.server-crash": (ERROR, "The server's schema lets {field} be {actual}, but its code cannot use that and fails "
+                        "(500 \"{message}\"): write {expected} here.",
+                        "服务器的 schema 允许 {field} 为{actual}，但其代码无法处理而出错（500 \"{message}\"）：此处应写{expected}。"),
+    "v2.server-refuses": (ERROR, "The server refuses the job here ({status} \"{message}\").",
+                          "服务器会在此处拒绝此作业（{status} \"{message}\"）。"),
     "v2.template-error": (ERROR, "The server cannot fill in the templates of this command: {message} (it answers 500).",
                           "服务器无法填充此命令中的模板：{message}（它会返回 500）。"),
     "v2.undefined-parameter": (WARNING, "<% $parameters.{name} %> names no parameter of this job: the server leaves the tag as "

@@ -42,6 +42,9 @@ def _is_number(_checker: Any, value: Any) -> bool:
 
 @lru_cache(maxsize=1)
 def _validator_class() -> Any:
+    """Ajv 6's reading of a schema: JavaScript's regular expressions, for values (`pattern`) and for
+    keys (`patternProperties`, and the keys `additionalProperties` counts as extra), a number
+    without a fraction an integer (Infinity too)."""
     from jsonschema import Draft202012Validator, validators
     from jsonschema.exceptions import ValidationError
 
@@ -49,8 +52,33 @@ def _validator_class() -> Any:
         if validator.is_type(instance, "string") and not js_regex(expression).search(instance):
             yield ValidationError(f"{instance!r} does not match {expression!r}")
 
+    def pattern_properties(validator: Any, patterns: dict, instance: Any, schema: dict) -> Any:
+        if validator.is_type(instance, "object"):
+            for expression, sub in patterns.items():
+                valid: set[int] = set()  # values found valid here: one reached again by an alias is not checked again
+                for key, value in instance.items():
+                    if id(value) in valid or not js_regex(expression).search(key):
+                        continue
+                    errors = list(validator.descend(value, sub, path=key, schema_path=expression))
+                    if errors:
+                        yield from errors
+                    elif isinstance(value, (dict, list)):
+                        valid.add(id(value))
+
+    def additional_properties(validator: Any, allowed: Any, instance: Any, schema: dict) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        named, patterns = schema.get("properties") or {}, schema.get("patternProperties") or {}
+        extra = [k for k in instance if k not in named and not any(js_regex(p).search(k) for p in patterns)]
+        if validator.is_type(allowed, "object"):
+            for key in extra:
+                yield from validator.descend(instance[key], allowed, path=key)
+        elif allowed is False and extra:
+            yield ValidationError(f"Additional properties are not allowed ({', '.join(map(repr, extra))})")
+
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer).redefine("number", _is_number)
-    return validators.extend(Draft202012Validator, {"pattern": pattern}, type_checker=checker)
+    keywords = {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
+    return validators.extend(Draft202012Validator, keywords, type_checker=checker)
 
 
 @lru_cache(maxsize=1)
