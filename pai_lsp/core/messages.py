@@ -88,7 +88,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "这里开始了第二个 YAML 文档：服务器只读取一个（js-yaml：expected a single document）。",
     ),
     "syntax.yaml-unknown-alias": (ERROR, "*{name} names no anchor &{name} defined above it.", "*{name} 引用的锚点 &{name} 在它之前没有定义。"),
-    "syntax.yaml-recursive-alias": (ERROR, "*{name} is inside its own anchor &{name}: the value would contain itself.",
+    "syntax.yaml-recursive-alias": (ERROR, "The alias *{name} is inside the node it names (&{name}): the value would contain itself.",
                                     "*{name} 位于它自己的锚点 &{name} 之内：值会包含它自己。"),
     "syntax.yaml-alias-limit": (
         ERROR,

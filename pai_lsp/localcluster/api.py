@@ -16,11 +16,11 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from .. import __version__
-from ..core import jsyaml
 from ..core.joi import Invalid, validate_v1
 from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
 from ..core.v2render import unrunnable
+from ..core.yaml_tree import parse as read_yaml
 from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
 from .errors import ClusterError
@@ -424,7 +424,8 @@ def _job_v2(text: str, user: str) -> tuple[Job, str]:
 def _stored_config_json(folder) -> str | None:
     """The job's stored config as JSON text (None when there is none)."""
     if (folder / "JobConfig.yaml").exists():
-        config = jsyaml.load((folder / "JobConfig.yaml").read_text(encoding="utf-8"))
+        stored = read_yaml((folder / "JobConfig.yaml").read_text(encoding="utf-8")).root  # the reader every v2 job has
+        config = stored.value if stored is not None else None
     elif (folder / "JobConfig.json").exists():
         config = json.loads((folder / "JobConfig.json").read_text(encoding="utf-8"))
     else:

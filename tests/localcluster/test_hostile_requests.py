@@ -146,7 +146,7 @@ def test_a_yaml_bomb_is_refused_at_once_and_costs_no_memory(cluster):
         answer = post_v2(c, bomb)
         took = time.perf_counter() - t0
     assert (answer.status_code, answer.json()["code"]) == (400, "InvalidProtocolError")
-    assert "aliases expand to more than 1,000,000" in answer.json()["message"]
+    assert "aliases here expand to more than" in answer.json()["message"]
     assert took < 2 and watch.worst < 0.5
     assert rss(cluster) - before < 50 << 20
 

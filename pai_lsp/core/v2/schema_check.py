@@ -21,7 +21,7 @@ from ..roles import v2_name
 from ..validate import SchemaError, _reduce, field_name, key_range, schema_diagnostics
 from ..yaml_write import literal, value_after_key
 from . import facts
-from .job import Job
+from .job import Job, job_of
 
 ROLES = ("taskRoles",)
 _ROLE_KEY = js_regex(facts.ROLE_NAME)
@@ -115,14 +115,29 @@ def warm_up() -> None:
 # -- finding -------------------------------------------------------------------------------------
 
 def errors(job: Job) -> list[SchemaError]:
-    """Every schema error of the job (roles from their nodes' memory)."""
-    top, _ = _validators()
+    """Every schema error of the job (roles from their nodes' memory), a prerequisite that matches
+    none of its shapes said as the errors of the shape its type names."""
     out = []
-    for err in _reduce(top.iter_errors(job.value)):
+    for err in ajv_errors(job):
         if err.kind == "oneOf" and len(err.path) == 2 and err.path[0] == "prerequisites":
             out.extend(_prerequisite_errors(err))
         else:
             out.append(err)
+    return out
+
+
+def server_errors(doc: Any) -> list[SchemaError]:
+    """The server's schema verdict on a parsed file, its errors as Ajv names them ([]: it passes)."""
+    root = doc.root
+    if root is None or root.type != "object":
+        return [SchemaError("type", (), "object", root.value if root is not None else None, facts.schema())]
+    return ajv_errors(job_of(doc))
+
+
+def ajv_errors(job: Job) -> list[SchemaError]:
+    """Every schema error of the job, as Ajv's keywords find them (roles from their nodes' memory)."""
+    top, _ = _validators()
+    out = list(_reduce(top.iter_errors(job.value)))
     roles = job.value.get("taskRoles")
     if isinstance(roles, dict) and not all(_ROLE_KEY.search(name) for name in roles):
         schema = facts.schema()["properties"]["taskRoles"]

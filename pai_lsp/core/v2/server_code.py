@@ -127,7 +127,8 @@ def refusals(job: Any) -> Iterator[Refusal]:
         return
     by_type: dict[str, dict[str, dict]] = {t: {} for t in PREREQUISITE_TYPES}
     for i, item in enumerate(_list(job.get("prerequisites"))):
-        if not isinstance(item, dict) or item.get("type") not in by_type or not isinstance(item.get("name"), str):
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str) or item["type"] not in by_type \
+                or not isinstance(item.get("name"), str):
             continue  # the schema refuses it
         if item["name"] in by_type[item["type"]]:
             yield Refusal(400, f"Duplicate {item['type']} prerequisites {item['name']}.", ("prerequisites", i, "name"), REFERENCE)
