@@ -114,10 +114,14 @@ def _server_code(doc: Any, job: Job, found: list[Diagnostic], locale: str | None
 
 
 def _place(root: Node, path: tuple) -> Node:
-    """The node at `path`, or the nearest one above it that the text has (a member left out)."""
+    """The node at `path`, or the nearest one above it that the text has (a member left out); for a
+    value left empty (`taskRoles:`), its key."""
     for end in range(len(path), 0, -1):
         node = find(root, path[:end])
         if node is not None:
+            prop = node.parent
+            if node.start == node.end and prop is not None and prop.type == "property" and prop.key is not None:
+                return prop.key
             return node
     return root
 
