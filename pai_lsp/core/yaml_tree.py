@@ -45,7 +45,7 @@ from .yaml_nodes import Alias, Piece, YamlNode, merge_sources
 
 __all__ = ["Document", "YamlNode", "parse", "MAX_DEPTH", "MAX_ALIAS_NODES", "SPLIT_LINES"]
 
-MAX_ALIAS_NODES = 100_000  # nodes reached through aliases, counted once per use
+MAX_ALIAS_NODES = 1_000_000  # nodes reached through aliases, counted once per use (js-yaml has no bound; the server takes thousands of aliased roles)
 SPLIT_LINES = 1_000  # a text longer than this is read in pieces
 
 # The first line of an entry of a block mapping (after its indentation): not a comment, a
