@@ -24,8 +24,8 @@ BIN = Path(sys.executable).parent
 
 
 def test_every_command_has_examples_and_every_argument_says_what_it_is():
-    from pai_lsp.cli import build_parser
-    from pai_lsp.cli_args import walk
+    from pai_lsp.cli.args import walk
+    from pai_lsp.cli.main import build_parser
 
     missing = []
     for name, parser in walk(build_parser()):
@@ -43,11 +43,11 @@ def test_every_command_has_examples_and_every_argument_says_what_it_is():
 
 def test_help_lists_every_exit_code_and_version_prints():
     from pai_lsp import __version__, errors
-    from pai_lsp.cli_args import EXIT_CODES
+    from pai_lsp.cli.args import EXIT_CODES
 
     shown = subprocess.run([str(BIN / "pai"), "--help"], capture_output=True, text=True, timeout=60).stdout
     listed = {code for code, _ in EXIT_CODES}
-    assert {cls.exit_code for cls in errors.KINDS.values()} | {errors.Cancelled.exit_code, 0} <= listed
+    assert {cls.exit_code for cls in errors.ERROR_CLASSES.values()} | {errors.Cancelled.exit_code, 0} <= listed
     for code, words in EXIT_CODES:
         assert f"{code:>3}  {words[:30]}" in shown
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
@@ -62,8 +62,8 @@ def test_an_option_of_a_group_goes_before_or_after_its_subcommand(env):
                   ["hdfs", "ls", "--cluster", "nosuch"], ["hdfs", "--cluster", "nosuch", "ls"]):
         result = pai(env, *words)
         assert (result.returncode, result.stderr) == (2, f"pai {words[0]}: no cluster named 'nosuch': see `pai cluster list`\n"), words
-    from pai_lsp.cli import build_parser
-    from pai_lsp.cli_args import walk
+    from pai_lsp.cli.args import walk
+    from pai_lsp.cli.main import build_parser
 
     parser = build_parser()
     for name, command in walk(parser):

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from pai_lsp import api
 from pai_lsp.daemon import protocol
 from pai_lsp.daemon.client import LogCursor
 from pai_lsp.daemon.server import Daemon
@@ -29,7 +30,7 @@ def daemon(cluster, tmp_path):
     return Daemon(tmp_path / "daemon.sock", Sessions(connect=lambda name, start=True: cluster))
 
 
-async def call(daemon: Daemon, method: str, params: dict | None = None) -> tuple[list[protocol.Event], dict]:
+async def call(daemon: Daemon, method: str, params: dict | None = None) -> tuple[list[api.Event], dict]:
     """(the events, the reply) of one request, read as a client reads them."""
     sent: list[dict] = []
 
@@ -37,7 +38,7 @@ async def call(daemon: Daemon, method: str, params: dict | None = None) -> tuple
         sent.append(json.loads(protocol.encode(message)))  # as it travels
 
     reply = await daemon.dispatch({"jsonrpc": "2.0", "id": 7, "method": method, "params": params or {}}, send)
-    events = [protocol.EVENTS[m["method"]].from_json(m["params"]) for m in sent if "method" in m]
+    events = [api.EVENTS[m["method"]].from_json(m["params"]) for m in sent if "method" in m]
     return events, json.loads(protocol.encode(reply))
 
 
@@ -69,9 +70,9 @@ async def test_a_follow_sends_every_byte_once_with_its_length_and_each_state_cha
     cluster.scripts["j"] = Script(["WAITING", "RUNNING", "RUNNING", "RUNNING", "SUCCEEDED"],
                                   [b"", b"caf\xc3", b"\xa9 \xff\n", b"", b"end"])
     events, reply = await call(daemon, "logs.follow", {"job": "j"})
-    states = [e.state for e in events if isinstance(e, protocol.JobStatus)]
+    states = [e.state for e in events if isinstance(e, api.JobStatus)]
     assert states == ["WAITING", "RUNNING", "SUCCEEDED"]
-    logs = [e for e in events if isinstance(e, protocol.JobLog)]
+    logs = [e for e in events if isinstance(e, api.JobLog)]
     assert [(e.offset, e.length) for e in logs] == [(0, 3), (3, 5), (8, 3)]  # contiguous, in bytes
     assert "".join(e.text for e in logs) == "café \ufffd\nend"
     assert reply["result"] == {"job": "j", "state": "SUCCEEDED", "offsets": {"main:0": 11}}

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import psutil
 
-from pai_lsp.core.openpai import JobSummary
-from pai_lsp.daemon import client, protocol
+from pai_lsp import api
+from pai_lsp.core.openpai_rest import JobSummary
+from pai_lsp.daemon import client
 from pai_lsp.daemon.server import Daemon
 from pai_lsp.daemon.sessions import Sessions
 
@@ -41,11 +42,11 @@ def test_more_followers_than_threads_are_all_served_at_once(env, tmp_path, monke
 
     async def follow_all() -> None:
         async def one(i: int) -> None:
-            def on_log(log: protocol.JobLog, data: bytes) -> None:
+            def on_log(log: api.JobLog, data: bytes) -> None:
                 if b"ready" in data:
                     ready.add(i)
 
-            await client.follow(protocol.FollowLogs(job=jobs[i % 2], cluster="local"), on_log)
+            await client.follow(api.FollowLogs(job=jobs[i % 2], cluster="local"), on_log)
 
         followers = [asyncio.ensure_future(one(i)) for i in range(40)]
         deadline = time.monotonic() + 60
@@ -151,7 +152,7 @@ async def test_watching_never_asks_for_the_whole_history(tmp_path, monkeypatch):
     daemon = Daemon(tmp_path / "daemon.sock", Sessions(connect=lambda name, start=True: cluster))
     changes: list[str] = []
 
-    async def on_change(event: protocol.JobStatus) -> None:
+    async def on_change(event: api.JobStatus) -> None:
         changes.append(event.state)
 
     daemon.watcher.subscribers.add(on_change)

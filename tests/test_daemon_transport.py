@@ -18,7 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from pai_lsp.daemon import protocol, transport
+from pai_lsp import api
+from pai_lsp.daemon import transport
 from pai_lsp.errors import ConfigError, Unreachable
 
 from .helpers.cli import isolated_env, pai, stop_all
@@ -55,7 +56,7 @@ def in_process(tcp_env, monkeypatch):
 def ping(start: bool = False):
     from pai_lsp.daemon.client import call_once
 
-    return asyncio.run(call_once(protocol.Ping(), start=start))
+    return asyncio.run(call_once(api.Ping(), start=start))
 
 
 class Restore:

@@ -9,7 +9,7 @@ import tracemalloc
 import pytest
 import yaml
 
-from pai_lsp.core import jsyaml
+from pai_lsp.core.yaml import jsyaml
 
 
 def bomb(levels: int, width: int) -> str:

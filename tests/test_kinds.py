@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-from pai_lsp.cli import build_parser
+from pai_lsp.cli.main import build_parser
 from pai_lsp.clusters import kinds
 from pai_lsp.clusters.backend import Backend
 from pai_lsp.clusters.profiles import LOCALS, Profile

@@ -14,7 +14,7 @@ import psutil
 import pytest
 from lsprotocol import types
 
-from pai_lsp.portable import PORTABLE_ENV
+from pai_lsp.common.portable import PORTABLE_ENV
 
 from .helpers.configs import VALID
 from .helpers.lsp import Editor, RawServer

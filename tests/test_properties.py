@@ -6,11 +6,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from pai_lsp.core.completion import complete
 from pai_lsp.core.formats import FORMATS
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import LineIndex, Settings
-from pai_lsp.core.outline import format_text
+from pai_lsp.core.schema_completion import complete
+from pai_lsp.core.schema_outline import format_text
 from pai_lsp.core.validate import diagnose
 
 from .helpers.lsp import Editor

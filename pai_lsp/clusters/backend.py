@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from ..core.openpai import JobDetail, JobSummary, TaskStatus
+    from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
     from ..storage.base import Storage
     from ..storage.upload import Progress, Selected, UploadResult
     from .profiles import Profile

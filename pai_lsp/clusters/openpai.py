@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ..core.messages import message
-from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
+from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..core.v2render import V2_DIRS, dump, is_v2
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
 from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path

@@ -20,7 +20,7 @@ import httpx
 
 from ..core import paddle
 from ..core.messages import message
-from ..core.openpai import JobDetail, JobSummary, TaskStatus
+from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError
 from ..storage.http import answer_error, at_paddlecloud, request
 

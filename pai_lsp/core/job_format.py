@@ -16,11 +16,14 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from typing import ClassVar
 
-from . import completion, hover, jsonc, outline
+from . import jsonc
+from . import schema_completion as completion
+from . import schema_hover as hover
+from . import schema_outline as outline
 from .jsonc import Document
 from .messages import Message
 from .model import Completion, Diagnostic, Edit, Hover, NewFile, Settings
-from .outline import Symbol
+from .schema_outline import Symbol
 
 
 class RenameError(ValueError):

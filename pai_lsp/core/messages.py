@@ -68,7 +68,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "This string holds half of a UTF-16 surrogate pair (such as \\ud800), which is no character: the job would get U+FFFD (�) in its place.",
         "此字符串包含半个 UTF-16 代理对（如 \\ud800），它不是字符：作业收到的将是 U+FFFD（�）。",
     ),
-    # -- YAML syntax (v2 job files, read as the server's js-yaml 3 reads them; core/yaml_tree.py) --
+    # -- YAML syntax (v2 job files, read as the server's js-yaml 3 reads them; core/yaml/tree.py) --
     "syntax.yaml-empty": (ERROR, "The file is empty: a v2 job is a YAML mapping (protocolVersion: 2, name, type, taskRoles).",
                           "文件为空：v2 作业应是一个 YAML 映射（protocolVersion: 2、name、type、taskRoles）。"),
     "syntax.yaml-unexpected": (ERROR, "YAML cannot read this line here: check its indentation and punctuation.",
@@ -433,7 +433,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "file.too-large": (INFO, "This file is {mb} MB: pai-lsp checks job configs up to {limit} MB, so checks, completion, hover and "
                              "the outline are off for it.",
                        "此文件有 {mb} MB：pai-lsp 只检查不超过 {limit} MB 的作业配置，因此对它关闭了检查、补全、悬停提示和大纲。"),
-    # -- `pai why`'s report around the explanation's own words (cli_why.py) -------------------
+    # -- `pai why`'s report around the explanation's own words (cli/cmd_why.py) -------------------
     "why.nothing": (TEXT, "{job}: {state} (nothing to explain: it did not fail)", "{job}：{state}（没有需要说明的：作业没有失败）"),
     "why.task": (TEXT, " (task {task})", "（任务 {task}）"),
     "why.where": (TEXT, "where:", "位置："),
@@ -545,6 +545,14 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "http.login-failed": (TEXT, "login to {url} as {user} failed: {why}", "以 {user} 登录 {url} 失败：{why}"),
     "http.answered": (TEXT, "{what} answered {status}{error}: {detail}", "{what} 返回 {status}{error}：{detail}"),
     "storage.missing": (TEXT, "{path}: no such file or directory on {storage}", "{path}：{storage} 上没有这个文件或目录"),
+    "storage.login-refused": (TEXT, "{what} refused the user name and password the cluster gave for it",
+                              "{what} 拒绝了集群为它提供的用户名和密码"),
+    "storage.bad-path": (TEXT, "{path}: not a path on {storage} (no '..', '\\' or NUL in its names)",
+                         "{path}：不是 {storage} 上的路径（名称中不能有 '..'、'\\' 或 NUL）"),
+    "storage.type-unreachable": (TEXT, "storage {name} is of type {type}, which pai cannot open from this machine yet (it can: {types})",
+                                 "存储 {name} 的类型是 {type}，pai 目前还不能从本机打开（可以打开的类型：{types}）"),
+    "storage.detail-missing": (TEXT, "the cluster's answer for storage {name} has no {key}", "集群关于存储 {name} 的回答中没有 {key}"),
+    "storage.failed": (TEXT, "{path}: {storage} failed: {why}", "{path}：{storage} 出错：{why}"),
     "storage.denied": (TEXT, "{path}: permission denied on {storage} ({why})", "{path}：{storage} 拒绝访问（{why}）"),
     "hdfs.rm-folder": (TEXT, "{path} is a folder: use -r to remove it with everything in it", "{path} 是文件夹：请用 -r 连同其内容一起删除"),
     "hdfs.not-a-file": (TEXT, "{path} is a folder, not a file", "{path} 是文件夹，不是文件"),

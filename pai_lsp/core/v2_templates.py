@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .yaml_scalars import js_string
+from .yaml.scalars import js_string
 
 OPEN, CLOSE = "<%", "%>"
 NAME = "name"  # the one kind of tag the server fills in

@@ -27,7 +27,7 @@ import yaml
 from .schema import load_schema
 from .v2.facts import SCHEMA_FILE
 from .v2_templates import TemplateError, fill, joined_commands
-from .yaml_scalars import js_string, resolve_plain
+from .yaml.scalars import js_string, resolve_plain
 
 MASK = "******"  # what the server stores instead of the secrets (utils/protocolSecret.js)
 PREREQUISITE_FIELDS = ("script", "output", "data")  # the role fields a template may read as `$<field>`

@@ -20,17 +20,17 @@ from typing import Protocol
 
 import psutil
 
+from ..common.atomic import write_atomic
 from ..core.triage.specs import RUNTIME_TAIL
-from ..files import write_atomic
 from . import memory, shapes
 from .auth import Users
 from .datadir import child
-from .errors import ClusterError
 from .hdfs_store import HdfsException, HdfsStore
+from .job_data import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
 from .memory import MEMORY_EXCEEDED
-from .model import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
 from .processes import RECORD_FILE, Tracker, leftover
 from .processes import end as end_processes
+from .rest_errors import ClusterError
 from .runner import (
     RunningTask,
     allocate_ports,

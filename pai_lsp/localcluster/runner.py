@@ -16,7 +16,7 @@ import psutil
 from ..core.roles import TaskRole
 from ..core.triage import specs
 from . import processes
-from .model import Job, Task
+from .job_data import Job, Task
 from .processes import TASK_MARKER, TaskProcesses
 from .shell import missing, search_path
 

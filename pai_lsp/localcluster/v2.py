@@ -1,6 +1,6 @@
 """OpenPAI protocol v2 (YAML) for the local cluster, with the real server's verdict (openpai-api.md
 §2.2-2.4; rest-server `middlewares/v2/protocol.js`), given by the editor's own reader and checker, so
-that the two cannot disagree: the file read as js-yaml reads it (core/yaml_tree.py), the server's
+that the two cannot disagree: the file read as js-yaml reads it (core/yaml/tree.py), the server's
 schema as Ajv 6 reads it (core/v2/schema_check.py), then what its own code refuses, in its order and
 words (core/v2/server_code.py: its name checks, the templates it cannot parse, the values of a type
 its JavaScript cannot use, such as `taskRoles: null`, a 500).
@@ -23,9 +23,9 @@ from ..core.roles import TaskRole, from_v2
 from ..core.v2 import schema_check, server_code
 from ..core.v2render import V2_DIRS, entrypoint, fill_secrets, secrets_masked
 from ..core.validate import SchemaError
-from ..core.yaml_tree import parse as read_yaml
-from .errors import ClusterError
-from .model import with_always_ports
+from ..core.yaml.tree import parse as read_yaml
+from .job_data import with_always_ports
+from .rest_errors import ClusterError
 
 RUNTIME_OPTIONS = "set -o errexit\nset -o nounset\nset -o pipefail\n"  # openpai-runtime's user.sh
 

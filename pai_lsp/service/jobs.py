@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Protocol
 from ..api import JobRow, JobsResult, RecordSummary, SshTask, StopResult, SubmitResult, UploadSummary
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
-from ..config_file import UnreadableConfig, read_config
+from ..common.config_file import UnreadableConfig, read_config
 from ..core.formats import format_for
 from ..core.messages import Message, message
 from ..core.model import LineIndex, Settings
-from ..core.openpai import FINAL
+from ..core.openpai_rest import FINAL
 from ..core.v2_templates import TemplateError
 from ..core.v2render import Rendered, is_v2, render
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
@@ -31,7 +31,7 @@ from .selection import checked_files
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
-    from ..core.openpai import JobDetail
+    from ..core.openpai_rest import JobDetail
 
 
 # -- submit ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import PreviewResult, UploadPreview
 from ..core.messages import render as text
-from ..core.upload import size_text
+from ..core.upload_facts import size_text
 from ..core.v2render import render as render_v2
 from ..core.v2render import secrets_masked
 from .jobs import job_settings, prepare

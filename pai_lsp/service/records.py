@@ -40,12 +40,13 @@ from ..api import (
     UploadSummary,
 )
 from ..clusters.kinds import kind_of
+from ..common.atomic import atomic_writer, write_atomic
+from ..common.folders import state_dir
 from ..core import record as rec
 from ..core.messages import Message, message
 from ..core.record import FileEntry, GitState, Record, RecordError
 from ..core.v2render import MASK, is_v2, render, secrets_masked
 from ..errors import InvalidInput, NotFound, PaiError
-from ..files import atomic_writer, state_dir, write_atomic
 from ..storage.upload import MANIFEST, Progress, Selected, bounded, file_hash, read_manifest, select
 
 if TYPE_CHECKING:

@@ -141,6 +141,15 @@ def denied(path: str, storage: str, why: str) -> PermissionDenied:
     return PermissionDenied(message("storage.denied", path=path, storage=storage, why=why))
 
 
+def path_parts(path: str, storage: str) -> list[str]:
+    """The names along an absolute storage path, refused before any file work when one could leave
+    the folder the storage was opened at (`..`) or means something else to the server (a `\\`, NUL)."""
+    parts = [p for p in path.split("/") if p and p != "."]
+    if any(p == ".." or "\\" in p or "\0" in p for p in parts):
+        raise InvalidInput(message("storage.bad-path", path=path, storage=storage))
+    return parts
+
+
 def partial(path: str) -> str:
     """The temporary name beside `path` that a file (or folder) is written under until it is whole."""
     folder, name = posixpath.split(path)

@@ -706,7 +706,7 @@ def test_every_text_has_both_languages_and_the_same_fields():
     def fields(template: str) -> set[str]:
         return {name for _, name, _, _ in Formatter().parse(template) if name}
 
-    for table in (catalogue.KINDS, catalogue.PLAIN_TITLES, catalogue.MESSAGES, catalogue.CLAUSES, catalogue.EXIT_CODES,
+    for table in (catalogue.FAILURE_CLASSES, catalogue.PLAIN_TITLES, catalogue.MESSAGES, catalogue.CLAUSES, catalogue.EXIT_CODES,
                   catalogue.PLATFORM_ADVICE):
         for key, (en, zh) in table.items():
             assert en and (CJK.search(zh) or WIDE.search(zh)), key
@@ -714,7 +714,7 @@ def test_every_text_has_both_languages_and_the_same_fields():
     for (en, zh), (advice_en, advice_zh) in catalogue.SIGNAL_WORDS.values():
         assert CJK.search(zh) and CJK.search(advice_zh) and en and advice_en
     kinds = {rule.kind for rule in RULES}
-    assert kinds <= set(catalogue.KINDS)
+    assert kinds <= set(catalogue.FAILURE_CLASSES)
     for rule in RULES:
         assert rule.id.startswith(rule.kind + ".") and rule.keyword == rule.keyword.lower()
         key = f"{rule.kind}.{rule.variant}" if rule.variant else rule.kind

@@ -11,7 +11,7 @@ import pytest
 
 from pai_lsp.core.v2_templates import TemplateError, fill, find_templates
 from pai_lsp.core.v2render import MASK, entrypoint, render
-from pai_lsp.core.yaml_tree import parse
+from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.paths import shared
 from ..helpers.yaml_oracle import server_render

@@ -20,7 +20,7 @@ import yaml
 from pai_lsp.core.formats import BY_NAME
 from pai_lsp.core.model import Settings
 from pai_lsp.core.v2.server_code import JAVASCRIPT, refusals
-from pai_lsp.localcluster.errors import ClusterError
+from pai_lsp.localcluster.rest_errors import ClusterError
 from pai_lsp.localcluster.v2 import parse as local_parse
 
 from ..helpers.configs import V2_JOB

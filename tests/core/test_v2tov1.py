@@ -11,7 +11,7 @@ import pytest
 from pai_lsp.core.formats import BY_NAME
 from pai_lsp.core.model import Settings
 from pai_lsp.core.v2tov1 import ERREXIT, NotExpressible, to_v1
-from pai_lsp.core.yaml_tree import parse
+from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.paths import shared
 from ..helpers.v2_jobs import generated

@@ -1,4 +1,4 @@
-"""The YAML reader of v2 job files (pai_lsp/core/yaml_tree.py), in process: exact str offsets,
+"""The YAML reader of v2 job files (pai_lsp/core/yaml/tree.py), in process: exact str offsets,
 one error per mistake with the rest of the tree usable, aliases and merge keys with their
 anchors' positions, bounds on what aliases expand to, several documents, edits of a large file."""
 
@@ -11,7 +11,7 @@ import time
 import pytest
 
 from pai_lsp.core.jsonc import find, node_at
-from pai_lsp.core.yaml_tree import MAX_ALIAS_NODES, MAX_DEPTH, SPLIT_LINES, parse
+from pai_lsp.core.yaml.tree import MAX_ALIAS_NODES, MAX_DEPTH, SPLIT_LINES, parse
 
 JOB = """\
 protocolVersion: 2
@@ -355,7 +355,7 @@ def test_a_chain_of_edits_always_equals_a_fresh_parse():
 
 def test_values_agree_with_the_servers_reader_on_generated_jobs():
     """The same values as `jsyaml.load` (the local cluster's js-yaml-compatible loader)."""
-    from pai_lsp.core import jsyaml
+    from pai_lsp.core.yaml import jsyaml
 
     from ..helpers.yaml_oracle import as_js
 
@@ -380,7 +380,7 @@ def test_every_error_the_reader_reports_has_its_message_in_english_and_chinese()
 
     from pai_lsp.core import messages
 
-    sources = " ".join(p.read_text(encoding="utf-8") for p in Path(messages.__file__).parent.glob("yaml_*.py"))
+    sources = " ".join(p.read_text(encoding="utf-8") for p in (Path(messages.__file__).parent / "yaml").glob("*.py"))
     codes = set(regex.findall(r"\"(syntax\.[a-z-]+)\"", sources))
     assert len(codes) >= 15
     for code in codes:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from pai_lsp.clusters.openpai import OpenPai, hdfs_path, substitute
 from pai_lsp.clusters.profiles import Profile
-from pai_lsp.core.openpai import JobDetail, JobSummary, TaskStatus
+from pai_lsp.core.openpai_rest import JobDetail, JobSummary, TaskStatus
 from pai_lsp.errors import NotFound
 from pai_lsp.storage.base import Stat, Storage
 from pai_lsp.storage.upload import upload

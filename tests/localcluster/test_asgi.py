@@ -12,9 +12,9 @@ import pytest
 
 from pai_lsp.clusters.v2convert import to_v2_yaml
 from pai_lsp.core.jsonc import parse
-from pai_lsp.core.openpai import JobDetail, JobSummary, LogLocations
+from pai_lsp.core.openpai_rest import JobDetail, JobSummary, LogLocations
+from pai_lsp.localcluster.asgi import build_app
 from pai_lsp.localcluster.cluster import Capacity, LocalCluster
-from pai_lsp.localcluster.server import build_app
 
 from ..helpers.localcluster import PASSWORD, USER
 from ..helpers.paths import CONFIGS

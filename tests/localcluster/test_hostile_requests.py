@@ -16,7 +16,7 @@ import httpx
 import psutil
 import pytest
 
-from pai_lsp.multipart import encode
+from pai_lsp.common.multipart import encode
 
 from ..helpers.localcluster import PASSWORD, USER, detail, finished, job, own_cluster, role, submit
 from ..helpers.webhdfs import hdfs

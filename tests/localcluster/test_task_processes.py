@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..helpers.localcluster import (
-    KINDS,
+    SLEEPER_KINDS,
     USER,
     Cluster,
     all_started,
@@ -74,7 +74,7 @@ def test_a_restarted_cluster_ends_what_a_killed_one_left_running(tmp_path):
         # The command's own shell dies with the cluster (its output pipe breaks); what it started does not.
         _run_then_end(data, tag, "while true; do echo tick; sleep 0.1; done", _crash)
         left = sleepers(tag)
-        assert left.keys() == set(KINDS), left  # what the restart must end
+        assert left.keys() == set(SLEEPER_KINDS), left  # what the restart must end
         print(f"processes left by the killed cluster: {len(left)}")
         with own_cluster(data) as again, again.client() as c:
             assert detail(c, "tree")["jobStatus"]["state"] == "FAILED"

@@ -9,8 +9,8 @@ from urllib.parse import quote
 
 import pytest
 
+from pai_lsp.common.winnames import unfit_on_windows
 from pai_lsp.errors import PermissionDenied
-from pai_lsp.files import unfit_on_windows
 from pai_lsp.service.hdfs import safe_name
 
 from ..helpers.localcluster import job, own_cluster, role, submit

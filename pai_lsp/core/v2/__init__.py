@@ -1,7 +1,7 @@
 """The OpenPAI v2 job protocol (`*.pai.yaml`, `*.pai.yml`, or any YAML whose top level says
-`protocolVersion: 2`) as a job-file format: read as the server's js-yaml 3 reads it (core/yaml_tree.py),
+`protocolVersion: 2`) as a job-file format: read as the server's js-yaml 3 reads it (core/yaml/tree.py),
 checked as its Ajv schema and its own checks do, with what the web portal, HiveD and the scheduler
-refuse as warnings (`checks.py`); completion (`complete.py`), hover (`explain.py`), navigation
+refuse as warnings (`checks.py`); completion (`completion.py`), hover (`hover.py`), navigation
 (`navigate.py`) and outline (`outline.py`) built on what the job defines (`job.py`)."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import re
 
 from ..job_format import JobFormat
 from ..model import Completion, Diagnostic, Edit, Hover, Settings
-from ..outline import Symbol
-from ..yaml_tree import Document, parse
-from . import checks, complete, explain, facts, navigate, outline
+from ..schema_outline import Symbol
+from ..yaml.tree import Document, parse
+from . import checks, completion, facts, navigate, outline
+from . import hover as explain
 
 # `protocolVersion: 2` at the top level (column 0), the value plain or quoted, a comment after it.
 _SNIFF = re.compile(r"""^protocolVersion[ \t]*:[ \t]*(?:2|'2'|"2")[ \t]*(?:#.*)?\r?$""", re.M)
@@ -39,7 +40,7 @@ class PaiV2(JobFormat):
         return checks.diagnose(doc, settings)
 
     def complete(self, doc: Document, offset: int, settings: Settings) -> list[Completion]:  # type: ignore[override]
-        return complete.complete(doc, offset, settings)
+        return completion.complete(doc, offset, settings)
 
     def hover(self, doc: Document, offset: int, settings: Settings) -> Hover | None:  # type: ignore[override]
         return explain.hover(doc, offset, settings)

@@ -20,7 +20,7 @@ from ..jsonc import Node, find
 from ..model import Diagnostic, Edit, Fix, Settings
 from ..v2_templates import OPEN, TemplateError, find_templates, lookup
 from ..validate import field_name, opening_diagnostics
-from ..yaml_write import append_item, append_member, insert_member, is_flow, literal, set_member, value_after_key
+from ..yaml.write import append_item, append_member, insert_member, is_flow, literal, set_member, value_after_key
 from . import schema_check, server_code
 from .facts import (
     EXTRAS,

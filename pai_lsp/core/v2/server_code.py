@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..v2_templates import TemplateError, find_templates, joined_commands
-from ..yaml_scalars import js_string
+from ..yaml.scalars import js_string
 from .facts import PREREQUISITE_FIELDS, PREREQUISITE_TYPES
 
 REFERENCE = "reference"  # 400: a name the job does not define, or defines twice

@@ -1,0 +1,75 @@
+"""What `pai` prints: `-o json` (the daemon's results as they are, documented in docs/protocol.md),
+sizes people read, and job states in colour on a terminal (plain when piped, or with NO_COLOR)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO, Any
+
+# A state's colour, whatever printed it (job tables, task lines, the end of `logs -f`).
+STATE_STYLES = {"SUCCEEDED": "green", "FAILED": "bold red", "RUNNING": "cyan", "WAITING": "yellow", "STOPPING": "magenta",
+                "STOPPED": "magenta", "UNKNOWN": "dim", "PENDING": "yellow", "SUCCEEDING": "green"}
+
+
+def add_output_option(parser: argparse.ArgumentParser) -> None:
+    """`-o json` / `--json` for a command that prints data."""
+    parser.add_argument("-o", "--output", choices=["text", "json"], default="text",
+                        help="text for people (the default) or json for scripts: the daemon's result as documented "
+                             "in docs/protocol.md, stable across versions")
+    parser.add_argument("--json", dest="output", action="store_const", const="json", help="the same as -o json")
+
+
+def plain(value: Any) -> Any:
+    """A result as JSON values: the one serialising rule for `-o json`. A typed result (pai_lsp/api.py)
+    writes itself, with the keys the daemon sends (`to_json`); what the CLI puts together around
+    results (lists, dicts of them) is walked."""
+    from ..api import Wire
+
+    if isinstance(value, Wire):
+        return value.to_json()
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def print_json(value: Any, out: IO[str] | None = None) -> None:
+    out = out or sys.stdout
+    json.dump(plain(value), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+    out.flush()
+
+
+def human_size(n: int | float) -> str:
+    """As `hdfs dfs -ls -h` says a size: bytes below 1 K, else one decimal and a binary unit (4.9 K, 1.2 G)."""
+    if n < 1024:
+        return str(int(n))
+    for unit in "KMGTPE":
+        n /= 1024
+        if n < 1024 or unit == "E":
+            return f"{n:.1f} {unit}"
+    return str(n)
+
+
+def console(err: bool = False):
+    """rich's console on stdout (or stderr): colours only on a terminal that wants them."""
+    from rich.console import Console
+
+    return Console(file=sys.stderr if err else sys.stdout, highlight=False, soft_wrap=True)
+
+
+def print_row(parts: list[tuple[str, str | None]], out=None) -> None:
+    """One line of a table: (text, style or None) pieces, padded already; styled on a terminal."""
+    from rich.text import Text
+
+    line = Text()
+    for text, style in parts:
+        line.append(text, style=style)
+    (out or console()).print(line)
+
+
+def state_style(state: str | None) -> str | None:
+    return STATE_STYLES.get(state or "")
