@@ -353,16 +353,6 @@ def test_a_chain_of_edits_always_equals_a_fresh_parse():
                                                          fresh.root.get_property(node.parent.key.value).value_node.end]
 
 
-def test_values_agree_with_the_servers_reader_on_generated_jobs():
-    """The same values as `jsyaml.load` (the local cluster's js-yaml-compatible loader)."""
-    from pai_lsp.core.yaml import jsyaml
-
-    from ..helpers.yaml_oracle import as_js
-
-    for text in (JOB, MERGED, big_job(3), "a: [1, {b: c}, 'd', \"e\\tf\", 1e3, .5, 0x1F, 1_000, ~, true]\n"):
-        assert as_js(parse(text).root.value) == as_js(jsyaml.load(text))
-
-
 def test_parses_in_several_threads_at_once_agree():
     """The server parses off its event loop: tree-sitter parsers are per thread."""
     from concurrent.futures import ThreadPoolExecutor

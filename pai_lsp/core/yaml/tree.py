@@ -15,7 +15,8 @@ Why tree-sitter-yaml (with the `tree-sitter` bindings) and not PyYAML or ruamel.
   an edit touched (see below).
 - values: no parser reads values as js-yaml 3.13.1 does (the v2 server's reader; tree-sitter's
   scalar kinds are YAML 1.2's, PyYAML's YAML 1.1's), so `yaml.scalars` ports js-yaml's rules, and
-  tests compare the values with js-yaml itself (tests/oracle/yaml.js) and with `jsyaml.load`.
+  tests compare the values with js-yaml itself (tests/oracle/yaml.js). The editor and the local
+  cluster both read v2 jobs with it.
 Positions are str offsets, as jsonc's (tree-sitter counts UTF-8 bytes; `yaml.cst` converts). Node
 types are jsonc's, plus `timestamp` (js-yaml makes a Date of `2001-12-14`: a `datetime` here) and
 `binary` (`!!binary`: bytes); mapping keys are strings, as in JavaScript.
