@@ -236,6 +236,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "v2.server-crash": (ERROR, "The server's schema lets {field} be {actual}, but its code cannot use that and fails "
                         "(500 \"{message}\"): write {expected} here.",
                         "服务器的 schema 允许 {field} 为{actual}，但其代码无法处理而出错（500 \"{message}\"）：此处应写{expected}。"),
+    "v2.server-letters": (ERROR, "The server reads this string letter by letter, each letter a name, and refuses the job "
+                          "({status} \"{message}\"): write {expected} here.",
+                          "服务器会把这个字符串逐个字符当作名称读取，并拒绝此作业（{status} \"{message}\"）：此处应写{expected}。"),
     "v2.server-refuses": (ERROR, "The server refuses the job here ({status} \"{message}\").",
                           "服务器会在此处拒绝此作业（{status} \"{message}\"）。"),
     "v2.template-error": (ERROR, "The server cannot fill in the templates of this command: {message} (it answers 500).",

@@ -255,7 +255,8 @@ def test_the_editors_errors_are_the_servers_refusals():
     verdicts = server_schema(cases)
     v2 = format_for("job.pai.yaml")
     names = ("v2.missing-prerequisite", "v2.prerequisite-wrong-type", "v2.unknown-prerequisite", "v2.uri-not-prerequisite",
-             "v2.unknown-deployment", "v2.duplicate-prerequisite", "v2.duplicate-deployment", "v2.server-crash", "v2.server-refuses")
+             "v2.unknown-deployment", "v2.duplicate-prerequisite", "v2.duplicate-deployment", "v2.server-crash", "v2.server-refuses",
+             "v2.server-letters")
     for text, verdict in zip(cases, verdicts, strict=True):
         errors = [d for d in v2.diagnose(v2.parse(text), Settings()) if d.severity == "error" and d.code not in names]
         assert bool(errors) == (not verdict["ok"]), (text, verdict, [(d.code, d.message) for d in errors])

@@ -110,7 +110,7 @@ def test_what_the_servers_code_refuses_is_an_error_here_and_in_the_local_cluster
         text = yaml.safe_dump(change(job), sort_keys=False)
         found = errors(text)
         assert found, f"{what}: no error\n{text}"
-        assert {d.code for d in found} & {"v2.server-crash", "v2.server-refuses"}, (what, [(d.code, d.message) for d in found])
+        assert {d.code for d in found} & {"v2.server-crash", "v2.server-refuses", "v2.server-letters"}, (what, [(d.code, d.message) for d in found])
         assert local_status(text) == status, (what, text)
         assert next(refusals(yaml.safe_load(text))).status == status
 
@@ -133,6 +133,13 @@ def test_the_editor_says_where_and_why():
     assert zh and "服务器" in zh[0].message
     (crash,) = [r for r in refusals(yaml.safe_load(text)) if r.kind == JAVASCRIPT]
     assert (crash.status, crash.path, crash.expected) == (500, ("taskRoles",), "object")
+
+
+def test_a_string_read_letter_by_letter_is_said_once():
+    text = yaml.safe_dump(changed(as_list(examples()[0]), ("taskRoles", 0, "prerequisites"), "image"), sort_keys=False)
+    found = [d for d in errors(text) if d.code.startswith("v2.server")]
+    assert [d.code for d in found] == ["v2.server-letters"], [(d.code, d.message) for d in found]
+    assert text[found[0].start:found[0].end] == "image" and "Prerequisite i does not exist." in found[0].message
 
 
 def mutations(job: dict, rng: random.Random, count: int) -> list[str]:

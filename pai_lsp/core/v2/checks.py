@@ -106,9 +106,13 @@ def _server_code(doc: Any, job: Job, found: list[Diagnostic], locale: str | None
         start, end = node.start, max(node.end, node.start + 1)
         if (start, end) in taken:
             continue
+        taken.add((start, end))  # the first refusal at a place: the server stops there
         if refusal.kind == server_code.JAVASCRIPT:
             yield _diag(start, end, "v2.server-crash", locale, field=field_name(refusal.path), message=refusal.message,
                         actual=msg.type_name(msg.json_type(node.value), locale), expected=msg.type_name(refusal.expected, locale))
+        elif refusal.expected:
+            yield _diag(start, end, "v2.server-letters", locale, status=refusal.status, message=refusal.message,
+                        expected=msg.type_name(refusal.expected, locale))
         else:
             yield _diag(start, end, "v2.server-refuses", locale, status=refusal.status, message=refusal.message)
 

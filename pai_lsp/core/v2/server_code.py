@@ -153,8 +153,9 @@ def refusals(job: Any) -> Iterator[Refusal]:
         try:
             names = _member(role, "prerequisites", path)
             for name, where in _iterate(names, "prerequisites", path + ("prerequisites",)) if not _falsy(names) else ():
-                if not isinstance(name, str) or name not in every:
-                    yield Refusal(400, f"Prerequisite {js_string(name)} does not exist.", where, REFERENCE)
+                if not isinstance(name, str) or name not in every:  # a string is read letter by letter
+                    yield Refusal(400, f"Prerequisite {js_string(name)} does not exist.", where, REFERENCE,
+                                  "array" if isinstance(names, str) else "")
         except _Failure as failure:
             broken.add(key)
             yield failure.refusal
