@@ -98,7 +98,7 @@ def _server_code(doc: Any, job: Job, found: list[Diagnostic], locale: str | None
     code cannot use (where no error of the schema stands already), and the names and templates of
     roles given as a list (the checks below read the roles of a mapping)."""
     taken = {(d.start, d.end) for d in found if d.severity == "error"}
-    for refusal in server_code.refusals(job.value):
+    for refusal in server_code.refusals(job.value, mapped_roles=False):
         listed = len(refusal.path) > 1 and refusal.path[0] == "taskRoles" and isinstance(refusal.path[1], int)
         if refusal.kind != server_code.JAVASCRIPT and not listed:
             continue

@@ -9,13 +9,18 @@ JavaScript's TypeError becomes the server's 500. `refusals` lists every place th
 its order, with its status and words: the local cluster answers the first (as the server does), the
 editor says each where its own checks of names and templates do not reach. It never raises, whatever
 the value: on a job the schema refuses it says what it can.
+
+Not followed: mustache caches a parse by the template's text, so an `auth` value that is no string
+but reads as a text the server parsed before (`[]` after `""`) passes a long-running server; here it
+is refused, as a fresh server refuses it. And names found on an object's prototype (`dockerImage:
+toString` is `in` every object) pass the server's name checks; here they are names like any other.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..v2_templates import TemplateError, find_templates, joined_commands
@@ -31,14 +36,14 @@ _FIELDS = ("script", "output", "data", "dockerImage")  # a role's fields naming 
 @dataclass(frozen=True)
 class Refusal:
     """One place the server refuses the job: its status and words, where (a path into the job) and
-    why (`kind`; for a JavaScript failure, `expected`: the type the code needed there)."""
+    why (`kind`; `expected`: the type the code needed there, for a JavaScript failure and for a
+    string it reads letter by letter as a list of names)."""
 
     status: int
     message: str
     path: tuple
     kind: str
     expected: str = ""
-    args: dict = field(default_factory=dict, compare=False)
 
 
 class _Failure(Exception):
@@ -72,7 +77,7 @@ def _keys(value: Any, path: tuple) -> list[tuple[str, Any, tuple]]:
 def _has(value: Any, key: str, path: tuple) -> bool:
     """`key in value`, which JavaScript refuses for a value that is no object."""
     if isinstance(value, dict):
-        return any(js_string(k) == key for k in value)
+        return key in value or any(js_string(k) == key for k in value if not isinstance(k, str))
     if isinstance(value, list):
         return key == "length" or key.isdigit() and int(key) < len(value)
     raise _Failure(f"Cannot use 'in' operator to search for '{key}' in {js_string(value)}", path, "object")
@@ -80,7 +85,8 @@ def _has(value: Any, key: str, path: tuple) -> bool:
 
 def _get(value: Any, key: str) -> Any:
     if isinstance(value, dict):
-        return next((v for k, v in value.items() if js_string(k) == key), None)
+        return value[key] if key in value else \
+            next((v for k, v in value.items() if not isinstance(k, str) and js_string(k) == key), None)
     if isinstance(value, list) and key.isdigit() and int(key) < len(value):
         return value[int(key)]
     return None
@@ -121,8 +127,11 @@ def _concat(first: Any, second: Any, what: str, path: tuple) -> Any:
 
 # -- the server's steps -----------------------------------------------------------------------------
 
-def refusals(job: Any) -> Iterator[Refusal]:
-    """Every refusal of the server's code, in its order (the server stops at the first)."""
+def refusals(job: Any, mapped_roles: bool = True) -> Iterator[Refusal]:
+    """Every refusal of the server's code, in its order (the server stops at the first).
+    `mapped_roles=False` leaves out what it does with each role of a mapping: the schema types all
+    of a role there, and the editor's own checks say its names and templates (kept per role); what
+    stays is whether the default deployment's `taskRoles` can be searched for a role at all."""
     if not isinstance(job, dict):
         return
     by_type: dict[str, dict[str, dict]] = {t: {} for t in PREREQUISITE_TYPES}
@@ -146,6 +155,17 @@ def refusals(job: Any) -> Iterator[Refusal]:
         roles = _keys(job.get("taskRoles"), ("taskRoles",)) if "taskRoles" in job else []
     except _Failure as failure:
         yield failure.refusal
+        return
+    defaults = job.get("defaults")
+    chosen = isinstance(defaults, dict) and "deployment" in defaults
+    deployment = deployments.get(js_string(defaults["deployment"])) if chosen else None
+    if not mapped_roles and isinstance(job.get("taskRoles"), dict):
+        if deployment is not None and roles:
+            try:
+                _has(deployment.get("taskRoles") if isinstance(deployment, dict) else None, roles[0][0], _hooks_path(job, deployment))
+            except _Failure as failure:
+                yield failure.refusal
+        yield from _auth(by_type["dockerimage"], job.get("prerequisites"))
         return
     every = {name for named in by_type.values() for name in named}
     broken: set[str] = set()  # the roles the code stops at: it goes no further with them
@@ -171,11 +191,9 @@ def refusals(job: Any) -> Iterator[Refusal]:
         except _Failure as failure:
             broken.add(key)
             yield failure.refusal
-    defaults = job.get("defaults")
-    if isinstance(defaults, dict) and "deployment" in defaults and js_string(defaults["deployment"]) not in deployments:
+    if chosen and js_string(defaults["deployment"]) not in deployments:
         yield Refusal(400, f"Default deployment {js_string(defaults['deployment'])} does not exist.", ("defaults", "deployment"), REFERENCE)
     yield from _auth(by_type["dockerimage"], job.get("prerequisites"))
-    deployment = deployments.get(js_string(defaults["deployment"])) if isinstance(defaults, dict) and "deployment" in defaults else None
     for key, role, path in roles:
         if key not in broken:
             yield from _commands(job, key, role, path, deployment)
@@ -205,7 +223,12 @@ def _template(text: str, path: tuple) -> Iterator[Refusal]:
     try:
         find_templates(text)
     except TemplateError as exc:
-        yield Refusal(500, str(exc), path, TEMPLATE, args={"start": exc.start, "end": exc.end})
+        yield Refusal(500, str(exc), path, TEMPLATE)
+
+
+def _hooks_path(job: dict, deployment: Any) -> tuple:
+    index = next((i for i, item in enumerate(_list(job.get("deployments"))) if item is deployment), 0)
+    return ("deployments", index, "taskRoles")
 
 
 def _commands(job: dict, key: str, role: Any, path: tuple, deployment: Any) -> Iterator[Refusal]:
@@ -216,8 +239,7 @@ def _commands(job: dict, key: str, role: Any, path: tuple, deployment: Any) -> I
         commands = _member(role, "commands", path)
         before = 0  # how many lines the deployment puts before the role's own
         if deployment is not None:
-            index = next((i for i, item in enumerate(_list(job.get("deployments"))) if item is deployment), 0)
-            hooks_path = ("deployments", index, "taskRoles")
+            hooks_path = _hooks_path(job, deployment)
             hooks_of = deployment.get("taskRoles") if isinstance(deployment, dict) else None
             if _has(hooks_of, key, hooks_path):
                 hooks = _get(hooks_of, key)
