@@ -100,7 +100,7 @@ def test_v2_corpus_files_have_no_finding_at_all():
 
 
 def test_every_v1_corpus_config_converts_to_a_v2_job_without_error():
-    """The v1 → v2 code action's file (core/v2convert.py) for every real v1 config: a v2 job the
+    """The v1 → v2 code action's file (core/v1/to_v2.py) for every real v1 config: a v2 job the
     editor finds no error in."""
     from pai_lsp.core.formats import format_for
 

@@ -238,3 +238,82 @@ def test_a_storage_opens_from_what_the_cluster_says_of_it(request):
         open_mounted({"name": "confignfs", "type": "nfs", "data": {"server": "10.0.0.1", "path": "/data"}}, "alice")
     with pytest.raises(InvalidInput, match="has no containerName"):
         open_mounted({"name": "blob", "type": "azureBlob", "data": {"accountName": "a"}}, "alice")
+
+
+def test_the_code_upload_keeps_its_promises_on_every_storage(storage, tmp_path):
+    """The workspace upload a submit makes, into this storage: the tree arrives whole, and an edit of
+    one file sends that file only, switched in without a mix of old and new."""
+    from pai_lsp.storage.upload import select, upload
+
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "train.py").write_text("import pkg.model\n")
+    (ws / "pkg" / "model.py").write_text("LAYERS = 2\n")
+    (ws / "pkg" / "__init__.py").write_text("")
+    remote = f"{storage.folder}/alice~mnist"
+    first = upload(storage, select(ws, ["**/*.py"], None), remote, threads=4)
+    assert (first.sent_files, first.unchanged_files) == (3, 0)
+    assert storage.read(f"{remote}/pkg/model.py") == b"LAYERS = 2\n"
+    (ws / "pkg" / "model.py").write_text("LAYERS = 3\n")
+    again = upload(storage, select(ws, ["**/*.py"], None), remote, threads=4)
+    assert (again.sent_files, again.unchanged_files) == (1, 2)
+    assert storage.read(f"{remote}/pkg/model.py") == b"LAYERS = 3\n"
+    assert storage.read(f"{remote}/train.py") == b"import pkg.model\n"
+    names = {s.name for s in storage.list(storage.folder)}
+    assert "alice~mnist" in names and not any(n.endswith("._COPYING_") for n in names)
+
+
+class AzureAnswers:
+    """A stand-in for an Azure File endpoint on 127.0.0.1 that answers every call as Azure answers a
+    wrong account key (no emulator of Azure File exists): what the client can be tested against here."""
+
+    def __enter__(self):
+        import http.server
+        import threading
+
+        class Refuse(http.server.BaseHTTPRequestHandler):
+            def _refuse(self):
+                body = (b'<?xml version="1.0" encoding="utf-8"?><Error><Code>AuthenticationFailed</Code>'
+                        b"<Message>Server failed to authenticate the request.</Message></Error>")
+                self.send_response(403, "Server failed to authenticate the request.")
+                self.send_header("x-ms-error-code", "AuthenticationFailed")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_PUT = do_HEAD = do_DELETE = _refuse
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}/acct"
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_azure_file_says_a_refused_key_an_unreachable_share_and_hostile_names_in_one_line():
+    from pai_lsp.errors import Unreachable
+    from pai_lsp.storage.mounted import open_mounted
+
+    from .helpers.servers import free_port
+
+    key = "c2VjcmV0LWtleS1ub2JvZHktbXVzdC1zZWU="
+    detail = {"name": "files", "type": "azureFile", "share": False,
+              "data": {"shareName": "team", "accountName": "acct", "accountKey": key}}
+    with AzureAnswers() as endpoint:
+        refused = open_mounted(detail, "alice", endpoint=endpoint)
+        with pytest.raises(AuthFailed) as failed:
+            refused.list("/")
+        assert "refused the user name and password" in str(failed.value) and key not in str(failed.value)
+        with pytest.raises(InvalidInput, match="not a path on Azure File"):
+            refused.put("/../bob/x", b"x")
+        refused.close()
+    gone = open_mounted(detail, "alice", endpoint=f"http://127.0.0.1:{free_port()}/acct")
+    with pytest.raises(Unreachable) as unreachable:
+        gone.status("/x")
+    assert "Azure File" in str(unreachable.value) and key not in str(unreachable.value)
+    gone.close()

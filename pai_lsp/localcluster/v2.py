@@ -21,7 +21,7 @@ import yaml
 from ..core import messages as msg
 from ..core.roles import TaskRole, from_v2
 from ..core.v2 import schema_check, server_code
-from ..core.v2render import V2_DIRS, entrypoint, fill_secrets, secrets_masked
+from ..core.v2.render import V2_DIRS, entrypoint, fill_secrets, secrets_masked
 from ..core.validate import SchemaError
 from ..core.yaml.tree import parse as read_yaml
 from .job_data import with_always_ports

@@ -73,6 +73,22 @@ class Storage(ABC):
     def rename(self, src: str, dst: str) -> None:
         """Move `src` to `dst`; `Unsupported` where the platform cannot."""
 
+    def content(self, path: str) -> dict[str, int]:
+        """What a folder holds, as WebHDFS's ContentSummary counts it: `fileCount`, `length` (bytes)
+        and `directoryCount` (the folder itself included). Walked here; a storage that can say it in
+        one request (WebHDFS) does."""
+        files = length = 0
+        folders, todo = 1, [path]
+        while todo:
+            folder = todo.pop()
+            for entry in self.list(folder):
+                if entry.is_dir:
+                    folders += 1
+                    todo.append(posixpath.join(folder, entry.name))
+                else:
+                    files, length = files + 1, length + entry.size
+        return {"fileCount": files, "length": length, "directoryCount": folders}
+
     # -- reading ---------------------------------------------------------------------------------
     @abstractmethod
     def stream(self, path: str, offset: int = 0, length: int | None = None) -> Iterator[bytes]:

@@ -15,7 +15,7 @@ from ..core.messages import message
 from ..errors import InvalidInput, Unsupported
 from .base import Storage
 
-REACHABLE = ("samba", "azureBlob")  # the types this machine can open; the others are said so
+REACHABLE = ("samba", "azureBlob", "azureFile")  # the types this machine can open; the others are said so
 
 
 def open_mounted(detail: Mapping[str, Any], user: str, *, endpoint: str | None = None, port: int | None = None) -> Storage:
@@ -33,6 +33,11 @@ def open_mounted(detail: Mapping[str, Any], user: str, *, endpoint: str | None =
 
         return AzureBlob(_required(data, "containerName", name), _required(data, "accountName", name),
                          key=data.get("accountKey"), sas=data.get("accountSASToken"), endpoint=endpoint, root=root)
+    if kind == "azureFile":
+        from .azure_file import AzureFile
+
+        return AzureFile(_required(data, "shareName", name), _required(data, "accountName", name), key=data.get("accountKey"),
+                         endpoint=endpoint, root=root)
     raise Unsupported(message("storage.type-unreachable", name=name, type=str(kind or "unknown"), types=", ".join(REACHABLE)))
 
 

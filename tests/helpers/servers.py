@@ -142,6 +142,7 @@ def azurite(folder: Path) -> Iterator[AzuriteServer]:
     """Azurite's blob service, its data in `folder`."""
     if not AZURITE.exists():
         missing("needs Azurite (cd tests/servers && npm ci)")
+    folder.mkdir(parents=True, exist_ok=True)
     port = free_port()
     log = folder / "azurite.out"
     with open(log, "wb") as out:

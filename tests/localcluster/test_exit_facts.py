@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pai_lsp.core.triage import JobFacts, TaskFacts, explain_job, explain_task
-from pai_lsp.core.v2convert import to_v2_yaml
+from pai_lsp.core.v1.to_v2 import to_v2_yaml
 
 from ..helpers.localcluster import USER, detail, finished, job, log, own_cluster, role, submit, wait_for
 

@@ -23,9 +23,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..v2_templates import TemplateError, find_templates, joined_commands
 from ..yaml.scalars import js_string
 from .facts import PREREQUISITE_FIELDS, PREREQUISITE_TYPES
+from .templates import TemplateError, find_templates, joined_commands
 
 REFERENCE = "reference"  # 400: a name the job does not define, or defines twice
 TEMPLATE = "template"  # 500: mustache cannot parse a text the server renders
