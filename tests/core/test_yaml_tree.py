@@ -333,6 +333,18 @@ def test_an_edit_reads_again_only_what_it_touched_and_equals_a_fresh_parse():
     assert back.errors == [] and back.root.value == parse(text).root.value
 
 
+def test_an_edit_that_unsplits_an_entry_equals_a_fresh_parse():
+    """`taskRoles:` read as its own line with its roles after it: an edit that leaves it with no
+    value (a character typed at the start of the next line) must not keep the roles it held."""
+    text = big_job(115)  # read in pieces
+    doc = parse(text)
+    at = text.index("  worker0:")
+    edited = doc.edit(at, at, "0")
+    fresh = parse(text[:at] + "0" + text[at:])
+    assert edited.root.value == fresh.root.value and fresh.root.value["taskRoles"] is None
+    assert [(e.code, e.start) for e in edited.errors] == [(e.code, e.start) for e in fresh.errors]
+
+
 def test_a_chain_of_edits_always_equals_a_fresh_parse():
     text = big_job(115)  # read in pieces
     doc = parse(text)

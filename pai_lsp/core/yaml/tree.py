@@ -155,6 +155,7 @@ class Document:
                 body.start, body.end = body._children[0].start, body._children[-1].end
             prop._children = [prop._children[0], body]  # type: ignore[index]
             prop.end = body.end
+            piece.spliced = True
         children = root._children
         if children:
             root.start, root.end = children[0].start, children[-1].end
