@@ -372,6 +372,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "type.positive-integer": (TEXT, "a positive integer", "正整数"),
     "type.globs": (TEXT, "a list of globs", "glob 列表"),
     "type.empty-string": (TEXT, "an empty string", "空字符串"),
+    "type.missing": (TEXT, "left out", "缺省"),
     "schema.pattern-fallback": (TEXT, "must match {pattern}", "必须匹配 {pattern}"),
     "semantic.the-default": (TEXT, "{value} (the default)", "{value}（默认值）"),
     "semantic.default-note": (TEXT, ", the default", "，默认值"),

@@ -109,12 +109,23 @@ def _server_code(doc: Any, job: Job, found: list[Diagnostic], locale: str | None
         taken.add((start, end))  # the first refusal at a place: the server stops there
         if refusal.kind == server_code.JAVASCRIPT:
             yield _diag(start, end, "v2.server-crash", locale, field=field_name(refusal.path), message=refusal.message,
-                        actual=msg.type_name(msg.json_type(node.value), locale), expected=msg.type_name(refusal.expected, locale))
+                        actual=msg.type_name(_type_at(job.value, refusal.path), locale),
+                        expected=msg.type_name(refusal.expected, locale))
         elif refusal.expected:
             yield _diag(start, end, "v2.server-letters", locale, status=refusal.status, message=refusal.message,
                         expected=msg.type_name(refusal.expected, locale))
         else:
             yield _diag(start, end, "v2.server-refuses", locale, status=refusal.status, message=refusal.message)
+
+
+def _type_at(value: Any, path: tuple) -> str:
+    """The JSON type of the value at `path` ("missing" where the job leaves it out)."""
+    for part in path:
+        if isinstance(value, dict) and part in value or isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            return "missing"
+    return msg.json_type(value)
 
 
 def _place(root: Node, path: tuple) -> Node:
