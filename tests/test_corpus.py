@@ -9,6 +9,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import Settings
 from pai_lsp.core.validate import validate
@@ -70,6 +72,7 @@ def test_every_corpus_value_round_trips():
             assert doc.root.value == json.loads(text)
 
 
+@pytest.mark.subprocess
 def test_pai_check_passes_the_corpus():
     result = subprocess.run([sys.executable, "-m", "pai_lsp", "check", *map(str, corpus())], capture_output=True, text=True,
                             timeout=60)

@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.subprocess
 def test_import_contracts_are_kept():
     result = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
                                                    "sys.exit(lint_imports_command())", "--no-cache"],

@@ -17,18 +17,20 @@ from pai_lsp.storage.base import Body, Storage
 
 from .helpers.servers import azurite, samba
 
+pytestmark = pytest.mark.subprocess  # Samba (smbd) and Azurite servers, through fixtures asked for by name
+
 BIG = 3_000_000  # more than one piece of a streamed file
 KINDS = ["samba", "azure-blob"]
 
 
 @pytest.fixture(scope="module")
-def samba_server(tmp_path_factory):
+def samba_server(tmp_path_factory, starts_processes):
     with samba(tmp_path_factory.mktemp("samba")) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def azurite_server(tmp_path_factory):
+def azurite_server(tmp_path_factory, starts_processes):
     with azurite(tmp_path_factory.mktemp("azurite")) as server:
         yield server
 

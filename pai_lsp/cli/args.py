@@ -53,6 +53,13 @@ class Parser(argparse.ArgumentParser):
         self.examples = list(examples)
         self.set_defaults(**{PARSER: self})
 
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:  # type: ignore[override]
+        """Every word a command takes as a value (a path, a job, a profile, a name) must say something:
+        `pai hdfs ls ''` is refused as `hdfs dfs -ls ''` is, rather than read as the home folder."""
+        if kwargs.get("action", "store") in ("store", "append") and "type" not in kwargs and "choices" not in kwargs:
+            kwargs["type"] = required_value
+        return super().add_argument(*args, **kwargs)
+
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:  # said by the command that got them, with its own usage
@@ -109,6 +116,17 @@ def inherit_options(parser: argparse.ArgumentParser, inherited: Sequence[argpars
             copied.default, copied.required = argparse.SUPPRESS, False
             child._add_action(copied)
         inherit_options(child, passed)
+
+
+def required_value(value: str) -> str:
+    """A value that must not be empty: one line, as argparse says a bad value. (Blanks are a value:
+    an HDFS file may be named ' '.)"""
+    if value:
+        return value
+    from ..core.messages import render
+    from ..settings import terminal_locale
+
+    raise argparse.ArgumentTypeError(render("cli.empty-value", terminal_locale()))
 
 
 def locale(value: str) -> str:

@@ -24,14 +24,15 @@ from ..core.messages import message
 from ..core.openpai_rest import FINAL, describe_exit
 from ..daemon import client as daemon
 from ..daemon import settings as daemon_settings
-from ..errors import Cancelled, ConfigError, InvalidInput, NotFound, PaiError, Unreachable
+from ..errors import ConfigError, InvalidInput, NotFound, PaiError, Unreachable
 from . import complete
 from .args import command, group, password
 from .cmd_records import COMMANDS as RECORD_COMMANDS
 from .cmd_records import add_commands as add_record_commands
 from .cmd_why import add_command as add_why
 from .cmd_why import cmd_why, failure_line
-from .output import add_output_option, console, human_size, print_json, print_row, state_style
+from .follow import follow_logs as _follow
+from .output import add_output_option, console, human_size, print_json, print_row, state_style, visible, visible_lines
 
 WATCH_SECONDS = 2.0  # how often --watch asks again
 STDOUT_PIECE = 1 << 20  # bytes of a file asked for at a time when it goes to standard output
@@ -199,7 +200,7 @@ def _add_hdfs(sub) -> None:
         ("pai hdfs ls", "your home"), ("pai hdfs ls -R -h code", "everything under code, sizes as 1.2 M"),
         ("pai hdfs ls / -o json", "as JSON")], add_help=False)
     p.add_argument("--help", action="help", help="show this help and exit")
-    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", default="", metavar="PATH")
+    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", metavar="PATH")
     p.add_argument("-R", "--recursive", action="store_true", help="everything under the folder too")
     p.add_argument("-h", "--human-readable", **human)
     add_output_option(p)
@@ -210,7 +211,7 @@ def _add_hdfs(sub) -> None:
         ("pai hdfs du -h", "each entry of your home, sizes as 1.2 G"), ("pai hdfs du -s code", "one total for code")],
         add_help=False)
     p.add_argument("--help", action="help", help="show this help and exit")
-    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", default="", metavar="PATH")
+    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", metavar="PATH")
     p.add_argument("-s", "--summary", action="store_true", help="one total for PATH rather than a line for each entry in it")
     p.add_argument("-h", "--human-readable", **human)
     add_output_option(p)
@@ -292,7 +293,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         shown = daemon.call_sync(api.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   list_files=args.list, locale=terminal_locale(),
                                                   show_secrets=args.show_secrets))
-        sys.stdout.write(shown["text"])
+        sys.stdout.write(visible_lines(shown["text"]))
         upload = shown.get("upload") or {}
         refused = (upload.get("overLimits") or any(upload.get("problems") or [])) and not args.force
         return 1 if refused else 0
@@ -315,8 +316,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if result["upload"]:
         print(_upload_line(result["upload"]), file=sys.stderr)
     for warning in result.get("warnings") or []:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(f"submitted {result['job']} to {result['cluster']}")
+        print(f"warning: {visible(warning)}", file=sys.stderr)
+    print(visible(f"submitted {result['job']} to {result['cluster']}"))
     if not args.follow:
         return 0
     return _follow(result["cluster"], result["job"], None)
@@ -327,7 +328,7 @@ def _upload_line(up: dict) -> str:
     lines = [f"removed an unfinished earlier upload to {up['remote']} ({path})" for path in up.get("cleaned") or []]
     if not up["sent_files"] and not up["removed_files"]:
         lines.append(f"code at {up['remote']} is up to date ({up['unchanged_files']} file(s) unchanged)")
-        return "\n".join(lines)
+        return "\n".join(map(visible, lines))
     # What was sent, and why; what was kept there without being sent; what was removed.
     counts = [f"{up.get('changed_files', up['sent_files'])} new or changed"]
     if up.get("resent_files"):
@@ -337,40 +338,7 @@ def _upload_line(up: dict) -> str:
         counts.append(f"{up['removed_files']} removed")
     lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
                  f"({', '.join(counts)}) in {up['seconds']:.2f} s")
-    return "\n".join(lines)
-
-
-def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True) -> int:
-    """Print every task's log through the daemon (resumed, nothing lost or repeated, if it dies).
-    Ctrl-C stops following, not the job."""
-    status = daemon.call_sync(api.Status(job=job, cluster=cluster))
-    multi = task is None and len(status["tasks"]) > 1
-    final: list[api.JobStatus] = []
-    try:
-        result = daemon.run_sync(daemon.follow(api.FollowLogs(job=job, cluster=cluster, task=task, follow=follow),
-                                               lambda log, text: _print_chunk(log.task if multi else None, text),
-                                               final.append))
-    except KeyboardInterrupt:
-        if not follow:
-            raise
-        raise Cancelled(message("cli.stopped-following", job=job)) from None
-    if not follow:
-        return 0
-    state = result["state"]
-    how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
-                        final[-1].diagnostics) if final else ""
-    print_row([(f"{job}: ", None), (state, state_style(state)), (f" ({how})" if how else "", None)], console(err=True))
-    if (why := failure_line(cluster, job, state)) is not None:
-        print(f"why: {why}", file=sys.stderr)
-    return 0 if state == "SUCCEEDED" else 1
-
-
-def _print_chunk(label: str | None, data: bytes) -> None:
-    """What the task wrote, byte for byte (prefixed by its task on each line when several run)."""
-    if label:
-        data = b"".join(f"[{label}] ".encode() + line for line in data.splitlines(keepends=True))
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    return "\n".join(map(visible, lines))
 
 
 def _watch(fetch: Callable[[], Any], show: Callable[[Any], None], done: Callable[[Any], bool] = lambda _: False,
@@ -449,9 +417,9 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
     how = describe_exit(status["state"], status["exitCode"], status["userExitCode"], status["exitReason"])
     print_row([(f"{status['name']}: ", None), (status["state"], state_style(status["state"])), (f" ({how})" if how else "", None)], out)
     if status["diagnostics"]:
-        out.print(f"  {status['diagnostics']}", markup=False)
+        out.print(f"  {visible(status['diagnostics'])}", markup=False)
     if (why := failure_line(cluster, status["name"], status["state"])) is not None:
-        out.print(f"  why: {why}", markup=False)
+        out.print(f"  why: {visible(why)}", markup=False)
     for t in status["tasks"]:
         ports = " ".join(f"{k}={v}" for k, v in t["ports"].items())
         label = f"{t['role']}:{t['index']}"
@@ -472,9 +440,9 @@ def cmd_logs(args: argparse.Namespace) -> int:
 def cmd_ssh(args: argparse.Namespace) -> int:
     running = daemon.call_sync(api.Ssh(job=args.job, cluster=args.cluster, task=args.task))["tasks"]
     for t in running:
-        print(f"{t['task']}  {t['command'] or 'no ssh port'}")
+        print(visible(f"{t['task']}  {t['command'] or 'no ssh port'}"))
         for label, urls in t["urls"].items():
-            print(f"    {label}: " + ", ".join(urls))
+            print(visible(f"    {label}: " + ", ".join(urls)))
     if args.connect:
         import shutil
 
@@ -489,7 +457,7 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
 def cmd_stop(args: argparse.Namespace) -> int:
     done = daemon.call_sync(api.Stop(job=args.job, cluster=args.cluster))
-    print(f"stopped {done['stopped']}" + (f" (it was {done['state']})" if done.get("state") else ""))
+    print(visible(f"stopped {done['stopped']}" + (f" (it was {done['state']})" if done.get("state") else "")))
     return 0
 
 
@@ -499,7 +467,7 @@ def cmd_outputs(args: argparse.Namespace) -> int:
         target = daemon.call_sync(api.Outputs(job=args.job, cluster=args.cluster, dest=_local(args.dest),
                                                    progress_token="cli", overwrite=args.force),
                                   _bar_updater(bar, task))["path"]
-    print(f"downloaded outputs of {args.job} to {target}")
+    print(visible(f"downloaded outputs of {args.job} to {target}"))
     return 0
 
 
@@ -530,8 +498,8 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     elif command == "import-paddle":
         done = daemon.call_sync(api.ClustersImportPaddle(config=args.config, remove_passwords=args.remove_passwords))
         for c in done["clusters"]:
-            print(f"added cluster {c['name']} (PaddlePaddle Cloud {c['endpoint']}, datacenter {c['datacenter']}, user {c['user']})"
-                  + (", active" if c["active"] else ""))
+            print(visible(f"added cluster {c['name']} (PaddlePaddle Cloud {c['endpoint']}, datacenter {c['datacenter']}, "
+                          f"user {c['user']})" + (", active" if c["active"] else "")))
         stored = [c["name"] for c in done["clusters"] if c["passwordStored"]]
         if stored:
             where = (f"and removed from {done['config']} (the paddlecloud client asks for them now)" if done["passwordsRemoved"]
@@ -553,7 +521,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
                 what = "embedded local cluster (started on demand)"
             else:
                 what = f"{c['rest']}  {c['user']}  {c['kind']}" + (f"  datacenter {c['datacenter']}" if c.get("datacenter") else "")
-            print(f"{mark} {c['name']:16} {what}")
+            print(visible(f"{mark} {c['name']:16} {what}"))
     elif command == "remove":
         daemon.call_sync(api.ClustersRemove(name=args.name))
         print(f"removed cluster {args.name}")
@@ -564,7 +532,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
             raise ConfigError(message("clusters.local-no-login"))
         secret = password(args.password_stdin, f"password for {args.name}: ")
         done = daemon.call_sync(api.ClustersLogin(name=args.name, password=secret))
-        print(f"logged in to {done['name']} as {done['user']}")
+        print(visible(f"logged in to {done['name']} as {done['user']}"))
     elif command == "stop-local":  # in-process: stopping must not start the daemon
         from ..service.clusters import stop_local_cluster
 
@@ -580,9 +548,9 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
     if op == "put" and args.local == "-":
         return _hdfs_put_stdin(args)
     params: api.Params = {
-        "ls": lambda: api.HdfsList(path=args.path, cluster=cluster, recursive=args.recursive),
+        "ls": lambda: api.HdfsList(path=args.path or "", cluster=cluster, recursive=args.recursive),
         "stat": lambda: api.HdfsStat(path=args.path, cluster=cluster),
-        "du": lambda: api.HdfsDu(path=args.path, cluster=cluster, summary=args.summary),
+        "du": lambda: api.HdfsDu(path=args.path or "", cluster=cluster, summary=args.summary),
         "mkdir": lambda: api.HdfsMkdir(path=args.path, cluster=cluster),
         "rm": lambda: api.HdfsRemove(path=args.path, recursive=args.recursive, cluster=cluster),
         "mv": lambda: api.HdfsMove(source=args.src, target=args.dst, cluster=cluster),
@@ -601,20 +569,21 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
         for e in result["entries"]:
             kind = "d" if e["type"] == "dir" else "-"
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["modified"] / 1000))
-            print(f"{kind}{_mode(e['permission'])} {e['owner']:10} {e['group']:12} {size(e['size']):>12} {when} {e['name']}")
+            print(visible(f"{kind}{_mode(e['permission'])} {e['owner']:10} {e['group']:12} {size(e['size']):>12} {when} {e['name']}"))
     elif op == "du":
         for e in result["entries"]:
-            print(f"{size(e['bytes']):>12}  {e['path']}")
+            print(visible(f"{size(e['bytes']):>12}  {e['path']}"))
     elif op == "stat":
-        print(f"{result['path']}: {result['type']}, {result['size']} bytes, {_mode(result['permission'])} "
-              f"{result['owner']}:{result['group']}, modified "
-              f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(result['modified'] / 1000))}")
+        print(visible(f"{result['path']}: {result['type']}, {result['size']} bytes, {_mode(result['permission'])} "
+                      f"{result['owner']}:{result['group']}, modified "
+                      f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(result['modified'] / 1000))}"))
     elif op in ("put", "get"):
-        print(f"{'uploaded' if op == 'put' else 'downloaded'} {result['files']} file(s), {result['bytes']:,} bytes to {result['path']}")
+        print(visible(f"{'uploaded' if op == 'put' else 'downloaded'} {result['files']} file(s), {result['bytes']:,} bytes to "
+                      f"{result['path']}"))
     elif op == "mv":
-        print(f"moved {result['from']} to {result['to']}")
+        print(visible(f"moved {result['from']} to {result['to']}"))
     else:
-        print(f"{'removed' if op == 'rm' else 'made'} {result['path']}")
+        print(visible(f"{'removed' if op == 'rm' else 'made'} {result['path']}"))
     return 0
 
 
@@ -654,7 +623,7 @@ def _hdfs_put_stdin(args: argparse.Namespace) -> int:
             result = daemon.call_sync(api.HdfsPut(local=str(spooled), remote=args.remote, progress_token="cli",
                                                        cluster=args.cluster, overwrite=args.force),
                                       _bar_updater(bar, bar.add_task("uploading", total=None)))
-    print(f"uploaded standard input, {result['bytes']:,} bytes to {result['path']}")
+    print(visible(f"uploaded standard input, {result['bytes']:,} bytes to {result['path']}"))
     return 0
 
 
@@ -689,7 +658,7 @@ def cmd_quota(args: argparse.Namespace) -> int:
     print(f"{'':16} {'CPU':>8} {'MEMORY':>10} {'GPU':>5} {'MAXPARALLELISM':>15}")
     for row in ("limits", "used"):
         q = quota[row]
-        print(f"{row:16} {q['cpu'] or '-':>8} {q['memory'] or '-':>10} {q['gpu'] or '-':>5} {q['maxParallelism'] or '-':>15}")
+        print(visible(f"{row:16} {q['cpu'] or '-':>8} {q['memory'] or '-':>10} {q['gpu'] or '-':>5} {q['maxParallelism'] or '-':>15}"))
     return 0
 
 
@@ -701,15 +670,15 @@ def cmd_registry(args: argparse.Namespace) -> int:
             print_json(answer)
             return 0
         for r in answer["registries"]:
-            print(f"{r['name']:24} {r['created'] or '-'}")
+            print(visible(f"{r['name']:24} {r['created'] or '-'}"))
     elif command == "add":
         secret = password(args.password_stdin, f"password for {args.server}: ")
         done = daemon.call_sync(api.RegistryAdd(cluster=cluster, name=args.name, username=args.username, password=secret,
                                                      server=args.server))
-        print(f"added registry {done['name']} (use \"registry\": \"{done['secret']}\" in a job file)")
+        print(visible(f"added registry {done['name']} (use \"registry\": \"{done['secret']}\" in a job file)"))
     else:
         done = daemon.call_sync(api.RegistryRemove(cluster=cluster, name=args.name))
-        print(f"removed registry {done['name']}")
+        print(visible(f"removed registry {done['name']}"))
     return 0
 
 

@@ -17,6 +17,7 @@ from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
 from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path
 from ..storage.keepalive import KeepAlive
+from .backend import Backend
 from .profiles import LOCAL
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 ACTIVE = ("WAITING", "RUNNING", "STOPPING", "UNKNOWN")  # job states that still change
 
 
-class OpenPai:
+class OpenPai(Backend):
     """`profile.protocol` 1: a YARN-era server (v1 JSON jobs, SCM too); 2: a Kubernetes-era one (v2
     YAML jobs, v2 routes)."""
 

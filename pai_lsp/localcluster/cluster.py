@@ -409,7 +409,7 @@ class LocalCluster:
             self.tracker.discard(v.processes)
 
     def _copy_code(self, job: Job, workdir: Path) -> None:
-        """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there),
+        """codeDir on this cluster's HDFS is copied to ./<last path component> (OpenPAI's HDFS guide `cd`s there),
         as the platform's container script fetches it: as the job's user, with HDFS's permission
         checks, and refused over CODE_DIR_MAX_BYTES. A codeDir that is no folder copies nothing."""
         code_dir = substitute_dir(job.config.get("codeDir") or "", job, self.fs_uri)

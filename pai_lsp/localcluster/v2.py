@@ -22,6 +22,7 @@ from ..core import messages as msg
 from ..core.roles import TaskRole, from_v2
 from ..core.v2 import schema_check, server_code
 from ..core.v2.render import V2_DIRS, entrypoint, fill_secrets, secrets_masked
+from ..core.v2.templates import TemplateError, fill, one_job
 from ..core.validate import SchemaError
 from ..core.yaml.tree import parse as read_yaml
 from .job_data import with_always_ports
@@ -51,7 +52,27 @@ def parse(text: str) -> dict:
     refusal = next(server_code.refusals(job), None)
     if refusal is not None:
         raise ClusterError(refusal.status, "InvalidProtocolError" if refusal.status == 400 else "UnknownError", refusal.message)
+    _render_bounded(job)
     return job
+
+
+def _render_bounded(job: dict) -> None:
+    """What the job's templates fill in to (a Docker image's auth, each role's commands with its
+    secrets, as `roles` fills them), within one bound (core/v2/templates.py `one_job`), as for the
+    client: a job that fills in hugely is refused here, before anything runs."""
+    secrets = {"$secrets": job.get("secrets")}
+    listed = job["taskRoles"]
+    named = listed.items() if isinstance(listed, dict) else enumerate(listed) if isinstance(listed, list) else ()
+    try:
+        with one_job():
+            for image in job.get("prerequisites") or []:
+                for value in (image.get("auth") or {}).values() if image.get("type") == "dockerimage" else ():
+                    if isinstance(value, str):
+                        fill(value, secrets)
+            for name, role in named:  # a list's roles by index, as the server's Object.keys gives them
+                fill_secrets(entrypoint({**job, "taskRoles": {str(name): role}}, str(name)), secrets)
+    except TemplateError as exc:
+        raise ClusterError(500, "UnknownError", str(exc)) from None
 
 
 def _ajv_error(error: SchemaError) -> dict:

@@ -1,6 +1,6 @@
 """Every job operation, once: the CLI and the editor both call these.
 
-Submitting follows the flow users did by hand (seed 000): check the config, give it a unique
+Submitting follows the flow users did by hand (OpenPAI's HDFS guide): check the config, give it a unique
 name, fill in $PAI_JOB_NAME / $PAI_USER_NAME, upload the workspace's code to codeDir, submit.
 The config file on disk is never changed.
 """

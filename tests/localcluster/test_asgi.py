@@ -19,6 +19,8 @@ from pai_lsp.localcluster.cluster import Capacity, LocalCluster
 from ..helpers.localcluster import PASSWORD, USER
 from ..helpers.paths import CONFIGS
 
+pytestmark = pytest.mark.subprocess  # its jobs' tasks run as processes
+
 
 @pytest.fixture
 async def http(tmp_path):

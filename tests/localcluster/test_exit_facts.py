@@ -17,7 +17,7 @@ GREEDY = "python3 -c 'import time\nkept = []\nfor _ in range(256):\n    kept.app
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, starts_processes):
     with own_cluster(tmp_path_factory.mktemp("exits"), "--enforce-memory") as c:
         yield c
 

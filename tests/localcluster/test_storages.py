@@ -69,7 +69,7 @@ def join_group(data_dir: Path, user: str, *groups: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, starts_processes):
     data_dir = configured(tmp_path_factory.mktemp("storages"))
     # POSIX process control even in a run that forces the portable way (which refuses storages: tested below).
     with own_cluster(data_dir, env={"PAI_LSP_PORTABLE_PROCESSES": "0"}) as c:
@@ -276,6 +276,7 @@ def test_every_process_of_a_task_with_storages_ends_with_it(bob):
         wait_for(lambda: not sleepers(tag), 20)
 
 
+@pytest.mark.subprocess
 def test_the_portable_process_path_refuses_storages_in_one_line(tmp_path):
     with own_cluster(tmp_path / "portable", env={"PAI_LSP_PORTABLE_PROCESSES": "1"}) as cluster, cluster.client() as c:
         refused = send(c, v2_job("portable", "true", extras="extras:\n  storages: []\n"))
@@ -285,6 +286,7 @@ def test_the_portable_process_path_refuses_storages_in_one_line(tmp_path):
         assert send(c, v2_job("plain", "true")).status_code == 202  # a job without storages runs as before
 
 
+@pytest.mark.subprocess
 def test_a_bad_storage_config_stops_the_cluster_in_one_line(tmp_path):
     data_dir = tmp_path / "bad"
     data_dir.mkdir()
@@ -310,6 +312,7 @@ def test_a_container_gets_the_storages_as_bind_mounts(tmp_path):
     assert "type=bind,source=/srv/b/bob,target=/data" in argv
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root to become another user")
 def test_a_user_who_is_not_root_mounts_through_a_user_namespace():
     """The mount helper as an unprivileged user (nobody): the uid stays theirs, the read-only mount holds

@@ -31,7 +31,7 @@ def corpus() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def busy_cluster(tmp_path_factory):
+def busy_cluster(tmp_path_factory, starts_processes):
     """A cluster whose only CPU is taken: every job that can run waits, so none of the generated ones runs."""
     data_dir = tmp_path_factory.mktemp("v2verdicts")
     # Which storages exist is the cluster's, not the protocol's: this one has the storage the corpus names.
