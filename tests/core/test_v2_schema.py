@@ -236,6 +236,7 @@ def test_what_the_server_lets_through_is_a_warning_not_an_error(old, new, path, 
     assert (path, keyword) in warnings(text), warnings(text)
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_verdicts_are_the_servers_own():
     """Ajv 6.12.3 with the server's schema (tests/oracle/v2.js) agrees on every example and mistake."""
     texts = [JOB] + [mutated(old, new) for old, new, _, _ in BAD] + [mutated(old, new) for old, new, _, _ in WARNED]
@@ -247,6 +248,7 @@ def test_verdicts_are_the_servers_own():
         assert theirs["ok"] == (errors(text) == []), (text, theirs["errors"])
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_the_editors_errors_are_the_servers_refusals():
     """Each mutation of the example the server's Ajv refuses has an Error of the schema here; what it
     accepts (the warned ones) has none. (The server's name checks and what its code fails on come

@@ -173,6 +173,7 @@ def mutations(job: dict, rng: random.Random, count: int) -> list[str]:
     return out
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_mutated_real_examples_get_the_real_servers_verdict():
     """Every mutation the real server refuses (400 or 500) has an Error here, every one it takes has
     none, and the local cluster answers the server's status. (A Docker image's `auth` value that is
@@ -191,6 +192,7 @@ def test_mutated_real_examples_get_the_real_servers_verdict():
     assert not disagree, f"{len(disagree)} of {len(texts)}:\n" + "\n\n".join(map(str, disagree[:3]))
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_the_family_is_known_to_the_real_server_too():
     """The refused and accepted changes above are the real server's verdicts, not only ours."""
     job = examples()[0]

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.paths import shared
 from ..helpers.yaml_oracle import as_js, js_yaml
+
+pytestmark = pytest.mark.subprocess  # each test runs Node.js: js-yaml itself (tests/oracle)
 
 SCALARS = [
     # YAML 1.1 words that js-yaml 3 (YAML 1.2 core) keeps as strings
