@@ -65,6 +65,17 @@ def test_check_reads_a_v2_file_with_the_exit_codes_of_v1(env, tmp_path):
     assert bad.stdout.startswith("unclosed.yml:") and "Unclosed tag at" in bad.stdout and " error " in bad.stdout
 
 
+def test_check_refuses_what_the_servers_code_fails_on_after_its_schema(env, tmp_path):
+    """`taskRoles` null passes the server's schema, then its code answers 500: an error, exit 1."""
+    ws = write(tmp_path, "null.pai.yaml", JOB[:JOB.index("\ntaskRoles:") + 1] + "taskRoles:\n")
+    (ws / "listed.pai.yaml").write_text(JOB.replace("taskRoles:\n  worker:\n", "taskRoles:\n  - prerequisites: image\n"))
+    for name in ("null.pai.yaml", "listed.pai.yaml"):
+        bad = pai(env, "check", name, cwd=ws)
+        assert bad.returncode == 1 and " error " in bad.stdout, bad.stdout + bad.stderr
+        assert "the server" in bad.stdout.lower() and "Traceback" not in bad.stderr, bad.stdout
+    assert "Cannot convert undefined or null to object" in pai(env, "check", "null.pai.yaml", cwd=ws).stdout
+
+
 def test_check_takes_every_real_v2_example_as_it_is(env, tmp_path):
     """OpenPAI's own v2 examples (named *.yaml, known by `protocolVersion: 2`): no finding, exit 0."""
     files = sorted(shared("corpus", "openpai-examples", "v2").glob("*.yaml"))

@@ -88,7 +88,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "这里开始了第二个 YAML 文档：服务器只读取一个（js-yaml：expected a single document）。",
     ),
     "syntax.yaml-unknown-alias": (ERROR, "*{name} names no anchor &{name} defined above it.", "*{name} 引用的锚点 &{name} 在它之前没有定义。"),
-    "syntax.yaml-recursive-alias": (ERROR, "*{name} is inside its own anchor &{name}: the value would contain itself.",
+    "syntax.yaml-recursive-alias": (ERROR, "The alias *{name} is inside the node it names (&{name}): the value would contain itself.",
                                     "*{name} 位于它自己的锚点 &{name} 之内：值会包含它自己。"),
     "syntax.yaml-alias-limit": (
         ERROR,
@@ -233,6 +233,14 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                 "前置条件 {name} 不存在：服务器会拒绝此作业。{hint}"),
     "v2.unknown-deployment": (ERROR, "Default deployment {name} does not exist: the server refuses the job (deployments: {known}).",
                               "默认部署 {name} 不存在：服务器会拒绝此作业（已有部署：{known}）。"),
+    "v2.server-crash": (ERROR, "The server's schema lets {field} be {actual}, but its code cannot use that and fails "
+                        "(500 \"{message}\"): write {expected} here.",
+                        "服务器的 schema 允许 {field} 为{actual}，但其代码无法处理而出错（500 \"{message}\"）：此处应写{expected}。"),
+    "v2.server-letters": (ERROR, "The server reads this string letter by letter, each letter a name, and refuses the job "
+                          "({status} \"{message}\"): write {expected} here.",
+                          "服务器会把这个字符串逐个字符当作名称读取，并拒绝此作业（{status} \"{message}\"）：此处应写{expected}。"),
+    "v2.server-refuses": (ERROR, "The server refuses the job here ({status} \"{message}\").",
+                          "服务器会在此处拒绝此作业（{status} \"{message}\"）。"),
     "v2.template-error": (ERROR, "The server cannot fill in the templates of this command: {message} (it answers 500).",
                           "服务器无法填充此命令中的模板：{message}（它会返回 500）。"),
     "v2.undefined-parameter": (WARNING, "<% $parameters.{name} %> names no parameter of this job: the server leaves the tag as "
@@ -364,6 +372,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "type.positive-integer": (TEXT, "a positive integer", "正整数"),
     "type.globs": (TEXT, "a list of globs", "glob 列表"),
     "type.empty-string": (TEXT, "an empty string", "空字符串"),
+    "type.missing": (TEXT, "left out", "缺省"),
     "schema.pattern-fallback": (TEXT, "must match {pattern}", "必须匹配 {pattern}"),
     "semantic.the-default": (TEXT, "{value} (the default)", "{value}（默认值）"),
     "semantic.default-note": (TEXT, ", the default", "，默认值"),

@@ -20,7 +20,7 @@ from ..core.joi import Invalid, validate_v1
 from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
 from ..core.v2.render import unrunnable
-from ..core.yaml import jsyaml
+from ..core.yaml.tree import parse as read_yaml
 from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
 from .job_data import Job, with_always_ports
@@ -472,7 +472,8 @@ def _job_v2(text: str, user: str) -> tuple[Job, str]:
 def _stored_config_json(folder) -> str | None:
     """The job's stored config as JSON text (None when there is none)."""
     if (folder / "JobConfig.yaml").exists():
-        config = jsyaml.load((folder / "JobConfig.yaml").read_text(encoding="utf-8"))
+        stored = read_yaml((folder / "JobConfig.yaml").read_text(encoding="utf-8")).root  # the reader every v2 job has
+        config = stored.value if stored is not None else None
     elif (folder / "JobConfig.json").exists():
         config = json.loads((folder / "JobConfig.json").read_text(encoding="utf-8"))
     else:

@@ -130,6 +130,7 @@ def _corpus() -> list[str]:
     return [p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.yaml"))]
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_every_corpus_job_renders_as_the_server_renders_it():
     texts = _corpus() + [JOB]
     for text, real in zip(texts, server_render(texts), strict=True):
@@ -146,6 +147,7 @@ PIECES = ["<% $parameters.a %>", "<%$parameters.b.c%>", "<% $parameters.l[1] %>"
           "%>", " ", "  ", "\n", "\t", "\u3000", "x", "echo", "'", '"', "<", "%", "[0]", ".", "$parameters.a"]
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_generated_templates_render_and_fail_as_the_server_renders_and_fails_them():
     rng = random.Random(20)
     templates = ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 9))) for _ in range(600)]

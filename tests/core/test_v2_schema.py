@@ -236,6 +236,7 @@ def test_what_the_server_lets_through_is_a_warning_not_an_error(old, new, path, 
     assert (path, keyword) in warnings(text), warnings(text)
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_verdicts_are_the_servers_own():
     """Ajv 6.12.3 with the server's schema (tests/oracle/v2.js) agrees on every example and mistake."""
     texts = [JOB] + [mutated(old, new) for old, new, _, _ in BAD] + [mutated(old, new) for old, new, _, _ in WARNED]
@@ -247,15 +248,17 @@ def test_verdicts_are_the_servers_own():
         assert theirs["ok"] == (errors(text) == []), (text, theirs["errors"])
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_the_editors_errors_are_the_servers_refusals():
     """Each mutation of the example the server's Ajv refuses has an Error of the schema here; what it
-    accepts (the warned ones) has none. (The server's name checks come after its schema: their
-    Errors are checked in test_v2_diagnostics.py.)"""
+    accepts (the warned ones) has none. (The server's name checks and what its code fails on come
+    after its schema: their Errors are checked in test_v2_diagnostics.py and test_v2_server_code.py.)"""
     cases = [JOB.replace(old, new) for old, new, _, _ in BAD] + [JOB.replace(old, new) for old, new, _, _ in WARNED]
     verdicts = server_schema(cases)
     v2 = format_for("job.pai.yaml")
     names = ("v2.missing-prerequisite", "v2.prerequisite-wrong-type", "v2.unknown-prerequisite", "v2.uri-not-prerequisite",
-             "v2.unknown-deployment", "v2.duplicate-prerequisite", "v2.duplicate-deployment")
+             "v2.unknown-deployment", "v2.duplicate-prerequisite", "v2.duplicate-deployment", "v2.server-crash", "v2.server-refuses",
+             "v2.server-letters")
     for text, verdict in zip(cases, verdicts, strict=True):
         errors = [d for d in v2.diagnose(v2.parse(text), Settings()) if d.severity == "error" and d.code not in names]
         assert bool(errors) == (not verdict["ok"]), (text, verdict, [(d.code, d.message) for d in errors])

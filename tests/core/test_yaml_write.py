@@ -16,6 +16,7 @@ VALUES = ["plain", "yes", "no", "true", "null", "~", "1", "012", "0x1F", "1_000"
           float("inf"), True, False, None, [], {}, ["a", 1, None], {"k": "v", "n": [1, {"x": "y"}]}]
 
 
+@pytest.mark.subprocess  # runs Node.js: js-yaml itself (tests/oracle)
 def test_literals_read_back_as_the_value_meant():
     texts = [f"v: {yaml_write.literal(value)}\n" for value in VALUES]
     for value, text in zip(VALUES, texts, strict=True):
@@ -25,6 +26,7 @@ def test_literals_read_back_as_the_value_meant():
         assert read == {"ok": True, "value": as_js({"v": value})}, value
 
 
+@pytest.mark.subprocess  # runs Node.js: js-yaml itself (tests/oracle)
 def test_block_values_read_back_as_the_value_meant():
     value = {"name": "img", "uri": ["hdfs://x", "yes"], "auth": {"password": "<% $secrets.pw %>"}}
     text = "items:" + yaml_write.value_text([value, "two"], 2) + "\n"

@@ -144,7 +144,7 @@ def test_a_yaml_bomb_is_refused_at_once_and_costs_no_memory(cluster):
     with cluster.client() as c, HealthWatch(cluster.url) as watch:
         answer = post_v2(c, bomb)
     assert (answer.status_code, answer.json()["code"]) == (400, "InvalidProtocolError")
-    assert "aliases expand to more than 1,000,000" in answer.json()["message"]
+    assert "aliases here expand to more than" in answer.json()["message"]
     assert watch.failed == 0
     assert rss(cluster) - before < 50 << 20
 

@@ -101,6 +101,7 @@ def editor_warns(text: str) -> list[str]:
             if d.severity in ("error", "warning") and "which the job does not have" not in d.message]
 
 
+@pytest.mark.subprocess  # runs Node.js: the server's own code (tests/oracle)
 def test_every_job_the_server_takes_but_the_local_cluster_cannot_run_gets_the_editors_warning():
     """What the local cluster fails at scheduling (`unrunnable`), the editor warns of: over the
     generated jobs the real server takes."""

@@ -16,11 +16,11 @@ from typing import Any
 
 from .. import messages as msg
 from ..envvars import STATIC, assigned_in, find_variables, resolve
-from ..jsonc import Node
+from ..jsonc import Node, find
 from ..model import Diagnostic, Edit, Fix, Settings
-from ..validate import opening_diagnostics
+from ..validate import field_name, opening_diagnostics
 from ..yaml.write import append_item, append_member, insert_member, is_flow, literal, set_member, value_after_key
-from . import schema_check
+from . import schema_check, server_code
 from .facts import (
     EXTRAS,
     HIVED_KEYS,
@@ -76,6 +76,7 @@ def diagnose(doc: Any, settings: Settings) -> list[Diagnostic]:
     for path, warning in schema_check.warnings(job):
         if path[:2] != ("extras", RUNTIME_PLUGIN_KEY):  # said precisely below
             out.extend(schema_check.warning_diagnostics(doc, path, warning, locale))
+    out.extend(_server_code(doc, job, out, locale))
     for check in (_names, _extras, _prerequisite_templates, _secrets, _roles):
         out.extend(check(doc, job, locale))
     seen = set()
@@ -88,6 +89,56 @@ def diagnose(doc: Any, settings: Settings) -> list[Diagnostic]:
             seen.add((d.start, d.end, d.code, d.message))
             unique.append(d)
     return unique
+
+
+# -- what the server's code fails on after its schema ------------------------------------------------
+
+def _server_code(doc: Any, job: Job, found: list[Diagnostic], locale: str | None) -> Iterator[Diagnostic]:
+    """The server's refusals past its schema that the checks below do not say: a value of a type its
+    code cannot use (where no error of the schema stands already), and the names and templates of
+    roles given as a list (the checks below read the roles of a mapping)."""
+    taken = {(d.start, d.end) for d in found if d.severity == "error"}
+    for refusal in server_code.refusals(job.value, mapped_roles=False):
+        listed = len(refusal.path) > 1 and refusal.path[0] == "taskRoles" and isinstance(refusal.path[1], int)
+        if refusal.kind != server_code.JAVASCRIPT and not listed:
+            continue
+        node = _place(doc.root, refusal.path)
+        start, end = node.start, max(node.end, node.start + 1)
+        if (start, end) in taken:
+            continue
+        taken.add((start, end))  # the first refusal at a place: the server stops there
+        if refusal.kind == server_code.JAVASCRIPT:
+            yield _diag(start, end, "v2.server-crash", locale, field=field_name(refusal.path), message=refusal.message,
+                        actual=msg.type_name(_type_at(job.value, refusal.path), locale),
+                        expected=msg.type_name(refusal.expected, locale))
+        elif refusal.expected:
+            yield _diag(start, end, "v2.server-letters", locale, status=refusal.status, message=refusal.message,
+                        expected=msg.type_name(refusal.expected, locale))
+        else:
+            yield _diag(start, end, "v2.server-refuses", locale, status=refusal.status, message=refusal.message)
+
+
+def _type_at(value: Any, path: tuple) -> str:
+    """The JSON type of the value at `path` ("missing" where the job leaves it out)."""
+    for part in path:
+        if isinstance(value, dict) and part in value or isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            return "missing"
+    return msg.json_type(value)
+
+
+def _place(root: Node, path: tuple) -> Node:
+    """The node at `path`, or the nearest one above it that the text has (a member left out); for a
+    value left empty (`taskRoles:`), its key."""
+    for end in range(len(path), 0, -1):
+        node = find(root, path[:end])
+        if node is not None:
+            prop = node.parent
+            if node.start == node.end and prop is not None and prop.type == "property" and prop.key is not None:
+                return prop.key
+            return node
+    return root
 
 
 # -- names the server looks up ----------------------------------------------------------------------

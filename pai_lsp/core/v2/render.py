@@ -84,7 +84,8 @@ def role_commands(job: dict, role_name: str) -> list[str]:
     role = job["taskRoles"][role_name]
     commands = list(role.get("commands") or [])
     deployment = default_deployment(job)
-    hooks = ((deployment or {}).get("taskRoles") or {}).get(role_name) if deployment else None
+    hooks_of = deployment.get("taskRoles") if deployment else None  # the schema lets a list through
+    hooks = hooks_of.get(role_name) if isinstance(hooks_of, dict) else None
     if isinstance(hooks, dict):
         commands = list(hooks.get("preCommands") or []) + commands + list(hooks.get("postCommands") or [])
     return [str(c) for c in commands]

@@ -21,7 +21,7 @@ from ..roles import v2_name
 from ..validate import SchemaError, _reduce, field_name, key_range, schema_diagnostics
 from ..yaml.write import literal, value_after_key
 from . import facts
-from .job import Job
+from .job import Job, job_of
 
 ROLES = ("taskRoles",)
 _ROLE_KEY = js_regex(facts.ROLE_NAME)
@@ -42,6 +42,9 @@ def _is_number(_checker: Any, value: Any) -> bool:
 
 @lru_cache(maxsize=1)
 def _validator_class() -> Any:
+    """Ajv 6's reading of a schema: JavaScript's regular expressions, for values (`pattern`) and for
+    keys (`patternProperties`, and the keys `additionalProperties` counts as extra), a number
+    without a fraction an integer (Infinity too)."""
     from jsonschema import Draft202012Validator, validators
     from jsonschema.exceptions import ValidationError
 
@@ -49,8 +52,33 @@ def _validator_class() -> Any:
         if validator.is_type(instance, "string") and not js_regex(expression).search(instance):
             yield ValidationError(f"{instance!r} does not match {expression!r}")
 
+    def pattern_properties(validator: Any, patterns: dict, instance: Any, schema: dict) -> Any:
+        if validator.is_type(instance, "object"):
+            for expression, sub in patterns.items():
+                valid: set[int] = set()  # values found valid here: one reached again by an alias is not checked again
+                for key, value in instance.items():
+                    if id(value) in valid or not js_regex(expression).search(key):
+                        continue
+                    errors = list(validator.descend(value, sub, path=key, schema_path=expression))
+                    if errors:
+                        yield from errors
+                    elif isinstance(value, (dict, list)):
+                        valid.add(id(value))
+
+    def additional_properties(validator: Any, allowed: Any, instance: Any, schema: dict) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        named, patterns = schema.get("properties") or {}, schema.get("patternProperties") or {}
+        extra = [k for k in instance if k not in named and not any(js_regex(p).search(k) for p in patterns)]
+        if validator.is_type(allowed, "object"):
+            for key in extra:
+                yield from validator.descend(instance[key], allowed, path=key)
+        elif allowed is False and extra:
+            yield ValidationError(f"Additional properties are not allowed ({', '.join(map(repr, extra))})")
+
     checker = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer).redefine("number", _is_number)
-    return validators.extend(Draft202012Validator, {"pattern": pattern}, type_checker=checker)
+    keywords = {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
+    return validators.extend(Draft202012Validator, keywords, type_checker=checker)
 
 
 @lru_cache(maxsize=1)
@@ -87,14 +115,29 @@ def warm_up() -> None:
 # -- finding -------------------------------------------------------------------------------------
 
 def errors(job: Job) -> list[SchemaError]:
-    """Every schema error of the job (roles from their nodes' memory)."""
-    top, _ = _validators()
+    """Every schema error of the job (roles from their nodes' memory), a prerequisite that matches
+    none of its shapes said as the errors of the shape its type names."""
     out = []
-    for err in _reduce(top.iter_errors(job.value)):
+    for err in ajv_errors(job):
         if err.kind == "oneOf" and len(err.path) == 2 and err.path[0] == "prerequisites":
             out.extend(_prerequisite_errors(err))
         else:
             out.append(err)
+    return out
+
+
+def server_errors(doc: Any) -> list[SchemaError]:
+    """The server's schema verdict on a parsed file, its errors as Ajv names them ([]: it passes)."""
+    root = doc.root
+    if root is None or root.type != "object":
+        return [SchemaError("type", (), "object", root.value if root is not None else None, facts.schema())]
+    return ajv_errors(job_of(doc))
+
+
+def ajv_errors(job: Job) -> list[SchemaError]:
+    """Every schema error of the job, as Ajv's keywords find them (roles from their nodes' memory)."""
+    top, _ = _validators()
+    out = list(_reduce(top.iter_errors(job.value)))
     roles = job.value.get("taskRoles")
     if isinstance(roles, dict) and not all(_ROLE_KEY.search(name) for name in roles):
         schema = facts.schema()["properties"]["taskRoles"]

@@ -146,7 +146,7 @@ class Piece:
     resolution of aliases and merges needs. Offsets are the document's; `shift` moves them all
     when an edit before the piece changed the length of the text."""
 
-    __slots__ = ("text", "base", "root", "errors", "comments", "anchors", "aliases", "merges", "documents")
+    __slots__ = ("text", "base", "root", "errors", "comments", "anchors", "aliases", "merges", "documents", "spliced")
 
     def __init__(self, text: str, start: int):
         self.text = text
@@ -158,12 +158,14 @@ class Piece:
         self.aliases: list[Alias] = []
         self.merges: list[YamlNode] = []  # the `<<` pairs
         self.documents = 1
+        self.spliced = False  # a `key:` line whose value the entries read after it became
 
     @property
     def reusable(self) -> bool:
-        """Whether the piece stands alone (no anchor, alias or merge ties it to others), so that an
-        edit elsewhere can keep it."""
-        return not (self.anchors or self.aliases or self.merges)
+        """Whether the piece stands alone (no anchor, alias or merge ties it to others; not a `key:`
+        line holding the entries read after it, which an edit may change), so that an edit
+        elsewhere can keep it."""
+        return not (self.anchors or self.aliases or self.merges or self.spliced)
 
     @property
     def start(self) -> int:

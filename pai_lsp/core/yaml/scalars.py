@@ -6,8 +6,8 @@ of multi-line scalars and the block-scalar reader are ports of js-yaml's `readPl
 scalar keeps the spaces before a line break; an escaped line break swallows the empty lines after
 it); the implicit types are js-yaml's: YAML 1.2 core (`yes`/`on` stay strings, `0o17` too; `012` is
 octal, `1_000` and `1:30` (base 60) are integers, `.inf` a number) plus timestamps and `<<`.
-Values are those of `jsyaml.load` (PyYAML-based; timestamps as `datetime`), except that mapping
-keys are strings, as JavaScript makes them.
+Values are Python's (timestamps as `datetime`, as PyYAML gives them), and mapping keys are strings,
+as JavaScript makes them.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def _base60(text: str, number: type) -> Any:
 
 def to_timestamp(text: str) -> datetime.date | datetime.datetime | None:
     """A timestamp as js-yaml builds it (Date.UTC: a day or month past its end rolls over, so
-    2002-02-30 is March 2), in PyYAML's types (what `jsyaml.load` gives); None when `text` is none."""
+    2002-02-30 is March 2), in PyYAML's types; None when `text` is none."""
     m = _DATE.match(text) or _TIMESTAMP.match(text)
     if m is None:
         return None

@@ -15,7 +15,8 @@ Why tree-sitter-yaml (with the `tree-sitter` bindings) and not PyYAML or ruamel.
   an edit touched (see below).
 - values: no parser reads values as js-yaml 3.13.1 does (the v2 server's reader; tree-sitter's
   scalar kinds are YAML 1.2's, PyYAML's YAML 1.1's), so `yaml.scalars` ports js-yaml's rules, and
-  tests compare the values with js-yaml itself (tests/oracle/yaml.js) and with `jsyaml.load`.
+  tests compare the values with js-yaml itself (tests/oracle/yaml.js). The editor and the local
+  cluster both read v2 jobs with it.
 Positions are str offsets, as jsonc's (tree-sitter counts UTF-8 bytes; `yaml.cst` converts). Node
 types are jsonc's, plus `timestamp` (js-yaml makes a Date of `2001-12-14`: a `datetime` here) and
 `binary` (`!!binary`: bytes); mapping keys are strings, as in JavaScript.
@@ -45,7 +46,7 @@ from .nodes import Alias, Piece, YamlNode, merge_sources
 
 __all__ = ["Document", "YamlNode", "parse", "MAX_DEPTH", "MAX_ALIAS_NODES", "SPLIT_LINES"]
 
-MAX_ALIAS_NODES = 100_000  # nodes reached through aliases, counted once per use
+MAX_ALIAS_NODES = 1_000_000  # nodes reached through aliases, counted once per use (js-yaml has no bound; the server takes thousands of aliased roles)
 SPLIT_LINES = 1_000  # a text longer than this is read in pieces
 
 # The first line of an entry of a block mapping (after its indentation): not a comment, a
@@ -154,6 +155,7 @@ class Document:
                 body.start, body.end = body._children[0].start, body._children[-1].end
             prop._children = [prop._children[0], body]  # type: ignore[index]
             prop.end = body.end
+            piece.spliced = True
         children = root._children
         if children:
             root.start, root.end = children[0].start, children[-1].end
