@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
+from .bounded import SizedCache
 from .yaml_scalars import js_string
 
 OPEN, CLOSE = "<%", "%>"
@@ -84,12 +84,23 @@ def find_templates(text: str) -> list[Template]:
     return list(_parse(text)[0]) if OPEN in text else []
 
 
-@lru_cache(maxsize=256)
+# Parses kept by their text, as mustache's Writer keeps them (a thousand roles with the same commands
+# cost one parse), up to a bound in characters too: typing into a command makes a new text per keystroke.
+_PARSES: SizedCache[str, tuple[tuple[Template, ...], tuple[str | Template, ...]]] = SizedCache(256, 1 << 19)
+
+
 def _parse(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]:
-    """mustache 2.3's `parseTemplate`: every tag, and what the server writes (text and the name tags
-    outside sections; a line holding only section or comment tags and white space dropped whole, as
-    mustache strips it). Kept as mustache's Writer keeps them: a thousand roles with the same commands
-    cost one parse."""
+    """mustache 2.3's `parseTemplate`: every tag, and what the server writes (runs of text, and the
+    name tags outside sections; a line holding only section or comment tags and white space dropped
+    whole, as mustache strips it)."""
+    found = _PARSES.get(text)
+    if found is None:
+        found = _read(text)
+        _PARSES.put(text, found, len(text))
+    return found
+
+
+def _read(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]:
     opening, closing, closing_curly = _compile([OPEN, CLOSE], 0, 0)
     found: list[Template] = []
     tokens: list[str | Template | None] = []  # one character of text, or a tag; None: stripped
@@ -163,14 +174,20 @@ def _parse(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]
         opened = sections[-1]
         raise TemplateError(f'Unclosed section "{opened.expr}" at {len(text)}', opened.start, opened.end, len(text))
     written: list[str | Template] = []
+    run: list[str] = []  # characters written since the last tag: kept as one string
     depth = 0  # inside a section: dropped with it
     for token in tokens:
         if isinstance(token, Template):
             depth += 1 if token.kind in ("#", "^") else -1 if token.kind == "/" else 0
             if depth == 0 and token.kind == NAME:
+                if run:
+                    written.append("".join(run))
+                    run = []
                 written.append(token)
         elif token is not None and depth == 0:
-            written.append(token)
+            run.append(token)
+    if run:
+        written.append("".join(run))
     return tuple(found), tuple(written)
 
 
