@@ -103,25 +103,26 @@ def _parse(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]
 def _read(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]:
     opening, closing, closing_curly = _compile([OPEN, CLOSE], 0, 0)
     found: list[Template] = []
-    tokens: list[str | Template | None] = []  # one character of text, or a tag; None: stripped
+    tokens: list[str | Template | None] = []  # text up to a line's end, or a tag; None: stripped
     sections: list[Template] = []
-    spaces: list[int] = []  # the white-space tokens of the current line
+    texts: list[int] = []  # the text tokens of the current line (all white space when it is stripped)
     has_tag = non_space = False
     pos, end = 0, len(text)
     while pos < end:
         match = opening.search(text, pos)
         stop = match.start() if match else end
-        for ch in text[pos:stop]:
-            if ch in _JS_SPACE_CHARS:
-                spaces.append(len(tokens))
-            else:
-                non_space = True
-            tokens.append(ch)
-            if ch == "\n":
+        while pos < stop:  # mustache reads the text character by character; a line at a time is the same
+            newline = text.find("\n", pos, stop)
+            piece = text[pos : stop if newline < 0 else newline + 1]
+            pos += len(piece)
+            non_space = non_space or bool(piece.strip(_JS_SPACE_CHARS))
+            texts.append(len(tokens))
+            tokens.append(piece)
+            if newline >= 0:
                 if has_tag and not non_space:
-                    for index in spaces:
+                    for index in texts:
                         tokens[index] = None
-                spaces, has_tag, non_space = [], False, False
+                texts, has_tag, non_space = [], False, False
         if match is None:
             break
         start, pos, has_tag = stop, match.end(), True

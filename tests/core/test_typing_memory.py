@@ -1,0 +1,103 @@
+"""Typing into one long line keeps the memory of the document layer and the analysis bounded:
+what the analysis remembers by a text (a task role's, a property's value, a command's templates)
+is bounded in characters as well as in count, so the memory kept grows neither with the
+keystrokes nor with the line's length. Measured with tracemalloc over the server's document
+store and the format's checks, in-process (the server over stdio: bench/typing_memory.py)."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+
+import pytest
+from lsprotocol import types
+
+from pai_lsp.core.formats import format_for
+from pai_lsp.core.model import Settings
+from pai_lsp.server.documents import Documents
+
+MB = 1 << 20
+LINE = 20_000  # characters on the line before the typing measured
+WARM = 150  # keystrokes that fill the bounded caches before the measure starts
+TYPED = 300  # keystrokes measured: remembering each version of the line would keep 300 × 20 KB and more
+WORDS = "the quick brown fox jumps over the lazy dog "
+
+V1 = """{
+  "jobName": "typing",
+  "image": "openpai/pai.example.tensorflow",
+  "taskRoles": [
+    {
+      "name": "worker",
+      "taskNumber": 1,
+      "memoryMB": 8192,
+      "command": "python train.py --hosts $PAI_TASK_ROLE_worker_HOST_LIST |"
+    }
+  ]
+}
+"""
+
+V2 = """protocolVersion: 2
+name: typing
+type: job
+parameters:
+  epochs: 10
+prerequisites:
+  - name: image
+    type: dockerimage
+    uri: ubuntu:18.04
+taskRoles:
+  worker:
+    instances: 1
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}
+    commands:
+      - python train.py --epochs <% $parameters.epochs %> --hosts $PAI_TASK_ROLE_worker_HOST_LIST |
+"""
+
+
+class Typist:
+    """A document open in the server's store, typed into at `|` (a long line already), and checked
+    after every keystroke as the server checks it."""
+
+    def __init__(self, name: str, template: str):
+        at = template.index("|")
+        text = template[:at] + (WORDS * (LINE // len(WORDS) + 1))[:LINE] + template[at + 1 :]
+        self.line = text.count("\n", 0, at)
+        self.column = at - (text.rfind("\n", 0, at) + 1) + LINE
+        self.uri = f"file:///typing/{name}"
+        self.format = format_for(self.uri)
+        self.store = Documents()
+        self.store.open(self.uri, text, 1)
+        self.typed = 0
+        self.check()
+
+    def check(self) -> list:
+        return self.format.diagnose(self.store.get(self.uri).parsed, Settings())
+
+    def type(self, count: int) -> None:
+        for _ in range(count):
+            at = types.Position(self.line, self.column + self.typed)
+            change = types.TextDocumentContentChangePartial(range=types.Range(at, at), text=WORDS[self.typed % len(WORDS)])
+            self.typed += 1
+            self.store.change(self.uri, [change], self.typed + 1)
+            self.check()
+
+
+@pytest.mark.parametrize("name, template", [("job.pai.json", V1), ("job.pai.yaml", V2)])
+def test_typing_into_one_long_line_keeps_memory_bounded(name, template):
+    typist = Typist(name, template)
+    typist.type(WARM)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        typist.type(TYPED)
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]  # what the typing allocated and still holds
+    finally:
+        tracemalloc.stop()
+    # Every version of the line kept by a cache of 1,000 entries or more: 300 × 20 KB at the least.
+    assert kept < 4.5 * MB, f"{kept / MB:.1f} MB kept after {TYPED} keystrokes into a line of {LINE:,} characters"
+    # The typing landed where it was meant to: no finding, and the line holds what was typed.
+    text = typist.store.get(typist.uri).text
+    assert typist.check() == []
+    assert (WORDS * 20)[:TYPED] in text.splitlines()[typist.line][LINE:]
