@@ -85,7 +85,7 @@ def warm_up(dialect: str = "openpai") -> None:
 # characters in the values they are kept by: typing into a command makes a new value per keystroke.
 _PROPERTY_OUTCOMES: dict[tuple, tuple] = {}
 _PROPERTY_OUTCOMES_SIZE = 100_000
-_PROPERTY_OUTCOMES_CHARS = 2 << 20
+_PROPERTY_OUTCOMES_CHARS = 1 << 20
 _property_chars = [0]  # the characters of the values kept, added up
 
 
