@@ -7,7 +7,8 @@ Each server is started afresh and opens a small job file; then N incremental did
 one line: a role's `command` in v1, a line of `commands` with a parameter template in v2), as an
 editor sends them while someone types. Every 100 edits a documentSymbol request, which a server
 answers only after the edits before it (an editor that keeps up with its server). At checkpoints of
-the line's length: the resident memory of the server's process tree (after a 0.3 s pause) and the
+the line's length: the resident memory of the server's process tree and of its main process (after a
+1 s pause: pai-lsp gives freed memory back once the edits have paused for 0.5 s) and the
 CPU it spent per edit since the checkpoint before. The memory's growth is taken from the first
 checkpoint (1,000 characters typed: caches warm, the allocator's pools grown) to the last.
 
@@ -48,7 +49,7 @@ V1 = """{
       "taskNumber": 1,
       "cpuNumber": 2,
       "memoryMB": 8192,
-      "command": "python train.py --hosts $PAI_TASK_ROLE_worker_HOST_LIST "
+      "command": "python train.py --hosts $PAI_TASK_ROLE_worker_HOST_LIST |"
     }
   ]
 }
@@ -69,22 +70,31 @@ taskRoles:
     dockerImage: image
     resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}
     commands:
-      - python train.py --epochs <% $parameters.epochs %> --hosts $PAI_TASK_ROLE_worker_HOST_LIST 
+      - python train.py --epochs <% $parameters.epochs %> --hosts $PAI_TASK_ROLE_worker_HOST_LIST |
 defaults:
   virtualCluster: default
 """
 
 
-def typing_point(text: str, marker: str) -> tuple[int, int]:
-    """(line, column) where typing starts: just after `marker`."""
-    offset = text.index(marker) + len(marker)
-    return text.count("\n", 0, offset), offset - (text.rfind("\n", 0, offset) + 1)
+def typed_into(template: str) -> tuple[str, tuple[int, int]]:
+    """The text, and the (line, column) where typing starts: where the template has `|`."""
+    offset = template.index("|")
+    return template.replace("|", "", 1), (template.count("\n", 0, offset), offset - (template.rfind("\n", 0, offset) + 1))
 
 
 FILES = {  # kind -> (file name, text, where typing starts)
-    "v1": ("job.pai.json", V1, typing_point(V1, "_HOST_LIST ")),
-    "v2": ("job.pai.yaml", V2, typing_point(V2, "_HOST_LIST ")),
+    "v1": ("job.pai.json", *typed_into(V1)),
+    "v2": ("job.pai.yaml", *typed_into(V2)),
 }
+
+
+def own_rss_mb(pid: int) -> float:
+    """The resident memory of the process alone (pai-lsp's worker process, which counts the files an
+    upload would send, is a child: in `rss_mb`, not here)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def ours(source: Path) -> list[str]:
@@ -116,8 +126,8 @@ async def measure(kind: str, command: list[str], edits: int) -> list[dict]:
                     await session.client.text_document_document_symbol_async(types.DocumentSymbolParams(doc))
             await session.client.text_document_document_symbol_async(types.DocumentSymbolParams(doc))
             cpu1, t1 = cpu_seconds(session.pid), time.perf_counter()
-            await asyncio.sleep(0.3)
-            rows.append({"typed": point, "line": col + point, "rss": rss_mb(session.pid),
+            await asyncio.sleep(1.0)
+            rows.append({"typed": point, "line": col + point, "rss": rss_mb(session.pid), "rss_main": own_rss_mb(session.pid),
                          "cpu_edit": (cpu1 - cpu0) / (point - done), "wall_edit": (t1 - t0) / (point - done)})
             cpu0, t0, done = cpu_seconds(session.pid), time.perf_counter(), point
         await session.stop()
@@ -127,21 +137,28 @@ async def measure(kind: str, command: list[str], edits: int) -> list[dict]:
 def report(kind: str, results: dict[str, list[list[dict]]]) -> None:
     names = list(results)
     print(f"\n### {kind}: one character per didChange at the end of one line (medians of {len(results[names[0]])} runs)\n")
+    print("RSS: the process tree's (pai-lsp's main process alone in brackets); CPU: per edit, since the row before.\n")
     print("| characters typed (line length) | " + " | ".join(f"{n}: RSS (MB) | {n}: CPU per edit (ms)" for n in names) + " |")
     print("|---:|" + "---:|---:|" * len(names))
     first = results[names[0]][0]
+
+    def median(runs: list[dict], key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
     for index, row in enumerate(first):
         cells = []
         for n in names:
             runs = [r[index] for r in results[n]]
-            cells.append(f"{statistics.median(r['rss'] for r in runs):.1f} | {statistics.median(r['cpu_edit'] for r in runs) * 1000:.2f}")
+            tree, main = median(runs, "rss"), median(runs, "rss_main")
+            rss = f"{tree:.1f} ({main:.1f})" if abs(tree - main) > 0.05 else f"{tree:.1f}"
+            cells.append(f"{rss} | {median(runs, 'cpu_edit') * 1000:.2f}")
         print(f"| {row['typed']:,} ({row['line']:,}) | " + " | ".join(cells) + " |")
+    typed = first[-1]["typed"] - first[0]["typed"]
     growth = []
     for n in names:
         grew = statistics.median(r[-1]["rss"] - r[0]["rss"] for r in results[n])
-        typed = first[-1]["typed"] - first[0]["typed"]
         growth.append(f"{n} {grew:+.1f} MB ({grew * 1024 / typed:+.2f} KB per edit)")
-    print(f"\nGrowth from {first[0]['typed']:,} to {first[-1]['typed']:,} characters typed: " + "; ".join(growth))
+    print(f"\nGrowth of the RSS from {first[0]['typed']:,} to {first[-1]['typed']:,} characters typed: " + "; ".join(growth))
 
 
 def main() -> int:
