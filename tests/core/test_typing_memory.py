@@ -16,42 +16,14 @@ from pai_lsp.core.formats import format_for
 from pai_lsp.core.model import Settings
 from pai_lsp.server.documents import Documents
 
+from ..helpers.configs import TYPING_V1 as V1
+from ..helpers.configs import TYPING_V2 as V2
+from ..helpers.configs import TYPING_WORDS as WORDS
+from ..helpers.configs import typing_start
+
 MB = 1 << 20
 LINE = 20_000  # characters on the line before the typing measured
 WARM = 100  # keystrokes that fill the bounded caches before the measure starts
-WORDS = "the quick brown fox jumps over the lazy dog "
-
-V1 = """{
-  "jobName": "typing",
-  "image": "openpai/pai.example.tensorflow",
-  "taskRoles": [
-    {
-      "name": "worker",
-      "taskNumber": 1,
-      "memoryMB": 8192,
-      "command": "python train.py --hosts $PAI_TASK_ROLE_worker_HOST_LIST |"
-    }
-  ]
-}
-"""
-
-V2 = """protocolVersion: 2
-name: typing
-type: job
-parameters:
-  epochs: 10
-prerequisites:
-  - name: image
-    type: dockerimage
-    uri: ubuntu:18.04
-taskRoles:
-  worker:
-    instances: 1
-    dockerImage: image
-    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}
-    commands:
-      - python train.py --epochs <% $parameters.epochs %> --hosts $PAI_TASK_ROLE_worker_HOST_LIST |
-"""
 
 
 class Typist:
@@ -59,10 +31,7 @@ class Typist:
     after every keystroke as the server checks it."""
 
     def __init__(self, name: str, template: str):
-        at = template.index("|")
-        text = template[:at] + (WORDS * (LINE // len(WORDS) + 1))[:LINE] + template[at + 1 :]
-        self.line = text.count("\n", 0, at)
-        self.column = at - (text.rfind("\n", 0, at) + 1) + LINE
+        text, self.line, self.column = typing_start(template, LINE)
         self.uri = f"file:///typing/{name}"
         self.format = format_for(self.uri)
         self.store = Documents()
