@@ -1,4 +1,4 @@
-"""Daemon scale (issue 10), each measure at several sizes beside its reference in the same run:
+"""Daemon scale, each measure at several sizes beside its reference in the same run:
 
 - followers: N jobs print their clock every 0.5 s, N followers (one per job, through the daemon)
   note each line's delay; meanwhile `pai jobs` is timed and the daemon's CPU and memory sampled.
@@ -12,7 +12,7 @@
     .venv/bin/python bench/daemon.py [followers] [logs] [watch]
 
 Uploads (one big file, many small ones, against `hdfscli`) are measured by bench/uploads.py, on equal
-stores and in alternating order (issue 22): here they ran pai first on an empty cluster and
+stores and in alternating order: here they ran pai first on an empty cluster and
 `hdfscli` second with pai's files still stored.
 
 Run it on a quiet machine (`uptime`): every number is also printed with the load average.
@@ -41,9 +41,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.report import print_markdown  # noqa: E402
+from pai_lsp import api  # noqa: E402
 from pai_lsp.clusters.profiles import local_password, local_profile  # noqa: E402
 from pai_lsp.daemon import client as daemon  # noqa: E402
-from pai_lsp.daemon import protocol  # noqa: E402
 
 PAI = [sys.executable, "-m", "pai_lsp"]
 
@@ -90,7 +90,7 @@ class Cluster:
 
 
 def daemon_process() -> psutil.Process:
-    return psutil.Process(daemon.call_sync(protocol.Ping())["pid"])
+    return psutil.Process(daemon.call_sync(api.Ping())["pid"])
 
 
 class Sampler:
@@ -142,7 +142,7 @@ CLOCK = ("python3 -c \"import time\ntime.sleep(max(0, {start} - time.time()))\n"
 async def follow_all(names: list[str], delays: list[float], seconds: float) -> int:
     done = 0
 
-    def on_log(log: protocol.JobLog, data: bytes) -> None:
+    def on_log(log: api.JobLog, data: bytes) -> None:
         now = time.time()
         for line in data.splitlines():
             try:
@@ -152,7 +152,7 @@ async def follow_all(names: list[str], delays: list[float], seconds: float) -> i
 
     async def one(name: str) -> None:
         nonlocal done
-        await daemon.follow(protocol.FollowLogs(job=name, cluster="local"), on_log)
+        await daemon.follow(api.FollowLogs(job=name, cluster="local"), on_log)
         done += 1
 
     await asyncio.wait_for(asyncio.gather(*(one(n) for n in names)), seconds + 120)
@@ -200,7 +200,7 @@ def bench_followers(cluster: Cluster, sizes=(1, 10, 50, 100), seconds: float = 2
                 subprocess.run([*PAI, "jobs"], capture_output=True)
                 jobs_cli.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                daemon.call_sync(protocol.Jobs(cluster="local", limit=50))
+                daemon.call_sync(api.Jobs(cluster="local", limit=50))
                 jobs_call.append(time.perf_counter() - t0)
 
         prober = threading.Thread(target=probe, daemon=True)
@@ -312,7 +312,7 @@ def bench_watch(cluster: Cluster, histories=(0, 2_000, 20_000), seconds: float =
             seeded = history
         name = f"watched{history}"
         cluster.submit(name, "sleep 600")
-        daemon.call_sync(protocol.Watch(cluster="local", job=name))
+        daemon.call_sync(api.Watch(cluster="local", job=name))
         proc = daemon_process()
         time.sleep(3)
         c0, t0 = cpu(proc), time.perf_counter()

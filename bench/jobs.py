@@ -1,4 +1,4 @@
-"""Job daemon and submit speed (issue 4), against the named references in the same run:
+"""Job daemon and submit speed, against the named references in the same run:
 
 - selecting files by include/exclude globs in a 100,000-file tree vs a bare `os.scandir` walk;
 - a task's log line to the LSP client (p95);
@@ -7,7 +7,7 @@
     python bench/jobs.py
 
 Uploads against `hdfscli upload`, and uploading again unchanged or after an edit, are measured by
-bench/uploads.py (issue 22: here pai ran first on an empty cluster and `hdfscli` second with pai's
+bench/uploads.py (here pai ran first on an empty cluster and `hdfscli` second with pai's
 files stored).
 """
 
@@ -101,8 +101,8 @@ async def bench_log_latency(work: Path) -> list[tuple[str, str]]:
 
 
 def bench_watch() -> list[tuple[str, str]]:
+    from pai_lsp import api
     from pai_lsp.daemon import client as daemon
-    from pai_lsp.daemon import protocol
 
     profile = local_profile()
     import httpx
@@ -116,8 +116,8 @@ def bench_watch() -> list[tuple[str, str]]:
             c.post(f"/api/v1/user/{profile.user}/jobs", json={"jobName": name, "image": "local", "taskRoles": [
                 {"name": "r", "command": "sleep 120", "cpuNumber": 1, "memoryMB": 16, "shmMB": 8}]}).raise_for_status()
             names.append(name)
-        daemon.call_sync(protocol.Watch(cluster="local", jobs=names))
-        pid = daemon.call_sync(protocol.Ping())["pid"]
+        daemon.call_sync(api.Watch(cluster="local", jobs=names))
+        pid = daemon.call_sync(api.Ping())["pid"]
         process = psutil.Process(pid)
         time.sleep(3)
         c0, t0 = sum(process.cpu_times()[:2]), time.perf_counter()

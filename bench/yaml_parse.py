@@ -1,8 +1,8 @@
-"""Reading a v2 job file (issue 20): what `pai_lsp.core.yaml_tree.parse` costs, against PyYAML as the
+"""Reading a v2 job file: what `pai_lsp.core.yaml.tree.parse` costs, against PyYAML as the
 floor, on a real v2 example and on a generated 3,000-role file.
 
 Measured in one run, medians of RUNS, each round alternating which side goes first:
-- ours: `yaml_tree.parse(text)` (the tree with offsets), then with `.root.value` (js-yaml's values);
+- ours: `yaml.tree.parse(text)` (the tree with offsets), then with `.root.value` (js-yaml's values);
 - the floor: PyYAML `compose` and `safe_load` with libyaml (`CSafeLoader`, C) and pure Python
   (`SafeLoader`, what `yaml.compose` / `yaml.safe_load` use without libyaml); neither keeps going
   past a mistake, nor gives js-yaml's values;
@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 
 from bench.report import print_table  # noqa: E402
-from pai_lsp.core import yaml_tree  # noqa: E402
-from pai_lsp.core.yaml_cst import _parser  # noqa: E402
+from pai_lsp.core.yaml import tree as yaml_tree  # noqa: E402
+from pai_lsp.core.yaml.cst import _parser  # noqa: E402
 
 RUNS = 7
 SHARED = Path(os.environ.get("PAI_SHARED_DIR") or ROOT.parent / "shared")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from .core.messages import message
-from .core.openpai import JobDetail
+from .core.openpai_rest import JobDetail
 from .errors import InvalidInput
 
 W = TypeVar("W", bound="Wire")
@@ -1549,7 +1549,7 @@ def schema() -> dict[str, Any]:
     """The whole API as one JSON Schema document: `$defs` holds every class; `methods` (the daemon's),
     `commands` (the language server's) and the events name theirs. A failure is `Failure` (the
     daemon's JSON-RPC `error.data`) or, answering a command, `CommandFailure`."""
-    from .errors import KINDS
+    from .errors import ERROR_CLASSES
 
     defs: dict[str, Any] = {}
 
@@ -1563,7 +1563,7 @@ def schema() -> dict[str, Any]:
     commands = {name: {"argument": ref(cls), "result": ref(cls.RESULT)} for name, cls in COMMANDS.items()}
     events = {name: ref(cls) for name, cls in EVENTS.items()}
     notifications = {name: ref(cls) for name, cls in NOTIFICATIONS.items()}
-    kinds = {"type": "string", "enum": sorted(KINDS)}
+    kinds = {"type": "string", "enum": sorted(ERROR_CLASSES)}
     defs["Failure"] = {"type": "object", "required": ["kind"], "description": "Beside the one line (`message`): which "
                        "failure, and its message's catalogue code and arguments, to say it in the reader's language.",
                        "properties": {"kind": kinds, "code": {"type": "string"}, "args": {"type": "object"}}}

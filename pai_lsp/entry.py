@@ -44,13 +44,13 @@ def _handled(code: int) -> int:
 
 def main() -> int:
     _guard("pai")
-    from .cli import main as run
+    from .cli.main import main as run
 
     return _handled(run())
 
 
 def lsp_main() -> int:
     _guard("pai-lsp")
-    from .cli import lsp_main as run
+    from .cli.main import lsp_main as run
 
     return _handled(run())

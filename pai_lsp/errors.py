@@ -48,7 +48,7 @@ class PaiError(Exception):
     def from_wire(data: Any, message: str) -> PaiError:
         """The failure `to_wire` sent with `message`: said again from its code when this side knows it."""
         data = data if isinstance(data, dict) else {}
-        return KINDS.get(str(data.get("kind") or ""), ServerError)(Message.from_json(data) or message)
+        return ERROR_CLASSES.get(str(data.get("kind") or ""), ServerError)(Message.from_json(data) or message)
 
 
 def as_pai_error(exc: BaseException) -> PaiError:
@@ -127,7 +127,7 @@ class Cancelled(Interrupted):
     exit_code = 130
 
 
-KINDS: dict[str, type[PaiError]] = {cls.kind: cls for cls in (
+ERROR_CLASSES: dict[str, type[PaiError]] = {cls.kind: cls for cls in (
     InvalidInput, NameTaken, ConfigError, NotFound, AuthFailed, PermissionDenied, Unreachable, ServerError, Interrupted, Cancelled)}
 
 
@@ -138,4 +138,4 @@ class Exists(InvalidInput):
     kind = "exists"
 
 
-KINDS[Exists.kind] = Exists
+ERROR_CLASSES[Exists.kind] = Exists

@@ -11,7 +11,7 @@ import yaml
 
 from pai_lsp.clusters.openpai import OpenPai
 from pai_lsp.clusters.profiles import Profile
-from pai_lsp.core.openpai import TaskStatus
+from pai_lsp.core.openpai_rest import TaskStatus
 from pai_lsp.errors import AuthFailed, InvalidInput, NameTaken, NotFound, PermissionDenied, ServerError, Unreachable
 
 BASE = "http://pai.example.com/rest-server"

@@ -16,11 +16,11 @@ from pathlib import PurePosixPath, PureWindowsPath
 
 import pytest
 
-from pai_lsp import files
 from pai_lsp.clusters.paddle_config import default_path, read
-from pai_lsp.filelock import held, try_hold
+from pai_lsp.common import folders as files
+from pai_lsp.common.userlock import held, try_hold
+from pai_lsp.common.winacl import private_sddl, strangers
 from pai_lsp.server.uris import fs_path, workspace_relative
-from pai_lsp.winacl import private_sddl, strangers
 
 from .helpers.cli import isolated_env, pai, remote_files, stop_all, workspace
 
@@ -62,11 +62,12 @@ def test_windows_uses_local_appdata_and_honours_xdg_when_set(home, monkeypatch):
     assert PureWindowsPath(str(files.user_dir("state", "win32"))) == PureWindowsPath(r"D:\isolated\state\pai-lsp")
 
 
+@pytest.mark.subprocess
 def test_a_lock_is_held_once_until_its_descriptor_closes(tmp_path):
     lock = tmp_path / "sub" / "daemon.lock"
     first = try_hold(lock)
     assert first is not None and try_hold(lock) is None  # another descriptor, even in this process
-    holder = subprocess.run([sys.executable, "-c", f"from pai_lsp.filelock import try_hold; from pathlib import Path; "
+    holder = subprocess.run([sys.executable, "-c", f"from pai_lsp.common.userlock import try_hold; from pathlib import Path; "
                              f"print(try_hold(Path({str(lock)!r})) is None)"], capture_output=True, text=True, timeout=60)
     assert holder.stdout.strip() == "True"  # and in another process
     got = threading.Event()
@@ -134,6 +135,7 @@ def test_files_are_named_workspace_relative_with_slashes_whatever_the_os():
     assert workspace_relative(PurePosixPath("/home/me/ws/jobs/a.pai.json"), [PurePosixPath("/home/me/ws")]) == "jobs/a.pai.json"
 
 
+@pytest.mark.subprocess
 def test_crlf_job_configs_and_settings_are_checked_and_submitted(tmp_path):
     """A workspace saved with Windows line ends: `pai check` points at the right line and column,
     the settings apply, and the job runs with its code uploaded under `/`-joined names."""
@@ -195,9 +197,10 @@ def test_the_built_in_administrator_account_is_recognised_by_its_alias():
     assert strangers("O:LAD:P(A;;FA;;;LA)", ME) == ["the owner LA", "LA"]
 
 
+@pytest.mark.subprocess
 def test_files_helpers_need_no_posix_only_module():
     """What Windows lacks is not imported by the modules every `pai` command loads."""
     probe = "import sys; sys.modules['fcntl'] = None; sys.modules['pwd'] = None; sys.modules['grp'] = None; " \
-            "import pai_lsp.files, pai_lsp.filelock, pai_lsp.daemon.client, pai_lsp.daemon.transport, pai_lsp.cli_jobs; print('ok')"
+            "import pai_lsp.common.folders, pai_lsp.common.userlock, pai_lsp.daemon.client, pai_lsp.daemon.transport, pai_lsp.cli.cmd_jobs; print('ok')"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "ok", result.stderr

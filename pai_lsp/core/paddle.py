@@ -13,14 +13,14 @@ from functools import cache, lru_cache
 from typing import Any
 
 from . import messages as msg
-from .completion import Completion, _word_start
 from .envvars import assigned_in
-from .hover import Hover, variable_markdown
 from .job_format import JobFormat
 from .jsonc import Document, Node, find, node_at, string_offset
 from .messages import pick
 from .model import Diagnostic, Edit, Fix, Settings
 from .schema import load_schema
+from .schema_completion import Completion, _word_start
+from .schema_hover import Hover, variable_markdown
 from .validate import _reduce, opening_diagnostics, schema_diagnostics
 
 SCHEMA_FILE = "paddle-job.schema.json"

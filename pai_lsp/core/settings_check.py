@@ -17,7 +17,7 @@ from .model import Diagnostic, Settings
 from .schema import DIALECTS
 
 INCLUDE, EXCLUDE = "pai.job.upload.include", "pai.job.upload.exclude"
-KINDS = DIALECTS  # `pai.cluster.kind`: the dialect of the workspace's v1 configs
+CLUSTER_DIALECTS = DIALECTS  # `pai.cluster.kind`: the dialect of the workspace's v1 configs
 # Settings the editor client reads itself (the server never does): known, never "unknown".
 CLIENT_KEYS = frozenset({"pai.server.command"})
 
@@ -76,7 +76,7 @@ def _type_problem(key: str, default: object, value: Node, locale: str | None) ->
             return None
         ok, expected = False, render("type.globs", locale)
     elif key == "pai.cluster.kind":
-        ok, expected = v in KINDS, " | ".join(f'"{k}"' for k in KINDS)
+        ok, expected = v in CLUSTER_DIALECTS, " | ".join(f'"{k}"' for k in CLUSTER_DIALECTS)
     else:
         ok, expected = isinstance(v, str) and bool(v), type_name("string", locale)
     if ok:

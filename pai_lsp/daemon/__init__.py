@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..files import config_dir, data_dir, runtime_dir, state_dir
+from ..common.folders import config_dir, data_dir, runtime_dir, state_dir
 from .transport import endpoint_name
 
 

@@ -19,9 +19,10 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from .. import api
+from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Cancelled, ConfigError, Interrupted, Unreachable
-from ..filelock import try_hold
 from . import endpoint_path, lock_path, protocol, state_dir, transport
 
 START_TIMEOUT = 15.0
@@ -36,7 +37,7 @@ READ_ONLY = frozenset({"ping", "jobs", "status", "config", "ssh", "hdfs.ls", "hd
                        "clusters.list"})
 
 T = TypeVar("T")
-OnEvent = Callable[[protocol.Event], Awaitable[None] | None]
+OnEvent = Callable[[api.Event], Awaitable[None] | None]
 _ids = itertools.count(1)
 
 
@@ -66,7 +67,7 @@ def start_daemon() -> None:
 def restart() -> None:
     """Stop the running daemon and wait until it has let go (the next call starts a new one)."""
     try:
-        call_sync(protocol.StopDaemon(), start=False)
+        call_sync(api.StopDaemon(), start=False)
     except Unreachable:
         return
     deadline = time.monotonic() + START_TIMEOUT
@@ -117,13 +118,13 @@ async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWri
         await asyncio.sleep(0.05)
 
 
-async def _reply(reader: asyncio.StreamReader, params: protocol.Params, rid: int, on_event: OnEvent | None) -> protocol.Result:
+async def _reply(reader: asyncio.StreamReader, params: api.Params, rid: int, on_event: OnEvent | None) -> api.Result:
     """Read until the reply to `rid` (its result as its class; its error raised as our class),
     handing its events on."""
     while (line := await protocol.read_line(reader)) is not None:
         reply = protocol.read_reply(json.loads(line), rid)
         if isinstance(reply, protocol.Reply):
-            return protocol.read_result(params, reply.value)
+            return api.read_result(params, reply.value)
         if reply is not None and on_event is not None:
             done = on_event(reply)
             if asyncio.iscoroutine(done):
@@ -131,7 +132,7 @@ async def _reply(reader: asyncio.StreamReader, params: protocol.Params, rid: int
     raise DaemonStopped("the pai daemon closed the connection")
 
 
-async def call_once(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True) -> protocol.Result:
+async def call_once(params: api.Params, on_event: OnEvent | None = None, start: bool = True) -> api.Result:
     """One request on its own connection; the events that belong to it go to `on_event`. The
     result as its class (`params.RESULT`); a failure raises its `errors` class, DaemonStopped when
     the daemon goes away first.
@@ -147,7 +148,7 @@ async def call_once(params: protocol.Params, on_event: OnEvent | None = None, st
         try:
             return await _reply(reader, params, rid, on_event)
         except asyncio.CancelledError:
-            if params.METHOD not in protocol.CANCELLABLE:
+            if params.METHOD not in api.CANCELLABLE:
                 raise
             current = asyncio.current_task()
             if current is not None and hasattr(current, "uncancel"):  # (3.11+) handled here: nothing else is cancelled
@@ -167,12 +168,12 @@ async def call_once(params: protocol.Params, on_event: OnEvent | None = None, st
         writer.close()
 
 
-def resumable(params: protocol.Params) -> bool:
-    return params.METHOD in READ_ONLY or (isinstance(params, protocol.Submit) and params.request_id is not None)
+def resumable(params: api.Params) -> bool:
+    return params.METHOD in READ_ONLY or (isinstance(params, api.Submit) and params.request_id is not None)
 
 
-async def call(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
-               on_restart: Callable[[], None] | None = None) -> protocol.Result:
+async def call(params: api.Params, on_event: OnEvent | None = None, start: bool = True,
+               on_restart: Callable[[], None] | None = None) -> api.Result:
     """`call_once`, asked again of a new daemon when the old one died before answering, for
     requests that can be asked twice (`resumable`); `on_restart` hears of it (once: a dying daemon
     can also refuse the first reconnection). Otherwise a daemon that dies is one Unreachable line
@@ -190,8 +191,8 @@ async def call(params: protocol.Params, on_event: OnEvent | None = None, start: 
     raise Unreachable(message("daemon.keeps-stopping", log=str(state_dir() / "daemon.log")))
 
 
-def call_sync(params: protocol.Params, on_event: OnEvent | None = None, start: bool = True,
-              on_restart: Callable[[], None] | None = None) -> protocol.Result:
+def call_sync(params: api.Params, on_event: OnEvent | None = None, start: bool = True,
+              on_restart: Callable[[], None] | None = None) -> api.Result:
     return run_sync(call(params, on_event, start, on_restart))
 
 
@@ -245,7 +246,7 @@ class LogCursor:
     def __init__(self, offsets: dict[str, int] | None = None) -> None:
         self.offsets: dict[str, int] = dict(offsets or {})
 
-    def accept(self, log: protocol.JobLog) -> bytes:
+    def accept(self, log: api.JobLog) -> bytes:
         """The bytes of a `job.log` event not seen before (may be none): exactly what the task wrote."""
         have = self.offsets.get(log.task, 0)
         end = log.offset + log.length
@@ -258,18 +259,18 @@ class LogCursor:
         return data
 
 
-async def follow(params: protocol.FollowLogs, on_log: Callable[[protocol.JobLog, bytes], None],
-                 on_status: Callable[[protocol.JobStatus], None] | None = None) -> protocol.FollowLogsResult:
+async def follow(params: api.FollowLogs, on_log: Callable[[api.JobLog, bytes], None],
+                 on_status: Callable[[api.JobStatus], None] | None = None) -> api.FollowLogsResult:
     """Stream a job's log (`on_log` gets each new piece, exactly the bytes the task wrote) and its
     status changes until it ends (or, without `params.follow`, what is there now). When the daemon
     dies it is started again and asked to go on from the bytes already received."""
     cursor = LogCursor(params.offsets)
 
-    def on_event(event: protocol.Event) -> None:
-        if isinstance(event, protocol.JobLog):
+    def on_event(event: api.Event) -> None:
+        if isinstance(event, api.JobLog):
             if data := cursor.accept(event):
                 on_log(event, data)
-        elif isinstance(event, protocol.JobStatus) and on_status is not None:
+        elif isinstance(event, api.JobStatus) and on_status is not None:
             on_status(event)
 
     for _ in range(RESTARTS + 1):

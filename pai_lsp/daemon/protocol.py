@@ -2,8 +2,7 @@
 carry (every method's params and result, every event) is the API's (`pai_lsp/api.py`), and a
 failure travels in its one wire form (`errors.PaiError.to_wire`) as the JSON-RPC error's `data`.
 
-The API's names are also this module's (`protocol.Submit`, `protocol.JobLog` …), as the CLI and
-the language server have always called them.
+Callers name the messages by the API's module (`api.Submit`, `api.JobLog`); this one only frames them.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..api import *  # noqa: F403 - the messages, by the names callers of the daemon know them by
 from ..api import CANCEL_REQUEST, EVENTS, Event, Params, Result
 from ..errors import PaiError
 

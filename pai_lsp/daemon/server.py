@@ -1,4 +1,4 @@
-"""`pai daemon serve`: the protocol (`protocol.py`) on the user's own endpoint (`transport.py`), each
+"""`pai daemon serve`: the API (`pai_lsp/api.py`, framed by `protocol.py`) on the user's own endpoint (`transport.py`), each
 method one call into the service layer on the cluster's kept session.
 
 Followers get `job.log` from the offsets they already have, so after a daemon restart they resume
@@ -19,26 +19,27 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import api
 from ..clusters.kinds import local_for
 from ..clusters.profiles import LOCALS
+from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..filelock import try_hold
 from ..service import clusters, records
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
 from ..storage.base import Cancel
 from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
+from .explanations import Explainer
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
-from .why import Explainer
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
 
-Notify = Callable[[protocol.Event], Awaitable[None]]
+Notify = Callable[[api.Event], Awaitable[None]]
 Handler = Callable[[Any, Notify], Awaitable[Any]]
 
 
@@ -52,24 +53,24 @@ class Daemon:
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
         self.handlers: dict[str, Handler] = {
-            protocol.Ping.METHOD: self.ping,
-            protocol.StopDaemon.METHOD: self.stop_daemon,
-            protocol.Submit.METHOD: self.submit,
-            protocol.Preview.METHOD: self.preview,
-            protocol.Jobs.METHOD: self.jobs,
-            protocol.Status.METHOD: self.status,
-            protocol.Why.METHOD: self.why,
-            protocol.Config.METHOD: self.config,
-            protocol.Ssh.METHOD: self.ssh,
-            protocol.Stop.METHOD: self.stop,
-            protocol.Outputs.METHOD: self.outputs,
-            protocol.Watch.METHOD: self.watch,
-            protocol.Subscribe.METHOD: self.subscribe,
-            protocol.FollowLogs.METHOD: self.follow_logs,
-            **{cls.METHOD: self.hdfs for cls in protocol.HDFS_METHODS},
-            **{cls.METHOD: self.profiles for cls in protocol.CLUSTER_METHODS},
-            **{cls.METHOD: self.backend_call for cls in protocol.BACKEND_METHODS},
-            **{cls.METHOD: self.records for cls in protocol.RECORD_METHODS},
+            api.Ping.METHOD: self.ping,
+            api.StopDaemon.METHOD: self.stop_daemon,
+            api.Submit.METHOD: self.submit,
+            api.Preview.METHOD: self.preview,
+            api.Jobs.METHOD: self.jobs,
+            api.Status.METHOD: self.status,
+            api.Why.METHOD: self.why,
+            api.Config.METHOD: self.config,
+            api.Ssh.METHOD: self.ssh,
+            api.Stop.METHOD: self.stop,
+            api.Outputs.METHOD: self.outputs,
+            api.Watch.METHOD: self.watch,
+            api.Subscribe.METHOD: self.subscribe,
+            api.FollowLogs.METHOD: self.follow_logs,
+            **{cls.METHOD: self.hdfs for cls in api.HDFS_METHODS},
+            **{cls.METHOD: self.profiles for cls in api.CLUSTER_METHODS},
+            **{cls.METHOD: self.backend_call for cls in api.BACKEND_METHODS},
+            **{cls.METHOD: self.records for cls in api.RECORD_METHODS},
         }
 
     # -- transport -------------------------------------------------------------------
@@ -133,7 +134,7 @@ class Daemon:
                 await send(answered)
             return
         running = running if running is not None else {}
-        if isinstance(message, dict) and message.get("method") == protocol.CANCEL_REQUEST:
+        if isinstance(message, dict) and message.get("method") == api.CANCEL_REQUEST:
             target = running.get((message.get("params") or {}).get("id")) if isinstance(message.get("params"), dict) else None
             if target is not None:
                 target.cancel()
@@ -158,10 +159,10 @@ class Daemon:
                                   protocol.INVALID_REQUEST)
         method, rid = request["method"], request.get("id")
 
-        async def notify(event: protocol.Event) -> None:
+        async def notify(event: api.Event) -> None:
             await send(protocol.notification(event))
 
-        cls, handler = protocol.METHODS.get(method), self.handlers.get(method)
+        cls, handler = api.METHODS.get(method), self.handlers.get(method)
         if cls is None or handler is None:
             reply = protocol.error(rid, InvalidInput(message("params.unknown-method", method=method)), protocol.METHOD_NOT_FOUND)
         else:
@@ -180,7 +181,7 @@ class Daemon:
                     reply = protocol.error(rid, ServerError(f"{type(exc).__name__}: {exc}"), protocol.INTERNAL_ERROR)
         return reply if "id" in request else None
 
-    def progress(self, token: str | int | None, event: type[protocol.Progress], notify: Notify):
+    def progress(self, token: str | int | None, event: type[api.Progress], notify: Notify):
         """A progress callback for worker threads, or None when the caller asked for none."""
         if token is None:
             return None
@@ -193,13 +194,13 @@ class Daemon:
         return report
 
     # -- methods ---------------------------------------------------------------------
-    async def ping(self, p: protocol.Ping, notify: Notify) -> protocol.PingResult:
-        return protocol.PingResult(pid=os.getpid(), uptime=time.time() - self.started, watched=len(self.watcher.watched),
+    async def ping(self, p: api.Ping, notify: Notify) -> api.PingResult:
+        return api.PingResult(pid=os.getpid(), uptime=time.time() - self.started, watched=len(self.watcher.watched),
                                    settings=settings())
 
-    async def stop_daemon(self, p: protocol.StopDaemon, notify: Notify) -> protocol.StopDaemonResult:
+    async def stop_daemon(self, p: api.StopDaemon, notify: Notify) -> api.StopDaemonResult:
         asyncio.get_running_loop().call_later(0.05, self.stopping.set)
-        return protocol.StopDaemonResult(stopping=True)
+        return api.StopDaemonResult(stopping=True)
 
     async def stoppable(self, cluster: str | None, fn: Callable[..., Any], *args: Any) -> Any:
         """`fn(backend, *args, cancelled)` in a thread. Cancelling the request (`$/cancelRequest`:
@@ -215,16 +216,16 @@ class Daemon:
             cancelled.set()
             return await work
 
-    async def submit(self, p: protocol.Submit, notify: Notify) -> protocol.SubmitResult:
+    async def submit(self, p: api.Submit, notify: Notify) -> api.SubmitResult:
         """Cancelling it (or closing the connection) while the upload runs stops it: nothing is submitted."""
-        progress = self.progress(p.progress_token, protocol.UploadProgress, notify)
+        progress = self.progress(p.progress_token, api.UploadProgress, notify)
         try:
             journal = await self.sessions.thread(SubmitJournal, state_dir() / "submits", p.request_id) if p.request_id else None
         except ValueError as exc:
             raise InvalidInput(message("params.request-id", reason=str(exc))) from None
         cluster = await self.cluster_for(p.cluster, p.file)
 
-        def submit(backend: Backend, cancelled: threading.Event) -> protocol.SubmitResult:
+        def submit(backend: Backend, cancelled: threading.Event) -> api.SubmitResult:
             return service.submit(backend, Path(p.file), p.settings, progress, p.locale, p.shown, journal, cancelled, p.force)
 
         result = await self.stoppable(cluster, submit)
@@ -232,7 +233,7 @@ class Daemon:
         self.watcher.watch(result.cluster, result.job)
         return result
 
-    async def preview(self, p: protocol.Preview, notify: Notify) -> protocol.PreviewResult:
+    async def preview(self, p: api.Preview, notify: Notify) -> api.PreviewResult:
         """What `submit` with the same params would do; nothing is sent."""
         return await self.sessions.run(await self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
                                        p.locale, p.shown, p.list_files, p.show_secrets)
@@ -243,56 +244,56 @@ class Daemon:
             return local_for(file)
         return cluster
 
-    async def jobs(self, p: protocol.Jobs, notify: Notify) -> protocol.JobsResult:
+    async def jobs(self, p: api.Jobs, notify: Notify) -> api.JobsResult:
         return await self.sessions.run(p.cluster, service.list_jobs, p.offset, p.limit)
 
-    async def status(self, p: protocol.Status, notify: Notify) -> protocol.StatusResult:
-        def status(backend: Backend) -> protocol.StatusResult:
-            return protocol.StatusResult.of(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
+    async def status(self, p: api.Status, notify: Notify) -> api.StatusResult:
+        def status(backend: Backend) -> api.StatusResult:
+            return api.StatusResult.of(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
 
         return await self.sessions.run(p.cluster, status)
 
-    async def why(self, p: protocol.Why, notify: Notify) -> protocol.WhyResult:
+    async def why(self, p: api.Why, notify: Notify) -> api.WhyResult:
         return await self.explainer.get(await self.sessions.resolve(p.cluster), p.job, p.refresh)
 
-    async def config(self, p: protocol.Config, notify: Notify) -> protocol.ConfigResult:
-        return protocol.ConfigResult(job=p.job, config=await self.sessions.run(p.cluster, lambda backend: backend.config(p.job)))
+    async def config(self, p: api.Config, notify: Notify) -> api.ConfigResult:
+        return api.ConfigResult(job=p.job, config=await self.sessions.run(p.cluster, lambda backend: backend.config(p.job)))
 
-    async def ssh(self, p: protocol.Ssh, notify: Notify) -> protocol.SshResult:
+    async def ssh(self, p: api.Ssh, notify: Notify) -> api.SshResult:
         tasks = await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task))
-        return protocol.SshResult(job=p.job, tasks=tasks)
+        return api.SshResult(job=p.job, tasks=tasks)
 
-    async def profiles(self, p: protocol.Params, notify: Notify) -> protocol.Result:
+    async def profiles(self, p: api.Params, notify: Notify) -> api.Result:
         """`clusters.*`: a change of profiles drops the kept sessions, which may be stale now."""
-        if not isinstance(p, protocol.ClustersList):
+        if not isinstance(p, api.ClustersList):
             self.sessions.forget()
         return await asyncio.to_thread(PROFILES[type(p)], p)
 
-    async def stop(self, p: protocol.Stop, notify: Notify) -> protocol.StopResult:
+    async def stop(self, p: api.Stop, notify: Notify) -> api.StopResult:
         return await self.sessions.run(p.cluster, service.stop, p.job)
 
-    async def outputs(self, p: protocol.Outputs, notify: Notify) -> protocol.PathResult:
-        progress = self.progress(p.progress_token, protocol.TransferProgress, notify)
+    async def outputs(self, p: api.Outputs, notify: Notify) -> api.PathResult:
+        progress = self.progress(p.progress_token, api.TransferProgress, notify)
         target = await self.stoppable(p.cluster, service.outputs, p.job, Path(p.dest), progress, p.overwrite)
-        return protocol.PathResult(path=str(target))
+        return api.PathResult(path=str(target))
 
-    async def watch(self, p: protocol.Watch, notify: Notify) -> protocol.WatchResult:
+    async def watch(self, p: api.Watch, notify: Notify) -> api.WatchResult:
         """Watch jobs submitted elsewhere: their changes go to `jobs.subscribe`rs."""
         cluster = await self.sessions.resolve(p.cluster)
         for job in p.jobs or ([p.job] if p.job else []):
             self.watcher.watch(cluster, job)
-        return protocol.WatchResult(watched=len(self.watcher.watched))
+        return api.WatchResult(watched=len(self.watcher.watched))
 
-    async def subscribe(self, p: protocol.Subscribe, notify: Notify) -> protocol.Nothing:
+    async def subscribe(self, p: api.Subscribe, notify: Notify) -> api.Nothing:
         """`job.status` for every watched job's change, until the connection closes."""
         self.watcher.subscribers.add(notify)
         try:
             await asyncio.Event().wait()
         finally:
             self.watcher.subscribers.discard(notify)
-        return protocol.Nothing()
+        return api.Nothing()
 
-    async def follow_logs(self, p: protocol.FollowLogs, notify: Notify) -> protocol.FollowLogsResult:
+    async def follow_logs(self, p: api.FollowLogs, notify: Notify) -> api.FollowLogsResult:
         """`job.log` from the given offsets until the job ends (or just what is there now, without
         `follow`), in pieces of at most CHUNK bytes, each sent once the caller has taken the one
         before (a slow reader slows only itself); `job.status` on every state change."""
@@ -308,7 +309,7 @@ class Daemon:
         else:
             state, offsets = await self._snapshot(cluster, p, text, notify)
         await text.flush()
-        return protocol.FollowLogsResult(job=p.job, state=state, offsets=offsets)
+        return api.FollowLogsResult(job=p.job, state=state, offsets=offsets)
 
     async def _stream(self, cluster: str, feed: Feed, follower: Follower, text: Utf8Chunks, notify: Notify) -> str | None:
         """What the job's feed publishes, from where this follower is, until the feed is done."""
@@ -335,7 +336,7 @@ class Daemon:
                 return last_state
             await feed.changed(seen)
 
-    async def _snapshot(self, cluster: str, p: protocol.FollowLogs, text: Utf8Chunks, notify: Notify) -> tuple[str, dict]:
+    async def _snapshot(self, cluster: str, p: api.FollowLogs, text: Utf8Chunks, notify: Notify) -> tuple[str, dict]:
         """What the logs hold now, read in pieces of at most CHUNK bytes."""
         logs = service.TaskLogs(p.task, p.which, p.offsets)
         status = await self.sessions.run(cluster, lambda backend: backend.job(p.job))
@@ -347,21 +348,21 @@ class Daemon:
                 break
         return status.state, logs.offsets
 
-    async def backend_call(self, p: protocol.Params, notify: Notify) -> protocol.Result:
+    async def backend_call(self, p: api.Params, notify: Notify) -> api.Result:
         """Quota and registry secrets: one call of the cluster's backend."""
         return await self.sessions.run(getattr(p, "cluster", None), BACKEND[type(p)], p)
 
-    async def records(self, p: protocol.Params, notify: Notify) -> protocol.Result:
+    async def records(self, p: api.Params, notify: Notify) -> api.Result:
         """`record.*`: what a job ran (service/records.py); a rerun is watched like a submit."""
-        progress = self.progress(getattr(p, "progress_token", None), protocol.UploadProgress, notify)
+        progress = self.progress(getattr(p, "progress_token", None), api.UploadProgress, notify)
         result = await self.sessions.run(getattr(p, "cluster", None), RECORDS[type(p)], p, progress)
-        if isinstance(p, protocol.RecordRerun) and not p.dry_run:
+        if isinstance(p, api.RecordRerun) and not p.dry_run:
             self.watcher.watch(result.cluster, result.job)
         return result
 
-    async def hdfs(self, p: protocol.Params, notify: Notify) -> protocol.Result:
-        progress = self.progress(getattr(p, "progress_token", None), protocol.TransferProgress, notify)
-        if isinstance(p, protocol.HdfsTransfer):
+    async def hdfs(self, p: api.Params, notify: Notify) -> api.Result:
+        progress = self.progress(getattr(p, "progress_token", None), api.TransferProgress, notify)
+        if isinstance(p, api.HdfsTransfer):
             return await self.stoppable(p.cluster, TRANSFERS[type(p)], p, progress)
         return await self.sessions.run(getattr(p, "cluster", None), HDFS[type(p)], p, progress)
 
@@ -390,7 +391,7 @@ class Utf8Chunks:
 
     async def _emit(self, task: str, offset: int, data: bytes) -> None:
         if data:
-            await self.notify(protocol.JobLog.of(self.job, task, offset, data))
+            await self.notify(api.JobLog.of(self.job, task, offset, data))
 
 
 def split_utf8(data: bytes) -> tuple[bytes, bytes]:
@@ -403,63 +404,63 @@ def split_utf8(data: bytes) -> tuple[bytes, bytes]:
     return data, b""
 
 
-def _read(op: Callable[..., bytes]) -> Callable[..., protocol.HdfsData]:
-    def run(backend: Backend, p: Any, progress: Any) -> protocol.HdfsData:
-        return protocol.HdfsData(path=explorer.absolute(backend, p.path), data=base64.b64encode(op(backend, p)).decode())
+def _read(op: Callable[..., bytes]) -> Callable[..., api.HdfsData]:
+    def run(backend: Backend, p: Any, progress: Any) -> api.HdfsData:
+        return api.HdfsData(path=explorer.absolute(backend, p.path), data=base64.b64encode(op(backend, p)).decode())
 
     return run
 
 
-HDFS: dict[type, Callable[..., protocol.Result]] = {
-    protocol.HdfsList: lambda backend, p, progress: explorer.ls(backend, p.path, p.recursive),
-    protocol.HdfsDu: lambda backend, p, progress: explorer.du(backend, p.path, p.summary),
-    protocol.HdfsStat: lambda backend, p, progress: explorer.stat(backend, p.path),
-    protocol.HdfsMkdir: lambda backend, p, progress: explorer.mkdir(backend, p.path),
-    protocol.HdfsRemove: lambda backend, p, progress: explorer.rm(backend, p.path, p.recursive),
-    protocol.HdfsMove: lambda backend, p, progress: explorer.mv(backend, p.source, p.target),
-    protocol.HdfsCat: _read(lambda backend, p: explorer.cat(backend, p.path, p.offset, p.length)),
-    protocol.HdfsTail: _read(lambda backend, p: explorer.tail(backend, p.path, p.size)),
+HDFS: dict[type, Callable[..., api.Result]] = {
+    api.HdfsList: lambda backend, p, progress: explorer.ls(backend, p.path, p.recursive),
+    api.HdfsDu: lambda backend, p, progress: explorer.du(backend, p.path, p.summary),
+    api.HdfsStat: lambda backend, p, progress: explorer.stat(backend, p.path),
+    api.HdfsMkdir: lambda backend, p, progress: explorer.mkdir(backend, p.path),
+    api.HdfsRemove: lambda backend, p, progress: explorer.rm(backend, p.path, p.recursive),
+    api.HdfsMove: lambda backend, p, progress: explorer.mv(backend, p.source, p.target),
+    api.HdfsCat: _read(lambda backend, p: explorer.cat(backend, p.path, p.offset, p.length)),
+    api.HdfsTail: _read(lambda backend, p: explorer.tail(backend, p.path, p.size)),
 }
 
-TRANSFERS: dict[type, Callable[..., protocol.Result]] = {  # stopped by `cancelled` (`Daemon.stoppable`)
-    protocol.HdfsPut: lambda backend, p, progress, cancelled: explorer.put(backend, Path(p.local), p.remote, progress,
+TRANSFERS: dict[type, Callable[..., api.Result]] = {  # stopped by `cancelled` (`Daemon.stoppable`)
+    api.HdfsPut: lambda backend, p, progress, cancelled: explorer.put(backend, Path(p.local), p.remote, progress,
                                                                            overwrite=p.overwrite, cancelled=cancelled),
-    protocol.HdfsGet: lambda backend, p, progress, cancelled: explorer.get(backend, p.remote, p.local, progress,
+    api.HdfsGet: lambda backend, p, progress, cancelled: explorer.get(backend, p.remote, p.local, progress,
                                                                            overwrite=p.overwrite, cancelled=cancelled),
 }
 
 
-RECORDS: dict[type, Callable[..., protocol.Result]] = {
-    protocol.RecordShow: lambda backend, p, progress: records.show(backend, p.job),
-    protocol.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force),
-    protocol.RecordFile: lambda backend, p, progress: protocol.RecordFileResult(
+RECORDS: dict[type, Callable[..., api.Result]] = {
+    api.RecordShow: lambda backend, p, progress: records.show(backend, p.job),
+    api.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force),
+    api.RecordFile: lambda backend, p, progress: api.RecordFileResult(
         job=p.job, path=p.path, data=base64.b64encode(records.file(backend, p.job, p.path)).decode()),
-    protocol.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress),
-    protocol.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other),
-    protocol.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace)),
+    api.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress),
+    api.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other),
+    api.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace)),
 }
 
 
 # The backend answers these in its own JSON (clusters/backend.py); read as the API's classes here.
-BACKEND: dict[type, Callable[..., protocol.Result]] = {
-    protocol.Quota: lambda backend, p: protocol.QuotaResult.from_json(backend.quota()),
-    protocol.RegistryList: lambda backend, p: protocol.RegistryListResult(
-        cluster=backend.profile.name, registries=[protocol.Registry.from_json(r) for r in backend.registries()]),
-    protocol.RegistryAdd: lambda backend, p: protocol.RegistrySecret.from_json(backend.add_registry(p.name, p.username, p.password,
+BACKEND: dict[type, Callable[..., api.Result]] = {
+    api.Quota: lambda backend, p: api.QuotaResult.from_json(backend.quota()),
+    api.RegistryList: lambda backend, p: api.RegistryListResult(
+        cluster=backend.profile.name, registries=[api.Registry.from_json(r) for r in backend.registries()]),
+    api.RegistryAdd: lambda backend, p: api.RegistrySecret.from_json(backend.add_registry(p.name, p.username, p.password,
                                                                                                   p.server)),
-    protocol.RegistryRemove: lambda backend, p: protocol.RegistrySecret.from_json(backend.remove_registry(p.name)),
+    api.RegistryRemove: lambda backend, p: api.RegistrySecret.from_json(backend.remove_registry(p.name)),
 }
 
 
-PROFILES: dict[type, Callable[[Any], protocol.Result]] = {
-    protocol.ClustersList: lambda p: clusters.list_profiles(),
-    protocol.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password,
+PROFILES: dict[type, Callable[[Any], api.Result]] = {
+    api.ClustersList: lambda p: clusters.list_profiles(),
+    api.ClustersAdd: lambda p: clusters.add(p.name, p.rest, p.webhdfs, p.user, p.kind, p.protocol, p.password,
                                                  p.datacenter, p.make_default),
-    protocol.ClustersImportPaddle: lambda p: clusters.import_paddle(p.config, p.remove_passwords),
-    protocol.ClustersLogin: lambda p: clusters.login(p.name, p.password),
-    protocol.ClustersRemove: lambda p: clusters.remove(p.name),
-    protocol.ClustersSetDefault: lambda p: clusters.set_default(p.name),
-    protocol.ClustersStopLocal: lambda p: clusters.stop_local_cluster(),
+    api.ClustersImportPaddle: lambda p: clusters.import_paddle(p.config, p.remove_passwords),
+    api.ClustersLogin: lambda p: clusters.login(p.name, p.password),
+    api.ClustersRemove: lambda p: clusters.remove(p.name),
+    api.ClustersSetDefault: lambda p: clusters.set_default(p.name),
+    api.ClustersStopLocal: lambda p: clusters.stop_local_cluster(),
 }
 
 

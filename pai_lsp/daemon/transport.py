@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from hashlib import sha256
 from pathlib import Path
 
-from .. import winacl
+from ..common import winacl
+from ..common.atomic import write_atomic
 from ..core.messages import Message, message
-from ..files import write_atomic
 
 ENV = "PAI_LSP_TRANSPORT"
 UNIX_SOCKETS = hasattr(socket, "AF_UNIX") and hasattr(asyncio, "start_unix_server")

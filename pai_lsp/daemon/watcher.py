@@ -23,11 +23,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pai_lsp.api import JobStatus
+
 from ..clusters.profiles import LOCALS
-from ..core.openpai import FINAL, JobDetail
+from ..common.atomic import write_atomic
+from ..core.openpai_rest import FINAL, JobDetail
 from ..errors import NotFound, PaiError, ServerError
-from ..files import write_atomic
-from .protocol import JobStatus
 from .sessions import Sessions
 
 WATCH_INTERVAL = 2.0  # seconds between two rounds of a board whose jobs nobody follows

@@ -14,9 +14,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..files import write_atomic
+from ..common.atomic import write_atomic
 from .datadir import secrets_dir
-from .errors import ClusterError
+from .rest_errors import ClusterError
 
 USER_NAME = re.compile(r"^[\w.-]+$")
 DEFAULT_EXPIRATION = 7 * 24 * 3600

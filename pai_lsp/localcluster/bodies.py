@@ -11,7 +11,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ..core.jsonc import MAX_DEPTH
-from .errors import ClusterError
+from .rest_errors import ClusterError
 
 REST_LIMIT = 100 * 1024  # OpenPAI's rest-server: body-parser's default limit ("100kb") for JSON, forms and text/*
 DJANGO_LIMIT = 2_621_440  # PaddlePaddle Cloud's Django server: DATA_UPLOAD_MAX_MEMORY_SIZE

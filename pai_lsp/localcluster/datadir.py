@@ -16,9 +16,11 @@ import os
 import secrets
 from pathlib import Path
 
-from ..filelock import try_hold
-from ..files import APP, config_dir, data_dir, unfit_name, write_atomic
-from .errors import ClusterError
+from ..common.atomic import write_atomic
+from ..common.folders import APP, config_dir, data_dir
+from ..common.userlock import try_hold
+from ..common.winnames import unfit_name
+from .rest_errors import ClusterError
 
 LOCK_FILE = "cluster.lock"
 HOLDER_FILE = "cluster.json"  # who holds the lock: pid, then REST and WebHDFS

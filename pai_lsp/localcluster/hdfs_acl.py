@@ -17,7 +17,7 @@ ACTION_NAMES = {0: "NONE", 1: "EXECUTE", 2: "WRITE", 3: "WRITE_EXECUTE", 4: "REA
                 6: "READ_WRITE", 7: "ALL"}
 SYMBOLS = ["---", "--x", "-w-", "-wx", "r--", "r-x", "rw-", "rwx"]
 STICKY = 0o1000
-KINDS = ("user", "group", "mask", "other")
+ENTRY_TYPES = ("user", "group", "mask", "other")
 
 
 class AclSpecError(ValueError):
@@ -48,7 +48,7 @@ class AclEntry:
 
 def sort_key(entry: AclEntry) -> tuple:
     """Hadoop's order: access before default; user, group, mask, other; unnamed before named."""
-    return (entry.default, KINDS.index(entry.kind), entry.name != "", entry.name)
+    return (entry.default, ENTRY_TYPES.index(entry.kind), entry.name != "", entry.name)
 
 
 def parse_spec(spec: str, with_perm: bool = True) -> list[AclEntry]:
@@ -64,7 +64,7 @@ def parse_spec(spec: str, with_perm: bool = True) -> list[AclEntry]:
         if len(parts) <= index:
             raise AclSpecError(f"Invalid <aclSpec> : {text}")
         kind = parts[index].lower()
-        if kind not in KINDS:
+        if kind not in ENTRY_TYPES:
             raise AclSpecError(f"Invalid type of acl in <aclSpec> :{text}")
         index += 1
         name = ""

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import httpx
 
-from ..filelock import held
-from ..files import write_atomic
+from ..common.atomic import write_atomic
+from ..common.userlock import held
 from .auth import Users
 from .datadir import default_data_dir, request_stop, secrets_dir, serving
 

@@ -32,8 +32,8 @@ from typing import Any
 
 import psutil
 
-from .. import portable
-from ..files import write_atomic
+from ..common import portable
+from ..common.atomic import write_atomic
 
 TASK_MARKER = "PAI_LOCAL_TASK_ID"
 RECORD_FILE = "processes.json"

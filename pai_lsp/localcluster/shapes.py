@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 
-from ..core.openpai import JobDetail, JobSummary, LogLocations, TaskStatus
+from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..core.triage import specs
-from .model import Job, Task
+from .job_data import Job, Task
 
 # The codes only the local cluster gives (or gives a meaning of its own); every other code is the
 # OpenPAI exit spec's entry of the job's era (core.triage.specs): YARN's for v1 jobs, Kubernetes' for v2.

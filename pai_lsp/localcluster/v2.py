@@ -2,7 +2,7 @@
 §2.2-2.4; rest-server `middlewares/v2/protocol.js`): js-yaml's reading; the server's schema as Ajv 6
 reads it (schemas/pai-job-v2.schema.json, the one the editor checks with: JavaScript's regular
 expressions, Infinity an integer); its cross-reference checks in its order; its renderer
-(core/v2render.py: mustache 2.3, so an unclosed `<%` is its 500 "Unclosed tag at N"); and JavaScript's
+(core/v2/render.py: mustache 2.3, so an unclosed `<%` is its 500 "Unclosed tag at N"); and JavaScript's
 own failures where the server has them (`taskRoles: null` passes the schema, then is a 500).
 
 What the server accepts but no scheduler can run (`taskRoles` a list, a count of Infinity, `ports` a
@@ -21,16 +21,16 @@ from typing import Any
 
 import yaml
 
-from ..core import jsyaml
 from ..core.joi import js_regex
 from ..core.roles import TaskRole, from_v2
 from ..core.schema import load_schema
 from ..core.v2.facts import SCHEMA_FILE
-from ..core.v2_templates import TemplateError, fill
-from ..core.v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type, secrets_masked
-from ..core.yaml_scalars import js_string
-from .errors import ClusterError
-from .model import with_always_ports
+from ..core.v2.render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type, secrets_masked
+from ..core.v2.templates import TemplateError, fill, one_job
+from ..core.yaml import jsyaml
+from ..core.yaml.scalars import js_string
+from .job_data import with_always_ports
+from .rest_errors import ClusterError
 
 # Numbers the scheduler needs as whole, finite counts of 0 or more (the schema lets 2.0, Infinity and -1 by).
 RUNTIME_OPTIONS = "set -o errexit\nset -o nounset\nset -o pipefail\n"  # openpai-runtime's user.sh
@@ -122,7 +122,8 @@ def parse(text: str) -> dict:
             "params": {}, "message": _ajv_message(e),
         } for e in errors]))
     _check(doc)
-    _render(doc)
+    with one_job():  # what its templates fill in to is bounded, as for the client (core/v2/templates.py)
+        _render(doc)
     return doc
 
 
@@ -228,7 +229,8 @@ def _render(doc: dict) -> None:
         if any(not isinstance(c, str) for c in role["commands"]):
             raise _failed("command.trim is not a function")
         try:
-            entrypoint({**doc, "taskRoles": {name: role}}, name)  # taskRoles may be a list: its items by index
+            # taskRoles may be a list: its items by index; the secrets as the runtime fills them in (`roles`)
+            fill_secrets(entrypoint({**doc, "taskRoles": {name: role}}, name), secrets)
         except TemplateError as exc:
             raise _failed(str(exc)) from None
 

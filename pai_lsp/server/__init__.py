@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .app import PaiLanguageServer
+    from .language_server import PaiLanguageServer
 
 
 def create_language_server() -> PaiLanguageServer:
     """The server with all its features (as esbonio's `create_language_server`)."""
     from . import commands, features
-    from .app import PaiLanguageServer
-    from .jobs import JobRelay
+    from .job_relay import JobRelay
+    from .language_server import PaiLanguageServer
 
     server = PaiLanguageServer()
     server.jobs = JobRelay(server)

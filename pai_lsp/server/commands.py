@@ -6,27 +6,96 @@ One convention: each command takes one argument, an object, read into its class 
 for the parameter's annotation; a wrong shape is an InvalidParams error naming the key. Submit, run
 and preview also take a config's bare URI, as code lenses and minimal clients send it. Each answers
 `{ok: true, …}` with its class's `RESULT`, or a failure (server/jobs.py).
+
+A missing or wrong argument is the client's mistake, not the server's: an InvalidParams error in the
+client's language, and one line in the server's log (not a traceback; see `_OneLineForBadArguments`).
 """
 
 from __future__ import annotations
 
 import base64
+import functools
+import inspect
 import json
+import logging
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import api
 from ..clusters.kinds import catalogue
 from ..core.messages import render
-from ..core.openpai import FINAL
-from ..daemon import protocol
-from .app import PaiLanguageServer  # not under TYPE_CHECKING: pygls reads commands' annotations at run time
-from .jobs import ok
-from .registry import Registry
+from ..core.openpai_rest import FINAL
+from ..errors import InvalidInput
+from .feature_registry import F, FeatureRegistry
+from .job_relay import ok
+from .language_server import PaiLanguageServer  # not under TYPE_CHECKING: pygls reads commands' annotations at run time
 
-registry = Registry()
 Answer = dict[str, Any]
+
+
+class _OneLineForBadArguments(logging.Filter):
+    """pygls logs every error a request is answered with as an exception, with its traceback: for
+    an InvalidParams answer (the client sent a wrong argument) one line says all there is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcInvalidParams):
+            record.msg, record.args, record.exc_info, record.exc_text = "refused a request's params: %s", (error,), None, None
+        return True
+
+
+def _checked(name: str, fn: F) -> F:
+    """`fn` as pygls calls it, refusing a missing or wrong argument as InvalidParams: pygls calls a
+    command whose params were left out without them, and answers our own refusal of a bad shape
+    (`InvalidInput`) as an internal error."""
+    needed = [p for p in list(inspect.signature(fn).parameters.values())[1:]
+              if p.kind is not p.VAR_POSITIONAL and p.default is p.empty]
+
+    def refused(ls: PaiLanguageServer, args: tuple) -> JsonRpcInvalidParams | None:
+        if len(args) < len(needed):
+            return JsonRpcInvalidParams(render("params.no-argument", ls.locale, command=name))
+        return None
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)  # pygls reads the arguments into the types of `fn`'s signature
+        async def checked(ls: PaiLanguageServer, *args: Any) -> Any:
+            if (error := refused(ls, args)) is not None:
+                raise error
+            try:
+                return await fn(ls, *args)
+            except InvalidInput as exc:
+                raise JsonRpcInvalidParams(exc.render(ls.locale)) from None
+        return checked
+
+    @functools.wraps(fn)
+    def checked_sync(ls: PaiLanguageServer, *args: Any) -> Any:
+        if (error := refused(ls, args)) is not None:
+            raise error
+        try:
+            return fn(ls, *args)
+        except InvalidInput as exc:
+            raise JsonRpcInvalidParams(exc.render(ls.locale)) from None
+    return checked_sync
+
+
+class _Commands(FeatureRegistry):
+    def command(self, name: str):
+        def decorator(fn: F) -> F:
+            self.commands.append((name, _checked(name, fn)))
+            return fn
+
+        return decorator
+
+    def register(self, server) -> None:
+        super().register(server)
+        log = logging.getLogger("pygls.protocol.json_rpc")  # where pygls logs a request's error
+        if not any(isinstance(f, _OneLineForBadArguments) for f in log.filters):
+            log.addFilter(_OneLineForBadArguments())
+
+
+registry = _Commands()
 
 
 # -- submit, run, preview: the object, or the config's bare URI --------------------------------
@@ -76,23 +145,23 @@ def cancel_progress(ls: PaiLanguageServer, params: types.WorkDoneProgressCancelP
 async def job_outputs(ls: PaiLanguageServer, params: api.JobOutputs) -> Answer:
     """Progress on `workDoneToken`, when given; what is there already is replaced only with
     `overwrite` (else `kind: exists`)."""
-    outputs = protocol.Outputs(job=params.job, dest=params.dest, cluster=params.cluster or None,
+    outputs = api.Outputs(job=params.job, dest=params.dest, cluster=params.cluster or None,
                                progress_token=params.work_done_token, overwrite=params.overwrite)
     return await ls.jobs.with_progress(outputs, params.work_done_token, render("progress.downloading", ls.locale))
 
 
 # -- jobs ------------------------------------------------------------------------------------
 @registry.command("pai.jobs.list")
-async def jobs_list(ls: PaiLanguageServer, params: protocol.Jobs) -> Answer:
+async def jobs_list(ls: PaiLanguageServer, params: api.Jobs) -> Answer:
     """One page of the user's jobs, newest first (50 unless `limit` says); the unfinished ones are
     watched from now on, so their changes arrive as `pai/jobStatus`."""
     if params.limit is None:
-        params = protocol.Jobs(cluster=params.cluster, offset=params.offset, limit=50)
+        params = api.Jobs(cluster=params.cluster, offset=params.offset, limit=50)
     result = await ls.jobs.call(params)
     if result["ok"]:
         running = [j["name"] for j in result["jobs"] if j["state"] not in FINAL]
         if running:
-            await ls.jobs.call(protocol.Watch(jobs=running, cluster=result["cluster"]))
+            await ls.jobs.call(api.Watch(jobs=running, cluster=result["cluster"]))
         ls.jobs.watch_statuses()
     return result
 
@@ -100,7 +169,7 @@ async def jobs_list(ls: PaiLanguageServer, params: protocol.Jobs) -> Answer:
 @registry.command("pai.job.config")
 async def job_config(ls: PaiLanguageServer, params: api.JobConfig) -> Answer:
     """Also as `text`, formatted in the cluster's key order, for clients that show it as it is."""
-    result = await ls.jobs.call(protocol.Config(job=params.job, cluster=params.cluster))
+    result = await ls.jobs.call(api.Config(job=params.job, cluster=params.cluster))
     if result["ok"]:
         config = result["config"]
         result["text"] = config if isinstance(config, str) else json.dumps(config, indent=2, ensure_ascii=False) + "\n"
@@ -130,43 +199,43 @@ def kinds(ls: PaiLanguageServer, *_: object) -> Answer:
 
 @registry.command("pai.clusters.list")
 async def clusters_list(ls: PaiLanguageServer, *_: object) -> Answer:
-    return await ls.jobs.call(protocol.ClustersList())
+    return await ls.jobs.call(api.ClustersList())
 
 
 @registry.command("pai.clusters.stopLocal")
 async def clusters_stop_local(ls: PaiLanguageServer, *_: object) -> Answer:
-    return await ls.jobs.call(protocol.ClustersStopLocal())
+    return await ls.jobs.call(api.ClustersStopLocal())
 
 
 # -- HDFS: the daemon's `hdfs.*` params ----------------------------------------------------------
 @registry.command("pai.hdfs.cat")
 async def hdfs_cat(ls: PaiLanguageServer, params: api.HdfsCatText) -> Answer:
-    return _as_text(await ls.jobs.call(protocol.HdfsCat(path=params.path, cluster=params.cluster, offset=params.offset,
+    return _as_text(await ls.jobs.call(api.HdfsCat(path=params.path, cluster=params.cluster, offset=params.offset,
                                                         length=params.length)))
 
 
 @registry.command("pai.hdfs.tail")
 async def hdfs_tail(ls: PaiLanguageServer, params: api.HdfsTailText) -> Answer:
-    return _as_text(await ls.jobs.call(protocol.HdfsTail(path=params.path, cluster=params.cluster, size=params.size)))
+    return _as_text(await ls.jobs.call(api.HdfsTail(path=params.path, cluster=params.cluster, size=params.size)))
 
 
 @registry.command("pai.job.submittedFile")
 async def job_submitted_file(ls: PaiLanguageServer, params: api.SubmittedFile) -> Answer:
     """One file exactly as the job sent it (checked against its recorded hash), as text."""
-    return _as_text(await ls.jobs.call(protocol.RecordFile(job=params.job, path=params.path, cluster=params.cluster)))
+    return _as_text(await ls.jobs.call(api.RecordFile(job=params.job, path=params.path, cluster=params.cluster)))
 
 
 @registry.command("pai.hdfs.put")
 async def hdfs_put(ls: PaiLanguageServer, params: api.HdfsPutWithProgress) -> Answer:
     """With `workDoneToken`, the transfer is reported on it as `$/progress`."""
-    put = protocol.HdfsPut(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token,
+    put = api.HdfsPut(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token,
                           overwrite=params.overwrite)
     return await ls.jobs.with_progress(put, params.work_done_token, render("progress.uploading", ls.locale))
 
 
 @registry.command("pai.hdfs.get")
 async def hdfs_get(ls: PaiLanguageServer, params: api.HdfsGetWithProgress) -> Answer:
-    get = protocol.HdfsGet(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token,
+    get = api.HdfsGet(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token,
                           overwrite=params.overwrite)
     return await ls.jobs.with_progress(get, params.work_done_token, render("progress.downloading", ls.locale))
 
@@ -180,11 +249,11 @@ def _as_text(result: Answer) -> Answer:
 
 # Commands that take the daemon method's params as their one argument and answer its result.
 FORWARDED = {name: cls for name, cls in api.COMMANDS.items()
-             if cls in protocol.METHODS.values() and name not in {name for name, _ in registry.commands}}
+             if cls in api.METHODS.values() and name not in {name for name, _ in registry.commands}}
 
 
-def _forward(params_class: type[protocol.Params]):
-    async def command(ls: PaiLanguageServer, params: protocol.Params) -> Answer:
+def _forward(params_class: type[api.Params]):
+    async def command(ls: PaiLanguageServer, params: api.Params) -> Answer:
         return await ls.jobs.call(params)
 
     # pygls reads the argument into the class the annotation names.

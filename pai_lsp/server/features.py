@@ -13,14 +13,14 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..core.job_format import RenameError
 from ..core.messages import render
 from ..core.model import Hover
-from ..core.upload import hover_markdown, on_code_dir
+from ..core.upload_facts import hover_markdown, on_code_dir
 from ..settings import is_settings_file
-from .registry import Registry
+from .feature_registry import FeatureRegistry
 
 if TYPE_CHECKING:
-    from .app import Analysis, PaiLanguageServer
+    from .language_server import Analysis, PaiLanguageServer
 
-registry = Registry()
+registry = FeatureRegistry()
 
 # command: its title's message; Preview shows the files, the job's name and final config: what Submit would send
 CODE_LENSES = {"pai.submitJob": "lens.submit", "pai.runLocally": "lens.run-locally", "pai.previewUpload": "lens.preview"}

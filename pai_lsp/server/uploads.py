@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from .. import portable
+from ..common import portable
 from ..core.model import Diagnostic, Settings
 from ..core.settings_check import settings_diagnostics
-from ..core.upload import UploadFacts, upload_diagnostics
+from ..core.upload_facts import UploadFacts, upload_diagnostics
 from ..settings import flatten, is_settings_file, read, workspace_of
 
 if TYPE_CHECKING:

@@ -41,9 +41,9 @@ from ..clusters.profiles import (
     set_secret,
     stop_local,
 )
+from ..common.atomic import write_atomic
 from ..core.messages import message
 from ..errors import AuthFailed, ConfigError, InvalidInput, PaiError
-from ..files import write_atomic
 
 
 def list_profiles() -> ClustersListResult:

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..api import HdfsDuResult, HdfsEntry, HdfsListing, HdfsMoveResult, HdfsStatResult, HdfsTransferResult, HdfsUsage, PathResult
+from ..common.atomic import atomic_writer
+from ..common.winnames import unfit_name
 from ..core.messages import Message, message
 from ..errors import Exists, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
-from ..files import atomic_writer, unfit_name
 from ..storage.base import Body, Cancel, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..core.messages import message
 from ..core.model import Settings
 from ..core.settings_check import GlobFacts
-from ..core.upload import SHOWN, UploadFacts, data_like, listing
+from ..core.upload_facts import SHOWN, UploadFacts, data_like, listing
 from ..errors import InvalidInput
 from ..storage.ignore import PAIIGNORE, IgnoreRules
 from ..storage.upload import Selected, matcher, select

@@ -23,7 +23,7 @@ from ..errors import PaiError
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
-    from ..core.openpai import JobDetail, TaskStatus
+    from ..core.openpai_rest import JobDetail, TaskStatus
 
 MAX_LOG = 1 << 20  # bytes of a failed task's log that are read: its end
 MAX_TASKS = 8  # failed tasks explained per job (the one that ended it first): a 1,000-task job costs the same

@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from .. import multipart
+from ..common import multipart
 from ..core.messages import message
 from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, ServerError, Unsupported
 from .base import Body, Sent, Stat, Storage, pieces

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator, validators
 
 from pai_lsp.core.formats import format_for
 from pai_lsp.core.model import Settings
-from pai_lsp.core.yaml_tree import parse
+from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.paths import ROOT, shared
 from ..helpers.yaml_oracle import server_schema

@@ -1,12 +1,12 @@
-"""Where a cursor stands in a half-typed YAML job file (pai_lsp/core/yaml_context.py): the mapping or
+"""Where a cursor stands in a half-typed YAML job file (pai_lsp/core/yaml/context.py): the mapping or
 sequence a key, value or item typed there belongs to, by YAML's indentation."""
 
 from __future__ import annotations
 
 import pytest
 
-from pai_lsp.core.yaml_context import context_at
-from pai_lsp.core.yaml_tree import parse
+from pai_lsp.core.yaml.context import context_at
+from pai_lsp.core.yaml.tree import parse
 
 JOB = """\
 protocolVersion: 2

@@ -1,4 +1,4 @@
-"""The YAML reader of v2 job files (pai_lsp/core/yaml_tree.py), in process: exact str offsets,
+"""The YAML reader of v2 job files (pai_lsp/core/yaml/tree.py), in process: exact str offsets,
 one error per mistake with the rest of the tree usable, aliases and merge keys with their
 anchors' positions, bounds on what aliases expand to, several documents, edits of a large file."""
 
@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 import pytest
 
 from pai_lsp.core.jsonc import find, node_at
-from pai_lsp.core.yaml_tree import MAX_ALIAS_NODES, MAX_DEPTH, SPLIT_LINES, parse
+from pai_lsp.core.yaml.tree import MAX_ALIAS_NODES, MAX_DEPTH, SPLIT_LINES, parse
 
 JOB = """\
 protocolVersion: 2
@@ -243,15 +242,14 @@ def test_bad_aliases_are_one_error_each_and_read_as_null():
     assert codes(parse("a: {<<: 1}\n")) == ["syntax.yaml-bad-merge"]
 
 
+@pytest.mark.timeout(60)  # expanded, it would never end
 def test_a_yaml_bomb_is_one_error_not_a_hang():
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
     text = "\n".join(levels) + "\n"  # 10**10 values once expanded
-    started = time.perf_counter()
     doc = parse(text)
-    value = doc.root.value
-    json.dumps(value)
-    assert time.perf_counter() - started < 5
+    # The value is bounded by the limit (the rest reads as null): a few bytes per node, not 10**10 of them.
+    assert len(json.dumps(doc.root.value)) < 8 * MAX_ALIAS_NODES
     assert codes(doc) == ["syntax.yaml-alias-limit"]
     assert doc.errors[0].args == {"limit": MAX_ALIAS_NODES}
 
@@ -355,7 +353,7 @@ def test_a_chain_of_edits_always_equals_a_fresh_parse():
 
 def test_values_agree_with_the_servers_reader_on_generated_jobs():
     """The same values as `jsyaml.load` (the local cluster's js-yaml-compatible loader)."""
-    from pai_lsp.core import jsyaml
+    from pai_lsp.core.yaml import jsyaml
 
     from ..helpers.yaml_oracle import as_js
 
@@ -380,7 +378,7 @@ def test_every_error_the_reader_reports_has_its_message_in_english_and_chinese()
 
     from pai_lsp.core import messages
 
-    sources = " ".join(p.read_text(encoding="utf-8") for p in Path(messages.__file__).parent.glob("yaml_*.py"))
+    sources = " ".join(p.read_text(encoding="utf-8") for p in (Path(messages.__file__).parent / "yaml").glob("*.py"))
     codes = set(regex.findall(r"\"(syntax\.[a-z-]+)\"", sources))
     assert len(codes) >= 15
     for code in codes:

@@ -1,4 +1,4 @@
-"""Values as the v2 server reads them: ours (pai_lsp/core/yaml_tree.py) against js-yaml 3.13.1 itself
+"""Values as the v2 server reads them: ours (pai_lsp/core/yaml/tree.py) against js-yaml 3.13.1 itself
 (the server's reader, run by Node.js: tests/oracle/yaml.js) on every real v2 example and on a table
 of tricky YAML; and against `jsyaml.load` (the local cluster's loader) wherever that one agrees
 with js-yaml. An extra: skipped without ../shared or the oracle's packages, required in CI."""
@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from pai_lsp.core import jsyaml
-from pai_lsp.core.yaml_tree import parse
+from pai_lsp.core.yaml import jsyaml
+from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.paths import shared
 from ..helpers.yaml_oracle import as_js, js_yaml

@@ -1,12 +1,12 @@
-"""core/yaml_write.py: the YAML quick fixes write is read back as the value meant, by our reader and by
+"""core/yaml/write.py: the YAML quick fixes write is read back as the value meant, by our reader and by
 js-yaml 3.13.1 itself (tests/oracle), and edits keep the rest of the file (comments, order) as it was."""
 
 from __future__ import annotations
 
 import pytest
 
-from pai_lsp.core import yaml_write
-from pai_lsp.core.yaml_tree import parse
+from pai_lsp.core.yaml import write as yaml_write
+from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.yaml_oracle import as_js, js_yaml
 

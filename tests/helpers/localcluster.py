@@ -150,7 +150,7 @@ def processes_named(prefix: str) -> list[psutil.Process]:
 
 
 # -- a task's processes that outlive a plain process-group kill ---------------------------------
-KINDS = ("group", "session", "scrubbed")
+SLEEPER_KINDS = ("group", "session", "scrubbed")
 
 
 def sleepers_command(tag: str, then: str) -> str:
@@ -181,7 +181,7 @@ def tagged() -> Iterator[str]:
 
 
 def all_started(tag: str) -> dict[str, int]:
-    return wait_for(lambda: (found := sleepers(tag)).keys() == set(KINDS) and found, 20)
+    return wait_for(lambda: (found := sleepers(tag)).keys() == set(SLEEPER_KINDS) and found, 20)
 
 
 def seed_store(data_dir: Path, files: int, folders: int = 1000) -> None:

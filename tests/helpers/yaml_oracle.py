@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pai_lsp.core.yaml_scalars import js_number, js_string
+from pai_lsp.core.yaml.scalars import js_number, js_string
 
 ORACLE = Path(__file__).resolve().parents[1] / "oracle"  # tests/oracle
 MAX_SAFE = 2**53 - 1

@@ -15,13 +15,13 @@ import httpx
 import psutil
 import pytest
 
+from pai_lsp.common.portable import PORTABLE_ENV
 from pai_lsp.localcluster import launcher
 from pai_lsp.localcluster.datadir import request_stop
 from pai_lsp.localcluster.processes import descendants
-from pai_lsp.portable import PORTABLE_ENV
 
 from ..helpers.localcluster import (
-    KINDS,
+    SLEEPER_KINDS,
     USER,
     all_started,
     detail,
@@ -36,6 +36,8 @@ from ..helpers.localcluster import (
     tagged,
     wait_for,
 )
+
+pytestmark = pytest.mark.subprocess  # local clusters and the processes their tasks start
 
 PORTABLE = {PORTABLE_ENV: "1"}
 
@@ -70,7 +72,7 @@ def test_a_restarted_cluster_ends_what_a_killed_one_left_running(tmp_path):
         finally:
             cluster.process.kill()  # kill -9: no chance to clean up
             cluster.process.wait()
-        assert sleepers(tag).keys() == set(KINDS)
+        assert sleepers(tag).keys() == set(SLEEPER_KINDS)
         with own_cluster(data, env=PORTABLE) as again, again.client() as c:
             assert detail(c, "tree")["jobStatus"]["state"] == "FAILED"
             wait_for(lambda: not sleepers(tag), 10)

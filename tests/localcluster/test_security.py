@@ -15,6 +15,8 @@ import pytest
 from ..helpers.localcluster import PASSWORD, USER, finished, job, log, login, own_cluster, role, secret_file, submit, wait_for
 from ..helpers.webhdfs import hdfs, remote_exception
 
+pytestmark = pytest.mark.subprocess  # local clusters and their tasks
+
 SUPERUSER = getpass.getuser()  # the OS user the cluster runs as: HDFS's superuser
 
 
@@ -176,7 +178,7 @@ def test_a_host_other_machines_can_reach_needs_allow_remote(tmp_path, host):
 
 
 def test_loopback_names_are_recognised():
-    from pai_lsp.localcluster.server import is_loopback
+    from pai_lsp.localcluster.asgi import is_loopback
 
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.1.2.3")
     assert not is_loopback("0.0.0.0") and not is_loopback("::") and not is_loopback("10.0.0.1")

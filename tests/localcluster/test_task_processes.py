@@ -8,8 +8,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from ..helpers.localcluster import (
-    KINDS,
+    SLEEPER_KINDS,
     USER,
     Cluster,
     all_started,
@@ -26,6 +28,8 @@ from ..helpers.localcluster import (
     tagged,
     wait_for,
 )
+
+pytestmark = pytest.mark.subprocess  # local clusters and the processes their tasks start
 
 
 def test_stop_and_the_commands_end_take_every_process_with_them(cluster):
@@ -74,7 +78,7 @@ def test_a_restarted_cluster_ends_what_a_killed_one_left_running(tmp_path):
         # The command's own shell dies with the cluster (its output pipe breaks); what it started does not.
         _run_then_end(data, tag, "while true; do echo tick; sleep 0.1; done", _crash)
         left = sleepers(tag)
-        assert left.keys() == set(KINDS), left  # what the restart must end
+        assert left.keys() == set(SLEEPER_KINDS), left  # what the restart must end
         print(f"processes left by the killed cluster: {len(left)}")
         with own_cluster(data) as again, again.client() as c:
             assert detail(c, "tree")["jobStatus"]["state"] == "FAILED"

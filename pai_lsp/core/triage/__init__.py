@@ -6,9 +6,9 @@ manifest) and sends the result (`Explanation.to_json`) to the editors and the CL
 """
 
 from .explain import exit_words, explain_job, explain_task, with_note
-from .facts import CodeLayout, JobFacts, TaskFacts
 from .result import Evidence, Explanation, Frame, PythonException, Text, Traceback
 from .specs import ExitSpec
+from .task_facts import CodeLayout, JobFacts, TaskFacts
 
 __all__ = ["CodeLayout", "Evidence", "ExitSpec", "Explanation", "Frame", "JobFacts", "PythonException", "TaskFacts", "Text",
            "Traceback", "exit_words", "explain_job", "explain_task", "with_note"]

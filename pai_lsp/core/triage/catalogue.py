@@ -11,7 +11,7 @@ from __future__ import annotations
 from .result import Text
 
 # class id: (title in English, title in Chinese). Titles are what a list row shows.
-KINDS: dict[str, tuple[str, str]] = {
+FAILURE_CLASSES: dict[str, tuple[str, str]] = {
     "python-exception": ("Python exception: {exception}", "Python 异常：{exception}"),
     "missing-module": ("Missing Python package: {package}", "缺少 Python 包：{package}"),
     "cuda-oom": ("CUDA out of memory", "GPU 显存不足"),
@@ -348,7 +348,7 @@ def title(kind: str, **args: object) -> Text:
     """A class's title, with its subject when the subject is known."""
     if all(v not in (None, "") for v in args.values()) or kind not in PLAIN_TITLES:
         try:
-            return fill(KINDS[kind], **args)
+            return fill(FAILURE_CLASSES[kind], **args)
         except (KeyError, IndexError):
             pass
     return fill(PLAIN_TITLES[kind])

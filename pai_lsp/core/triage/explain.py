@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 
 from . import catalogue as cat
 from . import specs
-from .facts import COMPLETION_STOP_CODES, USER_STOP_CODES, JobFacts, TaskFacts
 from .logtext import Log, meaningful, shown
 from .result import Evidence, Explanation, PythonException, Text, Traceback
 from .rules import RULES, Details, Hit, Rule, check_text, hits, scan
+from .task_facts import COMPLETION_STOP_CODES, USER_STOP_CODES, JobFacts, TaskFacts
 from .tracebacks import deciding, parse
 
 LAST_LINES = 8
@@ -281,7 +281,7 @@ class _Words:
         getattr(self, "_" + kind.replace("-", "_"), lambda: None)()
 
     def title(self) -> Text:
-        fields = [name for _, name, _, _ in string.Formatter().parse(cat.KINDS[self.kind][0]) if name]
+        fields = [name for _, name, _, _ in string.Formatter().parse(cat.FAILURE_CLASSES[self.kind][0]) if name]
         return cat.title(self.kind, **{name: self.title_args.get(name, "") for name in fields})
 
     def message(self) -> Text:

@@ -83,7 +83,7 @@ class Traceback:
 class Explanation:
     """Why a task (or a job) failed, and what to do."""
 
-    kind: str  # the class: see `catalogue.KINDS`
+    kind: str  # the class: see `catalogue.FAILURE_CLASSES`
     title: Text  # a few words for a list row: "CUDA out of memory"
     message: Text  # one sentence: what happened and what to do
     exit_code: int | None = None  # the platform's code

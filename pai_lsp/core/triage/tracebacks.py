@@ -22,9 +22,9 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from .facts import CodeLayout
 from .logtext import Log
 from .result import Frame, PythonException, Traceback
+from .task_facts import CodeLayout
 
 HEADER = "traceback (most recent call last):"
 FAULT_CURRENT = "current thread 0x"  # faulthandler: `Current thread 0x00007f… (most recent call first):`

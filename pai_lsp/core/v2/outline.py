@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..jsonc import Node
-from ..outline import Symbol
-from ..yaml_write import line_start
+from ..schema_outline import Symbol
+from ..yaml.write import line_start
 from .job import job_of, pairs, role_field
 
 

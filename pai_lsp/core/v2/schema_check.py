@@ -4,7 +4,7 @@ each error said precisely at its place with a quick fix where one fits; and the 
 (what the web portal, HiveD or the scheduler refuse beyond the server) as warnings.
 
 A 3,000-role file is checked role by role: the errors and warnings of a role are kept on its node,
-which a parse after an edit elsewhere reuses (core/yaml_tree.py), so an edit costs one role."""
+which a parse after an edit elsewhere reuses (core/yaml/tree.py), so an edit costs one role."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..jsonc import Node, find
 from ..model import Diagnostic, Edit, Fix, Settings
 from ..roles import v2_name
 from ..validate import SchemaError, _reduce, field_name, key_range, schema_diagnostics
-from ..yaml_write import literal, value_after_key
+from ..yaml.write import literal, value_after_key
 from . import facts
 from .job import Job
 
@@ -294,7 +294,7 @@ def _renames(doc: Any, job: Job, path: tuple, key: Node, new: str) -> list[Edit]
 
 def _move_shm(doc: Any, resources: Node, prop: Node) -> Fix | None:
     """Move `shmMB` from resourcePerInstance into extraContainerOptions (made when missing)."""
-    from ..yaml_write import append_member, remove_member, set_member
+    from ..yaml.write import append_member, remove_member, set_member
 
     value = prop.value_node.value if prop.value_node is not None else None
     role = resources.parent.parent if resources.parent is not None else None
@@ -399,7 +399,7 @@ def ports_to_map(doc: Any, node: Node) -> Fix | None:
     if prop is None or prop.type != "property":
         return None
     if not ports:  # `ports: []`: no ports; the key goes
-        from ..yaml_write import remove_member
+        from ..yaml.write import remove_member
 
         return Fix("Remove the empty ports list", (remove_member(doc.text, prop),))
     return Fix("Write ports as a map (label: count)", (value_after_key(doc.text, prop, ports),))

@@ -1,0 +1,196 @@
+"""How `pai` reads its command line, once for every command: the conventions of gh, kubectl and
+`hdfs dfs` as rules of the parser rather than habits of each command.
+
+- A group's options are taken after any of its subcommands too (`pai hdfs --cluster C ls` and
+  `pai hdfs ls --cluster C`; `pai registry list --cluster C`): `inherit_options`.
+- A word the command does not know is refused by that command, with its usage (`pai jobs --bogus`
+  shows `pai jobs`'s usage, not the top level's).
+- Every command's help ends with examples; `pai --help` lists the exit codes (`EXIT_CODES`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+PARSER = "_parser"  # the namespace key of the deepest command the words chose
+
+# Each exit code once, in words (errors.py gives each failure its code; tests hold the two together).
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (0, "done"),
+    (1, "wrong input: errors in a job config, a bad value, a name taken, something there already "
+        "(-f replaces it), a job that has ended"),
+    (2, "usage or set-up: an unknown option, a file that cannot be read, cluster profiles, the keyring"),
+    (3, "not found: no such job, task, file or folder"),
+    (4, "refused: the cluster refused the credentials or the permission"),
+    (5, "unreachable: the cluster, its storage or the pai daemon did not answer"),
+    (6, "the cluster failed (a 5xx, an answer that cannot be read)"),
+    (7, "stopped half-way: the message says what was and was not done"),
+    (130, "interrupted (Ctrl-C): what was under way stopped, partial files removed"),
+)
+
+Examples = Sequence[tuple[str, str]]
+
+
+def _examples_text(examples: Examples) -> str:
+    width = max(len(command) for command, _ in examples)
+    return "examples:\n" + "\n".join(f"  {command:{width}}  # {what}" if what else f"  {command}" for command, what in examples)
+
+
+class Parser(argparse.ArgumentParser):
+    """An `argparse` parser with `pai`'s conventions: examples under its help, and unknown words
+    refused by the command that was given them. Subcommands are made of the same class."""
+
+    def __init__(self, *args: Any, examples: Examples = (), **kwargs: Any):
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        if examples:
+            kwargs["epilog"] = "\n\n".join(part for part in (_examples_text(examples), kwargs.get("epilog")) if part)
+        super().__init__(*args, **kwargs)
+        self.examples = list(examples)
+        self.set_defaults(**{PARSER: self})
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:  # type: ignore[override]
+        """Every word a command takes as a value (a path, a job, a profile, a name) must say something:
+        `pai hdfs ls ''` is refused as `hdfs dfs -ls ''` is, rather than read as the home folder."""
+        if kwargs.get("action", "store") in ("store", "append") and "type" not in kwargs and "choices" not in kwargs:
+            kwargs["type"] = required_value
+        return super().add_argument(*args, **kwargs)
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:  # said by the command that got them, with its own usage
+            getattr(parsed, PARSER, self).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+
+def group(parser: argparse.ArgumentParser, dest: str, required: bool = True) -> argparse._SubParsersAction:
+    """A command group's subcommands (each made by `command`)."""
+    return parser.add_subparsers(dest=dest, metavar="COMMAND", required=required)
+
+
+def command(sub: argparse._SubParsersAction, name: str, help: str, examples: Examples, **kwargs: Any) -> Parser:
+    """One command: `help` is its line in its group's list and the start of its own help, which
+    ends with `examples` (command, what it does)."""
+    return sub.add_parser(name, help=help, description=kwargs.pop("description", help[:1].upper() + help[1:] + "."),
+                          examples=examples, **kwargs)
+
+
+def subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    """The commands right below `parser` (each once, without its aliases)."""
+    found: list[tuple[str, argparse.ArgumentParser]] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            seen: set[int] = set()
+            for name, child in action.choices.items():
+                if id(child) not in seen:
+                    seen.add(id(child))
+                    found.append((name, child))
+    return found
+
+
+def walk(parser: argparse.ArgumentParser, prefix: str = "pai") -> list[tuple[str, argparse.ArgumentParser]]:
+    """Every command of the tree, as (`pai hdfs ls`, its parser), the top one first."""
+    out = [(prefix, parser)]
+    for name, child in subcommands(parser):
+        out.extend(walk(child, f"{prefix} {name}"))
+    return out
+
+
+def inherit_options(parser: argparse.ArgumentParser, inherited: Sequence[argparse.Action] = ()) -> None:
+    """The one rule for where an option goes: an option of a command group (`--cluster` of `pai hdfs`,
+    `--data-dir` of `pai local-cluster`) is also taken after any of its subcommands, at any depth,
+    meaning the same. Given in both places, the later one counts. (An option a group has only as
+    the command it also is, such as `pai local-cluster --port`, is marked `own_only`.)"""
+    own = [a for a in parser._actions if a.option_strings and not isinstance(a, (argparse._HelpAction, argparse._VersionAction))
+           and a.default is not argparse.SUPPRESS and not getattr(a, "own_only", False)]
+    passed = [*inherited, *own]
+    for _, child in subcommands(parser):
+        for action in passed:
+            if any(option in child._option_string_actions for option in action.option_strings):
+                continue
+            copied = copy.copy(action)  # the same option, its completer too; absent there, it leaves the group's value
+            copied.default, copied.required = argparse.SUPPRESS, False
+            child._add_action(copied)
+        inherit_options(child, passed)
+
+
+def required_value(value: str) -> str:
+    """A value that must not be empty: one line, as argparse says a bad value. (Blanks are a value:
+    an HDFS file may be named ' '.)"""
+    if value:
+        return value
+    from ..core.messages import render
+    from ..settings import terminal_locale
+
+    raise argparse.ArgumentTypeError(render("cli.empty-value", terminal_locale()))
+
+
+def locale(value: str) -> str:
+    """`--locale`: the languages pai speaks (English, Simplified Chinese), in any usual spelling."""
+    tag = value.replace("_", "-").split(".")[0].lower()
+    if tag in ("c", "posix") or tag == "en" or tag.startswith("en-"):
+        return "en"
+    if tag == "zh" or tag.startswith(("zh-cn", "zh-hans", "zh-sg")):
+        return "zh-CN"
+    from ..core.messages import render
+    from ..settings import terminal_locale
+
+    raise argparse.ArgumentTypeError(render("cli.bad-locale", terminal_locale(), value=repr(value)))
+
+
+def exit_codes_text() -> str:
+    import textwrap
+
+    return "exit codes:\n" + "\n".join(textwrap.fill(words, 100, initial_indent=f"  {code:>3}  ", subsequent_indent=" " * 7)
+                                        for code, words in EXIT_CODES)
+
+
+def _has_terminal() -> bool:
+    """Whether a password can be asked for: getpass asks on the controlling terminal, even when
+    standard input is a pipe."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        return True
+    if sys.platform == "win32":  # (no controlling terminal to open; mypy --platform win32 follows this test)
+        return False
+    try:
+        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        return False
+    return True
+
+
+def password(from_stdin: bool, prompt: str) -> str:
+    """A password, read once for every command that takes one: the first line of standard input with
+    `--password-stdin`, else asked on the terminal. No input, or an empty one, is one clear line."""
+    import getpass
+
+    from ..core.messages import message
+    from ..errors import InvalidInput
+
+    if from_stdin:
+        value = (sys.stdin.readline() if sys.stdin is not None else "").rstrip("\r\n")
+        if not value:
+            raise InvalidInput(message("cli.no-password-stdin"))
+        return value
+    if not _has_terminal():
+        raise InvalidInput(message("cli.no-terminal-password"))
+    try:
+        value = getpass.getpass(prompt)
+    except (KeyboardInterrupt, EOFError):
+        _end_line_on_terminal()  # the one-line message then starts a line of its own, not after the prompt
+        raise
+    if not value:
+        raise InvalidInput(message("cli.no-password"))
+    return value
+
+
+def _end_line_on_terminal() -> None:
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
+            tty.write("\n")
+    except OSError:
+        sys.stderr.write("\n")
