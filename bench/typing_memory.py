@@ -8,7 +8,7 @@ one line: a role's `command` in v1, a line of `commands` with a parameter templa
 editor sends them while someone types. Every 100 edits a documentSymbol request, which a server
 answers only after the edits before it (an editor that keeps up with its server). At checkpoints of
 the line's length: the resident memory of the server's process tree and of its main process (after a
-1 s pause: pai-lsp gives freed memory back once the edits have paused for 0.5 s) and the
+1 s pause) and the
 CPU it spent per edit since the checkpoint before. The memory's growth is taken from the first
 checkpoint (1,000 characters typed: caches warm, the allocator's pools grown) to the last.
 

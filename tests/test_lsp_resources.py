@@ -82,7 +82,7 @@ async def test_memory_stays_flat_while_typing_into_one_long_line(client, tmp_pat
     await editor.open(text)
     server = psutil.Process(client._server.pid)
     await type_into_line(editor, line, column, 0, 300)  # warm-up: the bounded caches fill
-    await asyncio.sleep(1)  # the server gives freed memory back once the edits pause
+    await asyncio.sleep(1)
     baseline = server.memory_info().rss
     await type_into_line(editor, line, column, 300, 1_500)
     await asyncio.sleep(1)

@@ -18,7 +18,6 @@ between them, as in the editor's own string.
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
 import gc
 import logging
@@ -244,48 +243,12 @@ def release_memory() -> None:
         libc.malloc_trim(0)
 
 
-class IdleTrim:
-    """Hands freed memory back to the system once the edits pause (`IDLE` seconds). Typing into a
-    long line frees, at every keystroke, texts a little shorter than the next ones; glibc keeps
-    those holes inside its heap (only a free top is given back on its own): the server grew some
-    0.6 KB a keystroke, 14 MB over 24,000 keystrokes into one line, with its Python objects flat.
-    One `malloc_trim` (0.2 ms) when the typing stops gives them back."""
-
-    IDLE = 0.5
-
-    def __init__(self) -> None:
-        self._libc = _glibc()
-        self._last = 0.0  # when the last edit came (the loop's clock)
-        self._pending = False
-
-    def touch(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not serving (the store driven in-process): nothing to wait for
-            return
-        if self._libc is None:
-            return
-        self._last = loop.time()
-        if not self._pending:
-            self._pending = True
-            loop.call_later(self.IDLE, self._check, loop)
-
-    def _check(self, loop: asyncio.AbstractEventLoop) -> None:
-        quiet = loop.time() - self._last
-        if quiet < self.IDLE:
-            loop.call_later(self.IDLE - quiet, self._check, loop)
-            return
-        self._pending = False
-        self._libc.malloc_trim(0)
-
-
 class SyncProtocol(LanguageServerProtocol):
     """pygls's protocol with this server's document sync (see the module docstring)."""
 
     def __init__(self, server: Any, converter: Any):
         super().__init__(server, converter)
         self.documents = Documents()
-        self.trim = IdleTrim()
 
     # -- running handlers ---------------------------------------------------------------
     def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
@@ -339,7 +302,6 @@ class SyncProtocol(LanguageServerProtocol):
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
         uri = params.text_document.uri
-        self.trim.touch()
         for problem in self.documents.change(uri, params.content_changes, params.text_document.version):
             logger.warning("%s", problem)
             self._server.window_log_message(types.LogMessageParams(types.MessageType.Warning, problem))
