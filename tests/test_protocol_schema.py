@@ -56,8 +56,8 @@ def test_what_the_service_layer_returns_is_what_the_schema_says(tmp_path):
     doc = api.schema()
     backend = MemoryBackend(user="alice")
     backend.storage.write("/user/alice/data/a.txt", b"hello\n")
-    for value in (explorer.ls(backend, "data"), explorer.stat(backend, "data/a.txt"), explorer.mv(backend, "data/a.txt", "data/b.txt"),
-                  explorer.get(backend, "data", tmp_path), service.list_jobs(backend)):
+    for value in (explorer.ls(backend.storage, "data"), explorer.stat(backend.storage, "data/a.txt"), explorer.mv(backend.storage, "data/a.txt", "data/b.txt"),
+                  explorer.get(backend.storage, "data", tmp_path), service.list_jobs(backend)):
         errors = list(_validator(doc, type(value).__name__).iter_errors(value.to_json()))
         assert not errors, (type(value).__name__, errors[0].message)
     status = api.StatusResult(name="j", cluster="c", web_portal=None, state="RUNNING", created=1, completed=None, exit_code=None,
@@ -102,6 +102,7 @@ client.on("pai/jobLog", function(p) print(p.text, p.taskCount, p.tsk) end)
     assert found == {"pai.hdfs.ls: argument key clutser", "pai.hdfs.ls.entries[].sise", "pai.hdfs.ls.entires", "pai/jobLog.tsk"}
 
 
+@pytest.mark.subprocess  # tsc
 @pytest.mark.skipif(not (VSCODE / "node_modules" / "typescript").exists() or shutil.which("node") is None,
                     reason="the VS Code client's packages are not installed (npm ci in editor-clients/vscode)")
 def test_the_vscode_client_compiles_against_the_protocol_and_a_wrong_field_would_not(tmp_path):

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-# Only the standard library at the top: `pai-lsp` must answer the editor's `initialize` before
-# anything else loads (server/fast_start.py); each command imports what it needs.
+# Only the standard library at the top: `pai-lsp` loads the language server and nothing of the
+# other commands (the editor waits for its `initialize` answer); each command imports what it needs.
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -63,9 +63,9 @@ def serve_lsp(tcp: str | None) -> int:
         host, _, port = tcp.rpartition(":")
         create_language_server().start_tcp(host or "127.0.0.1", int(port))
     else:
-        from ..server.fast_start import serve_stdio
+        from ..server import serve_stdio
 
-        serve_stdio()
+        return serve_stdio()
     return EXIT_OK
 
 
@@ -196,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .cmd_jobs import add_commands
 
     add_commands(sub)
+    from .cmd_storage import add_commands as add_storage_commands
+
+    add_storage_commands(sub)
     completion = command(sub, "completion", "print the shell code that completes pai's commands, options and names", [
         ('eval "$(pai completion bash)"', "in ~/.bashrc: bash completes pai"),
         ('eval "$(pai completion zsh)"', "in ~/.zshrc (after compinit)"),
@@ -261,6 +264,10 @@ def run_command(args: argparse.Namespace) -> int:
 
         sys.stdout.write(shell_code(args.shell))
         return EXIT_OK
+    if args.command == "storage":
+        from .cmd_storage import run as run_storage
+
+        return run_storage(args)
     from .cmd_jobs import run
 
     return run(args)
