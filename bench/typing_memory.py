@@ -154,6 +154,8 @@ def report(kind: str, results: dict[str, list[list[dict]]]) -> None:
             cells.append(f"{rss} | {median(runs, 'cpu_edit') * 1000:.2f}")
         print(f"| {row['typed']:,} ({row['line']:,}) | " + " | ".join(cells) + " |")
     typed = first[-1]["typed"] - first[0]["typed"]
+    if not typed:  # one checkpoint (fewer than 1,000 edits): no growth to tell
+        return
     growth = []
     for n in names:
         grew = statistics.median(r[-1]["rss"] - r[0]["rss"] for r in results[n])
