@@ -12,7 +12,7 @@ import bisect
 import json
 import json.scanner
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -386,6 +386,7 @@ class Document:
         siblings = parent._children  # type: ignore[union-attr]  (a strict node is never the root)
         index = siblings.index(old)
         siblings[index] = fresh
+        unlink(old)
         pivot = old.end
         if parent.type == "array" and parent._value is not None:  # type: ignore[union-attr]
             # The values above hold this very list: patched, they all stay right.
@@ -606,6 +607,21 @@ def _odd_backslashes(tok: str) -> bool:
         count += 1
         i -= 1
     return count % 2 == 1
+
+
+def unlink(node: Node, keep: Set[int] = frozenset()) -> None:
+    """Cut the parent links below `node`, a subtree taken out of its tree (but the subtrees whose
+    root's id is in `keep`, still in use): its nodes are then freed as soon as nothing holds them.
+    Linked, they are a cycle that waits for a full garbage collection, which may be long coming,
+    with the text of each version of a line being typed into."""
+    stack = list(node._children or ())
+    while stack:
+        child = stack.pop()
+        if id(child) in keep:
+            continue
+        child.parent = None
+        if child._children:
+            stack.extend(child._children)
 
 
 def tokens(text: str) -> Iterator[tuple[str, int, int]]:

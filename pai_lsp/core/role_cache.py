@@ -4,31 +4,42 @@ A 10,000-role config changes one role per keystroke; everything the other roles 
 names they define, their schema errors, their diagnostics) is found here again by their text,
 whether the document was re-read incrementally or from scratch. Diagnostics are kept relative to
 the role's start, so a role that merely moved (text inserted above it) is a hit too.
+
+An entry is found by its text for as long as a parse holds it (on its role's node), and the most
+recently made ones besides, up to a bound in entries and in characters: typing into one role
+makes a new text at every keystroke, and keeping each (as long as the line typed into) would grow
+the memory with the square of the line's length.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from dataclasses import dataclass, field
+import weakref
 from typing import Any
 
+from .bounded import SizedCache
 from .envvars import ConfigNames, RoleNames, role_names
 from .model import Diagnostic
 
-# Roles kept: a few documents of 10,000 roles, plus the versions of the roles being edited.
-CAPACITY = 40_000
+# Entries kept besides those a parse holds (an undo, a document closed and opened again).
+RECENT_ENTRIES = 1_000
+RECENT_CHARS = 1 << 20
 
 
-@dataclass(slots=True)
 class RoleEntry:
-    names: RoleNames
-    schema: dict[str, tuple] = field(default_factory=dict)  # dialect -> schema errors, paths relative to the role
-    key: tuple | None = None  # the `context` (settings, names generation) the diagnostics were made in
-    index: int = -1  # and the role's index then
-    diagnostics: tuple[Diagnostic, ...] = ()  # offsets relative to the role's start
+    """What the analysis found in one role's text."""
+
+    __slots__ = ("names", "schema", "key", "index", "diagnostics", "__weakref__")
+
+    def __init__(self, names: RoleNames):
+        self.names = names
+        self.schema: dict[str, tuple] = {}  # dialect -> schema errors, paths relative to the role
+        self.key: tuple | None = None  # the `context` (settings, names generation) the diagnostics were made in
+        self.index = -1  # and the role's index then
+        self.diagnostics: tuple[Diagnostic, ...] = ()  # offsets relative to the role's start
 
 
-_entries: OrderedDict[str, RoleEntry] = OrderedDict()
+_held: weakref.WeakValueDictionary[str, RoleEntry] = weakref.WeakValueDictionary()  # on a live node
+_recent_entries: SizedCache[str, RoleEntry] = SizedCache(RECENT_ENTRIES, RECENT_CHARS)
 
 
 def entry(text: str, node: Any) -> RoleEntry:
@@ -39,13 +50,13 @@ def entry(text: str, node: Any) -> RoleEntry:
     if found is not None:
         return found
     source = text[node.start : node.end]
-    found = _entries.get(source)
-    if found is not None:
-        _entries.move_to_end(source)
-    else:
-        found = _entries[source] = RoleEntry(role_names(node.value))
-        if len(_entries) > CAPACITY:
-            _entries.popitem(last=False)
+    found = _held.get(source)
+    if found is None:
+        found = _recent_entries.get(source)
+        if found is None:
+            found = RoleEntry(role_names(node.value))
+            _recent_entries.put(source, found, len(source))
+        _held[source] = found
     node.cache = found
     return found
 
@@ -89,5 +100,6 @@ def context(settings: Any, generation: int) -> tuple:
 
 def clear() -> None:
     """Forget every role (for a reference run that must not reuse anything)."""
-    _entries.clear()
+    _held.clear()
+    _recent_entries.clear()
     _recent.clear()

@@ -81,9 +81,12 @@ def warm_up(dialect: str = "openpai") -> None:
 
 # jsonschema's `properties` keyword with each (subschema, value) outcome remembered: the roles of
 # a large config repeat most values (taskNumber 2, memoryMB 8192, the same ports), and a role is
-# validated as fast as it is looked up.
+# validated as fast as it is looked up. Forgotten all at once past a number of outcomes or of
+# characters in the values they are kept by: typing into a command makes a new value per keystroke.
 _PROPERTY_OUTCOMES: dict[tuple, tuple] = {}
 _PROPERTY_OUTCOMES_SIZE = 100_000
+_PROPERTY_OUTCOMES_CHARS = 1 << 20
+_property_chars = [0]  # the characters of the values kept, added up
 
 
 def _remembered_properties(validator: Any, properties: dict, instance: Any, schema: dict) -> Any:
@@ -97,14 +100,18 @@ def _remembered_properties(validator: Any, properties: dict, instance: Any, sche
         value = instance[prop]
         if value is None or isinstance(value, (str, int, float)):
             key: tuple = (id(subschema), type(value), value)
+            chars = len(value) if isinstance(value, str) else 1
         else:
             key = (id(subschema), json.dumps(value))
+            chars = len(key[1])
         errors = _PROPERTY_OUTCOMES.get(key)
         if errors is None:
             errors = tuple(_descend(validator, value, subschema, prop))
-            if len(_PROPERTY_OUTCOMES) >= _PROPERTY_OUTCOMES_SIZE:
+            if len(_PROPERTY_OUTCOMES) >= _PROPERTY_OUTCOMES_SIZE or _property_chars[0] + chars > _PROPERTY_OUTCOMES_CHARS:
                 _PROPERTY_OUTCOMES.clear()
+                _property_chars[0] = 0
             _PROPERTY_OUTCOMES[key] = errors
+            _property_chars[0] += chars
         for error in errors:
             yield ValidationError.create_from(error)  # a copy: jsonschema extends the paths of what it gets
 

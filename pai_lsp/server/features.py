@@ -4,7 +4,7 @@ answers to LSP types."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -17,7 +17,7 @@ from ..settings import is_settings_file
 from .feature_registry import FeatureRegistry
 
 if TYPE_CHECKING:
-    from .language_server import PaiLanguageServer
+    from .language_server import Analysis, PaiLanguageServer
 
 registry = FeatureRegistry()
 
@@ -254,15 +254,17 @@ def document_symbols(ls: PaiLanguageServer, params: types.DocumentSymbolParams) 
     if is_settings_file(params.text_document.uri):
         return []
     result = ls.analysis(params.text_document.uri)
+    return [_symbol(ls, result, s) for s in ls.job_format(params.text_document.uri).symbols(result.doc)]
 
-    def convert(s) -> types.DocumentSymbol:
-        return types.DocumentSymbol(
-            name=s.name, kind=SYMBOL_KIND[s.kind], detail=s.detail or None,
-            range=ls.range(result, s.start, s.end), selection_range=ls.range(result, s.select_start, s.select_end),
-            children=[convert(c) for c in s.children],
-        )
 
-    return [convert(s) for s in ls.job_format(params.text_document.uri).symbols(result.doc)]
+def _symbol(ls: PaiLanguageServer, result: Analysis, s: Any) -> types.DocumentSymbol:
+    """One outline entry and those below it. A module function, not a closure: a closure that calls
+    itself is a cycle, which kept the analysis (a parse, its text) until a full garbage collection."""
+    return types.DocumentSymbol(
+        name=s.name, kind=SYMBOL_KIND[s.kind], detail=s.detail or None,
+        range=ls.range(result, s.start, s.end), selection_range=ls.range(result, s.select_start, s.select_end),
+        children=[_symbol(ls, result, c) for c in s.children],
+    )
 
 
 @registry.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)

@@ -72,3 +72,47 @@ taskRoles:
 defaults:
   virtualCluster: default
 """
+
+# Job files typed into at `|`, a character at a time (from TYPING_WORDS): the end of one command.
+TYPING_WORDS = "the quick brown fox jumps over the lazy dog "
+
+TYPING_V1 = """{
+  "jobName": "typing",
+  "image": "openpai/pai.example.tensorflow",
+  "taskRoles": [
+    {
+      "name": "worker",
+      "taskNumber": 1,
+      "memoryMB": 8192,
+      "command": "python train.py --hosts $PAI_TASK_ROLE_worker_HOST_LIST |"
+    }
+  ]
+}
+"""
+
+TYPING_V2 = """protocolVersion: 2
+name: typing
+type: job
+parameters:
+  epochs: 10
+prerequisites:
+  - name: image
+    type: dockerimage
+    uri: ubuntu:18.04
+taskRoles:
+  worker:
+    instances: 1
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}
+    commands:
+      - python train.py --epochs <% $parameters.epochs %> --hosts $PAI_TASK_ROLE_worker_HOST_LIST |
+"""
+
+
+def typing_start(template: str, line_length: int = 0) -> tuple[str, int, int]:
+    """A TYPING_ template with `line_length` characters already typed at its `|`: the text, and the
+    (line, column) where typing goes on."""
+    at = template.index("|")
+    typed = (TYPING_WORDS * (line_length // len(TYPING_WORDS) + 1))[:line_length]
+    text = template[:at] + typed + template[at + 1 :]
+    return text, text.count("\n", 0, at), at - (text.rfind("\n", 0, at) + 1) + line_length

@@ -29,9 +29,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
+from ..bounded import SizedCache
 from ..job_format import Unsendable
 from ..messages import Message, message
 from ..yaml.scalars import js_string
@@ -135,33 +135,45 @@ def find_templates(text: str) -> list[Template]:
     return list(_parse(text)[0]) if OPEN in text else []
 
 
-@lru_cache(maxsize=256)
+# Parses kept by their text, as mustache's Writer keeps them (a thousand roles with the same commands
+# cost one parse), up to a bound in characters too: typing into a command makes a new text per keystroke.
+_PARSES: SizedCache[str, tuple[tuple[Template, ...], tuple[str | Template, ...]]] = SizedCache(256, 1 << 19)
+
+
 def _parse(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]:
-    """mustache 2.3's `parseTemplate`: every tag, and what the server writes (text and the name tags
-    outside sections; a line holding only section or comment tags and white space dropped whole, as
-    mustache strips it). Kept as mustache's Writer keeps them: a thousand roles with the same commands
-    cost one parse."""
+    """mustache 2.3's `parseTemplate`: every tag, and what the server writes (runs of text, and the
+    name tags outside sections; a line holding only section or comment tags and white space dropped
+    whole, as mustache strips it)."""
+    found = _PARSES.get(text)
+    if found is None:
+        found = _read(text)
+        _PARSES.put(text, found, len(text))
+    return found
+
+
+def _read(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]:
     opening, closing, closing_curly = _compile([OPEN, CLOSE], 0, 0)
     found: list[Template] = []
-    tokens: list[str | Template | None] = []  # one character of text, or a tag; None: stripped
+    tokens: list[str | Template | None] = []  # text up to a line's end, or a tag; None: stripped
     sections: list[Template] = []
-    spaces: list[int] = []  # the white-space tokens of the current line
+    texts: list[int] = []  # the text tokens of the current line (all white space when it is stripped)
     has_tag = non_space = False
     pos, end = 0, len(text)
     while pos < end:
         match = opening.search(text, pos)
         stop = match.start() if match else end
-        for ch in text[pos:stop]:
-            if ch in _JS_SPACE_CHARS:
-                spaces.append(len(tokens))
-            else:
-                non_space = True
-            tokens.append(ch)
-            if ch == "\n":
+        while pos < stop:  # mustache reads the text character by character; a line at a time is the same
+            newline = text.find("\n", pos, stop)
+            piece = text[pos : stop if newline < 0 else newline + 1]
+            pos += len(piece)
+            non_space = non_space or bool(piece.strip(_JS_SPACE_CHARS))
+            texts.append(len(tokens))
+            tokens.append(piece)
+            if newline >= 0:
                 if has_tag and not non_space:
-                    for index in spaces:
+                    for index in texts:
                         tokens[index] = None
-                spaces, has_tag, non_space = [], False, False
+                texts, has_tag, non_space = [], False, False
         if match is None:
             break
         start, pos, has_tag = stop, match.end(), True
@@ -214,14 +226,20 @@ def _parse(text: str) -> tuple[tuple[Template, ...], tuple[str | Template, ...]]
         opened = sections[-1]
         raise TemplateError(f'Unclosed section "{opened.expr}" at {len(text)}', opened.start, opened.end, len(text))
     written: list[str | Template] = []
+    run: list[str] = []  # characters written since the last tag: kept as one string
     depth = 0  # inside a section: dropped with it
     for token in tokens:
         if isinstance(token, Template):
             depth += 1 if token.kind in ("#", "^") else -1 if token.kind == "/" else 0
             if depth == 0 and token.kind == NAME:
+                if run:
+                    written.append("".join(run))
+                    run = []
                 written.append(token)
         elif token is not None and depth == 0:
-            written.append(token)
+            run.append(token)
+    if run:
+        written.append("".join(run))
     return tuple(found), tuple(written)
 
 
@@ -275,7 +293,7 @@ def fill(text: str, context: dict[str, Any]) -> str:
                 _spend(budget, size, tags)
             out.append(piece)
         else:
-            size += 1  # one character
+            size += len(token)  # a run of text
             out.append(token)
     _spend(budget, size, tags)
     return js_trim("".join(out))

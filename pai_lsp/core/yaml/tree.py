@@ -38,7 +38,7 @@ import bisect
 import re
 from typing import Any
 
-from ..jsonc import Node, ParseError
+from ..jsonc import Node, ParseError, unlink
 from ..model import Edit
 from . import write as yaml_write
 from .cst import MAX_DEPTH, read_piece
@@ -90,7 +90,23 @@ class Document:
                     reuse[(a, b)] = piece
                 elif a >= end:
                     reuse[(a + delta, b + delta)] = piece
-        return Document(text, _reuse=reuse)
+        fresh = Document(text, _reuse=reuse)
+        self._unlink_unused(fresh)
+        return fresh
+
+    def _unlink_unused(self, fresh: Document) -> None:
+        """Cut the parent links of this parse's nodes that `fresh` does not reuse (see
+        `jsonc.unlink`): the reused pieces' roots and the pairs moved out of them stay as they are."""
+        reused = {id(piece) for piece in fresh._pieces}
+        kept: set[int] = set()
+        for piece in self._pieces:
+            if id(piece) in reused and piece.root is not None:
+                kept.add(id(piece.root))
+                kept.update(id(child) for child in piece.root._children or ())
+        for node in [self.root, *(piece.root for piece in self._pieces if id(piece) not in reused)]:
+            if node is not None and id(node) not in kept:
+                node.parent = None
+                unlink(node, kept)
 
     # -- writing YAML (quick fixes: the same methods as jsonc's Document) ------------------------
     @staticmethod
