@@ -17,6 +17,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import complete
+
+EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
 PARSER = "_parser"  # the namespace key of the deepest command the words chose
 
 # Each exit code once, in words (errors.py gives each failure its code; tests hold the two together).
@@ -109,6 +113,24 @@ def inherit_options(parser: argparse.ArgumentParser, inherited: Sequence[argpars
             copied.default, copied.required = argparse.SUPPRESS, False
             child._add_action(copied)
         inherit_options(child, passed)
+
+
+CLUSTER_HELP = "cluster profile (default: the default profile, else local; see `pai cluster list`)"
+
+
+def cluster_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cluster", metavar="PROFILE", help=CLUSTER_HELP).completer = complete.profiles  # type: ignore[attr-defined]
+
+
+def job_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("job", metavar="JOB", help="the job's name, as `pai jobs` lists it").completer = complete.jobs  # type: ignore[attr-defined]
+
+
+def local_path(path: str) -> str:
+    """A local path as the daemon gets it: absolute, its symbolic links and its trailing `/` kept
+    (the daemon says what is wrong with either: a link that loops, a folder meant)."""
+    absolute = os.path.abspath(path)
+    return absolute + os.sep if path.endswith(("/", os.sep)) and not absolute.endswith(os.sep) else absolute
 
 
 def locale(value: str) -> str:

@@ -18,6 +18,7 @@ from ..daemon import client as daemon
 from ..errors import InvalidInput
 from . import complete
 from .args import command
+from .cmd_daemon import restart_if_stale
 from .output import add_output_option
 
 
@@ -46,6 +47,12 @@ def add_commands(sub) -> None:
     job(p)
     p.add_argument("other", metavar="OTHER", help="the job to compare it with").completer = complete.jobs  # type: ignore[attr-defined]
     add_output_option(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """A command of the daemon's (failures become one line in `cli.guarded`)."""
+    restart_if_stale()
+    return COMMANDS[args.command](args)
 
 
 def _notes(result: api.Result) -> None:

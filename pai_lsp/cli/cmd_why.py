@@ -13,6 +13,7 @@ from ..errors import PaiError
 from ..settings import terminal_locale
 from . import complete
 from .args import command
+from .cmd_daemon import restart_if_stale
 from .output import add_output_option, print_json
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 EXPLAINED = ("FAILED", "STOPPED")
 
 
-def add_command(sub) -> None:
+def add_commands(sub) -> None:
     p = command(sub, "why", "why a job failed, and where: the cause, the evidence, your file and line", [
         ("pai why mnist_1a2b3c4d", "the cause in words, what to do, the log lines and frames behind it"),
         ("pai why mnist_1a2b3c4d -o json", "the daemon's job.why result")])
@@ -32,6 +33,12 @@ def add_command(sub) -> None:
                    ).completer = complete.profiles  # type: ignore[attr-defined]
     add_output_option(p)
     p.add_argument("--refresh", action="store_true", help="make the explanation again (the logs and files as they are now)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """A command of the daemon's (failures become one line in `cli.guarded`)."""
+    restart_if_stale()
+    return cmd_why(args)
 
 
 def cmd_why(args: argparse.Namespace) -> int:

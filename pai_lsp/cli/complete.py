@@ -29,6 +29,15 @@ def complete(parser: argparse.ArgumentParser) -> None:
         argcomplete.autocomplete(parser, always_complete_options=False)  # options once a - is typed, as kubectl
 
 
+def command_in_line() -> str | None:
+    """The command of the line the shell is completing, once its word is typed whole (`pai hdfs l`:
+    hdfs; `pai hd`: none, the list of commands answers it)."""
+    line = os.environ.get("COMP_LINE", "")
+    typed = line[:int(os.environ.get("COMP_POINT") or len(line))]
+    words = typed.split() if typed.endswith(" ") else typed.split()[:-1]
+    return next((word for word in words[1:] if not word.startswith("-")), None)
+
+
 def _ask(params: Any) -> Any:
     """One call of the daemon (started if need be), or None when it fails or takes too long."""
     import asyncio

@@ -6,7 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .. import api
 
 # A state's colour, whatever printed it (job tables, task lines, the end of `logs -f`).
 STATE_STYLES = {"SUCCEEDED": "green", "FAILED": "bold red", "RUNNING": "cyan", "WAITING": "yellow", "STOPPING": "magenta",
@@ -73,3 +77,32 @@ def print_row(parts: list[tuple[str, str | None]], out=None) -> None:
 
 def state_style(state: str | None) -> str | None:
     return STATE_STYLES.get(state or "")
+
+
+def human_duration(seconds: float) -> str:
+    """As `pai jobs` and `pai daemon status` say how long: 42s, 3m07s, 2h05m."""
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def progress_bar():
+    """A transfer's progress on stderr while it runs (nothing when stderr is no terminal)."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+    return Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                    transient=True, disable=not sys.stderr.isatty())
+
+
+def bar_updater(bar: Any, task: Any) -> Callable[[api.Event], None]:
+    """What moves `task` of `bar` along: a daemon call's progress events."""
+    from .. import api
+
+    def on_progress(event: api.Event) -> None:
+        if isinstance(event, api.Progress):
+            bar.update(task, completed=event.bytes, total=event.total_bytes or None)
+
+    return on_progress
