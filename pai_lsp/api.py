@@ -157,29 +157,10 @@ class Wire:
                 if not (f.metadata.get("omit") and getattr(self, f.name) is None)}
 
 
-@functools.cache
-def _fields_by_key(cls: type) -> dict[str, dataclasses.Field]:
-    return {_wire(cls, f): f for f in dataclasses.fields(cls)}
-
-
 @dataclass(frozen=True, kw_only=True)
 class Result(Wire):
-    """Base of every method's result: what the service layer returns and the daemon sends.
-
-    A result also reads by the keys of its JSON (`result["exitCode"]`, `"entries" in upload`), as
-    code written against the JSON (the CLI's printing) does."""
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self:
-            raise KeyError(key)
-        return getattr(self, _fields_by_key(type(self))[key].name)
-
-    def __contains__(self, key: object) -> bool:
-        f = _fields_by_key(type(self)).get(key) if isinstance(key, str) else None
-        return f is not None and not (f.metadata.get("omit") and getattr(self, f.name) is None)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
+    """Base of every method's result: what the service layer returns and the daemon sends (read by
+    its attributes, `result.exit_code`; its JSON is `to_json()`)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -74,57 +74,57 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         added = daemon.call_sync(api.ClustersAdd(name=args.name, rest=args.rest, webhdfs=args.webhdfs, user=args.user,
                                                       kind=args.kind, protocol=args.protocol, password=secret,
                                                       datacenter=args.datacenter, make_default=args.default))
-        note = " as given" if added["protocolNote"] == "as given" else "" if added["protocolNote"] == "detected" \
-            else f"; {added['protocolNote']}"
+        note = " as given" if added.protocol_note == "as given" else "" if added.protocol_note == "detected" \
+            else f"; {added.protocol_note}"
         kind = CLUSTER_KINDS[args.kind]
-        what = f"job protocol v{added['protocol']}{note}" if kind.protocols else kind.title[0]
-        print(f"added cluster {args.name} ({what})" + (f", logged in as {args.user}" if added["loggedIn"] else
+        what = f"job protocol v{added.protocol}{note}" if kind.protocols else kind.title[0]
+        print(f"added cluster {args.name} ({what})" + (f", logged in as {args.user}" if added.logged_in else
                                                          f"; not logged in: log in with `pai cluster login {args.name}`"))
-        if added.get("isDefault"):
+        if added.is_default:
             print(f"{args.name} is the default cluster now: jobs, submit and hdfs go there unless --cluster says "
                   f"(`pai cluster default local` goes back)")
     elif command == "import-paddle":
         done = daemon.call_sync(api.ClustersImportPaddle(config=args.config, remove_passwords=args.remove_passwords))
-        for c in done["clusters"]:
-            print(f"added cluster {c['name']} (PaddlePaddle Cloud {c['endpoint']}, datacenter {c['datacenter']}, user {c['user']})"
-                  + (", active" if c["active"] else ""))
-        stored = [c["name"] for c in done["clusters"] if c["passwordStored"]]
+        for c in done.clusters:
+            print(f"added cluster {c.name} (PaddlePaddle Cloud {c.endpoint}, datacenter {c.datacenter}, user {c.user})"
+                  + (", active" if c.active else ""))
+        stored = [c.name for c in done.clusters if c.password_stored]
         if stored:
-            where = (f"and removed from {done['config']} (the paddlecloud client asks for them now)" if done["passwordsRemoved"]
-                     else f"{done['config']} was left as it is")
-            print(f"stored the password(s) of {', '.join(stored)} in {done['secretStore']}; {where}")
-        print(f"default cluster: {done['default']}")
+            where = (f"and removed from {done.config} (the paddlecloud client asks for them now)" if done.passwords_removed
+                     else f"{done.config} was left as it is")
+            print(f"stored the password(s) of {', '.join(stored)} in {done.secret_store}; {where}")
+        print(f"default cluster: {done.default}")
     elif command == "list":
         answer = daemon.call_sync(api.ClustersList())
         if args.output == "json":
             print_json(answer)
             return 0
-        for c in answer["clusters"]:
-            mark = "*" if c["default"] else " "
-            if c["local"] and c["name"] != LOCAL:  # the embedded cluster's API of another kind
-                datacenter = f" (datacenter {c['datacenter']})" if c.get("datacenter") else ""
-                where = f" at {c['rest']}{datacenter}" if c["rest"] else " (started on demand)"
-                what = f"embedded local cluster, {CLUSTER_KINDS[c['kind']].title[0]} API{where}"
-            elif c["local"]:
+        for c in answer.clusters:
+            mark = "*" if c.default else " "
+            if c.local and c.name != LOCAL:  # the embedded cluster's API of another kind
+                datacenter = f" (datacenter {c.datacenter})" if c.datacenter else ""
+                where = f" at {c.rest}{datacenter}" if c.rest else " (started on demand)"
+                what = f"embedded local cluster, {CLUSTER_KINDS[c.kind].title[0]} API{where}"
+            elif c.local:
                 what = "embedded local cluster (started on demand)"
             else:
-                what = f"{c['rest']}  {c['user']}  {c['kind']}" + (f"  datacenter {c['datacenter']}" if c.get("datacenter") else "")
-            print(f"{mark} {c['name']:16} {what}")
+                what = f"{c.rest}  {c.user}  {c.kind}" + (f"  datacenter {c.datacenter}" if c.datacenter else "")
+            print(f"{mark} {c.name:16} {what}")
     elif command == "remove":
         daemon.call_sync(api.ClustersRemove(name=args.name))
         print(f"removed cluster {args.name}")
     elif command == "default":
-        print(f"default cluster: {daemon.call_sync(api.ClustersSetDefault(name=args.name))['default']}")
+        print(f"default cluster: {daemon.call_sync(api.ClustersSetDefault(name=args.name)).default}")
     elif command == "login":
         if args.name in LOCALS:
             raise ConfigError(message("clusters.local-no-login"))
         secret = password(args.password_stdin, f"password for {args.name}: ")
         done = daemon.call_sync(api.ClustersLogin(name=args.name, password=secret))
-        print(f"logged in to {done['name']} as {done['user']}")
+        print(f"logged in to {done.name} as {done.user}")
     elif command == "stop-local":  # in-process: stopping must not start the daemon
         from ..service.clusters import stop_local_cluster
 
-        stopped = stop_local_cluster()["stopped"]
+        stopped = stop_local_cluster().stopped
         print("stopped the local cluster" if stopped else "the local cluster was not running")
     return 0
 

@@ -35,7 +35,7 @@ def restart_if_stale() -> None:
         info = daemon.call_sync(api.Ping(), start=False)
     except PaiError:
         return  # none runs (or it cannot be asked): the next call starts one with these settings
-    theirs, ours = info.get("settings"), daemon_settings()
+    theirs, ours = info.settings, daemon_settings()
     if theirs is None or theirs == ours:
         return
     changed = ", ".join(f"{key} ({theirs.get(key) or 'unset'} → {ours.get(key) or 'unset'})" for key in ours
@@ -55,7 +55,7 @@ def cmd_daemon(args: argparse.Namespace) -> int:
             print("stopped the pai daemon")
         else:
             info = daemon.call_sync(api.Ping(), start=False)
-            print(f"the pai daemon runs (pid {info['pid']}, up {human_duration(info['uptime'])}, watching {info['watched']} job(s))")
+            print(f"the pai daemon runs (pid {info.pid}, up {human_duration(info.uptime)}, watching {info.watched} job(s))")
     except Unreachable:
         print("the pai daemon is not running")
         return 0 if args.daemon_command == "stop" else 1

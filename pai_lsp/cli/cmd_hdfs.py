@@ -116,23 +116,23 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
         return 0
     size = human_size if getattr(args, "human_readable", False) else str
     if op == "ls":
-        for e in result["entries"]:
-            kind = "d" if e["type"] == "dir" else "-"
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e["modified"] / 1000))
-            print(f"{kind}{_mode(e['permission'])} {e['owner']:10} {e['group']:12} {size(e['size']):>12} {when} {e['name']}")
+        for e in result.entries:
+            kind = "d" if e.type == "dir" else "-"
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.modified / 1000))
+            print(f"{kind}{_mode(e.permission)} {e.owner:10} {e.group:12} {size(e.size):>12} {when} {e.name}")
     elif op == "du":
-        for e in result["entries"]:
-            print(f"{size(e['bytes']):>12}  {e['path']}")
+        for e in result.entries:
+            print(f"{size(e.bytes):>12}  {e.path}")
     elif op == "stat":
-        print(f"{result['path']}: {result['type']}, {result['size']} bytes, {_mode(result['permission'])} "
-              f"{result['owner']}:{result['group']}, modified "
-              f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(result['modified'] / 1000))}")
+        print(f"{result.path}: {result.type}, {result.size} bytes, {_mode(result.permission)} "
+              f"{result.owner}:{result.group}, modified "
+              f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(result.modified / 1000))}")
     elif op in ("put", "get"):
-        print(f"{'uploaded' if op == 'put' else 'downloaded'} {result['files']} file(s), {result['bytes']:,} bytes to {result['path']}")
+        print(f"{'uploaded' if op == 'put' else 'downloaded'} {result.files} file(s), {result.bytes:,} bytes to {result.path}")
     elif op == "mv":
-        print(f"moved {result['from']} to {result['to']}")
+        print(f"moved {result.source} to {result.target}")
     else:
-        print(f"{'removed' if op == 'rm' else 'made'} {result['path']}")
+        print(f"{'removed' if op == 'rm' else 'made'} {result.path}")
     return 0
 
 
@@ -144,13 +144,13 @@ def _hdfs_to_stdout(args: argparse.Namespace) -> int:
     path = args.path if args.hdfs_command != "get" else args.remote
     if args.hdfs_command == "tail":
         result = daemon.call_sync(api.HdfsTail(path=path, size=args.bytes, cluster=args.cluster))
-        sys.stdout.buffer.write(base64.b64decode(result["data"]))
+        sys.stdout.buffer.write(base64.b64decode(result.data))
         sys.stdout.flush()
         return 0
     offset = 0
     while True:
         piece = base64.b64decode(daemon.call_sync(api.HdfsCat(path=path, cluster=args.cluster, offset=offset,
-                                                                   length=STDOUT_PIECE))["data"])
+                                                                   length=STDOUT_PIECE)).data)
         sys.stdout.buffer.write(piece)
         sys.stdout.buffer.flush()
         offset += len(piece)
@@ -172,7 +172,7 @@ def _hdfs_put_stdin(args: argparse.Namespace) -> int:
             result = daemon.call_sync(api.HdfsPut(local=str(spooled), remote=args.remote, progress_token="cli",
                                                        cluster=args.cluster, overwrite=args.force),
                                       bar_updater(bar, bar.add_task("uploading", total=None)))
-    print(f"uploaded standard input, {result['bytes']:,} bytes to {result['path']}")
+    print(f"uploaded standard input, {result.bytes:,} bytes to {result.path}")
     return 0
 
 

@@ -108,9 +108,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
         shown = daemon.call_sync(api.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   list_files=args.list, locale=terminal_locale(),
                                                   show_secrets=args.show_secrets))
-        sys.stdout.write(shown["text"])
-        upload = shown.get("upload") or {}
-        refused = (upload.get("overLimits") or any(upload.get("problems") or [])) and not args.force
+        sys.stdout.write(shown.text)
+        upload = shown.upload
+        refused = upload is not None and bool(upload.over_limits or any(upload.problems)) and not args.force
         return 1 if refused else 0
     with progress_bar() as bar:
         task = bar.add_task("uploading code", total=None)
@@ -128,31 +128,31 @@ def cmd_submit(args: argparse.Namespace) -> int:
         result = daemon.call_sync(api.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   force=args.force, progress_token="cli", request_id=secrets.token_hex(16)),
                                   on_progress, on_restart=on_restart)
-    if result["upload"]:
-        print(_upload_line(result["upload"]), file=sys.stderr)
-    for warning in result.get("warnings") or []:
+    if result.upload:
+        print(_upload_line(result.upload), file=sys.stderr)
+    for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"submitted {result['job']} to {result['cluster']}")
+    print(f"submitted {result.job} to {result.cluster}")
     if not args.follow:
         return 0
-    return _follow(result["cluster"], result["job"], None)
+    return _follow(result.cluster, result.job, None)
 
 
-def _upload_line(up: dict) -> str:
+def _upload_line(up: api.UploadSummary) -> str:
     """What an upload did, in one line (and one more per unfinished earlier upload it removed)."""
-    lines = [f"removed an unfinished earlier upload to {up['remote']} ({path})" for path in up.get("cleaned") or []]
-    if not up["sent_files"] and not up["removed_files"]:
-        lines.append(f"code at {up['remote']} is up to date ({up['unchanged_files']} file(s) unchanged)")
+    lines = [f"removed an unfinished earlier upload to {up.remote} ({path})" for path in up.cleaned]
+    if not up.sent_files and not up.removed_files:
+        lines.append(f"code at {up.remote} is up to date ({up.unchanged_files} file(s) unchanged)")
         return "\n".join(lines)
     # What was sent, and why; what was kept there without being sent; what was removed.
-    counts = [f"{up.get('changed_files', up['sent_files'])} new or changed"]
-    if up.get("resent_files"):
-        counts.append(f"{up['resent_files']} unchanged but sent again")
-    counts.append(f"{up['unchanged_files']} unchanged kept")
-    if up["removed_files"]:
-        counts.append(f"{up['removed_files']} removed")
-    lines.append(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']} "
-                 f"({', '.join(counts)}) in {up['seconds']:.2f} s")
+    counts = [f"{up.changed_files} new or changed"]
+    if up.resent_files:
+        counts.append(f"{up.resent_files} unchanged but sent again")
+    counts.append(f"{up.unchanged_files} unchanged kept")
+    if up.removed_files:
+        counts.append(f"{up.removed_files} removed")
+    lines.append(f"uploaded {up.sent_files} file(s), {up.sent_bytes:,} bytes to {up.remote} "
+                 f"({', '.join(counts)}) in {up.seconds:.2f} s")
     return "\n".join(lines)
 
 
@@ -160,7 +160,7 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
     """Print every task's log through the daemon (resumed, nothing lost or repeated, if it dies).
     Ctrl-C stops following, not the job."""
     status = daemon.call_sync(api.Status(job=job, cluster=cluster))
-    multi = task is None and len(status["tasks"]) > 1
+    multi = task is None and len(status.tasks) > 1
     final: list[api.JobStatus] = []
     try:
         result = daemon.run_sync(daemon.follow(api.FollowLogs(job=job, cluster=cluster, task=task, follow=follow),
@@ -172,7 +172,7 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
         raise Cancelled(message("cli.stopped-following", job=job)) from None
     if not follow:
         return 0
-    state = result["state"]
+    state = result.state
     how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
                         final[-1].diagnostics) if final else ""
     print_row([(f"{job}: ", None), (state, state_style(state)), (f" ({how})" if how else "", None)], console(err=True))
@@ -226,14 +226,14 @@ def _show_jobs(answer: Any, output: str) -> None:
     if output == "json":
         print_json(answer)
         return
-    rows, cluster = answer["jobs"], answer["cluster"]
+    rows, cluster = answer.jobs, answer.cluster
     out = console()
     out.print(f"{'NAME':32} {'STATE':10} {'STARTED':19} {'DURATION':>9}  CLUSTER")
     for job in rows:
-        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(job["created"] / 1000)) if job.get("created") else "-"
-        end = job.get("completed") or time.time() * 1000
-        duration = human_duration((end - job["created"]) / 1000) if job.get("created") else "-"
-        print_row([(f"{job['name']:32} ", None), (f"{job['state']:10}", state_style(job["state"])),
+        started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(job.created / 1000)) if job.created else "-"
+        end = job.completed or time.time() * 1000
+        duration = human_duration((end - job.created) / 1000) if job.created else "-"
+        print_row([(f"{job.name:32} ", None), (f"{job.state:10}", state_style(job.state)),
                    (f" {started:19} {duration:>9}  {cluster}", None)], out)
 
 
@@ -244,8 +244,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not args.watch:
         _show_status(fetch(), args.output, args.cluster)
         return 0
-    last = _watch(fetch, lambda status: _show_status(status, args.output, args.cluster), lambda status: status["state"] in FINAL)
-    return 1 if last is not None and last["state"] in FINAL and last["state"] != "SUCCEEDED" else 0  # as gh run watch
+    last = _watch(fetch, lambda status: _show_status(status, args.output, args.cluster), lambda status: status.state in FINAL)
+    return 1 if last is not None and last.state in FINAL and last.state != "SUCCEEDED" else 0  # as gh run watch
 
 
 def _show_status(status: Any, output: str, cluster: str | None) -> None:
@@ -253,22 +253,22 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
         print_json(status)
         return
     out = console()
-    how = describe_exit(status["state"], status["exitCode"], status["userExitCode"], status["exitReason"])
-    print_row([(f"{status['name']}: ", None), (status["state"], state_style(status["state"])), (f" ({how})" if how else "", None)], out)
-    if status["diagnostics"]:
-        out.print(f"  {status['diagnostics']}", markup=False)
-    if (why := failure_line(cluster, status["name"], status["state"])) is not None:
+    how = describe_exit(status.state, status.exit_code, status.user_exit_code, status.exit_reason)
+    print_row([(f"{status.name}: ", None), (status.state, state_style(status.state)), (f" ({how})" if how else "", None)], out)
+    if status.diagnostics:
+        out.print(f"  {status.diagnostics}", markup=False)
+    if (why := failure_line(cluster, status.name, status.state)) is not None:
         out.print(f"  why: {why}", markup=False)
-    for t in status["tasks"]:
-        ports = " ".join(f"{k}={v}" for k, v in t["ports"].items())
-        label = f"{t['role']}:{t['index']}"
-        if t.get("worker"):  # a PaddlePaddle Cloud worker: its name, phase, start, exit code and message (§A.7)
-            started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t["started"] / 1000)) if t.get("started") else "-"
-            end = f"exit {t['exitCode']}" + (f": {t['message']}" if t.get("message") else "") if t["exitCode"] is not None else ""
-            print_row([(f"  {label:10} {t['worker']:40} ", None), (f"{t['state']:10}", state_style(t["state"])),
+    for t in status.tasks:
+        ports = " ".join(f"{k}={v}" for k, v in t.ports.items())
+        label = f"{t.role}:{t.index}"
+        if t.worker:  # a PaddlePaddle Cloud worker: its name, phase, start, exit code and message (§A.7)
+            started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t.started / 1000)) if t.started else "-"
+            end = f"exit {t.exit_code}" + (f": {t.message}" if t.message else "") if t.exit_code is not None else ""
+            print_row([(f"  {label:10} {t.worker:40} ", None), (f"{t.state:10}", state_style(t.state)),
                        (f" {started:19} {end}".rstrip(), None)], out)
             continue
-        print_row([(f"  {label}  ", None), (f"{t['state']:10}", state_style(t["state"])), (f" {t['ip'] or '-'}  {ports}", None)], out)
+        print_row([(f"  {label}  ", None), (f"{t.state:10}", state_style(t.state)), (f" {t.ip or '-'}  {ports}", None)], out)
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
@@ -277,10 +277,10 @@ def cmd_logs(args: argparse.Namespace) -> int:
 
 
 def cmd_ssh(args: argparse.Namespace) -> int:
-    running = daemon.call_sync(api.Ssh(job=args.job, cluster=args.cluster, task=args.task))["tasks"]
+    running = daemon.call_sync(api.Ssh(job=args.job, cluster=args.cluster, task=args.task)).tasks
     for t in running:
-        print(f"{t['task']}  {t['command'] or 'no ssh port'}")
-        for label, urls in t["urls"].items():
+        print(f"{t.task}  {t.command or 'no ssh port'}")
+        for label, urls in t.urls.items():
             print(f"    {label}: " + ", ".join(urls))
     if args.connect:
         import shutil
@@ -288,15 +288,15 @@ def cmd_ssh(args: argparse.Namespace) -> int:
         t = running[0]
         if shutil.which("ssh") is None:
             raise ConfigError(message("ssh.no-client"))
-        if not t["sshPort"]:
-            raise NotFound(message("ssh.no-port", task=t["task"], job=args.job))
-        os.execvp("ssh", ["ssh", "-p", t["sshPort"], f"root@{t['ip']}"])
+        if not t.ssh_port:
+            raise NotFound(message("ssh.no-port", task=t.task, job=args.job))
+        os.execvp("ssh", ["ssh", "-p", t.ssh_port, f"root@{t.ip}"])
     return 0
 
 
 def cmd_stop(args: argparse.Namespace) -> int:
     done = daemon.call_sync(api.Stop(job=args.job, cluster=args.cluster))
-    print(f"stopped {done['stopped']}" + (f" (it was {done['state']})" if done.get("state") else ""))
+    print(f"stopped {done.stopped}" + (f" (it was {done.state})" if done.state else ""))
     return 0
 
 
@@ -305,7 +305,7 @@ def cmd_outputs(args: argparse.Namespace) -> int:
         task = bar.add_task("downloading", total=None)
         target = daemon.call_sync(api.Outputs(job=args.job, cluster=args.cluster, dest=local_path(args.dest),
                                                    progress_token="cli", overwrite=args.force),
-                                  bar_updater(bar, task))["path"]
+                                  bar_updater(bar, task)).path
     print(f"downloaded outputs of {args.job} to {target}")
     return 0
 

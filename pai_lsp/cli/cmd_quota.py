@@ -31,7 +31,7 @@ def cmd_quota(args: argparse.Namespace) -> int:
         return 0
     print(f"{'':16} {'CPU':>8} {'MEMORY':>10} {'GPU':>5} {'MAXPARALLELISM':>15}")
     for row in ("limits", "used"):
-        q = quota[row]
-        print(f"{row:16} {q['cpu'] or '-':>8} {q['memory'] or '-':>10} {q['gpu'] or '-':>5} {q['maxParallelism'] or '-':>15}")
+        q = getattr(quota, row)
+        print(f"{row:16} {q.cpu or '-':>8} {q.memory or '-':>10} {q.gpu or '-':>5} {q.max_parallelism or '-':>15}")
     return 0
 

@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
     return COMMANDS[args.command](args)
 
 
-def _notes(result: api.Result) -> None:
-    for note in result.get("notes") or []:
+def _notes(result: api.RecordShowResult | api.RecordCodeResult | api.RecordRerunResult | api.RecordDiffResult) -> None:
+    for note in result.notes or []:
         print(f"warning: {note}", file=sys.stderr)
 
 
@@ -64,18 +64,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     shown = daemon.call_sync(api.RecordShow(job=args.job, cluster=args.cluster))
     _notes(shown)
     if args.output == "json":
-        print(json.dumps(shown["record"].to_json(), indent=2, ensure_ascii=False))
+        print(json.dumps(shown.record.to_json(), indent=2, ensure_ascii=False))
         return 0
-    for line in shown["lines"]:
+    for line in shown.lines:
         print(line)
-    where = shown["location"] or "nowhere on the cluster"
-    print(f"record     {where} (sha256 {shown['sha256'][:12]}, read from the {shown['source']})")
-    git = shown["record"].get("git") or {}
-    if git.get("dirty") and git.get("diff"):
+    where = shown.location or "nowhere on the cluster"
+    print(f"record     {where} (sha256 {shown.sha256[:12]}, read from the {shown.source})")
+    git = shown.record.git
+    if git is not None and git.dirty and git.diff:
         print("\nuncommitted changes (git diff HEAD):")
-        sys.stdout.write(git["diff"])
+        sys.stdout.write(git.diff)
     print("\nfinal config:")
-    print(json.dumps(shown["record"]["config"], indent=2, ensure_ascii=False))
+    print(json.dumps(shown.record.config, indent=2, ensure_ascii=False))
     return 0
 
 
@@ -83,8 +83,8 @@ def cmd_code(args: argparse.Namespace) -> int:
     dest = Path(args.dest or args.job).resolve()
     got = daemon.call_sync(api.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force))
     _notes(got)
-    print(f"wrote {got['files']} file(s), {got['bytes']:,} bytes, exactly as {args.job} was submitted, to {got['path']} "
-          f"({got['from']})")
+    print(f"wrote {got.files} file(s), {got.bytes:,} bytes, exactly as {args.job} was submitted, to {got.path} "
+          f"({got.said_from})")
     return 0
 
 
@@ -110,16 +110,16 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     config = name = None
     if args.edit:
         plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
-        name = plan["job"]
-        config = _edited(plan["config"], name)
+        name = plan.job
+        config = _edited(plan.config, name)
     done = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
     _notes(done)
-    print(f"running {done['codeFrom']}", file=sys.stderr)
-    if up := done.get("upload"):
-        print(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']}", file=sys.stderr)
-    for warning in done.get("warnings") or []:
+    print(f"running {done.code_from}", file=sys.stderr)
+    if up := done.upload:
+        print(f"uploaded {up.sent_files} file(s), {up.sent_bytes:,} bytes to {up.remote}", file=sys.stderr)
+    for warning in done.warnings or []:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"submitted {done['job']} to {done['cluster']} (rerun of {args.job}, code hash {done['codeHash'][:12]})")
+    print(f"submitted {done.job} to {done.cluster} (rerun of {args.job}, code hash {(done.code_hash or '')[:12]})")
     return 0
 
 
@@ -129,7 +129,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.output == "json":
         print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
     else:
-        sys.stdout.write(found["text"])
+        sys.stdout.write(found.text)
     return 0
 
 

@@ -42,15 +42,15 @@ def cmd_registry(args: argparse.Namespace) -> int:
         if args.output == "json":
             print_json(answer)
             return 0
-        for r in answer["registries"]:
-            print(f"{r['name']:24} {r['created'] or '-'}")
+        for r in answer.registries:
+            print(f"{r.name:24} {r.created or '-'}")
     elif command == "add":
         secret = password(args.password_stdin, f"password for {args.server}: ")
         done = daemon.call_sync(api.RegistryAdd(cluster=cluster, name=args.name, username=args.username, password=secret,
                                                      server=args.server))
-        print(f"added registry {done['name']} (use \"registry\": \"{done['secret']}\" in a job file)")
+        print(f"added registry {done.name} (use \"registry\": \"{done.secret}\" in a job file)")
     else:
         done = daemon.call_sync(api.RegistryRemove(cluster=cluster, name=args.name))
-        print(f"removed registry {done['name']}")
+        print(f"removed registry {done.name}")
     return 0
 

@@ -64,7 +64,7 @@ def jobs(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
     from .. import api
 
     answer = _ask(api.Jobs(cluster=getattr(parsed_args, "cluster", None)))
-    return [job["name"] for job in answer["jobs"]] if answer else []
+    return [job.name for job in answer.jobs] if answer else []
 
 
 def tasks(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
@@ -74,7 +74,7 @@ def tasks(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
     if not job:
         return []
     answer = _ask(api.Status(job=job, cluster=getattr(parsed_args, "cluster", None)))
-    return [f"{t['role']}:{t['index']}" for t in answer["tasks"]] if answer else []
+    return [f"{t.role}:{t.index}" for t in answer.tasks] if answer else []
 
 
 def hdfs_paths(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
@@ -86,4 +86,4 @@ def hdfs_paths(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[s
     answer = _ask(api.HdfsList(path=folder or "", cluster=getattr(parsed_args, "cluster", None)))
     if not answer:
         return []
-    return [posixpath.join(folder, e["name"]) + ("/" if e["type"] == "dir" else "") for e in answer["entries"]]
+    return [posixpath.join(folder, e.name) + ("/" if e.type == "dir" else "") for e in answer.entries]
