@@ -76,14 +76,32 @@ def command(sub: argparse._SubParsersAction, name: str, help: str, examples: Exa
                           examples=examples, **kwargs)
 
 
+def listed(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """A command in its group's list (`pai --help`), without its parser: a parser is made for the
+    command that is chosen (`cli.main`), and making one for every other command would take longer
+    than printing the help."""
+    sub._choices_actions.append(sub._ChoicesPseudoAction(name, (), help))
+    sub._name_parser_map[name] = _NotLoaded(name)
+
+
+class _NotLoaded:
+    """Stands for a listed command's parser (argparse only asks a chosen command's, which is loaded)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def parse_known_args(self, *_: Any) -> Any:
+        raise AssertionError(f"the parser of `pai {self.name}` was not loaded")
+
+
 def subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
-    """The commands right below `parser` (each once, without its aliases)."""
+    """The commands right below `parser` (each once, without its aliases; a `listed` one has none)."""
     found: list[tuple[str, argparse.ArgumentParser]] = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             seen: set[int] = set()
             for name, child in action.choices.items():
-                if id(child) not in seen:
+                if isinstance(child, argparse.ArgumentParser) and id(child) not in seen:
                     seen.add(id(child))
                     found.append((name, child))
     return found

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -125,6 +124,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
                   "stopped (the job is submitted once)", file=sys.stderr)
 
         # The request id lets a new daemon finish what one that died started, without submitting twice.
+        import secrets
+
         result = daemon.call_sync(api.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   force=args.force, progress_token="cli", request_id=secrets.token_hex(16)),
                                   on_progress, on_restart=on_restart)

@@ -10,7 +10,6 @@ from .. import api
 from ..core.messages import render
 from ..daemon import client as daemon
 from ..errors import PaiError
-from ..settings import terminal_locale
 from . import complete
 from .args import command
 from .cmd_daemon import restart_if_stale
@@ -42,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def cmd_why(args: argparse.Namespace) -> int:
+    from ..settings import terminal_locale
+
     result = daemon.call_sync(api.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
     if args.output == "json":
         print_json(result)
@@ -60,6 +61,7 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
     if state not in EXPLAINED:
         return None
     from ..service.why import one_line  # the triage core only when a job failed: `pai status` stays quick
+    from ..settings import terminal_locale
 
     try:
         result = daemon.call_sync(api.Why(job=job, cluster=cluster))

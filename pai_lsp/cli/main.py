@@ -8,11 +8,12 @@ anything else loads, `pai --help` from the table below, and a command loads only
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # (typing's own takes longer to load than `pai --version` takes)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Iterable
+    from types import ModuleType
 
 # Only the standard library at the top: `pai-lsp` must answer the editor's `initialize` before
 # anything else loads (server/fast_start.py); each command imports what it needs.
@@ -45,7 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def command_module(name: str) -> Any:
+def command_module(name: str) -> ModuleType:
     """The module of command `name` (loaded now if it was not)."""
     import importlib
 
@@ -53,10 +54,11 @@ def command_module(name: str) -> Any:
 
 
 def build_parser(commands: Iterable[str | None] | None = None) -> argparse.ArgumentParser:
-    """`pai`'s parser. The modules of `commands` (every module when None) add their commands whole;
-    every other command is only its line in the list, its words loaded when it is the one chosen."""
+    """`pai`'s parser: the commands of the modules that `commands` name (every module's when None),
+    whole; when they name none (`pai`, `pai --help`, an unknown command), every command as its line
+    in the list only."""
     from .. import __version__
-    from .args import Parser, exit_codes_text, group, inherit_options
+    from .args import Parser, exit_codes_text, group, inherit_options, listed
 
     parser = Parser(prog="pai", description="PAI training jobs from the terminal and the editor: check job configs, submit\n"
                     "and run them, follow their logs, fetch their outputs, browse the cluster's HDFS.",
@@ -66,14 +68,13 @@ def build_parser(commands: Iterable[str | None] | None = None) -> argparse.Argum
                               ("pai jobs --watch", "your jobs, kept current")])
     parser.add_argument("--version", action="version", version=f"pai {__version__}", help="print pai's version and exit")
     sub = group(parser, "command", required=False)
-    wanted = {module for module, _ in COMMANDS.values()} if commands is None else \
+    modules = {module for module, _ in COMMANDS.values()} if commands is None else \
         {COMMANDS[name][0] for name in commands if name in COMMANDS}
     for name, (module, line) in COMMANDS.items():
-        if module in wanted:
-            wanted.discard(module)
+        if module in modules and name not in sub.choices:
             command_module(name).add_commands(sub)
-        if name not in sub.choices:
-            sub.add_parser(name, help=line)
+        elif not modules:
+            listed(sub, name, line)
     inherit_options(parser)
     return parser
 

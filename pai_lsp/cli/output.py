@@ -1,10 +1,16 @@
 """What `pai` prints: `-o json` (the daemon's results as they are, documented in docs/protocol.md),
-sizes people read, and job states in colour on a terminal (plain when piped, or with NO_COLOR)."""
+sizes people read, and job states in colour on a terminal (plain when piped, or with NO_COLOR).
+
+Colours are rich's, loaded only where it would colour anything: printed into a pipe or a file,
+rich prints the text as it is, and so does `PlainConsole`, without loading rich (which takes longer
+than `pai jobs` itself).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
@@ -59,20 +65,60 @@ def human_size(n: int | float) -> str:
 
 
 def console(err: bool = False):
-    """rich's console on stdout (or stderr): colours only on a terminal that wants them."""
+    """rich's console on stdout (or stderr): colours only on a terminal that wants them (elsewhere a
+    `PlainConsole`, which prints the same)."""
+    stream = sys.stderr if err else sys.stdout
+    if not _styled(stream):
+        return PlainConsole(stream)
     from rich.console import Console
 
-    return Console(file=sys.stderr if err else sys.stdout, highlight=False, soft_wrap=True)
+    return Console(file=stream, highlight=False, soft_wrap=True)
+
+
+def _styled(stream: IO[str]) -> bool:
+    """Whether rich would style what goes to `stream` (its rule: TTY_COMPATIBLE, then FORCE_COLOR, then
+    whether it is a terminal)."""
+    said = os.environ.get("TTY_COMPATIBLE", "")
+    if said in ("0", "1"):
+        return said == "1"
+    if "FORCE_COLOR" in os.environ:
+        return os.environ["FORCE_COLOR"] != ""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # (a stream without isatty, or closed)
+        return False
+
+
+_UNPRINTED = dict.fromkeys((7, 8, 11, 12, 13))  # what rich's text leaves out: bell, backspace, \v, \f, \r
+
+
+class PlainConsole:
+    """What rich's console prints where it styles nothing: each text as it is, on a line of its own."""
+
+    is_terminal = False
+
+    def __init__(self, file: IO[str]) -> None:
+        self.file = file
+
+    def print(self, text: str, markup: bool = True) -> None:
+        self.file.write(text.translate(_UNPRINTED).expandtabs(8) + "\n")
+
+    def clear(self) -> None:
+        pass
 
 
 def print_row(parts: list[tuple[str, str | None]], out=None) -> None:
     """One line of a table: (text, style or None) pieces, padded already; styled on a terminal."""
+    out = out or console()
+    if isinstance(out, PlainConsole):
+        out.print("".join(text for text, _ in parts))
+        return
     from rich.text import Text
 
     line = Text()
     for text, style in parts:
         line.append(text, style=style)
-    (out or console()).print(line)
+    out.print(line)
 
 
 def state_style(state: str | None) -> str | None:
