@@ -40,12 +40,19 @@ def command_in_line() -> str | None:
 
 def _ask(params: Any) -> Any:
     """One call of the daemon (started if need be), or None when it fails or takes too long."""
-    import asyncio
+    import time
 
     from ..daemon import client
 
+    started = time.monotonic()
     try:
-        return asyncio.run(asyncio.wait_for(client.call(params), ASK_SECONDS))
+        answer = client.ask_running(params, ASK_SECONDS)  # the daemon that runs, without loading asyncio
+        left = ASK_SECONDS - (time.monotonic() - started)
+        if answer is not None or left <= 0:
+            return answer
+        import asyncio
+
+        return asyncio.run(asyncio.wait_for(client.call(params), left))
     except Exception:  # noqa: BLE001 - a completion that cannot be had is no completion, never an error
         return None
 
