@@ -15,9 +15,12 @@ import copy
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from . import complete
+
+TYPE_CHECKING = False  # (not typing's: loading typing would cost every command's start)
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
 

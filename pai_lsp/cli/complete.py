@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 import posixpath
-from typing import Any
+
+TYPE_CHECKING = False  # (not typing's: loading typing would cost every command's start)
+if TYPE_CHECKING:
+    from typing import Any
 
 ASK_SECONDS = 5.0  # a Tab that would wait longer for the daemon offers nothing instead
 
