@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import functools
+import threading
 import types
 import typing
 from collections.abc import Callable
@@ -37,18 +38,37 @@ def wire(cls: type[T]) -> type[T]:
     """A class of the API: a dataclass (its fields, `dataclasses.fields` and `replace`) whose
     methods — keyword-only `__init__`, `==`, `hash`, `repr`, frozen attributes — are `Wire`'s own,
     written once, where `@dataclass(frozen=True)` would write and compile six for each of the ~140
-    classes every time this module is imported (0.2 s, before any `pai` command could start)."""
-    doc = cls.__doc__
-    cls.__doc__ = doc or "-"  # (without one, dataclass makes one up from the signature, at a cost; nothing reads it)
-    dataclass(kw_only=True, init=False, repr=False, eq=False)(cls)
-    cls.__doc__ = doc
+    classes every time this module is imported (0.2 s, before any `pai` command could start). Its
+    fields are found the first time the class is used (`_ready`): a command uses a few classes."""
     return cls
+
+
+_READY = threading.Lock()
+
+
+def _ready(cls: type) -> None:
+    """`cls` and the API classes it derives from made dataclasses, if they are not yet."""
+    if "__dataclass_fields__" in cls.__dict__:
+        return
+    with _READY:
+        for c in reversed(cls.__mro__):  # its bases first: a dataclass takes its bases' fields
+            if issubclass(c, Wire) and "__dataclass_fields__" not in c.__dict__:
+                doc = c.__doc__
+                c.__doc__ = doc or "-"  # (without one, dataclass makes one up from the signature, at a cost)
+                dataclass(kw_only=True, init=False, repr=False, eq=False)(c)
+                c.__doc__ = doc
+
+
+def fields(cls: type) -> tuple[dataclasses.Field, ...]:
+    """`dataclasses.fields` of an API class, used or not yet."""
+    _ready(cls)
+    return dataclasses.fields(cls)
 
 
 @functools.cache
 def _init_fields(cls: type) -> tuple[tuple[str, Any, Any], ...]:
     """(name, default, default factory) of each field `__init__` takes."""
-    return tuple((f.name, f.default, f.default_factory) for f in dataclasses.fields(cls) if f.init)
+    return tuple((f.name, f.default, f.default_factory) for f in fields(cls) if f.init)
 
 
 def _wire(cls: type, f: dataclasses.Field) -> str:
@@ -195,7 +215,7 @@ class Wire:
             raise InvalidInput(message("params.not-object", method=cls.wire_name()))
         hints = _hints(cls)
         values = {}
-        for f in dataclasses.fields(cls):
+        for f in fields(cls):
             key = _wire(cls, f)
             if key not in data:
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
@@ -1568,7 +1588,7 @@ def _object_schema(cls: type[Wire], ref: Callable[[type], dict]) -> dict:
     or an event's is always sent, unless it is left out when None."""
     hints = _hints(cls)
     properties, required = {}, []
-    for f in dataclasses.fields(cls):
+    for f in fields(cls):
         key = _wire(cls, f)
         properties[key] = _type_schema(hints[f.name], ref)
         given = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
