@@ -54,11 +54,15 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, examples: Examples = (), **kwargs: Any):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
-        if examples:
-            kwargs["epilog"] = "\n\n".join(part for part in (_examples_text(examples), kwargs.get("epilog")) if part)
+        self.more_epilog = kwargs.pop("epilog", None)  # a text, or what makes it when the help is shown
         super().__init__(*args, **kwargs)
         self.examples = list(examples)
         self.set_defaults(**{PARSER: self})
+
+    def format_help(self) -> str:
+        more = self.more_epilog() if callable(self.more_epilog) else self.more_epilog
+        self.epilog = "\n\n".join(part for part in (_examples_text(self.examples) if self.examples else None, more) if part) or None
+        return super().format_help()
 
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
         parsed, extras = self.parse_known_args(args, namespace)

@@ -16,7 +16,6 @@ from typing import Any
 
 from .. import api
 from ..core.messages import message
-from ..core.openpai_rest import FINAL, describe_exit
 from ..daemon import client as daemon
 from ..errors import Cancelled, ConfigError, InvalidInput, NotFound
 from . import complete
@@ -173,6 +172,8 @@ def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True
         raise Cancelled(message("cli.stopped-following", job=job)) from None
     if not follow:
         return 0
+    from ..core.openpai_rest import describe_exit
+
     state = result.state
     how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
                         final[-1].diagnostics) if final else ""
@@ -239,6 +240,8 @@ def _show_jobs(answer: Any, output: str) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from ..core.openpai_rest import FINAL  # (here: `pai jobs` does without its job classes)
+
     def fetch() -> Any:
         return daemon.call_sync(api.Status(job=args.job, cluster=args.cluster))
 
@@ -253,6 +256,8 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
     if output == "json":
         print_json(status)
         return
+    from ..core.openpai_rest import describe_exit
+
     out = console()
     how = describe_exit(status.state, status.exit_code, status.user_exit_code, status.exit_reason)
     print_row([(f"{status.name}: ", None), (status.state, state_style(status.state)), (f" ({how})" if how else "", None)], out)

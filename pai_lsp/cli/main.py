@@ -55,14 +55,13 @@ def command_module(name: str) -> ModuleType:
 
 def build_parser(commands: Iterable[str | None] | None = None) -> argparse.ArgumentParser:
     """`pai`'s parser: the commands of the modules that `commands` name (every module's when None),
-    whole; when they name none (`pai`, `pai --help`, an unknown command), every command as its line
-    in the list only."""
+    whole; every other command as its line in the list only (`pai --help` loads no command's module)."""
     from .. import __version__
     from .args import Parser, exit_codes_text, group, inherit_options, listed
 
     parser = Parser(prog="pai", description="PAI training jobs from the terminal and the editor: check job configs, submit\n"
                     "and run them, follow their logs, fetch their outputs, browse the cluster's HDFS.",
-                    epilog=exit_codes_text() + "\n\nEvery command has --help, with examples. Shell completion: pai completion --help.",
+                    epilog=lambda: exit_codes_text() + "\n\nEvery command has --help, with examples. Shell completion: pai completion --help.",
                     examples=[("pai run mnist.pai.json --follow", "run a job on the embedded local cluster, print its log"),
                               ("pai submit mnist.pai.json --cluster prod", "submit it to the cluster profile prod"),
                               ("pai jobs --watch", "your jobs, kept current")])
@@ -73,7 +72,7 @@ def build_parser(commands: Iterable[str | None] | None = None) -> argparse.Argum
     for name, (module, line) in COMMANDS.items():
         if module in modules and name not in sub.choices:
             command_module(name).add_commands(sub)
-        elif not modules:
+        elif module not in modules:
             listed(sub, name, line)
     inherit_options(parser)
     return parser
