@@ -1,4 +1,4 @@
-"""REST latency while a job with a big codeDir starts (issue 10 item 6; reliability issue: the copy
+"""REST latency while a job with a big codeDir starts (the copy
 once ran in the event loop and stalled every request for its whole length).
 
 For each size: a local cluster started as users start it, a codeDir of N small files in its HDFS,

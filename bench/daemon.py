@@ -1,4 +1,4 @@
-"""Daemon scale (issue 10), each measure at several sizes beside its reference in the same run:
+"""Daemon scale, each measure at several sizes beside its reference in the same run:
 
 - followers: N jobs print their clock every 0.5 s, N followers (one per job, through the daemon)
   note each line's delay; meanwhile `pai jobs` is timed and the daemon's CPU and memory sampled.
@@ -12,7 +12,7 @@
     .venv/bin/python bench/daemon.py [followers] [logs] [watch]
 
 Uploads (one big file, many small ones, against `hdfscli`) are measured by bench/uploads.py, on equal
-stores and in alternating order (issue 22): here they ran pai first on an empty cluster and
+stores and in alternating order: here they ran pai first on an empty cluster and
 `hdfscli` second with pai's files still stored.
 
 Run it on a quiet machine (`uptime`): every number is also printed with the load average.

@@ -1,4 +1,4 @@
-"""How the upload benchmarks compare pai with a reference without flattering either (issue 22).
+"""How the upload benchmarks compare pai with a reference without flattering either.
 
 - Each run gets an equal store: a fresh local cluster (`fresh_cluster`), or one cluster seeded with
   the same files for every run, each run's upload removed (untimed) before the next (`Seeded`).

@@ -1,4 +1,4 @@
-"""The local cluster's HDFS store as it fills, and what one small file costs it (issue 22).
+"""The local cluster's HDFS store as it fills, and what one small file costs it.
 
 For a store already holding 0, 50,000 and 500,000 files (written through the store itself before
 the cluster starts), N files of S bytes are created over WebHDFS (the two-step CREATE) with pai's

@@ -1,4 +1,4 @@
-"""Hostile requests to the local cluster (issue 18): what each does to the data folder, the scheduler,
+"""Hostile requests to the local cluster: what each does to the data folder, the scheduler,
 the other requests' latency and the server's memory.
 
     python bench/hostile_requests.py [--rounds 5] [--reference /path/to/an/older/checkout]

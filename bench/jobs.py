@@ -1,4 +1,4 @@
-"""Job daemon and submit speed (issue 4), against the named references in the same run:
+"""Job daemon and submit speed, against the named references in the same run:
 
 - selecting files by include/exclude globs in a 100,000-file tree vs a bare `os.scandir` walk;
 - a task's log line to the LSP client (p95);
@@ -7,7 +7,7 @@
     python bench/jobs.py
 
 Uploads against `hdfscli upload`, and uploading again unchanged or after an edit, are measured by
-bench/uploads.py (issue 22: here pai ran first on an empty cluster and `hdfscli` second with pai's
+bench/uploads.py (here pai ran first on an empty cluster and `hdfscli` second with pai's
 files stored).
 """
 

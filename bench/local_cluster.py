@@ -1,4 +1,4 @@
-"""Local cluster speed (issue 3): job turnaround, WebHDFS throughput with the `hdfs` package,
+"""Local cluster speed: job turnaround, WebHDFS throughput with the `hdfs` package,
 and list/status latency while 50 two-task jobs run.
 
     python bench/local_cluster.py

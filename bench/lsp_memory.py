@@ -1,4 +1,4 @@
-"""Language-server memory and process hygiene over a long session (issue 18), for one or more
+"""Language-server memory and process hygiene over a long session, for one or more
 source trees of pai-lsp in the same run (e.g. this checkout against a checkout of main):
 
 - typing: N one-character edits (insert, then delete, in turn) to a small config over stdio, the

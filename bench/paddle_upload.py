@@ -1,4 +1,4 @@
-"""Job-package upload through PaddlePaddle Cloud's file server (PFS, issue 13), against the local
+"""Job-package upload through PaddlePaddle Cloud's file server (PFS), against the local
 cluster's PFS, with references measured in the same run on the same storage:
 
 - 5,000 files / 50 MB, and one 1 GB file: first upload, and the unchanged re-upload;

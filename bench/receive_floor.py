@@ -1,4 +1,4 @@
-"""The physical limit of the local cluster's big-file write (issue 22): a plain Python process that
+"""The physical limit of the local cluster's big-file write: a plain Python process that
 receives S MB over loopback and writes it to a new file, its CPU time measured by itself, against
 which the cluster's CPU for one big upload is read (`bench/uploads.py big`).
 

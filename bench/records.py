@@ -1,4 +1,4 @@
-"""Submission records (issue 25): the record's size for a 1,000-file workspace, and the time of
+"""Submission records: the record's size for a 1,000-file workspace, and the time of
 `pai rerun JOB` against the reference, a fresh `pai run` of the same workspace — both as a user runs
 them (the CLI as a subprocess, through the daemon, on the local cluster), from the same state.
 

@@ -1,4 +1,4 @@
-"""Writing to the local cluster's WebHDFS (issue 19), with `hdfscli upload -t 8` (the `hdfs` package's
+"""Writing to the local cluster's WebHDFS, with `hdfscli upload -t 8` (the `hdfs` package's
 own client) as the reference in the same run:
 
 - the code upload of a tree (`storage.upload`: staging folder, one switch into place) — the bulk-write

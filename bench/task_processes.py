@@ -1,4 +1,4 @@
-"""What a task leaves running (issue 18): a job whose command starts three sleepers that leave a plain
+"""What a task leaves running: a job whose command starts three sleepers that leave a plain
 process-group kill in different ways (`sleep &` in the group, a `setsid` child, a `setsid env -i`
 child), then: how long from STOP until all are gone; how many are left after its command ends; how many
 a restarted cluster leaves after the first was killed with SIGKILL. Runs alternate between this

@@ -1,4 +1,4 @@
-"""Knowing what you send (issue 12): what the preview costs, and how soon the editor learns.
+"""Knowing what you send: what the preview costs, and how soon the editor learns.
 
 1. The upload preview (the files an upload sends after the globs, the default excludes,
    `.paiignore` and `.gitignore`, with their sizes, the largest and the data-looking ones: what

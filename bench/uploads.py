@@ -1,6 +1,6 @@
 """Code uploads to the local cluster against `hdfscli upload -t 8` (the `hdfs` package's CLI), run so
 that neither side is flattered (`bench/fair.py`: equal stores, alternating order, medians, the
-load noted for every run). Each table (issue 22):
+load noted for every run). Each table:
 
 - big: one file of S MB;
 - call: one file of S MB, the upload call alone on both sides (pai's `storage.upload`, the `hdfs`

@@ -1,4 +1,4 @@
-"""Verdict agreement (issue 14): N generated job configs of the classes where tools used to disagree
+"""Verdict agreement: N generated job configs of the classes where tools used to disagree
 with the real server, each judged by the language server (stdio), `pai check` (subprocess) and the
 local cluster (HTTP) — and, when Node.js and the oracle's packages are installed
 (`cd tests/oracle && npm ci`), by the real Joi 13.0.2 validator with the v1.0.0 server's job schema

@@ -1,4 +1,4 @@
-"""How long after a job ends its failure explanation is ready (issue 23: within 1 s, reading at most
+"""How long after a job ends its failure explanation is ready (wanted: within 1 s, reading at most
 the last 1 MB of each failed task's log).
 
 `pai run` (as users run it, against the embedded local cluster, in an environment of its own) of a

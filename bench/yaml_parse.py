@@ -1,4 +1,4 @@
-"""Reading a v2 job file (issue 20): what `pai_lsp.core.yaml.tree.parse` costs, against PyYAML as the
+"""Reading a v2 job file: what `pai_lsp.core.yaml.tree.parse` costs, against PyYAML as the
 floor, on a real v2 example and on a generated 3,000-role file.
 
 Measured in one run, medians of RUNS, each round alternating which side goes first:

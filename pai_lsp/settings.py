@@ -1,6 +1,6 @@
 """Workspace settings: `.vscode/settings.json` (JSONC) and the editor's LSP configuration.
 
-Keys are the ones users already have (seed 000): `pai.job.upload.*`,
+Keys are the ones users already have (OpenPAI's guide to submitting through HDFS): `pai.job.upload.*`,
 `pai.job.generateJobName.enabled`, plus `pai.cluster.kind` ("openpai" | "scm") and `pai.locale`
 (e.g. "zh-CN", to read messages in another language than the editor's).
 """

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from .helpers.cli import pai_lang
 from .helpers.configs import VALID
 from .helpers.paths import own_configs
+
+pytestmark = pytest.mark.subprocess  # `pai check` as a user runs it
 
 
 def test_clean_files_exit_zero():

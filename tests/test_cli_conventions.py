@@ -20,6 +20,8 @@ from .helpers.cli import complete as _complete
 from .helpers.cli import pai, pai_lang, typed_on_a_terminal
 from .helpers.configs import VALID
 
+pytestmark = pytest.mark.subprocess  # `pai` as a user runs it, and shells
+
 BIN = Path(sys.executable).parent
 
 

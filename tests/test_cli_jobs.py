@@ -12,9 +12,12 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from .helpers.cli import command_job, complete, isolated_env, local_client_password, on_a_terminal, pai, remote_files, stop_all, workspace
 from .helpers.standin import StandIn
+
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
 
 
 def test_run_follow_status_jobs_outputs(env, tmp_path):

@@ -44,6 +44,7 @@ def heavy(modules: set[str]) -> set[str]:
     return {m for m in modules if m.split(".")[0] in HEAVY}
 
 
+@pytest.mark.subprocess
 def test_version_loads_nothing_but_the_entry():
     shown, modules = loaded(None, "--version")
     assert shown.startswith("pai ")
@@ -51,6 +52,7 @@ def test_version_loads_nothing_but_the_entry():
     assert len(modules) <= 6, sorted(modules)  # with __future__: nothing else, not even typing
 
 
+@pytest.mark.subprocess
 def test_help_lists_every_command_without_loading_one():
     shown, modules = loaded(None, "--help")
     assert "exit codes:" in shown and "completion" in shown
@@ -60,6 +62,7 @@ def test_help_lists_every_command_without_loading_one():
     assert len(modules) <= 50, sorted(modules)  # argparse and what it formats help with (44 on Python 3.11)
 
 
+@pytest.mark.subprocess
 def test_a_command_loads_its_own_module_only():
     _, modules = loaded(None, "check", "--help")
     assert {m for m in ours(modules) if m.startswith("pai_lsp.cli.cmd_")} == {"pai_lsp.cli.cmd_check"}

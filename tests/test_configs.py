@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from pai_lsp.clusters.v2convert import to_v2_yaml
 from pai_lsp.core.joi import validate_v1
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import Settings
 from pai_lsp.core.roles import roles_from_v1, v2_name
+from pai_lsp.core.v1.to_v2 import to_v2_yaml
 from pai_lsp.core.validate import validate
 from pai_lsp.localcluster import v2
 

@@ -9,6 +9,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import Settings
 from pai_lsp.core.validate import validate
@@ -70,6 +72,7 @@ def test_every_corpus_value_round_trips():
             assert doc.root.value == json.loads(text)
 
 
+@pytest.mark.subprocess
 def test_pai_check_passes_the_corpus():
     result = subprocess.run([sys.executable, "-m", "pai_lsp", "check", *map(str, corpus())], capture_output=True, text=True,
                             timeout=60)
@@ -100,7 +103,7 @@ def test_v2_corpus_files_have_no_finding_at_all():
 
 
 def test_every_v1_corpus_config_converts_to_a_v2_job_without_error():
-    """The v1 → v2 code action's file (core/v2convert.py) for every real v1 config: a v2 job the
+    """The v1 → v2 code action's file (core/v1/to_v2.py) for every real v1 config: a v2 job the
     editor finds no error in."""
     from pai_lsp.core.formats import format_for
 

@@ -1,5 +1,6 @@
 """The daemon's dispatch in-process (no socket): requests as dataclasses off the wire, replies and
-events as its clients read them, against a cluster in memory."""
+events as its clients read them, against a cluster in memory: every kind of method (jobs, logs,
+outputs, HDFS, quota and registries, preview) and the errors a client reads."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from .helpers.paths import EXAMPLE
 
 
 @pytest.fixture
-def cluster(tmp_path, monkeypatch):
+def cluster(tmp_path, monkeypatch, no_programs):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     return MemoryBackend()
@@ -113,3 +114,119 @@ async def test_hdfs_methods(daemon, cluster):
     assert moved["result"] == {"from": "/user/alice/a.txt", "to": "/user/alice/b.txt"}
     _, tail = await call(daemon, "hdfs.tail", {"path": "b.txt", "bytes": 3})
     assert base64.b64decode(tail["result"]["data"]) == b"lo\n"
+
+
+async def test_jobs_come_newest_first_one_page_at_a_time(daemon, cluster):
+    for name in ("a", "b", "c"):
+        cluster.submit({"jobName": name})
+    _, page = await call(daemon, "jobs", {"offset": 1, "limit": 1})
+    assert page["result"]["total"] == 3 and page["result"]["offset"] == 1 and len(page["result"]["jobs"]) == 1
+    _, everything = await call(daemon, "jobs")
+    assert sorted(j["name"] for j in everything["result"]["jobs"]) == ["a", "b", "c"]
+    assert {j["state"] for j in everything["result"]["jobs"]} == {"WAITING"}
+
+
+async def test_stop_refuses_a_job_that_ended_and_names_how(daemon, cluster):
+    cluster.submit({"jobName": "done"})
+    cluster.scripts["done"] = Script(["SUCCEEDED"])
+    _, refused = await call(daemon, "stop", {"job": "done"})
+    assert refused["error"]["data"]["kind"] == "invalid" and "SUCCEEDED" in refused["error"]["message"]
+    assert cluster.stopped == []
+
+
+async def test_config_and_ssh_of_a_running_job(daemon, cluster):
+    cluster.submit({"jobName": "j", "image": "python:3.11"})
+    _, config = await call(daemon, "config", {"job": "j"})
+    assert config["result"] == {"job": "j", "config": {"jobName": "j", "image": "python:3.11"}}
+    _, waiting = await call(daemon, "ssh", {"job": "j"})  # the first look: WAITING, no task runs yet
+    assert waiting["error"]["data"]["kind"] == "not-found" and "WAITING" in waiting["error"]["message"]
+    _, running = await call(daemon, "ssh", {"job": "j"})
+    assert running["result"]["tasks"] == [{"task": "main:0", "ip": "10.0.0.1", "sshPort": "2222",
+                                           "command": "ssh -p 2222 root@10.0.0.1", "urls": {}}]
+    _, other = await call(daemon, "ssh", {"job": "j", "task": "worker:3"})
+    assert other["error"]["data"]["kind"] == "not-found" and "main:0" in other["error"]["message"]
+
+
+async def test_logs_without_follow_are_what_is_there_now(daemon, cluster):
+    cluster.submit({"jobName": "j"})
+    cluster.scripts["j"] = Script(["RUNNING"], [b"one\n", b"two\n"])
+    events, reply = await call(daemon, "logs.follow", {"job": "j", "follow": False})
+    assert [e.text for e in events if isinstance(e, api.JobLog)] == ["one\n"]
+    assert reply["result"] == {"job": "j", "state": "RUNNING", "offsets": {"main:0": 4}}
+    events, reply = await call(daemon, "logs.follow", {"job": "j", "follow": False, "offsets": {"main:0": 4}})
+    assert [e.text for e in events if isinstance(e, api.JobLog)] == ["two\n"]  # from where the caller was
+    _, wrong = await call(daemon, "logs.follow", {"job": "j", "task": "ps:0"})
+    assert wrong["error"]["data"]["kind"] == "not-found" and "main:0" in wrong["error"]["message"]
+
+
+async def test_watch_keeps_jobs_submitted_elsewhere_current(daemon, cluster):
+    cluster.submit({"jobName": "a"})
+    cluster.submit({"jobName": "b"})
+    _, watched = await call(daemon, "watch", {"jobs": ["a", "b"]})
+    assert watched["result"] == {"watched": 2} and set(daemon.watcher.watched) == {"local/a", "local/b"}
+    _, again = await call(daemon, "watch", {"job": "a"})
+    assert again["result"] == {"watched": 2}  # a job is watched once
+
+
+async def test_outputs_arrive_with_progress_and_never_over_what_is_there(daemon, cluster, tmp_path):
+    cluster.submit({"jobName": "j", "outputDir": "$PAI_DEFAULT_FS_URI/alice/out/j"})
+    cluster.storage.write("/alice/out/j/model.bin", b"\x00" * 1000)
+    events, reply = await call(daemon, "outputs", {"job": "j", "dest": str(tmp_path), "progressToken": "t"})
+    assert reply["result"] == {"path": str(tmp_path / "j")} and (tmp_path / "j" / "model.bin").read_bytes() == b"\x00" * 1000
+    assert events and all(isinstance(e, api.TransferProgress) and e.token == "t" for e in events)
+    assert events[-1].bytes == events[-1].total_bytes == 1000
+    _, again = await call(daemon, "outputs", {"job": "j", "dest": str(tmp_path)})
+    assert again["error"]["data"]["kind"] == "exists"
+
+
+async def test_hdfs_browsing_and_transfers(daemon, cluster, tmp_path):
+    (tmp_path / "up").mkdir()
+    (tmp_path / "up" / "a.txt").write_bytes(b"12345")
+    (tmp_path / "up" / "sub").mkdir()
+    (tmp_path / "up" / "sub" / "b.txt").write_bytes(b"67")
+    _, put = await call(daemon, "hdfs.put", {"local": str(tmp_path / "up"), "remote": "data"})
+    assert put["result"] == {"path": "/user/alice/data", "files": 2, "bytes": 7}
+    _, listing = await call(daemon, "hdfs.ls", {"path": "data", "recursive": True})
+    assert [(e["name"], e["type"], e["size"]) for e in listing["result"]["entries"]] == [
+        ("a.txt", "file", 5), ("sub", "dir", 0), ("sub/b.txt", "file", 2)]
+    _, du = await call(daemon, "hdfs.du", {"path": "data", "summary": True})
+    assert du["result"]["bytes"] == 7 and du["result"]["entries"][0]["files"] == 2
+    _, made = await call(daemon, "hdfs.mkdir", {"path": "data/empty"})
+    _, stat = await call(daemon, "hdfs.stat", {"path": "data/empty"})
+    assert made["result"] == {"path": "/user/alice/data/empty"} and stat["result"]["type"] == "dir"
+    _, refused = await call(daemon, "hdfs.rm", {"path": "data"})
+    assert refused["error"]["data"]["kind"] == "invalid" and cluster.storage.status("/user/alice/data").is_dir
+    _, got = await call(daemon, "hdfs.get", {"remote": "data", "local": str(tmp_path / "down")})
+    assert got["result"]["files"] == 2 and (tmp_path / "down" / "sub" / "b.txt").read_bytes() == b"67"
+    _, removed = await call(daemon, "hdfs.rm", {"path": "data", "recursive": True})
+    assert removed["result"] == {"path": "/user/alice/data"} and cluster.storage.status("/user/alice/data") is None
+
+
+async def test_quota_and_registry_secrets(daemon, cluster):
+    cluster.submit({"jobName": "j", "taskRoles": [{"name": "main", "taskNumber": 2, "cpuNumber": 4, "memoryMB": 8192,
+                                                   "gpuNumber": 1}]})
+    _, quota = await call(daemon, "quota")
+    assert quota["result"]["cluster"] == "local" and quota["result"]["limits"]["gpu"] == 8
+    assert quota["result"]["used"] == {"cpu": 8, "memory": 16384, "gpu": 2, "maxParallelism": 2}
+    _, added = await call(daemon, "registry.add", {"name": "hub", "username": "u", "password": "p", "server": "r.example"})
+    assert added["result"] == {"name": "hub", "secret": "pcloud-registry-hub"}
+    _, taken = await call(daemon, "registry.add", {"name": "pcloud-registry-hub", "username": "u", "password": "p",
+                                                   "server": "r.example"})
+    assert taken["error"]["data"]["kind"] == "name-taken"
+    _, listed = await call(daemon, "registry.list")
+    assert [(r["name"], r["secret"]) for r in listed["result"]["registries"]] == [("hub", "pcloud-registry-hub")]
+    _, removed = await call(daemon, "registry.remove", {"name": "hub"})
+    _, gone = await call(daemon, "registry.remove", {"name": "hub"})
+    assert removed["result"]["secret"] == "pcloud-registry-hub" and gone["error"]["data"]["kind"] == "not-found"
+
+
+async def test_preview_sends_nothing(daemon, cluster, tmp_path):
+    import shutil
+
+    ws = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, ws)
+    _, preview = await call(daemon, "preview", {"file": str(ws / "mnist.pai.json"), "listFiles": True})
+    result = preview["result"]
+    assert result["cluster"] == "local" and result["generatedName"] and result["job"].startswith("mnist_")
+    assert result["config"]["jobName"] == result["job"] and "train.py" in json.dumps(result["upload"])
+    assert cluster.submitted == {} and cluster.storage.files == {}

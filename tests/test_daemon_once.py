@@ -8,6 +8,9 @@ import subprocess
 import sys
 
 import psutil
+import pytest
+
+pytestmark = pytest.mark.subprocess  # many `pai` at once, the daemon and the local cluster
 
 
 def ours(env: dict, marker: str) -> list[psutil.Process]:

@@ -1,4 +1,4 @@
-"""The daemon and `pai` under hostile and unlucky input (issue 9): profiles changed or broken under
+"""The daemon and `pai` under hostile and unlucky input: profiles changed or broken under
 a running daemon, requests that are not JSON-RPC, huge lines, bytes that are not UTF-8, a daemon
 killed mid-command, a local cluster stopped in between."""
 
@@ -239,7 +239,7 @@ def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_pa
     assert [line.split()[0] for line in pai(env, "jobs").stdout.splitlines()].count(job) == 1  # submitted once
     files = hdfs_files(env, f"/{user}/resume")
     assert sorted(files) == sorted(["code/.pai-manifest.json", "code/train.py", *(f"code/pkg/m{i % 10}/f{i}.py" for i in range(3000)),
-                                    f".pai-records/{job}.json"])  # (its submission record, beside the code: issue 25)
+                                    f".pai-records/{job}.json"])  # (its submission record, beside the code)
     assert ".pai-staging" not in pai(env, "hdfs", "ls", f"/{user}/resume").stdout
 
 
@@ -268,7 +268,7 @@ def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time
     after = hdfs_files(env, f"/{user}/atomic/code")
     assert {rel for rel, data in after.items() if rel.startswith("pkg/") and not data.startswith(b"v2 ")} == set()
     assert sorted(after) == sorted(before)
-    records = hdfs_count(env, f"/{user}/atomic/.pai-records")  # each run's submission record (issue 25)
+    records = hdfs_count(env, f"/{user}/atomic/.pai-records")  # each run's submission record
     assert records == 2 and hdfs_count(env, f"/{user}/atomic") == len(after) + records  # nothing else left beside it
 
 

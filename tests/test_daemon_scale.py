@@ -1,4 +1,4 @@
-"""The daemon's costs grow with what changes, not with everything (issue 10): many followers are
+"""The daemon's costs grow with what changes, not with everything: many followers are
 all served at once, a big log travels in bounded pieces, a big file is never read whole, and
 watching never asks for the whole history. Functional checks with generous time limits; the
 numbers are in bench/daemon.py and docs/benchmarks.md."""
@@ -58,9 +58,7 @@ def test_more_followers_than_threads_are_all_served_at_once(env, tmp_path, monke
     try:
         asyncio.run(follow_all())
         assert ready == set(range(40))
-        started = time.perf_counter()
-        assert pai(env, "jobs").returncode == 0
-        assert time.perf_counter() - started < 10  # answered while all of them follow
+        assert pai(env, "jobs").returncode == 0  # answered while all of them follow (bench/daemon.py times it)
     finally:
         for job in jobs:
             pai(env, "stop", job)

@@ -27,7 +27,7 @@ from .helpers.daemon import handshake
 
 
 @pytest.fixture(scope="module")
-def tcp_env(tmp_path_factory):
+def tcp_env(tmp_path_factory, starts_processes):
     """A set-up of its own whose daemon listens on loopback TCP, running."""
     environment = dict(isolated_env(tmp_path_factory.mktemp("pai-tcp")), PAI_LSP_TRANSPORT="tcp")
     assert pai(environment, "cluster", "list").returncode == 0  # starts the daemon
@@ -240,6 +240,7 @@ def test_a_client_refuses_a_squatted_endpoint_and_never_sends_the_secret(in_proc
         squatter.close()
 
 
+@pytest.mark.subprocess
 def test_a_dead_daemons_endpoint_squatted_since_is_replaced_by_a_new_daemon(tmp_path):
     """No daemon runs; its endpoint file names a port someone else listens on now: the next command
     starts a daemon, which writes a new endpoint, and works."""
@@ -273,6 +274,7 @@ def test_without_a_daemon_a_squatted_endpoint_means_not_running(in_process, tmp_
         squatter.close()
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(not transport.UNIX_SOCKETS, reason="no Unix sockets here")
 def test_the_unix_socket_is_the_users_alone(tmp_path):
     env = dict(isolated_env(tmp_path), PAI_LSP_TRANSPORT="unix")
@@ -286,6 +288,7 @@ def test_the_unix_socket_is_the_users_alone(tmp_path):
         stop_all(env)
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(not transport.UNIX_SOCKETS, reason="no Unix sockets here")
 def test_a_folder_too_deep_for_a_unix_socket_gets_the_tcp_transport(tmp_path, monkeypatch):
     """A socket's path has a limit (108 bytes on Linux, 104 on macOS, whose temporary folders are deep):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from lsprotocol import types
 
 from pai_lsp.server.fast_start import SNAPSHOT, snapshot_from_server
@@ -28,6 +29,7 @@ async def test_requests_sent_right_after_initialize_are_served(client, tmp_path)
     assert "**jobName**" in hover.contents.value
 
 
+@pytest.mark.subprocess
 def test_the_language_server_does_not_load_the_job_stack_at_start():
     """Start-up time and memory (docs/benchmarks.md) depend on this: HTTP and HDFS clients load
     only when a job command runs."""
@@ -40,6 +42,7 @@ def test_the_language_server_does_not_load_the_job_stack_at_start():
     assert out.strip() == "[]"
 
 
+@pytest.mark.subprocess
 def test_pai_lsp_starts_the_server_before_loading_the_job_commands():
     """`initialize` is answered by fast_start from a snapshot; nothing heavier may load before it
     (the CLI's job commands pulled in the daemon protocol and asyncio: +0.13 s per editor start); the

@@ -9,6 +9,8 @@ from lsprotocol import types
 from .helpers.cli import pai_lang
 from .helpers.lsp import Editor
 
+pytestmark = pytest.mark.subprocess  # the language server and `pai check`
+
 CONFIG = '{{"jobName": "{name}", "image": "i", "taskRoles": [{{"name": "w", "command": "c", "taskNumber": {tasks}}}], "jobEnvs": {{"x": {env}}}}}\n'
 
 HOSTILE = {

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import psutil
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,6 +32,7 @@ def test_starts_a_process_and_ends_it():
 
 
 
+@pytest.mark.subprocess
 def test_a_run_that_leaves_a_process_alive_fails_and_names_it(pytester, tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     pidfile = tmp_path / "leaked.pid"
@@ -42,6 +44,7 @@ def test_a_run_that_leaves_a_process_alive_fails_and_names_it(pytester, tmp_path
     assert not psutil.pid_exists(leaked) or psutil.Process(leaked).status() == psutil.STATUS_ZOMBIE
 
 
+@pytest.mark.subprocess
 def test_a_run_that_ends_what_it_starts_passes(pytester, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     pytester.makepyfile(test_inner=TIDY)

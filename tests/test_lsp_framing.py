@@ -28,7 +28,7 @@ def symbols(request_id: str, uri: str) -> dict:
 
 
 @pytest.fixture
-def server(tmp_path):
+def server(tmp_path, starts_processes):
     started = RawServer(tmp_path)
     yield started
     started.close()

@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import json
 import statistics
-import time
 
 import psutil
 import pytest
@@ -18,6 +17,8 @@ from pai_lsp.common.portable import PORTABLE_ENV
 
 from .helpers.configs import VALID
 from .helpers.lsp import Editor, RawServer
+
+pytestmark = pytest.mark.subprocess  # the language server and its workers
 
 MB = 1024 * 1024
 
@@ -104,17 +105,18 @@ async def test_a_document_over_the_size_limit_says_so_stays_responsive_and_its_m
     found = await editor.open(large_config(20))
     assert [(d.code, d.severity, d.range.start.line) for d in found] == [("file.too-large", types.DiagnosticSeverity.Information, 0)]
     assert "up to 5 MB" in found[0].message
-    took = []
+    work = []  # the server's CPU seconds per edit: its work, which waiting behind a loaded machine does not stretch
     for i in range(6):  # one character typed into the job's name, then deleted
         rng = types.Range(types.Position(1, 15), types.Position(1, 15 + i % 2))
         editor.version += 1
-        started = time.perf_counter()
+        before = sum(server.cpu_times()[:2])
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(editor.version, editor.uri),
             [types.TextDocumentContentChangePartial(range=rng, text="" if i % 2 else "x")]))
         assert [d.code for d in await editor.diagnostics()] == ["file.too-large"]
-        took.append(time.perf_counter() - started)
-    assert statistics.median(took) < 1.5, took  # was 3.2 s and more, each
+        work.append(sum(server.cpu_times()[:2]) - before)
+    # Applying the edit, not reading the 20 MB as JSON (what took 3 s of CPU and more, each); bench/lsp_latency.py times edits.
+    assert statistics.median(work) < 0.5, work
     # Nothing is worked out from it: hover and the outline answer at once, with nothing.
     assert await client.text_document_hover_async(types.HoverParams(editor.doc(), types.Position(1, 5))) is None
     assert await client.text_document_document_symbol_async(types.DocumentSymbolParams(editor.doc())) == []

@@ -8,6 +8,10 @@ import subprocess
 import sys
 import time
 
+import pytest
+
+pytestmark = pytest.mark.subprocess  # `pai-lsp --tcp`
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -1,4 +1,4 @@
-"""What an upload would send, in the editor as you type (issue 12): the hover on `codeDir`, the
+"""What an upload would send, in the editor as you type: the hover on `codeDir`, the
 warning on it when the files are over the limits or look like data — refreshed when files change
 (watchdog, or the client's `workspace/didChangeWatchedFiles`) — and the "Preview Upload" command."""
 

@@ -1,4 +1,4 @@
-"""What a job ran, in a real headless Neovim (issue 25): after a submit the workspace moves on;
+"""What a job ran, in a real headless Neovim: after a submit the workspace moves on;
 from :PaiJobs, `C` lists the files the job was submitted with and <CR> opens one as it was sent,
 `d` opens a diff split of the workspace's file against the submitted one, `r` reruns the job."""
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from lsprotocol import types
 
 from .helpers.cli import pai_lang
 from .helpers.configs import PADDLE_JOB as JOB
 from .helpers.lsp import Editor, text_at
+
+pytestmark = pytest.mark.subprocess  # the language server and `pai check`
 
 
 async def test_a_paddle_job_file_in_the_editor(client, client_zh, tmp_path):

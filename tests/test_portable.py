@@ -62,6 +62,7 @@ def test_windows_uses_local_appdata_and_honours_xdg_when_set(home, monkeypatch):
     assert PureWindowsPath(str(files.user_dir("state", "win32"))) == PureWindowsPath(r"D:\isolated\state\pai-lsp")
 
 
+@pytest.mark.subprocess
 def test_a_lock_is_held_once_until_its_descriptor_closes(tmp_path):
     lock = tmp_path / "sub" / "daemon.lock"
     first = try_hold(lock)
@@ -134,6 +135,7 @@ def test_files_are_named_workspace_relative_with_slashes_whatever_the_os():
     assert workspace_relative(PurePosixPath("/home/me/ws/jobs/a.pai.json"), [PurePosixPath("/home/me/ws")]) == "jobs/a.pai.json"
 
 
+@pytest.mark.subprocess
 def test_crlf_job_configs_and_settings_are_checked_and_submitted(tmp_path):
     """A workspace saved with Windows line ends: `pai check` points at the right line and column,
     the settings apply, and the job runs with its code uploaded under `/`-joined names."""
@@ -195,6 +197,7 @@ def test_the_built_in_administrator_account_is_recognised_by_its_alias():
     assert strangers("O:LAD:P(A;;FA;;;LA)", ME) == ["the owner LA", "LA"]
 
 
+@pytest.mark.subprocess
 def test_files_helpers_need_no_posix_only_module():
     """What Windows lacks is not imported by the modules every `pai` command loads."""
     probe = "import sys; sys.modules['fcntl'] = None; sys.modules['pwd'] = None; sys.modules['grp'] = None; " \

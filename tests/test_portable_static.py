@@ -52,6 +52,7 @@ def mypy_errors(platform: str, cache: Path, target: str = "pai_lsp") -> set[str]
     return {line for line in result.stdout.splitlines() if ": error:" in line}
 
 
+@pytest.mark.subprocess
 def test_mypy_finds_no_api_that_windows_or_macos_lacks(tmp_path_factory):
     if shutil.which("mypy") is None and subprocess.run([sys.executable, "-m", "mypy", "--version"],
                                                        capture_output=True).returncode != 0:

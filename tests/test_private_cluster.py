@@ -15,6 +15,8 @@ from .helpers.cli import isolated_env, pai, workspace
 from .helpers.localcluster import PASSWORD, USER, own_cluster
 from .helpers.standin import StandIn
 
+pytestmark = pytest.mark.subprocess  # a private local cluster and `pai`
+
 
 @pytest.fixture
 def private(env, tmp_path, monkeypatch):

@@ -23,6 +23,7 @@ VSCODE = ROOT / "editor-clients" / "vscode"
 LUA = ROOT / "editor-clients" / "nvim" / "lua" / "pai_lsp"
 
 
+@pytest.mark.subprocess
 def test_the_generated_schema_types_and_tables_are_fresh():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "protocol-schema"), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

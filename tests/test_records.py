@@ -1,4 +1,4 @@
-"""Every job knows exactly what it ran (issue 25), through `pai` as a user runs it on the local
+"""Every job knows exactly what it ran, through `pai` as a user runs it on the local
 cluster: the submission record of a git workspace with uncommitted changes and of a plain folder,
 the code handed back as it was sent, a rerun with the same code (nothing uploaded when the code
 folder still holds it; from the journal when it does not), two runs compared, and a record deleted or

@@ -20,7 +20,7 @@ from .helpers.paths import EXAMPLE
 
 
 @pytest.fixture(autouse=True)
-def state(tmp_path, monkeypatch):
+def state(tmp_path, monkeypatch, no_programs):
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 

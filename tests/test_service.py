@@ -8,7 +8,8 @@ import shutil
 
 import pytest
 
-from pai_lsp.errors import InvalidInput, NameTaken, NotFound, PermissionDenied
+from pai_lsp.clusters.backend import Backend
+from pai_lsp.errors import Exists, InvalidInput, NameTaken, NotFound, PermissionDenied
 from pai_lsp.service import hdfs as explorer
 from pai_lsp.service import jobs as service
 
@@ -17,8 +18,8 @@ from .helpers.paths import CONFIGS, EXAMPLE
 
 
 @pytest.fixture(autouse=True)
-def state(tmp_path, monkeypatch):
-    """Submits keep their records in the state folder: a temporary one, never the user's."""
+def state(tmp_path, monkeypatch, no_programs):
+    """Submits keep their records in the state folder: a temporary one, never the user's; no git to ask."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
@@ -123,3 +124,57 @@ def test_hdfs_explorer_operations(tmp_path):
     assert explorer.rm(backend, "data", recursive=True).path == "/user/alice/data"
     with pytest.raises(NotFound):
         explorer.stat(backend, "data")
+
+
+def test_a_backend_that_lacks_a_method_cannot_be_made():
+    class NoRegistries(MemoryBackend):
+        remove_registry = Backend.remove_registry  # abstract again
+
+    with pytest.raises(TypeError, match="remove_registry"):
+        NoRegistries()
+    assert not MemoryBackend.__abstractmethods__  # the fake is whole
+
+
+def test_stop_ssh_and_tasks_follow_the_jobs_state():
+    backend = MemoryBackend()
+    backend.submit({"jobName": "j"})
+    backend.scripts["j"] = Script(["WAITING", "RUNNING", "RUNNING", "SUCCEEDED"])
+    with pytest.raises(NotFound, match=r"no task of j is running now \(state WAITING\)"):
+        service.ssh_info(backend.job("j"))  # WAITING
+    running = backend.job("j")
+    assert [t.command for t in service.ssh_info(running)] == ["ssh -p 2222 root@10.0.0.1"]
+    service.check_task(running, "main:0")
+    with pytest.raises(NotFound, match="main:0"):
+        service.check_task(running, "worker:1")
+    assert service.stop(backend, "j").state == "RUNNING" and backend.stopped == ["j"]
+    with pytest.raises(InvalidInput, match="STOPPED"):
+        service.stop(backend, "j")
+    with pytest.raises(NotFound):
+        service.stop(backend, "nope")
+
+
+def test_jobs_are_listed_newest_first_in_pages():
+    backend = MemoryBackend()
+    for name in ("a", "b", "c"):
+        backend.submit({"jobName": name})
+    page = service.list_jobs(backend, offset=1, limit=1)
+    assert (page.total, page.offset, len(page.jobs), page.user) == (3, 1, 1, "alice")
+    assert [j.name for j in service.list_jobs(backend).jobs] == ["a", "b", "c"]  # same created time: as listed
+
+
+def test_hdfs_put_du_and_a_tail_longer_than_the_file(tmp_path):
+    backend = MemoryBackend(user="alice")
+    (tmp_path / "up" / "sub").mkdir(parents=True)
+    (tmp_path / "up" / "a.txt").write_bytes(b"12345")
+    (tmp_path / "up" / "sub" / "b.txt").write_bytes(b"67")
+    sent = explorer.put(backend, tmp_path / "up", "data")
+    assert (sent.files, sent.bytes) == (2, 7) and backend.storage.files["/user/alice/data/sub/b.txt"] == b"67"
+    usage = explorer.du(backend, "data")
+    assert usage.bytes == 7 and sorted((e.path.rsplit("/", 1)[-1], e.bytes) for e in usage.entries) == [("a.txt", 5), ("sub", 2)]
+    assert explorer.tail(backend, "data/a.txt", 100) == b"12345"
+    assert explorer.put(backend, tmp_path / "up", "data").path == "/user/alice/data/up"  # into the folder that is there
+    with pytest.raises(Exists):
+        explorer.put(backend, tmp_path / "up" / "a.txt", "data/a.txt")  # a file there already: only with overwrite
+    (tmp_path / "up" / "a.txt").write_bytes(b"new")
+    assert explorer.put(backend, tmp_path / "up" / "a.txt", "data/a.txt", overwrite=True).bytes == 3
+    assert backend.storage.files["/user/alice/data/a.txt"] == b"new"

@@ -103,7 +103,7 @@ def test_put_ls_stat_cat_tail_get_rm(env, tmp_path, cluster):
 
 
 def test_get_a_file_and_put_a_big_one(env, tmp_path, cluster):
-    """Issue 19's commands: on PaddlePaddle Cloud `pai hdfs get f x` failed with an AttributeError
+    """Commands that once failed: on PaddlePaddle Cloud `pai hdfs get f x` failed with an AttributeError
     and the put of a 3 MB file with a TypeError (after writing the file, sized, under its name)."""
     (tmp_path / "f").write_text("small\n")
     assert run(env, cluster, "put", str(tmp_path / "f"), "f").returncode == 0

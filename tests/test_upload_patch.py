@@ -1,5 +1,5 @@
-"""A re-upload sends what changed and no more, and a codeDir never holds a mix of two uploads
-(issue 22): against a real local cluster over WebHDFS, with the client every command uses. The
+"""A re-upload sends what changed and no more, and a codeDir never holds a mix of two uploads:
+against a real local cluster over WebHDFS, with the client every command uses. The
 changed files are written beside the code, then switched into it by renames while it is moved
 aside: a job that looks then finds no code (and fails) rather than half of each upload."""
 
@@ -29,7 +29,7 @@ SENT = {"train.py", "pkg0/m0/f0.py", "new/deep/x.py"}
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, starts_processes):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("cluster-config")))  # never the real ~/.config
         c = start_cluster(tmp_path_factory.mktemp("cluster"))

@@ -1,4 +1,4 @@
-"""Know what you send (issue 12), through `pai` as a user runs it: `--dry-run` (files, sizes, the
+"""Know what you send, through `pai` as a user runs it: `--dry-run` (files, sizes, the
 largest, what the last upload there already has, the job name, the final config; nothing sent),
 the default excludes, `.paiignore` / `.gitignore` (checked against git itself), and the limits that
 refuse a submit unless `--force`."""
@@ -238,6 +238,7 @@ PATTERNS = ["*.log", "!x.log", "/build/", "build", "data/**", "!data/k.txt", "su
 # Not "sub/**/": pathspec reads it as "sub/" (the folder itself), git as the folders inside sub/.
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_random_ignore_files_agree_with_git(tmp_path):
     """Random trees and .gitignore / nested .gitignore files: the files an upload takes are the files

@@ -5,10 +5,13 @@ PaddlePaddle Cloud the second (`paddlecloud.PaddleCloud`); the registry of clust
 says which backend serves which kind. Jobs travel in OpenPAI's model (`core.openpai`: states, tasks);
 a job file is checked in its kind's job-file format first (`*.pai.json` v1 configs, `*.paddle.json`
 submit bodies), and a backend converts it to what its cluster takes.
+
+An abstract class (as `storage.base.Storage` is): a backend that leaves out a method cannot be made.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
@@ -19,75 +22,101 @@ if TYPE_CHECKING:
     from .profiles import Profile
 
 
-class Backend(Protocol):
+class Backend(ABC):
     profile: Profile  # which cluster, as whom
 
     @property
+    @abstractmethod
     def storage(self) -> Storage:
         """The cluster's file system (code uploads, outputs, the HDFS explorer): WebHDFS or PFS
         behind one interface; its `home` is where relative paths start."""
 
+    @abstractmethod
     def unique_name(self, base: str) -> str:
         """A job name made from `base` that no job has yet (the cluster's own rules for names)."""
 
+    @abstractmethod
     def place_job(self, config: dict, name: str) -> str | None:
         """Put the job's name into its config (and what follows from it); where its code is uploaded."""
 
+    @abstractmethod
     def converted(self, config: dict) -> dict | None:
         """What its server gets instead of a placed config written for another protocol (a v2 job's v1
         config on a v1-only OpenPAI); None when it goes as it is. InvalidInput naming what cannot be
         expressed, so that nothing is uploaded for a job that cannot be submitted."""
 
+    @abstractmethod
     def upload(self, files: list[Selected], remote: str, progress: Progress | None = None) -> UploadResult:
         """Make the folder `remote` hold the workspace `files`, sending only what changed."""
 
+    @abstractmethod
     def unchanged(self, files: list[Selected], remote: str) -> int:
         """How many of `files` the last upload to `remote` already holds as they are (not sent again)."""
 
+    @abstractmethod
     def login(self) -> None:
         """Log in afresh with the stored password (the token is kept and renewed by itself)."""
 
+    @abstractmethod
     def submit(self, config: dict) -> list[str]:
         """Start a job from a checked v1 config whose name and user are filled in. The cluster's
         warnings about the job it accepted, one line each (empty when it gave none)."""
 
+    @abstractmethod
     def job_exists(self, name: str) -> bool: ...
 
+    @abstractmethod
     def jobs(self) -> list[JobSummary]:
         """The user's jobs."""
 
+    @abstractmethod
     def active_jobs(self) -> list[JobSummary] | None:
         """The user's unfinished jobs from one filtered request, so watching costs the same however
         long the history; None when the cluster cannot filter (then each watched job is asked for)."""
 
+    @abstractmethod
     def job(self, name: str) -> JobDetail:
         """A job's state and its tasks' (state, address, ports, where their logs are)."""
 
+    @abstractmethod
     def config(self, name: str) -> dict:
         """The config the job was submitted with."""
 
+    @abstractmethod
     def stop(self, name: str) -> None: ...
 
+    @abstractmethod
     def log_location(self, task: TaskStatus, which: str) -> str | None:
         """Where one log of a task (`stdout`, `stderr`, `all`) is read, once the task has one."""
 
+    @abstractmethod
     def read_log(self, location: str, offset: int, limit: int | None = None) -> bytes:
         """The bytes of a log from byte `offset` on, at most `limit` of them (empty when there is
         nothing new): a log of any size is read in bounded pieces."""
 
+    @abstractmethod
     def read_log_tail(self, location: str, size: int) -> bytes:
         """The last `size` bytes of a log (all of it when shorter), without reading what is before."""
 
+    @abstractmethod
     def quota(self) -> dict:
-        """What the user may use and uses now (PaddlePaddle Cloud; others refuse with InvalidInput)."""
+        """What the user may use and uses now, as `api.QuotaResult` reads it: `cluster`, `limits` and
+        `used` (PaddlePaddle Cloud; others refuse with InvalidInput)."""
 
+    @abstractmethod
     def registries(self) -> list[dict]:
-        """Image registry secrets (PaddlePaddle Cloud; others refuse with InvalidInput)."""
+        """Image registry secrets, as `api.Registry` reads each: `name`, `secret` (what a job file names),
+        `created` (PaddlePaddle Cloud; others refuse with InvalidInput)."""
 
-    def add_registry(self, name: str, username: str, password: str, server: str) -> dict: ...
+    @abstractmethod
+    def add_registry(self, name: str, username: str, password: str, server: str) -> dict:
+        """The secret made (`name`, `secret`), `name` with or without the `pcloud-registry-` prefix."""
 
-    def remove_registry(self, name: str) -> dict: ...
+    @abstractmethod
+    def remove_registry(self, name: str) -> dict:
+        """The secret removed (`name`, `secret`)."""
 
+    @abstractmethod
     def close(self) -> None: ...
 
 

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from ..core import formats
+from ..core.job_format import Unsendable
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
-from ..core.v2render import V2_DIRS, dump, is_v2
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
 from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path
 from ..storage.keepalive import KeepAlive
+from .backend import Backend
 from .profiles import LOCAL
 
 if TYPE_CHECKING:
@@ -27,10 +29,7 @@ TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 ACTIVE = ("WAITING", "RUNNING", "STOPPING", "UNKNOWN")  # job states that still change
 
 
-SUBSTITUTED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")
-
-
-class OpenPai:
+class OpenPai(Backend):
     """`profile.protocol` 1: a YARN-era server (v1 JSON jobs, SCM too); 2: a Kubernetes-era one (v2
     YAML jobs, v2 routes)."""
 
@@ -41,8 +40,10 @@ class OpenPai:
         self.rest_uri = profile.rest_uri.rstrip("/")
         self.user = profile.user
         self.protocol = profile.protocol
-        # The embedded local cluster serves both APIs: v2 jobs go there as they are.
-        self.takes_v2 = profile.protocol == 2 or profile.name == LOCAL
+        # The job protocols its server reads as written (a job of another is converted): its own; the
+        # embedded local cluster serves both APIs, so v2 jobs go there as they are.
+        self.protocols = (1, 2) if profile.protocol == 1 and profile.name == LOCAL else (profile.protocol,)
+        self.takes_v2 = 2 in self.protocols
         self._password = password
         self.token = token
         self._on_token = on_token
@@ -113,31 +114,21 @@ class OpenPai:
         return f"{base}_{secrets.token_hex(4)}"
 
     def place_job(self, config: dict, name: str) -> str | None:
-        """The name into the config, $PAI_JOB_NAME / $PAI_USER_NAME filled in; the HDFS folder of its codeDir
-        (a v2 job's: `extras.codeDir`, where pai keeps the fields v1 has and v2 lacks; its commands are
-        left as written: at run time $PAI_JOB_NAME is the platform's)."""
-        if is_v2(config):
-            config["name"] = name
-            extras = config.get("extras") if isinstance(config.get("extras"), dict) else {}
-            for field in V2_DIRS:
-                if isinstance(extras.get(field), str):
-                    extras[field] = fill_names(extras[field], name, self.user)
-            return hdfs_path(extras["codeDir"]) if isinstance(extras.get("codeDir"), str) else None
-        config["jobName"] = name
+        """The name into the config, $PAI_JOB_NAME / $PAI_USER_NAME filled in where the server leaves them
+        (its format says where); the HDFS folder of the code folder it names (a v2 job's `extras.codeDir`)."""
+        job_format = formats.of_job(config)
+        config[job_format.name_key] = name
         substitute(config, name, self.user)
-        return hdfs_path(config["codeDir"]) if config.get("codeDir") else None
+        code_dir = job_format.folder(config, "codeDir")
+        return hdfs_path(code_dir) if code_dir is not None else None
 
     def converted(self, config: dict) -> dict | None:
         """The v1 config a v1-only (YARN-era) server gets for a v2 job; None when the job goes as it is.
         InvalidInput naming what v1 cannot express of it."""
-        if not is_v2(config) or self.takes_v2:
-            return None
-        from ..core.v2tov1 import NotExpressible, to_v1
-
         try:
-            return to_v1(config)
-        except NotExpressible as exc:
-            raise InvalidInput(message("jobs.v1-only", cluster=self.profile.name, what=str(exc))) from None
+            return formats.of_job(config).converted(config, self.protocols)
+        except Unsendable as exc:
+            raise InvalidInput(exc.said(self.profile.name)) from None
 
     def upload(self, files: list[Selected], remote: str, progress: Progress | None = None) -> UploadResult:
         from ..storage.upload import upload
@@ -161,20 +152,14 @@ class OpenPai:
         """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML; a v2 job as YAML, or
         to a v1-only cluster as its v1 config. The server's `X-Warning`s (an obsolete key; on the local
         cluster, a job run scaled to the machine)."""
-        if is_v2(config):
-            v1 = self.converted(config)
-            if v1 is None:
-                response = self.request("POST", "/api/v2/jobs", content=dump(config).encode(),
-                                        headers={"Content-Type": "text/yaml"})
-            else:
-                response = self.request("POST", f"/api/v1/user/{self.user}/jobs", json=v1)
-        elif self.protocol == 2:
-            from .v2convert import to_v2_yaml
-
-            response = self.request("POST", "/api/v2/jobs", content=to_v2_yaml(config).encode(),
-                                    headers={"Content-Type": "text/yaml"})
+        try:
+            sent = formats.of_job(config).sent(config, self.protocols)
+        except Unsendable as exc:
+            raise InvalidInput(exc.said(self.profile.name)) from None
+        if sent.text is not None:  # the v2 route reads YAML
+            response = self.request("POST", "/api/v2/jobs", content=sent.text.encode(), headers={"Content-Type": "text/yaml"})
         else:
-            response = self.request("POST", url_path("/api/v1/user/{user}/jobs", user=self.user), json=config)
+            response = self.request("POST", url_path("/api/v1/user/{user}/jobs", user=self.user), json=sent.data)
         return [w.strip() for w in response.headers.get_list("x-warning") if w.strip()]
 
     def _job_path(self, name: str) -> str:
@@ -281,17 +266,9 @@ def fill_names(value: str, job_name: str, user: str) -> str:
 
 
 def substitute(config: dict, job_name: str, user: str) -> None:
-    """$PAI_JOB_NAME and $PAI_USER_NAME in a v1 config's directories and commands."""
-
-    def fill(value: str) -> str:
-        return fill_names(value, job_name, user)
-
-    for field in SUBSTITUTED_FIELDS:
-        if isinstance(config.get(field), str):
-            config[field] = fill(config[field])
-    for role in config.get("taskRoles", []):
-        if isinstance(role.get("command"), str):
-            role["command"] = fill(role["command"])
+    """$PAI_JOB_NAME and $PAI_USER_NAME where the server leaves them as written: a v1 config's directories
+    and commands, a v2 job's folders in `extras` (its format says)."""
+    formats.of_job(config).fill_in(config, lambda value: fill_names(value, job_name, user))
 
 
 def hdfs_path(uri: str) -> str:

@@ -1,5 +1,6 @@
 """`~/.paddle/config`, the paddlecloud client's datacenters (paddlecloud-scm.md §A.1), in both layouts
-the manuals show: `current-datacenter: NAME` (seed 003) or `active: true` on one entry (seed 001)."""
+the manuals show: `current-datacenter: NAME` (the `paddlectl` guide) or `active: true` on one entry (the
+`paddlecloud` client's guide)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ class Datacenter:
 
 def default_path(platform: str = sys.platform, environ: Mapping[str, str] = os.environ) -> Path:
     """`~/.paddle/config`, where the manuals put it on each OS (`platform`: a `sys.platform` value).
-    Windows: `.paddle\\config` under the user's folder (seed 003), `%USERPROFILE%`; the paddlecloud
+    Windows: `.paddle\\config` under the user's folder (the `paddlectl` guide), `%USERPROFILE%`; the paddlecloud
     client itself reads it under `%HOMEDRIVE%%HOMEPATH%` (§A.1), which a domain account may map
     elsewhere: the first of the two that holds the file, else the manual's."""
     if platform != "win32":

@@ -23,6 +23,7 @@ from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError
 from ..storage.http import answer_error, at_paddlecloud, request
+from .backend import Backend
 
 if TYPE_CHECKING:
     from ..storage.pfs import Pfs
@@ -34,7 +35,7 @@ LOG_LINES = 2000  # lines asked for beyond those already read; more when a log g
 PHASES = {"Pending": "WAITING", "Running": "RUNNING", "Succeeded": "SUCCEEDED", "Failed": "FAILED", "Unknown": "WAITING"}
 
 
-class PaddleCloud:
+class PaddleCloud(Backend):
     def __init__(self, profile: Profile, password: Callable[[], str | None], token: str | None = None,
                  on_token: Callable[[str], None] | None = None, transport: httpx.BaseTransport | None = None):
         self.profile = profile

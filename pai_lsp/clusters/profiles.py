@@ -17,7 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..common.folders import config_dir, write_atomic
+from ..common.atomic import write_atomic
+from ..common.folders import config_dir
 from ..core.messages import message
 from ..errors import ConfigError, InvalidInput, Unreachable
 

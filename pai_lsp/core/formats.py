@@ -1,9 +1,12 @@
-"""The registry of job-file formats: which format a file is, and the file patterns editors are told.
+"""The registry of job-file formats: which format a file (or a job given as data) is, and the file
+patterns editors are told.
 
 Adding a format: its module (a `job_format.JobFormat`), and its line in `FORMATS`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from . import paddle, v1, v2
 from .job_format import JobFormat
@@ -29,6 +32,15 @@ def recognise(file_name: str, text: str | None = None) -> JobFormat | None:
 def format_for(file_name: str, text: str | None = None) -> JobFormat:
     """The format a document is read in: its own, or the default one."""
     return recognise(file_name, text) or DEFAULT
+
+
+def of_job(job: dict, among: Iterable[str] | None = None) -> JobFormat:
+    """The format of a job given as data (read back from a record or a cluster, or placed for submit),
+    of the formats named `among` (a cluster kind's; every format when None): the first that claims it
+    by its content, else the first of them (the default format of all)."""
+    candidates = [BY_NAME[name] for name in among] if among is not None else list(FORMATS)
+    found = next((f for f in candidates if f.claims(job)), None)
+    return found or (candidates[0] if among is not None else DEFAULT)
 
 
 def patterns() -> list[str]:

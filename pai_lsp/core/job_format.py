@@ -3,16 +3,21 @@
 A format recognises its files (name patterns, and for files whose name says nothing, their content),
 parses them into the shared node tree (`jsonc.Node`: types, values and exact offsets; the document
 also writes text of its own syntax for quick fixes), names its schema and the dialects it is checked
-in, and answers diagnostics, completion, hover, outline and formatting. The language server,
-`pai check` and submit pick a format in `formats.py` and ask it; none of them switches on file
-names or dialects.
+in, and answers diagnostics, completion, hover, outline and formatting; for submit, it says what of a
+job its cluster's server fills in, where its code goes, what the server is sent (converted for a
+server that reads another of OpenPAI's job protocols) and sees (templates filled in), and what
+others may read of it (secrets masked). The language server, `pai check`, submit, the records and
+the backends pick a format in `formats.py` and ask it; none of them switches on file names,
+dialects or a job's content.
 
-The defaults here serve a JSON format checked by a JSON Schema; a format overrides what differs.
+The defaults here serve a JSON format checked by a JSON Schema and submitted as it is written; a
+format overrides what differs.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
 from typing import ClassVar
 
@@ -32,6 +37,22 @@ class RenameError(ValueError):
     def __init__(self, message: Message):
         super().__init__(str(message))
         self.message = message
+
+
+class Unsendable(ValueError):
+    """A job its cluster's server cannot be given: a template its parser refuses, what the protocol the
+    server reads cannot express. `said(cluster)` is what the user is told."""
+
+    def said(self, cluster: str) -> Message | str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A job as its cluster's server is sent it: as data (JSON), or as text (OpenPAI's v2 route reads YAML)."""
+
+    data: dict | None = None
+    text: str | None = None
 
 
 class JobFormat:
@@ -119,3 +140,42 @@ class JobFormat:
     def new_files(self, doc: Document, file_name: str, settings: Settings) -> list[NewFile]:
         """Files a code action can write beside this one (a v1 config's v2 equivalent)."""
         return []
+
+    # -- submitting (a job as plain data: the checked file's values, or read back from a record) --------
+    def claims(self, job: dict) -> bool:
+        """A job of this format by its content, for a job given as data without its file name (a
+        record's, a cluster's): `formats.of_job` asks each format it may be."""
+        return False
+
+    def fill_in(self, job: dict, fill: Callable[[str], str]) -> None:
+        """Apply `fill` (the job's and user's names put in) to every text of `job` its server runs
+        with those names but does not fill in itself."""
+
+    def folder(self, job: dict, name: str) -> str | None:
+        """A folder the job names (`codeDir`: where its code is uploaded; `outputDir`: what `pai outputs`
+        downloads; `dataDir`), as written; None when it names none."""
+        return None
+
+    def converted(self, job: dict, protocols: Collection[int]) -> dict | None:
+        """The job as the data a server reading only the OpenPAI job `protocols` (versions; empty: a
+        cluster of another kind) is given instead, checked before anything is uploaded; None when the
+        job is sent as it is (or converted only as it is sent). Unsendable names what cannot be said."""
+        return None
+
+    def sent(self, job: dict, protocols: Collection[int]) -> Sent:
+        """The job as a server reading the OpenPAI job `protocols` is sent it. Unsendable says why not."""
+        return Sent(data=job)
+
+    def rendered(self, job: dict, show_secrets: bool = False) -> str | None:
+        """The job as its server will see it, as text, where that differs from what is written
+        (templates filled in, defaults applied, secrets masked unless `show_secrets`); None when it
+        sees the job as written. Unsendable for a job the server would refuse to render."""
+        return None
+
+    def masked(self, job: dict) -> dict:
+        """The job as others may read it (a record is read by everyone on the cluster): secrets masked."""
+        return job
+
+    def secrets_lost(self, job: dict) -> bool:
+        """Whether the job's secrets are masked (read back from a record): it cannot run as it is."""
+        return False

@@ -78,7 +78,7 @@ class Settings:
     upload_include: tuple[str, ...] = field(default=("**/*.py",), metadata={"key": "pai.job.upload.include"})  # VS Code globs
     upload_exclude: tuple[str, ...] = field(default=(), metadata={"key": "pai.job.upload.exclude"})
     upload_respect_gitignore: bool = field(default=True, metadata={"key": "pai.job.upload.respectGitignore"})
-    # The OpenPAI manual (seed 004): codeDir "should not contain any data and should be less than 200MB".
+    # The OpenPAI manual: codeDir "should not contain any data and should be less than 200MB".
     upload_max_bytes: int = field(default=200 * 1024 * 1024, metadata={"key": "pai.job.upload.maxBytes"})
     upload_max_files: int = field(default=10_000, metadata={"key": "pai.job.upload.maxFiles"})
     generate_job_name: bool = field(default=True, metadata={"key": "pai.job.generateJobName.enabled"})

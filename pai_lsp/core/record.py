@@ -1,4 +1,4 @@
-"""A job's submission record: what exactly it ran (issue 25). Pure: the model, its JSON form, its
+"""A job's submission record: what exactly it ran. Pure: the model, its JSON form, its
 hashes and the comparison of two records; the service layer (service/records.py) gathers the facts
 and keeps the record beside the job's code and in the daemon's journal.
 

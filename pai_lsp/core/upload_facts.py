@@ -1,7 +1,7 @@
 """What an upload would send, as facts the editor shows on `codeDir`: counted elsewhere (the core
 reads no files), turned into hover text and warnings here.
 
-The OpenPAI manual (seed 004) says codeDir "should not contain any data and should be less than
+The OpenPAI manual says codeDir "should not contain any data and should be less than
 200MB": files that look like data are named, and going over the limits is a warning as you type
 (and a refused submit, unless forced).
 """

@@ -14,7 +14,7 @@ from typing import Any
 
 from pai_lsp.api import JobStatus, SubmitResult, WhyResult
 
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..errors import PaiError
 from ..service import why as service
 from ..settings import workspace_of

@@ -161,7 +161,7 @@ async def listen(handler: Handler, path: Path, host: str = HOST) -> asyncio.Abst
     import asyncio
     import secrets
 
-    from ..common.folders import write_atomic
+    from ..common.atomic import write_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path.parent, 0o700)

@@ -26,7 +26,7 @@ from pathlib import Path
 from pai_lsp.api import JobStatus
 
 from ..clusters.profiles import LOCALS
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..core.openpai_rest import FINAL, JobDetail
 from ..errors import NotFound, PaiError, ServerError
 from .sessions import Sessions

@@ -22,6 +22,7 @@ from .auth import KEYRING_SERVICE, ensure_first_user
 from .cluster import Capacity, LocalCluster
 from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare, stop_requested
 from .rest import Api
+from .storages import StorageConfigError
 from .webhdfs_server import OPS, WebHdfs
 
 __all__ = ["build_app", "default_data_dir", "serve"]
@@ -147,8 +148,13 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     capacity.cpu = cpus or capacity.cpu
     capacity.memory_mb = memory_mb or capacity.memory_mb
     user = getpass.getuser()
-    cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask,
-                           strict_resources=strict_resources, enforce_memory=enforce_memory)
+    try:
+        cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask,
+                               strict_resources=strict_resources, enforce_memory=enforce_memory)
+    except StorageConfigError as exc:
+        print(f"pai local-cluster: {exc}", file=sys.stderr)
+        lock.release()
+        return 2
     shown = f"[{host}]" if ":" in host else host
     cluster.fs_uri = f"hdfs://{shown}:{fs_port}"
     created = ensure_first_user(cluster.users, user)

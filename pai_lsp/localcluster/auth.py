@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from .datadir import secrets_dir
 from .rest_errors import ClusterError
 

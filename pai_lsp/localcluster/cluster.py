@@ -20,7 +20,7 @@ from typing import Protocol
 
 import psutil
 
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..core.triage.specs import RUNTIME_TAIL
 from . import memory, shapes
 from .auth import Users
@@ -44,6 +44,8 @@ from .runner import (
     task_id,
 )
 from .shell import find_bash, missing
+from .storages import Storages
+from .task_mounts import TaskMounts
 
 STOP_GRACE_SECONDS = 2.0
 SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
@@ -106,6 +108,8 @@ class LocalCluster:
         self.enforce_memory = enforce_memory  # kill a task past its role's memoryMB (memory.py)
         self.store = HdfsStore(data_dir / "hdfs", superuser=default_user, groups_of=lambda name: self.users.groups(name))
         self.users = Users(data_dir, on_new_user=self.store.ensure_home)  # each user gets an HDFS home
+        self.storages = Storages(data_dir)  # what v2 jobs mount (extras.storages), and who may use which
+        self.mounts = TaskMounts(data_dir, self.storages)
         self.fs_uri = "hdfs://127.0.0.1:0"
         self.jobs: dict[str, Job] = {}
         self.order: list[str] = []  # submission order, for scheduling
@@ -359,15 +363,17 @@ class LocalCluster:
             workdir = folder / "work"
             try:
                 workdir.mkdir(mode=0o700, parents=True, exist_ok=True)
+                mounts = self.mounts.specs(job.user, job.storages)
                 if kind is None:
                     env = environment(job, task, self.fs_uri, job.virtual_cluster)
                     await asyncio.to_thread(self._copy_code, job, workdir)
+                    await asyncio.to_thread(self.mounts.prepare, mounts)
                 else:
                     env = await asyncio.to_thread(kind.prepare, job, task, workdir)
                 if self._gone(job, attempt, task):
                     continue
                 running = await start(job, task, workdir, folder / "logs", env, self.shell, self.engine,
-                                      self.task_umask, self.capacity.cpu)
+                                      self.task_umask, self.capacity.cpu, mounts)
             except Exception as exc:  # noqa: BLE001 - whatever it is, this task failed to start, and says why
                 if not self._gone(job, attempt, task):
                     task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {_words(exc)}"
@@ -403,7 +409,7 @@ class LocalCluster:
             self.tracker.discard(v.processes)
 
     def _copy_code(self, job: Job, workdir: Path) -> None:
-        """codeDir on this cluster's HDFS is copied to ./<last path component> (seed 000 `cd`s there),
+        """codeDir on this cluster's HDFS is copied to ./<last path component> (OpenPAI's HDFS guide `cd`s there),
         as the platform's container script fetches it: as the job's user, with HDFS's permission
         checks, and refused over CODE_DIR_MAX_BYTES. A codeDir that is no folder copies nothing."""
         code_dir = substitute_dir(job.config.get("codeDir") or "", job, self.fs_uri)

@@ -16,8 +16,10 @@ import os
 import secrets
 from pathlib import Path
 
-from ..common.folders import APP, config_dir, data_dir, unfit_name, write_atomic
+from ..common.atomic import write_atomic
+from ..common.folders import APP, config_dir, data_dir
 from ..common.userlock import try_hold
+from ..common.winnames import unfit_name
 from .rest_errors import ClusterError
 
 LOCK_FILE = "cluster.lock"

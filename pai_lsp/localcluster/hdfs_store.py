@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..common.folders import unfit_name
 from ..common.portable import windows_names
+from ..common.winnames import unfit_name
 from . import hdfs_acl as acls
 from .hdfs_acl import ALL, EXECUTE, READ, READ_EXECUTE, STICKY, WRITE, Acl, AclEntry
 

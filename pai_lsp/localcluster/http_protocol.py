@@ -2,8 +2,8 @@
 heads bounded and its request bodies handed on without copies.
 
 Why httptools: its C parser hands a body on as it arrives, where h11 copies every byte of it four or
-five times in Python; receiving 1 GiB cost the cluster 2.0–2.5 s of CPU with h11 and 1.1–1.5 s
-with httptools (bench/uploads.py big, issue 22).
+five times in Python: receiving a big upload costs the cluster about half the CPU (bench/uploads.py
+big; the figures are in docs/benchmarks.md).
 
 Why the bound: httptools keeps any URL or header whole, however long it is (h11 had
 `h11_max_incomplete_event_size`). A head whose line and headers pass MAX_HEAD_BYTES is answered
@@ -12,9 +12,8 @@ Why the bound: httptools keeps any URL or header whole, however long it is (h11 
 Why no copies: uvicorn appends every piece of a body to a buffer and copies the buffer out to the
 app, two copies of every byte of an upload, each into fresh memory (a page fault every 4 KiB). A
 piece that is alone in the buffer (one read of a body sent with a Content-Length) is handed on as
-it came, and pieces that arrived together (a chunked body's) are joined once: receiving 1 GiB in
-one read's pieces cost the cluster 0.76 s of CPU instead of 1.22 s, with 9,000 page faults instead
-of 227,000 (bench/uploads.py big, issue 22).
+it came, and pieces that arrived together (a chunked body's) are joined once: less CPU and far
+fewer page faults for a big upload (bench/uploads.py big; docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..core.openpai_rest import FINAL
 from ..core.roles import ALWAYS_PORTS, TaskRole
 
@@ -80,6 +80,7 @@ class Job:
     accounted: dict[str, int] | None = None  # what the job holds on this machine: cpu, memory_mb, gpu
     note: str = ""  # what the local cluster changed, e.g. a job scaled to this machine
     unrunnable: str = ""  # why no scheduler can run a job the REST server took (a v2 job's taskRoles as a list)
+    storages: list[dict] = field(default_factory=list)  # what its tasks mount: {name, mountPath, share, readOnly} (v2 extras.storages)
 
     def need(self) -> dict[str, int]:
         """What the job asks for in total."""

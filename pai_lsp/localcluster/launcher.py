@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..common.userlock import held
 from .auth import Users
 from .datadir import default_data_dir, request_stop, secrets_dir, serving

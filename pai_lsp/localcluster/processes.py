@@ -33,7 +33,7 @@ from typing import Any
 import psutil
 
 from ..common import portable
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 
 TASK_MARKER = "PAI_LOCAL_TASK_ID"
 RECORD_FILE = "processes.json"

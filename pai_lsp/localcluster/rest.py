@@ -19,12 +19,14 @@ from .. import __version__
 from ..core.joi import Invalid, validate_v1
 from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
-from ..core.v2render import unrunnable
+from ..core.v2.render import unrunnable
 from ..core.yaml import jsyaml
 from . import bodies, cpu, shapes, v2
 from .cluster import LocalCluster
 from .job_data import Job, with_always_ports
+from .job_storages import duplicated, effective
 from .rest_errors import ClusterError
+from .storages import DEFAULT_GROUP
 from .streaming import file_range
 
 TAIL_BYTES = 16384
@@ -100,8 +102,10 @@ class Api:
         record = self.cluster.users.users.get(name)
         if record is None:
             raise ClusterError(400, "NoUserError", f"User {name} is not found.")
-        return JSONResponse({"username": name, "grouplist": [], "email": "", "extension": {}, "admin": record["admin"],
-                             "virtualCluster": record.get("virtualCluster", ["default"]), "storageConfig": []})
+        groups = self.cluster.users.groups(name)
+        return JSONResponse({"username": name, "grouplist": sorted(groups | {DEFAULT_GROUP}), "email": "", "extension": {},
+                             "admin": record["admin"], "virtualCluster": record.get("virtualCluster", ["default"]),
+                             "storageConfig": self.cluster.storages.permitted(groups)})
 
     async def users(self, request: Request) -> Response:
         self.user_of(request)
@@ -192,9 +196,21 @@ class Api:
         job, stored = await cpu.run(_job_v2, text, user)
         if job.virtual_cluster not in self.cluster.virtual_clusters:
             raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {job.virtual_cluster}.")
+        await self._storages_of(job, user)
         self.cluster.submit(job, {"protocolVersion": 2}, raw_text=stored)
         return _warned(JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202),
                        [job.note] if job.note else [])
+
+    async def _storages_of(self, job: Job, user: str) -> None:
+        """The storages the job's tasks mount (`job_storages.py`: the server's 404 for one the user may not
+        use); refused in one line when this machine cannot mount them in a task (`task_mounts.py`)."""
+        job.storages = effective(job.config.get("extras"), user, self.cluster.users.groups(user), self.cluster.storages)
+        if job.unrunnable or not job.storages:
+            return
+        job.unrunnable = duplicated(job.storages)
+        problem = await self.cluster.mounts.problem(user, job.storages, container=self.cluster.engine is not None)
+        if problem:
+            raise ClusterError(400, "InvalidParametersError", problem)
 
     async def list_v2(self, request: Request) -> Response:
         self.user_of(request)
@@ -304,6 +320,32 @@ class Api:
         return StreamingResponse(file_range(path, start, length), 206 if wanted is not None else 200,
                                  media_type="text/plain", headers=headers)
 
+    # -- storages (openpai-k8s.md §A.3-A.5) ------------------------------------------------
+    async def storages(self, request: Request) -> Response:
+        user = self.user_of(request)
+        default_only = request.query_params.get("default") == "true"
+        return JSONResponse({"storages": self.cluster.storages.listed(self.cluster.users.groups(user), default_only)})
+
+    async def storage(self, request: Request) -> Response:
+        user = self.user_of(request)
+        return JSONResponse(self.cluster.storages.detail(request.path_params["name"], user, self.cluster.users.groups(user)))
+
+    async def legacy_storage(self, request: Request) -> Response:
+        """The deprecated `/api/v2/storage/config` and `/server` routes, by query `names` or one name."""
+        user = self.user_of(request)
+        groups = self.cluster.users.groups(user)
+        servers = "/storage/server" in request.url.path
+        items = self.cluster.storages.legacy_servers(groups) if servers else self.cluster.storages.legacy_configs(groups)
+        key = "spn" if servers else "name"
+        name = request.path_params.get("name")
+        if name is not None:
+            found = [item for item in items if item[key] == name]
+            if len(found) != 1:
+                raise ClusterError(500, "UnknownError", "Server not found." if servers else "Config not found.")
+            return JSONResponse(found[0])
+        names = request.query_params.getlist("names")
+        return JSONResponse([item for item in items if not names or item[key] in names])
+
     # -- virtual clusters --------------------------------------------------------------
     async def vcs(self, request: Request) -> Response:
         if "/api/v2/" in request.url.path:
@@ -369,6 +411,12 @@ class Api:
             ("/api/v1/virtual-clusters/{vc}", self.vcs, ["GET"]),
             ("/api/v2/virtual-clusters", self.vcs, ["GET"]),
             ("/api/v2/virtual-clusters/{vc}", self.vcs, ["GET"]),
+            ("/api/v2/storages", self.storages, ["GET"]),
+            ("/api/v2/storages/{name}", self.storage, ["GET"]),
+            ("/api/v2/storage/config", self.legacy_storage, ["GET"]),
+            ("/api/v2/storage/config/{name}", self.legacy_storage, ["GET"]),
+            ("/api/v2/storage/server", self.legacy_storage, ["GET"]),
+            ("/api/v2/storage/server/{name}", self.legacy_storage, ["GET"]),
             ("/api/v2/jobs", self.submit_v2, ["POST"]),
             ("/api/v2/jobs", self.list_v2, ["GET"]),
             ("/api/v2/jobs/protocolversion/config", self.protocol_version, ["GET"]),

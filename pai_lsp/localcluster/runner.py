@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import os
 import secrets
 import socket
@@ -19,6 +20,7 @@ from . import processes
 from .job_data import Job, Task
 from .processes import TASK_MARKER, TaskProcesses
 from .shell import missing, search_path
+from .task_mounts import helper_argv
 
 DEBUG_HOLD_SECONDS = 604800
 OUT_OF_DISK_EXIT = 198
@@ -247,13 +249,15 @@ def log_failure_exit(error: OSError) -> tuple[int, str]:
 
 
 def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir: Path, env: dict[str, str],
-                      max_cpus: int | None = None) -> list[str]:
+                      max_cpus: int | None = None, mounts: list[dict] | None = None) -> list[str]:
     """`docker run` (or podman) of the job's image with the task's resources (CPUs no more than the
-    machine has, for a job scaled to it) and environment."""
+    machine has, for a job scaled to it), environment and storages (`task_mounts.py`)."""
     cpus = min(role.cpu, max_cpus) if max_cpus else role.cpu
     argv = [engine, "run", "--rm", "--init", "--name", name, "--network", "host", "--workdir", "/pai/work",
             "--volume", f"{workdir}:/pai/work", "--cpus", str(cpus), "--memory", f"{role.memory_mb}m",
             "--shm-size", f"{role.shm_mb}m"]
+    for mount in mounts or []:
+        argv += ["--mount", f"type=bind,source={mount['source']},target={mount['target']}" + (",readonly" if mount["readOnly"] else "")]
     if job.debug:
         argv += ["--cap-add=SYS_PTRACE", "--security-opt", "seccomp=unconfined"]
     for key, value in env.items():
@@ -266,11 +270,13 @@ def task_id(job: Job, task: Task) -> str:
 
 
 async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], shell: str | None,
-                engine: str | None = None, umask: int = 0o022, max_cpus: int | None = None) -> RunningTask:
+                engine: str | None = None, umask: int = 0o022, max_cpus: int | None = None,
+                mounts: list[dict] | None = None) -> RunningTask:
     """Start the task's command with `shell` (bash; in a container, the image's own) in its own process
     group with a clean environment: the shell's few variables, the platform's (§4) and the job's
     `jobEnvs`, nothing else of the cluster's, and the marker that finds its processes (kept with their
-    pids in the task's folder). The job's note (a job scaled to this machine) opens the task's stderr."""
+    pids in the task's folder). The job's note (a job scaled to this machine) opens the task's stderr.
+    `mounts` (`task_mounts.py`): its storages, on the host through `mountns.py`, which becomes the command."""
     logdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     role = job.role(task.role)
     full_env = shell_environment()
@@ -282,11 +288,14 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         if shell is None:
             raise FileNotFoundError(missing())
         argv = [shell, "-c", command_line(role, job.debug)]
+        if mounts:
+            spec = json.dumps({"mounts": mounts, "stage": str(logdir.parent / "mounts")})
+            argv = [*helper_argv(), spec, *argv]
         full_env["PATH"] = search_path(shell, full_env.get("PATH", ""))
     else:
         name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in task_id(job, task))
         container = (engine, name)
-        argv = container_command(engine, name, job, role, workdir, env, max_cpus)
+        argv = container_command(engine, name, job, role, workdir, env, max_cpus, mounts)
     files = {name: _private_log(logdir / name) for name in LOG_NAMES}  # a disk that takes no file fails the start here
     group = processes.posix_processes()
     try:

@@ -2,7 +2,7 @@
 §2.2-2.4; rest-server `middlewares/v2/protocol.js`): js-yaml's reading; the server's schema as Ajv 6
 reads it (schemas/pai-job-v2.schema.json, the one the editor checks with: JavaScript's regular
 expressions, Infinity an integer); its cross-reference checks in its order; its renderer
-(core/v2render.py: mustache 2.3, so an unclosed `<%` is its 500 "Unclosed tag at N"); and JavaScript's
+(core/v2/render.py: mustache 2.3, so an unclosed `<%` is its 500 "Unclosed tag at N"); and JavaScript's
 own failures where the server has them (`taskRoles: null` passes the schema, then is a 500).
 
 What the server accepts but no scheduler can run (`taskRoles` a list, a count of Infinity, `ports` a
@@ -25,8 +25,8 @@ from ..core.joi import js_regex
 from ..core.roles import TaskRole, from_v2
 from ..core.schema import load_schema
 from ..core.v2.facts import SCHEMA_FILE
-from ..core.v2_templates import TemplateError, fill
-from ..core.v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type, secrets_masked
+from ..core.v2.render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type, secrets_masked
+from ..core.v2.templates import TemplateError, fill
 from ..core.yaml import jsyaml
 from ..core.yaml.scalars import js_string
 from .job_data import with_always_ports

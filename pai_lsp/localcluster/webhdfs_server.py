@@ -47,7 +47,7 @@ PARAM_CLASS = {"GET": "GetOpParam", "PUT": "PutOpParam", "POST": "PostOpParam", 
 LIST_BATCH = 1000
 SMALL_BODY = 1 << 20  # a body up to this size is received whole, then written in one go
 # A new file this small is written where it is received, on the event loop: handing it to a thread and
-# back cost more CPU than the write itself (0.3–0.5 ms a file, bench/hdfs_store.py, issue 22), and the
+# back cost more CPU than the write itself (bench/hdfs_store.py, docs/benchmarks.md), and the
 # loop is held for one small file's write at most (a big body's chunks are written there too).
 INLINE_BODY = 64 << 10
 ACTIONS = {"---": 0, "--x": 1, "-w-": 2, "-wx": 3, "r--": 4, "r-x": 5, "rw-": 6, "rwx": 7}
@@ -119,7 +119,7 @@ class WebHdfs:
     async def __call__(self, scope, receive, send) -> None:
         """The ASGI app of `/webhdfs/v1/<path>` (`scope["path_params"]["path"]` holds the path), reached
         before Starlette's router and middleware: an upload makes two calls a file by the thousand, and
-        those layers cost a tenth of the cluster's CPU a file (bench/hdfs_store.py, issue 22)."""
+        those layers cost a good part of the cluster's CPU a file (bench/hdfs_store.py, docs/benchmarks.md)."""
         response = await self.endpoint(Request(scope, receive))
         await response(scope, receive, send)
 

@@ -33,10 +33,9 @@ DEBOUNCE_BYTES = 256 * 1024
 DEBOUNCE_SECONDS = 0.02
 # Documents larger than this (in characters: bytes, for the ASCII of a job config) are kept in sync
 # but not checked: one Information diagnostic says so, and completion, hover and the outline are off
-# (as VS Code's JSON support caps what it computes for large files). Measured on this 2-core
-# machine (docs/benchmarks.md): a 4 MB config opens in ~1 s and an edit outside any task role
-# re-checks it in 0.16 s; at 8 MB 0.3 s, at 12 MB 2.3 s and at 20 MB 4.9 s per keystroke, with
-# 0.9 GB resident. The biggest real configs are far smaller; 10,000 task roles are 4.3 MB.
+# (as VS Code's JSON support caps what it computes for large files). Past this size a keystroke's
+# re-check grows from a fraction of a second to seconds (docs/benchmarks.md, bench/lsp_latency.py).
+# The biggest real configs are far smaller; 10,000 task roles are 4.3 MB.
 LARGEST_CHECKED = 5 * 1024 * 1024
 
 

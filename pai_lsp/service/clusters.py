@@ -41,7 +41,7 @@ from ..clusters.profiles import (
     set_secret,
     stop_local,
 )
-from ..common.folders import write_atomic
+from ..common.atomic import write_atomic
 from ..core.messages import message
 from ..errors import AuthFailed, ConfigError, InvalidInput, PaiError
 

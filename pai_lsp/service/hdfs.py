@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..api import HdfsDuResult, HdfsEntry, HdfsListing, HdfsMoveResult, HdfsStatResult, HdfsTransferResult, HdfsUsage, PathResult
-from ..common.folders import atomic_writer, unfit_name
+from ..common.atomic import atomic_writer
+from ..common.winnames import unfit_name
 from ..core.messages import Message, message
 from ..errors import Exists, Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 from ..storage.base import Body, Cancel, Sent, Stat, Storage, partial, said_of

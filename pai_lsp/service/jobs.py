@@ -1,6 +1,6 @@
 """Every job operation, once: the CLI and the editor both call these.
 
-Submitting follows the flow users did by hand (seed 000): check the config, give it a unique
+Submitting follows the flow users did by hand (OpenPAI's HDFS guide): check the config, give it a unique
 name, fill in $PAI_JOB_NAME / $PAI_USER_NAME, upload the workspace's code to codeDir, submit.
 The config file on disk is never changed.
 """
@@ -17,12 +17,11 @@ from ..api import JobRow, JobsResult, RecordSummary, SshTask, StopResult, Submit
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
 from ..common.config_file import UnreadableConfig, read_config
-from ..core.formats import format_for
+from ..core.formats import DEFAULT, format_for, of_job
+from ..core.job_format import JobFormat, Unsendable
 from ..core.messages import Message, message
 from ..core.model import LineIndex, Settings
 from ..core.openpai_rest import FINAL
-from ..core.v2_templates import TemplateError
-from ..core.v2render import Rendered, is_v2, render
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
@@ -42,8 +41,9 @@ class Prepared:
     code_dir: str | None  # HDFS path the workspace is uploaded to
     workspace: Path
     source: dict = field(default_factory=dict)  # the config as written, before the name and `$PAI_…` were filled in
-    rendered: Rendered | None = None  # a v2 job as the server will see it (secrets masked)
+    rendered: str | None = None  # the job as the server will see it, where it differs (a v2 job's YAML, secrets masked)
     converted: dict | None = None  # what a cluster of another protocol gets instead (a v2 job's v1 config)
+    job_format: JobFormat = DEFAULT  # the format of its file
 
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
@@ -86,10 +86,10 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     if not settings.upload_enabled:
         code_dir = None
     try:
-        rendered = render(config) if is_v2(config) else None
-    except TemplateError as exc:  # the server's 500 (mustache's words); the format's checks say it first
-        raise InvalidInput(message("error.at-file", file=shown, reason=exc.message)) from None
-    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted)
+        rendered = job_format.rendered(config)
+    except Unsendable as exc:  # a template: the server's 500 (mustache's words); the format's checks say it first
+        raise InvalidInput(message("error.at-file", file=shown, reason=exc.said(backend.profile.name))) from None
+    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted, job_format)
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:
@@ -267,7 +267,7 @@ def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None =
     from . import hdfs as explorer
 
     config = backend.config(name)
-    output_dir = config.get("outputDir") or (config.get("extras") or {}).get("outputDir") or ""
+    output_dir = of_job(config).folder(config, "outputDir") or ""
     if not output_dir:
         raise InvalidInput(message("jobs.no-output-dir", job=name))
     remote = hdfs_path(output_dir)

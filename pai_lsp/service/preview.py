@@ -1,7 +1,7 @@
 """What a submit would do, without doing it: `pai submit|run --dry-run` and the editor's "Preview
-Upload" and rendered preview. The job's name and its config after substitution (a v2 job: as the
-server will see it, core/v2render.py), and the files the upload would send (service/selection.py: the
-same ones `submit` sends), with how many the last upload there already has.
+Upload" and rendered preview. The job's name and its config after substitution (and, where its
+format renders it, as the server will see it: a v2 job), and the files the upload would send
+(service/selection.py: the same ones `submit` sends), with how many the last upload there already has.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 from ..api import PreviewResult, UploadPreview
 from ..core.messages import render as text
 from ..core.upload_facts import size_text
-from ..core.v2render import render as render_v2
-from ..core.v2render import secrets_masked
 from .jobs import job_settings, prepare
 from .selection import choose
 
@@ -47,10 +45,10 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     if prepared.rendered is None:
         rendered = json.dumps(prepared.config, indent=2, ensure_ascii=False) + "\n"
     else:
-        rendered = (render_v2(prepared.config, show_secrets=True) if show_secrets else prepared.rendered).text()
+        rendered = prepared.job_format.rendered(prepared.config, show_secrets=True) if show_secrets else prepared.rendered
     config = prepared.config
     if prepared.rendered is not None and not show_secrets:
-        config = secrets_masked(config)  # shown nowhere in plain text unless asked for
+        config = prepared.job_format.masked(config)  # shown nowhere in plain text unless asked for
     result = PreviewResult(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
                            file=shown or str(config_path), generated_name=chosen_settings.generate_job_name,
                            upload=upload, config=_json(config), rendered=rendered, v2=prepared.rendered is not None,

@@ -1,4 +1,4 @@
-"""Submission records (issue 25), the I/O side of `core.record`: gathered at every submit (git
+"""Submission records, the I/O side of `core.record`: gathered at every submit (git
 facts, every file sent with its hash, the final config), kept beside the job's code on the
 cluster's storage and in the local journal, found again and checked by their hashes, and used to
 hand back exactly what a job ran (`code`), to run it again (`rerun`) and to compare two runs (`diff`).
@@ -40,16 +40,19 @@ from ..api import (
     UploadSummary,
 )
 from ..clusters.kinds import kind_of
-from ..common.folders import atomic_writer, state_dir, write_atomic
+from ..common.atomic import atomic_writer, write_atomic
+from ..common.folders import state_dir
+from ..core import formats
 from ..core import record as rec
+from ..core.job_format import Unsendable
 from ..core.messages import Message, message
 from ..core.record import FileEntry, GitState, Record, RecordError
-from ..core.v2render import MASK, is_v2, render, secrets_masked
 from ..errors import InvalidInput, NotFound, PaiError
 from ..storage.upload import MANIFEST, Progress, Selected, bounded, file_hash, read_manifest, select
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
+    from ..core.job_format import JobFormat
     from ..storage.base import Storage
 
 GIT_TIMEOUT = 10.0  # seconds any one git command may take: a huge or hung repository never holds a submit up
@@ -177,28 +180,36 @@ def make(backend: Backend, job: str, config: dict, source_config: dict, code_dir
         shown = config_path.name
     return Record(job=job, cluster=backend.profile.name, kind=backend.profile.kind, user=backend.profile.user,
                   submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool=__version__, environment=_environment(),
-                  config_file=shown, workspace=str(workspace), source_config=_unsecret(source_config),
-                  config=_unsecret(rec.without_reference(config)),
+                  config_file=shown, workspace=str(workspace), source_config=_unsecret(backend, source_config),
+                  config=_unsecret(backend, rec.without_reference(config)),
                   variables={"PAI_JOB_NAME": job, "PAI_USER_NAME": backend.profile.user}, code_dir=code_dir, files=entries,
                   git=git_state(workspace, sorted(entries)), sent=_as_sent(backend, rec.without_reference(config)))
 
 
-def _unsecret(config: dict) -> dict:
-    """A v2 job's config as a record keeps it: its `secrets` masked, as the server shows them (the record is
-    read by others on the cluster)."""
-    return secrets_masked(config) if is_v2(config) else config
+def _format(backend: Backend, config: dict) -> JobFormat:
+    """The format of a job for `backend`'s cluster: of those its kind runs, the one the job's content says."""
+    kind = kind_of(backend.profile)
+    return formats.of_job(config, (kind.job_format, *kind.other_formats))
+
+
+def _unsecret(backend: Backend, config: dict) -> dict:
+    """A config as a record keeps it: its secrets masked (a v2 job's), as the server shows them (the record
+    is read by others on the cluster)."""
+    return _format(backend, config).masked(config)
 
 
 def _as_sent(backend: Backend, config: dict) -> str | None:
     """What the cluster gets when it is not the config itself: a v2 job as the server will see it (its
     templates filled in, secrets masked); a v1 config's v2 YAML on a protocol-2 cluster."""
-    if is_v2(config):
-        return render(config).text()
-    if not (kind_of(backend.profile).protocols and backend.profile.protocol == 2):
-        return None
-    from ..clusters.v2convert import to_v2_yaml
-
-    return to_v2_yaml(config)
+    job_format = _format(backend, config)
+    protocols = (backend.profile.protocol,) if kind_of(backend.profile).protocols else ()  # what its server reads
+    rendered = job_format.rendered(config)
+    if rendered is not None:
+        return rendered
+    try:
+        return job_format.sent(config, protocols).text
+    except Unsendable as exc:
+        raise InvalidInput(exc.said(backend.profile.name)) from None
 
 
 @dataclass
@@ -475,7 +486,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
     base = str(first.source_config.get(name_key) or job)
     name = name or backend.unique_name(base)
     config = copy.deepcopy(config) if config is not None else rerun_config(first, name_key)
-    if not dry_run and is_v2(config) and config.get("secrets") == MASK:  # (a dry run shows it for --edit)
+    if not dry_run and _format(backend, config).secrets_lost(config):  # (a dry run shows it for --edit)
         raise InvalidInput(message("records.secrets-not-kept", job=job))
     code_dir = backend.place_job(config, name)
     if dry_run:
@@ -493,7 +504,7 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
             uploaded = UploadSummary(**backend.upload(files, code_dir, progress=progress).to_json())
         source = max(sources, key=lambda k: sources[k])  # where most of it came from
         source = "copied" if source == "cluster" else source  # the first run's folder read, checked, sent to the new one
-    again = replace(first, job=name, config=_unsecret(rec.without_reference(config)), code_dir=code_dir if first.files else None,
+    again = replace(first, job=name, config=_unsecret(backend, rec.without_reference(config)), code_dir=code_dir if first.files else None,
                     sent=_as_sent(backend, rec.without_reference(config)),
                     submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool=__version__, environment=_environment(),
                     variables={"PAI_JOB_NAME": name, "PAI_USER_NAME": backend.profile.user}, rerun_of=job,

@@ -73,6 +73,22 @@ class Storage(ABC):
     def rename(self, src: str, dst: str) -> None:
         """Move `src` to `dst`; `Unsupported` where the platform cannot."""
 
+    def content(self, path: str) -> dict[str, int]:
+        """What a folder holds, as WebHDFS's ContentSummary counts it: `fileCount`, `length` (bytes)
+        and `directoryCount` (the folder itself included). Walked here; a storage that can say it in
+        one request (WebHDFS) does."""
+        files = length = 0
+        folders, todo = 1, [path]
+        while todo:
+            folder = todo.pop()
+            for entry in self.list(folder):
+                if entry.is_dir:
+                    folders += 1
+                    todo.append(posixpath.join(folder, entry.name))
+                else:
+                    files, length = files + 1, length + entry.size
+        return {"fileCount": files, "length": length, "directoryCount": folders}
+
     # -- reading ---------------------------------------------------------------------------------
     @abstractmethod
     def stream(self, path: str, offset: int = 0, length: int | None = None) -> Iterator[bytes]:
@@ -139,6 +155,15 @@ def missing(path: str, storage: str) -> NotFound:
 
 def denied(path: str, storage: str, why: str) -> PermissionDenied:
     return PermissionDenied(message("storage.denied", path=path, storage=storage, why=why))
+
+
+def path_parts(path: str, storage: str) -> list[str]:
+    """The names along an absolute storage path, refused before any file work when one could leave
+    the folder the storage was opened at (`..`) or means something else to the server (a `\\`, NUL)."""
+    parts = [p for p in path.split("/") if p and p != "."]
+    if any(p == ".." or "\\" in p or "\0" in p for p in parts):
+        raise InvalidInput(message("storage.bad-path", path=path, storage=storage))
+    return parts
 
 
 def partial(path: str) -> str:

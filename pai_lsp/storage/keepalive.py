@@ -1,7 +1,7 @@
 """HTTP/1.1 with the standard library's client on one kept-alive connection per thread and host.
 
 For the calls made by the thousand (one file of an upload, one read of a followed log): per request
-it costs a third of httpx's CPU time (bench/jobs.py, bench/daemon.py). A connection the server
+it costs much less CPU than httpx (bench/jobs.py, bench/daemon.py; docs/benchmarks.md). A connection the server
 closed while idle is opened again once; one that failed mid-request is never reused.
 """
 

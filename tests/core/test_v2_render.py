@@ -1,4 +1,4 @@
-"""core/v2render.py (on core/v2_templates.py): a v2 job as the server will see it. The commands are rendered as the real server
+"""core/v2/render.py (on core/v2/templates.py): a v2 job as the server will see it. The commands are rendered as the real server
 renders them (mustache 2.3 with `<%` `%>`, compared with the server's own code in tests/oracle/render.js
 on the corpus and on generated templates), deployments are merged, defaults applied, secrets masked
 unless asked for, and the text written reads back (js-yaml's reading) to the same job."""
@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from pai_lsp.core.v2_templates import TemplateError, fill, find_templates
-from pai_lsp.core.v2render import MASK, entrypoint, render
+from pai_lsp.core.v2.render import MASK, entrypoint, render
+from pai_lsp.core.v2.templates import TemplateError, fill, find_templates
 from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.paths import shared

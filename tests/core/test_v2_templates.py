@@ -1,11 +1,11 @@
-"""core/v2_templates.py: `<% … %>` tags found and filled in as the v2 server's `render` (mustache 2.3
+"""core/v2/templates.py: `<% … %>` tags found and filled in as the v2 server's `render` (mustache 2.3
 with the tags `<%` `%>`) does, and refused where it answers 500."""
 
 from __future__ import annotations
 
 import pytest
 
-from pai_lsp.core.v2_templates import TemplateError, find_templates, joined_commands, lookup, render
+from pai_lsp.core.v2.templates import TemplateError, find_templates, joined_commands, lookup, render
 
 
 def test_tags_are_found_with_their_places_and_names():

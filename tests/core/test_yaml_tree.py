@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 
 import pytest
 
@@ -243,15 +242,14 @@ def test_bad_aliases_are_one_error_each_and_read_as_null():
     assert codes(parse("a: {<<: 1}\n")) == ["syntax.yaml-bad-merge"]
 
 
+@pytest.mark.timeout(60)  # expanded, it would never end
 def test_a_yaml_bomb_is_one_error_not_a_hang():
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
     text = "\n".join(levels) + "\n"  # 10**10 values once expanded
-    started = time.perf_counter()
     doc = parse(text)
-    value = doc.root.value
-    json.dumps(value)
-    assert time.perf_counter() - started < 5
+    # The value is bounded by the limit (the rest reads as null): a few bytes per node, not 10**10 of them.
+    assert len(json.dumps(doc.root.value)) < 8 * MAX_ALIAS_NODES
     assert codes(doc) == ["syntax.yaml-alias-limit"]
     assert doc.errors[0].args == {"limit": MAX_ALIAS_NODES}
 

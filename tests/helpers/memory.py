@@ -1,6 +1,7 @@
 """A cluster in memory behind the `Backend` interface, for the service layer and the daemon tested
-in-process: jobs whose state and logs advance one step each time they are looked at, and a file
-system behind the `Storage` interface."""
+in-process: jobs whose state and logs advance one step each time they are looked at, a file system
+behind the `Storage` interface, a quota and image registry secrets. Every method of `Backend` is
+here (it is an abstract class: a fake that lacks one cannot be made)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ import posixpath
 import time
 from dataclasses import dataclass, field
 
+from pai_lsp.clusters.backend import Backend
 from pai_lsp.clusters.openpai import OpenPai, hdfs_path, substitute
 from pai_lsp.clusters.profiles import Profile
+from pai_lsp.core import paddle
 from pai_lsp.core.openpai_rest import JobDetail, JobSummary, TaskStatus
-from pai_lsp.errors import NotFound
+from pai_lsp.errors import NameTaken, NotFound
 from pai_lsp.storage.base import Stat, Storage
-from pai_lsp.storage.upload import upload
+from pai_lsp.storage.upload import unchanged_files, upload
+
+FINISHED = ("SUCCEEDED", "FAILED", "STOPPED")
 
 
 class MemoryStorage(Storage):
@@ -103,17 +108,24 @@ class Script:
     looks: int = 0
 
 
-class MemoryBackend:
-    """A cluster in memory: submitted jobs run their `Script` (by default: WAITING, RUNNING, SUCCEEDED)."""
+class MemoryBackend(Backend):
+    """A cluster in memory: submitted jobs run their `Script` (by default: WAITING, RUNNING, SUCCEEDED);
+    the jobs not finished use the quota (`limits`) by their tasks' cpus, memory and gpus."""
 
-    def __init__(self, name: str = "local", user: str = "alice", kind: str = "openpai"):
+    def __init__(self, name: str = "local", user: str = "alice", kind: str = "openpai", limits: dict | None = None):
         self.profile = Profile(name, "memory://rest", "memory://hdfs", user, kind)
-        self.storage = MemoryStorage(user)
+        self._storage = MemoryStorage(user)
         self.submitted: dict[str, dict] = {}
         self.scripts: dict[str, Script] = {}
         self.log_bytes: dict[str, bytes] = {}
         self.stopped: list[str] = []
         self.logins = 0
+        self.limits = limits or {"cpu": 64, "memory": 262144, "gpu": 8, "maxParallelism": 16}
+        self.secrets: dict[str, dict] = {}  # registry secret name -> what it was made with
+
+    @property
+    def storage(self) -> MemoryStorage:
+        return self._storage
 
     def login(self) -> None:
         self.logins += 1
@@ -132,6 +144,9 @@ class MemoryBackend:
 
     def upload(self, files, remote: str, progress=None):
         return upload(self.storage, files, remote, progress=progress)
+
+    def unchanged(self, files, remote: str) -> int:
+        return unchanged_files(self.storage, files, remote)
 
     def submit(self, config: dict) -> list[str]:
         self.submitted[config["jobName"]] = config
@@ -164,9 +179,13 @@ class MemoryBackend:
         return script.states[min(script.looks, len(script.states) - 1)]
 
     def config(self, name: str) -> dict:
+        if name not in self.submitted:
+            raise NotFound(f"the cluster answered 404 NoJobError: Job {name} is not found.")
         return self.submitted[name]
 
     def stop(self, name: str) -> None:
+        if name not in self.submitted:
+            raise NotFound(f"the cluster answered 404 NoJobError: Job {name} is not found.")
         self.stopped.append(name)
 
     def log_location(self, task: TaskStatus, which: str) -> str | None:
@@ -176,8 +195,43 @@ class MemoryBackend:
         data = self.log_bytes.get(location.rsplit("/", 1)[-1], b"")
         return data[offset:] if limit is None else data[offset:offset + limit]
 
+    def read_log_tail(self, location: str, size: int) -> bytes:
+        data = self.log_bytes.get(location.rsplit("/", 1)[-1], b"")
+        return data[max(0, len(data) - size):]
+
     def active_jobs(self) -> list[JobSummary] | None:
         return None  # like a YARN-era server: each watched job is looked at
+
+    def quota(self) -> dict:
+        used = {"cpu": 0, "memory": 0, "gpu": 0, "maxParallelism": 0}
+        for name, config in self.submitted.items():
+            if self._state(name) in FINISHED:
+                continue
+            for role in config.get("taskRoles") or []:
+                count = role.get("taskNumber", 1)
+                used["cpu"] += count * role.get("cpuNumber", 0)
+                used["memory"] += count * role.get("memoryMB", 0)
+                used["gpu"] += count * role.get("gpuNumber", 0)
+                used["maxParallelism"] += count
+        return {"cluster": self.profile.name, "limits": dict(self.limits), "used": used}
+
+    def registries(self) -> list[dict]:
+        return [{"name": secret[len(paddle.REGISTRY_PREFIX):], "secret": secret, "created": made["created"]}
+                for secret, made in sorted(self.secrets.items())]
+
+    def add_registry(self, name: str, username: str, password: str, server: str) -> dict:
+        secret = paddle.registry_name(name)
+        if secret in self.secrets:
+            raise NameTaken(f"a registry secret named {secret} already exists on {self.profile.name}")
+        self.secrets[secret] = {"username": username, "password": password, "server": server,
+                                "created": f"2024-01-01T00:00:{len(self.secrets):02d}Z"}
+        return {"name": secret[len(paddle.REGISTRY_PREFIX):], "secret": secret}
+
+    def remove_registry(self, name: str) -> dict:
+        secret = paddle.registry_name(name)
+        if self.secrets.pop(secret, None) is None:
+            raise NotFound(f"no registry secret named {secret} on {self.profile.name}")
+        return {"name": secret[len(paddle.REGISTRY_PREFIX):], "secret": secret}
 
     def close(self) -> None:
         pass

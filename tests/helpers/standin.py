@@ -33,7 +33,8 @@ class StandIn:
 
         self.server = HTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # It looks for `shutdown` this often: the default (0.5 s) is what each test would wait at its end.
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
 
     def __enter__(self) -> StandIn:
         return self

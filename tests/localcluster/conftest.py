@@ -22,7 +22,7 @@ def private_config(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, starts_processes):
     c = start_cluster(tmp_path_factory.mktemp("cluster"))
     yield c
     stop_cluster(c)

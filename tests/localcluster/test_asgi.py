@@ -10,14 +10,16 @@ import json
 import httpx
 import pytest
 
-from pai_lsp.clusters.v2convert import to_v2_yaml
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.openpai_rest import JobDetail, JobSummary, LogLocations
+from pai_lsp.core.v1.to_v2 import to_v2_yaml
 from pai_lsp.localcluster.asgi import build_app
 from pai_lsp.localcluster.cluster import Capacity, LocalCluster
 
 from ..helpers.localcluster import PASSWORD, USER
 from ..helpers.paths import CONFIGS
+
+pytestmark = pytest.mark.subprocess  # its jobs' tasks run as processes
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pai_lsp.core.triage import JobFacts, TaskFacts, explain_job, explain_task
-from pai_lsp.core.v2convert import to_v2_yaml
+from pai_lsp.core.v1.to_v2 import to_v2_yaml
 
 from ..helpers.localcluster import USER, detail, finished, job, log, own_cluster, role, submit, wait_for
 
@@ -17,7 +17,7 @@ GREEDY = "python3 -c 'import time\nkept = []\nfor _ in range(256):\n    kept.app
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster(tmp_path_factory, starts_processes):
     with own_cluster(tmp_path_factory.mktemp("exits"), "--enforce-memory") as c:
         yield c
 

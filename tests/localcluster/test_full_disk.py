@@ -17,7 +17,7 @@ from ..helpers.webhdfs import hdfs, remote_exception
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path):
+def small_disk(tmp_path: Path, starts_processes):
     folder = tmp_path / "disk"
     folder.mkdir()
     if os.geteuid() != 0:

@@ -1,4 +1,4 @@
-"""Requests made to hurt the local cluster, over real HTTP (issue 18): none deletes data, stops the
+"""Requests made to hurt the local cluster, over real HTTP: none deletes data, stops the
 scheduler, stalls the other requests or exhausts memory; each gets a clear 4xx (or a job FAILED with
 its reason), never a 500."""
 
@@ -20,6 +20,8 @@ from pai_lsp.common.multipart import encode
 
 from ..helpers.localcluster import PASSWORD, USER, detail, finished, job, own_cluster, role, submit
 from ..helpers.webhdfs import hdfs
+
+pytestmark = pytest.mark.subprocess  # a local cluster of each test's own, and its tasks
 
 
 def v2(name: str, instances: object = 1, memory: object = 64, ports: str = "", extras: str = "") -> str:
@@ -63,10 +65,11 @@ def paddle_auth() -> dict:
 
 
 class HealthWatch:
-    """Polls the cheapest route while something heavy runs; the slowest answer it got."""
+    """Polls the cheapest route while something heavy runs: how many answers it got, and how many
+    were not a 200. (How long each took is bench/hostile_requests.py's: a loaded machine stretches it.)"""
 
     def __init__(self, url: str):
-        self.url, self.worst, self.answers = url, 0.0, 0
+        self.url, self.answers, self.failed = url, 0, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll)
 
@@ -81,10 +84,7 @@ class HealthWatch:
     def _poll(self) -> None:
         with httpx.Client(timeout=30) as c:
             while not self._stop.is_set():
-                t0 = time.perf_counter()
-                if c.get(f"{self.url}/api/v2/info").status_code != 200:
-                    self.worst = float("inf")
-                self.worst = max(self.worst, time.perf_counter() - t0)
+                self.failed += c.get(f"{self.url}/api/v2/info").status_code != 200
                 self.answers += 1
                 self._stop.wait(0.02)
 
@@ -142,12 +142,10 @@ def test_a_yaml_bomb_is_refused_at_once_and_costs_no_memory(cluster):
     assert len(bomb) < 1500
     before = rss(cluster)
     with cluster.client() as c, HealthWatch(cluster.url) as watch:
-        t0 = time.perf_counter()
         answer = post_v2(c, bomb)
-        took = time.perf_counter() - t0
     assert (answer.status_code, answer.json()["code"]) == (400, "InvalidProtocolError")
     assert "aliases expand to more than 1,000,000" in answer.json()["message"]
-    assert took < 2 and watch.worst < 0.5
+    assert watch.failed == 0
     assert rss(cluster) - before < 50 << 20
 
 
@@ -156,9 +154,7 @@ def test_a_huge_instance_count_fails_the_job_with_its_reason(cluster, instances)
     before = rss(cluster)
     name = f"huge{len(instances)}"
     with cluster.client() as c:
-        t0 = time.perf_counter()
         assert post_v2(c, v2(name, instances=instances)).status_code == 202
-        assert time.perf_counter() - t0 < 2
         status = v2_state(c, name)
         count = f"{int(float(instances)):,}"
     assert (status["state"], status["appExitCode"]) == ("FAILED", -7201)
@@ -193,24 +189,25 @@ def test_heavy_requests_leave_the_others_answered_within_budget(cluster):
              for k in range(3)]
     assert all(len(text) < 100 * 1024 for text in heavy)
     answers: list[int] = []
+    health_answers_then: list[int] = []  # how many health checks had been answered when each heavy one was
 
     def send(text: str) -> None:
         with cluster.client() as c:
             c.timeout = httpx.Timeout(120)  # three 8,000-role checks in turn, on a loaded machine
             answers.append(post_v2(c, text).status_code)
+            health_answers_then.append(watch.answers)
 
     senders = [threading.Thread(target=send, args=(text,)) for text in heavy]
     with HealthWatch(cluster.url) as watch:
-        t0 = time.perf_counter()
+        before = watch.answers
         for sender in senders:
             sender.start()
         for sender in senders:
             sender.join()
-        took = time.perf_counter() - t0
-    assert answers == [202, 202, 202]
-    assert took > 0.5 and watch.answers >= 5  # the heavy requests took a while, and the health check was answered meanwhile
-    # Never waiting for a whole check (each takes about a third of `took`), whatever else loads the machine.
-    assert watch.worst < max(0.2, took / 20), f"a health check waited {watch.worst:.3f} s while the heavy requests ran ({took:.1f} s)"
+    assert answers == [202, 202, 202] and watch.failed == 0
+    # Counted, not timed: health checks were answered while the first heavy check still ran (a check on the
+    # event loop would have held them all until it was done), whatever else loads the machine.
+    assert min(health_answers_then) - before >= 3, (before, health_answers_then)
 
 
 def raw_request(url: str, head: str, body: bytes = b"") -> bytes:
@@ -248,14 +245,21 @@ def test_bodies_and_headers_are_bounded(cluster):
     assert streamed.startswith(b"HTTP/1.1 413 ")
     # A client that sends 300 MB anyway: answered, then the connection is closed; nobody else waits meanwhile.
     piece = b" " * (1 << 20)
+    pieces = 0
+
+    def body():
+        nonlocal pieces
+        for _ in range(300):
+            pieces += 1
+            yield piece
+
     with HealthWatch(cluster.url) as watch, cluster.client() as c:
-        t0 = time.perf_counter()
         try:
-            sent = c.post(path, content=(piece for _ in range(300)), headers={"Content-Type": "application/json"}).status_code
+            sent = c.post(path, content=body(), headers={"Content-Type": "application/json"}).status_code
         except httpx.TransportError:
             sent = "closed"
-        took = time.perf_counter() - t0
-    assert sent in (413, "closed") and took < 5 and watch.worst < 0.2, (sent, took, watch.worst)
+    # Bytes, not seconds: of the 300 MB, the client sent no more than the sockets' buffers hold before it was cut off.
+    assert sent in (413, "closed") and pieces <= 32 and watch.failed == 0, (sent, pieces, watch.failed)
     with cluster.client() as c:
         big = post_v2(c, v2("big", extras="extras: {s: '" + "x" * (200 << 10) + "'}\n"))
         assert (big.status_code, big.json()["code"], big.headers["connection"]) == (413, "PayloadTooLargeError", "close")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import psutil
+import pytest
 
 from ..helpers.localcluster import (
     USER,
@@ -20,6 +21,8 @@ from ..helpers.localcluster import (
     task_pids,
     wait_for,
 )
+
+pytestmark = pytest.mark.subprocess  # local clusters of their own, and their tasks
 
 
 def test_jobs_wait_until_they_fit_and_gpus_are_simulated(tmp_path):

@@ -37,6 +37,8 @@ from ..helpers.localcluster import (
     wait_for,
 )
 
+pytestmark = pytest.mark.subprocess  # local clusters and the processes their tasks start
+
 PORTABLE = {PORTABLE_ENV: "1"}
 
 

@@ -8,7 +8,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from ..helpers.localcluster import USER, detail, finished, job, log, own_cluster, role, submit, wait_for
+
+pytestmark = pytest.mark.subprocess  # local clusters, `pai run`, and their tasks
 
 NO_GPU = "this machine has no GPU: tasks run without one; CUDA_VISIBLE_DEVICES is empty"
 

@@ -15,6 +15,8 @@ import pytest
 from ..helpers.localcluster import PASSWORD, USER, finished, job, log, login, own_cluster, role, secret_file, submit, wait_for
 from ..helpers.webhdfs import hdfs, remote_exception
 
+pytestmark = pytest.mark.subprocess  # local clusters and their tasks
+
 SUPERUSER = getpass.getuser()  # the OS user the cluster runs as: HDFS's superuser
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import PureWindowsPath
 
+import pytest
+
 from pai_lsp.localcluster.runner import shell_environment
 from pai_lsp.localcluster.shell import ENV, find_bash, missing, search_path
 
@@ -73,6 +75,7 @@ def test_a_task_finds_msys2s_tools_after_the_users_own_programs():
     assert search_path("/bin/bash", "/usr/bin:/bin", "linux") == "/usr/bin:/bin"
 
 
+@pytest.mark.subprocess
 def test_the_chosen_bash_runs_job_commands_and_without_one_a_job_fails_with_what_to_install(tmp_path):
     chosen = tmp_path / "my-bash"
     chosen.symlink_to("/bin/bash")

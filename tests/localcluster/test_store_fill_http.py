@@ -1,5 +1,5 @@
 """The local cluster over WebHDFS costs as much CPU per namespace operation when its store holds
-20,000 files as when it is empty (issue 22: every create used to read the whole metadata table, so
+20,000 files as when it is empty (every create used to read the whole metadata table, so
 the cost grew with what was stored). Two real clusters over HTTP, the same calls against each, the
 server process's own CPU time compared (CPU time, not wall time: the machine is shared)."""
 
@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import httpx
 import psutil
+import pytest
 
 from ..helpers.localcluster import USER, own_cluster, seed_store
+
+pytestmark = pytest.mark.subprocess  # two local clusters
 
 STORED = 20_000
 ROUNDS = 150

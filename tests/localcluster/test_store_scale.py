@@ -1,4 +1,4 @@
-"""The local cluster's HDFS store costs what an operation touches, not what is stored (issue 22):
+"""The local cluster's HDFS store costs what an operation touches, not what is stored:
 every query its namespace operations run is answered through the index on `path` (SQLite's
 EXPLAIN QUERY PLAN shows no `SCAN inodes`), a create runs as many SQLite instructions in a store of
 thousands of files as in an empty one, Hadoop's max-directory-items limit holds, and the children

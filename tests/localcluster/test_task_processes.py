@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from ..helpers.localcluster import (
     SLEEPER_KINDS,
     USER,
@@ -26,6 +28,8 @@ from ..helpers.localcluster import (
     tagged,
     wait_for,
 )
+
+pytestmark = pytest.mark.subprocess  # local clusters and the processes their tasks start
 
 
 def test_stop_and_the_commands_end_take_every_process_with_them(cluster):

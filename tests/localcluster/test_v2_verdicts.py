@@ -8,13 +8,14 @@ accepted and then FAILED at scheduling with the reason, as the real scheduler fa
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from pai_lsp.core.formats import BY_NAME
 from pai_lsp.core.model import Settings
-from pai_lsp.core.v2render import unrunnable
+from pai_lsp.core.v2.render import unrunnable
 from pai_lsp.localcluster.v2 import parse
 
 from ..helpers.localcluster import USER, job, own_cluster, role, submit, wait_for
@@ -30,9 +31,12 @@ def corpus() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def busy_cluster(tmp_path_factory):
+def busy_cluster(tmp_path_factory, starts_processes):
     """A cluster whose only CPU is taken: every job that can run waits, so none of the generated ones runs."""
-    with own_cluster(tmp_path_factory.mktemp("v2verdicts"), "--cpus", "1", "--gpus", "0") as cluster:
+    data_dir = tmp_path_factory.mktemp("v2verdicts")
+    # Which storages exist is the cluster's, not the protocol's: this one has the storage the corpus names.
+    (data_dir / "storages.json").write_text(json.dumps({"storages": {"confignfs": {"path": str(data_dir / "confignfs")}}}))
+    with own_cluster(data_dir, "--cpus", "1", "--gpus", "0") as cluster:
         with cluster.client() as c:
             assert submit(c, job("blocker", role("r", "sleep 3600", cpuNumber=1))).status_code == 201
             yield cluster, c

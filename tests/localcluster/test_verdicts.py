@@ -18,7 +18,7 @@ from ..helpers.verdicts import as_text, configs, language_server, local_cluster,
 
 
 @pytest.fixture(scope="module")
-def busy_cluster(tmp_path_factory):
+def busy_cluster(tmp_path_factory, starts_processes):
     """A cluster whose only CPU is taken: every accepted job waits, so none of the generated ones runs."""
     with own_cluster(tmp_path_factory.mktemp("verdicts"), "--cpus", "1", "--gpus", "0") as cluster:
         with cluster.client() as c:

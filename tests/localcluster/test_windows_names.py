@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from pai_lsp.common.folders import unfit_on_windows
+from pai_lsp.common.winnames import unfit_on_windows
 from pai_lsp.errors import PermissionDenied
 from pai_lsp.service.hdfs import safe_name
 
@@ -41,6 +41,7 @@ def test_a_download_refuses_an_entry_windows_cannot_hold_as_itself(monkeypatch):
         assert refused.value.message.endswith("; rename it on the cluster")
 
 
+@pytest.mark.subprocess
 def test_the_local_cluster_refuses_names_windows_cannot_hold_and_touches_no_file(tmp_path):
     data = tmp_path / "data"
     with own_cluster(data, env={"PAI_LSP_WINDOWS_NAMES": "1"}) as cluster:

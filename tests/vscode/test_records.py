@@ -1,4 +1,4 @@
-"""What a job ran, in a real VS Code (issue 25): a job is run from the Explorer, the workspace moves
+"""What a job ran, in a real VS Code: a job is run from the Explorer, the workspace moves
 on, then from the Jobs view "Open Submitted Code" shows the files it was submitted with (read-only,
 the old content) and "Compare with Workspace" opens VS Code's diff editor with the submitted file on
 the left and the workspace's on the right. The tests run in order and share one window."""

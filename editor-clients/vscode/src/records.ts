@@ -1,4 +1,4 @@
-// What a job ran (its submission record, issue 25): "Open Submitted Code" shows the files the job was
+// What a job ran (its submission record): "Open Submitted Code" shows the files the job was
 // submitted with as a read-only tree (each file fetched from the job's code folder on HDFS/PFS, checked
 // against its recorded hash), "Compare with Workspace" opens VS Code's diff editor on what changed
 // since, and "Rerun Job" submits the same code and config again under a new name.

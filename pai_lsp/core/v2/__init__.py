@@ -1,18 +1,21 @@
 """The OpenPAI v2 job protocol (`*.pai.yaml`, `*.pai.yml`, or any YAML whose top level says
 `protocolVersion: 2`) as a job-file format: read as the server's js-yaml 3 reads it (core/yaml/tree.py),
 checked as its Ajv schema and its own checks do, with what the web portal, HiveD and the scheduler
-refuse as warnings (`checks.py`); completion (`complete.py`), hover (`explain.py`), navigation
-(`navigate.py`) and outline (`outline.py`) built on what the job defines (`job.py`)."""
+refuse as warnings (`checks.py`); completion (`completion.py`), hover (`hover.py`), navigation
+(`navigate.py`) and outline (`outline.py`) built on what the job defines (`job.py`). Its `<% … %>`
+templates as the server fills them (`templates.py`); a job as the server will see it, its secrets
+masked (`render.py`); and as a v1 config for a server that reads only protocol v1 (`to_v1.py`)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection
 
-from ..job_format import JobFormat
+from ..job_format import JobFormat, Sent
 from ..model import Completion, Diagnostic, Edit, Hover, Settings
 from ..schema_outline import Symbol
 from ..yaml.tree import Document, parse
-from . import checks, complete, facts, navigate, outline
+from . import checks, completion, facts, navigate, outline, render
 from . import hover as explain
 
 # `protocolVersion: 2` at the top level (column 0), the value plain or quoted, a comment after it.
@@ -40,7 +43,7 @@ class PaiV2(JobFormat):
         return checks.diagnose(doc, settings)
 
     def complete(self, doc: Document, offset: int, settings: Settings) -> list[Completion]:  # type: ignore[override]
-        return complete.complete(doc, offset, settings)
+        return completion.complete(doc, offset, settings)
 
     def hover(self, doc: Document, offset: int, settings: Settings) -> Hover | None:  # type: ignore[override]
         return explain.hover(doc, offset, settings)
@@ -65,6 +68,44 @@ class PaiV2(JobFormat):
 
     def rename(self, doc: Document, offset: int, new_name: str) -> list[Edit]:  # type: ignore[override]
         return navigate.rename(doc, offset, new_name)
+
+    # -- submitting ----------------------------------------------------------------------
+    def claims(self, job: dict) -> bool:
+        """`protocolVersion` 2 (a v1 config has none)."""
+        return isinstance(job, dict) and str(job.get("protocolVersion")) == "2"
+
+    def fill_in(self, job: dict, fill: Callable[[str], str]) -> None:
+        """The v1 folders kept in `extras` (its commands are left as written: at run time $PAI_JOB_NAME is the platform's)."""
+        extras = job.get("extras") if isinstance(job.get("extras"), dict) else {}
+        for field in render.V2_DIRS:
+            if isinstance(extras.get(field), str):
+                extras[field] = fill(extras[field])
+
+    def folder(self, job: dict, name: str) -> str | None:
+        """In `extras`, where pai keeps the folders v1 has and v2 lacks."""
+        extras = job.get("extras") if isinstance(job.get("extras"), dict) else {}
+        return extras[name] if isinstance(extras.get(name), str) else None
+
+    def converted(self, job: dict, protocols: Collection[int]) -> dict | None:
+        """Its v1 config, for a server that reads v1 only (NotExpressible naming what v1 cannot say)."""
+        if not protocols or 2 in protocols:
+            return None
+        from .to_v1 import to_v1
+
+        return to_v1(job)
+
+    def sent(self, job: dict, protocols: Collection[int]) -> Sent:
+        v1 = self.converted(job, protocols)
+        return Sent(text=render.dump(job)) if v1 is None else Sent(data=v1)
+
+    def rendered(self, job: dict, show_secrets: bool = False) -> str | None:
+        return render.render(job, show_secrets=show_secrets).text()
+
+    def masked(self, job: dict) -> dict:
+        return render.secrets_masked(job)
+
+    def secrets_lost(self, job: dict) -> bool:
+        return job.get("secrets") == render.MASK
 
 
 FORMAT = PaiV2()

@@ -18,7 +18,6 @@ from .. import messages as msg
 from ..envvars import STATIC, assigned_in, find_variables, resolve
 from ..jsonc import Node
 from ..model import Diagnostic, Edit, Fix, Settings
-from ..v2_templates import OPEN, TemplateError, find_templates, lookup
 from ..validate import opening_diagnostics
 from ..yaml.write import append_item, append_member, insert_member, is_flow, literal, set_member, value_after_key
 from . import schema_check
@@ -34,6 +33,7 @@ from .facts import (
 )
 from .job import Job, Named, command_nodes, deployment_hooks, items, job_of, pairs, plugins, role_field
 from .schema_check import role_memory
+from .templates import OPEN, TemplateError, find_templates, lookup
 from .text import span
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")

@@ -62,7 +62,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "jobStatusChangeNotification": ("Which state changes send you a notification: {running, succeeded, stopped, failed, retried}.",
                                     "哪些状态变化会通知你：{running, succeeded, stopped, failed, retried}。"),
     "tensorBoard": ("TensorBoard settings of the old job-submission page.", "旧作业提交页面的 TensorBoard 设置。"),
-    # pai-lsp's own, kept by its v1 → v2 conversion (core/v2convert.py): the v1 config's folders, read back by pai
+    # pai-lsp's own, kept by its v1 → v2 conversion (core/v1/to_v2.py): the v1 config's folders, read back by pai
     "dataDir": ("The v1 config's dataDir (pai-lsp; the commands get it as $PAI_DATA_DIR).", "v1 配置的 dataDir（pai-lsp；命令中为 $PAI_DATA_DIR）。"),
     "outputDir": ("The v1 config's outputDir (pai-lsp: `pai outputs` downloads from it).", "v1 配置的 outputDir（pai-lsp：`pai outputs` 从这里下载）。"),
     "codeDir": ("The v1 config's codeDir (pai-lsp; the commands get it as $PAI_CODE_DIR).", "v1 配置的 codeDir（pai-lsp；命令中为 $PAI_CODE_DIR）。"),

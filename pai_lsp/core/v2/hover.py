@@ -13,9 +13,9 @@ from ..jsonc import Node, node_at
 from ..messages import pick
 from ..model import Hover, Settings
 from ..schema_hover import field_doc, variable_markdown
-from ..v2_templates import TemplateError, find_templates, render
 from .facts import DEFAULT_SHM_MB, EXTRAS, K8S_VARIABLES, PLUGINS, PREREQUISITE_FIELDS, RUNTIME_PLUGIN_KEY, defaults_of, subschema
 from .job import Job, Named, job_of, role_field
+from .templates import TemplateError, find_templates, render
 from .text import index_at, span
 
 

@@ -15,10 +15,10 @@ from ..job_format import RenameError
 from ..jsonc import Node, node_at
 from ..messages import message
 from ..model import Edit
-from ..v2_templates import TemplateError, find_templates
 from ..yaml.write import literal
 from .facts import PREREQUISITE_FIELDS, ROLE_NAME
 from .job import Job, all_command_nodes, items, job_of, pairs, prerequisite_uses
+from .templates import TemplateError, find_templates
 from .text import index_at, span
 
 _PREREQUISITE_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")

@@ -8,10 +8,10 @@ Why tree-sitter-yaml (with the `tree-sitter` bindings) and not PyYAML or ruamel.
   typed. Where tree-sitter's own recovery loses the structure (a key typed at the end of the file,
   a line indented wrongly), `yaml.repair` mends the bytes the parser sees and reports one error
   at that place.
-- speed: its C parse takes about half the time of libyaml's `compose` (PyYAML's C loader); with
-  our nodes built from its tree in Python, reading a 3,000-role file costs about what libyaml's
-  `safe_load` costs, 4-5 times less than PyYAML's pure-Python loader and than ruamel.yaml (no C
-  composer) (bench/yaml_parse.py); and `Document.edit` reads again only the piece of a large file
+- speed: its C parse is faster than libyaml's `compose` (PyYAML's C loader); with our nodes built
+  from its tree in Python, reading a big file costs about what libyaml's `safe_load` costs, several
+  times less than PyYAML's pure-Python loader and ruamel.yaml (bench/yaml_parse.py; the figures are
+  in docs/benchmarks.md); and `Document.edit` reads again only the piece of a large file
   an edit touched (see below).
 - values: no parser reads values as js-yaml 3.13.1 does (the v2 server's reader; tree-sitter's
   scalar kinds are YAML 1.2's, PyYAML's YAML 1.1's), so `yaml.scalars` ports js-yaml's rules, and

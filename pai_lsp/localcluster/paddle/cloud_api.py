@@ -204,7 +204,7 @@ class PaddleApi:
             return {}
 
     def _save_registries(self, data: dict) -> None:
-        from ...common.folders import write_atomic
+        from ...common.atomic import write_atomic
 
         write_atomic(self.registry_file, json.dumps(data), private=True)
 

@@ -1,4 +1,4 @@
--- What a job ran (its submission record, issue 25): the files it was submitted with, each opened
+-- What a job ran (its submission record): the files it was submitted with, each opened
 -- read-only as it was sent; what changed in the workspace since, as a diff split; a rerun of the
 -- same code and config under a new name; two runs compared. `:PaiCode`, `:PaiCompare`, `:PaiRerun`, `:PaiDiff`,
 -- and C / d / r in :PaiJobs.

@@ -1,16 +1,21 @@
 """The OpenPAI v1 job config (`*.pai.json`, JSON with comments) as a job-file format, in the dialects
 "openpai" and "scm" (`pai.cluster.kind`, or the kind of the cluster a job goes to). Its checks are
-`validate.py` with `semantic.py`; completion, hover and outline are the schema-driven defaults."""
+`validate.py` with `semantic.py`; completion, hover and outline are the schema-driven defaults. A
+server that reads only OpenPAI's protocol v2 is sent its v2 YAML (`to_v2.py`)."""
 
 from __future__ import annotations
 
-from .job_format import JobFormat
-from .jsonc import Document
-from .messages import render
-from .model import Diagnostic, NewFile, Settings
-from .schema import DIALECTS, job_schema
-from .v2convert import ConversionError, to_v2_yaml
-from .validate import diagnose
+from collections.abc import Callable, Collection
+
+from ..job_format import JobFormat, Sent
+from ..jsonc import Document
+from ..messages import render
+from ..model import Diagnostic, NewFile, Settings
+from ..schema import DIALECTS, job_schema
+from ..validate import diagnose
+from .to_v2 import ConversionError, to_v2_yaml
+
+FILLED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")  # a v1 server leaves $PAI_JOB_NAME in these as written
 
 
 class PaiV1(JobFormat):
@@ -44,6 +49,24 @@ class PaiV1(JobFormat):
             return [NewFile(title, name, "", e.message.render(locale))]
         header = render("v2.convert.header", locale, file=base) + "\n"
         return [NewFile(title, name, header + text)]
+
+    def fill_in(self, job: dict, fill: Callable[[str], str]) -> None:
+        """Its folders and each task role's command."""
+        for field in FILLED_FIELDS:
+            if isinstance(job.get(field), str):
+                job[field] = fill(job[field])
+        for role in job.get("taskRoles", []):
+            if isinstance(role.get("command"), str):
+                role["command"] = fill(role["command"])
+
+    def folder(self, job: dict, name: str) -> str | None:
+        return job.get(name) or None
+
+    def sent(self, job: dict, protocols: Collection[int]) -> Sent:
+        """As it is, or its v2 YAML to a server that reads protocol v2 only (ConversionError for what v2 cannot say)."""
+        if protocols and 1 not in protocols:
+            return Sent(text=to_v2_yaml(job))
+        return Sent(data=job)
 
 
 FORMAT = PaiV1()

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .yaml.scalars import js_string
+from ..job_format import Unsendable
+from ..yaml.scalars import js_string
 
 OPEN, CLOSE = "<%", "%>"
 NAME = "name"  # the one kind of tag the server fills in
@@ -60,13 +61,16 @@ class Template:
         return self.expr.split(".") if self.filled and self.expr else []
 
 
-class TemplateError(ValueError):
+class TemplateError(Unsendable):
     """A text the server's template parser refuses (500): `message` in mustache's words, and where:
     `start`..`end` in the text (the unclosed `<%`, the section tag), `at` the position mustache names."""
 
     def __init__(self, message: str, start: int, end: int, at: int):
         super().__init__(message)
         self.message, self.start, self.end, self.at = message, start, end, at
+
+    def said(self, cluster: str) -> str:
+        return self.message
 
 
 def _compile(tags: list[str], at: int, start: int) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:

@@ -1,4 +1,4 @@
-"""core/v2tov1.py: a v2 job for a YARN-era (v1-only) cluster. Where v1 can express it, the same job as a
+"""core/v2/to_v1.py: a v2 job for a YARN-era (v1-only) cluster. Where v1 can express it, the same job as a
 v1 config the v1 checks accept (commands rendered as the v2 server would run them); where it cannot,
 one refusal naming each thing it cannot express."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from pai_lsp.core.formats import BY_NAME
 from pai_lsp.core.model import Settings
-from pai_lsp.core.v2tov1 import ERREXIT, NotExpressible, to_v1
+from pai_lsp.core.v2.to_v1 import ERREXIT, NotExpressible, to_v1
 from pai_lsp.core.yaml.tree import parse
 
 from ..helpers.paths import shared

@@ -6,7 +6,7 @@ the v2 server would run), run with the v2 runtime's `set -o errexit -o nounset -
 role's instances, resources, ports, shared memory (v2's default 512 MB, at most the memory) and completion counts (v2's
 -1 is v1's null; v2's null or 0 is the scheduler's default); `jobRetryCount`, the virtual cluster;
 `extras.codeDir` / `dataDir` / `outputDir` / `gpuType` as v1's fields of those names (what pai's own
-v1 → v2 conversion, clusters/v2convert.py, puts there); other `extras` as v1's `extras`.
+v1 → v2 conversion, core/v1/to_v2.py, puts there); other `extras` as v1's `extras`.
 
 What v1 cannot express (refused): task roles in different Docker images (v1 has one image per job),
 a private registry login (v1 takes only an `authFile` on HDFS), secrets used by commands (a YARN-era
@@ -19,21 +19,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .v2_templates import find_templates
-from .v2render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, prerequisites_by_type, render, unrunnable
+from ..job_format import Unsendable
+from ..messages import Message, message
+from .render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, prerequisites_by_type, render, unrunnable
+from .templates import find_templates
 
 ERREXIT = "set -o errexit -o nounset -o pipefail"  # how the v2 runtime runs a role's commands (user.sh)
 V1_FIELDS = (*V2_DIRS, "gpuType")  # extras v1 has fields for
 
 
 @dataclass
-class NotExpressible(Exception):
+class NotExpressible(Unsendable):
     """What a v1 config cannot express of the job, each named."""
 
     reasons: list[str]
 
     def __str__(self) -> str:
         return "; ".join(self.reasons)
+
+    def said(self, cluster: str) -> Message:
+        return message("jobs.v1-only", cluster=cluster, what=str(self))
 
 
 def to_v1(job: dict) -> dict:

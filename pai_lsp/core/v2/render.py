@@ -11,7 +11,7 @@ prerequisites; `$secrets` are filled in later, inside the container (and in a Do
 The rendered job here does all of that, applies the schema's defaults (what the scheduler assumes for
 a field left out) and masks secrets (`******`, as the server stores them) unless they are asked for.
 
-The templates are core/v2_templates.py's (mustache 2.3's parser, its exact errors: an unclosed `<%` is
+The templates are core/v2/templates.py's (mustache 2.3's parser, its exact errors: an unclosed `<%` is
 the server's 500 "Unclosed tag at N", N counting characters of the joined commands).
 """
 
@@ -24,24 +24,19 @@ from typing import Any
 
 import yaml
 
-from .schema import load_schema
-from .v2.facts import SCHEMA_FILE
-from .v2_templates import TemplateError, fill, joined_commands
-from .yaml.scalars import js_string, resolve_plain
+from ..schema import load_schema
+from ..yaml.scalars import js_string, resolve_plain
+from .facts import SCHEMA_FILE
+from .templates import TemplateError, fill, joined_commands
 
 MASK = "******"  # what the server stores instead of the secrets (utils/protocolSecret.js)
 PREREQUISITE_FIELDS = ("script", "output", "data")  # the role fields a template may read as `$<field>`
-# v1's directories, which v2 lacks: pai keeps them in `extras` (clusters/v2convert.py writes them there), uploads
+# v1's directories, which v2 lacks: pai keeps them in `extras` (core/v1/to_v2.py writes them there), uploads
 # the code to `extras.codeDir`, downloads outputs from `extras.outputDir`, and a YARN-era cluster gets them back as v1's.
 V2_DIRS = ("codeDir", "dataDir", "outputDir")
 # What a scheduler counts per role: a whole number of 0 or more (the server's Ajv lets Infinity and negatives through).
 COUNTS = (("instances",), ("resourcePerInstance", "cpu"), ("resourcePerInstance", "memoryMB"), ("resourcePerInstance", "gpu"),
           ("extraContainerOptions", "shmMB"))
-
-
-def is_v2(config: dict) -> bool:
-    """A job in protocol v2 (a v1 config has no `protocolVersion`)."""
-    return isinstance(config, dict) and str(config.get("protocolVersion")) == "2"
 
 
 def masked(secrets: Any) -> Any:

@@ -1,5 +1,6 @@
 """A v1 job config (`*.pai.json`) as OpenPAI protocol v2 YAML, for Kubernetes-era clusters: what
-submit sends to a v2 cluster, and what the editor's "Convert to protocol v2" writes beside the file.
+submit sends to a v2 cluster (`PaiV1.sent`), and what the editor's "Convert to protocol v2" writes
+beside the file (`PaiV1.new_files`).
 
 Field by field what OpenPAI's own converter (rest-server `utils/converter.js`) does: the image
 becomes a `dockerimage` prerequisite, each task role keeps its resources, ports, completion
@@ -16,16 +17,20 @@ from typing import Any
 
 import yaml
 
-from .messages import Message, message
-from .roles import roles_from_v1, to_v2, v2_name
+from ..job_format import Unsendable
+from ..messages import Message, message
+from ..roles import roles_from_v1, to_v2, v2_name
 
 
-class ConversionError(ValueError):
+class ConversionError(Unsendable):
     """What v2 cannot express, as a catalogue message (said in the editor's or the terminal's language)."""
 
     def __init__(self, message: Message):
         super().__init__(str(message))
         self.message = message
+
+    def said(self, cluster: str) -> Message:
+        return self.message
 
 
 def _shell_value(value: str) -> str:

@@ -1,0 +1,117 @@
+"""The test tiers, marked at collection by what a test uses (registered in pyproject.toml):
+
+- `editor`: drives a real editor (tests/vscode: VS Code in code-server; test_neovim*.py: Neovim);
+- `subprocess`: starts a process (the language server, `pai`, the daemon, the local cluster, node):
+  it uses a pytest-lsp client fixture or a fixture that requests `starts_processes`, or is marked so;
+- `unit`: everything else, in-process: `pytest -m unit` answers for the whole core in about a minute.
+
+A unit test that starts a process anyway (while it is set up or run) fails, saying so: the tier stays
+honest. A program that is not installed is not started: it fails as it would (FileNotFoundError), so
+code that asks git when there is one is tested in-process on a machine without it (`no_programs`).
+A mark on the test or its module wins over what it uses.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+try:
+    import _posixsubprocess  # multiprocessing's way past subprocess (POSIX only)
+except ImportError:
+    _posixsubprocess = None
+
+TIERS = ("unit", "subprocess", "editor")
+SPAWNERS = [(subprocess.Popen, "_execute_child"), (_posixsubprocess, "fork_exec"), (os, "fork"), (os, "forkpty"),
+            (os, "posix_spawn"), (os, "posix_spawnp"), (os, "system")]  # every way the standard library starts a process
+
+
+@pytest.fixture(scope="session")
+def starts_processes() -> None:
+    """Requested by each fixture (or test) that starts a process: the tests that use it are `subprocess`."""
+
+
+@pytest.fixture
+def no_programs(tmp_path_factory, monkeypatch) -> None:
+    """A PATH with no program on it: what the code would run (git, for a record's git state) is missing."""
+    monkeypatch.setenv("PATH", str(tmp_path_factory.mktemp("no-programs")))
+
+
+def tier(item: pytest.Item) -> str:
+    marked = next((mark.name for mark in item.iter_markers() if mark.name in TIERS), None)
+    if marked:
+        return marked
+    path = Path(item.path)
+    if "vscode" in path.parts or path.name.startswith("test_neovim"):
+        return "editor"
+    return "subprocess" if _starts_processes(item) else "unit"
+
+
+def _starts_processes(item: pytest.Item) -> bool:
+    if "starts_processes" in getattr(item, "fixturenames", ()):
+        return True
+    info = getattr(item, "_fixtureinfo", None)  # pytest-lsp's fixtures start the server; they request nothing we own
+    return info is not None and any(defs[-1].func.__module__.startswith("pytest_lsp")
+                                    for defs in info.name2fixturedefs.values() if defs)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        name = tier(item)
+        if item.get_closest_marker(name) is None:
+            item.add_marker(name)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    return (yield from _no_process(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    return (yield from _no_process(item))
+
+
+def _no_process(item: pytest.Item):
+    """Runs a phase of a unit test with every way of starting a process refused (and noted, in case the
+    code under test swallows the error)."""
+    if item.get_closest_marker("unit") is None:
+        return (yield)
+    started: list[str] = []
+    saved = [(owner, name, getattr(owner, name)) for owner, name in SPAWNERS if hasattr(owner, name)]
+    for owner, name, _ in saved:
+        setattr(owner, name, _refuse(started, name))
+    try:
+        return (yield)
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+        if started:
+            pytest.fail(f"a `unit` test started a process ({started[0]}): it is `subprocess` — request the "
+                        "`starts_processes` fixture or mark it `@pytest.mark.subprocess`", pytrace=False)
+
+
+def _refuse(started: list[str], how: str) -> Callable:
+    def refuse(*args, **kwargs):
+        if how == "_execute_child":  # (self, args, executable, preexec_fn, close_fds, pass_fds, cwd, env, ...)
+            program = _program(args[1], args[2])
+            if shutil.which(program, path=os.pathsep.join(os.get_exec_path(args[7]))) is None:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+            started.append(f"{program}: {args[1]!r}"[:200])
+        else:
+            started.append(how)
+        raise RuntimeError("a unit test may not start a process")
+
+    return refuse
+
+
+def _program(argv, executable) -> str:
+    first = executable or (argv if isinstance(argv, (str, bytes, os.PathLike)) else argv[0])
+    return os.fsdecode(first)
+
