@@ -52,8 +52,8 @@ def test_help_lists_every_exit_code_and_version_prints():
     assert {cls.exit_code for cls in errors.ERROR_CLASSES.values()} | {errors.Cancelled.exit_code, 0} <= listed
     for code, words in EXIT_CODES:
         assert f"{code:>3}  {words[:30]}" in shown
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert all(f"| {code} |" in readme for code in listed)
+    reference = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert all(f"| {code} |" in reference for code in listed)
     version = subprocess.run([str(BIN / "pai"), "--version"], capture_output=True, text=True, timeout=60)
     assert (version.returncode, version.stdout) == (0, f"pai {__version__}\n")
 
@@ -91,6 +91,20 @@ def test_an_unknown_locale_is_refused_and_known_spellings_work(tmp_path):
     assert wrong.returncode == 2 and "argument --locale: 'xx': pai speaks en (English) and zh-CN (Simplified Chinese)" in wrong.stderr
     chinese = pai_lang("check", "--locale", "zh_CN.UTF-8", str(job))
     assert chinese.returncode == 1 and "缺少必填字段" in chinese.stdout
+
+
+def test_an_empty_value_is_refused_where_a_value_is_required(env):
+    """`hdfs dfs -ls ''` refuses an empty path; `pai` refuses every empty value the same way, before
+    it asks anyone (not the home folder, not the default profile)."""
+    for words in (["hdfs", "ls", ""], ["hdfs", "stat", ""], ["jobs", "--cluster", ""], ["hdfs", "--cluster", "", "ls"],
+                  ["status", ""], ["hdfs", "put", "x", ""], ["logs", "job", "--task", ""], ["check", ""]):
+        result = pai(env, *words)
+        assert result.returncode == 2, (words, result.stderr)
+        last = result.stderr.splitlines()[-1]
+        assert "error: argument" in last and last.endswith("an empty value: give one, or leave the option out"), (words, last)
+        assert "Traceback" not in result.stderr and result.stdout == ""
+    home = pai(env, "hdfs", "ls", "--help")  # leaving PATH out still means the home folder
+    assert home.returncode == 0 and "(default: your home)" in home.stdout
 
 
 def test_check_reads_standard_input_and_prints_json(env, tmp_path):

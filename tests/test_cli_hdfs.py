@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 
@@ -270,3 +271,25 @@ def test_a_daemon_error_is_said_in_the_terminals_language(env, tmp_path):
     assert chinese.returncode == 1 and chinese.stderr.startswith("pai hdfs: ") and "是文件夹：请用 -r 连同其内容一起删除" in chinese.stderr
     english = pai({**env, "LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "hdfs", "rm", "said")
     assert english.returncode == 1 and "is a folder: use -r to remove it with everything in it" in english.stderr
+
+
+def test_a_file_name_with_terminal_escapes_is_listed_with_them_made_visible(env):
+    """Another user names a file in the shared /tmp with escape sequences (a window title, a clear
+    screen): `pai hdfs ls`, `stat` and `du` show them as `ls -b` does; `-o json` gives the name exactly."""
+    assert pai(env, "hdfs", "ls", "/").returncode == 0  # the local cluster is up
+    hdfs = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())["hdfs"]
+    name = "x\x1b]0;pwned\x07\x1b[2J\u009bz\nfake.txt"
+    created = httpx.put(f"{hdfs}/webhdfs/v1/tmp/{quote(name)}", content=b"boo",
+                        params={"op": "CREATE", "user.name": "mallory", "datanode": "true"})
+    assert created.status_code < 300, created.text
+    shown = "x\\033]0;pwned\\a\\033[2J\\233z\\nfake.txt"
+    for words in (["ls", "/tmp"], ["stat", f"/tmp/{name}"], ["du", "/tmp"]):
+        result = pai(env, "hdfs", *words)
+        assert result.returncode == 0, result.stderr
+        assert shown in result.stdout and "\x1b" not in result.stdout and "\x07" not in result.stdout, result.stdout
+    exact = json.loads(pai(env, "hdfs", "ls", "/tmp", "-o", "json").stdout)
+    assert name in [e["name"] for e in exact["entries"]]
+    raw = pai(env, "hdfs", "cat", f"/tmp/{name}")  # contents, asked for: as they are
+    assert raw.stdout == "boo"
+    missing = pai(env, "hdfs", "stat", f"/tmp/{name}\x1b[31m")  # an error naming the path says it visibly too
+    assert missing.returncode == 3 and "\x1b" not in missing.stderr and "\\033[31m" in missing.stderr

@@ -153,3 +153,30 @@ def test_the_v2_example_uploads_its_code_runs_it_and_its_outputs_download(env, t
     out = pai(env, "outputs", job, str(tmp_path / "out"))
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "out" / job / "result.txt").read_text() == "final loss 0.4968\n"
+
+
+def test_a_job_whose_templates_fill_in_hugely_is_refused_in_one_line(env, tmp_path):
+    """A 90 KB parameter used 3,000 times (270 MB once filled in): `pai submit --dry-run`, `pai run`
+    and the local cluster's REST API each refuse it in one line, having filled in no more than the
+    bound; `pai check` reads it as a valid job."""
+    def job(name: str, size: int, uses: int) -> str:
+        commands = "".join("      - echo <% $parameters.big %>\n" for _ in range(uses))
+        return (f"protocolVersion: 2\nname: {name}\ntype: job\nparameters:\n  big: {'x' * size}\n"
+                "prerequisites:\n  - {name: image, type: dockerimage, uri: 'ubuntu:18.04'}\n"
+                "taskRoles:\n  main:\n    dockerImage: image\n    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}\n"
+                f"    commands:\n{commands}")
+
+    ws = write(tmp_path, "huge.pai.yaml", job("huge", 90_000, 3_000))
+    assert pai(env, "check", "huge.pai.yaml", cwd=ws).returncode == 0
+    said = "huge.pai.yaml: its templates fill in to more than 16 MB of commands"
+    for words in (["submit", "huge.pai.yaml", "--dry-run"], ["submit", "huge.pai.yaml", "--dry-run", "--show-secrets"],
+                  ["run", "huge.pai.yaml"]):
+        refused = pai(env, *words, cwd=ws)
+        assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith(f"pai {words[0]}: {said}"), refused.stderr
+    info = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())
+    posted = httpx.post(f"{info['url']}/api/v2/jobs", content=job("huge_direct", 20_000, 1_000),  # 20 MB from 55 KB
+                        headers={"Authorization": f"Bearer {token(env, info['url'])}", "Content-Type": "text/yaml"},
+                        timeout=120)
+    assert posted.status_code == 500 and "more than 16 MB" in posted.json()["message"], posted.text[:300]
+    assert pai(env, "daemon", "status").returncode == 0  # the daemon did not fall over

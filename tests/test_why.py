@@ -147,3 +147,24 @@ def test_a_missing_hdfs_path_is_named_and_looked_up_on_hdfs_now(env, tmp_path):
     assert pai(env, "hdfs", "put", str(tmp_path / "train.csv"), "/why-data/train.csv").returncode == 0
     again = _why(env, job, "--refresh")["explanation"]
     assert again["message"]["en"].endswith("It exists on HDFS now: a rerun may find it.")
+
+
+def test_terminal_escapes_in_a_log_are_shown_not_obeyed(env, tmp_path):
+    """An exception message in a task's log changes the window's title (ESC ] 0 ; … BEL) and clears
+    the screen: `pai why` (its summary and its evidence), `pai status` and `run --follow`'s why line show
+    them made visible; `pai logs` gives the log's bytes as they are, as `cat` does."""
+    command = "python3 -c 'raise ValueError(\"\\x1b]0;pwned\\x07\\x1b[2Jgone\")'"
+    ws = _workspace(tmp_path, "escapes", command)
+    result, job = _run(env, ws, "--follow")
+    assert result.returncode == 1
+    why_line = next(line for line in result.stderr.splitlines() if line.startswith("why: "))
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr, result.stderr
+    text = pai(env, "why", job)
+    assert text.returncode == 0
+    assert "ValueError: \\033]0;pwned\\a\\033[2Jgone" in text.stdout, text.stdout
+    assert "\x1b" not in text.stdout and "\x07" not in text.stdout
+    assert "\x1b" not in pai(env, "status", job).stdout
+    exact = _why(env, job)  # JSON: exactly what the log said
+    assert "\\u001b]0;pwned\\u0007" in json.dumps(exact)
+    assert "\x1b]0;pwned\x07" in pai(env, "logs", job).stdout
+    assert why_line

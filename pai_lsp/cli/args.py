@@ -54,15 +54,27 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, examples: Examples = (), **kwargs: Any):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
-        self.more_epilog = kwargs.pop("epilog", None)  # a text, or what makes it when the help is shown
+        more = kwargs.get("epilog")
+        self.late_epilog = more if callable(more) else None  # what makes the rest when the help is shown
+        if examples or callable(more):
+            kwargs["epilog"] = "\n\n".join(part for part in (_examples_text(examples) if examples else None,
+                                                               None if callable(more) else more) if part) or None
         super().__init__(*args, **kwargs)
         self.examples = list(examples)
         self.set_defaults(**{PARSER: self})
 
     def format_help(self) -> str:
-        more = self.more_epilog() if callable(self.more_epilog) else self.more_epilog
-        self.epilog = "\n\n".join(part for part in (_examples_text(self.examples) if self.examples else None, more) if part) or None
+        if self.late_epilog is not None:
+            self.epilog = "\n\n".join(part for part in (self.epilog, self.late_epilog()) if part)
+            self.late_epilog = None
         return super().format_help()
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:  # type: ignore[override]
+        """Every word a command takes as a value (a path, a job, a profile, a name) must say something:
+        `pai hdfs ls ''` is refused as `hdfs dfs -ls ''` is, rather than read as the home folder."""
+        if kwargs.get("action", "store") in ("store", "append") and "type" not in kwargs and "choices" not in kwargs:
+            kwargs["type"] = required_value
+        return super().add_argument(*args, **kwargs)
 
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
         parsed, extras = self.parse_known_args(args, namespace)
@@ -156,6 +168,17 @@ def local_path(path: str) -> str:
     (the daemon says what is wrong with either: a link that loops, a folder meant)."""
     absolute = os.path.abspath(path)
     return absolute + os.sep if path.endswith(("/", os.sep)) and not absolute.endswith(os.sep) else absolute
+
+
+def required_value(value: str) -> str:
+    """A value that must not be empty: one line, as argparse says a bad value. (Blanks are a value:
+    an HDFS file may be named ' '.)"""
+    if value:
+        return value
+    from ..core.messages import render
+    from ..settings import terminal_locale
+
+    raise argparse.ArgumentTypeError(render("cli.empty-value", terminal_locale()))
 
 
 def locale(value: str) -> str:

@@ -45,6 +45,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
     from ..core.messages import render
     from ..core.model import LineIndex
     from ..settings import find_workspace_settings, read
+    from .output import visible
 
     status = EXIT_OK
     found: list[dict] = []
@@ -53,7 +54,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
         try:
             text = decode_config(sys.stdin.buffer.read(MAX_CONFIG_BYTES + 1)) if name == "-" else read_config(path)
         except UnreadableConfig as exc:
-            print(render("check.unreadable", locale, file=name, why=exc.said), file=err)
+            print(visible(render("check.unreadable", locale, file=name, why=exc.said)), file=err)
             status = EXIT_UNREADABLE
             continue
         values = find_workspace_settings(path.resolve())
@@ -68,7 +69,7 @@ def check(paths: list[str], dialect: str | None, locale: str | None, out=sys.std
                 found.append({"file": name, "line": line + 1, "column": col + 1, "endLine": end_line + 1,
                               "endColumn": end_col + 1, "severity": d.severity, "code": d.code, "message": d.message})
             else:
-                print(f"{name}:{line + 1}:{col + 1}: {d.severity} {d.code} {d.message}", file=out)
+                print(visible(f"{name}:{line + 1}:{col + 1}: {d.severity} {d.code} {d.message}"), file=out)
         if any(d.severity == "error" for d in diagnostics) and status == EXIT_OK:
             status = EXIT_ERRORS
     if as_json:

@@ -15,7 +15,7 @@ from ..errors import ConfigError
 from . import complete
 from .args import command, group, password
 from .cmd_daemon import restart_if_stale
-from .output import add_output_option, print_json
+from .output import add_output_option, print_json, visible
 
 
 def add_commands(sub) -> None:
@@ -86,8 +86,8 @@ def cmd_cluster(args: argparse.Namespace) -> int:
     elif command == "import-paddle":
         done = daemon.call_sync(api.ClustersImportPaddle(config=args.config, remove_passwords=args.remove_passwords))
         for c in done.clusters:
-            print(f"added cluster {c.name} (PaddlePaddle Cloud {c.endpoint}, datacenter {c.datacenter}, user {c.user})"
-                  + (", active" if c.active else ""))
+            print(visible(f"added cluster {c.name} (PaddlePaddle Cloud {c.endpoint}, datacenter {c.datacenter}, "
+                          f"user {c.user})" + (", active" if c.active else "")))
         stored = [c.name for c in done.clusters if c.password_stored]
         if stored:
             where = (f"and removed from {done.config} (the paddlecloud client asks for them now)" if done.passwords_removed
@@ -109,7 +109,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
                 what = "embedded local cluster (started on demand)"
             else:
                 what = f"{c.rest}  {c.user}  {c.kind}" + (f"  datacenter {c.datacenter}" if c.datacenter else "")
-            print(f"{mark} {c.name:16} {what}")
+            print(visible(f"{mark} {c.name:16} {what}"))
     elif command == "remove":
         daemon.call_sync(api.ClustersRemove(name=args.name))
         print(f"removed cluster {args.name}")
@@ -120,7 +120,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
             raise ConfigError(message("clusters.local-no-login"))
         secret = password(args.password_stdin, f"password for {args.name}: ")
         done = daemon.call_sync(api.ClustersLogin(name=args.name, password=secret))
-        print(f"logged in to {done.name} as {done.user}")
+        print(visible(f"logged in to {done.name} as {done.user}"))
     elif command == "stop-local":  # in-process: stopping must not start the daemon
         from ..service.clusters import stop_local_cluster
 

@@ -14,7 +14,7 @@ from ..daemon import client as daemon
 from . import complete
 from .args import cluster_option, command, group, local_path
 from .cmd_daemon import restart_if_stale
-from .output import add_output_option, bar_updater, human_size, print_json, progress_bar
+from .output import add_output_option, bar_updater, human_size, print_json, progress_bar, visible
 
 STDOUT_PIECE = 1 << 20  # bytes of a file asked for at a time when it goes to standard output
 
@@ -39,7 +39,7 @@ def add_commands(sub) -> None:
         ("pai hdfs ls", "your home"), ("pai hdfs ls -R -h code", "everything under code, sizes as 1.2 M"),
         ("pai hdfs ls / -o json", "as JSON")], add_help=False)
     p.add_argument("--help", action="help", help="show this help and exit")
-    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", default="", metavar="PATH")
+    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", metavar="PATH")
     p.add_argument("-R", "--recursive", action="store_true", help="everything under the folder too")
     p.add_argument("-h", "--human-readable", **human)
     add_output_option(p)
@@ -50,7 +50,7 @@ def add_commands(sub) -> None:
         ("pai hdfs du -h", "each entry of your home, sizes as 1.2 G"), ("pai hdfs du -s code", "one total for code")],
         add_help=False)
     p.add_argument("--help", action="help", help="show this help and exit")
-    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", default="", metavar="PATH")
+    _hdfs_path(p, "path", HDFS_PATH + " (default: your home)", nargs="?", metavar="PATH")
     p.add_argument("-s", "--summary", action="store_true", help="one total for PATH rather than a line for each entry in it")
     p.add_argument("-h", "--human-readable", **human)
     add_output_option(p)
@@ -98,9 +98,9 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
     if op == "put" and args.local == "-":
         return _hdfs_put_stdin(args)
     params: api.Params = {
-        "ls": lambda: api.HdfsList(path=args.path, cluster=cluster, recursive=args.recursive),
+        "ls": lambda: api.HdfsList(path=args.path or "", cluster=cluster, recursive=args.recursive),
         "stat": lambda: api.HdfsStat(path=args.path, cluster=cluster),
-        "du": lambda: api.HdfsDu(path=args.path, cluster=cluster, summary=args.summary),
+        "du": lambda: api.HdfsDu(path=args.path or "", cluster=cluster, summary=args.summary),
         "mkdir": lambda: api.HdfsMkdir(path=args.path, cluster=cluster),
         "rm": lambda: api.HdfsRemove(path=args.path, recursive=args.recursive, cluster=cluster),
         "mv": lambda: api.HdfsMove(source=args.src, target=args.dst, cluster=cluster),
@@ -119,20 +119,21 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
         for e in result.entries:
             kind = "d" if e.type == "dir" else "-"
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.modified / 1000))
-            print(f"{kind}{_mode(e.permission)} {e.owner:10} {e.group:12} {size(e.size):>12} {when} {e.name}")
+            print(visible(f"{kind}{_mode(e.permission)} {e.owner:10} {e.group:12} {size(e.size):>12} {when} {e.name}"))
     elif op == "du":
         for e in result.entries:
-            print(f"{size(e.bytes):>12}  {e.path}")
+            print(visible(f"{size(e.bytes):>12}  {e.path}"))
     elif op == "stat":
-        print(f"{result.path}: {result.type}, {result.size} bytes, {_mode(result.permission)} "
-              f"{result.owner}:{result.group}, modified "
-              f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(result.modified / 1000))}")
+        print(visible(f"{result.path}: {result.type}, {result.size} bytes, {_mode(result.permission)} "
+                      f"{result.owner}:{result.group}, modified "
+                      f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(result.modified / 1000))}"))
     elif op in ("put", "get"):
-        print(f"{'uploaded' if op == 'put' else 'downloaded'} {result.files} file(s), {result.bytes:,} bytes to {result.path}")
+        print(visible(f"{'uploaded' if op == 'put' else 'downloaded'} {result.files} file(s), {result.bytes:,} bytes to "
+                      f"{result.path}"))
     elif op == "mv":
-        print(f"moved {result.source} to {result.target}")
+        print(visible(f"moved {result.source} to {result.target}"))
     else:
-        print(f"{'removed' if op == 'rm' else 'made'} {result.path}")
+        print(visible(f"{'removed' if op == 'rm' else 'made'} {result.path}"))
     return 0
 
 
@@ -172,7 +173,7 @@ def _hdfs_put_stdin(args: argparse.Namespace) -> int:
             result = daemon.call_sync(api.HdfsPut(local=str(spooled), remote=args.remote, progress_token="cli",
                                                        cluster=args.cluster, overwrite=args.force),
                                       bar_updater(bar, bar.add_task("uploading", total=None)))
-    print(f"uploaded standard input, {result.bytes:,} bytes to {result.path}")
+    print(visible(f"uploaded standard input, {result.bytes:,} bytes to {result.path}"))
     return 0
 
 

@@ -17,12 +17,23 @@ from typing import Any
 from .. import api
 from ..core.messages import message
 from ..daemon import client as daemon
-from ..errors import Cancelled, ConfigError, InvalidInput, NotFound
+from ..errors import ConfigError, InvalidInput, NotFound
 from . import complete
 from .args import cluster_option, command, job_argument, local_path
 from .cmd_daemon import restart_if_stale
 from .cmd_why import failure_line
-from .output import add_output_option, bar_updater, console, human_duration, print_json, print_row, progress_bar, state_style
+from .output import (
+    add_output_option,
+    bar_updater,
+    console,
+    human_duration,
+    print_json,
+    print_row,
+    progress_bar,
+    state_style,
+    visible,
+    visible_lines,
+)
 
 WATCH_SECONDS = 2.0  # how often --watch asks again
 
@@ -106,7 +117,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         shown = daemon.call_sync(api.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   list_files=args.list, locale=terminal_locale(),
                                                   show_secrets=args.show_secrets))
-        sys.stdout.write(shown.text)
+        sys.stdout.write(visible_lines(shown.text))
         upload = shown.upload
         refused = upload is not None and bool(upload.over_limits or any(upload.problems)) and not args.force
         return 1 if refused else 0
@@ -131,11 +142,13 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if result.upload:
         print(_upload_line(result.upload), file=sys.stderr)
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(f"submitted {result.job} to {result.cluster}")
+        print(f"warning: {visible(warning)}", file=sys.stderr)
+    print(visible(f"submitted {result.job} to {result.cluster}"))
     if not args.follow:
         return 0
-    return _follow(result.cluster, result.job, None)
+    from .follow import follow_logs  # (here: `pai jobs` does without it)
+
+    return follow_logs(result.cluster, result.job, None)
 
 
 def _upload_line(up: api.UploadSummary) -> str:
@@ -143,7 +156,7 @@ def _upload_line(up: api.UploadSummary) -> str:
     lines = [f"removed an unfinished earlier upload to {up.remote} ({path})" for path in up.cleaned]
     if not up.sent_files and not up.removed_files:
         lines.append(f"code at {up.remote} is up to date ({up.unchanged_files} file(s) unchanged)")
-        return "\n".join(lines)
+        return "\n".join(map(visible, lines))
     # What was sent, and why; what was kept there without being sent; what was removed.
     counts = [f"{up.changed_files} new or changed"]
     if up.resent_files:
@@ -153,42 +166,7 @@ def _upload_line(up: api.UploadSummary) -> str:
         counts.append(f"{up.removed_files} removed")
     lines.append(f"uploaded {up.sent_files} file(s), {up.sent_bytes:,} bytes to {up.remote} "
                  f"({', '.join(counts)}) in {up.seconds:.2f} s")
-    return "\n".join(lines)
-
-
-def _follow(cluster: str | None, job: str, task: str | None, follow: bool = True) -> int:
-    """Print every task's log through the daemon (resumed, nothing lost or repeated, if it dies).
-    Ctrl-C stops following, not the job."""
-    status = daemon.call_sync(api.Status(job=job, cluster=cluster))
-    multi = task is None and len(status.tasks) > 1
-    final: list[api.JobStatus] = []
-    try:
-        result = daemon.run_sync(daemon.follow(api.FollowLogs(job=job, cluster=cluster, task=task, follow=follow),
-                                               lambda log, text: _print_chunk(log.task if multi else None, text),
-                                               final.append))
-    except KeyboardInterrupt:
-        if not follow:
-            raise
-        raise Cancelled(message("cli.stopped-following", job=job)) from None
-    if not follow:
-        return 0
-    from ..core.openpai_rest import describe_exit
-
-    state = result.state
-    how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
-                        final[-1].diagnostics) if final else ""
-    print_row([(f"{job}: ", None), (state, state_style(state)), (f" ({how})" if how else "", None)], console(err=True))
-    if (why := failure_line(cluster, job, state)) is not None:
-        print(f"why: {why}", file=sys.stderr)
-    return 0 if state == "SUCCEEDED" else 1
-
-
-def _print_chunk(label: str | None, data: bytes) -> None:
-    """What the task wrote, byte for byte (prefixed by its task on each line when several run)."""
-    if label:
-        data = b"".join(f"[{label}] ".encode() + line for line in data.splitlines(keepends=True))
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    return "\n".join(map(visible, lines))
 
 
 def _watch(fetch: Callable[[], Any], show: Callable[[Any], None], done: Callable[[Any], bool] = lambda _: False,
@@ -262,9 +240,9 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
     how = describe_exit(status.state, status.exit_code, status.user_exit_code, status.exit_reason)
     print_row([(f"{status.name}: ", None), (status.state, state_style(status.state)), (f" ({how})" if how else "", None)], out)
     if status.diagnostics:
-        out.print(f"  {status.diagnostics}", markup=False)
+        out.print(f"  {visible(status.diagnostics)}", markup=False)
     if (why := failure_line(cluster, status.name, status.state)) is not None:
-        out.print(f"  why: {why}", markup=False)
+        out.print(f"  why: {visible(why)}", markup=False)
     for t in status.tasks:
         ports = " ".join(f"{k}={v}" for k, v in t.ports.items())
         label = f"{t.role}:{t.index}"
@@ -278,16 +256,18 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    _follow(args.cluster, args.job, args.task, follow=args.follow)
+    from .follow import follow_logs
+
+    follow_logs(args.cluster, args.job, args.task, follow=args.follow)
     return 0
 
 
 def cmd_ssh(args: argparse.Namespace) -> int:
     running = daemon.call_sync(api.Ssh(job=args.job, cluster=args.cluster, task=args.task)).tasks
     for t in running:
-        print(f"{t.task}  {t.command or 'no ssh port'}")
+        print(visible(f"{t.task}  {t.command or 'no ssh port'}"))
         for label, urls in t.urls.items():
-            print(f"    {label}: " + ", ".join(urls))
+            print(visible(f"    {label}: " + ", ".join(urls)))
     if args.connect:
         import shutil
 
@@ -302,7 +282,7 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
 def cmd_stop(args: argparse.Namespace) -> int:
     done = daemon.call_sync(api.Stop(job=args.job, cluster=args.cluster))
-    print(f"stopped {done.stopped}" + (f" (it was {done.state})" if done.state else ""))
+    print(visible(f"stopped {done.stopped}" + (f" (it was {done.state})" if done.state else "")))
     return 0
 
 
@@ -312,7 +292,7 @@ def cmd_outputs(args: argparse.Namespace) -> int:
         target = daemon.call_sync(api.Outputs(job=args.job, cluster=args.cluster, dest=local_path(args.dest),
                                                    progress_token="cli", overwrite=args.force),
                                   bar_updater(bar, task)).path
-    print(f"downloaded outputs of {args.job} to {target}")
+    print(visible(f"downloaded outputs of {args.job} to {target}"))
     return 0
 
 

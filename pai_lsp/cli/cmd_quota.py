@@ -8,7 +8,7 @@ from .. import api
 from ..daemon import client as daemon
 from .args import cluster_option, command
 from .cmd_daemon import restart_if_stale
-from .output import add_output_option, print_json
+from .output import add_output_option, print_json, visible
 
 
 def add_commands(sub) -> None:
@@ -32,6 +32,6 @@ def cmd_quota(args: argparse.Namespace) -> int:
     print(f"{'':16} {'CPU':>8} {'MEMORY':>10} {'GPU':>5} {'MAXPARALLELISM':>15}")
     for row in ("limits", "used"):
         q = getattr(quota, row)
-        print(f"{row:16} {q.cpu or '-':>8} {q.memory or '-':>10} {q.gpu or '-':>5} {q.max_parallelism or '-':>15}")
+        print(visible(f"{row:16} {q.cpu or '-':>8} {q.memory or '-':>10} {q.gpu or '-':>5} {q.max_parallelism or '-':>15}"))
     return 0
 

@@ -19,7 +19,7 @@ from ..errors import InvalidInput
 from . import complete
 from .args import command
 from .cmd_daemon import restart_if_stale
-from .output import add_output_option
+from .output import add_output_option, visible, visible_lines
 
 
 def add_commands(sub) -> None:
@@ -39,9 +39,14 @@ def add_commands(sub) -> None:
     p.add_argument("-f", "--force", action="store_true", help="write into a folder that is not empty")
     p = command(sub, "rerun", "submit a job again with exactly its code and config, under a new name", [
         ("pai rerun mnist_1a2b3c4d", "the same code and config; nothing uploaded while its code folder holds it"),
-        ("pai rerun mnist_1a2b3c4d --edit", "change the config first, in $EDITOR")])
+        ("pai rerun mnist_1a2b3c4d --edit", "change the config first, in $EDITOR"),
+        ("pai rerun mnist_1a2b3c4d --follow", "then print its log until it ends"),
+        ("pai rerun mnist_1a2b3c4d --dry-run", "the name and config it would submit; nothing is sent")])
     job(p)
     p.add_argument("--edit", action="store_true", help="open the config in $EDITOR first")
+    p.add_argument("--follow", "-f", action="store_true", help="stream the logs until the job ends (as `pai submit --follow`)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="show what would be submitted (job name, code folder, final config); send nothing (as `pai submit --dry-run`)")
     p = command(sub, "diff", "compare two runs: config keys, code, commit and environment", [
         ("pai diff mnist_1a2b3c4d mnist_5e6f7a8b", "what differs, with a unified diff of each changed text file")])
     job(p)
@@ -57,25 +62,25 @@ def run(args: argparse.Namespace) -> int:
 
 def _notes(result: api.RecordShowResult | api.RecordCodeResult | api.RecordRerunResult | api.RecordDiffResult) -> None:
     for note in result.notes or []:
-        print(f"warning: {note}", file=sys.stderr)
+        print(f"warning: {visible(note)}", file=sys.stderr)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     shown = daemon.call_sync(api.RecordShow(job=args.job, cluster=args.cluster))
     _notes(shown)
     if args.output == "json":
-        print(json.dumps(shown.record.to_json(), indent=2, ensure_ascii=False))
+        print(visible_lines(json.dumps(shown.record.to_json(), indent=2, ensure_ascii=False)))
         return 0
     for line in shown.lines:
-        print(line)
+        print(visible(line))
     where = shown.location or "nowhere on the cluster"
-    print(f"record     {where} (sha256 {shown.sha256[:12]}, read from the {shown.source})")
+    print(visible(f"record     {where} (sha256 {shown.sha256[:12]}, read from the {shown.source})"))
     git = shown.record.git
     if git is not None and git.dirty and git.diff:
         print("\nuncommitted changes (git diff HEAD):")
-        sys.stdout.write(git.diff)
+        sys.stdout.write(visible_lines(git.diff))
     print("\nfinal config:")
-    print(json.dumps(shown.record.config, indent=2, ensure_ascii=False))
+    print(visible_lines(json.dumps(shown.record.config, indent=2, ensure_ascii=False)))
     return 0
 
 
@@ -83,8 +88,8 @@ def cmd_code(args: argparse.Namespace) -> int:
     dest = Path(args.dest or args.job).resolve()
     got = daemon.call_sync(api.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force))
     _notes(got)
-    print(f"wrote {got.files} file(s), {got.bytes:,} bytes, exactly as {args.job} was submitted, to {got.path} "
-          f"({got.said_from})")
+    print(visible(f"wrote {got.files} file(s), {got.bytes:,} bytes, exactly as {args.job} was submitted, to {got.path} "
+                  f"({got.said_from})"))
     return 0
 
 
@@ -112,24 +117,35 @@ def cmd_rerun(args: argparse.Namespace) -> int:
         plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
         name = plan.job
         config = _edited(plan.config, name)
+    if args.dry_run:
+        plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name, dry_run=True))
+        _notes(plan)
+        where = f", code folder {plan.code_dir}" if plan.code_dir else ""
+        print(visible(f"would submit {plan.job} (rerun of {args.job}{where}); nothing was sent"))
+        print(visible_lines(json.dumps(plan.config, indent=2, ensure_ascii=False)))
+        return 0
     done = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
     _notes(done)
-    print(f"running {done.code_from}", file=sys.stderr)
+    print(visible(f"running {done.code_from}"), file=sys.stderr)
     if up := done.upload:
-        print(f"uploaded {up.sent_files} file(s), {up.sent_bytes:,} bytes to {up.remote}", file=sys.stderr)
+        print(visible(f"uploaded {up.sent_files} file(s), {up.sent_bytes:,} bytes to {up.remote}"), file=sys.stderr)
     for warning in done.warnings or []:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(f"submitted {done.job} to {done.cluster} (rerun of {args.job}, code hash {(done.code_hash or '')[:12]})")
-    return 0
+        print(f"warning: {visible(warning)}", file=sys.stderr)
+    print(visible(f"submitted {done.job} to {done.cluster} (rerun of {args.job}, code hash {(done.code_hash or '')[:12]})"))
+    if not args.follow:
+        return 0
+    from .follow import follow_logs  # what `pai submit --follow` does after submitting
+
+    return follow_logs(done.cluster, done.job, None)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     found = daemon.call_sync(api.RecordDiff(job=args.job, other=args.other, cluster=args.cluster))
     _notes(found)
     if args.output == "json":
-        print(json.dumps(found.to_json(), indent=2, ensure_ascii=False))
+        print(visible_lines(json.dumps(found.to_json(), indent=2, ensure_ascii=False)))
     else:
-        sys.stdout.write(found.text)
+        sys.stdout.write(visible_lines(found.text))
     return 0
 
 

@@ -9,7 +9,7 @@ from .. import api
 from ..daemon import client as daemon
 from .args import cluster_option, command, group, password
 from .cmd_daemon import restart_if_stale
-from .output import add_output_option, print_json
+from .output import add_output_option, print_json, visible
 
 
 def add_commands(sub) -> None:
@@ -43,14 +43,14 @@ def cmd_registry(args: argparse.Namespace) -> int:
             print_json(answer)
             return 0
         for r in answer.registries:
-            print(f"{r.name:24} {r.created or '-'}")
+            print(visible(f"{r.name:24} {r.created or '-'}"))
     elif command == "add":
         secret = password(args.password_stdin, f"password for {args.server}: ")
         done = daemon.call_sync(api.RegistryAdd(cluster=cluster, name=args.name, username=args.username, password=secret,
                                                      server=args.server))
-        print(f"added registry {done.name} (use \"registry\": \"{done.secret}\" in a job file)")
+        print(visible(f"added registry {done.name} (use \"registry\": \"{done.secret}\" in a job file)"))
     else:
         done = daemon.call_sync(api.RegistryRemove(cluster=cluster, name=args.name))
-        print(f"removed registry {done.name}")
+        print(visible(f"removed registry {done.name}"))
     return 0
 

@@ -13,7 +13,7 @@ from ..errors import PaiError
 from . import complete
 from .args import command
 from .cmd_daemon import restart_if_stale
-from .output import add_output_option, print_json
+from .output import add_output_option, print_json, visible
 
 if TYPE_CHECKING:
     from pai_lsp.api import WhyResult
@@ -49,7 +49,7 @@ def cmd_why(args: argparse.Namespace) -> int:
         return 0
     if result.explanation is None:
         state = result.state
-        print(f"{args.job}: {state}" if state in EXPLAINED else render("why.nothing", terminal_locale(), job=args.job, state=state))
+        print(visible(f"{args.job}: {state}" if state in EXPLAINED else render("why.nothing", terminal_locale(), job=args.job, state=state)))
         return 0
     print(report(result, terminal_locale()))
     return 0
@@ -65,7 +65,8 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
 
     try:
         result = daemon.call_sync(api.Why(job=job, cluster=cluster))
-        return one_line(result, terminal_locale())
+        line = one_line(result, terminal_locale())
+        return None if line is None else visible(line)
     except PaiError:
         return None
 
@@ -94,7 +95,7 @@ def report(result: WhyResult, locale: str | None) -> str:
     if not cause.evidence and cause.last_lines:
         lines.append(render("why.last-lines", locale))
         lines += [f"  {e.text}" for e in cause.last_lines]
-    return "\n".join(lines)
+    return "\n".join(map(visible, lines))  # each line: its evidence from a log, its paths from a traceback
 
 
 def _frame(frame: Frame, changed: set[str], locale: str | None) -> str:

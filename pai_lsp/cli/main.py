@@ -74,6 +74,11 @@ def build_parser(commands: Iterable[str | None] | None = None) -> argparse.Argum
             command_module(name).add_commands(sub)
         elif module not in modules:
             listed(sub, name, line)
+    order = list(COMMANDS)  # as the table lists them, whichever module added them
+    sub._choices_actions.sort(key=lambda action: order.index(action.dest))
+    parsers = sorted(sub.choices.items(), key=lambda item: order.index(item[0]))
+    sub.choices.clear()
+    sub.choices.update(parsers)
     inherit_options(parser)
     return parser
 
@@ -91,6 +96,7 @@ def guarded(name: str, run) -> int:
 
     from ..errors import Exists, PaiError
     from .args import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE
+    from .output import visible
 
     signal.signal(signal.SIGINT, signal.default_int_handler)  # from now on Ctrl-C stops what the command started
     try:
@@ -100,7 +106,7 @@ def guarded(name: str, run) -> int:
         from ..settings import terminal_locale
 
         locale = terminal_locale()
-        print(f"{name}: {exc.render(locale)}" + (render("cli.f-replaces", locale) if isinstance(exc, Exists) else ""),
+        print(visible(f"{name}: {exc.render(locale)}") + (render("cli.f-replaces", locale) if isinstance(exc, Exists) else ""),
               file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:

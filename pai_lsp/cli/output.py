@@ -1,5 +1,6 @@
 """What `pai` prints: `-o json` (the daemon's results as they are, documented in docs/protocol.md),
-sizes people read, and job states in colour on a terminal (plain when piped, or with NO_COLOR).
+sizes people read, job states in colour on a terminal (plain when piped, or with NO_COLOR), and
+text from others made harmless to the terminal (`visible`, the rule in `TERMINAL_RULE`).
 
 Colours are rich's, loaded only where it would colour anything: printed into a pipe or a file,
 rich prints the text as it is, and so does `PlainConsole`, without loading rich (which takes longer
@@ -11,12 +12,49 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .. import api
+
+# The one rule for what reaches the terminal as it is (docs/cli.md quotes it).
+TERMINAL_RULE = """\
+Text that comes from a cluster, a log, a record or another user (job and file names, owners, paths,
+the server's messages, `pai why`'s evidence, status fields, configs) is printed with its control
+characters made visible, as `ls -b` and git's quoted paths show them: an escape character (ESC) is
+printed as `\\033`, a newline inside a name as `\\n`, a tab as `\\t`, any other control character
+(C0, DEL, C1) as `\\` and three octal digits. A window-title change or a colour code written into
+a log line or a file name cannot act on your terminal. (In multi-line text — a diff, a config — the
+lines and their tabs stay as they are; a backslash is left as it is.) `-o json` gives every value
+exactly, JSON-escaped.
+
+Raw bytes, as `cat` writes them, only where you asked for the contents of a log or a file:
+`pai logs`, the log that `--follow` streams (`pai run`, `pai submit`, `pai rerun`), and
+`pai hdfs cat`, `pai hdfs tail` and `pai hdfs get REMOTE -`."""
+
+_NAMED = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # newline and tab kept
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or f"\\{ord(char):03o}"
+
+
+def visible(value: object) -> str:
+    """`value` as text with every control character made visible (`TERMINAL_RULE`): for anything
+    printed that `pai` did not write itself."""
+    return _CONTROL.sub(_visible, str(value))
+
+
+def visible_lines(text: str) -> str:
+    """Multi-line text (a diff, a config) with its lines and tabs kept and every other control
+    character made visible."""
+    return _CONTROL_IN_LINES.sub(_visible, text)
 
 # A state's colour, whatever printed it (job tables, task lines, the end of `logs -f`).
 STATE_STYLES = {"SUCCEEDED": "green", "FAILED": "bold red", "RUNNING": "cyan", "WAITING": "yellow", "STOPPING": "magenta",
@@ -111,13 +149,13 @@ def print_row(parts: list[tuple[str, str | None]], out=None) -> None:
     """One line of a table: (text, style or None) pieces, padded already; styled on a terminal."""
     out = out or console()
     if isinstance(out, PlainConsole):
-        out.print("".join(text for text, _ in parts))
+        out.print("".join(visible(text) for text, _ in parts))
         return
     from rich.text import Text
 
     line = Text()
     for text, style in parts:
-        line.append(text, style=style)
+        line.append(visible(text), style=style)
     out.print(line)
 
 

@@ -644,6 +644,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "records.unchecked": (TEXT, "the submission record of {job} at {location} could not be checked: the job carries no "
                           "fingerprint and this machine's journal has no copy",
                           "{job} 位于 {location} 的提交记录无法校验：作业没有携带指纹，本机日志中也没有副本"),
+    "records.unchecked-rerun": (TEXT, "the submission record of {job} at {location} cannot be checked (the job carries no "
+                                      "fingerprint and this machine's journal has no copy): pai reruns only a record it can "
+                                      "check; `pai show {job}` shows it as it is",
+                                "{job} 位于 {location} 的提交记录无法校验（作业没有携带指纹，本机日志中也没有副本）：pai 只重新运行能校验的记录；"
+                                "`pai show {job}` 可按原样显示它"),
     "records.journal-unreadable": (TEXT, "this machine's journal copy is unreadable: {why}", "本机日志中的副本无法读取：{why}"),
     "records.not-written": (TEXT, "the submission record could not be written to {location} ({why}); it is kept on this machine only",
                             "提交记录无法写入 {location}（{why}）；它只保存在本机"),
@@ -715,6 +720,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "http.name-other-resource": (TEXT, "{value} cannot be a {what} name: it would name another resource",
                                  "{value} 不能作为 {what} 名称：它会指向另一个资源"),
     "http.name-not-utf8": (TEXT, "{value} cannot be a {what} name: it is not UTF-8 text", "{value} 不能作为 {what} 名称：它不是 UTF-8 文本"),
+    "v2.render-too-large": (TEXT, "its templates fill in to more than {limit} of commands (a long parameter used many "
+                                  "times?): pai renders no more, and no cluster runs commands that long",
+                            "其模板填充后的命令超过 {limit}（是否有很长的参数被多次使用？）：pai 不再渲染，也没有集群能运行这么长的命令"),
+    "v2.render-too-many-tags": (TEXT, "its templates fill in more than {limit} tags: pai renders no more",
+                                "其模板填充的标签超过 {limit} 个：pai 不再渲染"),
     "cli.f-replaces": (TEXT, " (-f replaces it)", "（-f 可替换它）"),
     "cli.bad-locale": (TEXT, "{value}: pai speaks en (English) and zh-CN (Simplified Chinese)", "{value}：pai 支持 en（英语）和 zh-CN（简体中文）"),
     "cli.no-password-stdin": (TEXT, "no password on standard input: --password-stdin reads it from the first line "
@@ -722,6 +732,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                               "标准输入中没有密码：--password-stdin 从第一行读取密码（例如 `pass show pai | pai … --password-stdin`）"),
     "cli.no-terminal-password": (TEXT, "no terminal to ask for the password on: give it on standard input with --password-stdin",
                                  "没有可以询问密码的终端：请用 --password-stdin 从标准输入给出密码"),
+    "cli.empty-value": (TEXT, "an empty value: give one, or leave the option out", "值为空：请给出一个值，或省略该选项"),
     "cli.no-password": (TEXT, "no password given", "没有给出密码"),
     "cli.list-needs-dry-run": (TEXT, "--list shows what --dry-run would upload: give both (nothing was submitted)",
                                "--list 显示 --dry-run 将上传的内容：请同时给出两者（没有提交任何作业）"),
@@ -762,6 +773,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                   "pai 守护进程在回答 `{method}` 之前停止了，该操作可能已完成也可能没有：请先检查，再重试（见 {log}）"),
     "daemon.keeps-stopping": (TEXT, "the pai daemon keeps stopping: see {log}", "pai 守护进程不断停止：请查看 {log}"),
     "params.not-object": (TEXT, "{method}: params must be an object", "{method}：参数必须是对象"),
+    "params.no-argument": (TEXT, "{command}: its argument, an object, is missing (see docs/protocol.md)",
+                           "{command}：缺少它的参数（一个对象，见 docs/protocol.md）"),
     "params.missing": (TEXT, "{method}: `{key}` is missing", "{method}：缺少 `{key}`"),
     "params.type": (TEXT, "{method}: `{key}` must be {expected}", "{method}：`{key}` 必须是{expected}"),
     "params.unknown-method": (TEXT, "unknown method {method}", "未知的方法 {method}"),

@@ -26,7 +26,7 @@ from ..core.roles import TaskRole, from_v2
 from ..core.schema import load_schema
 from ..core.v2.facts import SCHEMA_FILE
 from ..core.v2.render import PREREQUISITE_FIELDS, V2_DIRS, entrypoint, fill_secrets, prerequisites_by_type, secrets_masked
-from ..core.v2.templates import TemplateError, fill
+from ..core.v2.templates import TemplateError, fill, one_job
 from ..core.yaml import jsyaml
 from ..core.yaml.scalars import js_string
 from .job_data import with_always_ports
@@ -122,7 +122,8 @@ def parse(text: str) -> dict:
             "params": {}, "message": _ajv_message(e),
         } for e in errors]))
     _check(doc)
-    _render(doc)
+    with one_job():  # what its templates fill in to is bounded, as for the client (core/v2/templates.py)
+        _render(doc)
     return doc
 
 
@@ -228,7 +229,8 @@ def _render(doc: dict) -> None:
         if any(not isinstance(c, str) for c in role["commands"]):
             raise _failed("command.trim is not a function")
         try:
-            entrypoint({**doc, "taskRoles": {name: role}}, name)  # taskRoles may be a list: its items by index
+            # taskRoles may be a list: its items by index; the secrets as the runtime fills them in (`roles`)
+            fill_secrets(entrypoint({**doc, "taskRoles": {name: role}}, name), secrets)
         except TemplateError as exc:
             raise _failed(str(exc)) from None
 

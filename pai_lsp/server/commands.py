@@ -6,26 +6,96 @@ One convention: each command takes one argument, an object, read into its class 
 for the parameter's annotation; a wrong shape is an InvalidParams error naming the key. Submit, run
 and preview also take a config's bare URI, as code lenses and minimal clients send it. Each answers
 `{ok: true, …}` with its class's `RESULT`, or a failure (server/jobs.py).
+
+A missing or wrong argument is the client's mistake, not the server's: an InvalidParams error in the
+client's language, and one line in the server's log (not a traceback; see `_OneLineForBadArguments`).
 """
 
 from __future__ import annotations
 
 import base64
+import functools
+import inspect
 import json
+import logging
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import api
 from ..clusters.kinds import catalogue
 from ..core.messages import render
 from ..core.openpai_rest import FINAL
-from .feature_registry import FeatureRegistry
+from ..errors import InvalidInput
+from .feature_registry import F, FeatureRegistry
 from .job_relay import ok
 from .language_server import PaiLanguageServer  # not under TYPE_CHECKING: pygls reads commands' annotations at run time
 
-registry = FeatureRegistry()
 Answer = dict[str, Any]
+
+
+class _OneLineForBadArguments(logging.Filter):
+    """pygls logs every error a request is answered with as an exception, with its traceback: for
+    an InvalidParams answer (the client sent a wrong argument) one line says all there is."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, JsonRpcInvalidParams):
+            record.msg, record.args, record.exc_info, record.exc_text = "refused a request's params: %s", (error,), None, None
+        return True
+
+
+def _checked(name: str, fn: F) -> F:
+    """`fn` as pygls calls it, refusing a missing or wrong argument as InvalidParams: pygls calls a
+    command whose params were left out without them, and answers our own refusal of a bad shape
+    (`InvalidInput`) as an internal error."""
+    needed = [p for p in list(inspect.signature(fn).parameters.values())[1:]
+              if p.kind is not p.VAR_POSITIONAL and p.default is p.empty]
+
+    def refused(ls: PaiLanguageServer, args: tuple) -> JsonRpcInvalidParams | None:
+        if len(args) < len(needed):
+            return JsonRpcInvalidParams(render("params.no-argument", ls.locale, command=name))
+        return None
+
+    if inspect.iscoroutinefunction(fn):
+        @functools.wraps(fn)  # pygls reads the arguments into the types of `fn`'s signature
+        async def checked(ls: PaiLanguageServer, *args: Any) -> Any:
+            if (error := refused(ls, args)) is not None:
+                raise error
+            try:
+                return await fn(ls, *args)
+            except InvalidInput as exc:
+                raise JsonRpcInvalidParams(exc.render(ls.locale)) from None
+        return checked
+
+    @functools.wraps(fn)
+    def checked_sync(ls: PaiLanguageServer, *args: Any) -> Any:
+        if (error := refused(ls, args)) is not None:
+            raise error
+        try:
+            return fn(ls, *args)
+        except InvalidInput as exc:
+            raise JsonRpcInvalidParams(exc.render(ls.locale)) from None
+    return checked_sync
+
+
+class _Commands(FeatureRegistry):
+    def command(self, name: str):
+        def decorator(fn: F) -> F:
+            self.commands.append((name, _checked(name, fn)))
+            return fn
+
+        return decorator
+
+    def register(self, server) -> None:
+        super().register(server)
+        log = logging.getLogger("pygls.protocol.json_rpc")  # where pygls logs a request's error
+        if not any(isinstance(f, _OneLineForBadArguments) for f in log.filters):
+            log.addFilter(_OneLineForBadArguments())
+
+
+registry = _Commands()
 
 
 # -- submit, run, preview: the object, or the config's bare URI --------------------------------

@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..api import PreviewResult, UploadPreview
+from ..core.job_format import Unsendable
+from ..core.messages import message
 from ..core.messages import render as text
 from ..core.upload_facts import size_text
+from ..errors import InvalidInput
 from .jobs import job_settings, prepare
 from .selection import choose
 
@@ -45,7 +48,11 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     if prepared.rendered is None:
         rendered = json.dumps(prepared.config, indent=2, ensure_ascii=False) + "\n"
     else:
-        rendered = prepared.job_format.rendered(prepared.config, show_secrets=True) if show_secrets else prepared.rendered
+        try:  # the secrets filled in may make it larger than what one job may render
+            rendered = prepared.job_format.rendered(prepared.config, show_secrets=True) if show_secrets else prepared.rendered
+        except Unsendable as exc:
+            raise InvalidInput(message("error.at-file", file=shown or str(config_path),
+                                       reason=exc.said(backend.profile.name))) from None
     config = prepared.config
     if prepared.rendered is not None and not show_secrets:
         config = prepared.job_format.masked(config)  # shown nowhere in plain text unless asked for

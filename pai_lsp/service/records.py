@@ -268,6 +268,7 @@ class Found:
     source: str  # "cluster" | "journal"
     location: str | None
     notes: list[Message]  # what was found wrong on the way, one line each
+    checked: bool = True  # its SHA-256 is the one the job carries, or the journal's copy's
 
     def said(self) -> list[str]:
         """The notes as the result carries them (in English: a result is not said in a language yet)."""
@@ -319,7 +320,7 @@ def find(backend: Backend, job: str, journal: LocalRecords | None = None) -> Fou
             else:
                 if expected is None:
                     notes.append(message("records.unchecked", job=job, location=location))
-                return Found(found, rec.digest(data), "cluster", location, notes)
+                return Found(found, rec.digest(data), "cluster", location, notes, checked=expected is not None)
     if local is not None and (ref is None or rec.digest(local) == ref["sha256"]):
         try:
             return Found(rec.decode(local), rec.digest(local), "journal", location, notes)
@@ -481,6 +482,8 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
     recorded git commit (uploaded, and said which); its final config, or `config` (edited by the user)."""
     journal = LocalRecords()
     found = find(backend, job, journal)
+    if not found.checked:  # anyone who may write there could have put it there: shown, never run
+        raise InvalidInput(message("records.unchecked-rerun", job=job, location=found.location))
     first = found.record
     name_key = _name_key(first)
     base = str(first.source_config.get(name_key) or job)

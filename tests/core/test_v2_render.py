@@ -169,3 +169,49 @@ def test_generated_templates_render_and_fail_as_the_server_renders_and_fails_the
             with pytest.raises(TemplateError) as caught:
                 entrypoint(doc, "ps")
             assert str(caught.value) == real["error"], repr(template)
+
+
+def _repeated(value: str, uses: int, field: str = "parameters") -> dict:
+    """A job whose one role uses `$<field>.big` (= `value`) `uses` times."""
+    return {"protocolVersion": 2, "name": "huge", "type": "job", field: {"big": value},
+            "prerequisites": [{"name": "img", "type": "dockerimage", "uri": "ubuntu:18.04"}],
+            "taskRoles": {"main": {"dockerImage": "img", "resourcePerInstance": {"cpu": 1, "memoryMB": 512, "gpu": 0},
+                                   "commands": [f"echo <% ${field}.big %>"] * uses}}}
+
+
+def test_what_rendering_produces_is_bounded():
+    """A 90 KB parameter used 3,000 times would fill in to 270 MB: refused once past the bound, with
+    the catalogue's words, after producing no more than the bound (a job just under it renders)."""
+    from pai_lsp.core.v2.templates import MAX_RENDERED, RenderTooLarge
+
+    with pytest.raises(RenderTooLarge) as refused:
+        render(_repeated("x" * 90_000, 3_000))
+    assert refused.value.message.code == "v2.render-too-large" and "16 MB" in str(refused.value)
+    uses = MAX_RENDERED // 2 // 90_010 - 1  # each role's commands are filled twice (templates, then secrets)
+    assert len(render(_repeated("x" * 90_000, uses)).job["taskRoles"]["main"]["commands"]) == uses
+    with pytest.raises(RenderTooLarge):  # secrets, filled in only when shown, count as much
+        render(_repeated("s" * 90_000, 3_000, "secrets"), show_secrets=True)
+    masked = render(_repeated("s" * 90_000, 3_000, "secrets"))  # masked: six characters each
+    assert masked.job["taskRoles"]["main"]["commands"][0] == "echo ******"
+
+
+def test_the_number_of_filled_tags_is_bounded(monkeypatch):
+    """The steps of the work are counted (the same job is refused on any machine): here with a bound
+    of 1,000 tags rather than a million, whose job takes minutes to write out."""
+    from pai_lsp.core.v2 import templates as v2_templates
+
+    monkeypatch.setattr(v2_templates, "MAX_FILLED_TAGS", 1_000)
+    assert len(render(_repeated("1", 1_000)).job["taskRoles"]["main"]["commands"]) == 1_000
+    with pytest.raises(v2_templates.RenderTooLarge) as refused:
+        render(_repeated("1", 1_001))
+    assert refused.value.message.code == "v2.render-too-many-tags" and "1,000 tags" in str(refused.value)
+
+
+def test_one_job_s_budget_is_shared_by_all_its_fills():
+    from pai_lsp.core.v2.templates import MAX_RENDERED, RenderTooLarge, one_job
+
+    half = "x" * (MAX_RENDERED // 2 + 1)
+    assert len(fill("<% $parameters.v %>", {"$parameters": {"v": half}})) == len(half)  # alone: within
+    with one_job(), pytest.raises(RenderTooLarge):
+        for _ in range(2):
+            fill("<% $parameters.v %>", {"$parameters": {"v": half}})

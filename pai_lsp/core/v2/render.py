@@ -27,7 +27,7 @@ import yaml
 from ..schema import load_schema
 from ..yaml.scalars import js_string, resolve_plain
 from .facts import SCHEMA_FILE
-from .templates import TemplateError, fill, joined_commands
+from .templates import RenderTooLarge, TemplateError, fill, joined_commands, one_job
 
 MASK = "******"  # what the server stores instead of the secrets (utils/protocolSecret.js)
 PREREQUISITE_FIELDS = ("script", "output", "data")  # the role fields a template may read as `$<field>`
@@ -111,7 +111,13 @@ def render(job: dict, show_secrets: bool = False) -> Rendered:
     """The job (a checked v2 job: its values as js-yaml reads them) as the server will see it: each
     role's `commands` are the lines it runs (deployment merged, templates filled, `$secrets` too:
     masked unless `show_secrets`), `deployments` and `defaults.deployment` dropped (applied), the
-    secrets block masked, the schema's defaults filled in. TemplateError where the server fails."""
+    secrets block masked, the schema's defaults filled in. TemplateError where the server fails, or
+    past what one job may render (`RenderTooLarge`)."""
+    with one_job():
+        return _render(job, show_secrets)
+
+
+def _render(job: dict, show_secrets: bool) -> Rendered:
     secrets = job.get("secrets") if isinstance(job.get("secrets"), dict) else {}
     shown = {"$secrets": secrets if show_secrets else masked(secrets)}
     out = copy.deepcopy(job)
@@ -137,6 +143,8 @@ def fill_secrets(text: str, shown: dict) -> str:
     {"$secrets": …}; text the parser cannot read, say a parameter's value holding `<%`, stays as it is)."""
     try:
         return fill(text, shown)
+    except RenderTooLarge:
+        raise
     except TemplateError:
         return text
 

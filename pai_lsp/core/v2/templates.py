@@ -14,17 +14,32 @@ strips it.
 `find_templates` gives every tag with its place (and raises `TemplateError` where the server would);
 `render` fills them in. Pure: the language server, `pai submit --dry-run` and the local cluster use
 the same two functions.
+
+Filling in is bounded: a parameter of 90 KB used 3,000 times would fill a role's commands with
+270 MB. What one job's rendering produces (`one_job`; one `fill` alone when none is open) may reach
+`MAX_RENDERED` characters and `MAX_FILLED_TAGS` filled tags (the steps of the work, counted rather
+than timed so the same job is refused on every machine); past either, `RenderTooLarge`, a
+`TemplateError`, so every caller that says the server's template errors says this one too.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ..job_format import Unsendable
+from ..messages import Message, message
 from ..yaml.scalars import js_string
+
+# What one job's templates may fill in to: no cluster runs commands this long (a Kubernetes object is
+# at most 1.5 MB), and the largest job file pai reads (64 MB) renders within it unless it repeats itself.
+MAX_RENDERED = 16 * 1024 * 1024  # characters
+MAX_FILLED_TAGS = 1_000_000
 
 OPEN, CLOSE = "<%", "%>"
 NAME = "name"  # the one kind of tag the server fills in
@@ -65,12 +80,44 @@ class TemplateError(Unsendable):
     """A text the server's template parser refuses (500): `message` in mustache's words, and where:
     `start`..`end` in the text (the unclosed `<%`, the section tag), `at` the position mustache names."""
 
-    def __init__(self, message: str, start: int, end: int, at: int):
-        super().__init__(message)
+    def __init__(self, message: str | Message, start: int, end: int, at: int):
+        super().__init__(str(message))
         self.message, self.start, self.end, self.at = message, start, end, at
 
-    def said(self, cluster: str) -> str:
+    def said(self, cluster: str) -> Message | str:
         return self.message
+
+
+class RenderTooLarge(TemplateError):
+    """The job's templates fill in to more than pai renders (`MAX_RENDERED`, `MAX_FILLED_TAGS`):
+    refused where it is rendered, in the catalogue's words (`message` is a `Message`)."""
+
+    def __init__(self, said: Message):
+        super().__init__(said, 0, 0, 0)
+
+
+class _Budget:
+    """What is left to fill in."""
+
+    def __init__(self) -> None:
+        self.chars, self.tags = MAX_RENDERED, MAX_FILLED_TAGS
+
+
+_budget: ContextVar[_Budget | None] = ContextVar("rendering_budget", default=None)
+
+
+@contextmanager
+def one_job() -> Iterator[None]:
+    """Every `fill` inside counts against one budget: what rendering one job may produce (nested,
+    the outer one counts)."""
+    if _budget.get() is not None:
+        yield
+        return
+    token = _budget.set(_Budget())
+    try:
+        yield
+    finally:
+        _budget.reset(token)
 
 
 def _compile(tags: list[str], at: int, start: int) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
@@ -213,16 +260,34 @@ def js_trim(text: str) -> str:
 def fill(text: str, context: dict[str, Any]) -> str:
     """`text` with its name tags filled in from `context` (names such as "$parameters" at its top)
     and its other tags dropped, trimmed: the server's `render`. Raises `TemplateError`."""
+    budget = _budget.get() or _Budget()
     if OPEN not in text:
+        _spend(budget, len(text), 0)
         return js_trim(text)
     out = []
+    size = tags = 0
     for token in _parse(text)[1]:
         if isinstance(token, Template):
             value = lookup(context, token.expr)
-            out.append(f"{OPEN} {token.expr} {CLOSE}" if value is None else js_string(value))
+            piece = f"{OPEN} {token.expr} {CLOSE}" if value is None else js_string(value)
+            size, tags = size + len(piece), tags + 1
+            if size > budget.chars or tags > budget.tags:
+                _spend(budget, size, tags)
+            out.append(piece)
         else:
+            size += 1  # one character
             out.append(token)
+    _spend(budget, size, tags)
     return js_trim("".join(out))
+
+
+def _spend(budget: _Budget, chars: int, tags: int) -> None:
+    budget.chars -= chars
+    budget.tags -= tags
+    if budget.chars < 0:
+        raise RenderTooLarge(message("v2.render-too-large", limit=f"{MAX_RENDERED // (1024 * 1024)} MB"))
+    if budget.tags < 0:
+        raise RenderTooLarge(message("v2.render-too-many-tags", limit=f"{MAX_FILLED_TAGS:,}"))
 
 
 def render(value: str, parameters: dict | None, secrets: dict | None = None, **prerequisites: dict | None) -> str:
