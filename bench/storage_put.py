@@ -60,11 +60,11 @@ def main() -> int:
     env = dict(os.environ, HDFSCLI_CONFIG=str(config))
     steps = {  # each writes under the folder it is given
         "code upload, tree": lambda to: upload(hdfs, files, f"{to}/upload", threads=8),
-        "pai hdfs put, tree": lambda to: explorer.put(backend, tree, to),  # a new folder: written whole, one rename
-        "pai hdfs put, tree again": lambda to: explorer.put(backend, tree, to),  # over it: file by file, a rename each
+        "pai hdfs put, tree": lambda to: explorer.put(backend.storage, tree, to),  # a new folder: written whole, one rename
+        "pai hdfs put, tree again": lambda to: explorer.put(backend.storage, tree, to),  # over it: file by file, a rename each
         "hdfscli upload, tree": lambda to: subprocess.run([*hdfscli, str(tree), f"{to}/cli-tree"], check=True, env=env,
                                                           capture_output=True),
-        "pai hdfs put, big file": lambda to: explorer.put(backend, big, f"{to}/put-big.bin"),
+        "pai hdfs put, big file": lambda to: explorer.put(backend.storage, big, f"{to}/put-big.bin"),
         "hdfscli upload, big file": lambda to: subprocess.run([*hdfscli, str(big), f"{to}/cli-big.bin"], check=True, env=env,
                                                               capture_output=True),
     }

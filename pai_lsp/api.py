@@ -309,6 +309,16 @@ class UploadSummary(Result):
 
 
 @wire
+class CodeStorage(Result):
+    """Where a job's code went when it went to a storage the job mounts (not to a codeDir)."""
+
+    storage: str  # the storage's name
+    path: str  # the code's folder in it: /<user>~<job>
+    mount_path: str  # where the job mounts the storage: /mnt/<storage>
+    job_folder: str  # where the job's commands run: <mountPath>/<user>~<job> (a `cd` added before them)
+
+
+@wire
 class SubmitResult(Result):
     job: str
     cluster: str
@@ -316,6 +326,7 @@ class SubmitResult(Result):
     upload: UploadSummary | None  # None: nothing to upload (no codeDir, or uploads off)
     warnings: list[str]  # the cluster's, one line each, about the job it accepted
     record: RecordSummary | None = omitted_when_none()  # the submission record kept of it (none: a resumed submit)
+    code_storage: CodeStorage | None = omitted_when_none()  # the upload went to a storage the job mounts
 
 
 @wire
@@ -347,6 +358,7 @@ class PreviewResult(Result):
     v2: bool  # a v2 (YAML) job
     converted: dict[str, Any] | None  # the v1 config a v1-only cluster gets instead of a v2 job
     text: str  # what `pai submit --dry-run` prints
+    code_storage: CodeStorage | None = omitted_when_none()  # the upload would go to a storage the job mounts
 
 
 @wire
@@ -708,6 +720,25 @@ class HdfsTransferResult(Result):
     path: str
     files: int
     bytes: int
+
+
+@wire
+class StorageInfo(Result):
+    """One storage as `pai storage list` shows it."""
+
+    name: str
+    type: str | None  # the cluster's: "nfs", "samba", "azureBlob", "azureFile", "dshuttle", "other", "unknown"; None: not bound
+    server: str  # where its files are: "10.0.0.1:/data", "//host/share", "account/container", a folder here; "" unknown
+    read_only: bool  # jobs mount it read-only (and pai does not write to it)
+    mount_path: str  # where a job that names it in extras.storages sees it: /mnt/<name>
+    default: bool  # mounted when extras.storages is []
+    share: bool  # false: a job (and pai) sees only its <user>/ folder
+
+
+@wire
+class StorageListResult(Result):
+    cluster: str
+    storages: list[StorageInfo]
 
 
 @wire
@@ -1137,8 +1168,16 @@ BACKEND_METHODS: tuple[type[Params], ...] = (Quota, RegistryList, RegistryAdd, R
 
 # -- HDFS --------------------------------------------------------------------------------
 @wire
-class HdfsPath(OnCluster):
-    """Relative paths are under `/user/<user>`."""
+class OnStorage(OnCluster):
+    """`storage`: one of the storages the cluster's jobs mount, by name (`storages.list`); absent: the
+    cluster's HDFS (PFS). Writes to a read-only storage are refused."""
+
+    storage: str | None = None
+
+
+@wire
+class HdfsPath(OnStorage):
+    """Relative paths are under `/user/<user>` on HDFS, under `/` on a mounted storage."""
 
     path: str
 
@@ -1179,7 +1218,7 @@ class HdfsRemove(HdfsPath):
 
 
 @wire
-class HdfsMove(OnCluster):
+class HdfsMove(OnStorage):
     METHOD: ClassVar[str] = "hdfs.mv"
     RESULT: ClassVar[type[Result]] = HdfsMoveResult
     source: str = field(metadata={"wire": "from"})
@@ -1202,7 +1241,7 @@ class HdfsTail(HdfsPath):
 
 
 @wire
-class HdfsTransfer(OnCluster):
+class HdfsTransfer(OnStorage):
     """Into `local` / `remote` when it is a folder or ends with `/`; what is there already is
     replaced only with `overwrite` (else an `exists` error)."""
 
@@ -1224,10 +1263,20 @@ class HdfsGet(HdfsTransfer):
     RESULT: ClassVar[type[Result]] = HdfsTransferResult
 
 
+# -- the storages a cluster's jobs mount (Kubernetes-era OpenPAI, the local cluster) -------
+@wire
+class StorageList(OnCluster):
+    """The storages the user may mount, with what a job and a person need of each (never its
+    credentials). The file verbs are `hdfs.*` with `storage` set."""
+
+    METHOD: ClassVar[str] = "storages.list"
+    RESULT: ClassVar[type[Result]] = StorageListResult
+
+
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
-    *HDFS_METHODS, *BACKEND_METHODS, *RECORD_METHODS)}
+    *HDFS_METHODS, StorageList, *BACKEND_METHODS, *RECORD_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
 # as in LSP: Ctrl-C, the editor's Cancel): the reply then says what was and was not done.

@@ -1,6 +1,6 @@
 """The language server over a day's work: its memory stays flat while the user types, a document
-too large to check stays responsive and gives its memory back when closed, and the worker processes
-the server starts end with it however it ends."""
+too large to check stays responsive and gives its memory back when closed, and the worker process
+the server starts for a large workspace ends with it however it ends."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from lsprotocol import types
 
 from pai_lsp.common.portable import PORTABLE_ENV
+from pai_lsp.server.uploads import LARGE_WORKSPACE
 
 from .helpers.configs import VALID
 from .helpers.lsp import Editor, RawServer
@@ -61,19 +62,25 @@ async def test_memory_stays_flat_over_50000_typing_edits(client, tmp_path):
 def test_worker_processes_end_with_the_server(tmp_path, how, monkeypatch):
     if "PDEATHSIG" in how:  # as on macOS and Windows: the parent's pipe alone tells the worker
         monkeypatch.setenv(PORTABLE_ENV, "1")
+    # A workspace large enough that, once counted, its counts go to a worker process.
+    (tmp_path / "src").mkdir()
+    for i in range(LARGE_WORKSPACE + 1):
+        (tmp_path / "src" / f"m{i}.py").touch()
     server = RawServer(tmp_path)
     workers: list[psutil.Process] = []
     try:
         server.initialize()
-        server.open(tmp_path / "job.pai.json", VALID)  # counting the files an upload would send starts a worker
+        server.open(tmp_path / "job.pai.json", VALID)  # counting the files an upload would send: first in a thread
         server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics")
         process = psutil.Process(server.process.pid)
-        for _ in range(300):
+        for attempt in range(900):
             workers = process.children(recursive=True)
-            if workers:
+            if any(_started(worker) for worker in workers):
                 break
+            if attempt % 10 == 0:  # a file changed: counted again, in the worker once the first count is in
+                (tmp_path / "src" / "m0.py").write_text(f"# {attempt}\n")
             psutil.wait_procs([], timeout=0.1)
-        assert workers, "the server started no worker"
+        assert any(_started(worker) for worker in workers), "the server started no worker"
         if how.startswith("killed"):
             server.process.kill()
         else:
@@ -81,12 +88,31 @@ def test_worker_processes_end_with_the_server(tmp_path, how, monkeypatch):
             server.process.stdin.close()
             assert server.process.wait(10) is not None
         _, alive = psutil.wait_procs(workers, timeout=5)
+        alive = [p for p in alive if not _ended(p)]
         assert alive == [], f"still running after the server ended: {[p.cmdline() for p in alive]}"
     finally:
         server.close()
         for worker in workers:  # if they outlived it: this test started them
             with contextlib.suppress(psutil.Error):
                 worker.kill()
+
+
+def _started(process: psutil.Process) -> bool:
+    """A worker process that has started: its thread watching for the server's end is running
+    (killed while still loading, a worker ends too, only later: when it has loaded)."""
+    try:
+        return "spawn_main" in " ".join(process.cmdline()) and process.num_threads() >= 2
+    except psutil.Error:
+        return False
+
+
+def _ended(process: psutil.Process) -> bool:
+    """Gone, or a zombie: ended, but its new parent (where PID 1 reaps no orphans, as in some
+    containers) has not collected its exit status."""
+    try:
+        return process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
 
 
 def large_config(megabytes: int) -> str:

@@ -56,8 +56,8 @@ def test_what_the_service_layer_returns_is_what_the_schema_says(tmp_path):
     doc = api.schema()
     backend = MemoryBackend(user="alice")
     backend.storage.write("/user/alice/data/a.txt", b"hello\n")
-    for value in (explorer.ls(backend, "data"), explorer.stat(backend, "data/a.txt"), explorer.mv(backend, "data/a.txt", "data/b.txt"),
-                  explorer.get(backend, "data", tmp_path), service.list_jobs(backend)):
+    for value in (explorer.ls(backend.storage, "data"), explorer.stat(backend.storage, "data/a.txt"), explorer.mv(backend.storage, "data/a.txt", "data/b.txt"),
+                  explorer.get(backend.storage, "data", tmp_path), service.list_jobs(backend)):
         errors = list(_validator(doc, type(value).__name__).iter_errors(value.to_json()))
         assert not errors, (type(value).__name__, errors[0].message)
     status = api.StatusResult(name="j", cluster="c", web_portal=None, state="RUNNING", created=1, completed=None, exit_code=None,

@@ -109,21 +109,21 @@ def test_outputs_download_the_output_dir(tmp_path):
 def test_hdfs_explorer_operations(tmp_path):
     backend = MemoryBackend(user="alice")
     backend.storage.write("/user/alice/data/a.txt", b"hello\n")
-    assert [e.name for e in explorer.ls(backend, "data").entries] == ["a.txt"]  # relative to /user/<user>
-    assert explorer.stat(backend, "data/a.txt").size == 6
-    assert explorer.cat(backend, "data/a.txt", 1, 3) == b"ell" and explorer.tail(backend, "data/a.txt", 3) == b"lo\n"
+    assert [e.name for e in explorer.ls(backend.storage, "data").entries] == ["a.txt"]  # relative to /user/<user>
+    assert explorer.stat(backend.storage, "data/a.txt").size == 6
+    assert explorer.cat(backend.storage, "data/a.txt", 1, 3) == b"ell" and explorer.tail(backend.storage, "data/a.txt", 3) == b"lo\n"
     with pytest.raises(InvalidInput, match="is a folder: use -r"):
-        explorer.rm(backend, "data")
-    explorer.mv(backend, "data/a.txt", "data/b.txt")
-    got = explorer.get(backend, "data", tmp_path)
+        explorer.rm(backend.storage, "data")
+    explorer.mv(backend.storage, "data/a.txt", "data/b.txt")
+    got = explorer.get(backend.storage, "data", tmp_path)
     assert got.files == 1 and (tmp_path / "data" / "b.txt").read_bytes() == b"hello\n"
     backend.storage.write("/user/alice/evil/x", b"")
     backend.storage.files["/user/alice/evil/..\\x"] = b"escape"
     with pytest.raises(PermissionDenied, match="refusing to download a remote entry"):
-        explorer.get(backend, "evil", tmp_path / "dest")
-    assert explorer.rm(backend, "data", recursive=True).path == "/user/alice/data"
+        explorer.get(backend.storage, "evil", tmp_path / "dest")
+    assert explorer.rm(backend.storage, "data", recursive=True).path == "/user/alice/data"
     with pytest.raises(NotFound):
-        explorer.stat(backend, "data")
+        explorer.stat(backend.storage, "data")
 
 
 def test_a_backend_that_lacks_a_method_cannot_be_made():
@@ -167,14 +167,14 @@ def test_hdfs_put_du_and_a_tail_longer_than_the_file(tmp_path):
     (tmp_path / "up" / "sub").mkdir(parents=True)
     (tmp_path / "up" / "a.txt").write_bytes(b"12345")
     (tmp_path / "up" / "sub" / "b.txt").write_bytes(b"67")
-    sent = explorer.put(backend, tmp_path / "up", "data")
+    sent = explorer.put(backend.storage, tmp_path / "up", "data")
     assert (sent.files, sent.bytes) == (2, 7) and backend.storage.files["/user/alice/data/sub/b.txt"] == b"67"
-    usage = explorer.du(backend, "data")
+    usage = explorer.du(backend.storage, "data")
     assert usage.bytes == 7 and sorted((e.path.rsplit("/", 1)[-1], e.bytes) for e in usage.entries) == [("a.txt", 5), ("sub", 2)]
-    assert explorer.tail(backend, "data/a.txt", 100) == b"12345"
-    assert explorer.put(backend, tmp_path / "up", "data").path == "/user/alice/data/up"  # into the folder that is there
+    assert explorer.tail(backend.storage, "data/a.txt", 100) == b"12345"
+    assert explorer.put(backend.storage, tmp_path / "up", "data").path == "/user/alice/data/up"  # into the folder that is there
     with pytest.raises(Exists):
-        explorer.put(backend, tmp_path / "up" / "a.txt", "data/a.txt")  # a file there already: only with overwrite
+        explorer.put(backend.storage, tmp_path / "up" / "a.txt", "data/a.txt")  # a file there already: only with overwrite
     (tmp_path / "up" / "a.txt").write_bytes(b"new")
-    assert explorer.put(backend, tmp_path / "up" / "a.txt", "data/a.txt", overwrite=True).bytes == 3
+    assert explorer.put(backend.storage, tmp_path / "up" / "a.txt", "data/a.txt", overwrite=True).bytes == 3
     assert backend.storage.files["/user/alice/data/a.txt"] == b"new"

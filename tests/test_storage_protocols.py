@@ -1,5 +1,5 @@
 """The storages a Kubernetes-era cluster mounts in its jobs, through their own protocols' clients,
-against the real servers on 127.0.0.1: Samba (smbd) and Azure Blob (Azurite). The same operations
+against the real servers on 127.0.0.1: Samba (smbd) and Azure Blob (Azurite); and the local cluster's storages, folders of this machine. The same operations
 and promises as HDFS and PFS (tests/test_storage_suite.py): a round trip, a put that replaces whole,
 a cut-off upload that leaves nothing under the name, a read-only storage, a `share: false` storage's
 sub-path, hostile names refused before any file work, credentials never said."""
@@ -20,7 +20,7 @@ from .helpers.servers import azurite, samba
 pytestmark = pytest.mark.subprocess  # Samba (smbd) and Azurite servers, through fixtures asked for by name
 
 BIG = 3_000_000  # more than one piece of a streamed file
-KINDS = ["samba", "azure-blob"]
+KINDS = ["samba", "azure-blob", "local-folder"]
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,16 @@ def _container(server, name: str) -> str:
     return name
 
 
+@pytest.fixture(scope="module")
+def local_folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("local-storage")
+
+
 def open_storage(kind: str, request, *, root: str = "", readonly: bool = False, wrong_secret: bool = False) -> Storage:
+    if kind == "local-folder":
+        from pai_lsp.storage.local_folder import LocalFolder
+
+        return LocalFolder(request.getfixturevalue("local_folder"), root=root, read_only=readonly)
     if kind == "samba":
         from pai_lsp.storage.samba import Samba
 
@@ -176,6 +185,8 @@ def test_a_read_only_storage_refuses_writes_and_reads(kind, request):
     if kind == "samba":
         server = request.getfixturevalue("samba_server")
         (server.shares["readonly"] / "given.txt").write_bytes(b"data")
+    elif kind == "local-folder":
+        (request.getfixturevalue("local_folder") / "given.txt").write_bytes(b"data")
     else:
         writable.put("/given.txt", b"data")
     readonly = open_storage(kind, request, readonly=True)
@@ -209,6 +220,8 @@ def test_a_share_false_storage_is_the_users_folder_only(kind, request):
 
 
 def test_credentials_are_never_said(kind, request):
+    if kind == "local-folder":
+        pytest.skip("a folder of this machine has no credentials")
     wrong = open_storage(kind, request, wrong_secret=True)
     with pytest.raises(AuthFailed) as failed:
         wrong.list("/")
@@ -240,6 +253,27 @@ def test_a_storage_opens_from_what_the_cluster_says_of_it(request):
         open_mounted({"name": "confignfs", "type": "nfs", "data": {"server": "10.0.0.1", "path": "/data"}}, "alice")
     with pytest.raises(InvalidInput, match="has no containerName"):
         open_mounted({"name": "blob", "type": "azureBlob", "data": {"accountName": "a"}}, "alice")
+
+
+def test_the_local_clusters_storage_opens_as_its_folder_only_when_it_is_one_here(tmp_path):
+    """The local cluster's `unknown` storage with `data.path` is that folder of this machine (its
+    `<user>/` when not shared, read-only as the cluster says); a path that is no folder here, or a
+    real server's `unknown` storage (no path), is the one-line refusal."""
+    from pai_lsp.errors import Unsupported
+    from pai_lsp.storage.mounted import open_mounted
+
+    detail = {"name": "homes", "share": False, "type": "unknown", "readOnly": False, "data": {"path": str(tmp_path)}}
+    mine = open_mounted(detail, "alice")
+    mine.put("/train.py", b"print(1)\n")
+    assert (tmp_path / "alice" / "train.py").read_bytes() == b"print(1)\n"
+    assert not list(tmp_path.glob("alice/*._COPYING_"))
+    readonly = open_mounted({**detail, "share": True, "readOnly": True}, "alice")
+    assert readonly.read("/alice/train.py") == b"print(1)\n"
+    with pytest.raises(PermissionDenied, match="read-only"):
+        readonly.put("/x", b"x")
+    for data in ({"path": str(tmp_path / "nowhere")}, {"path": "relative/folder"}, {}):
+        with pytest.raises(Unsupported, match="storage homes is of type unknown"):
+            open_mounted({**detail, "data": data}, "alice")
 
 
 def test_the_code_upload_keeps_its_promises_on_every_storage(storage, tmp_path):

@@ -141,6 +141,14 @@ def cmd_submit(args: argparse.Namespace) -> int:
                                   on_progress, on_restart=on_restart)
     if result.upload:
         print(_upload_line(result.upload), file=sys.stderr)
+    if result.code_storage is not None:
+        to, up = result.code_storage, result.upload
+        files = (up.sent_files + up.unchanged_files) if up is not None else 0
+        from ..core.messages import render
+        from ..settings import terminal_locale
+
+        print(visible(render("cli.code-storage", terminal_locale(), files=files, storage=to.storage, path=to.path,
+                             mount=to.mount_path, folder=to.job_folder)), file=sys.stderr)
     for warning in result.warnings:
         print(f"warning: {visible(warning)}", file=sys.stderr)
     print(visible(f"submitted {result.job} to {result.cluster}"))

@@ -1,7 +1,7 @@
 """`pai lsp` and `pai-lsp`: the language server, for editors (`--kinds`: what it knows, as JSON).
 
-Only the standard library at the top: `pai-lsp` must answer the editor's `initialize` before
-anything else loads (server/fast_start.py).
+Only the standard library at the top: `pai-lsp` loads the language server and nothing of the
+other commands (the editor waits for its `initialize` answer).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ def serve_lsp(tcp: str | None) -> int:
         host, _, port = tcp.rpartition(":")
         create_language_server().start_tcp(host or "127.0.0.1", int(port))
     else:
-        from ..server.fast_start import serve_stdio
+        from ..server import serve_stdio
 
-        serve_stdio()
+        return serve_stdio()
     return EXIT_OK
 
 

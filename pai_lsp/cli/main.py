@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from types import ModuleType
 
-# Only the standard library at the top: `pai-lsp` must answer the editor's `initialize` before
-# anything else loads (server/fast_start.py); each command imports what it needs.
+# Only the standard library at the top: `pai-lsp` loads the language server and nothing of the
+# other commands (the editor waits for its `initialize` answer); each command imports what it needs.
 
 # Every command: the module that adds it to the parser and runs it, and its line in `pai --help`
 # (tests/test_cli_startup.py holds each line to the one its module gives).
@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "code": ("cmd_records", "download exactly the code a job was submitted with"),
     "rerun": ("cmd_records", "submit a job again with exactly its code and config, under a new name"),
     "diff": ("cmd_records", "compare two runs: config keys, code, commit and environment"),
+    "storage": ("cmd_storage", "list the cluster's storages and move files in and out of them"),
     "completion": ("cmd_completion", "print the shell code that completes pai's commands, options and names"),
 }
 

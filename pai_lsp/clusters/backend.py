@@ -99,6 +99,16 @@ class Backend(ABC):
         """The last `size` bytes of a log (all of it when shorter), without reading what is before."""
 
     @abstractmethod
+    def storages(self) -> list[dict]:
+        """The storages the user may mount in a job (`GET /api/v2/storages`: name, share, volumeName,
+        default); a cluster kind that has none refuses with Unsupported, in one line."""
+
+    @abstractmethod
+    def storage_detail(self, name: str) -> dict:
+        """One storage as the cluster describes it (`GET /api/v2/storages/:name`: type, data with its
+        credentials, readOnly, share). The credentials are secrets: kept in memory by the caller only."""
+
+    @abstractmethod
     def quota(self) -> dict:
         """What the user may use and uses now, as `api.QuotaResult` reads it: `cluster`, `limits` and
         `used` (PaddlePaddle Cloud; others refuse with InvalidInput)."""

@@ -14,7 +14,7 @@ from ..core import formats
 from ..core.job_format import Unsendable
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
-from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError
+from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError, Unsupported
 from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path
 from ..storage.keepalive import KeepAlive
 from .backend import Backend
@@ -139,6 +139,29 @@ class OpenPai(Backend):
         from ..storage.upload import unchanged_files
 
         return unchanged_files(self.storage, files, remote)
+
+    # -- storages (Kubernetes era) ------------------------------------------------------
+    def storages(self) -> list[dict]:
+        """The user's storages, each with `default` (a missing `share` is true, as v1.0-1.1 said it).
+        A YARN-era server has none: said in one line."""
+        if not self.takes_v2:
+            raise Unsupported(message("openpai.no-storages", name=self.profile.name))
+        listed = self.request("GET", "/api/v2/storages").json()
+        items = listed.get("storages") if isinstance(listed, dict) else None
+        if not isinstance(items, list):
+            raise ServerError(message("openpai.bad-storages", url=self.rest_uri))
+        return [{**item, "share": item.get("share", True) is not False} for item in items
+                if isinstance(item, dict) and isinstance(item.get("name"), str)]
+
+    def storage_detail(self, name: str) -> dict:
+        """The server's detail of one storage, credentials in `data` (never logged or kept on disk);
+        the server's 404 `NoStorageError` and 403 are said as NotFound and PermissionDenied."""
+        if not self.takes_v2:
+            raise Unsupported(message("openpai.no-storages", name=self.profile.name))
+        detail = self.request("GET", url_path("/api/v2/storages/{name}", name=name)).json()
+        if not isinstance(detail, dict):
+            raise ServerError(message("openpai.bad-storages", url=self.rest_uri))
+        return detail
 
     def quota(self) -> dict:
         raise InvalidInput(message("openpai.no-quota", name=self.profile.name))

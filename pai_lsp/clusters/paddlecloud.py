@@ -21,7 +21,7 @@ import httpx
 from ..core import paddle
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
-from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError
+from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unsupported
 from ..storage.http import answer_error, at_paddlecloud, request
 from .backend import Backend
 
@@ -244,6 +244,12 @@ class PaddleCloud(Backend):
         return data[offset:] if limit is None else data[offset:offset + limit]
 
     # -- what only PaddlePaddle Cloud has ------------------------------------------------------
+    def storages(self) -> list[dict]:
+        raise Unsupported(message("paddle.no-storages", name=self.profile.name))
+
+    def storage_detail(self, name: str) -> dict:
+        raise Unsupported(message("paddle.no-storages", name=self.profile.name))
+
     def quota(self) -> dict:
         items = self.api("GET", "/api/v1/quota/").get("items") or []
         status = (items[0].get("status") or {}) if items else {}

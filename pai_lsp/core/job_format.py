@@ -156,6 +156,15 @@ class JobFormat:
         downloads; `dataDir`), as written; None when it names none."""
         return None
 
+    def commands(self, job: dict) -> list[str]:
+        """Every command the job runs, as written (what tells whether it runs the workspace's files)."""
+        return []
+
+    def mount_code(self, job: dict, storage: str, folder: str) -> str | None:
+        """Make the job mount `storage` and run its commands in `folder` of it (where its code is
+        uploaded); the folder as the job sees it, or None when the format mounts no storages."""
+        return None
+
     def converted(self, job: dict, protocols: Collection[int]) -> dict | None:
         """The job as the data a server reading only the OpenPAI job `protocols` (versions; empty: a
         cluster of another kind) is given instead, checked before anything is uploaded; None when the

@@ -463,6 +463,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。"),
     "lsp.job-ended": (TEXT, "Job {job} {state}", "作业 {job} {state}"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
+    "preview.code-storage": (TEXT, "The job has no codeDir: its code goes to storage {storage}, so pai adds to the job (shown below) "
+                             "an extras.storages entry for {storage} (mounted at {mount}) and `cd {folder}` before each "
+                             "role's commands. The file on disk is not changed.",
+                             "作业没有 codeDir：代码上传到存储 {storage}，因此 pai 向作业添加（见下文）{storage} 的 extras.storages "
+                             "条目（挂载于 {mount}），并在每个角色的命令前加上 `cd {folder}`。磁盘上的文件不会改变。"),
     "preview.title": (TEXT, "Dry run of {file}: nothing was sent.", "{file} 的试运行：未发送任何内容。"),
     "preview.name-drawn": (TEXT, " (a new name is drawn at submit)", "（提交时会重新生成名称）"),
     "preview.job-name": (TEXT, "job name: ", "作业名称："),
@@ -548,6 +553,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                  "存储 {name} 的类型是 {type}，pai 目前还不能从本机打开（可以打开的类型：{types}）"),
     "storage.detail-missing": (TEXT, "the cluster's answer for storage {name} has no {key}", "集群关于存储 {name} 的回答中没有 {key}"),
     "storage.failed": (TEXT, "{path}: {storage} failed: {why}", "{path}：{storage} 出错：{why}"),
+    "storage.read-only": (TEXT, "storage {name} is read-only: jobs mount it read-only, and pai writes nothing to it",
+                          "存储 {name} 是只读的：作业以只读方式挂载它，pai 也不向其中写入"),
     "storage.denied": (TEXT, "{path}: permission denied on {storage} ({why})", "{path}：{storage} 拒绝访问（{why}）"),
     "hdfs.rm-folder": (TEXT, "{path} is a folder: use -r to remove it with everything in it", "{path} 是文件夹：请用 -r 连同其内容一起删除"),
     "hdfs.not-a-file": (TEXT, "{path} is a folder, not a file", "{path} 是文件夹，不是文件"),
@@ -618,6 +625,12 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                          "{name} 是 OpenPAI 集群：配额属于 PaddlePaddle Cloud（请查看它的虚拟集群）"),
     "openpai.no-registries": (TEXT, "{name} is an OpenPAI cluster: registry secrets are PaddlePaddle Cloud's",
                               "{name} 是 OpenPAI 集群：镜像仓库密钥属于 PaddlePaddle Cloud"),
+    "openpai.no-storages": (TEXT, "{name} is a YARN-era OpenPAI cluster: it has no storages (its jobs' files are on HDFS: pai hdfs)",
+                            "{name} 是 YARN 时代的 OpenPAI 集群：没有存储（作业的文件在 HDFS 上：pai hdfs）"),
+    "openpai.bad-storages": (TEXT, "{url} answered the storage list with something that is not one",
+                             "{url} 对存储列表的回答不是存储列表"),
+    "paddle.no-storages": (TEXT, "{name} is a PaddlePaddle Cloud cluster: it has no storages (its files are on PFS: pai hdfs)",
+                           "{name} 是 PaddlePaddle Cloud 集群：没有存储（文件在 PFS 上：pai hdfs）"),
     "openpai.code-dir": (TEXT, "codeDir {uri!r} is not a path on the cluster's HDFS", "codeDir {uri!r} 不是集群 HDFS 上的路径"),
     "paddle.no-job-kept": (TEXT, "no job {job} on {cluster} (PaddlePaddle Cloud keeps no finished or killed jobs)",
                            "{cluster} 上没有作业 {job}（PaddlePaddle Cloud 不保留已结束或已终止的作业）"),
@@ -720,6 +733,14 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "http.name-other-resource": (TEXT, "{value} cannot be a {what} name: it would name another resource",
                                  "{value} 不能作为 {what} 名称：它会指向另一个资源"),
     "http.name-not-utf8": (TEXT, "{value} cannot be a {what} name: it is not UTF-8 text", "{value} 不能作为 {what} 名称：它不是 UTF-8 文本"),
+    "cli.no-storages": (TEXT, "({cluster} gives you no storage: an administrator adds them to your groups)",
+                        "（{cluster} 没有给你任何存储：由管理员把存储加入你的组）"),
+    "cli.code-storage": (TEXT, "{files} files → storage {storage}:{path}, mounted at {mount} (the job runs in {folder})",
+                         "{files} 个文件 → 存储 {storage}:{path}，挂载于 {mount}（作业在 {folder} 中运行）"),
+    "cli.storage-path": (TEXT, "{value}: say a storage path as STORAGE:PATH, e.g. local:/code (`pai storage list` names the storages)",
+                         "{value}：存储路径应写作 STORAGE:PATH，例如 local:/code（`pai storage list` 列出存储）"),
+    "cli.storage-mv-across": (TEXT, "{src} and {dst} are in different storages: mv moves within one (get, then put)",
+                              "{src} 和 {dst} 在不同的存储中：mv 只在同一存储内移动（请先 get 再 put）"),
     "v2.render-too-large": (TEXT, "its templates fill in to more than {limit} of commands (a long parameter used many "
                                   "times?): pai renders no more, and no cluster runs commands that long",
                             "其模板填充后的命令超过 {limit}（是否有很长的参数被多次使用？）：pai 不再渲染，也没有集群能运行这么长的命令"),

@@ -36,7 +36,7 @@ BUFFER = 4 << 20  # bytes buffered from the socket: a `job.log` of 1 MiB fits wh
 # Methods asked again, unchanged, when the daemon dies before answering: they only read, or (a
 # submit with a request id) the new daemon finishes what the old one started.
 READ_ONLY = frozenset({"ping", "jobs", "status", "config", "ssh", "hdfs.ls", "hdfs.stat", "hdfs.du", "hdfs.cat", "hdfs.tail",
-                       "clusters.list"})
+                       "clusters.list", "storages.list"})
 
 T = TypeVar("T")
 OnEvent = Callable[[api.Event], Awaitable[None] | None]

@@ -25,7 +25,7 @@ from ..clusters.profiles import LOCALS
 from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..service import clusters, records
+from ..service import clusters, mounted_storages, records
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
@@ -38,6 +38,7 @@ from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
+    from ..storage.base import Storage
 
 Notify = Callable[[api.Event], Awaitable[None]]
 Handler = Callable[[Any, Notify], Awaitable[Any]]
@@ -68,6 +69,7 @@ class Daemon:
             api.Subscribe.METHOD: self.subscribe,
             api.FollowLogs.METHOD: self.follow_logs,
             **{cls.METHOD: self.hdfs for cls in api.HDFS_METHODS},
+            api.StorageList.METHOD: self.storage_list,
             **{cls.METHOD: self.profiles for cls in api.CLUSTER_METHODS},
             **{cls.METHOD: self.backend_call for cls in api.BACKEND_METHODS},
             **{cls.METHOD: self.records for cls in api.RECORD_METHODS},
@@ -361,10 +363,21 @@ class Daemon:
         return result
 
     async def hdfs(self, p: api.Params, notify: Notify) -> api.Result:
+        """`hdfs.*`: on the cluster's HDFS (PFS), or on the storage `p.storage` names, opened for
+        this request (`service/mounted_storages.py`; a read-only one refuses the writes)."""
         progress = self.progress(getattr(p, "progress_token", None), api.TransferProgress, notify)
+        write = type(p) in WRITES
+
+        def on_storage(backend: Backend, *args: Any) -> api.Result:
+            with mounted_storages.opened(backend, getattr(p, "storage", None), write) as storage:
+                return (TRANSFERS if isinstance(p, api.HdfsTransfer) else HDFS)[type(p)](storage, p, progress, *args)
+
         if isinstance(p, api.HdfsTransfer):
-            return await self.stoppable(p.cluster, TRANSFERS[type(p)], p, progress)
-        return await self.sessions.run(getattr(p, "cluster", None), HDFS[type(p)], p, progress)
+            return await self.stoppable(p.cluster, on_storage)
+        return await self.sessions.run(getattr(p, "cluster", None), on_storage)
+
+    async def storage_list(self, p: api.StorageList, notify: Notify) -> api.StorageListResult:
+        return await self.sessions.run(p.cluster, mounted_storages.listing)
 
 
 class Utf8Chunks:
@@ -405,27 +418,29 @@ def split_utf8(data: bytes) -> tuple[bytes, bytes]:
 
 
 def _read(op: Callable[..., bytes]) -> Callable[..., api.HdfsData]:
-    def run(backend: Backend, p: Any, progress: Any) -> api.HdfsData:
-        return api.HdfsData(path=explorer.absolute(backend, p.path), data=base64.b64encode(op(backend, p)).decode())
+    def run(storage: Storage, p: Any, progress: Any) -> api.HdfsData:
+        return api.HdfsData(path=explorer.absolute(storage, p.path), data=base64.b64encode(op(storage, p)).decode())
 
     return run
 
 
 HDFS: dict[type, Callable[..., api.Result]] = {
-    api.HdfsList: lambda backend, p, progress: explorer.ls(backend, p.path, p.recursive),
-    api.HdfsDu: lambda backend, p, progress: explorer.du(backend, p.path, p.summary),
-    api.HdfsStat: lambda backend, p, progress: explorer.stat(backend, p.path),
-    api.HdfsMkdir: lambda backend, p, progress: explorer.mkdir(backend, p.path),
-    api.HdfsRemove: lambda backend, p, progress: explorer.rm(backend, p.path, p.recursive),
-    api.HdfsMove: lambda backend, p, progress: explorer.mv(backend, p.source, p.target),
-    api.HdfsCat: _read(lambda backend, p: explorer.cat(backend, p.path, p.offset, p.length)),
-    api.HdfsTail: _read(lambda backend, p: explorer.tail(backend, p.path, p.size)),
+    api.HdfsList: lambda storage, p, progress: explorer.ls(storage, p.path, p.recursive),
+    api.HdfsDu: lambda storage, p, progress: explorer.du(storage, p.path, p.summary),
+    api.HdfsStat: lambda storage, p, progress: explorer.stat(storage, p.path),
+    api.HdfsMkdir: lambda storage, p, progress: explorer.mkdir(storage, p.path),
+    api.HdfsRemove: lambda storage, p, progress: explorer.rm(storage, p.path, p.recursive),
+    api.HdfsMove: lambda storage, p, progress: explorer.mv(storage, p.source, p.target),
+    api.HdfsCat: _read(lambda storage, p: explorer.cat(storage, p.path, p.offset, p.length)),
+    api.HdfsTail: _read(lambda storage, p: explorer.tail(storage, p.path, p.size)),
 }
 
+WRITES = frozenset({api.HdfsMkdir, api.HdfsRemove, api.HdfsMove, api.HdfsPut})  # refused on a read-only storage
+
 TRANSFERS: dict[type, Callable[..., api.Result]] = {  # stopped by `cancelled` (`Daemon.stoppable`)
-    api.HdfsPut: lambda backend, p, progress, cancelled: explorer.put(backend, Path(p.local), p.remote, progress,
+    api.HdfsPut: lambda storage, p, progress, cancelled: explorer.put(storage, Path(p.local), p.remote, progress,
                                                                            overwrite=p.overwrite, cancelled=cancelled),
-    api.HdfsGet: lambda backend, p, progress, cancelled: explorer.get(backend, p.remote, p.local, progress,
+    api.HdfsGet: lambda storage, p, progress, cancelled: explorer.get(storage, p.remote, p.local, progress,
                                                                            overwrite=p.overwrite, cancelled=cancelled),
 }
 

@@ -1,8 +1,8 @@
 """The language server: maps the job-config core to LSP. No job logic of its own.
 
-`create_language_server` builds the server and registers every module's features and commands.
-Nothing here imports pygls or lsprotocol until it is called, so `fast_start` can answer
-`initialize` before they have loaded.
+`create_language_server` builds the server and registers every module's features and commands;
+`serve_stdio` runs it for an editor. Nothing here imports pygls or lsprotocol until it is called,
+so `pai-lsp --kinds` and the CLI never load them.
 """
 
 from __future__ import annotations
@@ -24,3 +24,11 @@ def create_language_server() -> PaiLanguageServer:
     for module in (features, commands):
         module.registry.register(server)
     return server
+
+
+def serve_stdio() -> int:
+    """Serve an editor on stdin and stdout until it says `exit` (or closes stdin); the exit code."""
+    from .pygls_compat import serve
+
+    server = create_language_server()
+    return serve(server, lambda: server.shut_down)

@@ -24,7 +24,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import api
-from ..clusters.kinds import catalogue
 from ..core.messages import render
 from ..core.openpai_rest import FINAL
 from ..errors import InvalidInput
@@ -194,6 +193,8 @@ async def job_unfollow(ls: PaiLanguageServer, params: api.Unfollow) -> Answer:
 def kinds(ls: PaiLanguageServer, *_: object) -> Answer:
     """The job-file formats with their file patterns, and the cluster kinds (clusters/kinds.py): what
     clients build their file selectors and kind choices from, so they hard-code none."""
+    from ..clusters.kinds import catalogue
+
     return ok(api.KindsResult.from_json(catalogue(ls.locale)))
 
 

@@ -4,16 +4,11 @@ pygls's own `TextDocument` splits lines with `str.splitlines`, which also breaks
 U+2029, U+0085, \\x0b, \\x0c and \\x1c, so after such a character an incremental edit lands on
 the wrong line; a range whose start is after its end duplicates text (memory grows with every
 such edit); and every change re-splits the whole text. So this server keeps its own documents:
-`SyncProtocol` takes over pygls's `didOpen` / `didChange` / `didClose` handling and applies
-changes through `LineIndex`, which counts lines as LSP does (\\n, \\r\\n, \\r) in the negotiated
-position encoding and re-scans only the lines an edit touched.
-
-`SyncProtocol` also answers requests whose parameters do not fit the protocol (a negative
-position, say) with an InvalidParams error instead of dropping them, which left the editor
-waiting for an answer that never came; it forgets each handler's future once it is done (pygls
-kept the one of every notification); and closing a large document hands its memory back.
-An emoji's UTF-16 halves are one character once both have arrived, and two when an edit falls
-between them, as in the editor's own string.
+`pygls_compat.CompatProtocol` takes over pygls's `didOpen` / `didChange` / `didClose` handling and
+applies changes here, through `LineIndex`, which counts lines as LSP does (\\n, \\r\\n, \\r) in the
+negotiated position encoding and re-scans only the lines an edit touched; closing a large
+document hands its memory back (`release_memory`). An emoji's UTF-16 halves are one character
+once both have arrived, and two when an edit falls between them, as in the editor's own string.
 """
 
 from __future__ import annotations
@@ -26,19 +21,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from ..core.formats import format_for
 from ..core.jsonc import Document, parse
-from ..core.model import ENCODINGS, LineIndex
+from ..core.model import LineIndex
 
 logger = logging.getLogger(__name__)
-_UINTEGER_MAX = 2**31 - 1
 _EDITS_KEPT = 16  # edits applied to the last parse; beyond, a fresh parse is cheaper
-_RELEASE_ABOVE = 1 << 20  # characters: closing a document this large hands its memory back
 
 
 @dataclass
@@ -102,6 +91,8 @@ class Documents:
         return self._open.get(uri)
 
     def open(self, uri: str, text: str, version: int | None) -> OpenDocument:
+        from ..core.formats import format_for  # loaded with the first document, not at start-up
+
         document = OpenDocument(uri, version, LineIndex(text, self.encoding), parse=format_for(uri, text).parse)
         self._open[uri] = document
         return document
@@ -175,30 +166,6 @@ def _join_pairs(text: str, start: int, end: int, new: str) -> tuple[int, int, st
     return start, end, new
 
 
-def _clamp_positions(value: Any) -> Any:
-    """A copy of raw didChange params with every position number brought into 0 .. 2^31-1
-    (as the editor's own text model reads out-of-range positions)."""
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if key in ("line", "character") and isinstance(item, int) and not isinstance(item, bool):
-                item = min(max(item, 0), _UINTEGER_MAX)
-            out[key] = _clamp_positions(item)
-        return out
-    if isinstance(value, list):
-        return [_clamp_positions(item) for item in value]
-    return value
-
-
-@dataclass
-class _Refused:
-    """A request whose parameters could not be read: answered with `error`, not handled."""
-
-    id: Any
-    error: JsonRpcException
-    jsonrpc: str = "2.0"
-
-
 def tune_garbage_collection() -> None:
     """Collect young objects after 50,000 allocations rather than 700. Opening a 10,000-role config
     allocates some 150,000 objects that all stay alive, and with the default thresholds each
@@ -241,79 +208,3 @@ def release_memory() -> None:
     gc.collect()
     if (libc := _glibc()) is not None:
         libc.malloc_trim(0)
-
-
-class SyncProtocol(LanguageServerProtocol):
-    """pygls's protocol with this server's document sync (see the module docstring)."""
-
-    def __init__(self, server: Any, converter: Any):
-        super().__init__(server, converter)
-        self.documents = Documents()
-
-    # -- running handlers ---------------------------------------------------------------
-    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
-        """pygls 2.1 keeps the future of every generator, coroutine or threaded handler in
-        `_request_futures` under `msg_id`, and removes it only when it answers a request: for
-        notifications (every didChange here: a generator) and for the handlers those generators
-        yield to, the id is made up and the future, with the params it holds, stays for good
-        (~2 KB per keystroke). So drop it once it is done, whatever it was."""
-
-        def forget(future: Any) -> None:
-            if self._request_futures.get(msg_id) is future:
-                del self._request_futures[msg_id]
-            callback(future)
-
-        super()._execute_handler(msg_id, handler, forget, args, kwargs)
-
-    # -- reading messages --------------------------------------------------------------
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            method = data.get("method") if isinstance(data, dict) else None
-            if method == types.TEXT_DOCUMENT_DID_CHANGE and isinstance(data.get("params"), dict):
-                return super().structure_message(dict(data, params=_clamp_positions(data["params"])))
-            if method is None or "id" not in data:
-                raise
-            cause = exc.__cause__
-            detail = "; ".join(cattrs.transform_error(cause)) if isinstance(cause, cattrs.BaseValidationError) else str(exc)
-            return _Refused(data["id"], JsonRpcInvalidParams(f"invalid params for {method}: {detail}"))
-
-    def handle_message(self, message: Any) -> None:
-        if isinstance(message, _Refused):
-            logger.warning("request %s refused: %s", message.id, message.error)
-            self._send_response(message.id, error=message.error.to_response_error())
-            return
-        super().handle_message(message)
-
-    # -- document sync ------------------------------------------------------------------
-    def _user_handler(self, method: str):
-        return self.fm.features.get(method)
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
-        encoding = str(self.workspace.position_encoding or "utf-16")
-        self.documents.encoding = encoding if encoding in ENCODINGS else "utf-16"
-        item = params.text_document
-        self.documents.open(item.uri, item.text, item.version)
-        if (handler := self._user_handler(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
-        uri = params.text_document.uri
-        for problem in self.documents.change(uri, params.content_changes, params.text_document.version):
-            logger.warning("%s", problem)
-            self._server.window_log_message(types.LogMessageParams(types.MessageType.Warning, problem))
-        if uri in self.documents and (handler := self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
-        closed = self.documents.get(params.text_document.uri)
-        self.documents.close(params.text_document.uri)
-        if (handler := self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
-            yield handler, (params,), None  # the server drops what it derived from the document
-        if closed is not None and len(closed.text) > _RELEASE_ABOVE:
-            del closed
-            release_memory()

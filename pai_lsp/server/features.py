@@ -10,7 +10,6 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..core.job_format import RenameError
 from ..core.messages import render
 from ..core.model import Hover
 from ..core.upload_facts import hover_markdown, on_code_dir
@@ -49,6 +48,7 @@ def did_change_watched_files(ls: PaiLanguageServer, params: types.DidChangeWatch
 
 @registry.feature(types.SHUTDOWN)
 def shutdown(ls: PaiLanguageServer, params: None) -> None:
+    ls.shut_down = True  # `exit` ends the process with 0 from now on (else 1)
     ls.uploads.shutdown()
 
 
@@ -232,6 +232,8 @@ def rename(ls: PaiLanguageServer, params: types.RenameParams) -> types.Workspace
     uri = params.text_document.uri
     if is_settings_file(uri):
         return None
+    from ..core.job_format import RenameError
+
     result = ls.analysis(uri)
     try:
         edits = ls.job_format(uri).rename(result.doc, ls.offset(result, params.position), params.new_name)

@@ -9,7 +9,7 @@ protocol errors" and reads on; vscode-jsonrpc reports an error and loses its pla
 logs the bad header on stderr (the editor's output panel) and resynchronises: a message body is
 one JSON object, which delimits itself, so the value that follows a bad header is found by its
 brackets and served as if its header had been right; bytes that are no JSON are skipped up to the
-next `Content-Length` header. `fast_start` hands pygls only messages framed anew by this reader.
+next `Content-Length` header. pygls gets only messages framed anew by this reader (`pygls_compat.ReframedStdin`).
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ from ..api import EditorJobLog, EditorJobLogEnd, EditorJobStatus, Event, Result
 from ..core.messages import render
 from ..core.openpai_rest import FINAL
 from ..core.upload_facts import size_text
-from ..daemon import client
 from ..errors import Cancelled, InvalidInput, PaiError, as_pai_error
 from ..settings import job_values, read
 from .uris import fs_path, workspace_relative
@@ -37,6 +36,13 @@ if TYPE_CHECKING:
     from .language_server import PaiLanguageServer
 
 JobKey = tuple[str | None, str]  # (cluster, job)
+
+
+def daemon() -> Any:
+    """The daemon's client, loaded with the first job command (the editor may never send one)."""
+    from ..daemon import client
+
+    return client
 
 
 def ok(result: Result | dict[str, Any]) -> dict[str, Any]:
@@ -75,7 +81,7 @@ class JobRelay:
                    locale: str | None = None) -> dict[str, Any]:
         """A daemon call as a command's answer: `{ok: true, …result}`, or the failure (also shown once)."""
         try:
-            return ok(await client.call(params, on_event))
+            return ok(await daemon().call(params, on_event))
         except (PaiError, OSError) as exc:
             return self.fail(as_pai_error(exc), locale)
 
@@ -119,7 +125,7 @@ class JobRelay:
             if token is not None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
-        call = asyncio.ensure_future(client.call(api.Submit(
+        call = asyncio.ensure_future(daemon().call(api.Submit(
             file=path, shown=self.shown_name(path), cluster=cluster, settings=job_values(ls.client_settings),
             progress_token=token, locale=locale), on_progress))
         if client_token is not None:
@@ -227,7 +233,7 @@ class JobRelay:
         ls = self.ls
         locale = ls.locale
         try:
-            status = await client.call(api.Status(job=job, cluster=cluster))
+            status = await daemon().call(api.Status(job=job, cluster=cluster))
             task_count: int | None = len(status.tasks) if isinstance(status, api.StatusResult) else None
         except (PaiError, OSError):
             task_count = None
@@ -244,7 +250,7 @@ class JobRelay:
                                                diagnostics=status.diagnostics))
 
         try:
-            final = await client.follow(api.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
+            final = await daemon().follow(api.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
         except (PaiError, OSError) as exc:
             said = as_pai_error(exc).render(locale)
             self.notify(EditorJobLogEnd(job=job, cluster=cluster, uri=uri, state=None, offsets=have, message=said))
@@ -281,7 +287,7 @@ class JobRelay:
 
         while True:
             try:
-                await client.call(api.Subscribe(), on_event)
+                await daemon().call(api.Subscribe(), on_event)
             except (PaiError, OSError):
                 pass
             await asyncio.sleep(1.0)

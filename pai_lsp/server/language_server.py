@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -18,14 +18,16 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..api import is_params
-from ..core.formats import format_for
-from ..core.job_format import JobFormat
-from ..core.jsonc import Document
 from ..core.messages import render
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
-from .documents import Documents, OpenDocument, SyncProtocol, tune_allocator, tune_garbage_collection
+from .documents import Documents, OpenDocument, tune_allocator, tune_garbage_collection
+from .pygls_compat import CompatProtocol
 from .uploads import Uploads
+
+if TYPE_CHECKING:
+    from ..core.job_format import JobFormat
+    from ..core.jsonc import Document
 
 # Documents larger than this wait a moment for the next keystroke before being checked;
 # smaller ones are checked at once (a fixed debounce only slows them down).
@@ -57,10 +59,11 @@ def _converter():
 
 class PaiLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("pai-lsp", __version__, protocol_cls=SyncProtocol, converter_factory=_converter)
+        super().__init__("pai-lsp", __version__, protocol_cls=CompatProtocol, converter_factory=_converter)
         tune_garbage_collection()
         tune_allocator()
         self.locale: str | None = None
+        self.shut_down = False  # the editor asked for `shutdown`
         self.client_settings: dict[str, Any] = {}
         self.client_shows_messages = False  # the client shows command failures and job ends itself
         self.analyses: dict[str, Analysis] = {}
@@ -79,6 +82,8 @@ class PaiLanguageServer(LanguageServer):
 
     def job_format(self, uri: str) -> JobFormat:
         """The format of a document (by its name, else its text), which reads and checks it."""
+        from ..core.formats import format_for  # the formats load with the first document, not before `initialize`
+
         document = self.documents.get(uri)
         return format_for(uri, document.text if document is not None else None)
 

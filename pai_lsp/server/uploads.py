@@ -1,9 +1,10 @@
 """What an upload would send, shown on `codeDir` as you type (hover, and a warning when it is over the
 limits or looks like data) — computed off the typing path.
 
-The files are counted in a worker process (service/selection.py: the same files `submit` sends), so
-walking a big workspace never holds up the language server's own work; the editor's diagnostics
-use the last count, and a new one starts when files change: `workspace/didChangeWatchedFiles` when
+The files are counted (service/selection.py: the same files `submit` sends) in a thread, and once a
+count has found a big workspace (`LARGE_WORKSPACE` files), in a worker process from then on, so
+walking it never competes with typing for the interpreter; a small workspace starts no process.
+The editor's diagnostics use the last count, and a new one starts when files change: `workspace/didChangeWatchedFiles` when
 the client offers to watch (the server asks for every file of the workspace), else `watchdog`.
 """
 
@@ -12,14 +13,11 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import logging
-import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import sys
 import threading
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import BrokenExecutor, Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -59,6 +57,7 @@ class Server(Protocol):
 logger = logging.getLogger(__name__)
 SETTLE = 0.1  # seconds to let a burst of file events end before counting again
 WATCH_ID = "pai-upload-files"
+LARGE_WORKSPACE = 5_000  # files an upload would send: from a count that found more, that workspace is counted in a process
 
 
 @dataclass(frozen=True)
@@ -102,6 +101,9 @@ def end_with_parent() -> None:
     parent, at end of file once the parent is gone: every platform); on Linux the kernel also
     sends SIGKILL at the parent's death, which works even while the worker holds the GIL (unless
     the portable ways are forced: `portable.py`)."""
+    import multiprocessing
+    import multiprocessing.connection
+
     if sys.platform.startswith("linux") and not portable.forced():
         try:
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -119,8 +121,8 @@ def end_with_parent() -> None:
 
 
 def count_files(root: Path, settings: Settings, globs: bool) -> UploadFacts:
-    """The count, run in the worker: the selection code (storage, pathspec) loads there, never
-    in the language server's event loop."""
+    """The count, run in a thread or the worker process: the selection code (storage, pathspec)
+    loads with the first count, never in the language server's event loop."""
     from ..service.selection import facts
 
     return facts(root, settings, globs)
@@ -135,7 +137,9 @@ class Uploads:
         self.watched: dict[Path, object] = {}
         self.client_watches = False
         self.shown: dict[str, list[tuple]] = {}  # uri -> what `diagnostics` last gave it
-        self._executor: Executor | None = None
+        self._thread: Executor | None = None
+        self._process: Executor | None = None  # started for the first large workspace
+        self.large: set[Path] = set()  # workspaces counted in the process (a count found them large)
 
     # -- what the features ask ---------------------------------------------------------
     def diagnostics(self, uri: str, doc: Document) -> list[Diagnostic]:
@@ -235,14 +239,11 @@ class Uploads:
         return known
 
     def _ensure(self, key: Key | None) -> None:
-        """A count for `key`, started (and its workspace watched) if there was none."""
+        """A count for `key`, started (and its workspace watched) in a moment if there was none: the
+        editor's first requests about the document are answered first, and a burst of keystrokes in
+        settings.json makes one count, not one each."""
         if key is not None and key not in self.counts:
-            count = self.counts[key] = Count()
-            if key.globs:  # typed in settings.json: a burst of keystrokes makes one count, not one each
-                self._schedule(key, count)
-            else:
-                self._start(key, count)
-            self._watch(key.root)
+            self._schedule(key, self.counts.setdefault(key, Count()))
 
     def _schedule(self, key: Key, count: Count) -> None:
         if count.running is not None:
@@ -253,16 +254,19 @@ class Uploads:
     def _start(self, key: Key, count: Count) -> None:
         count.timer = None
         count.again = False
+        self._watch(key.root)
         count.running = asyncio.ensure_future(self._count(key, count))
 
     async def _count(self, key: Key, count: Count) -> None:
         try:
-            facts = await self._run(count_files, key.root, key.settings(), key.globs)
+            facts = await self._run(key.root, key.settings(), key.globs)
         except Exception as exc:  # noqa: BLE001 - a failed count must not stop the server; it is logged
             logger.warning("counting the files of %s failed: %s", key.root, exc)
             facts = None
         finally:
             count.running = None
+        if facts is not None and facts.files > LARGE_WORKSPACE:
+            self.large.add(key.root)
         if self.counts.get(key) is not count:
             return  # no open document uses this count any more
         changed = facts != count.facts
@@ -282,25 +286,40 @@ class Uploads:
         if shown is None or _summary(self.diagnostics(uri, self.ls.analysis(uri).doc)) != shown:
             self.ls.publish(uri)
 
-    async def _run(self, fn, *args):
+    async def _run(self, root: Path, settings: Settings, globs: bool) -> UploadFacts:
         loop = asyncio.get_running_loop()
-        if self._executor is None:
+        executor = self._process_pool() if root in self.large else None
+        if executor is None:
+            if self._thread is None:
+                self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="upload-count")
+            executor = self._thread
+        try:
+            return await loop.run_in_executor(executor, count_files, root, settings, globs)
+        except BrokenExecutor:  # the worker process died (killed, say): a new one for this count
+            if executor is self._thread:
+                raise
+            self._process = None
+            return await self._run(root, settings, globs)
+
+    def _process_pool(self) -> Executor | None:
+        """The worker process for large workspaces (started on first use), or None where none can start."""
+        if self._process is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             try:
-                # Its own process: a walk of a big workspace never competes with typing for the GIL.
-                self._executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                                     initializer=end_with_parent)
+                self._process = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                                    initializer=end_with_parent)
             except (OSError, ValueError) as exc:
                 logger.warning("no worker process (%s): counting files in a thread", exc)
-                self._executor = ThreadPoolExecutor(max_workers=1)
-        try:
-            return await loop.run_in_executor(self._executor, fn, *args)
-        except BrokenProcessPool:
-            self._executor = None
-            return await self._run(fn, *args)
+                self.large.clear()
+                return None
+        return self._process
 
     def shutdown(self) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
+        for executor in (self._thread, self._process):
+            if executor is not None:
+                executor.shutdown(wait=True, cancel_futures=True)
         if self.observer is not None:
             self.observer.stop()
 

@@ -1,6 +1,7 @@
-"""The HDFS explorer's operations (ls, stat, mkdir, put, get, rm, mv, cat, tail) on a cluster's
-storage, whatever its kind (WebHDFS or PaddlePaddle Cloud's PFS): only `storage.base.Storage`'s
-methods are used here.
+"""The storage explorer's operations (ls, stat, du, mkdir, put, get, rm, mv, cat, tail) on any
+`storage.base.Storage`: a cluster's HDFS (WebHDFS, or PaddlePaddle Cloud's PFS) or one of the storages
+its jobs mount (Samba, Azure Blob, the local cluster's folders; `service/mounted_storages.py` opens them by
+name). Only the `Storage` methods are used here.
 
 Results are the API's classes (`pai_lsp/api.py`). Uploads never leave part of a file under its name
 (`Storage.put`); downloads never do either, nor write outside their destination: a remote name with
@@ -17,7 +18,6 @@ import stat as stat_module
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..api import HdfsDuResult, HdfsEntry, HdfsListing, HdfsMoveResult, HdfsStatResult, HdfsTransferResult, HdfsUsage, PathResult
 from ..common.atomic import atomic_writer
@@ -27,24 +27,21 @@ from ..errors import Exists, Interrupted, InvalidInput, NotFound, PaiError, Perm
 from ..storage.base import Body, Cancel, Sent, Stat, Storage, partial, said_of
 from ..storage.upload import STAGING, bounded
 
-if TYPE_CHECKING:
-    from ..clusters.backend import Backend
-
-
 Progress = Callable[[int, int, int, int], None]  # bytes done, bytes total, files done, files total
 
 
-def absolute(backend: Backend, path: str) -> str:
-    """Relative paths are under the user's home (`/user/<user>` on HDFS, `/pfs/<dc>/home/<user>` on PFS).
+def absolute(storage: Storage, path: str) -> str:
+    """Relative paths are under the storage's home (`/user/<user>` on HDFS, `/pfs/<dc>/home/<user>` on
+    PFS, `/` on a mounted storage).
     Every path of the explorer passes here: one that is not Unicode text (a name of bytes that are
     not UTF-8, as a shell may pass) can go into no URL, and is refused."""
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidInput(message("hdfs.not-utf8", path=repr(path.encode("utf-8", "surrogateescape")),
-                                   storage=backend.storage.name)) from None
+                                   storage=storage.name)) from None
     if not path.startswith("/"):
-        path = f"{backend.storage.home}/{path}"
+        path = f"{storage.home.rstrip('/')}/{path}"
     return posixpath.normpath(path) if path != "/" else "/"
 
 
@@ -62,14 +59,14 @@ def existing(storage: Storage, path: str) -> Stat:
     return status
 
 
-def ls(backend: Backend, path: str, recursive: bool = False) -> HdfsListing:
+def ls(storage: Storage, path: str, recursive: bool = False) -> HdfsListing:
     """A folder's entries (with `recursive`, everything under it, each named by its path from
     the folder, a folder before what it holds); a file's own entry."""
-    path = absolute(backend, path)
-    status = existing(backend.storage, path)
+    path = absolute(storage, path)
+    status = existing(storage, path)
     if not status.is_dir:
         return HdfsListing(path=path, entries=[entry(status)])
-    return HdfsListing(path=path, entries=[entry(s, name=name) for name, s in _walk(backend.storage, path, "", recursive)])
+    return HdfsListing(path=path, entries=[entry(s, name=name) for name, s in _walk(storage, path, "", recursive)])
 
 
 def _walk(storage: Storage, folder: str, prefix: str, recursive: bool) -> Iterator[tuple[str, Stat]]:
@@ -83,11 +80,10 @@ def _walk(storage: Storage, folder: str, prefix: str, recursive: bool) -> Iterat
             yield from _walk(storage, posixpath.join(folder, child.name), name, recursive)
 
 
-def du(backend: Backend, path: str, summary: bool = False) -> HdfsDuResult:
+def du(storage: Storage, path: str, summary: bool = False) -> HdfsDuResult:
     """How many bytes and files a file or folder holds: one row for `path` with `summary`, else one
     for each entry of a folder (as `hdfs dfs -du [-s]`)."""
-    path = absolute(backend, path)
-    storage = backend.storage
+    path = absolute(storage, path)
     status = existing(storage, path)
 
     def usage(full: str, st: Stat) -> HdfsUsage:
@@ -107,55 +103,55 @@ def du(backend: Backend, path: str, summary: bool = False) -> HdfsDuResult:
     return HdfsDuResult(path=path, entries=rows, bytes=sum(r.bytes for r in rows))
 
 
-def stat(backend: Backend, path: str) -> HdfsStatResult:
-    path = absolute(backend, path)
-    return entry(existing(backend.storage, path), HdfsStatResult, path=path, name=posixpath.basename(path) or "/")
+def stat(storage: Storage, path: str) -> HdfsStatResult:
+    path = absolute(storage, path)
+    return entry(existing(storage, path), HdfsStatResult, path=path, name=posixpath.basename(path) or "/")
 
 
-def mkdir(backend: Backend, path: str) -> PathResult:
+def mkdir(storage: Storage, path: str) -> PathResult:
     """A folder and those above it; a file in the way is named, whichever it is."""
-    path = absolute(backend, path)
+    path = absolute(storage, path)
     above = path
     while above != "/":
-        status = backend.storage.status(above)
+        status = storage.status(above)
         if status is not None:
             if not status.is_dir:
                 raise InvalidInput(message("hdfs.mkdir-over-file", path=above) if above == path
                                    else message("hdfs.mkdir-in-file", above=above, path=path))
             break
         above = posixpath.dirname(above)
-    backend.storage.mkdir(path)
+    storage.mkdir(path)
     return PathResult(path=path)
 
 
-def rm(backend: Backend, path: str, recursive: bool = False) -> PathResult:
-    path = absolute(backend, path)
-    if existing(backend.storage, path).is_dir and not recursive:
+def rm(storage: Storage, path: str, recursive: bool = False) -> PathResult:
+    path = absolute(storage, path)
+    if existing(storage, path).is_dir and not recursive:
         raise InvalidInput(message("hdfs.rm-folder", path=path))
-    backend.storage.delete(path, recursive=recursive)
+    storage.delete(path, recursive=recursive)
     return PathResult(path=path)
 
 
-def mv(backend: Backend, src: str, dst: str) -> HdfsMoveResult:
-    src, dst = absolute(backend, src), absolute(backend, dst)
-    existing(backend.storage, src)
-    backend.storage.rename(src, dst)
+def mv(storage: Storage, src: str, dst: str) -> HdfsMoveResult:
+    src, dst = absolute(storage, src), absolute(storage, dst)
+    existing(storage, src)
+    storage.rename(src, dst)
     return HdfsMoveResult(source=src, target=dst)
 
 
-def cat(backend: Backend, path: str, offset: int = 0, length: int | None = None) -> bytes:
-    path = absolute(backend, path)
-    status = existing(backend.storage, path)
+def cat(storage: Storage, path: str, offset: int = 0, length: int | None = None) -> bytes:
+    path = absolute(storage, path)
+    status = existing(storage, path)
     if status.is_dir:
         raise InvalidInput(message("hdfs.not-a-file", path=path))
     if status.size == 0 or offset >= status.size:
         return b""
-    return backend.storage.read(path, offset=offset, length=length)
+    return storage.read(path, offset=offset, length=length)
 
 
-def tail(backend: Backend, path: str, size: int = 1024) -> bytes:
-    status = stat(backend, path)
-    return cat(backend, path, max(0, status.size - size))
+def tail(storage: Storage, path: str, size: int = 1024) -> bytes:
+    status = stat(storage, path)
+    return cat(storage, path, max(0, status.size - size))
 
 
 class Tally:
@@ -235,7 +231,7 @@ def names_folder(path: str) -> bool:
     return path.endswith(("/", os.sep)) and path.strip("/" + os.sep) != ""
 
 
-def put(backend: Backend, local: Path, remote: str, progress: Progress | None = None, threads: int = 8,
+def put(storage: Storage, local: Path, remote: str, progress: Progress | None = None, threads: int = 8,
         overwrite: bool = False, cancelled: threading.Event | None = None) -> HdfsTransferResult:
     """A file or a folder (recursively); into `remote` when that is an existing folder or ends with
     `/` (a folder made if need be). Something already there is replaced only with `overwrite`
@@ -244,9 +240,8 @@ def put(backend: Backend, local: Path, remote: str, progress: Progress | None = 
     is written whole under a temporary name and renamed into place in one step (where the storage
     can rename), so it too appears whole or not at all, for one rename instead of one a file.
     `cancelled` stops it within a piece: nothing is left in part."""
-    storage = backend.storage
     into = names_folder(remote)
-    remote = absolute(backend, remote)
+    remote = absolute(storage, remote)
     local = Path(local)
     kind = _local_kind(local)
     target = storage.status(remote)
@@ -314,15 +309,14 @@ def safe_name(name: str) -> str:
     return name
 
 
-def get(backend: Backend, remote: str, local: Path | str, progress: Progress | None = None, overwrite: bool = False,
+def get(storage: Storage, remote: str, local: Path | str, progress: Progress | None = None, overwrite: bool = False,
         cancelled: threading.Event | None = None) -> HdfsTransferResult:
     """A file or a folder (recursively) to `local` (into it, when it is an existing folder or ends
     with `/`: a folder made if need be). Something already there is replaced only with `overwrite`
     (`hdfs dfs -get -f`). Each file appears whole or not at all; `cancelled` stops it within a piece."""
-    storage = backend.storage
     into = names_folder(str(local))
     local = Path(local)
-    remote = absolute(backend, remote)
+    remote = absolute(storage, remote)
     status = existing(storage, remote)
     if into and local.exists() and not local.is_dir():
         raise InvalidInput(message("hdfs.get-into-file", path=str(local)))

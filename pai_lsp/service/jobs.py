@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..api import JobRow, JobsResult, RecordSummary, SshTask, StopResult, SubmitResult, UploadSummary
+from ..api import CodeStorage, JobRow, JobsResult, RecordSummary, SshTask, StopResult, SubmitResult, UploadSummary
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
 from ..common.config_file import UnreadableConfig, read_config
@@ -25,7 +25,8 @@ from ..core.openpai_rest import FINAL
 from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
-from . import records
+from . import code_route, mounted_storages, records
+from .code_route import StorageRoute
 from .selection import checked_files
 
 if TYPE_CHECKING:
@@ -44,6 +45,11 @@ class Prepared:
     rendered: str | None = None  # the job as the server will see it, where it differs (a v2 job's YAML, secrets masked)
     converted: dict | None = None  # what a cluster of another protocol gets instead (a v2 job's v1 config)
     job_format: JobFormat = DEFAULT  # the format of its file
+    route: StorageRoute | None = None  # no codeDir: the code goes to a storage the job is made to mount
+
+    def code_storage(self) -> CodeStorage | None:
+        r = self.route
+        return CodeStorage(storage=r.storage, path=r.path, mount_path=r.mount_path, job_folder=r.job_folder) if r else None
 
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
@@ -85,11 +91,14 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
     if not settings.upload_enabled:
         code_dir = None
+    route = None
+    if code_dir is None and settings.upload_enabled and converted is None:
+        route = code_route.route(backend, config, name, job_format, workspace_of(config_path))
     try:
         rendered = job_format.rendered(config)
     except Unsendable as exc:  # a template: the server's 500 (mustache's words); the format's checks say it first
         raise InvalidInput(message("error.at-file", file=shown, reason=exc.said(backend.profile.name))) from None
-    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted, job_format)
+    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted, job_format, route)
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:
@@ -132,10 +141,10 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
         journal.record("uploading", prepared.name)
     uploaded: UploadResult | None = None
     files = None
-    if prepared.code_dir:
+    if prepared.code_dir or prepared.route:
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
         try:
-            uploaded = backend.upload(files, prepared.code_dir, progress=_stoppable(progress, cancelled))
+            uploaded = _upload(backend, prepared, files, _stoppable(progress, cancelled))
         except Interrupted as exc:
             if cancelled is None or not cancelled.is_set():
                 raise
@@ -161,13 +170,24 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     return result
 
 
+def _upload(backend: Backend, prepared: Prepared, files: list, progress: Progress | None) -> UploadResult:
+    """Into its codeDir on the cluster's HDFS, or into the storage its route chose."""
+    if prepared.code_dir:
+        return backend.upload(files, prepared.code_dir, progress=progress)
+    assert prepared.route is not None
+    from ..storage.upload import upload
+
+    with mounted_storages.opened(backend, prepared.route.storage, write=True) as storage:
+        return upload(storage, files, prepared.route.path, progress=progress)
+
+
 def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | None,
                warnings: list[str] | None = None, record: RecordSummary | None = None) -> SubmitResult:
     """`warnings`: what the cluster said about the job it accepted (unknown, so none, when the job is
     found already submitted by a daemon that died)."""
     return SubmitResult(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
                         upload=UploadSummary(**uploaded.to_json()) if uploaded else None, warnings=list(warnings or []),
-                        record=record)
+                        record=record, code_storage=prepared.code_storage())
 
 
 def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:
@@ -276,4 +296,4 @@ def outputs(backend: Backend, name: str, dest: Path, progress: Progress | None =
     if dest.exists() and not dest.is_dir():
         raise InvalidInput(message("jobs.outputs-into-file", path=str(dest), job=name))
     dest.mkdir(parents=True, exist_ok=True)
-    return Path(explorer.get(backend, remote, dest, progress, overwrite, cancelled).path)
+    return Path(explorer.get(backend.storage, remote, dest, progress, overwrite, cancelled).path)

@@ -17,7 +17,8 @@ from ..core.messages import message
 from ..core.messages import render as text
 from ..core.upload_facts import size_text
 from ..errors import InvalidInput
-from .jobs import job_settings, prepare
+from .jobs import Prepared, job_settings, prepare
+from .mounted_storages import opened
 from .selection import choose
 
 if TYPE_CHECKING:
@@ -34,13 +35,14 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     chosen_settings = job_settings(config_path, settings, locale)
     prepared = prepare(config_path, chosen_settings, backend, shown)
     upload: UploadPreview | None = None
-    if prepared.code_dir:
+    if prepared.code_dir or prepared.route:
         chosen = choose(prepared.workspace, chosen_settings)
         summary = chosen.facts(chosen_settings)
-        upload = UploadPreview(workspace=str(prepared.workspace), remote=prepared.code_dir, files=summary.files,
+        remote = prepared.code_dir or f"{prepared.route.storage}:{prepared.route.path}"
+        upload = UploadPreview(workspace=str(prepared.workspace), remote=remote, files=summary.files,
                                bytes=summary.bytes, largest=[list(p) for p in summary.largest],
                                data_like=[list(p) for p in summary.data_like],
-                               unchanged=backend.unchanged(chosen.files, prepared.code_dir),
+                               unchanged=_unchanged(backend, prepared, chosen.files),
                                max_files=summary.max_files, max_bytes=summary.max_bytes,
                                over_limits=summary.over_limits(chosen_settings.locale), problems=list(summary.problems),
                                entries=[[f.rel, size] for f, size in zip(chosen.files, chosen.sizes, strict=True)]
@@ -59,8 +61,19 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     result = PreviewResult(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
                            file=shown or str(config_path), generated_name=chosen_settings.generate_job_name,
                            upload=upload, config=_json(config), rendered=rendered, v2=prepared.rendered is not None,
-                           converted=_json(prepared.converted), text="")
+                           converted=_json(prepared.converted), text="", code_storage=prepared.code_storage())
     return replace(result, text=render(result, chosen_settings.locale))
+
+
+def _unchanged(backend: Backend, prepared: Prepared, files: list) -> int:
+    """How many of `files` the last upload to where this one goes already holds."""
+    if prepared.code_dir:
+        return backend.unchanged(files, prepared.code_dir)
+    assert prepared.route is not None
+    from ..storage.upload import unchanged_files
+
+    with opened(backend, prepared.route.storage) as storage:
+        return unchanged_files(storage, files, prepared.route.path)
 
 
 def _json(value: Any) -> Any:
@@ -92,6 +105,9 @@ def render(result: PreviewResult, locale: str | None) -> str:
         if up.data_like:
             lines += ["", t("preview.data", count=len(up.data_like))]
             lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up.data_like]
+        if result.code_storage is not None:
+            to = result.code_storage
+            lines += ["", t("preview.code-storage", storage=to.storage, mount=to.mount_path, folder=to.job_folder)]
         for problem in up.problems:
             lines += ["", f"! {problem}"]
         if up.entries is not None:

@@ -3,11 +3,13 @@
 (`GET /api/v2/storages/:name`: `type`, `data` with the credentials, `readOnly`, `share`).
 
 Each type goes through its protocol's own client, imported only when a storage of that type is
-opened. A `share: false` storage is the user's folder of it (`<user>/`), as the job sees it.
+opened; the local cluster's own storages are folders of this machine
+(`local_folder.py`). A `share: false` storage is the user's folder of it (`<user>/`), as the job sees it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +18,8 @@ from ..errors import InvalidInput, Unsupported
 from .base import Storage
 
 REACHABLE = ("samba", "azureBlob", "azureFile")  # the types this machine can open; the others are said so
+# The local cluster's storages: type `unknown` (a folder, as a real server types a hostPath volume),
+# with the one addition to the real server's answer, `data.path`, the folder on this machine.
 
 
 def open_mounted(detail: Mapping[str, Any], user: str, *, endpoint: str | None = None, port: int | None = None) -> Storage:
@@ -38,6 +42,11 @@ def open_mounted(detail: Mapping[str, Any], user: str, *, endpoint: str | None =
 
         return AzureFile(_required(data, "shareName", name), _required(data, "accountName", name), key=data.get("accountKey"),
                          endpoint=endpoint, root=root)
+    path = data.get("path")
+    if kind == "unknown" and isinstance(path, str) and os.path.isabs(path) and os.path.isdir(path):
+        from .local_folder import LocalFolder
+
+        return LocalFolder(path, root=root, read_only=detail.get("readOnly") is True)
     raise Unsupported(message("storage.type-unreachable", name=name, type=str(kind or "unknown"), types=", ".join(REACHABLE)))
 
 

@@ -215,6 +215,12 @@ class MemoryBackend(Backend):
                 used["maxParallelism"] += count
         return {"cluster": self.profile.name, "limits": dict(self.limits), "used": used}
 
+    def storages(self) -> list[dict]:
+        return []  # as a Kubernetes-era server answers a user given no storage
+
+    def storage_detail(self, name: str) -> dict:
+        raise NotFound(f"Storage {name} is not found.")
+
     def registries(self) -> list[dict]:
         return [{"name": secret[len(paddle.REGISTRY_PREFIX):], "secret": secret, "created": made["created"]}
                 for secret, made in sorted(self.secrets.items())]

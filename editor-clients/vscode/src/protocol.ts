@@ -91,6 +91,14 @@ export interface ClustersSetDefaultResult {
 export interface ClustersStopLocal {
 }
 
+/** Where a job's code went when it went to a storage the job mounts (not to a codeDir). */
+export interface CodeStorage {
+  storage: string;
+  path: string;
+  mountPath: string;
+  jobFolder: string;
+}
+
 /** A command's answer when it failed: its message in the editor's language. */
 export interface CommandFailure {
   ok: false;
@@ -200,6 +208,7 @@ export interface GitFacts {
 
 export interface HdfsCat {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   offset?: number;
   length?: number | null;
@@ -207,6 +216,7 @@ export interface HdfsCat {
 
 export interface HdfsCatText {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   offset?: number;
   length?: number | null;
@@ -220,6 +230,7 @@ export interface HdfsData {
 /** Bytes and files held: one row per entry of a folder, or one for the path with `summary`. */
 export interface HdfsDu {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   summary?: boolean;
 }
@@ -242,6 +253,7 @@ export interface HdfsEntry {
 
 export interface HdfsGet {
   cluster?: string | null;
+  storage?: string | null;
   local: string;
   remote: string;
   progressToken?: string | number | null;
@@ -250,6 +262,7 @@ export interface HdfsGet {
 
 export interface HdfsGetWithProgress {
   cluster?: string | null;
+  storage?: string | null;
   local: string;
   remote: string;
   progressToken?: string | number | null;
@@ -259,6 +272,7 @@ export interface HdfsGetWithProgress {
 
 export interface HdfsList {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   recursive?: boolean;
 }
@@ -270,11 +284,13 @@ export interface HdfsListing {
 
 export interface HdfsMkdir {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
 }
 
 export interface HdfsMove {
   cluster?: string | null;
+  storage?: string | null;
   from: string;
   to: string;
 }
@@ -286,6 +302,7 @@ export interface HdfsMoveResult {
 
 export interface HdfsPut {
   cluster?: string | null;
+  storage?: string | null;
   local: string;
   remote: string;
   progressToken?: string | number | null;
@@ -294,6 +311,7 @@ export interface HdfsPut {
 
 export interface HdfsPutWithProgress {
   cluster?: string | null;
+  storage?: string | null;
   local: string;
   remote: string;
   progressToken?: string | number | null;
@@ -303,12 +321,14 @@ export interface HdfsPutWithProgress {
 
 export interface HdfsRemove {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   recursive?: boolean;
 }
 
 export interface HdfsStat {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
 }
 
@@ -325,12 +345,14 @@ export interface HdfsStatResult {
 
 export interface HdfsTail {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   bytes?: number;
 }
 
 export interface HdfsTailText {
   cluster?: string | null;
+  storage?: string | null;
   path: string;
   bytes?: number;
 }
@@ -505,6 +527,7 @@ export interface PreviewResult {
   v2: boolean;
   converted: Record<string, unknown> | null;
   text: string;
+  codeStorage?: CodeStorage | null;
 }
 
 /** Which config, to which cluster (the default one when absent), and whether to list every file. */
@@ -697,6 +720,7 @@ export interface RenderedPreviewResult {
   v2: boolean;
   converted: Record<string, unknown> | null;
   text: string;
+  codeStorage?: CodeStorage | null;
   language: string;
 }
 
@@ -765,6 +789,27 @@ export interface StoppedResult {
   stopped: boolean;
 }
 
+/** One storage as `pai storage list` shows it. */
+export interface StorageInfo {
+  name: string;
+  type: string | null;
+  server: string;
+  readOnly: boolean;
+  mountPath: string;
+  default: boolean;
+  share: boolean;
+}
+
+/** The storages the user may mount, with what a job and a person need of each (never its credentials). The file verbs are `hdfs.*` with `storage` set. */
+export interface StorageList {
+  cluster?: string | null;
+}
+
+export interface StorageListResult {
+  cluster: string;
+  storages: StorageInfo[];
+}
+
 /** What a job ran, as core/record.py writes it (beside the job's code and in the local journal). */
 export interface SubmissionRecord {
   version: number;
@@ -813,6 +858,7 @@ export interface SubmitResult {
   upload: UploadSummary | null;
   warnings: string[];
   record?: RecordSummary | null;
+  codeStorage?: CodeStorage | null;
 }
 
 /** One file exactly as the job sent it (checked against its recorded hash), as text. */

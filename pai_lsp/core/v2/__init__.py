@@ -9,6 +9,7 @@ masked (`render.py`); and as a v1 config for a server that reads only protocol v
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Collection
 
 from ..job_format import JobFormat, Sent
@@ -17,6 +18,8 @@ from ..schema_outline import Symbol
 from ..yaml.tree import Document, parse
 from . import checks, completion, facts, navigate, outline, render
 from . import hover as explain
+
+_PLAIN = re.compile(r"[\w@%+=:,./~-]+")  # a path the shell reads as it is (`~` only after its start)
 
 # `protocolVersion: 2` at the top level (column 0), the value plain or quoted, a comment after it.
 _SNIFF = re.compile(r"""^protocolVersion[ \t]*:[ \t]*(?:2|'2'|"2")[ \t]*(?:#.*)?\r?$""", re.M)
@@ -85,6 +88,34 @@ class PaiV2(JobFormat):
         """In `extras`, where pai keeps the folders v1 has and v2 lacks."""
         extras = job.get("extras") if isinstance(job.get("extras"), dict) else {}
         return extras[name] if isinstance(extras.get(name), str) else None
+
+    def commands(self, job: dict) -> list[str]:
+        roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
+        return [c for role in roles.values() if isinstance(role, dict) and isinstance(role.get("commands"), list)
+                for c in role["commands"] if isinstance(c, str)]
+
+    def mount_code(self, job: dict, storage: str, folder: str) -> str | None:
+        """An `extras.storages` entry for `storage` (none added when the job lists it already, or
+        lists `[]`, the defaults, which it is one of), and `cd <mount path>/<folder>` as each role's
+        first command: the job's commands then find the code where they expect it, the workspace's
+        layout, with no edit of the file on disk. The mount path is the entry's `mountPath`, else
+        the server's default `/mnt/<storage>`."""
+        extras = job.setdefault("extras", {}) if isinstance(job.get("extras", {}), dict) else None
+        if extras is None:
+            return None
+        listed = extras.get("storages")
+        entry = next((e for e in listed if isinstance(e, dict) and e.get("name") == storage), None) \
+            if isinstance(listed, list) else None
+        if not isinstance(listed, list):
+            extras["storages"] = [{"name": storage}]
+        elif listed and entry is None:
+            listed.append({"name": storage})
+        mount = entry.get("mountPath") if entry is not None and isinstance(entry.get("mountPath"), str) else f"/mnt/{storage}"
+        where = f"{mount.rstrip('/')}/{folder}"
+        for role in (job.get("taskRoles") or {}).values():
+            if isinstance(role, dict) and isinstance(role.get("commands"), list):
+                role["commands"] = [f"cd {where if _PLAIN.fullmatch(where) else shlex.quote(where)}", *role["commands"]]
+        return where
 
     def converted(self, job: dict, protocols: Collection[int]) -> dict | None:
         """Its v1 config, for a server that reads v1 only (NotExpressible naming what v1 cannot say)."""
