@@ -1563,6 +1563,7 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.hdfs.tail": HdfsTailText,
     "pai.hdfs.put": HdfsPutWithProgress,
     "pai.hdfs.get": HdfsGetWithProgress,
+    "pai.storages.list": StorageList,
 }
 """Every command, by the class of its one argument (whose `RESULT` is what it answers)."""
 

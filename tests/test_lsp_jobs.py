@@ -116,6 +116,29 @@ async def test_hdfs_commands_return_structured_results(editor, tmp_path):
     assert missing == {"ok": False, "message": "/nope: no such file or directory on HDFS", "kind": "not-found"}
 
 
+async def test_storage_commands_list_and_reach_a_mounted_storage(editor, tmp_path):
+    """The explorer's storages: `pai.storages.list` answers the local cluster's default storage, and
+    the `pai.hdfs.*` commands with `storage` set reach that folder (cat, tail and put included, which
+    the server builds anew), not HDFS."""
+    listed = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.storages.list", [{}]))
+    assert listed["ok"] is True, listed
+    local = next(s for s in listed["storages"] if s["name"] == "local")
+    assert (local["default"], local["readOnly"], local["mountPath"]) == (True, False, "/mnt/local")
+    up = tmp_path / "code.py"
+    up.write_text("print('from a storage')\n")
+    put = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.hdfs.put", [{"local": str(up), "remote": "/editor/", "storage": "local"}]))
+    assert put["ok"] is True and put["files"] == 1, put
+    assert (Path(local["server"]) / "editor" / "code.py").read_text() == up.read_text()
+    on_hdfs = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.hdfs.ls", [{"path": "/editor"}]))
+    assert on_hdfs["ok"] is False and on_hdfs["kind"] == "not-found"
+    cat = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.hdfs.cat", [{"path": "/editor/code.py", "storage": "local"}]))
+    tail = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.hdfs.tail", [{"path": "/editor/code.py", "storage": "local", "bytes": 8}]))
+    assert (cat["text"], tail["text"]) == (up.read_text(), up.read_text()[-8:])
+
+
 async def test_a_daemon_error_is_said_in_the_editors_language(editor):
     """The daemon sends a failure as a catalogue code; the server says it in the editor's language
     (here `pai.locale`, set after start), as every other text it sends."""

@@ -1,5 +1,5 @@
 """The Neovim client in a real headless Neovim (Debian's 0.7.2 in CI) against the embedded local
-cluster: submit from a buffer, live log buffers, :PaiJobs, :PaiLogs, :PaiHdfs, :PaiClusters and :PaiWhy,
+cluster: submit from a buffer, live log buffers, :PaiJobs, :PaiLogs, :PaiHdfs, :PaiStorages, :PaiClusters and :PaiWhy,
 driven by typing keys and checked by reading the buffers and messages the user sees. Each test
 has its own daemon, local cluster and config folders."""
 
@@ -300,6 +300,70 @@ def test_hdfs_browser(nvim, env, workspace, tmp_path):
     nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://hdfs{home}' and vim.fn.search('^{job}/', 'n') > 0")
 
 
+def test_storages_beside_hdfs(nvim, env, tmp_path):
+    """:PaiStorages lists the storages the user's jobs may mount (the local cluster's default `local`,
+    and a read-only `datasets` beside it) and browses one with the HDFS browser's keys, on the storage:
+    a file the terminal put there opens, an upload lands in its folder, `y` copies the path a job sees,
+    and a read-only storage has no write keys."""
+    pai(env, "storage", "list")  # starts the local cluster, which then reads storages.json
+    datasets = tmp_path / "datasets"
+    datasets.mkdir()
+    (datasets / "given.csv").write_text("a,b\n")
+    config = {"storages": {"datasets": {"path": str(datasets), "readOnly": True}}, "groups": {"default": ["local", "datasets"]}}
+    (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "storages.json").write_text(json.dumps(config))
+    code = tmp_path / "train.py"
+    code.write_text("print('from the local storage')\n")
+    pai(env, "storage", "put", str(code), "local:/code/train.py")
+
+    nvim.command("PaiStorages")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://storages' and vim.fn.search('^  datasets ', 'n') > 0", what="the storages listed")
+    lines = nvim.current_lines()
+    assert lines[0] == "Storages of local   (? help)", lines
+    local, = [line.split() for line in lines if line.startswith("* local ")]
+    assert local[:5] == ["*", "local", "unknown", "read-write", "/mnt/local"], lines
+    ro, = [line.split() for line in lines if line.startswith("  datasets ")]
+    assert ro[:4] == ["datasets", "unknown", "read-only", "/mnt/datasets"] and ro[4] == str(datasets), lines
+
+    nvim.cursor_to("* local ")
+    nvim.keys("<CR>")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://storage/local/' and vim.fn.search('^code/', 'n') > 0", what="local browsed")
+    assert nvim.current_lines()[0] == "/  storage local (in jobs: /mnt/local)   (? help)"
+    nvim.cursor_to("code/")
+    nvim.keys("<CR>")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://storage/local/code' and vim.fn.search('^train.py', 'n') > 0")
+    nvim.cursor_to("train.py")
+    nvim.keys("<CR>")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://storage/local/code/train.py'")
+    assert nvim.current_lines() == ["print('from the local storage')"]
+
+    # The same folder by name; u uploads into it, y copies the path as jobs see it, D deletes.
+    nvim.command("PaiStorages local:/code")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://storage/local/code'")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("from neovim\n")
+    nvim.keys(f"u<C-u>{notes}<CR>")
+    nvim.wait("vim.fn.search('^notes.txt', 'n') > 0", what="the uploaded file listed")
+    assert pai(env, "storage", "cat", "local:/code/notes.txt") == "from neovim\n"
+    nvim.cursor_to("notes.txt")
+    nvim.keys("y")
+    assert nvim.wait("vim.fn.getreg('\"')") == "/mnt/local/code/notes.txt"
+    nvim.keys("Dy<CR>")
+    nvim.wait("vim.fn.search('^notes.txt', 'n') == 0", what="the file gone from the listing")
+    assert "notes.txt" not in pai(env, "storage", "ls", "local:/code")
+
+    # - up to the storage's top, then back to the list; a read-only storage has no write keys.
+    nvim.keys("-")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://storage/local/'")
+    nvim.keys("-")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://storages'")
+    nvim.cursor_to("  datasets ")
+    nvim.keys("<CR>")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://storage/datasets/' and vim.fn.search('^given.csv', 'n') > 0")
+    assert nvim.current_lines()[0] == "/  storage datasets (in jobs: /mnt/datasets), read-only   (? help)"
+    assert nvim.lua("return {vim.fn.maparg('u', 'n'), vim.fn.maparg('D', 'n'), vim.fn.maparg('m', 'n'), vim.fn.maparg('r', 'n')}") == [""] * 4
+    assert nvim.lua("return vim.fn.maparg('d', 'n') ~= ''")
+
+
 def test_hdfs_browser_on_paddlecloud_pfs(nvim, env, tmp_path):
     """:PaiHdfs works the same on PaddlePaddle Cloud's PFS (the plugin knows no kinds): from `/`
     down to the home folder, a file opened, one uploaded and downloaded; a rename, which PFS cannot
@@ -454,7 +518,8 @@ def test_help(env, tmp_path):
     try:
         editor.command(f"helptags {plugin / 'doc'}")
         for tag, line in (("pai-lsp", "*pai-lsp*"), (":PaiJobs", "*:PaiJobs*"), ("pai-lsp-hdfs", "*pai-lsp-hdfs*"),
-                          (":PaiPreview", "*:PaiPreview*"), (":PaiRendered", "*:PaiRendered*")):
+                          (":PaiPreview", "*:PaiPreview*"), (":PaiRendered", "*:PaiRendered*"),
+                          (":PaiStorages", "*:PaiStorages*"), ("pai-lsp-storages", "*pai-lsp-storages*")):
             editor.command(f"help {tag}")
             assert editor.current_name() == str(plugin / "doc" / "pai_lsp.txt")
             assert line in editor.lua("return vim.api.nvim_get_current_line()")
@@ -464,7 +529,7 @@ def test_help(env, tmp_path):
             editor.command(f"help {link}")
         # the buffers' syntax files load
         editor.command("enew | syntax on")
-        for filetype in ("pailog", "paijobs", "paihdfs", "paiclusters", "paipreview"):
+        for filetype in ("pailog", "paijobs", "paihdfs", "paistorages", "paiclusters", "paipreview"):
             editor.command(f"set filetype={filetype}")
             assert editor.lua("return vim.b.current_syntax") == filetype
     finally:

@@ -102,6 +102,7 @@ client.on("pai/jobLog", function(p) print(p.text, p.taskCount, p.tsk) end)
     assert found == {"pai.hdfs.ls: argument key clutser", "pai.hdfs.ls.entries[].sise", "pai.hdfs.ls.entires", "pai/jobLog.tsk"}
 
 
+@pytest.mark.subprocess  # tsc
 @pytest.mark.skipif(not (VSCODE / "node_modules" / "typescript").exists() or shutil.which("node") is None,
                     reason="the VS Code client's packages are not installed (npm ci in editor-clients/vscode)")
 def test_the_vscode_client_compiles_against_the_protocol_and_a_wrong_field_would_not(tmp_path):

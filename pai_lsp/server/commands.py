@@ -208,16 +208,17 @@ async def clusters_stop_local(ls: PaiLanguageServer, *_: object) -> Answer:
     return await ls.jobs.call(api.ClustersStopLocal())
 
 
-# -- HDFS: the daemon's `hdfs.*` params ----------------------------------------------------------
+# -- HDFS and the mounted storages: the daemon's `hdfs.*` params (`storage` names one) ----------
 @registry.command("pai.hdfs.cat")
 async def hdfs_cat(ls: PaiLanguageServer, params: api.HdfsCatText) -> Answer:
-    return _as_text(await ls.jobs.call(api.HdfsCat(path=params.path, cluster=params.cluster, offset=params.offset,
-                                                        length=params.length)))
+    return _as_text(await ls.jobs.call(api.HdfsCat(path=params.path, cluster=params.cluster, storage=params.storage,
+                                                   offset=params.offset, length=params.length)))
 
 
 @registry.command("pai.hdfs.tail")
 async def hdfs_tail(ls: PaiLanguageServer, params: api.HdfsTailText) -> Answer:
-    return _as_text(await ls.jobs.call(api.HdfsTail(path=params.path, cluster=params.cluster, size=params.size)))
+    return _as_text(await ls.jobs.call(api.HdfsTail(path=params.path, cluster=params.cluster, storage=params.storage,
+                                                    size=params.size)))
 
 
 @registry.command("pai.job.submittedFile")
@@ -229,15 +230,15 @@ async def job_submitted_file(ls: PaiLanguageServer, params: api.SubmittedFile) -
 @registry.command("pai.hdfs.put")
 async def hdfs_put(ls: PaiLanguageServer, params: api.HdfsPutWithProgress) -> Answer:
     """With `workDoneToken`, the transfer is reported on it as `$/progress`."""
-    put = api.HdfsPut(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token,
-                          overwrite=params.overwrite)
+    put = api.HdfsPut(local=params.local, remote=params.remote, cluster=params.cluster, storage=params.storage,
+                      progress_token=params.work_done_token, overwrite=params.overwrite)
     return await ls.jobs.with_progress(put, params.work_done_token, render("progress.uploading", ls.locale))
 
 
 @registry.command("pai.hdfs.get")
 async def hdfs_get(ls: PaiLanguageServer, params: api.HdfsGetWithProgress) -> Answer:
-    get = api.HdfsGet(local=params.local, remote=params.remote, cluster=params.cluster, progress_token=params.work_done_token,
-                          overwrite=params.overwrite)
+    get = api.HdfsGet(local=params.local, remote=params.remote, cluster=params.cluster, storage=params.storage,
+                      progress_token=params.work_done_token, overwrite=params.overwrite)
     return await ls.jobs.with_progress(get, params.work_done_token, render("progress.downloading", ls.locale))
 
 

@@ -61,6 +61,15 @@ command("PaiHdfs", function(o) pai().hdfs(o.fargs[1], o.fargs[2]) end, {
     return {}
   end,
 })
+command("PaiStorages", function(o) pai().storages(o.fargs[1], o.fargs[2]) end, {
+  nargs = "*", desc = "The storages your jobs may mount, beside HDFS; browse one (storage[:path])",
+  complete = function(lead, line)
+    if #vim.split(line, "%s+") > 2 then
+      return matching(clusters(), lead)
+    end
+    return matching(require("pai_lsp.storages").names(), lead)
+  end,
+})
 for name, action in pairs({ PaiCode = "code", PaiCompare = "compare", PaiRerun = "rerun" }) do
   command(name, function(o) require("pai_lsp.records")[action](o.fargs[1], o.fargs[2]) end, {
     nargs = "+", desc = ({ code = "The code a job was submitted with", compare = "What changed in the workspace since a job was submitted (diff split)",

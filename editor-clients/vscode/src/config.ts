@@ -132,3 +132,12 @@ export function duration(created?: number | null, completed?: number | null, now
 }
 
 export const FINAL_STATES = ["SUCCEEDED", "FAILED", "STOPPED"];
+
+/**
+ * The `contextValue` of a row of the HDFS and Storages views, which the manifest's menus match:
+ * `hdfs.dir`, `hdfs.file`, `hdfs.root` (a storage itself: no rename or delete), with `ro.` after
+ * `hdfs.` on a read-only storage, whose rows offer no write action.
+ */
+export function fileRowContext(kind: "dir" | "file" | "root", readOnly: boolean): string {
+  return `hdfs.${readOnly ? "ro." : ""}${kind}`;
+}

@@ -15,13 +15,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const server = new PaiServer(context);
   const logs = new LogBook(server);
   const jobs = new JobsView(server, logs);
-  const hdfs = new HdfsView(server);
+  const hdfs = HdfsView.of(server, "pai.hdfs");
+  const storages = HdfsView.of(server, "pai.storages");
   const clusters = new ClustersView(server);
   const why = new WhyBook(server);
-  context.subscriptions.push(server, logs, jobs, hdfs, clusters, why);
+  context.subscriptions.push(server, logs, jobs, hdfs, storages, clusters, why);
   registerWhy(context, why, jobs);
   registerJobCommands(context, server, jobs, logs);
-  registerHdfs(context, server, hdfs);
+  registerHdfs(context, server, [hdfs, storages]);
   registerClusters(context, server, clusters);
   registerPreview(context, server);
   registerRecords(context, server);
@@ -32,6 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   clusters.onDidChangeProfiles.event(() => {
     jobs.refresh();
     hdfs.refresh();
+    storages.refresh();
   });
 
   const submitWith = (local: boolean) => async (target?: vscode.Uri | string) => {

@@ -1,15 +1,57 @@
-// The HDFS view: the default cluster's HDFS as a lazy tree (home folder first), files opened
-// read-only as `pai-hdfs:` documents, uploads from a picker or dragged from the Explorer.
+// The HDFS and Storages views: the default cluster's HDFS (home folder first), and the storages its
+// jobs mount (each one's files under it), as lazy trees of one kind; files opened read-only as
+// `pai-hdfs:` documents (a storage's as `pai-hdfs://<storage>/…`), uploads from a picker or dragged
+// from the Explorer. A node knows its storage; every server call passes it on (`hdfs.*` with
+// `storage` set), and a read-only storage's rows offer no write action.
 import * as vscode from "vscode";
 import { posix } from "node:path";
+import { fileRowContext } from "./config";
+import { StorageInfo } from "./protocol";
 import { Argument, Answer, CommandError, PaiServer, guarded } from "./server";
 
 /** Files larger than this are not opened in an editor (download them instead). */
 export const OPEN_LIMIT = 5 * 1024 * 1024;
 
 
+/** A file or folder: on the cluster's HDFS, or on `storage` (one the cluster's jobs mount). */
 export class HdfsNode {
-  constructor(readonly path: string, readonly type: "file" | "dir", readonly size = 0, readonly label?: string) {}
+  constructor(readonly path: string, readonly type: "file" | "dir", readonly size = 0, readonly label?: string,
+    readonly storage?: StorageInfo) {}
+
+  /** A file or folder beside this one, on the same storage. */
+  at(path: string, type: "file" | "dir", size = 0): HdfsNode {
+    return new HdfsNode(path, type, size, undefined, this.storage);
+  }
+
+  /** What the server's `hdfs.*` commands need to find it besides its path. */
+  get where(): { storage?: string } {
+    return this.storage ? { storage: this.storage.name } : {};
+  }
+
+  get readOnly(): boolean {
+    return this.storage?.readOnly === true;
+  }
+
+  /** The path as messages name it: `STORAGE:PATH` on a storage (as `pai storage` takes it), else the HDFS path. */
+  get shown(): string {
+    return this.storage ? `${this.storage.name}:${this.path}` : this.path;
+  }
+
+  /** The path as a job sees it: under the storage's mount path, or the HDFS path itself. */
+  get jobPath(): string {
+    return this.storage ? posix.join(this.storage.mountPath, this.path) : this.path;
+  }
+
+  get uri(): vscode.Uri {
+    return vscode.Uri.from({ scheme: "pai-hdfs", authority: this.storage?.name ?? "", path: this.path });
+  }
+}
+
+/** A storage itself, the top of its files: its type, read-only, mount path and default said beside it. */
+class StorageRoot extends HdfsNode {
+  constructor(storage: StorageInfo) {
+    super("/", "dir", 0, storage.name, storage);
+  }
 }
 
 class MessageNode {
@@ -29,30 +71,65 @@ function sizeText(n: number): string {
   return i === 0 ? `${n} B` : `${n.toFixed(1)} ${units[i]}`;
 }
 
+/** A node's key among the folders a view holds: its storage and path. */
+function key(node: HdfsNode, path = node.path): string {
+  return `${node.storage?.name ?? ""}:${path}`;
+}
+
+/** What a view shows at its top, and the cluster it is of (said in the view's title). */
+type Roots = (server: PaiServer) => Promise<{ cluster?: string; roots: Node[] }>;
+
+/** The default cluster's HDFS: the home folder, then `/`. */
+const hdfsRoots: Roots = async (server) => {
+  const profiles = await server.call("pai.clusters.list").catch(() => undefined);
+  const home = await server.call("pai.hdfs.stat", { path: "." }).catch(() => undefined);
+  const roots: Node[] = [new HdfsNode("/", "dir", 0, "/")];
+  if (home && home.type === "dir") roots.unshift(new HdfsNode(home.path, "dir", 0, vscode.l10n.t("Home")));
+  return { cluster: profiles?.default, roots };
+};
+
+/** The storages the default cluster's jobs may mount, default first (a cluster without any says why). */
+const storageRoots: Roots = async (server) => {
+  const listed = await server.call("pai.storages.list", {});
+  const roots = listed.storages.map((s) => new StorageRoot(s));
+  return { cluster: listed.cluster, roots: roots.length ? roots
+    : [new MessageNode(vscode.l10n.t("No storage: an administrator adds them to your groups."), "info")] };
+};
+
 export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragAndDropController<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   readonly dropMimeTypes = ["text/uri-list"];
   readonly dragMimeTypes: string[] = [];
   readonly view: vscode.TreeView<Node>;
-  /** The folder nodes the tree holds, by path (a change must be fired with the very object). */
+  /** The folder nodes the tree holds, by storage and path (a change must be fired with the very object). */
   private readonly nodes = new Map<string, HdfsNode[]>();
 
-  constructor(private readonly server: PaiServer) {
-    this.view = vscode.window.createTreeView("pai.hdfs", { treeDataProvider: this, dragAndDropController: this, canSelectMany: false, showCollapseAll: true });
+  /** The HDFS view (`pai.hdfs`) or the Storages view (`pai.storages`). */
+  static of(server: PaiServer, id: "pai.hdfs" | "pai.storages"): HdfsView {
+    return new HdfsView(server, id, id === "pai.hdfs" ? hdfsRoots : storageRoots);
+  }
+
+  private constructor(private readonly server: PaiServer, readonly id: string, private readonly roots: Roots) {
+    this.view = vscode.window.createTreeView(id, { treeDataProvider: this, dragAndDropController: this, canSelectMany: false, showCollapseAll: true });
+  }
+
+  /** True for the nodes this view shows (the storages view: those on a storage). */
+  holds(node: HdfsNode): boolean {
+    return (node.storage !== undefined) === (this.id === "pai.storages");
   }
 
   refresh(node?: HdfsNode): void {
-    const shown = node ? this.nodes.get(node.type === "dir" ? node.path : posix.dirname(node.path)) : undefined;
+    const shown = node ? this.nodes.get(key(node, node.type === "dir" ? node.path : posix.dirname(node.path))) : undefined;
     if (!shown?.length) this.changed.fire(undefined);
     for (const n of shown ?? []) this.changed.fire(n);
   }
 
-  private remember(nodes: HdfsNode[]): void {
+  private remember(nodes: Node[]): void {
     for (const n of nodes) {
-      if (n.type !== "dir") continue;
-      const same = (this.nodes.get(n.path) ?? []).filter((m) => (m.label !== undefined) !== (n.label !== undefined));
-      this.nodes.set(n.path, [...same, n]);
+      if (!(n instanceof HdfsNode) || n.type !== "dir") continue;
+      const same = (this.nodes.get(key(n)) ?? []).filter((m) => (m.label !== undefined) !== (n.label !== undefined));
+      this.nodes.set(key(n), [...same, n]);
     }
   }
 
@@ -62,15 +139,16 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
       item.iconPath = new vscode.ThemeIcon(node.icon);
       return item;
     }
+    if (node instanceof StorageRoot) return storageItem(node);
     const dir = node.type === "dir";
     const item = new vscode.TreeItem(node.label ?? (posix.basename(node.path) || "/"),
       dir ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
-    item.id = `hdfs:${node.path}${node.label ? ":root" : ""}`;
-    item.resourceUri = vscode.Uri.from({ scheme: "pai-hdfs", path: node.path });
+    item.id = `hdfs:${key(node)}${node.label ? ":root" : ""}`;
+    item.resourceUri = node.uri;
     item.iconPath = dir ? vscode.ThemeIcon.Folder : vscode.ThemeIcon.File;
     item.description = node.label ? (node.label !== node.path ? node.path : undefined) : dir ? undefined : sizeText(node.size);
-    item.tooltip = node.path;
-    item.contextValue = dir ? "hdfs.dir" : "hdfs.file";
+    item.tooltip = node.storage ? vscode.l10n.t("{0} (in jobs: {1})", node.path, node.jobPath) : node.path;
+    item.contextValue = fileRowContext(node.type, node.readOnly);
     if (!dir) item.command = { command: "pai-lsp.hdfs.open", title: vscode.l10n.t("Open"), arguments: [node] };
     return item;
   }
@@ -79,20 +157,17 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
     if (node instanceof MessageNode) return [];
     try {
       if (!node) {
-        // The default cluster's HDFS: say which one in the view's title.
-        const profiles = await this.server.call("pai.clusters.list").catch(() => undefined);
-        this.view.description = profiles?.default;
-        const home = await this.server.call("pai.hdfs.stat", { path: "." }).catch(() => undefined);
-        const roots = [new HdfsNode("/", "dir", 0, "/")];
-        if (home && home.type === "dir") roots.unshift(new HdfsNode(home.path, "dir", 0, vscode.l10n.t("Home")));
+        // The default cluster's: say which one in the view's title.
+        const { cluster, roots } = await this.roots(this.server);
+        this.view.description = cluster;
         this.nodes.clear();
         this.remember(roots);
         return roots;
       }
-      const listing = await this.server.call("pai.hdfs.ls", { path: node.path });
+      const listing = await this.server.call("pai.hdfs.ls", { path: node.path, ...node.where });
       const children = listing.entries
         .sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === "dir" ? -1 : 1))
-        .map((e) => new HdfsNode(posix.join(listing.path, e.name), e.type === "dir" ? "dir" : "file", e.size));
+        .map((e) => node.at(posix.join(listing.path, e.name), e.type === "dir" ? "dir" : "file", e.size));
       this.remember(children);
       return children.length ? children : [new MessageNode(vscode.l10n.t("(empty folder)"), "info")];
     } catch (err) {
@@ -105,9 +180,14 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
     const list = await data.get("text/uri-list")?.asString();
     if (!list) return;
     const uris = list.split(/\r?\n/).filter((l) => l && !l.startsWith("#")).map((l) => vscode.Uri.parse(l.trim()));
-    const folder = target instanceof HdfsNode ? (target.type === "dir" ? target : new HdfsNode(posix.dirname(target.path), "dir")) : undefined;
+    const folder = target instanceof HdfsNode ? (target.type === "dir" ? target : target.at(posix.dirname(target.path), "dir")) : undefined;
     if (!folder) {
-      void vscode.window.showErrorMessage(vscode.l10n.t("Drop files onto an HDFS folder."));
+      void vscode.window.showErrorMessage(this.id === "pai.hdfs" ? vscode.l10n.t("Drop files onto an HDFS folder.")
+        : vscode.l10n.t("Drop files onto a folder of a storage."));
+      return;
+    }
+    if (folder.readOnly) {
+      void vscode.window.showErrorMessage(vscode.l10n.t("Storage {0} is read-only: nothing can be uploaded to it.", folder.storage?.name ?? ""));
       return;
     }
     await upload(this.server, this, uris.filter((u) => u.scheme === "file"), folder);
@@ -117,6 +197,25 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
     this.view.dispose();
     this.changed.dispose();
   }
+}
+
+/** A storage's row: its name; type, read-only, where jobs see it and default beside it; its server in the tooltip. */
+function storageItem(node: StorageRoot): vscode.TreeItem {
+  const s = node.storage!;
+  const item = new vscode.TreeItem(s.name, vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `storage:${s.name}`;
+  item.iconPath = new vscode.ThemeIcon(s.readOnly ? "lock" : "database");
+  item.description = [s.type ?? "", s.readOnly ? vscode.l10n.t("read-only") : "", s.mountPath, s.default ? vscode.l10n.t("default") : ""]
+    .filter(Boolean).join(" · ");
+  item.tooltip = [
+    vscode.l10n.t("Storage {0} ({1}) on {2}", s.name, s.type ?? "?", s.server || "?"),
+    vscode.l10n.t("Jobs that name it in extras.storages see it at {0}", s.mountPath),
+    s.readOnly ? vscode.l10n.t("Read-only: jobs mount it read-only, and nothing is written to it from here") : "",
+    s.default ? vscode.l10n.t("A default storage: mounted by every job that names no storage") : "",
+    s.share ? "" : vscode.l10n.t("Not shared: each user sees their own folder of it"),
+  ].filter(Boolean).join("\n");
+  item.contextValue = fileRowContext("root", s.readOnly);
+  return item;
 }
 
 /**
@@ -169,40 +268,46 @@ async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], fol
   let files = 0;
   for (const uri of uris) {
     const name = posix.basename(uri.path);
-    const done = await guarded(() => transfer(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.path),
-      "pai.hdfs.put", { local: uri.fsPath, remote: folder.path }));
+    const done = await guarded(() => transfer(server, vscode.l10n.t("Uploading {0} to {1}", name, folder.shown),
+      "pai.hdfs.put", { local: uri.fsPath, remote: folder.path, ...folder.where }));
     if (!done) continue;  // failed (said), cancelled (said), or not replaced
     files += done.files;
   }
   view.refresh(folder);
-  if (files) void vscode.window.showInformationMessage(vscode.l10n.t("Uploaded {0} file(s) to {1}", files, folder.path));
+  if (files) void vscode.window.showInformationMessage(vscode.l10n.t("Uploaded {0} file(s) to {1}", files, folder.shown));
 }
 
-export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer, view: HdfsView): void {
+/** The HDFS and Storages views' commands: each acts on the node it is given (or the one selected),
+ * on HDFS or on the node's storage. */
+export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer, views: HdfsView[]): void {
+  const viewOf = (node: HdfsNode) => views.find((v) => v.holds(node)) ?? views[0];
+  const view = { refresh: (node: HdfsNode) => viewOf(node).refresh(node) };
   const onNode = (id: string, fn: (node: HdfsNode) => Promise<unknown>) =>
     vscode.commands.registerCommand(id, (node?: HdfsNode) => guarded(async () => {
-      const target = node instanceof HdfsNode ? node : (view.view.selection[0] instanceof HdfsNode ? view.view.selection[0] as HdfsNode : undefined);
-      if (!target) throw new Error(vscode.l10n.t("Select a file or folder in the HDFS view first."));
+      const selected = views.map((v) => v.view.selection[0]).find((n): n is HdfsNode => n instanceof HdfsNode);
+      const target = node instanceof HdfsNode ? node : selected;
+      if (!target) throw new Error(vscode.l10n.t("Select a file or folder in the HDFS or Storages view first."));
       return fn(target);
     }));
-  const parentOf = (node: HdfsNode) => new HdfsNode(posix.dirname(node.path), "dir");
+  const parentOf = (node: HdfsNode) => node.at(posix.dirname(node.path), "dir");
   const pickAndUpload = (folders: boolean) => async (node: HdfsNode) => {
     const folder = node.type === "dir" ? node : parentOf(node);
     const picked = await vscode.window.showOpenDialog({
       canSelectFiles: !folders, canSelectFolders: folders, canSelectMany: true,
-      openLabel: vscode.l10n.t("Upload to {0}", folder.path), defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+      openLabel: vscode.l10n.t("Upload to {0}", folder.shown), defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
     });
-    if (picked?.length) await upload(server, view, picked, folder);
+    if (picked?.length) await upload(server, viewOf(folder), picked, folder);
   };
 
   context.subscriptions.push(
-    vscode.commands.registerCommand("pai-lsp.hdfs.refresh", (node?: HdfsNode) => view.refresh(node instanceof HdfsNode ? node : undefined)),
+    vscode.commands.registerCommand("pai-lsp.hdfs.refresh", (node?: HdfsNode) => (node instanceof HdfsNode ? view.refresh(node)
+      : views.forEach((v) => v.refresh()))),
     onNode("pai-lsp.hdfs.open", async (node) => {
       if (node.size > OPEN_LIMIT) {
         throw new Error(vscode.l10n.t("{0} is {1}: files over {2} are not opened in the editor. Download it instead.",
           node.path, sizeText(node.size), sizeText(OPEN_LIMIT)));
       }
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: "pai-hdfs", path: node.path }));
+      const doc = await vscode.workspace.openTextDocument(node.uri);
       await vscode.window.showTextDocument(doc, { preview: true });
     }),
     onNode("pai-lsp.hdfs.uploadFile", pickAndUpload(false)),
@@ -211,48 +316,50 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
       const dest = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t("Download Here"),
         defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri });
       if (!dest?.[0]) return;
-      const done = await transfer(server, vscode.l10n.t("Downloading {0}", node.path), "pai.hdfs.get",
-        { remote: node.path, local: dest[0].fsPath });
+      const done = await transfer(server, vscode.l10n.t("Downloading {0}", node.shown), "pai.hdfs.get",
+        { remote: node.path, local: dest[0].fsPath, ...node.where });
       if (!done) return;
       void vscode.window.showInformationMessage(vscode.l10n.t("Downloaded {0} file(s) to {1}", done.files, done.path));
     }),
     onNode("pai-lsp.hdfs.newFolder", async (node) => {
       const folder = node.type === "dir" ? node : parentOf(node);
-      const name = await vscode.window.showInputBox({ prompt: vscode.l10n.t("New folder in {0}", folder.path),
+      const name = await vscode.window.showInputBox({ prompt: vscode.l10n.t("New folder in {0}", folder.shown),
         validateInput: (v) => (!v.trim() || v.includes("/") ? vscode.l10n.t("A name, without '/'") : undefined) });
       if (!name) return;
-      await server.call("pai.hdfs.mkdir", { path: posix.join(folder.path, name.trim()) });
+      await server.call("pai.hdfs.mkdir", { path: posix.join(folder.path, name.trim()), ...folder.where });
       view.refresh(folder);
     }),
     onNode("pai-lsp.hdfs.rename", async (node) => {
       const old = posix.basename(node.path);
-      const name = await vscode.window.showInputBox({ prompt: vscode.l10n.t("Rename {0}", node.path), value: old,
+      const name = await vscode.window.showInputBox({ prompt: vscode.l10n.t("Rename {0}", node.shown), value: old,
         validateInput: (v) => (!v.trim() || v.includes("/") ? vscode.l10n.t("A name, without '/'") : undefined) });
       if (!name || name === old) return;
-      await server.call("pai.hdfs.mv", { from: node.path, to: posix.join(posix.dirname(node.path), name.trim()) });
+      await server.call("pai.hdfs.mv", { from: node.path, to: posix.join(posix.dirname(node.path), name.trim()), ...node.where });
       view.refresh(parentOf(node));
     }),
     onNode("pai-lsp.hdfs.delete", async (node) => {
       const del = vscode.l10n.t("Delete");
       const question = node.type === "dir"
-        ? vscode.l10n.t("Delete the folder {0} and everything in it?", node.path)
-        : vscode.l10n.t("Delete {0}?", node.path);
+        ? vscode.l10n.t("Delete the folder {0} and everything in it?", node.shown)
+        : vscode.l10n.t("Delete {0}?", node.shown);
       if ((await vscode.window.showWarningMessage(question, { modal: true }, del)) !== del) return;
-      await server.call("pai.hdfs.rm", { path: node.path, recursive: node.type === "dir" });
+      await server.call("pai.hdfs.rm", { path: node.path, recursive: node.type === "dir", ...node.where });
       view.refresh(parentOf(node));
     }),
+    // On a storage, the path as the job sees it (under its mount path): what a command in the job file needs.
     onNode("pai-lsp.hdfs.copyPath", async (node) => {
-      await vscode.env.clipboard.writeText(node.path);
+      await vscode.env.clipboard.writeText(node.jobPath);
     }),
-    // Opened files: read-only documents, fetched once.
+    // Opened files: read-only documents, fetched once; a storage's name is the URI's authority.
     vscode.workspace.registerTextDocumentContentProvider("pai-hdfs", {
       async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-        const stat = await server.call("pai.hdfs.stat", { path: uri.path });
+        const where = uri.authority ? { storage: uri.authority } : {};
+        const stat = await server.call("pai.hdfs.stat", { path: uri.path, ...where });
         if (stat.size > OPEN_LIMIT) {
           return vscode.l10n.t("{0} is {1}: files over {2} are not opened in the editor. Download it instead.",
             uri.path, sizeText(stat.size), sizeText(OPEN_LIMIT));
         }
-        return (await server.call("pai.hdfs.cat", { path: uri.path })).text;
+        return (await server.call("pai.hdfs.cat", { path: uri.path, ...where })).text;
       },
     }),
   );

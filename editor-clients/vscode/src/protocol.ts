@@ -1068,6 +1068,7 @@ export interface Commands {
   "pai.hdfs.tail": { argument: HdfsTailText; result: HdfsText };
   "pai.hdfs.put": { argument: HdfsPutWithProgress; result: HdfsTransferResult };
   "pai.hdfs.get": { argument: HdfsGetWithProgress; result: HdfsTransferResult };
+  "pai.storages.list": { argument: StorageList; result: StorageListResult };
 }
 
 /** The server's notifications, by method. */

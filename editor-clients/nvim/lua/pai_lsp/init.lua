@@ -94,6 +94,11 @@ function M.hdfs(path, cluster)
   require("pai_lsp.hdfs").open(path, cluster)
 end
 
+--- :PaiStorages [storage[:path]] [cluster]
+function M.storages(target, cluster)
+  require("pai_lsp.storages").open(target, cluster)
+end
+
 --- :PaiClusters
 function M.clusters()
   require("pai_lsp.clusters").open()

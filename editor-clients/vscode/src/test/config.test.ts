@@ -3,8 +3,8 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  Catalogue, configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, duration, isJobFile, jobFileName, jobFilePatterns,
-  LANGUAGES, LineJoiner, TaskLog,
+  Catalogue, configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, duration, fileRowContext, isJobFile, jobFileName,
+  jobFilePatterns, LANGUAGES, LineJoiner, TaskLog,
 } from "../config";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
@@ -92,4 +92,30 @@ test("logs of several tasks are joined by whole lines with their task prefix", (
   assert.equal(out, "[ps:0] a\n[worker:0] c\n[ps:0] bc\n[worker:0] tail\n");
   assert.equal(duration(1000, 63000), "1m02s");
   assert.equal(duration(0, 5), "");
+});
+
+test("the HDFS and Storages views' menus: no write action on a read-only storage's rows, no rename or delete of a storage", () => {
+  const entries: { command: string; when: string }[] = [...manifest.contributes.menus["view/item/context"]]
+    .filter((e: { command: string }) => e.command.startsWith("pai-lsp.hdfs."));
+  /** Whether the entry is offered on a row with this context value in both views. */
+  const offered = (entry: { when: string }, context: string) => {
+    const match = /viewItem =~ \/(.+?)\/(?: |$)/.exec(entry.when);
+    assert.ok(match && entry.when.includes("view =~ /^pai\\.(hdfs|storages)$/"), entry.when);
+    return new RegExp(match[1]).test(context);
+  };
+  const on = (command: string, context: string) => entries.filter((e) => e.command === command).some((e) => offered(e, context));
+  const writes = ["uploadFile", "uploadFolder", "newFolder", "rename", "delete"];
+  for (const kind of ["dir", "file", "root"] as const) {
+    for (const w of writes) assert.equal(on(`pai-lsp.hdfs.${w}`, fileRowContext(kind, true)), false, `${w} on a read-only ${kind}`);
+    for (const r of ["download", "copyPath"]) assert.ok(on(`pai-lsp.hdfs.${r}`, fileRowContext(kind, true)), `${r} on a read-only ${kind}`);
+  }
+  for (const w of ["uploadFile", "uploadFolder", "newFolder"]) {
+    assert.ok(on(`pai-lsp.hdfs.${w}`, fileRowContext("dir", false)) && on(`pai-lsp.hdfs.${w}`, fileRowContext("root", false)), w);
+    assert.equal(on(`pai-lsp.hdfs.${w}`, fileRowContext("file", false)), false, w);
+  }
+  for (const w of ["rename", "delete"]) {
+    assert.ok(on(`pai-lsp.hdfs.${w}`, fileRowContext("dir", false)) && on(`pai-lsp.hdfs.${w}`, fileRowContext("file", false)), w);
+    assert.equal(on(`pai-lsp.hdfs.${w}`, fileRowContext("root", false)), false, `${w} of a storage itself`);
+  }
+  assert.ok(on("pai-lsp.hdfs.refresh", fileRowContext("root", true)) && !on("pai-lsp.hdfs.refresh", fileRowContext("file", false)));
 });
