@@ -90,7 +90,7 @@ class Cluster:
 
 
 def daemon_process() -> psutil.Process:
-    return psutil.Process(daemon.call_sync(api.Ping())["pid"])
+    return psutil.Process(daemon.call_sync(api.Ping()).pid)
 
 
 class Sampler:

@@ -117,7 +117,7 @@ def bench_watch() -> list[tuple[str, str]]:
                 {"name": "r", "command": "sleep 120", "cpuNumber": 1, "memoryMB": 16, "shmMB": 8}]}).raise_for_status()
             names.append(name)
         daemon.call_sync(api.Watch(cluster="local", jobs=names))
-        pid = daemon.call_sync(api.Ping())["pid"]
+        pid = daemon.call_sync(api.Ping()).pid
         process = psutil.Process(pid)
         time.sleep(3)
         c0, t0 = sum(process.cpu_times()[:2]), time.perf_counter()

@@ -17,17 +17,58 @@ from __future__ import annotations
 import base64
 import dataclasses
 import functools
+import threading
 import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .core.messages import message
-from .core.openpai_rest import JobDetail
 from .errors import InvalidInput
 
+if TYPE_CHECKING:
+    from .core.openpai_rest import JobDetail
+
 W = TypeVar("W", bound="Wire")
+T = TypeVar("T")
+
+
+def wire(cls: type[T]) -> type[T]:
+    """A class of the API: a dataclass (its fields, `dataclasses.fields` and `replace`) whose
+    methods — keyword-only `__init__`, `==`, `hash`, `repr`, frozen attributes — are `Wire`'s own,
+    written once, where `@dataclass(frozen=True)` would write and compile six for each of the ~140
+    classes every time this module is imported (0.2 s, before any `pai` command could start). Its
+    fields are found the first time the class is used (`_ready`): a command uses a few classes."""
+    return cls
+
+
+_READY = threading.Lock()
+
+
+def _ready(cls: type) -> None:
+    """`cls` and the API classes it derives from made dataclasses, if they are not yet."""
+    if "__dataclass_fields__" in cls.__dict__:
+        return
+    with _READY:
+        for c in reversed(cls.__mro__):  # its bases first: a dataclass takes its bases' fields
+            if issubclass(c, Wire) and "__dataclass_fields__" not in c.__dict__:
+                doc = c.__doc__
+                c.__doc__ = doc or "-"  # (without one, dataclass makes one up from the signature, at a cost)
+                dataclass(kw_only=True, init=False, repr=False, eq=False)(c)
+                c.__doc__ = doc
+
+
+def fields(cls: type) -> tuple[dataclasses.Field, ...]:
+    """`dataclasses.fields` of an API class, used or not yet."""
+    _ready(cls)
+    return dataclasses.fields(cls)
+
+
+@functools.cache
+def _init_fields(cls: type) -> tuple[tuple[str, Any, Any], ...]:
+    """(name, default, default factory) of each field `__init__` takes."""
+    return tuple((f.name, f.default, f.default_factory) for f in fields(cls) if f.init)
 
 
 def _wire(cls: type, f: dataclasses.Field) -> str:
@@ -125,9 +166,42 @@ def _write(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Wire:
     """A JSON object on the wire as a dataclass."""
+
+    def __init__(self, **values: Any) -> None:
+        for name, default, factory in _init_fields(type(self)):
+            if name in values:
+                value = values.pop(name)
+            elif default is not dataclasses.MISSING:
+                value = default
+            elif factory is not dataclasses.MISSING:
+                value = factory()
+            else:
+                raise TypeError(f"{type(self).__qualname__}.__init__() missing a keyword argument: {name!r}")
+            object.__setattr__(self, name, value)
+        if values:
+            raise TypeError(f"{type(self).__qualname__}.__init__() got an unexpected keyword argument {next(iter(values))!r}")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name, _, _ in _init_fields(type(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if other.__class__ is self.__class__ else NotImplemented  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name, _, _ in _init_fields(type(self)))
+        return f"{type(self).__qualname__}({shown})"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
     @classmethod
     def wire_name(cls) -> str:
@@ -141,7 +215,7 @@ class Wire:
             raise InvalidInput(message("params.not-object", method=cls.wire_name()))
         hints = _hints(cls)
         values = {}
-        for f in dataclasses.fields(cls):
+        for f in fields(cls):
             key = _wire(cls, f)
             if key not in data:
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
@@ -157,37 +231,18 @@ class Wire:
                 if not (f.metadata.get("omit") and getattr(self, f.name) is None)}
 
 
-@functools.cache
-def _fields_by_key(cls: type) -> dict[str, dataclasses.Field]:
-    return {_wire(cls, f): f for f in dataclasses.fields(cls)}
-
-
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Result(Wire):
-    """Base of every method's result: what the service layer returns and the daemon sends.
-
-    A result also reads by the keys of its JSON (`result["exitCode"]`, `"entries" in upload`), as
-    code written against the JSON (the CLI's printing) does."""
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self:
-            raise KeyError(key)
-        return getattr(self, _fields_by_key(type(self))[key].name)
-
-    def __contains__(self, key: object) -> bool:
-        f = _fields_by_key(type(self)).get(key) if isinstance(key, str) else None
-        return f is not None and not (f.metadata.get("omit") and getattr(self, f.name) is None)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
+    """Base of every method's result: what the service layer returns and the daemon sends (read by
+    its attributes, `result.exit_code`; its JSON is `to_json()`)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Nothing(Result):
     """A result with nothing in it (`jobs.subscribe`, which ends only when its connection does)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Params(Wire):
     """Base of every method's params (none, by itself); `RESULT` is the class of its result."""
 
@@ -203,7 +258,7 @@ class Params(Wire):
         return {key: value for key, value in super().to_json().items() if value is not None}
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Event(Wire):
     """Base of every notification the daemon sends."""
 
@@ -224,7 +279,7 @@ def read_result(params: Params, value: Any) -> Result:
 
 
 # -- results ---------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class PingResult(Result):
     pid: int
     uptime: float
@@ -232,12 +287,12 @@ class PingResult(Result):
     settings: dict[str, str | None] | None = omitted_when_none()  # what decides the secrets and profiles it reads
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class StopDaemonResult(Result):
     stopping: bool = True
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class UploadSummary(Result):
     """What an upload did (snake_case on the wire, as it always was)."""
 
@@ -253,7 +308,7 @@ class UploadSummary(Result):
     seconds: float
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class CodeStorage(Result):
     """Where a job's code went when it went to a storage the job mounts (not to a codeDir)."""
 
@@ -263,7 +318,7 @@ class CodeStorage(Result):
     job_folder: str  # where the job's commands run: <mountPath>/<user>~<job> (a `cd` added before them)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class SubmitResult(Result):
     job: str
     cluster: str
@@ -274,7 +329,7 @@ class SubmitResult(Result):
     code_storage: CodeStorage | None = omitted_when_none()  # the upload went to a storage the job mounts
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class UploadPreview(Result):
     workspace: str
     remote: str
@@ -290,7 +345,7 @@ class UploadPreview(Result):
     entries: list[list[str | int]] | None = omitted_when_none()  # [path, size] of every file (with `listFiles`)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class PreviewResult(Result):
     job: str
     cluster: str
@@ -306,7 +361,7 @@ class PreviewResult(Result):
     code_storage: CodeStorage | None = omitted_when_none()  # the upload would go to a storage the job mounts
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class JobRow(Result):
     name: str
     state: str
@@ -317,7 +372,7 @@ class JobRow(Result):
     virtual_cluster: str | None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class JobsResult(Result):
     cluster: str
     user: str | None
@@ -326,7 +381,7 @@ class JobsResult(Result):
     jobs: list[JobRow]  # newest first
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class TaskRow(Result):
     role: str
     index: int
@@ -340,7 +395,7 @@ class TaskRow(Result):
     message: str | None  # why it ended
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class StatusResult(Result):
     """`exitCode` is the cluster's (255 for any failed command), `userExitCode` the command's own
     when the cluster reports it, `exitReason` the cluster's code in words; `webPortal` the job's page."""
@@ -366,7 +421,7 @@ class StatusResult(Result):
                                   log=t.log, worker=t.worker, started=t.started, message=t.message) for t in job.tasks])
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class WhyText(Result):
     """One text in English and in Simplified Chinese (the daemon answers clients of either locale)."""
 
@@ -374,14 +429,14 @@ class WhyText(Result):
     zh: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class WhyEvidence(Result):
     line: int  # 1-based in the log; 0 when not from the log
     text: str
     source: str = "log"  # "log" | "diagnostics"
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class WhyFrame(Result):
     """A traceback frame; `workspace` the user's file it came from (relative to the result's `workspace`)."""
 
@@ -396,7 +451,7 @@ class WhyFrame(Result):
     matched_by: str | None = None  # "code-dir" | "suffix"
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class WhyException(Result):
     type: str
     message: str
@@ -406,14 +461,14 @@ class WhyException(Result):
     child: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class WhyTraceback(Result):
     chain: list[WhyException]
     primary: WhyFrame | None = None  # the deepest frame in the user's own code: where a diagnostic goes
     related: list[WhyFrame] = field(default_factory=list)  # the other user frames, deepest first
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class WhyExplanation(Result):
     """`core.triage.Explanation` on the wire: the class (`kind`), its words, the evidence, the frames."""
 
@@ -442,7 +497,7 @@ class WhyExplanation(Result):
     cause: WhyExplanation | None = None  # a job's: the explanation of the task that ended it
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class WhyResult(Result):
     """Why a job failed (or was stopped), and where: `explanation` null while it runs or when it
     succeeded; `tasks` the failed tasks' own; `changed` the frames' workspace files changed since the upload."""
@@ -460,13 +515,13 @@ class WhyResult(Result):
     changed: list[str]
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ConfigResult(Result):
     job: str
     config: dict[str, Any] | str  # as the cluster has it (v2 YAML: its text)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class SshTask(Result):
     task: str  # "role:index"
     ip: str
@@ -475,36 +530,36 @@ class SshTask(Result):
     urls: dict[str, list[str]]  # label -> its ports' URLs
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class SshResult(Result):
     job: str
     tasks: list[SshTask]
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class StopResult(Result):
     stopped: str  # the job
     state: str | None = omitted_when_none()  # the state it was in when stopped
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class PathResult(Result):
     path: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class WatchResult(Result):
     watched: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class FollowLogsResult(Result):
     job: str
     state: str | None
     offsets: dict[str, int]  # bytes of each task's log sent
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClusterRow(Result):
     name: str
     local: bool
@@ -519,13 +574,13 @@ class ClusterRow(Result):
     datacenter: str | None = omitted_when_none()
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersListResult(Result):
     default: str
     clusters: list[ClusterRow]  # the local ones first
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersAddResult(Result):
     name: str
     protocol: int
@@ -535,7 +590,7 @@ class ClustersAddResult(Result):
     is_default: bool = False  # it is the default profile now (the first one, or `makeDefault`)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ImportedCluster(Result):
     name: str
     datacenter: str
@@ -545,7 +600,7 @@ class ImportedCluster(Result):
     password_stored: bool
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersImportPaddleResult(Result):
     config: str
     clusters: list[ImportedCluster]
@@ -554,29 +609,29 @@ class ClustersImportPaddleResult(Result):
     secret_store: str | None = omitted_when_none()  # where the passwords went (the keyring, or a secrets file)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersLoginResult(Result):
     name: str
     user: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersRemoveResult(Result):
     name: str
     default: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersSetDefaultResult(Result):
     default: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class StoppedResult(Result):
     stopped: bool
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class QuotaFigures(Result):
     cpu: str | int | float | None
     memory: str | int | float | None
@@ -584,31 +639,31 @@ class QuotaFigures(Result):
     max_parallelism: str | int | float | None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class QuotaResult(Result):
     cluster: str
     limits: QuotaFigures
     used: QuotaFigures
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RegistrySecret(Result):
     name: str  # without the `pcloud-registry-` prefix
     secret: str  # with it: what a job file names
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Registry(RegistrySecret):
     created: str | None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RegistryListResult(Result):
     cluster: str
     registries: list[Registry]
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsEntry(Result):
     name: str
     type: str  # "file" | "dir"
@@ -619,13 +674,13 @@ class HdfsEntry(Result):
     group: str | None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsListing(Result):
     path: str
     entries: list[HdfsEntry]
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsUsage(Result):
     """What a file or folder holds (`hdfs dfs -du`)."""
 
@@ -636,38 +691,38 @@ class HdfsUsage(Result):
     folders: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsDuResult(Result):
     path: str
     entries: list[HdfsUsage]  # one for the path (`summary`, or a file), else one per entry of the folder
     bytes: int  # their sum
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsStatResult(HdfsEntry):
     path: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsMoveResult(Result):
     source: str = field(metadata={"wire": "from"})
     target: str = field(metadata={"wire": "to"})
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsData(Result):
     path: str
     data: str  # base64
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsTransferResult(Result):
     path: str
     files: int
     bytes: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class StorageInfo(Result):
     """One storage as `pai storage list` shows it."""
 
@@ -680,13 +735,13 @@ class StorageInfo(Result):
     share: bool  # false: a job (and pai) sees only its <user>/ folder
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class StorageListResult(Result):
     cluster: str
     storages: list[StorageInfo]
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordSummary(Result):
     """Where a submit's record was kept: `location` on the cluster's storage (None: this machine only)."""
 
@@ -696,13 +751,13 @@ class RecordSummary(Result):
     files: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class SentFile(Result):
     size: int
     sha256: str | None  # None only for a file too big to hash
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class GitFacts(Result):
     """The workspace's git facts at submit time (`diff`: `git diff HEAD`, None when over the limit)."""
 
@@ -715,7 +770,7 @@ class GitFacts(Result):
     untracked: list[str]  # files sent that git does not track
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class SubmissionRecord(Result):
     """What a job ran, as core/record.py writes it (beside the job's code and in the local journal)."""
 
@@ -740,7 +795,7 @@ class SubmissionRecord(Result):
     sent: str | None  # the job as a protocol-2 cluster got it (v2 YAML)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordShowResult(Result):
     """A job's submission record, checked; `lines` it in words; `source`: "cluster" (beside its code)
     or "journal" (this machine's copy); `notes`: what was wrong on the way."""
@@ -753,7 +808,7 @@ class RecordShowResult(Result):
     lines: list[str]
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordCodeResult(Result):
     job: str
     path: str
@@ -765,14 +820,14 @@ class RecordCodeResult(Result):
     code_hash: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordFileResult(Result):
     job: str
     path: str
     data: str  # base64
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordRerunResult(Result):
     """A rerun submitted, or (`dryRun`) only the name, config and code folder it would send."""
 
@@ -791,13 +846,13 @@ class RecordRerunResult(Result):
     notes: list[str] | None = omitted_when_none()
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class FileDiff(Result):
     path: str
     diff: str  # unified diff (or a line saying why none is shown)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordDiffResult(Result):
     jobs: list[str]
     config: list[dict[str, Any]]  # {key, old, new, …}
@@ -809,7 +864,7 @@ class RecordDiffResult(Result):
     text: str  # what `pai diff` prints
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordCompareResult(Result):
     job: str
     workspace: str
@@ -819,27 +874,27 @@ class RecordCompareResult(Result):
 
 
 # -- the daemon itself -------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Ping(Params):
     METHOD: ClassVar[str] = "ping"
     RESULT: ClassVar[type[Result]] = PingResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class StopDaemon(Params):
     METHOD: ClassVar[str] = "daemon.stop"
     RESULT: ClassVar[type[Result]] = StopDaemonResult
 
 
 # -- jobs --------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class OnCluster(Params):
     """`cluster` is a profile name; absent means the default profile, else `local`."""
 
     cluster: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Submit(OnCluster):
     METHOD: ClassVar[str] = "submit"
     RESULT: ClassVar[type[Result]] = SubmitResult
@@ -852,7 +907,7 @@ class Submit(OnCluster):
     request_id: str | None = None  # the caller's id for this submit: asked again after the daemon died, it resumes it
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Preview(OnCluster):
     """What `submit` would do, nothing sent (`pai submit --dry-run`); `list_files`: every file too."""
 
@@ -866,7 +921,7 @@ class Preview(OnCluster):
     show_secrets: bool = False  # a v2 job's secrets in plain text in the rendered job (masked otherwise)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Jobs(OnCluster):
     """The user's jobs, newest first: `limit` of them from `offset` (all when no limit)."""
 
@@ -876,24 +931,24 @@ class Jobs(OnCluster):
     limit: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class JobRef(OnCluster):
     job: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Status(JobRef):
     METHOD: ClassVar[str] = "status"
     RESULT: ClassVar[type[Result]] = StatusResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Stop(JobRef):
     METHOD: ClassVar[str] = "stop"
     RESULT: ClassVar[type[Result]] = StopResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Why(JobRef):
     """Why the job failed (or was stopped), and where: the daemon's kept explanation (`refresh`: made again)."""
 
@@ -902,20 +957,20 @@ class Why(JobRef):
     refresh: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Config(JobRef):
     METHOD: ClassVar[str] = "config"
     RESULT: ClassVar[type[Result]] = ConfigResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Ssh(JobRef):
     METHOD: ClassVar[str] = "ssh"
     RESULT: ClassVar[type[Result]] = SshResult
     task: str | None = None  # "role:index"; every running task when absent
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Outputs(JobRef):
     METHOD: ClassVar[str] = "outputs"
     RESULT: ClassVar[type[Result]] = PathResult
@@ -924,7 +979,7 @@ class Outputs(JobRef):
     overwrite: bool = False  # replace what is there already (else an `exists` error)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Watch(OnCluster):
     METHOD: ClassVar[str] = "watch"
     RESULT: ClassVar[type[Result]] = WatchResult
@@ -932,13 +987,13 @@ class Watch(OnCluster):
     jobs: list[str] | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Subscribe(Params):
     METHOD: ClassVar[str] = "jobs.subscribe"
     RESULT: ClassVar[type[Result]] = Nothing
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class FollowLogs(JobRef):
     METHOD: ClassVar[str] = "logs.follow"
     RESULT: ClassVar[type[Result]] = FollowLogsResult
@@ -949,13 +1004,13 @@ class FollowLogs(JobRef):
 
 
 # -- submission records (what a job ran: show, its code, rerun, compare) ------------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordShow(JobRef):
     METHOD: ClassVar[str] = "record.show"
     RESULT: ClassVar[type[Result]] = RecordShowResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordCode(JobRef):
     """Download exactly what the job ran into `dest` (a new or empty folder, unless `force`)."""
 
@@ -965,7 +1020,7 @@ class RecordCode(JobRef):
     force: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordFile(JobRef):
     """One file as the job sent it (base64 `data`): an editor's read-only view."""
 
@@ -974,7 +1029,7 @@ class RecordFile(JobRef):
     path: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordRerun(JobRef):
     """Submit what the job ran again, under a new generated name (`name`: one already chosen by a
     dry run); `config`: the final config to send instead of the first run's (edited); `dryRun`: only
@@ -988,14 +1043,14 @@ class RecordRerun(JobRef):
     progress_token: str | int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordDiff(JobRef):
     METHOD: ClassVar[str] = "record.diff"
     RESULT: ClassVar[type[Result]] = RecordDiffResult
     other: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordCompare(JobRef):
     """Which files differ between what the job ran and the folder `workspace` now."""
 
@@ -1008,13 +1063,13 @@ RECORD_METHODS: tuple[type[Params], ...] = (RecordShow, RecordCode, RecordFile, 
 
 
 # -- cluster profiles --------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersList(Params):
     METHOD: ClassVar[str] = "clusters.list"
     RESULT: ClassVar[type[Result]] = ClustersListResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersAdd(Params):
     """A password, when given, goes to the OS keyring and is checked by logging in once."""
 
@@ -1031,7 +1086,7 @@ class ClustersAdd(Params):
     make_default: bool = False  # make it the default profile (the first one is made it anyway; the result says)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersImportPaddle(Params):
     """One profile per datacenter of a paddlecloud config (`~/.paddle/config` by default); its
     passwords are stored (the keyring, or secrets.json), and taken out of the file only with
@@ -1044,7 +1099,7 @@ class ClustersImportPaddle(Params):
     keep_file: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersLogin(Params):
     METHOD: ClassVar[str] = "clusters.login"
     RESULT: ClassVar[type[Result]] = ClustersLoginResult
@@ -1052,21 +1107,21 @@ class ClustersLogin(Params):
     password: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersRemove(Params):
     METHOD: ClassVar[str] = "clusters.remove"
     RESULT: ClassVar[type[Result]] = ClustersRemoveResult
     name: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersSetDefault(Params):
     METHOD: ClassVar[str] = "clusters.setDefault"
     RESULT: ClassVar[type[Result]] = ClustersSetDefaultResult
     name: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ClustersStopLocal(Params):
     METHOD: ClassVar[str] = "clusters.stopLocal"
     RESULT: ClassVar[type[Result]] = StoppedResult
@@ -1077,19 +1132,19 @@ CLUSTER_METHODS: tuple[type[Params], ...] = (ClustersList, ClustersAdd, Clusters
 
 
 # -- what only PaddlePaddle Cloud has (others answer with an `invalid` error) ------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Quota(OnCluster):
     METHOD: ClassVar[str] = "quota"
     RESULT: ClassVar[type[Result]] = QuotaResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RegistryList(OnCluster):
     METHOD: ClassVar[str] = "registry.list"
     RESULT: ClassVar[type[Result]] = RegistryListResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RegistryAdd(OnCluster):
     """`name` without the `pcloud-registry-` prefix (added here) or with it."""
 
@@ -1101,7 +1156,7 @@ class RegistryAdd(OnCluster):
     server: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RegistryRemove(OnCluster):
     METHOD: ClassVar[str] = "registry.remove"
     RESULT: ClassVar[type[Result]] = RegistrySecret
@@ -1112,7 +1167,7 @@ BACKEND_METHODS: tuple[type[Params], ...] = (Quota, RegistryList, RegistryAdd, R
 
 
 # -- HDFS --------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class OnStorage(OnCluster):
     """`storage`: one of the storages the cluster's jobs mount, by name (`storages.list`); absent: the
     cluster's HDFS (PFS). Writes to a read-only storage are refused."""
@@ -1120,21 +1175,21 @@ class OnStorage(OnCluster):
     storage: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsPath(OnStorage):
     """Relative paths are under `/user/<user>` on HDFS, under `/` on a mounted storage."""
 
     path: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsList(HdfsPath):
     METHOD: ClassVar[str] = "hdfs.ls"
     RESULT: ClassVar[type[Result]] = HdfsListing
     recursive: bool = False  # everything under the folder, named by its path from it
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsDu(HdfsPath):
     """Bytes and files held: one row per entry of a folder, or one for the path with `summary`."""
 
@@ -1143,26 +1198,26 @@ class HdfsDu(HdfsPath):
     summary: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsStat(HdfsPath):
     METHOD: ClassVar[str] = "hdfs.stat"
     RESULT: ClassVar[type[Result]] = HdfsStatResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsMkdir(HdfsPath):
     METHOD: ClassVar[str] = "hdfs.mkdir"
     RESULT: ClassVar[type[Result]] = PathResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsRemove(HdfsPath):
     METHOD: ClassVar[str] = "hdfs.rm"
     RESULT: ClassVar[type[Result]] = PathResult
     recursive: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsMove(OnStorage):
     METHOD: ClassVar[str] = "hdfs.mv"
     RESULT: ClassVar[type[Result]] = HdfsMoveResult
@@ -1170,7 +1225,7 @@ class HdfsMove(OnStorage):
     target: str = field(metadata={"wire": "to"})
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsCat(HdfsPath):
     METHOD: ClassVar[str] = "hdfs.cat"
     RESULT: ClassVar[type[Result]] = HdfsData
@@ -1178,14 +1233,14 @@ class HdfsCat(HdfsPath):
     length: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsTail(HdfsPath):
     METHOD: ClassVar[str] = "hdfs.tail"
     RESULT: ClassVar[type[Result]] = HdfsData
     size: int = field(default=1024, metadata={"wire": "bytes"})
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsTransfer(OnStorage):
     """Into `local` / `remote` when it is a folder or ends with `/`; what is there already is
     replaced only with `overwrite` (else an `exists` error)."""
@@ -1196,20 +1251,20 @@ class HdfsTransfer(OnStorage):
     overwrite: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsPut(HdfsTransfer):
     METHOD: ClassVar[str] = "hdfs.put"
     RESULT: ClassVar[type[Result]] = HdfsTransferResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsGet(HdfsTransfer):
     METHOD: ClassVar[str] = "hdfs.get"
     RESULT: ClassVar[type[Result]] = HdfsTransferResult
 
 
 # -- the storages a cluster's jobs mount (Kubernetes-era OpenPAI, the local cluster) -------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class StorageList(OnCluster):
     """The storages the user may mount, with what a job and a person need of each (never its
     credentials). The file verbs are `hdfs.*` with `storage` set."""
@@ -1230,7 +1285,7 @@ CANCELLABLE = frozenset({Submit.METHOD, Outputs.METHOD, HdfsPut.METHOD, HdfsGet.
 
 
 # -- events ------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Progress(Event):
     """How far an upload or transfer is (for a request that gave a `progressToken`)."""
 
@@ -1241,17 +1296,17 @@ class Progress(Event):
     total_files: int
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class UploadProgress(Progress):
     EVENT: ClassVar[str] = "upload.progress"
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class TransferProgress(Progress):
     EVENT: ClassVar[str] = "transfer.progress"
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class JobLog(Event):
     """`length` bytes of a task's log from byte `offset`, as text. `length` counts the bytes the task
     wrote (text never splits a UTF-8 character; bytes that are not UTF-8 show as U+FFFD), so a
@@ -1285,7 +1340,7 @@ class JobLog(Event):
         return out
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class JobStatus(Event):
     """A job's state, sent on every change."""
 
@@ -1308,12 +1363,12 @@ EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, Tra
 # Each takes one argument, an object (one of the classes below or a daemon method's params), and
 # answers `{ok: true, …its result}` or `{ok: false, kind, message}` (errors.py's wire form, said
 # in the editor's language). server/commands.py implements them.
-@dataclass(frozen=True, kw_only=True)
+@wire
 class NoArgument(Params):
     """A command that needs nothing (an empty object, or no argument at all)."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class OnConfig(Params):
     """A command on a job file: the object, or (what code lenses and minimal clients send) its bare URI."""
 
@@ -1325,7 +1380,7 @@ class OnConfig(Params):
         return super().from_json({"uri": data} if isinstance(data, str) else data)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class SubmitJob(OnConfig):
     """`pai.submitJob` / `pai.runLocally`; `work_done_token` is the client's progress token, on which
     the upload is reported and can be cancelled."""
@@ -1335,7 +1390,7 @@ class SubmitJob(OnConfig):
     work_done_token: str | int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class PreviewUpload(OnConfig):
     """Which config, to which cluster (the default one when absent), and whether to list every file."""
 
@@ -1344,12 +1399,12 @@ class PreviewUpload(OnConfig):
     list_files: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RenderedPreviewResult(PreviewResult):
     language: str  # how to show `text`, which is `rendered` here: "yaml" (a v2 job) or "json"
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class PreviewRendered(OnConfig):
     """The job as the server will see it: which job file, for which cluster (the default one when absent), and
     whether a v2 job's secrets are shown in plain text (masked otherwise)."""
@@ -1359,7 +1414,7 @@ class PreviewRendered(OnConfig):
     show_secrets: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class JobOutputs(JobRef):
     """The job's outputDir into `dest`, reported on `work_done_token` as it goes."""
 
@@ -1370,24 +1425,24 @@ class JobOutputs(JobRef):
     overwrite: bool = False  # replace what is there already (else an `exists` failure)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class ConfigText(ConfigResult):
     text: str  # the config as text: JSON with a 2-space indent in the cluster's key order, or the YAML as it is
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class JobConfig(Config):
     METHOD: ClassVar[str] = "pai.job.config"
     RESULT: ClassVar[type[Result]] = ConfigText
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Following(Result):
     job: str
     cluster: str | None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Follow(FollowLogs):
     """Relay the job's log as `pai/jobLog` from `offsets` on, then `pai/jobLogEnd`."""
 
@@ -1395,46 +1450,46 @@ class Follow(FollowLogs):
     RESULT: ClassVar[type[Result]] = Following
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Unfollow(JobRef):
     METHOD: ClassVar[str] = "pai.job.unfollow"
     RESULT: ClassVar[type[Result]] = StoppedResult
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsText(Result):
     path: str
     text: str  # the file's bytes as UTF-8 (what is not UTF-8 as U+FFFD)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsCatText(HdfsCat):
     RESULT: ClassVar[type[Result]] = HdfsText
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsTailText(HdfsTail):
     RESULT: ClassVar[type[Result]] = HdfsText
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsPutWithProgress(HdfsPut):
     work_done_token: str | int | None = None  # the transfer reported on it as `$/progress`
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class HdfsGetWithProgress(HdfsGet):
     work_done_token: str | int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class RecordText(Result):
     job: str
     path: str
     text: str  # the file's bytes as UTF-8 (what is not UTF-8 as U+FFFD)
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class SubmittedFile(RecordFile):
     """One file exactly as the job sent it (checked against its recorded hash), as text."""
 
@@ -1442,7 +1497,7 @@ class SubmittedFile(RecordFile):
     RESULT: ClassVar[type[Result]] = RecordText
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class JobFileFormat(Result):
     format: str
     title: str  # in the client's language
@@ -1450,7 +1505,7 @@ class JobFileFormat(Result):
     syntax: str  # "json" | "yaml"
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class KindRow(Result):
     name: str
     title: str
@@ -1461,13 +1516,13 @@ class KindRow(Result):
     local: str | None  # the embedded cluster's profile of that kind
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class KindsResult(Result):
     job_files: list[JobFileFormat]
     kinds: list[KindRow]
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class Kinds(NoArgument):
     METHOD: ClassVar[str] = "pai.kinds"
     RESULT: ClassVar[type[Result]] = KindsResult
@@ -1514,14 +1569,14 @@ COMMANDS: dict[str, type[Params]] = {
 
 
 # -- what the language server sends the editor --------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
+@wire
 class OnJob(Event):
     job: str
     cluster: str | None
     uri: str | None = omitted_when_none()  # the config a submit from this client came from
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class EditorJobLog(OnJob):
     """`text` stands for `length` bytes of the task's log from byte `offset`."""
 
@@ -1533,7 +1588,7 @@ class EditorJobLog(OnJob):
     text: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class EditorJobLogEnd(OnJob):
     """The relay ended: the job ended (`state`), or `message` says why it could not go on."""
 
@@ -1543,7 +1598,7 @@ class EditorJobLogEnd(OnJob):
     message: str | None = omitted_when_none()
 
 
-@dataclass(frozen=True, kw_only=True)
+@wire
 class EditorJobStatus(OnJob):
     EVENT: ClassVar[str] = "pai/jobStatus"
     state: str
@@ -1583,7 +1638,7 @@ def _object_schema(cls: type[Wire], ref: Callable[[type], dict]) -> dict:
     or an event's is always sent, unless it is left out when None."""
     hints = _hints(cls)
     properties, required = {}, []
-    for f in dataclasses.fields(cls):
+    for f in fields(cls):
         key = _wire(cls, f)
         properties[key] = _type_schema(hints[f.name], ref)
         given = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING

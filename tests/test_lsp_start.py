@@ -40,7 +40,7 @@ def test_pai_lsp_starts_the_server_before_loading_the_job_commands():
 
     code = ("import sys; import pai_lsp.server as s; "
             "s.serve_stdio = lambda: print(sorted(m for m in sys.modules if m.startswith(('pai_lsp.', 'jsonschema', 'asyncio', 'pygls')) "
-            "and m not in ('pai_lsp.cli', 'pai_lsp.cli.main', 'pai_lsp.server', 'pai_lsp.__main__'))) or 0; "
+            "and m not in ('pai_lsp.cli', 'pai_lsp.cli.main', 'pai_lsp.cli.cmd_lsp', 'pai_lsp.server', 'pai_lsp.__main__'))) or 0; "
             "from pai_lsp.cli.main import main; main(['lsp'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -33,7 +33,7 @@ def workspace(tmp_path):
 
 def test_a_record_naming_files_outside_its_folder_writes_nothing(workspace, tmp_path):
     backend = MemoryBackend()
-    job = service.submit(backend, workspace / "mnist.pai.json")["job"]
+    job = service.submit(backend, workspace / "mnist.pai.json").job
     found = records.find(backend, job)
     assert found.source == "cluster" and found.notes == [] and set(found.record.files) == {"train.py"}
     evil = dataclasses.replace(found.record, files={"../../outside.py": found.record.files["train.py"]})
@@ -45,15 +45,15 @@ def test_a_record_naming_files_outside_its_folder_writes_nothing(workspace, tmp_
 def test_without_an_upload_the_record_stays_on_this_machine(workspace):
     backend = MemoryBackend()
     result = service.submit(backend, workspace / "mnist.pai.json", {"pai.job.upload.enabled": False})
-    assert result["record"]["location"] is None and backend.storage.files == {}
-    assert rec.reference_of(backend.submitted[result["job"]]) is None  # the job points at nothing on the cluster
-    found = records.find(backend, result["job"])
+    assert result.record.location is None and backend.storage.files == {}
+    assert rec.reference_of(backend.submitted[result.job]) is None  # the job points at nothing on the cluster
+    found = records.find(backend, result.job)
     assert found.source == "journal" and found.record.code_dir is None and found.record.files == {}
 
 
 def test_the_job_carries_the_records_fingerprint(workspace):
     backend = MemoryBackend()
-    job = service.submit(backend, workspace / "mnist.pai.json")["job"]
+    job = service.submit(backend, workspace / "mnist.pai.json").job
     ref = rec.reference_of(backend.submitted[job])
     data = backend.storage.files[ref["path"]]
     assert rec.digest(data) == ref["sha256"] and json.loads(data)["codeHash"] == ref["codeHash"]
@@ -69,7 +69,7 @@ def test_what_is_wrong_with_a_record_is_said_in_the_readers_language(workspace):
     from pai_lsp.errors import PaiError
 
     backend = MemoryBackend()
-    job = service.submit(backend, workspace / "mnist.pai.json")["job"]
+    job = service.submit(backend, workspace / "mnist.pai.json").job
     ref = rec.reference_of(backend.submitted[job])
     backend.storage.files[ref["path"]] = b"{}"
     (records.LocalRecords().folder / "local" / f"{job}.json").unlink()

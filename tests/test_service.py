@@ -39,22 +39,22 @@ def test_submit_names_fills_in_uploads_and_leaves_the_file_alone(workspace):
     config = workspace / "mnist.pai.json"
     before = config.read_bytes()
     result = service.submit(backend, config, {"pai.job.upload.exclude": ["**/test_*"]})
-    job = result["job"]
-    assert job.startswith("mnist_") and len(job) == len("mnist_") + 8 and result["cluster"] == "local"
+    job = result.job
+    assert job.startswith("mnist_") and len(job) == len("mnist_") + 8 and result.cluster == "local"
     sent = backend.submitted[job]
     assert sent["jobName"] == job and "$schema" not in sent
     assert sent["codeDir"].endswith(f"/alice/{job}")  # $PAI_USER_NAME and $PAI_JOB_NAME filled in
     code = f"/alice/{job}"
     assert sorted(p[len(code) + 1:] for p in backend.storage.files if p.startswith(code)) == [
         ".pai-manifest.json", "lib/util.py", "train.py"]
-    assert result["upload"]["sent_files"] == 2 and config.read_bytes() == before
+    assert result.upload.sent_files == 2 and config.read_bytes() == before
 
 
 def test_settings_turn_off_generated_names_and_the_upload(workspace):
     backend = MemoryBackend()
     settings = {"pai.job.generateJobName.enabled": False, "pai.job.upload.enabled": False}
     result = service.submit(backend, workspace / "mnist.pai.json", settings)
-    assert result["job"] == "mnist" and result["upload"] is None and backend.storage.files == {}
+    assert result.job == "mnist" and result.upload is None and backend.storage.files == {}
     with pytest.raises(NameTaken, match="a job named mnist already exists on local"):
         service.submit(backend, workspace / "mnist.pai.json", settings)
 
@@ -64,20 +64,20 @@ def test_a_resubmit_sends_nothing_when_nothing_changed_and_only_what_changed_oth
     config = json.loads((workspace / "mnist.pai.json").read_text())
     config["codeDir"] = "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/code"
     (workspace / "mnist.pai.json").write_text(json.dumps(config))
-    first = service.submit(backend, workspace / "mnist.pai.json")["upload"]
-    again = service.submit(backend, workspace / "mnist.pai.json")["upload"]
+    first = service.submit(backend, workspace / "mnist.pai.json").upload
+    again = service.submit(backend, workspace / "mnist.pai.json").upload
     (workspace / "lib" / "util.py").write_text("X = 2\n")
-    third = service.submit(backend, workspace / "mnist.pai.json")["upload"]
-    assert (first["sent_files"], again["sent_files"], again["unchanged_files"]) == (3, 0, 3)
+    third = service.submit(backend, workspace / "mnist.pai.json").upload
+    assert (first.sent_files, again.sent_files, again.unchanged_files) == (3, 0, 3)
     # The changed file is sent beside the old tree and switched into it by renames (never half-new).
-    assert (third["sent_files"], third["changed_files"], third["unchanged_files"]) == (1, 1, 2)
-    assert backend.storage.read(f"{third['remote']}/lib/util.py") == b"X = 2\n"
+    assert (third.sent_files, third.changed_files, third.unchanged_files) == (1, 1, 2)
+    assert backend.storage.read(f"{third.remote}/lib/util.py") == b"X = 2\n"
 
 
 def test_the_config_is_checked_in_the_dialect_of_the_cluster_it_goes_to(tmp_path):
     scm_config = tmp_path / "scm.pai.json"
     shutil.copy(CONFIGS / "scm.scm.pai.json", scm_config)
-    assert service.submit(MemoryBackend(kind="scm"), scm_config)["job"].startswith("scm-resnet_")
+    assert service.submit(MemoryBackend(kind="scm"), scm_config).job.startswith("scm-resnet_")
     with pytest.raises(InvalidInput, match=r'^scm.pai.json:16:7: "storageGB" is an SCM extension.*\(and 1 more: run `pai check'):
         service.submit(MemoryBackend(kind="openpai"), scm_config, shown="scm.pai.json")
     with pytest.raises(InvalidInput, match="missing.pai.json: no such file"):
@@ -109,14 +109,14 @@ def test_outputs_download_the_output_dir(tmp_path):
 def test_hdfs_explorer_operations(tmp_path):
     backend = MemoryBackend(user="alice")
     backend.storage.write("/user/alice/data/a.txt", b"hello\n")
-    assert [e["name"] for e in explorer.ls(backend.storage, "data")["entries"]] == ["a.txt"]  # relative to /user/<user>
-    assert explorer.stat(backend.storage, "data/a.txt")["size"] == 6
+    assert [e.name for e in explorer.ls(backend.storage, "data").entries] == ["a.txt"]  # relative to /user/<user>
+    assert explorer.stat(backend.storage, "data/a.txt").size == 6
     assert explorer.cat(backend.storage, "data/a.txt", 1, 3) == b"ell" and explorer.tail(backend.storage, "data/a.txt", 3) == b"lo\n"
     with pytest.raises(InvalidInput, match="is a folder: use -r"):
         explorer.rm(backend.storage, "data")
     explorer.mv(backend.storage, "data/a.txt", "data/b.txt")
     got = explorer.get(backend.storage, "data", tmp_path)
-    assert got["files"] == 1 and (tmp_path / "data" / "b.txt").read_bytes() == b"hello\n"
+    assert got.files == 1 and (tmp_path / "data" / "b.txt").read_bytes() == b"hello\n"
     backend.storage.write("/user/alice/evil/x", b"")
     backend.storage.files["/user/alice/evil/..\\x"] = b"escape"
     with pytest.raises(PermissionDenied, match="refusing to download a remote entry"):

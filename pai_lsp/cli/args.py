@@ -15,7 +15,14 @@ import copy
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+
+from . import complete
+
+TYPE_CHECKING = False  # (not typing's: loading typing would cost every command's start)
+if TYPE_CHECKING:
+    from typing import Any
+
+EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 PARSER = "_parser"  # the namespace key of the deepest command the words chose
 
@@ -47,11 +54,20 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, examples: Examples = (), **kwargs: Any):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
-        if examples:
-            kwargs["epilog"] = "\n\n".join(part for part in (_examples_text(examples), kwargs.get("epilog")) if part)
+        more = kwargs.get("epilog")
+        self.late_epilog = more if callable(more) else None  # what makes the rest when the help is shown
+        if examples or callable(more):
+            kwargs["epilog"] = "\n\n".join(part for part in (_examples_text(examples) if examples else None,
+                                                               None if callable(more) else more) if part) or None
         super().__init__(*args, **kwargs)
         self.examples = list(examples)
         self.set_defaults(**{PARSER: self})
+
+    def format_help(self) -> str:
+        if self.late_epilog is not None:
+            self.epilog = "\n\n".join(part for part in (self.epilog, self.late_epilog()) if part)
+            self.late_epilog = None
+        return super().format_help()
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:  # type: ignore[override]
         """Every word a command takes as a value (a path, a job, a profile, a name) must say something:
@@ -79,14 +95,32 @@ def command(sub: argparse._SubParsersAction, name: str, help: str, examples: Exa
                           examples=examples, **kwargs)
 
 
+def listed(sub: argparse._SubParsersAction, name: str, help: str) -> None:
+    """A command in its group's list (`pai --help`), without its parser: a parser is made for the
+    command that is chosen (`cli.main`), and making one for every other command would take longer
+    than printing the help."""
+    sub._choices_actions.append(sub._ChoicesPseudoAction(name, (), help))
+    sub._name_parser_map[name] = _NotLoaded(name)
+
+
+class _NotLoaded:
+    """Stands for a listed command's parser (argparse only asks a chosen command's, which is loaded)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def parse_known_args(self, *_: Any) -> Any:
+        raise AssertionError(f"the parser of `pai {self.name}` was not loaded")
+
+
 def subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
-    """The commands right below `parser` (each once, without its aliases)."""
+    """The commands right below `parser` (each once, without its aliases; a `listed` one has none)."""
     found: list[tuple[str, argparse.ArgumentParser]] = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             seen: set[int] = set()
             for name, child in action.choices.items():
-                if id(child) not in seen:
+                if isinstance(child, argparse.ArgumentParser) and id(child) not in seen:
                     seen.add(id(child))
                     found.append((name, child))
     return found
@@ -116,6 +150,24 @@ def inherit_options(parser: argparse.ArgumentParser, inherited: Sequence[argpars
             copied.default, copied.required = argparse.SUPPRESS, False
             child._add_action(copied)
         inherit_options(child, passed)
+
+
+CLUSTER_HELP = "cluster profile (default: the default profile, else local; see `pai cluster list`)"
+
+
+def cluster_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cluster", metavar="PROFILE", help=CLUSTER_HELP).completer = complete.profiles  # type: ignore[attr-defined]
+
+
+def job_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("job", metavar="JOB", help="the job's name, as `pai jobs` lists it").completer = complete.jobs  # type: ignore[attr-defined]
+
+
+def local_path(path: str) -> str:
+    """A local path as the daemon gets it: absolute, its symbolic links and its trailing `/` kept
+    (the daemon says what is wrong with either: a link that loops, a folder meant)."""
+    absolute = os.path.abspath(path)
+    return absolute + os.sep if path.endswith(("/", os.sep)) and not absolute.endswith(os.sep) else absolute
 
 
 def required_value(value: str) -> str:

@@ -18,6 +18,7 @@ from ..daemon import client as daemon
 from ..errors import InvalidInput
 from . import complete
 from .args import command
+from .cmd_daemon import restart_if_stale
 from .output import add_output_option, visible, visible_lines
 
 
@@ -53,8 +54,14 @@ def add_commands(sub) -> None:
     add_output_option(p)
 
 
-def _notes(result: api.Result) -> None:
-    for note in result.get("notes") or []:
+def run(args: argparse.Namespace) -> int:
+    """A command of the daemon's (failures become one line in `cli.guarded`)."""
+    restart_if_stale()
+    return COMMANDS[args.command](args)
+
+
+def _notes(result: api.RecordShowResult | api.RecordCodeResult | api.RecordRerunResult | api.RecordDiffResult) -> None:
+    for note in result.notes or []:
         print(f"warning: {visible(note)}", file=sys.stderr)
 
 
@@ -62,18 +69,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     shown = daemon.call_sync(api.RecordShow(job=args.job, cluster=args.cluster))
     _notes(shown)
     if args.output == "json":
-        print(visible_lines(json.dumps(shown["record"].to_json(), indent=2, ensure_ascii=False)))
+        print(visible_lines(json.dumps(shown.record.to_json(), indent=2, ensure_ascii=False)))
         return 0
-    for line in shown["lines"]:
+    for line in shown.lines:
         print(visible(line))
-    where = shown["location"] or "nowhere on the cluster"
-    print(visible(f"record     {where} (sha256 {shown['sha256'][:12]}, read from the {shown['source']})"))
-    git = shown["record"].get("git") or {}
-    if git.get("dirty") and git.get("diff"):
+    where = shown.location or "nowhere on the cluster"
+    print(visible(f"record     {where} (sha256 {shown.sha256[:12]}, read from the {shown.source})"))
+    git = shown.record.git
+    if git is not None and git.dirty and git.diff:
         print("\nuncommitted changes (git diff HEAD):")
-        sys.stdout.write(visible_lines(git["diff"]))
+        sys.stdout.write(visible_lines(git.diff))
     print("\nfinal config:")
-    print(visible_lines(json.dumps(shown["record"]["config"], indent=2, ensure_ascii=False)))
+    print(visible_lines(json.dumps(shown.record.config, indent=2, ensure_ascii=False)))
     return 0
 
 
@@ -81,8 +88,8 @@ def cmd_code(args: argparse.Namespace) -> int:
     dest = Path(args.dest or args.job).resolve()
     got = daemon.call_sync(api.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force))
     _notes(got)
-    print(visible(f"wrote {got['files']} file(s), {got['bytes']:,} bytes, exactly as {args.job} was submitted, to {got['path']} "
-                  f"({got['from']})"))
+    print(visible(f"wrote {got.files} file(s), {got.bytes:,} bytes, exactly as {args.job} was submitted, to {got.path} "
+                  f"({got.said_from})"))
     return 0
 
 
@@ -108,28 +115,28 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     config = name = None
     if args.edit:
         plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
-        name = plan["job"]
-        config = _edited(plan["config"], name)
+        name = plan.job
+        config = _edited(plan.config, name)
     if args.dry_run:
         plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name, dry_run=True))
         _notes(plan)
-        where = f", code folder {plan['codeDir']}" if plan.get("codeDir") else ""
-        print(visible(f"would submit {plan['job']} (rerun of {args.job}{where}); nothing was sent"))
-        print(visible_lines(json.dumps(plan["config"], indent=2, ensure_ascii=False)))
+        where = f", code folder {plan.code_dir}" if plan.code_dir else ""
+        print(visible(f"would submit {plan.job} (rerun of {args.job}{where}); nothing was sent"))
+        print(visible_lines(json.dumps(plan.config, indent=2, ensure_ascii=False)))
         return 0
     done = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
     _notes(done)
-    print(visible(f"running {done['codeFrom']}"), file=sys.stderr)
-    if up := done.get("upload"):
-        print(visible(f"uploaded {up['sent_files']} file(s), {up['sent_bytes']:,} bytes to {up['remote']}"), file=sys.stderr)
-    for warning in done.get("warnings") or []:
+    print(visible(f"running {done.code_from}"), file=sys.stderr)
+    if up := done.upload:
+        print(visible(f"uploaded {up.sent_files} file(s), {up.sent_bytes:,} bytes to {up.remote}"), file=sys.stderr)
+    for warning in done.warnings or []:
         print(f"warning: {visible(warning)}", file=sys.stderr)
-    print(visible(f"submitted {done['job']} to {done['cluster']} (rerun of {args.job}, code hash {done['codeHash'][:12]})"))
+    print(visible(f"submitted {done.job} to {done.cluster} (rerun of {args.job}, code hash {(done.code_hash or '')[:12]})"))
     if not args.follow:
         return 0
     from .follow import follow_logs  # what `pai submit --follow` does after submitting
 
-    return follow_logs(done["cluster"], done["job"], None)
+    return follow_logs(done.cluster, done.job, None)
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -138,7 +145,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.output == "json":
         print(visible_lines(json.dumps(found.to_json(), indent=2, ensure_ascii=False)))
     else:
-        sys.stdout.write(visible_lines(found["text"]))
+        sys.stdout.write(visible_lines(found.text))
     return 0
 
 

@@ -53,7 +53,7 @@ def add_commands(sub) -> None:
         ("pai storage put -R code/ local:/code/", "upload a folder into the storage local"),
         ("pai storage cat local:/code/train.py", "print a file")],
         epilog="A job mounts a storage through extras.storages; it sees it at /mnt/<name>.")
-    from .cmd_jobs import _cluster_option
+    from .args import cluster_option as _cluster_option
 
     _cluster_option(s)
     ssub = group(s, "storage_command")
@@ -114,7 +114,7 @@ def split(where: str) -> tuple[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .cmd_jobs import restart_if_stale
+    from .cmd_daemon import restart_if_stale
 
     restart_if_stale()
     op, cluster = args.storage_command, args.cluster
@@ -133,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
     if op == "put":
         return _put(args, cluster, name, path)
     if op == "get":
-        from .cmd_jobs import _bar_updater, _local, _progress
+        from .args import local_path as _local
+        from .output import bar_updater as _bar_updater
+        from .output import progress_bar as _progress
 
         with _progress() as bar:
             got = daemon.call_sync(api.HdfsGet(local=_local(args.local), remote=path, storage=name, cluster=cluster,
@@ -220,7 +222,9 @@ def _put(args: argparse.Namespace, cluster: str | None, name: str, path: str) ->
     import shutil
     import tempfile
 
-    from .cmd_jobs import _bar_updater, _local, _progress
+    from .args import local_path as _local
+    from .output import bar_updater as _bar_updater
+    from .output import progress_bar as _progress
 
     with tempfile.TemporaryDirectory(prefix="pai-put-") as folder:
         local = _local(args.local)

@@ -10,9 +10,9 @@ from .. import api
 from ..core.messages import render
 from ..daemon import client as daemon
 from ..errors import PaiError
-from ..settings import terminal_locale
 from . import complete
 from .args import command
+from .cmd_daemon import restart_if_stale
 from .output import add_output_option, print_json, visible
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 EXPLAINED = ("FAILED", "STOPPED")
 
 
-def add_command(sub) -> None:
+def add_commands(sub) -> None:
     p = command(sub, "why", "why a job failed, and where: the cause, the evidence, your file and line", [
         ("pai why mnist_1a2b3c4d", "the cause in words, what to do, the log lines and frames behind it"),
         ("pai why mnist_1a2b3c4d -o json", "the daemon's job.why result")])
@@ -34,7 +34,15 @@ def add_command(sub) -> None:
     p.add_argument("--refresh", action="store_true", help="make the explanation again (the logs and files as they are now)")
 
 
+def run(args: argparse.Namespace) -> int:
+    """A command of the daemon's (failures become one line in `cli.guarded`)."""
+    restart_if_stale()
+    return cmd_why(args)
+
+
 def cmd_why(args: argparse.Namespace) -> int:
+    from ..settings import terminal_locale
+
     result = daemon.call_sync(api.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
     if args.output == "json":
         print_json(result)
@@ -53,6 +61,7 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
     if state not in EXPLAINED:
         return None
     from ..service.why import one_line  # the triage core only when a job failed: `pai status` stays quick
+    from ..settings import terminal_locale
 
     try:
         result = daemon.call_sync(api.Why(job=job, cluster=cluster))

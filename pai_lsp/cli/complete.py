@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import os
 import posixpath
-from typing import Any
+
+TYPE_CHECKING = False  # (not typing's: loading typing would cost every command's start)
+if TYPE_CHECKING:
+    from typing import Any
 
 ASK_SECONDS = 5.0  # a Tab that would wait longer for the daemon offers nothing instead
 
@@ -29,14 +32,30 @@ def complete(parser: argparse.ArgumentParser) -> None:
         argcomplete.autocomplete(parser, always_complete_options=False)  # options once a - is typed, as kubectl
 
 
+def command_in_line() -> str | None:
+    """The command of the line the shell is completing, once its word is typed whole (`pai hdfs l`:
+    hdfs; `pai hd`: none, the list of commands answers it)."""
+    line = os.environ.get("COMP_LINE", "")
+    typed = line[:int(os.environ.get("COMP_POINT") or len(line))]
+    words = typed.split() if typed.endswith(" ") else typed.split()[:-1]
+    return next((word for word in words[1:] if not word.startswith("-")), None)
+
+
 def _ask(params: Any) -> Any:
     """One call of the daemon (started if need be), or None when it fails or takes too long."""
-    import asyncio
+    import time
 
     from ..daemon import client
 
+    started = time.monotonic()
     try:
-        return asyncio.run(asyncio.wait_for(client.call(params), ASK_SECONDS))
+        answer = client.ask_running(params, ASK_SECONDS)  # the daemon that runs, without loading asyncio
+        left = ASK_SECONDS - (time.monotonic() - started)
+        if answer is not None or left <= 0:
+            return answer
+        import asyncio
+
+        return asyncio.run(asyncio.wait_for(client.call(params), left))
     except Exception:  # noqa: BLE001 - a completion that cannot be had is no completion, never an error
         return None
 
@@ -55,7 +74,7 @@ def jobs(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
     from .. import api
 
     answer = _ask(api.Jobs(cluster=getattr(parsed_args, "cluster", None)))
-    return [job["name"] for job in answer["jobs"]] if answer else []
+    return [job.name for job in answer.jobs] if answer else []
 
 
 def tasks(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
@@ -65,7 +84,7 @@ def tasks(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
     if not job:
         return []
     answer = _ask(api.Status(job=job, cluster=getattr(parsed_args, "cluster", None)))
-    return [f"{t['role']}:{t['index']}" for t in answer["tasks"]] if answer else []
+    return [f"{t.role}:{t.index}" for t in answer.tasks] if answer else []
 
 
 def hdfs_paths(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[str]:
@@ -77,4 +96,4 @@ def hdfs_paths(prefix: str, parsed_args: argparse.Namespace, **_: Any) -> list[s
     answer = _ask(api.HdfsList(path=folder or "", cluster=getattr(parsed_args, "cluster", None)))
     if not answer:
         return []
-    return [posixpath.join(folder, e["name"]) + ("/" if e["type"] == "dir" else "") for e in answer["entries"]]
+    return [posixpath.join(folder, e.name) + ("/" if e.type == "dir" else "") for e in answer.entries]

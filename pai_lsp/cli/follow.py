@@ -18,7 +18,7 @@ def follow_logs(cluster: str | None, job: str, task: str | None, follow: bool = 
     """Print every task's log through the daemon (resumed, nothing lost or repeated, if it dies).
     Ctrl-C stops following, not the job."""
     status = daemon.call_sync(api.Status(job=job, cluster=cluster))
-    multi = task is None and len(status["tasks"]) > 1
+    multi = task is None and len(status.tasks) > 1
     final: list[api.JobStatus] = []
     try:
         result = daemon.run_sync(daemon.follow(api.FollowLogs(job=job, cluster=cluster, task=task, follow=follow),
@@ -30,7 +30,7 @@ def follow_logs(cluster: str | None, job: str, task: str | None, follow: bool = 
         raise Cancelled(message("cli.stopped-following", job=job)) from None
     if not follow:
         return 0
-    state = result["state"]
+    state = result.state
     how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
                         final[-1].diagnostics) if final else ""
     print_row([(f"{job}: ", None), (state, state_style(state)), (f" ({how})" if how else "", None)], console(err=True))

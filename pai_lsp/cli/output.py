@@ -1,14 +1,24 @@
 """What `pai` prints: `-o json` (the daemon's results as they are, documented in docs/protocol.md),
 sizes people read, job states in colour on a terminal (plain when piped, or with NO_COLOR), and
-text from others made harmless to the terminal (`visible`, the rule in `TERMINAL_RULE`)."""
+text from others made harmless to the terminal (`visible`, the rule in `TERMINAL_RULE`).
+
+Colours are rich's, loaded only where it would colour anything: printed into a pipe or a file,
+rich prints the text as it is, and so does `PlainConsole`, without loading rich (which takes longer
+than `pai jobs` itself).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .. import api
 
 # The one rule for what reaches the terminal as it is (docs/cli.md quotes it).
 TERMINAL_RULE = """\
@@ -93,21 +103,90 @@ def human_size(n: int | float) -> str:
 
 
 def console(err: bool = False):
-    """rich's console on stdout (or stderr): colours only on a terminal that wants them."""
+    """rich's console on stdout (or stderr): colours only on a terminal that wants them (elsewhere a
+    `PlainConsole`, which prints the same)."""
+    stream = sys.stderr if err else sys.stdout
+    if not _styled(stream):
+        return PlainConsole(stream)
     from rich.console import Console
 
-    return Console(file=sys.stderr if err else sys.stdout, highlight=False, soft_wrap=True)
+    return Console(file=stream, highlight=False, soft_wrap=True)
+
+
+def _styled(stream: IO[str]) -> bool:
+    """Whether rich would style what goes to `stream` (its rule: TTY_COMPATIBLE, then FORCE_COLOR, then
+    whether it is a terminal)."""
+    said = os.environ.get("TTY_COMPATIBLE", "")
+    if said in ("0", "1"):
+        return said == "1"
+    if "FORCE_COLOR" in os.environ:
+        return os.environ["FORCE_COLOR"] != ""
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # (a stream without isatty, or closed)
+        return False
+
+
+_UNPRINTED = dict.fromkeys((7, 8, 11, 12, 13))  # what rich's text leaves out: bell, backspace, \v, \f, \r
+
+
+class PlainConsole:
+    """What rich's console prints where it styles nothing: each text as it is, on a line of its own."""
+
+    is_terminal = False
+
+    def __init__(self, file: IO[str]) -> None:
+        self.file = file
+
+    def print(self, text: str, markup: bool = True) -> None:
+        self.file.write(text.translate(_UNPRINTED).expandtabs(8) + "\n")
+
+    def clear(self) -> None:
+        pass
 
 
 def print_row(parts: list[tuple[str, str | None]], out=None) -> None:
     """One line of a table: (text, style or None) pieces, padded already; styled on a terminal."""
+    out = out or console()
+    if isinstance(out, PlainConsole):
+        out.print("".join(visible(text) for text, _ in parts))
+        return
     from rich.text import Text
 
     line = Text()
     for text, style in parts:
         line.append(visible(text), style=style)
-    (out or console()).print(line)
+    out.print(line)
 
 
 def state_style(state: str | None) -> str | None:
     return STATE_STYLES.get(state or "")
+
+
+def human_duration(seconds: float) -> str:
+    """As `pai jobs` and `pai daemon status` say how long: 42s, 3m07s, 2h05m."""
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def progress_bar():
+    """A transfer's progress on stderr while it runs (nothing when stderr is no terminal)."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+    return Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                    transient=True, disable=not sys.stderr.isatty())
+
+
+def bar_updater(bar: Any, task: Any) -> Callable[[api.Event], None]:
+    """What moves `task` of `bar` along: a daemon call's progress events."""
+    from .. import api
+
+    def on_progress(event: api.Event) -> None:
+        if isinstance(event, api.Progress):
+            bar.update(task, completed=event.bytes, total=event.total_bytes or None)
+
+    return on_progress

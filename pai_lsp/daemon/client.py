@@ -2,28 +2,30 @@
 running, call a method, receive the events that belong to the call, and follow a job's log across
 daemon restarts without a byte lost or repeated.
 
-Calls are asyncio; the CLI runs them with `call_sync` / `asyncio.run`.
+Calls are asyncio; the CLI runs them with `call_sync` / `asyncio.run`. A read-only call of a daemon
+that runs (`pai jobs`, `pai status`, a completion) is asked over one blocking connection instead
+(`ask_running`): loading asyncio takes longer than such a call, so it loads, with what starts a
+daemon, only when a call needs them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import itertools
 import json
 import os
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import api
-from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Cancelled, ConfigError, Interrupted, Unreachable
 from . import endpoint_path, lock_path, protocol, state_dir, transport
+
+if TYPE_CHECKING:
+    import asyncio
 
 START_TIMEOUT = 15.0
 STALE_GRACE = 5.0  # how long an endpoint that fails its proof may be a starting daemon's, not yet rewritten
@@ -50,6 +52,8 @@ def start_daemon() -> None:
     on Windows its own process group, no console window, and out of the editor's job object when
     that allows it, or closing the editor would end it). Callers that race may start several; all but
     one leave at once (`server.serve`)."""
+    import subprocess
+
     state_dir().mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "pai_lsp", "daemon", "serve"]
     with open(state_dir() / "daemon.log", "ab") as log:
@@ -79,6 +83,8 @@ def restart() -> None:
 
 def daemon_running() -> bool:
     """Does a daemon of this user serve now (it holds the lock for its whole life)?"""
+    from ..common.userlock import try_hold
+
     fd = try_hold(lock_path())
     if fd is None:
         return True
@@ -87,6 +93,8 @@ def daemon_running() -> bool:
 
 
 async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    import asyncio
+
     deadline = time.monotonic() + START_TIMEOUT
     started: float | None = None  # when we started a daemon
     doubted: float | None = None  # since when the endpoint fails its proof while a daemon runs
@@ -121,6 +129,8 @@ async def _connect(start: bool) -> tuple[asyncio.StreamReader, asyncio.StreamWri
 async def _reply(reader: asyncio.StreamReader, params: api.Params, rid: int, on_event: OnEvent | None) -> api.Result:
     """Read until the reply to `rid` (its result as its class; its error raised as our class),
     handing its events on."""
+    import asyncio
+
     while (line := await protocol.read_line(reader)) is not None:
         reply = protocol.read_reply(json.loads(line), rid)
         if isinstance(reply, protocol.Reply):
@@ -140,6 +150,8 @@ async def call_once(params: api.Params, on_event: OnEvent | None = None, start: 
     Cancelled (Ctrl-C in `call_sync`, the editor's Cancel) while a cancellable method runs, it
     asks the daemon to stop it and waits for what the daemon did: `Cancelled` with its words (the
     result, when it was too late to stop)."""
+    import asyncio
+
     reader, writer = await _connect(start)
     rid = next(_ids)
     try:
@@ -178,6 +190,8 @@ async def call(params: api.Params, on_event: OnEvent | None = None, start: bool 
     requests that can be asked twice (`resumable`); `on_restart` hears of it (once: a dying daemon
     can also refuse the first reconnection). Otherwise a daemon that dies is one Unreachable line
     saying what may or may not have happened."""
+    import asyncio
+
     for attempt in range(RESTARTS + 1):
         try:
             return await call_once(params, on_event, start)
@@ -193,13 +207,52 @@ async def call(params: api.Params, on_event: OnEvent | None = None, start: bool 
 
 def call_sync(params: api.Params, on_event: OnEvent | None = None, start: bool = True,
               on_restart: Callable[[], None] | None = None) -> api.Result:
+    if on_event is None:
+        answer = ask_running(params)
+        if answer is not None:
+            return answer
     return run_sync(call(params, on_event, start, on_restart))
+
+
+def ask_running(params: api.Params, timeout: float | None = None) -> api.Result | None:
+    """A read-only call (`READ_ONLY`) answered by the daemon that runs, over one blocking connection to
+    its Unix socket; None when it cannot be asked so (another method, the TCP transport, no daemon
+    there, one that went away before answering, `timeout` seconds passed): the caller then takes
+    the whole way (`call`), which starts a daemon and asks again, what a read-only call allows.
+    A failure the daemon answers is raised as its class."""
+    if sys.platform == "win32":  # (no Unix sockets: the TCP transport, with its handshake)
+        return None
+    import socket
+
+    path = endpoint_path()
+    if params.METHOD not in READ_ONLY or transport.kind(path.parent) != "unix":
+        return None
+    rid = next(_ids)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(str(path))
+            sock.sendall(protocol.request(rid, params))
+            with sock.makefile("rb") as lines:  # a line of any length, read in pieces as it comes
+                for line in lines:
+                    reply = protocol.read_reply(json.loads(line), rid)
+                    if isinstance(reply, protocol.Reply):
+                        return api.read_result(params, reply.value)
+    except OSError:  # none there, gone, or too slow
+        return None
+    return None
 
 
 def run_sync(work: Coroutine[Any, Any, T]) -> T:
     """Run `work` for a command of the terminal. Ctrl-C cancels it, so that what it started in the
     daemon stops too (a cancellable call then raises `Cancelled`, saying what stopped); a second
     Ctrl-C gives up waiting at once. Either way the caller sees KeyboardInterrupt or Cancelled."""
+    try:
+        import asyncio
+        import signal
+    except BaseException:  # Ctrl-C while they load: `work` never starts
+        work.close()
+        raise
     pressed: list[bool] = []
     loop: asyncio.AbstractEventLoop | None = None
     task: asyncio.Task | None = None

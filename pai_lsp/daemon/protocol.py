@@ -7,13 +7,15 @@ Callers name the messages by the API's module (`api.Submit`, `api.JobLog`); this
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..api import CANCEL_REQUEST, EVENTS, Event, Params, Result
 from ..errors import PaiError
+
+if TYPE_CHECKING:
+    import asyncio  # (loaded by who reads a stream; a blocking caller of `read_reply` needs none)
 
 # JSON-RPC's own codes, for what is not a request we can answer; ours is 1 (`FAILED`).
 FAILED, PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = 1, -32700, -32600, -32601, -32602, -32603
@@ -26,6 +28,8 @@ def encode(message: dict | list) -> bytes:
 async def read_line(reader: asyncio.StreamReader) -> bytes | None:
     """One message (a line) of any length, or None when the other side closed between messages.
     There is no size limit: a long file list or a big result is read in pieces as it comes."""
+    import asyncio
+
     parts: list[bytes] = []
     while True:
         try:

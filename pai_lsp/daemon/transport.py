@@ -15,33 +15,34 @@ Why this design and not a named pipe: docs/architecture.md, "Daemon transport".
 
 from __future__ import annotations
 
-import asyncio
-import hmac
-import ipaddress
 import json
 import os
-import secrets
 import socket
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from hashlib import sha256
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..common import winacl
-from ..common.atomic import write_atomic
 from ..core.messages import Message, message
 
+if TYPE_CHECKING:
+    import asyncio
+
+# asyncio, hmac and secrets load where they are used: a `pai` command that asks a running daemon
+# over its Unix socket (daemon/client.py) needs none of them, and they take longer to load than the
+# call takes.
+
 ENV = "PAI_LSP_TRANSPORT"
-UNIX_SOCKETS = hasattr(socket, "AF_UNIX") and hasattr(asyncio, "start_unix_server")
+UNIX_SOCKETS = hasattr(socket, "AF_UNIX")  # (asyncio has its Unix servers and connections exactly where socket has AF_UNIX)
 HOST = "127.0.0.1"
 SOCKET = "daemon.sock"
 SUN_PATH = 108 if sys.platform.startswith("linux") else 104  # a Unix socket's path, its NUL included
 HANDSHAKE_SECONDS = 10.0  # a client (or a listener) that says nothing for this long is not ours
 _MAGIC = "pai-daemon"
 
-Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
-Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+Handler = Callable[["asyncio.StreamReader", "asyncio.StreamWriter"], Awaitable[None]]
+Streams = tuple["asyncio.StreamReader", "asyncio.StreamWriter"]
 
 
 def kind(folder: Path | None = None) -> str:
@@ -76,12 +77,17 @@ def proof(secret: str, role: str, server_nonce: str, client_nonce: str, endpoint
     `{"pai-daemon": 1, "challenge": <its nonce>}`, the client answers `{"challenge": <its nonce>,
     "proof": <client proof>}`, the daemon `{"proof": <server proof>}` (or `{"refused": …}` and closes);
     JSON-RPC follows. Nonces are 32 hex digits; `endpoint` is the `host:port` the daemon listens on."""
+    import hmac
+    from hashlib import sha256
+
     message = "\n".join((_MAGIC, role, server_nonce, client_nonce, endpoint)).encode()
     return hmac.new(secret.encode(), message, sha256).hexdigest()
 
 
 def _same(given: object, expected: str) -> bool:
     """Constant time, whatever the other side sent."""
+    import hmac
+
     return isinstance(given, str) and hmac.compare_digest(given.encode(), expected.encode())
 
 
@@ -101,6 +107,8 @@ async def _line(reader: asyncio.StreamReader) -> dict:
 
 def is_loopback(peer: object) -> bool:
     """A peer address (as `getpeername` gives it) on this machine's loopback."""
+    import ipaddress
+
     try:
         return ipaddress.ip_address(peer[0]).is_loopback if isinstance(peer, tuple) and peer else False
     except ValueError:
@@ -109,6 +117,8 @@ def is_loopback(peer: object) -> bool:
 
 async def _admit(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, secret: str, endpoint: str) -> bool:
     """The daemon's side: the client proves it holds the secret, then the daemon proves it does."""
+    import secrets
+
     server_nonce = secrets.token_hex(16)
     writer.write(json.dumps({_MAGIC: 1, "challenge": server_nonce}).encode() + b"\n")
     await writer.drain()
@@ -125,6 +135,8 @@ async def _admit(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sec
 
 async def _authenticate(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, info: Endpoint) -> None:
     """The client's side; Refused unless the listener proves it holds the secret of `info`."""
+    import secrets
+
     where = f"{info.host}:{info.port}"
     not_ours = Refused(message("daemon.not-ours", where=where, file=str(info.path)), stale=True)
     challenge = await _line(reader)
@@ -146,6 +158,11 @@ async def _authenticate(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
 async def listen(handler: Handler, path: Path, host: str = HOST) -> asyncio.AbstractServer:
     """Serve `handler` at `path` (the socket, or the endpoint file); `close` undoes it. `host` is for
     tests only: anything else than loopback is refused connection by connection anyway."""
+    import asyncio
+    import secrets
+
+    from ..common.atomic import write_atomic
+
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     os.chmod(path.parent, 0o700)
     path.unlink(missing_ok=True)  # a dead daemon's: the live one holds daemon.lock, which we have
@@ -180,6 +197,8 @@ async def listen(handler: Handler, path: Path, host: str = HOST) -> asyncio.Abst
 async def _listen_unix(handler: Handler, path: Path) -> asyncio.AbstractServer:
     if sys.platform == "win32":  # `kind` never says unix there; this tells mypy
         raise OSError("no Unix sockets on Windows")
+    import asyncio
+
     server = await asyncio.start_unix_server(handler, path=str(path))
     os.chmod(path, 0o600)
     return server
@@ -231,6 +250,8 @@ def check_private(path: Path, fd: int) -> None:
     """Refused unless the file open as `fd` is the user's and nobody else may read or change it: its
     owner and mode on POSIX, its owner and ACL on Windows (winacl.py)."""
     if sys.platform == "win32":
+        from ..common import winacl
+
         try:
             others = winacl.others(fd)
         except OSError as exc:
@@ -248,6 +269,8 @@ def check_private(path: Path, fd: int) -> None:
 async def connect(path: Path, limit: int) -> Streams:
     """Open a connection to the daemon at `path`. FileNotFoundError / ConnectionRefusedError: no
     daemon there; Refused: something there that must not be trusted."""
+    import asyncio
+
     if kind(path.parent) == "unix":
         return await _connect_unix(path, limit)
     info = read_endpoint(path)
@@ -267,4 +290,6 @@ async def connect(path: Path, limit: int) -> Streams:
 async def _connect_unix(path: Path, limit: int) -> Streams:
     if sys.platform == "win32":  # `kind` never says unix there; this tells mypy
         raise FileNotFoundError(str(path))
+    import asyncio
+
     return await asyncio.open_unix_connection(str(path), limit=limit)

@@ -86,36 +86,36 @@ def render(result: PreviewResult, locale: str | None) -> str:
     def t(code: str, **args: object) -> str:
         return text(code, locale, **args)
 
-    lines = [t("preview.title", file=result["file"]), ""]
-    drawn = t("preview.name-drawn") if result["generatedName"] else ""
-    lines.append(t("preview.job-name") + result["job"] + drawn)
-    lines.append(t("preview.cluster", cluster=result["cluster"], user=result["user"]))
-    up = result["upload"]
+    lines = [t("preview.title", file=result.file), ""]
+    drawn = t("preview.name-drawn") if result.generated_name else ""
+    lines.append(t("preview.job-name") + result.job + drawn)
+    lines.append(t("preview.cluster", cluster=result.cluster, user=result.user))
+    up = result.upload
     if up is None:
         lines.append(t("preview.no-upload"))
     else:
-        lines.append(t("preview.upload-one" if up["files"] == 1 else "preview.upload", files=up["files"],
-                       size=size_text(up["bytes"]), workspace=up["workspace"], remote=up["remote"]))
-        lines.append(t("preview.unchanged", unchanged=up["unchanged"], send=up["files"] - up["unchanged"]))
-        if up["largest"]:
+        lines.append(t("preview.upload-one" if up.files == 1 else "preview.upload", files=up.files,
+                       size=size_text(up.bytes), workspace=up.workspace, remote=up.remote))
+        lines.append(t("preview.unchanged", unchanged=up.unchanged, send=up.files - up.unchanged))
+        if up.largest:
             lines += ["", t("preview.largest")]
-            lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up["largest"]]
-        if up["overLimits"]:
-            lines += ["", t("preview.over", over=up["overLimits"])]
-        if up["dataLike"]:
-            lines += ["", t("preview.data", count=len(up["dataLike"]))]
-            lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up["dataLike"]]
+            lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up.largest]
+        if up.over_limits:
+            lines += ["", t("preview.over", over=up.over_limits)]
+        if up.data_like:
+            lines += ["", t("preview.data", count=len(up.data_like))]
+            lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up.data_like]
         if result.code_storage is not None:
             to = result.code_storage
             lines += ["", t("preview.code-storage", storage=to.storage, mount=to.mount_path, folder=to.job_folder)]
-        for problem in up["problems"]:
+        for problem in up.problems:
             lines += ["", f"! {problem}"]
-        if "entries" in up:
+        if up.entries is not None:
             lines += ["", t("preview.files")]
-            lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up["entries"]]
-    lines += ["", t("preview.rendered" if result["v2"] else "preview.config")]
-    lines += result["rendered"].splitlines()
-    if result["converted"] is not None:
-        lines += ["", t("preview.converted", cluster=result["cluster"])]
-        lines += json.dumps(result["converted"], indent=2, ensure_ascii=False).splitlines()
+            lines += [f"  {size_text(size):>10}  {rel}" for rel, size in up.entries]
+    lines += ["", t("preview.rendered" if result.v2 else "preview.config")]
+    lines += result.rendered.splitlines()
+    if result.converted is not None:
+        lines += ["", t("preview.converted", cluster=result.cluster)]
+        lines += json.dumps(result.converted, indent=2, ensure_ascii=False).splitlines()
     return "\n".join(lines) + "\n"
