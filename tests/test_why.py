@@ -168,3 +168,44 @@ def test_terminal_escapes_in_a_log_are_shown_not_obeyed(env, tmp_path):
     assert "\\u001b]0;pwned\\u0007" in json.dumps(exact)
     assert "\x1b]0;pwned\x07" in pai(env, "logs", job).stdout
     assert why_line
+
+
+V2_JOB = """protocolVersion: 2
+name: {name}
+type: job
+prerequisites:
+  - {{type: dockerimage, name: image, uri: python:3.11}}
+taskRoles:
+  worker:
+    instances: 1
+    dockerImage: image
+    resourcePerInstance: {{cpu: 1, memoryMB: 512, gpu: 0}}
+    commands:
+{commands}
+"""
+
+
+def _v2_workspace(tmp_path: Path, name: str, commands: list[str]) -> Path:
+    ws = tmp_path / name
+    ws.mkdir()
+    (ws / "train.py").write_text("print('training')\n")
+    (ws / f"{name}.pai.yaml").write_text(V2_JOB.format(name=name, commands="\n".join(f"      - {c}" for c in commands)))
+    return ws
+
+
+def test_a_missing_script_is_said_by_where_the_code_went(env, tmp_path):
+    """A v2 job whose code pai put in the cluster's storage, and one with nothing uploaded: `pai why`
+    says what the submit did, not where code would be had it gone to a codeDir."""
+    stored = _v2_workspace(tmp_path, "stored", ["python3 train.py", "python3 evaluate.py"])
+    result = pai(env, "run", "stored.pai.yaml", "--follow", cwd=stored)
+    job = next(line.split()[1] for line in result.stdout.splitlines() if line.startswith("submitted "))
+    got = _why(env, job)
+    message = got["explanation"]["message"]["en"]
+    assert got["explanation"]["kind"] == "path-not-found" and "evaluate.py" in message
+    assert "where pai put the job's code (storage local:/" in message and "/mnt/local/" in message
+    assert got["codeDir"].startswith("local:/")
+    bare = _v2_workspace(tmp_path, "bare", ["python3 evaluate.py"])
+    result = pai(env, "run", "bare.pai.yaml", "--follow", cwd=bare)
+    job = next(line.split()[1] for line in result.stdout.splitlines() if line.startswith("submitted "))
+    message = _why(env, job)["explanation"]["message"]["en"]
+    assert "nothing was uploaded for this job" in message and "$PAI_JOB_NAME" not in message

@@ -37,26 +37,42 @@ class Submission:
     """What the daemon learnt when it submitted the job: where its code came from and what was sent."""
 
     workspace: str  # the workspace folder, absolute
-    code_dir: str  # the HDFS folder the code went to
+    code_dir: str  # where the code went: its HDFS folder, or STORAGE:PATH of a storage the job mounts ("": nothing uploaded)
     manifest: dict[str, dict] = field(default_factory=dict)  # uploaded path -> {size, mtime, sha256?} as sent
+    code_folder: str = ""  # where pai made the job's commands run, when it put the code in a storage: /mnt/S/<user>~<job>
 
     def to_json(self) -> dict:
-        return {"workspace": self.workspace, "codeDir": self.code_dir, "manifest": self.manifest}
+        return {"workspace": self.workspace, "codeDir": self.code_dir, "manifest": self.manifest, "codeFolder": self.code_folder}
 
     @classmethod
     def from_json(cls, data: Any) -> Submission | None:
         if not isinstance(data, dict) or not isinstance(data.get("workspace"), str) or not isinstance(data.get("codeDir"), str):
             return None
         manifest = data.get("manifest") if isinstance(data.get("manifest"), dict) else {}
-        return cls(data["workspace"], data["codeDir"], {k: v for k, v in manifest.items() if isinstance(v, dict)})
+        folder = data.get("codeFolder") if isinstance(data.get("codeFolder"), str) else ""
+        return cls(data["workspace"], data["codeDir"], {k: v for k, v in manifest.items() if isinstance(v, dict)}, folder)
+
+    def layout(self, job: str, user: str) -> CodeLayout:
+        """Where the job's code was in its tasks, and whether there was any: what a missing script is said by."""
+        return CodeLayout.for_job({rel: rel for rel in self.manifest}, job, "" if self.code_folder else self.code_dir, user,
+                                  uploaded=bool(self.code_dir), code_place=self.code_dir if self.code_folder else "",
+                                  code_folder=self.code_folder)
 
 
-def submission(backend: Backend, result: SubmitResult, workspace: Path) -> Submission | None:
-    """The submission of a submit's `result`: the manifest its upload wrote (None without an upload)."""
+def submission(backend: Backend, result: SubmitResult, workspace: Path) -> Submission:
+    """The submission of a submit's `result`: where its upload went and the manifest it wrote (no
+    folder and no manifest when nothing was uploaded, which a missing script is then said by)."""
     from ..storage.upload import read_manifest
 
     if result.upload is None:
-        return None
+        return Submission(str(workspace), "")
+    stored = result.code_storage
+    if stored is not None:
+        from .mounted_storages import opened
+
+        with opened(backend, stored.storage) as storage:
+            manifest = read_manifest(storage, stored.path)
+        return Submission(str(workspace), f"{stored.storage}:{stored.path}", manifest, stored.job_folder)
     return Submission(str(workspace), result.upload.remote, read_manifest(backend.storage, result.upload.remote))
 
 
@@ -68,11 +84,10 @@ def explain(backend: Backend, job: str, sent: Submission | None = None) -> WhyRe
     detail = backend.job(job)
     out: dict[str, Any] = {"job": job, "cluster": backend.profile.name, "state": detail.state, "completed": detail.completed,
                            "explanation": None, "tasks": [], "workspace": sent.workspace if sent else None,
-                           "codeDir": sent.code_dir if sent else None, "changed": [], "madeAt": None}
+                           "codeDir": sent.code_dir or None if sent else None, "changed": [], "madeAt": None}
     if detail.state not in EXPLAINED:
         return WhyResult.from_json(out)
-    layout = CodeLayout.for_job({rel: rel for rel in sent.manifest} if sent else {}, job, sent.code_dir if sent else "",
-                                backend.profile.user)
+    layout = sent.layout(job, backend.profile.user) if sent else CodeLayout()
     config = _config(backend, job)
     tasks = [explain_task(_task_facts(backend, detail, task, layout, _role_facts(config, task.role))) for task in _failed(detail)]
     retries = _retries_allowed(config)

@@ -835,3 +835,20 @@ def test_more_than_a_megabyte_is_cut_to_its_end():
 def test_text_picks_the_language():
     t = Text("Out of memory", "内存不足")
     assert (t.pick("zh-CN"), t.pick("zh_TW"), t.pick("en-US"), t.pick(None)) == ("内存不足", "内存不足", "Out of memory", "Out of memory")
+
+
+def test_a_missing_script_is_said_by_what_the_submit_uploaded_and_where():
+    """Not "the uploaded code is in $PAI_JOB_NAME/" when nothing was uploaded, nor when pai put the
+    code in a storage and ran the commands there: what the submit did, said."""
+    missing = "python3: can't open file '/work/train.py': [Errno 2] No such file or directory\n"
+    nothing = explain(missing, exit_code=2, layout=CodeLayout.for_job({}, "mnist", uploaded=False))
+    assert nothing.kind == "path-not-found" and "nothing was uploaded for this job" in nothing.message.en
+    assert "$PAI_JOB_NAME" not in nothing.message.en
+    folder = "/mnt/local/alice~mnist_1a2b"
+    stored = explain(missing, exit_code=2, layout=CodeLayout.for_job(
+        {"model.py": "model.py", "data.py": "data.py"}, "mnist_1a2b", user="alice", uploaded=True,
+        code_place="local:/alice~mnist_1a2b", code_folder=folder))
+    assert f"is not in {folder}, where pai put the job's code (storage local:/alice~mnist_1a2b; files uploaded: 2)" in stored.message.en
+    assert folder in stored.message.zh and "$PAI_JOB_NAME" not in stored.message.en
+    unknown = explain(missing, exit_code=2)  # submitted elsewhere: the codeDir habit, as before
+    assert "cd $PAI_JOB_NAME" in unknown.message.en

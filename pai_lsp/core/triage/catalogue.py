@@ -155,6 +155,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "命令找不到脚本 {path}：上传的代码位于任务工作目录下的 $PAI_JOB_NAME/，请在命令开头加上 cd $PAI_JOB_NAME，"
         "并确认该文件已上传（pai.job.upload.include）。",
     ),
+    "path-not-found.script-nothing-uploaded": (
+        "The script {path} is not there: nothing was uploaded for this job (its file has no codeDir and no storage took "
+        "its code), so the task has only what its image holds: name the files to upload (pai.job.upload.include) and "
+        "submit it to a cluster with a storage, or give it a codeDir.",
+        "脚本 {path} 不存在：这个作业没有上传任何代码（作业文件没有 codeDir，也没有存储接收它的代码），任务中只有镜像里的文件："
+        "请指定要上传的文件（pai.job.upload.include），并提交到有存储的集群，或为它设置 codeDir。",
+    ),
+    "path-not-found.script-in-storage": (
+        "The script {path} is not in {folder}, where pai put the job's code (storage {place}; files uploaded: {files}) and ran its "
+        "commands: check that the file was among them (pai.job.upload.include) and that the command names it relative to that folder.",
+        "脚本 {path} 不在 {folder} 中：pai 把作业的代码（存储 {place}；已上传文件数：{files}）放在那里并在那里运行命令："
+        "请确认该文件在上传之列（pai.job.upload.include），且命令中的路径是相对于该目录的。",
+    ),
     "path-not-found.cd": (
         "The command could not cd into {path}: the uploaded code is in $PAI_JOB_NAME/ under the task's working folder; "
         "check the folder's name and codeDir.",

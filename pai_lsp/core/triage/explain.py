@@ -356,6 +356,12 @@ class _Words:
         elif self.variant != "script":
             self.key = "path-not-found.cd" if d.get("command") == "cd" else "path-not-found.hdfs" if d.get("hdfs") else "path-not-found"
         self.args = {"path": path or ""}
+        layout = self.x.facts.layout
+        if path and self.variant == "script" and layout.uploaded is False:  # said from what the submit did, not a guess
+            self.key = "path-not-found.script-nothing-uploaded"
+        elif path and self.variant == "script" and layout.code_folder:
+            self.key = "path-not-found.script-in-storage"
+            self.args.update(folder=layout.code_folder, place=layout.code_place, files=len(layout.manifest))
         self.title_args = {"path": path or ""}
         self.command = None
 

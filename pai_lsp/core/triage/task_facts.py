@@ -31,13 +31,19 @@ class CodeLayout:
     manifest: Mapping[str, str] = field(default_factory=dict)  # uploaded path (relative to codeDir) -> workspace file
     code_dirs: tuple[str, ...] = ()  # the code folder in the task: names relative to `workdir`, or absolute paths
     workdir: str = ""  # the folder the task's command started in, when known ("" when not)
+    uploaded: bool | None = None  # whether the submit uploaded any code (None: not known, e.g. submitted elsewhere)
+    code_place: str = ""  # where the code went when pai chose it: STORAGE:PATH of a storage the job mounts
+    code_folder: str = ""  # where pai made the commands run, in the task: <mountPath>/<user>~<job>
 
     @classmethod
     def for_job(cls, manifest: Mapping[str, str], job_name: str, code_dir: str = "", user: str = "",
-                workdir: str = "") -> CodeLayout:
+                workdir: str = "", uploaded: bool | None = None, code_place: str = "", code_folder: str = "") -> CodeLayout:
         """The layout of a job submitted as `job_name` with `codeDir` (as written, `$PAI_…` allowed)
         by `user`: the code folder is `$PAI_JOB_NAME` (`user~job` and `job`) and the codeDir's last
-        folder name."""
+        folder name, or the folder of a storage pai put the code in (`code_folder`)."""
+        if code_folder:
+            return cls(manifest=dict(manifest), code_dirs=(code_folder,), workdir=workdir, uploaded=uploaded,
+                       code_place=code_place, code_folder=code_folder)
         names = [job_name]
         if user:
             names.insert(0, f"{user}~{job_name}")
@@ -46,7 +52,7 @@ class CodeLayout:
             last = last.replace(variable, value)
         if last and "$" not in last:
             names.append(last)
-        return cls(manifest=dict(manifest), code_dirs=tuple(dict.fromkeys(names)), workdir=workdir)
+        return cls(manifest=dict(manifest), code_dirs=tuple(dict.fromkeys(names)), workdir=workdir, uploaded=uploaded)
 
 
 @dataclass(frozen=True)
