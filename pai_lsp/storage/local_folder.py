@@ -17,6 +17,7 @@ import os
 import posixpath
 import shutil
 import stat as stat_module
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -168,18 +169,23 @@ def _stat(name: str, result: os.stat_result) -> Stat:
 
 
 def _owner(uid: int) -> str:
-    try:
-        import pwd
+    """The user's name, as `ls -l` shows it (the number where the OS has no such table: Windows)."""
+    if sys.platform == "win32":
+        return str(uid)
+    import pwd
 
+    try:
         return pwd.getpwuid(uid).pw_name
-    except (ImportError, KeyError):
+    except KeyError:
         return str(uid)
 
 
 def _group(gid: int) -> str:
-    try:
-        import grp
+    if sys.platform == "win32":
+        return str(gid)
+    import grp
 
+    try:
         return grp.getgrgid(gid).gr_name
-    except (ImportError, KeyError):
+    except KeyError:
         return str(gid)
