@@ -42,7 +42,7 @@ def test_marked():
 def test_a_test_is_unit_unless_it_starts_processes_and_a_unit_test_that_does_fails(pytester):
     pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\nmarkers =\n    unit: u\n    subprocess: s\n    editor: e\n")
     pytester.makepyfile(test_inner=INNER)
-    unit = pytester.runpytest_inprocess("-p", "tests.helpers.tiers", "-p", "no:cacheprovider", "-m", "unit")
+    unit = pytester.runpytest_inprocess("-p", "tests.helpers.tiers", "-p", "no:cacheprovider", "-m", "unit", "-rN")  # no summary: each said once
     unit.assert_outcomes(passed=2, failed=2, deselected=2)
     said = "a `unit` test started a process (true: ['true']): it is `subprocess` — request the `starts_processes` fixture"
     assert unit.stdout.str().count(said) == 2  # the one that swallowed the error too
