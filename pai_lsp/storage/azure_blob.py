@@ -18,13 +18,14 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from azure.core.exceptions import AzureError, ClientAuthenticationError, HttpResponseError, ResourceNotFoundError
+from azure.core.exceptions import ResourceNotFoundError
 from azure.storage.blob import ContainerClient
 
 from ..core.messages import message
-from ..errors import AuthFailed, InvalidInput, ServerError
+from ..errors import InvalidInput, ServerError
+from .azure_errors import azure_errors
 from .base import CHUNK, Body, Sent, Stat, Storage, path_parts, pieces
-from .http import at_storage, transport_error
+from .http import at_storage
 
 FOLDER = {"hdi_isfolder": "true"}
 TIMEOUT = 10  # seconds to connect
@@ -52,25 +53,8 @@ class AzureBlob(Storage):
     def _blob(self, path: str) -> str:
         return "/".join([*self.root, *path_parts(path, self.name)])
 
-    @contextlib.contextmanager
-    def _errors(self, path: str) -> Iterator[None]:
-        try:
-            yield
-        except ResourceNotFoundError:
-            raise self.missing(path) from None
-        except ClientAuthenticationError:
-            raise AuthFailed(message("storage.login-refused", what=self.what)) from None
-        except HttpResponseError as exc:
-            code = exc.error_code or (exc.response.headers.get("x-ms-error-code") if exc.response is not None else None)
-            # a wrong key or an expired SAS: a 403, AuthenticationFailed (Azurite: AuthorizationFailure, same words)
-            if code == "AuthenticationFailed" or "failed to authenticate" in (exc.reason or ""):
-                raise AuthFailed(message("storage.login-refused", what=self.what)) from None
-            if exc.status_code == 403:
-                raise self.denied(path, exc.reason or "forbidden") from None
-            raise ServerError(message("storage.failed", path=path, storage=self.name,
-                                      why=(str(exc.reason or exc.message or exc).splitlines() or [""])[0])) from None
-        except AzureError as exc:  # no answer: refused, unknown host, timed out
-            raise transport_error(exc, self.what) from None
+    def _errors(self, path: str) -> contextlib.AbstractContextManager[None]:
+        return azure_errors(self, path, self.what)
 
     # -- browsing --------------------------------------------------------------------------------
     def status(self, path: str) -> Stat | None:

@@ -16,13 +16,14 @@ import posixpath
 from collections.abc import Iterator
 from typing import Any
 
-from azure.core.exceptions import AzureError, ClientAuthenticationError, HttpResponseError, ResourceNotFoundError
+from azure.core.exceptions import HttpResponseError, ResourceNotFoundError
 from azure.storage.fileshare import ShareClient
 
 from ..core.messages import message
-from ..errors import AuthFailed, InvalidInput, ServerError
-from .base import CHUNK, Body, Sent, Stat, Storage, path_parts, pieces
-from .http import at_storage, transport_error
+from ..errors import InvalidInput
+from .azure_errors import azure_errors
+from .base import CHUNK, Body, Sent, Stat, Storage, delete_walked, path_parts, pieces
+from .http import at_storage
 
 TIMEOUT = 10  # seconds to connect
 
@@ -46,26 +47,8 @@ class AzureFile(Storage):
     def _path(self, path: str) -> str:
         return "/".join([*self.root, *path_parts(path, self.name)])
 
-    @contextlib.contextmanager
-    def _errors(self, path: str) -> Iterator[None]:
-        try:
-            yield
-        except ResourceNotFoundError:
-            raise self.missing(path) from None
-        except ClientAuthenticationError:
-            raise AuthFailed(message("storage.login-refused", what=self.what)) from None
-        except HttpResponseError as exc:
-            code = exc.error_code or (exc.response.headers.get("x-ms-error-code") if exc.response is not None else None)
-            if code == "AuthenticationFailed":
-                raise AuthFailed(message("storage.login-refused", what=self.what)) from None
-            if exc.status_code == 403:
-                raise self.denied(path, exc.reason or "forbidden") from None
-            if code == "DirectoryNotEmpty":
-                raise InvalidInput(message("hdfs.rm-folder", path=path)) from None
-            raise ServerError(message("storage.failed", path=path, storage=self.name,
-                                      why=(str(exc.reason or exc.message or exc).splitlines() or [""])[0])) from None
-        except AzureError as exc:
-            raise transport_error(exc, self.what) from None
+    def _errors(self, path: str) -> contextlib.AbstractContextManager[None]:
+        return azure_errors(self, path, self.what)
 
     # -- browsing --------------------------------------------------------------------------------
     def status(self, path: str) -> Stat | None:
@@ -97,18 +80,9 @@ class AzureFile(Storage):
             raise InvalidInput(message("hdfs.mkdir-over-file", path=path))
 
     def delete(self, path: str, recursive: bool = False) -> bool:
-        found = self.status(path)
-        if found is None:
-            return False
         with self._errors(path):
-            if not found.is_dir:
-                self.client.get_file_client(self._path(path)).delete_file()
-                return True
-            if recursive:
-                for entry in self.list(path):
-                    self.delete(posixpath.join(path, entry.name), recursive=True)
-            self.client.get_directory_client(self._path(path)).delete_directory()
-        return True
+            return delete_walked(self, path, recursive, lambda p: self.client.get_file_client(self._path(p)).delete_file(),
+                                 lambda p: self.client.get_directory_client(self._path(p)).delete_directory())
 
     def rename(self, src: str, dst: str) -> None:
         found = self.status(src)

@@ -271,6 +271,36 @@ class Body:
         return self.size
 
 
+def read_pieces(f: BinaryIO, offset: int = 0, length: int | None = None) -> Iterator[bytes]:
+    """An open file's bytes from `offset` on (at most `length`), `CHUNK` at a time."""
+    f.seek(offset)
+    left = length
+    while left is None or left > 0:
+        chunk = f.read(CHUNK if left is None else min(CHUNK, left))
+        if not chunk:
+            return
+        if left is not None:
+            left -= len(chunk)
+        yield chunk
+
+
+def delete_walked(storage: Storage, path: str, recursive: bool, remove_file: Callable[[str], None],
+                  remove_folder: Callable[[str], None]) -> bool:
+    """`Storage.delete` on a storage that removes one entry at a time: a folder's entries first
+    (when `recursive`; else an empty folder only, as the server refuses another)."""
+    found = storage.status(path)
+    if found is None:
+        return False
+    if not found.is_dir:
+        remove_file(path)
+        return True
+    if recursive:
+        for entry in storage.list(path):
+            delete_walked(storage, posixpath.join(path, entry.name), True, remove_file, remove_folder)
+    remove_folder(path)
+    return True
+
+
 def pieces(data: bytes | Body, size: int) -> Iterator[bytes]:
     """`data` in pieces of `size` bytes (the last one shorter), read from a `Body` as they are needed."""
     if isinstance(data, bytes):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..core.messages import message
 from ..errors import InvalidInput, PaiError, ServerError
-from .base import CHUNK, Body, Sent, Stat, Storage, path_parts, pieces
+from .base import CHUNK, Body, Sent, Stat, Storage, path_parts, pieces, read_pieces
 
 
 class LocalFolder(Storage):
@@ -121,15 +121,7 @@ class LocalFolder(Storage):
     def stream(self, path: str, offset: int = 0, length: int | None = None) -> Iterator[bytes]:
         local = self._local(path)
         with self._errors(path), open(local, "rb") as f:
-            f.seek(offset)
-            left = length
-            while left is None or left > 0:
-                chunk = f.read(CHUNK if left is None else min(CHUNK, left))
-                if not chunk:
-                    return
-                if left is not None:
-                    left -= len(chunk)
-                yield chunk
+            yield from read_pieces(f, offset, length)
 
     # -- writing ---------------------------------------------------------------------------------
     def write(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:

@@ -22,7 +22,7 @@ from smbprotocol.header import NtStatus
 
 from ..core.messages import message
 from ..errors import AuthFailed, ServerError
-from .base import CHUNK, Body, Sent, Stat, Storage, path_parts, pieces
+from .base import CHUNK, Body, Sent, Stat, Storage, delete_walked, path_parts, pieces, read_pieces
 from .http import at_storage, transport_error
 
 TIMEOUT = 10  # seconds to connect
@@ -88,18 +88,9 @@ class Samba(Storage):
             smbclient.makedirs(self._unc(path), exist_ok=True, **self._session)
 
     def delete(self, path: str, recursive: bool = False) -> bool:
-        found = self.status(path)
-        if found is None:
-            return False
         with self._errors(path):
-            if not found.is_dir:
-                smbclient.remove(self._unc(path), **self._session)
-                return True
-            if recursive:
-                for entry in self.list(path):
-                    self.delete(posixpath.join(path, entry.name), recursive=True)
-            smbclient.rmdir(self._unc(path), **self._session)
-        return True
+            return delete_walked(self, path, recursive, lambda p: smbclient.remove(self._unc(p), **self._session),
+                                 lambda p: smbclient.rmdir(self._unc(p), **self._session))
 
     def rename(self, src: str, dst: str) -> None:
         with self._errors(src):
@@ -108,15 +99,7 @@ class Samba(Storage):
     # -- reading ---------------------------------------------------------------------------------
     def stream(self, path: str, offset: int = 0, length: int | None = None) -> Iterator[bytes]:
         with self._errors(path), smbclient.open_file(self._unc(path), mode="rb", **self._session) as f:
-            f.seek(offset)
-            left = length
-            while left is None or left > 0:
-                chunk = f.read(CHUNK if left is None else min(CHUNK, left))
-                if not chunk:
-                    return
-                if left is not None:
-                    left -= len(chunk)
-                yield chunk
+            yield from read_pieces(f, offset, length)
 
     # -- writing ---------------------------------------------------------------------------------
     def write(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:
