@@ -7,7 +7,9 @@ import argparse
 import posixpath
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .. import api
 from ..daemon import client as daemon
@@ -117,16 +119,12 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
     size = human_size if getattr(args, "human_readable", False) else str
     if op == "ls":
         for e in result.entries:
-            kind = "d" if e.type == "dir" else "-"
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.modified / 1000))
-            print(visible(f"{kind}{_mode(e.permission)} {e.owner:10} {e.group:12} {size(e.size):>12} {when} {e.name}"))
+            print(visible(ls_line(e, size)))
     elif op == "du":
         for e in result.entries:
             print(visible(f"{size(e.bytes):>12}  {e.path}"))
     elif op == "stat":
-        print(visible(f"{result.path}: {result.type}, {result.size} bytes, {_mode(result.permission)} "
-                      f"{result.owner}:{result.group}, modified "
-                      f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(result.modified / 1000))}"))
+        print(visible(stat_line(result.path, result)))
     elif op in ("put", "get"):
         print(visible(f"{'uploaded' if op == 'put' else 'downloaded'} {result.files} file(s), {result.bytes:,} bytes to "
                       f"{result.path}"))
@@ -148,10 +146,18 @@ def _hdfs_to_stdout(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(base64.b64decode(result.data))
         sys.stdout.flush()
         return 0
+    return cat_to_stdout(path, args.cluster)
+
+
+def cat_to_stdout(path: str, cluster: str | None, storage: str | None = None) -> int:
+    """A file (of HDFS, or of the cluster's `storage`) to standard output, piece by piece: memory stays
+    flat whatever its size."""
+    import base64
+
     offset = 0
     while True:
-        piece = base64.b64decode(daemon.call_sync(api.HdfsCat(path=path, cluster=args.cluster, offset=offset,
-                                                                   length=STDOUT_PIECE)).data)
+        piece = base64.b64decode(daemon.call_sync(api.HdfsCat(path=path, cluster=cluster, storage=storage, offset=offset,
+                                                              length=STDOUT_PIECE)).data)
         sys.stdout.buffer.write(piece)
         sys.stdout.buffer.flush()
         offset += len(piece)
@@ -162,13 +168,10 @@ def _hdfs_to_stdout(args: argparse.Namespace) -> int:
 def _hdfs_put_stdin(args: argparse.Namespace) -> int:
     """`put - REMOTE`: standard input, spooled to a private temporary file (the daemon reads files,
     and a pipe's size is known only at its end), then put as a file named as REMOTE says."""
-    import shutil
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="pai-put-") as folder:  # put into a folder (`-` to `data/`) as `stdin`
-        spooled = Path(folder) / (posixpath.basename(args.remote) or "stdin")
-        with open(spooled, "wb") as out:
-            shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+        spooled = spool_stdin(folder, args.remote)
         with progress_bar() as bar:
             result = daemon.call_sync(api.HdfsPut(local=str(spooled), remote=args.remote, progress_token="cli",
                                                        cluster=args.cluster, overwrite=args.force),
@@ -177,7 +180,33 @@ def _hdfs_put_stdin(args: argparse.Namespace) -> int:
     return 0
 
 
-def _mode(octal: str) -> str:
-    bits = int(octal, 8)
-    return "".join(ch if bits & (1 << (8 - i)) else "-" for i, ch in enumerate("rwxrwxrwx"))
+def spool_stdin(folder: str, remote: str) -> str:
+    """Standard input in a file of `folder` named as `remote`'s last part (`stdin` for a folder): the
+    daemon reads files, and a pipe's size is known only at its end."""
+    import shutil
 
+    spooled = Path(folder) / (posixpath.basename(remote) or "stdin")
+    with open(spooled, "wb") as out:
+        shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+    return str(spooled)
+
+
+def ls_line(e: Any, size: Callable[[int], str]) -> str:
+    """One entry as `hdfs dfs -ls` shows it (`-` where a storage has no owner or time to say)."""
+    kind = "d" if e.type == "dir" else "-"
+    return (f"{kind}{mode(e.permission)} {(e.owner or '-'):10} {(e.group or '-'):12} {size(e.size):>12} "
+            f"{when(e.modified, '%Y-%m-%d %H:%M')} {e.name}")
+
+
+def stat_line(shown: str, result: Any) -> str:
+    return (f"{shown}: {result.type}, {result.size} bytes, {mode(result.permission)} {result.owner or '-'}:{result.group or '-'}, "
+            f"modified {when(result.modified, '%Y-%m-%d %H:%M:%S')}")
+
+
+def when(ms: int | None, form: str) -> str:
+    return time.strftime(form, time.localtime(ms / 1000)) if ms else "-"
+
+
+def mode(octal: str | None) -> str:
+    bits = int(octal or "0", 8)
+    return "".join(ch if bits & (1 << (8 - i)) else "-" for i, ch in enumerate("rwxrwxrwx"))

@@ -9,11 +9,8 @@ The file verbs are the daemon's `hdfs.*` with `storage` set: one command set ove
 from __future__ import annotations
 
 import argparse
-import base64
 import posixpath
 import sys
-import time
-from pathlib import Path
 from typing import Any
 
 from .. import api
@@ -23,7 +20,6 @@ from ..errors import InvalidInput
 from .args import command, group
 from .output import add_output_option, human_size, print_json, visible
 
-STDOUT_PIECE = 1 << 20  # bytes of a file asked for at a time when it goes to standard output
 WHERE = "STORAGE:PATH, e.g. local:/code (PATH from the storage's root; `pai storage list` names the storages)"
 
 
@@ -129,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     name, path = split(args.where)
     if op == "cat" or (op == "get" and args.local == "-"):
-        return _to_stdout(cluster, name, path)
+        from .cmd_hdfs import cat_to_stdout
+
+        return cat_to_stdout(path, cluster, name)
     if op == "put":
         return _put(args, cluster, name, path)
     if op == "get":
@@ -154,16 +152,17 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "output", "text") == "json":
         print_json(result)
         return 0
+    from .cmd_hdfs import ls_line, stat_line
+
     size = human_size if getattr(args, "human_readable", False) else str
     if op == "ls":
         for e in result.entries:
-            print(visible(_ls_line(e, size)))
+            print(visible(ls_line(e, size)))
     elif op == "du":
         for u in result.entries:
             print(visible(f"{size(u.bytes):>12}  {name}:{u.path}"))
     elif op == "stat":
-        print(visible(f"{name}:{result.path}: {result.type}, {result.size} bytes, {_mode(result.permission)} "
-                      f"{result.owner or '-'}:{result.group or '-'}, modified {_when(result.modified, '%Y-%m-%d %H:%M:%S')}"))
+        print(visible(stat_line(f"{name}:{result.path}", result)))
     else:
         print(visible(f"{'removed' if op == 'rm' else 'made'} {name}:{result.path}"))
     return 0
@@ -188,38 +187,9 @@ def _list(cluster: str | None, output: str) -> int:
     return 0
 
 
-def _ls_line(e: Any, size: Any) -> str:
-    kind = "d" if e.type == "dir" else "-"
-    return (f"{kind}{_mode(e.permission)} {(e.owner or '-'):10} {(e.group or '-'):12} {size(e.size):>12} "
-            f"{_when(e.modified, '%Y-%m-%d %H:%M')} {e.name}")
-
-
-def _when(ms: int | None, form: str) -> str:
-    return time.strftime(form, time.localtime(ms / 1000)) if ms else "-"
-
-
-def _mode(octal: str | None) -> str:
-    bits = int(octal or "0", 8)
-    return "".join(ch if bits & (1 << (8 - i)) else "-" for i, ch in enumerate("rwxrwxrwx"))
-
-
-def _to_stdout(cluster: str | None, name: str, path: str) -> int:
-    """The file to standard output, piece by piece (memory stays flat whatever its size)."""
-    offset = 0
-    while True:
-        piece = base64.b64decode(daemon.call_sync(api.HdfsCat(path=path, storage=name, cluster=cluster, offset=offset,
-                                                              length=STDOUT_PIECE)).data)
-        sys.stdout.buffer.write(piece)
-        sys.stdout.buffer.flush()
-        offset += len(piece)
-        if len(piece) < STDOUT_PIECE:
-            return 0
-
-
 def _put(args: argparse.Namespace, cluster: str | None, name: str, path: str) -> int:
     """A local file or folder, or standard input (`-`: spooled to a private temporary file, then put
     as a file named as PATH says)."""
-    import shutil
     import tempfile
 
     from .args import local_path as _local
@@ -229,9 +199,9 @@ def _put(args: argparse.Namespace, cluster: str | None, name: str, path: str) ->
     with tempfile.TemporaryDirectory(prefix="pai-put-") as folder:
         local = _local(args.local)
         if args.local == "-":
-            local = str(Path(folder) / (posixpath.basename(path) or "stdin"))
-            with open(local, "wb") as out:
-                shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+            from .cmd_hdfs import spool_stdin
+
+            local = spool_stdin(folder, path)
         with _progress() as bar:
             put = daemon.call_sync(api.HdfsPut(local=local, remote=path, storage=name, cluster=cluster, progress_token="cli",
                                                overwrite=args.force),
