@@ -9,23 +9,15 @@ The file on disk is never changed; the dry run shows the job with what was added
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..api import CodeStorage
 from ..errors import PaiError
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
     from ..core.job_format import JobFormat
-
-
-@dataclass(frozen=True)
-class StorageRoute:
-    storage: str  # the storage's name
-    path: str  # the code's folder in it ("/alice~mnist_1a2b")
-    mount_path: str  # where the job mounts the storage ("/mnt/local")
-    job_folder: str  # the code's folder as the job sees it, where its commands run ("/mnt/local/alice~mnist_1a2b")
 
 
 def runs_workspace_files(commands: list[str], workspace: Path) -> bool:
@@ -41,7 +33,7 @@ def runs_workspace_files(commands: list[str], workspace: Path) -> bool:
     return False
 
 
-def route(backend: Backend, job: dict, name: str, job_format: JobFormat, workspace: Path) -> StorageRoute | None:
+def route(backend: Backend, job: dict, name: str, job_format: JobFormat, workspace: Path) -> CodeStorage | None:
     """The route for `job` (changed in place to use it), or None when it needs none or the cluster
     has no storage for it (a cluster kind without storages, no default storage)."""
     if not runs_workspace_files(job_format.commands(job), workspace):
@@ -57,4 +49,4 @@ def route(backend: Backend, job: dict, name: str, job_format: JobFormat, workspa
     where = job_format.mount_code(job, default["name"], folder)
     if where is None:
         return None
-    return StorageRoute(default["name"], f"/{folder}", where.removesuffix(f"/{folder}"), where)
+    return CodeStorage(storage=default["name"], path=f"/{folder}", mount_path=where.removesuffix(f"/{folder}"), job_folder=where)

@@ -26,7 +26,6 @@ from ..errors import Interrupted, InvalidInput, NameTaken, NotFound, PaiError
 from ..settings import find_workspace_settings, read, workspace_of
 from ..storage.upload import Progress, UploadResult
 from . import code_route, mounted_storages, records
-from .code_route import StorageRoute
 from .selection import checked_files
 
 if TYPE_CHECKING:
@@ -45,11 +44,10 @@ class Prepared:
     rendered: str | None = None  # the job as the server will see it, where it differs (a v2 job's YAML, secrets masked)
     converted: dict | None = None  # what a cluster of another protocol gets instead (a v2 job's v1 config)
     job_format: JobFormat = DEFAULT  # the format of its file
-    route: StorageRoute | None = None  # no codeDir: the code goes to a storage the job is made to mount
+    route: CodeStorage | None = None  # no codeDir: the code goes to a storage the job is made to mount
 
     def code_storage(self) -> CodeStorage | None:
-        r = self.route
-        return CodeStorage(storage=r.storage, path=r.path, mount_path=r.mount_path, job_folder=r.job_folder) if r else None
+        return self.route
 
 
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
