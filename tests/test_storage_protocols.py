@@ -1,5 +1,6 @@
 """The storages a Kubernetes-era cluster mounts in its jobs, through their own protocols' clients,
-against the real servers on 127.0.0.1: Samba (smbd) and Azure Blob (Azurite); and the local cluster's storages, folders of this machine. The same operations
+against the real servers on 127.0.0.1: Samba (smbd), NFS (NFS-Ganesha, over NFSv4) and Azure Blob
+(Azurite); and the local cluster's storages, folders of this machine. The same operations
 and promises as HDFS and PFS (tests/test_storage_suite.py): a round trip, a put that replaces whole,
 a cut-off upload that leaves nothing under the name, a read-only storage, a `share: false` storage's
 sub-path, hostile names refused before any file work, credentials never said."""
@@ -15,17 +16,23 @@ import pytest
 from pai_lsp.errors import AuthFailed, InvalidInput, NotFound, PaiError, PermissionDenied
 from pai_lsp.storage.base import Body, Storage
 
-from .helpers.servers import azurite, samba
+from .helpers.servers import azurite, nfs, samba
 
-pytestmark = pytest.mark.subprocess  # Samba (smbd) and Azurite servers, through fixtures asked for by name
+pytestmark = pytest.mark.subprocess  # Samba (smbd), NFS (ganesha) and Azurite servers, through fixtures asked for by name
 
 BIG = 3_000_000  # more than one piece of a streamed file
-KINDS = ["samba", "azure-blob", "local-folder"]
+KINDS = ["samba", "nfs", "azure-blob", "local-folder"]
 
 
 @pytest.fixture(scope="module")
 def samba_server(tmp_path_factory, starts_processes):
     with samba(tmp_path_factory.mktemp("samba")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def nfs_server(tmp_path_factory, starts_processes):
+    with nfs(tmp_path_factory.mktemp("nfs")) as server:
         yield server
 
 
@@ -55,6 +62,12 @@ def open_storage(kind: str, request, *, root: str = "", readonly: bool = False, 
         from pai_lsp.storage.local_folder import LocalFolder
 
         return LocalFolder(request.getfixturevalue("local_folder"), root=root, read_only=readonly)
+    if kind == "nfs":
+        from pai_lsp.storage.nfs import Nfs, mount_settings
+
+        server = request.getfixturevalue("nfs_server")
+        port, version, _ = mount_settings(server.options())
+        return Nfs("127.0.0.1", "/readonly" if readonly else "/share", port=port, version=version, root=root)
     if kind == "samba":
         from pai_lsp.storage.samba import Samba
 
@@ -185,6 +198,8 @@ def test_a_read_only_storage_refuses_writes_and_reads(kind, request):
     if kind == "samba":
         server = request.getfixturevalue("samba_server")
         (server.shares["readonly"] / "given.txt").write_bytes(b"data")
+    elif kind == "nfs":
+        (request.getfixturevalue("nfs_server").exports["readonly"] / "given.txt").write_bytes(b"data")
     elif kind == "local-folder":
         (request.getfixturevalue("local_folder") / "given.txt").write_bytes(b"data")
     else:
@@ -220,8 +235,8 @@ def test_a_share_false_storage_is_the_users_folder_only(kind, request):
 
 
 def test_credentials_are_never_said(kind, request):
-    if kind == "local-folder":
-        pytest.skip("a folder of this machine has no credentials")
+    if kind in ("local-folder", "nfs"):
+        pytest.skip("no credentials to say: a folder of this machine has none, and NFS's AUTH_SYS sends only numeric ids")
     wrong = open_storage(kind, request, wrong_secret=True)
     with pytest.raises(AuthFailed) as failed:
         wrong.list("/")
@@ -249,10 +264,40 @@ def test_a_storage_opens_from_what_the_cluster_says_of_it(request):
     finally:
         mine.delete("/from-detail.txt")
         mine.close()
-    with pytest.raises(Unsupported, match="storage confignfs is of type nfs"):
-        open_mounted({"name": "confignfs", "type": "nfs", "data": {"server": "10.0.0.1", "path": "/data"}}, "alice")
+    with pytest.raises(Unsupported, match="storage cache is of type dshuttle"):
+        open_mounted({"name": "cache", "type": "dshuttle", "data": {"dshuttlePath": "/data"}}, "alice")
+    with pytest.raises(InvalidInput, match="has no server"):
+        open_mounted({"name": "confignfs", "type": "nfs", "data": {"path": "/data"}}, "alice")
     with pytest.raises(InvalidInput, match="has no containerName"):
         open_mounted({"name": "blob", "type": "azureBlob", "data": {"accountName": "a"}}, "alice")
+
+
+def test_an_nfs_storage_opens_from_its_server_path_and_mount_options(request):
+    """An `nfs` storage as the real server answers it (`data: {server, path}`, the volume's
+    `mountOptions` with its port and version) opens through the NFS client, the user's folder when
+    `share` is false; a server that does not answer, or a path it does not export, is one line."""
+    from pai_lsp.errors import Unreachable
+    from pai_lsp.storage.mounted import open_mounted
+
+    from .helpers.servers import free_port
+
+    server = request.getfixturevalue("nfs_server")
+    detail = {"name": "confignfs", "share": False, "type": "nfs", "readOnly": False,
+              "data": {"server": "127.0.0.1", "path": "/share"}, "mountOptions": server.options()}
+    mine = open_mounted(detail, "alice")
+    try:
+        mine.put("/from-detail.txt", b"ok")
+        assert (server.exports["share"] / "alice" / "from-detail.txt").read_bytes() == b"ok"
+        assert [s.name for s in mine.list("/")] == ["from-detail.txt"]
+    finally:
+        mine.delete("/from-detail.txt")
+        mine.close()
+    gone = open_mounted({**detail, "mountOptions": [f"port={free_port()}"]}, "alice")
+    with pytest.raises(Unreachable, match="NFS"):
+        gone.status("/x")
+    nowhere = open_mounted({**detail, "data": {"server": "127.0.0.1", "path": "/not-exported"}}, "alice")
+    with pytest.raises(NotFound):
+        nowhere.list("/")
 
 
 def test_the_local_clusters_storage_opens_as_its_folder_only_when_it_is_one_here(tmp_path):

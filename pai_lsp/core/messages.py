@@ -565,6 +565,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "storage.read-only": (TEXT, "storage {name} is read-only: jobs mount it read-only, and pai writes nothing to it",
                           "存储 {name} 是只读的：作业以只读方式挂载它，pai 也不向其中写入"),
     "storage.denied": (TEXT, "{path}: permission denied on {storage} ({why})", "{path}：{storage} 拒绝访问（{why}）"),
+    "storage.nfs-client-missing": (TEXT, "storage {name} is an NFS storage, and this machine lacks pai's NFS client "
+                                   "(nfs-rs, which has wheels for Linux x86_64 with Python 3.11 or later)",
+                                   "存储 {name} 是 NFS 存储，而这台机器缺少 pai 的 NFS 客户端（nfs-rs，仅提供 Linux x86_64、Python 3.11 及以上的版本）"),
     "hdfs.rm-folder": (TEXT, "{path} is a folder: use -r to remove it with everything in it", "{path} 是文件夹：请用 -r 连同其内容一起删除"),
     "hdfs.not-a-file": (TEXT, "{path} is a folder, not a file", "{path} 是文件夹，不是文件"),
     "hdfs.no-local": (TEXT, "{path}: no such local file or folder", "{path}：本地没有这个文件或文件夹"),

@@ -1,21 +1,23 @@
 """Real storage servers on 127.0.0.1, each on a port of its own, started for a test and stopped with
-it: Samba (Debian's smbd, with a private configuration, passwords and shares in a temporary folder)
-and Azurite (Microsoft's Azure Storage emulator, from npm: tests/servers). `.ci/run` installs both;
-elsewhere a test that needs one skips, saying what to install."""
+it: Samba (Debian's smbd, with a private configuration, passwords and shares in a temporary folder),
+NFS (Debian's nfs-ganesha, a user-space NFS server, its configuration in a temporary folder) and
+Azurite (Microsoft's Azure Storage emulator, from npm: tests/servers). `.ci/run` installs them;
+elsewhere a test that needs one skips, saying what to install. The same starts serve the local
+cluster's storages (pai_lsp/localcluster/storage_servers.py); here they are a test's."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from pai_lsp.localcluster.storage_servers import free_port, program, start_azurite, start_nfs, start_samba
+
+__all__ = ["free_port", "samba", "nfs", "azurite", "missing"]
 
 ROOT = Path(__file__).resolve().parents[2]
 AZURITE = ROOT / "tests" / "servers" / "node_modules" / ".bin" / "azurite-blob"
@@ -31,33 +33,6 @@ def missing(what: str) -> None:
     pytest.skip(what)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _listening(port: int, process: subprocess.Popen, log: Path, timeout: float = 30) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server ended at start: {log.read_text(errors='replace')[-2000:]}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"the server did not listen within {timeout} s: {log.read_text(errors='replace')[-2000:]}")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 @dataclass
 class SambaServer:
     port: int
@@ -69,61 +44,47 @@ class SambaServer:
         return f"//127.0.0.1/{share}"
 
 
-SAMBA_CONF = """[global]
-  server role = standalone server
-  smb ports = {port}
-  interfaces = 127.0.0.1
-  bind interfaces only = yes
-  private dir = {dir}/private
-  lock directory = {dir}/lock
-  state directory = {dir}/state
-  cache directory = {dir}/cache
-  pid directory = {dir}/pid
-  ncalrpc dir = {dir}/ncalrpc
-  log file = {dir}/log.%m
-  passdb backend = tdbsam:{dir}/private/passdb.tdb
-  server min protocol = SMB2_02
-  disable netbios = yes
-  load printers = no
-  printing = bsd
-  printcap name = /dev/null
-  disable spoolss = yes
-[share]
-  path = {dir}/share
-  read only = no
-[readonly]
-  path = {dir}/readonly
-  read only = yes
-"""
-
-
 @contextlib.contextmanager
 def samba(folder: Path) -> Iterator[SambaServer]:
     """smbd serving `share` (writable) and `readonly` under `folder`, to this machine's user with a
     password of the test's; smbd maps an SMB user to a Unix one, so it runs as root (as in CI)."""
-    smbd = shutil.which("smbd") or ("/usr/sbin/smbd" if os.path.exists("/usr/sbin/smbd") else None)
-    if smbd is None or shutil.which("smbpasswd") is None:
+    if program("smbd", "/usr/sbin/smbd") is None or program("smbpasswd", "/usr/bin/smbpasswd") is None:
         missing("needs Samba's smbd (Debian: apt-get install samba)")
     if os.geteuid() != 0:
         missing("smbd serves Unix users' files, so it runs as root here (as .ci/run does)")
-    for sub in ("private", "lock", "state", "cache", "pid", "ncalrpc", "share", "readonly"):
-        (folder / sub).mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    conf = folder / "smb.conf"
-    conf.write_text(SAMBA_CONF.format(port=port, dir=folder))
+    shares = {"share": folder / "share", "readonly": folder / "readonly"}
     user, password = "root", "pai-test-" + os.urandom(6).hex()
-    subprocess.run(["smbpasswd", "-c", str(conf), "-a", "-s", user], input=f"{password}\n{password}\n", text=True,
-                   check=True, capture_output=True)
-    log = folder / "smbd.out"
-    with open(log, "wb") as out:
-        # a session of its own: smbd ends its whole process group when it stops
-        process = subprocess.Popen([smbd, "-F", "--no-process-group", "-s", str(conf), "-d", "1"], stdout=out,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    server = start_samba(folder, {"share": (shares["share"], False), "readonly": (shares["readonly"], True)}, user, password)
     try:
-        _listening(port, process, log)
-        yield SambaServer(port, user, password, {"share": folder / "share", "readonly": folder / "readonly"})
+        yield SambaServer(server.port, user, password, shares)
     finally:
-        _stop(process)
+        server.stop()
+
+
+@dataclass
+class NfsServer:
+    port: int
+    exports: dict[str, Path]  # NFSv4 path (without its `/`) -> the folder it serves
+
+    def options(self) -> list[str]:
+        """The volume's mount options a cluster would give for it."""
+        return [f"port={self.port}", "nfsvers=4.1"]
+
+
+@contextlib.contextmanager
+def nfs(folder: Path) -> Iterator[NfsServer]:
+    """NFS-Ganesha serving `/share` (writable) and `/readonly` under `folder` over NFSv4; its VFS back
+    end opens files by handle, so it runs as root (as in CI)."""
+    if program("ganesha.nfsd", "/usr/bin/ganesha.nfsd") is None:
+        missing("needs NFS-Ganesha (Debian: apt-get install nfs-ganesha nfs-ganesha-vfs)")
+    if os.geteuid() != 0:
+        missing("ganesha.nfsd opens files by handle, so it runs as root here (as .ci/run does)")
+    exports = {"share": folder / "share", "readonly": folder / "readonly"}
+    server = start_nfs(folder, {"share": (exports["share"], False), "readonly": (exports["readonly"], True)})
+    try:
+        yield NfsServer(server.port, exports)
+    finally:
+        server.stop()
 
 
 @dataclass
@@ -142,17 +103,8 @@ def azurite(folder: Path) -> Iterator[AzuriteServer]:
     """Azurite's blob service, its data in `folder`."""
     if not AZURITE.exists():
         missing("needs Azurite (cd tests/servers && npm ci)")
-    folder.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    log = folder / "azurite.out"
-    with open(log, "wb") as out:
-        process = subprocess.Popen([str(AZURITE), "--blobHost", "127.0.0.1", "--blobPort", str(port), "--location", str(folder),
-                                    "--skipApiVersionCheck", "--loose", "--silent"], stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    server = start_azurite(folder, AZURITE_ACCOUNT, AZURITE_KEY, AZURITE)
     try:
-        _listening(port, process, log)
-        yield AzuriteServer(port)
+        yield AzuriteServer(server.port)
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, 15)
-        _stop(process)
+        server.stop()
