@@ -37,7 +37,8 @@ def local_cluster(args: argparse.Namespace) -> int:
     try:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
                      allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources,
-                     paddle_port=args.paddle_port, enforce_memory=args.enforce_memory)
+                     paddle_port=args.paddle_port, enforce_memory=args.enforce_memory, storages=args.storage,
+                     azurite=args.azurite)
     except OSError as exc:
         print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERRORS
@@ -49,6 +50,7 @@ def add_commands(sub) -> None:
     p_lc = command(sub, "local-cluster", "run the embedded local cluster (OpenPAI REST + WebHDFS + task runner)", [
         ("pai local-cluster", "serve in the foreground on 127.0.0.1:9186 (Ctrl-C stops it)"),
         ("pai local-cluster --port 0 --gpus 2", "on a free port, offering two GPU slots"),
+        ("pai local-cluster --storage samba:smb --storage nfs:data", "with a Samba and an NFS storage it serves itself"),
         ("echo s3cret | pai local-cluster users add bob --password-stdin", "a user for a colleague's jobs")])
     p_lc.add_argument("--data-dir", metavar="DIR",
                       help="where jobs, logs and HDFS files live (default: ~/.local/share/pai-lsp/local-cluster)")
@@ -74,6 +76,12 @@ def add_commands(sub) -> None:
                             "scaled to the machine, with a note)")
         p.add_argument("--enforce-memory", action="store_true",
                        help="kill a task whose processes use more memory than its role's memoryMB, as a real cluster does")
+        p.add_argument("--storage", action="append", metavar="TYPE:NAME",
+                       help="also serve storage NAME through a real server of TYPE that the cluster starts on 127.0.0.1: "
+                            "samba (smbd), nfs (NFS-Ganesha) or azureBlob (Azurite); repeatable")
+        p.add_argument("--azurite", metavar="PROGRAM",
+                       help="Azurite's azurite-blob program for azureBlob storages (default: tests/servers' beside a "
+                            "source checkout, else azurite-blob on PATH)")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
     for action in p_lc._actions[first:]:

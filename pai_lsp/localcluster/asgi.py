@@ -7,6 +7,7 @@ import getpass
 import ipaddress
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import Callable
 from contextlib import asynccontextmanager
@@ -103,7 +104,8 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int | None, runtime: str,
           cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout, allow_remote: bool = False,
-          private: bool = False, strict_resources: bool = False, paddle_port: int = 0, enforce_memory: bool = False) -> int:
+          private: bool = False, strict_resources: bool = False, paddle_port: int = 0, enforce_memory: bool = False,
+          storages: list[str] | None = None, azurite: str | None = None) -> int:
     """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token."""
     import uvicorn
 
@@ -116,6 +118,10 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     if remote and not allow_remote:
         print(f"pai local-cluster: {host} is reachable from other machines; the local cluster listens on loopback only "
               "unless you add --allow-remote (then every REST and WebHDFS call needs a token)", file=sys.stderr)
+        return 2
+    added, problem = added_storages(storages or [])
+    if problem:
+        print(f"pai local-cluster: {problem}", file=sys.stderr)
         return 2
     problem = prepare_data_dir(data_dir)
     if problem:
@@ -150,9 +156,19 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     user = getpass.getuser()
     try:
         cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask,
-                               strict_resources=strict_resources, enforce_memory=enforce_memory)
+                               strict_resources=strict_resources, enforce_memory=enforce_memory, added_storages=added)
     except StorageConfigError as exc:
         print(f"pai local-cluster: {exc}", file=sys.stderr)
+        lock.release()
+        return 2
+    from .served_storages import ServedStorages
+    from .storage_servers import ServerError
+
+    servers = ServedStorages(data_dir, cluster.storages, azurite)
+    try:
+        served = servers.start()
+    except (ServerError, OSError, subprocess.SubprocessError) as exc:
+        print(f"pai local-cluster: a storage's server did not start: {exc}", file=sys.stderr)
         lock.release()
         return 2
     shown = f"[{host}]" if ":" in host else host
@@ -177,6 +193,8 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     print(f"PAI local cluster: REST {rest}  WebHDFS {webhdfs}/webhdfs/v1  PaddlePaddle Cloud {paddle} (datacenter local)  "
           f"data {data_dir}  capacity {cluster.capacity.cpu} CPU, {cluster.capacity.memory_mb} MB, "
           f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}", file=out, flush=True)
+    if served:
+        print(f"PAI local cluster: storages served on 127.0.0.1: {', '.join(served)}", file=out, flush=True)
     from .http_protocol import BoundedHttpToolsProtocol
 
     config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
@@ -185,8 +203,26 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     try:
         asyncio.run(_serve_until_stopped(server, socks, data_dir))
     finally:
+        servers.stop()
         lock.release()
     return 0
+
+
+def added_storages(specs: list[str]) -> tuple[dict, str]:
+    """The storages `--storage TYPE:NAME` asks the cluster to serve (a Samba, NFS or Azure Blob
+    server it starts), by name, or why one cannot be (one line)."""
+    from .storages import NAME, SERVED_TYPES
+    from .storages import Storage as Table
+
+    kinds = {t.lower(): t for t in SERVED_TYPES} | {"blob": "azureBlob", "azure-blob": "azureBlob", "smb": "samba"}
+    added: dict = {}
+    for spec in specs:
+        kind, _, name = spec.partition(":")
+        if kind.lower() not in kinds or not NAME.match(name) or name in added or name == "local":
+            return {}, (f"--storage {spec}: give TYPE:NAME, TYPE one of samba, nfs, azureBlob and NAME a new storage "
+                        "name (lower-case letters, digits, '-' and '.')")
+        added[name] = Table(name, None, kinds[kind.lower()], serve=True)
+    return added, ""
 
 
 async def _serve_until_stopped(server, socks: list[socket.socket], data_dir: Path) -> None:

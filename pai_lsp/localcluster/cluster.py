@@ -94,7 +94,7 @@ def _nvidia_gpus() -> int:
 class LocalCluster:
     def __init__(self, data_dir: Path, capacity: Capacity, default_user: str, runtime: str = "host",
                  engine: str | None = None, task_umask: int = 0o022, strict_resources: bool = False,
-                 enforce_memory: bool = False):
+                 enforce_memory: bool = False, added_storages: dict | None = None):
         """`default_user` is the OS user the cluster runs as: HDFS's superuser. Tasks create their
         files with `task_umask` (the user's own), while the cluster's files are private."""
         self.data_dir = data_dir
@@ -108,7 +108,7 @@ class LocalCluster:
         self.enforce_memory = enforce_memory  # kill a task past its role's memoryMB (memory.py)
         self.store = HdfsStore(data_dir / "hdfs", superuser=default_user, groups_of=lambda name: self.users.groups(name))
         self.users = Users(data_dir, on_new_user=self.store.ensure_home)  # each user gets an HDFS home
-        self.storages = Storages(data_dir)  # what v2 jobs mount (extras.storages), and who may use which
+        self.storages = Storages(data_dir, added_storages)  # what v2 jobs mount (extras.storages), and who may use which
         self.mounts = TaskMounts(data_dir, self.storages)
         self.fs_uri = "hdfs://127.0.0.1:0"
         self.jobs: dict[str, Job] = {}

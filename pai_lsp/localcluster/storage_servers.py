@@ -39,9 +39,15 @@ class Running:
     process: subprocess.Popen
     port: int
     log: Path
+    scratch: Path | None = None  # a folder of its own, removed when it stops
 
     def stop(self) -> None:
         """End it and every process it started (its session)."""
+        self._end()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def _end(self) -> None:
         if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, 15)
@@ -115,7 +121,8 @@ SAMBA_GLOBAL = """[global]
 
 def start_samba(folder: Path, shares: dict[str, tuple[Path, bool]], user: str, password: str) -> Running:
     """smbd serving each share (name -> (folder, read-only)) to `user` (a Unix user: smbd maps an SMB
-    user to one) with `password`, its state in `folder`."""
+    user to one) with `password`, its state in `folder` (a short path: smbd's sockets are made in it,
+    and a socket's path is at most 107 bytes)."""
     smbd, smbpasswd = program("smbd", "/usr/sbin/smbd"), program("smbpasswd", "/usr/bin/smbpasswd")
     if smbd is None or smbpasswd is None:
         raise ServerError("a Samba storage needs Samba's smbd (Debian: apt-get install samba)")

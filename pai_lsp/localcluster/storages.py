@@ -58,6 +58,7 @@ DEFAULT_GROUP = "default"
 # A claim's name is a Kubernetes object name: a DNS-1123 subdomain.
 NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 TYPES = ("nfs", "azureFile", "azureBlob", "samba", "dshuttle", "other", "unknown")
+SERVED_TYPES = ("samba", "nfs", "azureBlob")  # the types the cluster can start a server of (storage_servers.py)
 
 
 class StorageConfigError(ValueError):
@@ -75,6 +76,7 @@ class Storage:
     mount_options: list[str] | None = None
     secret_name: str | None = None
     bound: bool = True
+    serve: bool = False  # served by a server the cluster starts (storage_servers.py), which fills `data`
 
     @property
     def volume_name(self) -> str:
@@ -110,8 +112,11 @@ class Storage:
 class Storages:
     """The table and the ACLs, read again from the data folder whenever the file changes."""
 
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, added: dict[str, Storage] | None = None):
+        """`added`: storages given on the command line (`--storage TYPE:NAME`), beside the file's."""
         self.data_dir = data_dir
+        self.added = dict(added or {})
+        self.served: dict[str, dict] = {}  # name -> what its server's start says: data, mountOptions, secret
         self.path = data_dir / CONFIG_FILE
         self.secrets_path = secrets_dir(data_dir) / SECRETS_FILE
         self._stamp: tuple | None = ()
@@ -151,12 +156,22 @@ class Storages:
             table[BUILT_IN] = Storage(BUILT_IN, self.data_dir / "storages" / BUILT_IN)
         for name, entry in entries.items():
             table[name] = _storage(self.path, name, entry)
+        for name, storage in self.added.items():
+            if name in table:
+                raise StorageConfigError(f"--storage {storage.type}:{name}: {self.path} names a storage {name} too")
+            table[name] = storage
+        for storage in table.values():
+            if storage.serve and storage.path is None and storage.type != "azureBlob":  # Azurite keeps its own files
+                storage.path = self.data_dir / "storages" / storage.name
         groups = config.get("groups")
         if groups is None:
             groups = {DEFAULT_GROUP: [BUILT_IN, *(n for n in entries if n != BUILT_IN)] if BUILT_IN in table else list(entries)}
         if not isinstance(groups, dict) or not all(isinstance(v, list) and all(isinstance(n, str) for n in v)
                                                    for v in groups.values()):
             raise StorageConfigError(f"{self.path}: `groups` is an object, group name -> a list of storage names")
+        if self.added:  # the command line's storages are everyone's (group `default`), after its others
+            groups.setdefault(DEFAULT_GROUP, [])
+            groups[DEFAULT_GROUP] = [*groups[DEFAULT_GROUP], *(n for n in self.added if n not in groups[DEFAULT_GROUP])]
         for storage in table.values():
             if storage.path is not None and storage.bound:
                 try:
@@ -167,12 +182,20 @@ class Storages:
         return table, {k: list(v) for k, v in groups.items()}
 
     def secrets(self) -> dict[str, dict]:
-        """Credentials by secret name (kept outside the data folder tasks run in)."""
+        """Credentials by secret name (kept outside the data folder tasks run in); those of the servers
+        the cluster started live in its memory only."""
         try:
             value = json.loads(self.secrets_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return {}
-        return {k: v for k, v in value.items() if isinstance(v, dict)} if isinstance(value, dict) else {}
+            value = {}
+        found = {k: v for k, v in value.items() if isinstance(v, dict)} if isinstance(value, dict) else {}
+        return {**found, **{f"{name}-credentials": served["secret"] for name, served in self.served.items()
+                            if served.get("secret")}}
+
+    def to_serve(self) -> list[Storage]:
+        """The storages whose server the cluster starts (`serve`), bound ones only."""
+        self._refresh()
+        return [s for s in self._table.values() if s.serve and s.bound]
 
     # -- who may use what --------------------------------------------------------------
     def get(self, name: str) -> Storage | None:
@@ -216,7 +239,18 @@ class Storages:
             raise ClusterError(404, "NoStorageError", f"Storage {name} is not found.")
         if name not in self.permitted(groups):
             raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to access {name}.")
-        return storage.detail(self.secrets())
+        return self.served_as(storage).detail(self.secrets())
+
+    def served_as(self, storage: Storage) -> Storage:
+        """`storage` with what its server's start says (`data`, `mountOptions`, the secret's name), when
+        the cluster serves it."""
+        served = self.served.get(storage.name) if storage.serve else None
+        if not served:
+            return storage
+        from dataclasses import replace
+
+        return replace(storage, data={**storage.data, **served["data"]}, mount_options=served.get("mountOptions"),
+                       secret_name=f"{storage.name}-credentials" if served.get("secret") else storage.secret_name)
 
     # -- the deprecated storage-plugin routes (§A.5) -------------------------------------
     def legacy_configs(self, groups: set[str]) -> list[dict]:
@@ -231,7 +265,7 @@ class Storages:
         for item in self.listed(groups):
             storage = self._table[item["name"]]
             out.append({"spn": storage.volume_name, "type": storage.type.lower(),
-                        "data": _legacy_data(storage.detail(secrets)), "extension": {}})
+                        "data": _legacy_data(self.served_as(storage).detail(secrets)), "extension": {}})
         return out
 
 
@@ -261,7 +295,7 @@ def _storage(config: Path, name: str, entry: Any) -> Storage:
                                  "(a Kubernetes object name)")
     if not isinstance(entry, dict):
         raise StorageConfigError(f"{where}: its settings are an object")
-    unknown = set(entry) - {"path", "type", "data", "readOnly", "share", "mountOptions", "secretName", "bound"}
+    unknown = set(entry) - {"path", "type", "data", "readOnly", "share", "mountOptions", "secretName", "bound", "serve"}
     if unknown:
         raise StorageConfigError(f"{where}: unknown setting {sorted(unknown)[0]!r}")
     path = entry.get("path")
@@ -270,14 +304,18 @@ def _storage(config: Path, name: str, entry: Any) -> Storage:
     kind = entry.get("type", "unknown")
     if kind not in TYPES:
         raise StorageConfigError(f"{where}: `type` is one of {', '.join(TYPES)}")
-    for key, kind_of in (("data", dict), ("readOnly", bool), ("share", bool), ("secretName", str), ("bound", bool)):
+    for key, kind_of in (("data", dict), ("readOnly", bool), ("share", bool), ("secretName", str), ("bound", bool),
+                         ("serve", bool)):
         if key in entry and not isinstance(entry[key], kind_of):
             raise StorageConfigError(f"{where}: `{key}` is {'an object' if kind_of is dict else kind_of.__name__}")
     options = entry.get("mountOptions")
     if options is not None and not (isinstance(options, list) and all(isinstance(o, str) for o in options)):
         raise StorageConfigError(f"{where}: `mountOptions` is a list of strings")
+    if entry.get("serve") and kind not in SERVED_TYPES:
+        raise StorageConfigError(f"{where}: `serve` starts a server of type {', '.join(SERVED_TYPES)}, not {kind}")
     return Storage(name, Path(path) if path else None, kind, dict(entry.get("data") or {}), entry.get("readOnly", False),
-                   entry.get("share", True), options, entry.get("secretName"), entry.get("bound", True))
+                   entry.get("share", True), options, entry.get("secretName"), entry.get("bound", True),
+                   entry.get("serve", False))
 
 
 def _stamp(path: Path) -> tuple | None:

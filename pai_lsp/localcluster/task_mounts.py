@@ -62,6 +62,10 @@ class TaskMounts:
         """Why this job's storages cannot be mounted in its tasks here, in one line ("" when they can)."""
         for entry in storages:
             storage = self.table.get(entry["name"])
+            if storage is not None and storage.path is None and storage.serve and storage.type == "azureBlob":
+                return (f"Storage {entry['name']} is an Azure Blob storage the local cluster serves with Azurite, which "
+                        "keeps blobs in a database of its own: there is no folder of its files to mount in the task "
+                        "(reach them with `pai storage`; mount a Samba or NFS storage in jobs here).")
             if storage is None or storage.path is None:
                 return (f"Storage {entry['name']} has no folder on this machine for the local cluster to mount in the task "
                         f"(`path` in {self.table.path.name}).")
