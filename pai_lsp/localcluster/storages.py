@@ -26,6 +26,10 @@ A task sees the folder at `mountPath` (`task_mounts.py`).
   missing). A storage also served through a protocol (a Samba, NFS or Azurite server of this machine
   serving that folder) names its `type` and `data` as the real server answers them; without `path` a
   task cannot mount it, and a job that uses it is refused at submit.
+- `serve: true` (type `samba`, `nfs` or `azureBlob`): the cluster starts that protocol's real server for it
+  on 127.0.0.1 (`served_storages.py`), which fills `data`, `mountOptions` and the credentials; a Samba or NFS
+  storage's folder is `path`, or `<data dir>/storages/<name>`. `pai local-cluster serve --storage TYPE:NAME`
+  adds such a storage for one run, in group `default`.
 - `readOnly`, `share` (false: each user sees only `<user>/` below the folder), `mountOptions`,
   `secretName`: as the real server reports them. `bound: false` is a claim with no volume yet: only
   its name and `share` are answered, and it is never listed nor mounted.
