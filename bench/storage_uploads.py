@@ -1,16 +1,21 @@
 """Uploads into the storages a Kubernetes-era cluster mounts, against each protocol's own reference
 client, in the same run: pai's code upload (`storage.upload` over `storage.samba.Samba` /
-`storage.azure_blob.AzureBlob`, 8 threads, as a submit runs it) and
+`storage.nfs.Nfs` / `storage.azure_blob.AzureBlob`, 8 threads, as a submit runs it) and
 
 - Samba: `smbclient`'s `mput` (Samba's own command-line client, Debian's smbclient), recursive;
+- NFS: nfs-rs's own writes (the client pai's NFS storage uses), one `open` and 8 MiB `write`s per
+  file in 8 threads, with no temporary name, rename or hash: the protocol's floor through the same
+  client. (libnfs's `nfs-cp`, Debian's libnfs-utils 4.0, was tried: over NFSv4, which is all a
+  ganesha without rpcbind answers, it fails every write past about 32 KB against ganesha 4.3, and
+  it copies one file per process, so 5,000 of them would time process starts, not NFS.)
 - Azure Blob: `azure-storage-blob`'s own upload, one `upload_blob` per file in 8 threads (as its
   samples do; Azure's azcopy is not in the registries this machine reaches), `max_concurrency=8`.
 
-Against the real servers on 127.0.0.1 (smbd, Azurite), each side a whole process, the order
+Against the real servers on 127.0.0.1 (smbd, NFS-Ganesha over NFSv4.1, Azurite), each side a whole process, the order
 alternated, a fresh remote folder every run, medians (bench/fair.py's rules: the disk synced before
 each run, the local files read once first, the load noted).
 
-    .venv/bin/python bench/storage_uploads.py [--rounds 5] [--big-mib 1024] [--files 5000]
+    .venv/bin/python bench/storage_uploads.py [--rounds 5] [--big-mib 1024] [--files 5000] [--only samba,nfs,azure]
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.fair import Run, alternate, measured, warm  # noqa: E402
 from bench.report import print_markdown  # noqa: E402
-from tests.helpers.servers import azurite, samba  # noqa: E402
+from tests.helpers.servers import azurite, nfs, samba  # noqa: E402
 
 OURS = """
 import sys
@@ -38,6 +43,9 @@ kind, folder, remote, *where = sys.argv[1:]
 if kind == "samba":
     from pai_lsp.storage.samba import Samba
     storage = Samba(where[0], where[1], where[2], port=int(where[3]))
+elif kind == "nfs":
+    from pai_lsp.storage.nfs import Nfs
+    storage = Nfs("127.0.0.1", "/share", port=int(where[0]), version="4.1")
 else:
     from pai_lsp.storage.azure_blob import AzureBlob
     storage = AzureBlob("bench", where[0], key=where[1], endpoint=where[2])
@@ -58,6 +66,26 @@ def send(path):
         client.upload_blob(remote + "/" + os.path.relpath(path, folder), data, overwrite=True, max_concurrency=8)
 with ThreadPoolExecutor(8) as pool:
     list(pool.map(send, files))
+print(len(files))
+"""
+
+
+NFS_REFERENCE = """
+import os, sys
+from concurrent.futures import ThreadPoolExecutor
+from nfs_rs import Client
+folder, remote, port = sys.argv[1:]
+client = Client.connect("nfs://127.0.0.1/share", versions=["4.1"], nfs_port=int(port), noresvport=True)
+files = [os.path.join(d, f) for d, _, names in os.walk(folder) for f in names]
+for d in sorted({os.path.dirname(os.path.relpath(p, folder)) for p in files}):
+    client.mkdir(os.path.join(remote, d).rstrip("/"), parents=True, exist_ok=True)
+def send(path):
+    with open(path, "rb") as data, client.open(os.path.join(remote, os.path.relpath(path, folder)), "wb") as out:
+        while piece := data.read(8 << 20):
+            out.write(piece)
+with ThreadPoolExecutor(8) as pool:
+    list(pool.map(send, files))
+client.close()
 print(len(files))
 """
 
@@ -86,7 +114,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--big-mib", type=int, default=1024)
     parser.add_argument("--files", type=int, default=5000)
+    parser.add_argument("--only", default="samba,nfs,azure", help="the storages to measure, comma-separated")
     args = parser.parse_args()
+    only = set(args.only.split(","))
     work = Path(tempfile.mkdtemp(prefix="pai-bench-storage-"))
     rows = []
     try:
@@ -94,12 +124,13 @@ def main() -> None:
         sets = make_files(work / "local", args.big_mib, args.files)
         for folder in sets.values():
             warm(folder)
-        with samba(work / "samba") as smb, azurite(work / "azurite") as blob:
+        with samba(work / "samba") as smb, nfs(work / "nfs") as nfs_server, azurite(work / "azurite") as blob:
             from azure.storage.blob import BlobServiceClient
 
             BlobServiceClient(blob.endpoint, credential={"account_name": blob.account, "account_key": blob.key}).create_container("bench")
             smb_server = SimpleNamespace(process=_process_of(smb.port))
             blob_server = SimpleNamespace(process=_process_of(blob.port))
+            ganesha = SimpleNamespace(process=_process_of(nfs_server.port))
             smbclient = shutil.which("smbclient")
             for label, folder in sets.items():
                 def ours_smb(r: int, folder=folder) -> Run:
@@ -119,12 +150,25 @@ def main() -> None:
                     return measured([sys.executable, "-c", AZURE_REFERENCE, str(folder), f"ref-{r}", blob.account, blob.key,
                                      blob.endpoint], dict(os.environ), blob_server)
 
-                if smbclient:
+                def ours_nfs(r: int, folder=folder) -> Run:
+                    return measured([sys.executable, "-c", OURS, "nfs", str(folder), f"/ours-{r}", str(nfs_server.port)],
+                                    dict(os.environ), ganesha)
+
+                def ref_nfs(r: int, folder=folder) -> Run:
+                    return measured([sys.executable, "-c", NFS_REFERENCE, str(folder), f"share/ref-{r}", str(nfs_server.port)],
+                                    dict(os.environ), ganesha)
+
+                if smbclient and "samba" in only:
                     compared = alternate(args.rounds, ours_smb, ref_smb)
                     rows.append(_row("Samba", label, "smbclient mput", compared))
                     _clean(smb.shares["share"])
-                compared = alternate(args.rounds, ours_blob, ref_blob)
-                rows.append(_row("Azure Blob", label, "azure-storage-blob, 8 threads", compared))
+                if "nfs" in only:
+                    compared = alternate(args.rounds, ours_nfs, ref_nfs)
+                    rows.append(_row("NFS", label, "nfs-rs writes, 8 threads", compared))
+                    _clean(nfs_server.exports["share"])
+                if "azure" in only:
+                    compared = alternate(args.rounds, ours_blob, ref_blob)
+                    rows.append(_row("Azure Blob", label, "azure-storage-blob, 8 threads", compared))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print_markdown(["storage", "what", "reference", "pai (s)", "reference (s)", "pai ÷ reference speed", "server CPU pai / ref (s)",

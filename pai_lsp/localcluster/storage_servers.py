@@ -167,6 +167,7 @@ GANESHA_EXPORT = """EXPORT {{
   SecType = sys;
   Protocols = 4;
   Transports = TCP;
+  Attr_Expiration_Time = 0;
   FSAL {{ Name = VFS; }}
 }}
 """
@@ -174,7 +175,10 @@ GANESHA_EXPORT = """EXPORT {{
 
 def start_nfs(folder: Path, exports: dict[str, tuple[Path, bool]]) -> Running:
     """NFS-Ganesha serving each folder (name -> (folder, read-only)) as the NFSv4 path `/<name>`, its
-    configuration, recovery records and log in `folder`."""
+    configuration, recovery records and log in `folder`. Its cache of what a folder holds is checked
+    again on every call (`Attr_Expiration_Time = 0`): tasks change the served folders directly (they
+    see it bind-mounted), and a cached entry for a file removed that way would otherwise still be
+    said to exist, or answer "stale file handle"."""
     ganesha = program("ganesha.nfsd", "/usr/bin/ganesha.nfsd", "/usr/sbin/ganesha.nfsd")
     vfs = any(Path(p).exists() for p in ("/usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so",
                                           "/usr/lib/aarch64-linux-gnu/ganesha/libfsalvfs.so",
