@@ -23,11 +23,11 @@ pytestmark = pytest.mark.subprocess
 
 
 def needs_servers(*kinds: str) -> None:
-    from pai_lsp.localcluster.storage_servers import program
+    from pai_lsp.localcluster.storage_servers import ganesha_program, program
 
     if "samba" in kinds and program("smbd", "/usr/sbin/smbd") is None:
         missing("needs Samba's smbd (Debian: apt-get install samba)")
-    if "nfs" in kinds and program("ganesha.nfsd", "/usr/bin/ganesha.nfsd") is None:
+    if "nfs" in kinds and ganesha_program() is None:
         missing("needs NFS-Ganesha (Debian: apt-get install nfs-ganesha nfs-ganesha-vfs)")
     if "azureBlob" in kinds and not AZURITE.exists():
         missing("needs Azurite (cd tests/servers && npm ci)")

@@ -173,17 +173,23 @@ GANESHA_EXPORT = """EXPORT {{
 """
 
 
+def ganesha_program() -> str | None:
+    """ganesha.nfsd, when it is here with its VFS back end (a separate Debian package)."""
+    ganesha = program("ganesha.nfsd", "/usr/bin/ganesha.nfsd", "/usr/sbin/ganesha.nfsd")
+    vfs = any(Path(p).exists() for p in ("/usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so",
+                                          "/usr/lib/aarch64-linux-gnu/ganesha/libfsalvfs.so",
+                                          "/usr/lib64/ganesha/libfsalvfs.so", "/usr/lib/ganesha/libfsalvfs.so"))
+    return ganesha if vfs else None
+
+
 def start_nfs(folder: Path, exports: dict[str, tuple[Path, bool]]) -> Running:
     """NFS-Ganesha serving each folder (name -> (folder, read-only)) as the NFSv4 path `/<name>`, its
     configuration, recovery records and log in `folder`. Its cache of what a folder holds is checked
     again on every call (`Attr_Expiration_Time = 0`): tasks change the served folders directly (they
     see it bind-mounted), and a cached entry for a file removed that way would otherwise still be
     said to exist, or answer "stale file handle"."""
-    ganesha = program("ganesha.nfsd", "/usr/bin/ganesha.nfsd", "/usr/sbin/ganesha.nfsd")
-    vfs = any(Path(p).exists() for p in ("/usr/lib/x86_64-linux-gnu/ganesha/libfsalvfs.so",
-                                          "/usr/lib/aarch64-linux-gnu/ganesha/libfsalvfs.so",
-                                          "/usr/lib64/ganesha/libfsalvfs.so", "/usr/lib/ganesha/libfsalvfs.so"))
-    if ganesha is None or not vfs:
+    ganesha = ganesha_program()
+    if ganesha is None:
         raise ServerError("an NFS storage needs NFS-Ganesha with its VFS back end "
                           "(Debian: apt-get install nfs-ganesha nfs-ganesha-vfs)")
     _as_root("ganesha.nfsd")

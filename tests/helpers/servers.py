@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pai_lsp.localcluster.storage_servers import free_port, program, start_azurite, start_nfs, start_samba
+from pai_lsp.localcluster.storage_servers import free_port, ganesha_program, program, start_azurite, start_nfs, start_samba
 
 __all__ = ["free_port", "samba", "nfs", "azurite", "missing"]
 
@@ -75,7 +75,7 @@ class NfsServer:
 def nfs(folder: Path) -> Iterator[NfsServer]:
     """NFS-Ganesha serving `/share` (writable) and `/readonly` under `folder` over NFSv4; its VFS back
     end opens files by handle, so it runs as root (as in CI)."""
-    if program("ganesha.nfsd", "/usr/bin/ganesha.nfsd") is None:
+    if ganesha_program() is None:
         missing("needs NFS-Ganesha (Debian: apt-get install nfs-ganesha nfs-ganesha-vfs)")
     if os.geteuid() != 0:
         missing("ganesha.nfsd opens files by handle, so it runs as root here (as .ci/run does)")
