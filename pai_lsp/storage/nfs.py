@@ -11,7 +11,8 @@ and Python 3.11+: elsewhere an NFS storage is refused in one line (`available`).
 
 NFSv4 is asked first, at the server's pseudo-root `/`, the export's path put before every path
 (nfs-rs cannot name an export's own root, so the export is reached as a folder of the pseudo-root);
-NFSv3 mounts the export itself. The volume's mount options say the port (`port=`) and version
+NFSv3 mounts the export itself, and is untried here: the tests' ganesha, on a free port without
+rpcbind, answers NFSv4 only. The volume's mount options say the port (`port=`) and version
 (`nfsvers=` / `vers=`) as they would for a kernel mount. A put is written under a temporary name and
 switched in by one rename, which NFS makes replace the target in one step. NFS's AUTH_SYS has no
 secret: the client says the process's numeric user and group, as a kernel mount does.
