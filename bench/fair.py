@@ -109,19 +109,25 @@ def measured(command: list[str], env: dict[str, str], cluster: Cluster) -> Run:
     server = psutil.Process(cluster.process.pid)
     server_cpu = sum(server.cpu_times()[:2])
     t0 = time.perf_counter()
-    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    peak, cpu = 0, 0.0
-    try:
-        process = psutil.Process(child.pid)
-        while child.poll() is None:
-            peak = max(peak, process.memory_info().rss)
-            times = process.cpu_times()
-            cpu = times.user + times.system
-            time.sleep(0.01)
-    except psutil.Error:
-        pass
-    out, err = child.communicate()
-    seconds = time.perf_counter() - t0
+    # its output into files, not pipes: a pipe nobody reads while it runs fills at 64 KB and stops a
+    # chatty command (smbclient says a line per file) until it is read
+    with tempfile.TemporaryFile() as out_file, tempfile.TemporaryFile() as err_file:
+        child = subprocess.Popen(command, env=env, stdout=out_file, stderr=err_file)
+        peak, cpu = 0, 0.0
+        try:
+            process = psutil.Process(child.pid)
+            while child.poll() is None:
+                peak = max(peak, process.memory_info().rss)
+                times = process.cpu_times()
+                cpu = times.user + times.system
+                time.sleep(0.01)
+        except psutil.Error:
+            pass
+        child.wait()
+        seconds = time.perf_counter() - t0
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
     if child.returncode:
         raise RuntimeError(f"{command[:3]} failed: {err.decode()[-800:]}")
     return Run(seconds, sum(server.cpu_times()[:2]) - server_cpu, cpu, peak / 1e6, started_load, out.decode())
