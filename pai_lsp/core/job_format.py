@@ -25,6 +25,7 @@ from . import jsonc
 from . import schema_completion as completion
 from . import schema_hover as hover
 from . import schema_outline as outline
+from .code_route import ClusterFacts
 from .jsonc import Document
 from .messages import Message
 from .model import Completion, Diagnostic, Edit, Hover, NewFile, Settings
@@ -140,6 +141,22 @@ class JobFormat:
     def new_files(self, doc: Document, file_name: str, settings: Settings) -> list[NewFile]:
         """Files a code action can write beside this one (a v1 config's v2 equivalent)."""
         return []
+
+    # -- what the cluster a job goes to holds (fetched by the server side, handed in; absent while unknown) --
+    def cluster_diagnostics(self, doc: Document, facts: ClusterFacts, settings: Settings,
+                            exists: frozenset[str]) -> list[Diagnostic]:
+        """What the cluster would refuse or the job would miss (a storage it may not mount, a workspace
+        file no upload reaches); `exists`: which of the paths `code_route.candidates` found in the
+        job's commands are files of the workspace."""
+        return []
+
+    def cluster_complete(self, doc: Document, offset: int, facts: ClusterFacts, settings: Settings) -> list[Completion]:
+        """Names the cluster gives (its storages) where the job names one."""
+        return []
+
+    def cluster_hover(self, doc: Document, offset: int, facts: ClusterFacts, settings: Settings) -> Hover | None:
+        """What the cluster says of the name at `offset` (a storage)."""
+        return None
 
     # -- submitting (a job as plain data: the checked file's values, or read back from a record) --------
     def claims(self, job: dict) -> bool:

@@ -809,6 +809,74 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "params.type": (TEXT, "{method}: `{key}` must be {expected}", "{method}：`{key}` 必须是{expected}"),
     "params.unknown-method": (TEXT, "unknown method {method}", "未知的方法 {method}"),
     "params.request-id": (TEXT, "submit: requestId: {reason}", "submit：requestId：{reason}"),
+    # -- how a job's code reaches its cluster (core/code_route.py), said before submit -------------
+    "route.upload-off": (ERROR, "`{path}` is a file of the workspace, but uploads are off (pai.job.upload.enabled) and the job "
+                                "names no {field}: on {cluster} the command will not find it.",
+                         "`{path}` 是工作区中的文件，但上传已关闭（pai.job.upload.enabled），且作业没有 {field}：在 {cluster} 上"
+                         "该命令将找不到它。"),
+    "route.no-storages": (ERROR, "`{path}` is a file of the workspace, but {cluster} gets code only through HDFS and the job names "
+                                 "no {field}: the command will not find it.",
+                          "`{path}` 是工作区中的文件，但 {cluster} 只能通过 HDFS 获得代码，而作业没有 {field}：该命令将找不到它。"),
+    "route.no-default-storage": (ERROR, "`{path}` is a file of the workspace, but on {cluster} no storage takes the code: you have "
+                                        "no default storage pai may write to. Mount one of yours ({storages}) in extras.storages, "
+                                        "or name one in pai.job.upload.storage.",
+                                 "`{path}` 是工作区中的文件，但在 {cluster} 上没有存储接收代码：你没有 pai 可写入的默认存储。"
+                                 "请在 extras.storages 中挂载你的一个存储（{storages}），或在 pai.job.upload.storage 中指定一个。"),
+    "route.no-writable-storage": (ERROR, "`{path}` is a file of the workspace, but {cluster} gives you no storage pai may write "
+                                         "the code to (none, or only read-only ones): ask its administrator for one, or put "
+                                         "the code in the image.",
+                                  "`{path}` 是工作区中的文件，但 {cluster} 没有给你 pai 可写入代码的存储（没有，或只有只读存储）："
+                                  "请向管理员申请一个，或把代码放进镜像。"),
+    "route.setting-unknown": (ERROR, "`{path}` is a file of the workspace, but pai.job.upload.storage sends {cluster}'s code to "
+                                     "storage {storage}, which you may not use there (yours: {storages}).",
+                              "`{path}` 是工作区中的文件，但 pai.job.upload.storage 把 {cluster} 的代码发往存储 {storage}，"
+                              "而你在那里不能使用它（你的存储：{storages}）。"),
+    "route.setting-read-only": (ERROR, "`{path}` is a file of the workspace, but pai.job.upload.storage sends {cluster}'s code to "
+                                       "storage {storage}, which is read-only.",
+                                "`{path}` 是工作区中的文件，但 pai.job.upload.storage 把 {cluster} 的代码发往存储 {storage}，"
+                                "而它是只读的。"),
+    "route.fix-upload-on": (TEXT, "Turn uploads on (pai.job.upload.enabled in .vscode/settings.json)",
+                            "开启上传（.vscode/settings.json 中的 pai.job.upload.enabled）"),
+    "route.fix-mount": (TEXT, "Mount storage {storage} and upload the code there", "挂载存储 {storage} 并把代码上传到那里"),
+    "route.fix-code-dir": (TEXT, "Upload the code to HDFS: add {field} and `cd $PAI_JOB_NAME`",
+                           "把代码上传到 HDFS：添加 {field} 和 `cd $PAI_JOB_NAME`"),
+    "route.refused": (TEXT, "{file}: {problem} (to submit anyway: --without-code, or pai.job.upload.requireRoute: false)",
+                      "{file}：{problem}（仍要提交：使用 --without-code，或设置 pai.job.upload.requireRoute: false）"),
+    "route.sent-anyway": (TEXT, "{problem} (submitted anyway: pai.job.upload.requireRoute is false)",
+                          "{problem}（仍已提交：pai.job.upload.requireRoute 为 false）"),
+    "route.none": (TEXT, "none", "无"),
+    "preview.code-storage-setting": (TEXT, "(storage and folder from pai.job.upload.storage for {cluster})",
+                                     "（存储和文件夹来自 pai.job.upload.storage 中 {cluster} 的设置）"),
+    "preview.code-storage-default": (TEXT, "(your default storage on {cluster}; pai.job.upload.storage chooses another)",
+                                     "（你在 {cluster} 上的默认存储；可用 pai.job.upload.storage 另选）"),
+    "preview.code-storage-job": (TEXT, "(a storage the job mounts already: you have no default storage on {cluster})",
+                                 "（作业已挂载的存储：你在 {cluster} 上没有默认存储）"),
+    "settings.storage-type": (ERROR, "pai.job.upload.storage is an object of cluster names, each {{\"storage\": name, \"path\": "
+                                     "folder in it}} (path optional, default $PAI_USER_NAME~$PAI_JOB_NAME): this value is not.",
+                              "pai.job.upload.storage 应是以集群名为键的对象，每项为 {{\"storage\": 名称, \"path\": 其中的文件夹}}"
+                              "（path 可省略，默认 $PAI_USER_NAME~$PAI_JOB_NAME）：此值不是。"),
+    # -- the storages a job mounts, in the job file (core/v2/storage_checks.py) ----------------------
+    "v2.storage-unknown": (ERROR, "Storage `{name}` is not one you may use on {cluster}: the server refuses the job (404 "
+                                  "NoStorageError, \"Storage {name} is not found.\"). Yours: {storages}.",
+                           "存储 `{name}` 不是你在 {cluster} 上可用的存储：服务器会拒绝该作业（404 NoStorageError，"
+                           "\"Storage {name} is not found.\"）。你的存储：{storages}。"),
+    "v2.storage-read-only-ignored": (WARNING, "The server ignores this readOnly: storage {name} is read-only, and every job "
+                                              "mounts it read-only.",
+                                     "服务器会忽略这里的 readOnly：存储 {name} 是只读的，每个作业都以只读方式挂载它。"),
+    "v2.storage-writable-ignored": (WARNING, "The server ignores this readOnly: it takes readOnly from storage {name}, which is "
+                                             "writable, so the job mounts it writable (there is no way to mount it read-only).",
+                                    "服务器会忽略这里的 readOnly：它从存储 {name} 取 readOnly，而该存储可写，因此作业以可写方式挂载它"
+                                    "（无法以只读方式挂载）。"),
+    "storage.hover-title": (TEXT, "**Storage {name}** ({type}) on {cluster}", "{cluster} 上的**存储 {name}**（{type}）"),
+    "storage.hover-server": (TEXT, "server: `{server}`", "服务器：`{server}`"),
+    "storage.hover-read-only": (TEXT, "read-only: jobs mount it read-only", "只读：作业以只读方式挂载它"),
+    "storage.hover-writable": (TEXT, "writable", "可写"),
+    "storage.hover-mount": (TEXT, "mounted at `{mount}`", "挂载于 `{mount}`"),
+    "storage.hover-default": (TEXT, "one of your default storages (mounted when extras.storages is [])",
+                              "你的默认存储之一（extras.storages 为 [] 时挂载）"),
+    "storage.hover-own-folder": (TEXT, "not shared: the job sees only its `{user}/` folder", "不共享：作业只能看到其中的 `{user}/` 文件夹"),
+    "storage.hover-stale": (TEXT, "(as the cluster said a while ago: it could not be asked again yet)",
+                            "（这是集群较早前的回答：暂时无法再次询问）"),
 }
 
 

@@ -12,6 +12,7 @@ import re
 import shlex
 from collections.abc import Callable, Collection
 
+from ..code_route import ClusterFacts
 from ..job_format import JobFormat, Sent
 from ..model import Completion, Diagnostic, Edit, Hover, Settings
 from ..schema_outline import Symbol
@@ -71,6 +72,26 @@ class PaiV2(JobFormat):
 
     def rename(self, doc: Document, offset: int, new_name: str) -> list[Edit]:  # type: ignore[override]
         return navigate.rename(doc, offset, new_name)
+
+    # -- what the cluster holds -----------------------------------------------------------
+    def cluster_diagnostics(self, doc: Document, facts: ClusterFacts, settings: Settings,  # type: ignore[override]
+                            exists: frozenset[str]) -> list[Diagnostic]:
+        from . import storage_checks
+
+        found = storage_checks.storage_diagnostics(doc, facts, settings) + storage_checks.route_diagnostics(doc, facts, settings, exists)
+        return sorted(found, key=lambda d: d.start)
+
+    def cluster_complete(self, doc: Document, offset: int, facts: ClusterFacts,  # type: ignore[override]
+                         settings: Settings) -> list[Completion]:
+        from . import storage_checks
+
+        return storage_checks.complete(doc, offset, facts, settings)
+
+    def cluster_hover(self, doc: Document, offset: int, facts: ClusterFacts,  # type: ignore[override]
+                      settings: Settings) -> Hover | None:
+        from . import storage_checks
+
+        return storage_checks.hover(doc, offset, facts, settings)
 
     # -- submitting ----------------------------------------------------------------------
     def claims(self, job: dict) -> bool:
