@@ -316,6 +316,7 @@ class CodeStorage(Result):
     path: str  # the code's folder in it: /<user>~<job>
     mount_path: str  # where the job mounts the storage: /mnt/<storage>
     job_folder: str  # where the job's commands run: <mountPath>/<user>~<job> (a `cd` added before them)
+    chosen_by: str | None = omitted_when_none()  # "setting" (pai.job.upload.storage), "default" (the user's), "job" (it mounts it)
 
 
 @wire

@@ -64,6 +64,7 @@ class JobFormat:
     dialects: ClassVar[tuple[str, ...]]  # what `Settings.dialect` may be for its files; the first is the default
     name_key: ClassVar[str]  # the key holding the job's name (code lenses sit on it; submit names the job by it)
     code_dir: ClassVar[bool] = False  # its files name the upload folder in `codeDir` (the editor shows what goes there)
+    code_dir_key: ClassVar[str] = "codeDir"  # where a job of it names its code's HDFS folder, as messages say it
 
     # -- recognising files -------------------------------------------------------------
     def matches(self, file_name: str) -> bool:

@@ -108,6 +108,8 @@ def render(result: PreviewResult, locale: str | None) -> str:
         if result.code_storage is not None:
             to = result.code_storage
             lines += ["", t("preview.code-storage", storage=to.storage, mount=to.mount_path, folder=to.job_folder)]
+            if to.chosen_by:
+                lines.append(t(f"preview.code-storage-{to.chosen_by}", cluster=result.cluster))
         for problem in up.problems:
             lines += ["", f"! {problem}"]
         if up.entries is not None:

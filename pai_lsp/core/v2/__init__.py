@@ -33,6 +33,7 @@ class PaiV2(JobFormat):
     syntax = "yaml"
     dialects = (facts.DIALECT,)
     name_key = "name"
+    code_dir_key = "extras.codeDir"
 
     def sniff(self, text: str) -> bool:
         return "protocolVersion" in text and _SNIFF.search(text) is not None

@@ -131,8 +131,7 @@ def route_diagnostics(doc: Any, facts: ClusterFacts, settings: Settings, exists:
                 else node.start
             end = start + len(found.word) if start != node.start or doc.text.startswith(found.word, start) else node.end
             d = Diagnostic(start, end, problem, msg.severity(problem),
-                           msg.render(problem, locale, path=found.word, cluster=facts.cluster, field="extras.codeDir",
-                                      storages=_yours(facts, locale), **args), list(fixes))
+                           msg.render(problem, locale, path=found.word, cluster=facts.cluster, field="extras.codeDir", storages=_yours(facts, locale), **args), list(fixes))
             if not settings.upload_require_route:
                 d.severity = msg.WARNING
             out.append(d)
