@@ -743,6 +743,18 @@ class StorageListResult(Result):
 
 
 @wire
+class ClusterFactsResult(Result):
+    """What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old)."""
+
+    cluster: str
+    user: str
+    takes_v2: bool  # its server reads v2 jobs as written (else a v2 job goes as v1, its code by codeDir)
+    storages: list[StorageInfo] | None  # None: its jobs mount no storages (YARN era, another kind)
+    age: float  # seconds since the cluster was asked
+    stale: bool  # older than the cache keeps an answer fresh: being asked again
+
+
+@wire
 class RecordSummary(Result):
     """Where a submit's record was kept: `location` on the cluster's storage (None: this machine only)."""
 
@@ -1274,10 +1286,20 @@ class StorageList(OnCluster):
     RESULT: ClassVar[type[Result]] = StorageListResult
 
 
+@wire
+class ClusterFacts(OnCluster):
+    """What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the
+    daemon's cache: fetched in the background, kept a while; the local cluster is never started for it.
+    Fails (`unreachable`) while the cluster cannot be asked and nothing is kept."""
+
+    METHOD: ClassVar[str] = "cluster.facts"
+    RESULT: ClassVar[type[Result]] = ClusterFactsResult
+
+
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
-    *HDFS_METHODS, StorageList, *BACKEND_METHODS, *RECORD_METHODS)}
+    *HDFS_METHODS, StorageList, ClusterFacts, *BACKEND_METHODS, *RECORD_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
 # as in LSP: Ctrl-C, the editor's Cancel): the reply then says what was and was not done.
