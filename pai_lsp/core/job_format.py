@@ -65,6 +65,7 @@ class JobFormat:
     name_key: ClassVar[str]  # the key holding the job's name (code lenses sit on it; submit names the job by it)
     code_dir: ClassVar[bool] = False  # its files name the upload folder in `codeDir` (the editor shows what goes there)
     code_dir_key: ClassVar[str] = "codeDir"  # where a job of it names its code's HDFS folder, as messages say it
+    mounts_storages: ClassVar[bool] = False  # its jobs can mount a cluster's storages (`mount_code` makes them)
 
     # -- recognising files -------------------------------------------------------------
     def matches(self, file_name: str) -> bool:

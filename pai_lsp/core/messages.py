@@ -817,6 +817,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "route.no-storages": (ERROR, "`{path}` is a file of the workspace, but {cluster} gets code only through HDFS and the job names "
                                  "no {field}: the command will not find it.",
                           "`{path}` 是工作区中的文件，但 {cluster} 只能通过 HDFS 获得代码，而作业没有 {field}：该命令将找不到它。"),
+    "route.no-code-dir": (ERROR, "`{path}` is a file of the workspace, but the job names no {field}, so nothing uploads it: "
+                                 "on {cluster} the command will not find it.",
+                          "`{path}` 是工作区中的文件，但作业没有 {field}，因此不会上传它：在 {cluster} 上该命令将找不到它。"),
     "route.no-default-storage": (ERROR, "`{path}` is a file of the workspace, but on {cluster} no storage takes the code: you have "
                                         "no default storage pai may write to. Mount one of yours ({storages}) in extras.storages, "
                                         "or name one in pai.job.upload.storage.",

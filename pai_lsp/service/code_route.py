@@ -74,6 +74,8 @@ def route(backend: Backend, job: dict, name: str, job_format: JobFormat, workspa
     files = workspace_files_run(commands, workspace)
     if not files:
         return None, None
+    if not job_format.mounts_storages:
+        return None, message("route.no-code-dir", path=files[0], cluster=backend.profile.name, field=job_format.code_dir_key)
     try:
         listed = storages_of(backend)
     except PaiError:

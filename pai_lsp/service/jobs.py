@@ -113,7 +113,8 @@ def _code_route(backend: Backend, config: dict, name: str, job_format: JobFormat
     files = code_route.workspace_files_run(job_format.commands(config), workspace)
     if not files:
         return None, None
-    problem = "route.upload-off" if not settings.upload_enabled else "route.no-storages"
+    problem = "route.upload-off" if not settings.upload_enabled else "route.no-storages" if job_format.mounts_storages \
+        else "route.no-code-dir"
     return None, message(problem, path=files[0], cluster=backend.profile.name, field=job_format.code_dir_key, storages="")
 
 

@@ -175,3 +175,18 @@ def test_storage_names_completed_and_explained():
     homes = Buffer(JOB + "extras:\n  storages:\n    - {name: homes, mountPath: /home/me}\n", "job.pai.yaml")
     said = homes.format.cluster_hover(homes.doc, homes.offset("homes", 1), K8S, Settings(locale="zh-CN")).markdown
     assert "`/home/me`" in said and "`alice/`" in said and "存储 homes" in said
+
+
+def test_a_v1_config_without_code_dir_gets_one_and_its_command_starts_there():
+    text = '{\n  "jobName": "mnist",\n  "image": "python:3",\n  "taskRoles": [\n    {"name": "main", "taskNumber": 1, "cpuNumber": 1, ' \
+           '"memoryMB": 1024, "gpuNumber": 0, "command": "python mnist.py --epochs 1"}\n  ]\n}\n'
+    buffer = Buffer(text, "mnist.pai.json")
+    (d,) = buffer.format.cluster_diagnostics(buffer.doc, YARN, buffer.settings, frozenset({"mnist.py"}))
+    assert (d.code, buffer.text[d.start:d.end]) == ("route.no-code-dir", "mnist.py") and "names no codeDir" in d.message
+    (fix,) = d.fixes
+    buffer.apply(fix)
+    assert '"codeDir": "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME"' in buffer.text
+    assert '"command": "cd $PAI_JOB_NAME && python mnist.py --epochs 1"' in buffer.text
+    assert buffer.format.cluster_diagnostics(buffer.doc, YARN, buffer.settings, frozenset({"mnist.py"})) == []
+    off = Buffer(text, "mnist.pai.json", Settings(upload_enabled=False))
+    assert [d.code for d in off.format.cluster_diagnostics(off.doc, K8S, off.settings, frozenset({"mnist.py"}))] == ["route.upload-off"]

@@ -34,6 +34,7 @@ class PaiV2(JobFormat):
     dialects = (facts.DIALECT,)
     name_key = "name"
     code_dir_key = "extras.codeDir"
+    mounts_storages = True
 
     def sniff(self, text: str) -> bool:
         return "protocolVersion" in text and _SNIFF.search(text) is not None
