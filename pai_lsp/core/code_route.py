@@ -11,8 +11,8 @@ paths exist in the workspace, and what the cluster holds (`ClusterFacts`), are h
 
 from __future__ import annotations
 
+import functools
 import re
-import shlex
 from dataclasses import dataclass
 
 DEFAULT_FOLDER = "$PAI_USER_NAME~$PAI_JOB_NAME"  # as the old VS Code client put it: <user>~<job>
@@ -62,32 +62,47 @@ class Candidate:
     start: int  # where the word is in that command's text (-1: not found as written)
 
 
+# A shell word: unquoted text, '…' or "…" runs, glued (what the shell reads as one word, near enough to
+# find relative paths; 100 times faster than shlex, which a 3,000-role job would wait a second for).
+_WORD = re.compile(r"""(?:[^\s'"`;&|<>()]+|'[^']*'|"(?:[^"\\]|\\.)*")+|[;&|<>()]+""")
+
+
 def candidates(commands: list[str]) -> list[Candidate]:
     """Words of `commands` that may name files of the workspace, in order; none after a `cd` (the
     commands then run elsewhere, as the user chose)."""
     out: list[Candidate] = []
     for index, command in enumerate(commands):
-        try:
-            words = shlex.split(command, comments=True)
-        except ValueError:
-            words = command.split()
-        module_next = False
-        for position, word in enumerate(words):
-            if word == "cd":
-                return out
-            if module_next:
-                module_next = False
-                if re.fullmatch(r"[A-Za-z_][\w.]*", word):
-                    base = word.replace(".", "/")
-                    out.append(Candidate(word, (f"{base}.py", f"{base}/"), index, command.find(word)))
-                continue
-            if word == "-m" and position > 0 and _INTERPRETERS.match(words[position - 1].rsplit("/", 1)[-1]):
-                module_next = True
-                continue
-            if word in _SEPARATORS or not word or word.startswith(("/", "-", "~")) or "$" in word or "<%" in word or "=" in word:
-                continue
-            out.append(Candidate(word, (word.removeprefix("./"),), index, command.find(word)))
+        found, cd = _words(command)
+        out.extend(Candidate(word, paths, index, start) for word, paths, start in found)
+        if cd:
+            break
     return out
+
+
+@functools.lru_cache(maxsize=16384)
+def _words(command: str) -> tuple[tuple[tuple[str, tuple[str, ...], int], ...], bool]:
+    """The candidates of one command (word, paths, where), and whether it has a `cd` (after which
+    nothing counts); remembered by the command's text: a keystroke changes one command."""
+    out = []
+    module_next = False
+    previous = ""
+    for match in _WORD.finditer(command.split("#", 1)[0] if command.lstrip().startswith("#") else command):
+        raw = match.group()
+        word = raw.replace("'", "").replace('"', "") if ("'" in raw or '"' in raw) else raw
+        if word == "cd":
+            return tuple(out), True
+        if module_next:
+            module_next = False
+            if re.fullmatch(r"[A-Za-z_][\w.]*", word):
+                base = word.replace(".", "/")
+                out.append((word, (f"{base}.py", f"{base}/"), match.start()))
+        elif word == "-m" and _INTERPRETERS.match(previous.rsplit("/", 1)[-1]):
+            module_next = True
+        elif not (word in _SEPARATORS or not word or word[0] in "/-~;&|<>()" or "$" in word or "<%" in word or "=" in word
+                  or "`" in word):
+            out.append((word, (word.removeprefix("./"),), match.start()))
+        previous = word
+    return tuple(out), False
 
 
 def present(found: list[Candidate], exists: frozenset[str]) -> list[Candidate]:

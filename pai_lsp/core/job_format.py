@@ -25,7 +25,7 @@ from . import jsonc
 from . import schema_completion as completion
 from . import schema_hover as hover
 from . import schema_outline as outline
-from .code_route import ClusterFacts
+from .code_route import ClusterFacts, candidates
 from .jsonc import Document
 from .messages import Message
 from .model import Completion, Diagnostic, Edit, Hover, NewFile, Settings
@@ -151,6 +151,14 @@ class JobFormat:
         file no upload reaches); `exists`: which of the paths `code_route.candidates` found in the
         job's commands are files of the workspace."""
         return []
+
+    def workspace_paths(self, doc: Document) -> frozenset[str]:
+        """The paths (relative; a folder's ends in `/`) the job's commands may run from the workspace:
+        what the server looks up for `cluster_diagnostics`' `exists`."""
+        value = doc.root.value if doc.root is not None else None
+        if not isinstance(value, dict):
+            return frozenset()
+        return frozenset(path for c in candidates(self.commands(value)) for path in c.paths)
 
     def cluster_complete(self, doc: Document, offset: int, facts: ClusterFacts, settings: Settings) -> list[Completion]:
         """Names the cluster gives (its storages) where the job names one."""

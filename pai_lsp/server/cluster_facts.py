@@ -135,31 +135,27 @@ class ClusterChecks:
         self.shown.pop(uri, None)
 
     def _existing(self, uri: str, job_format: Any, doc: Document) -> frozenset[str]:
-        """Which candidate paths of the job's commands are in its workspace (a `stat` each, remembered
-        for `EXISTS_FOR` seconds: a keystroke costs none)."""
-        from ..core.code_route import candidates
-
+        """Which paths the job's commands may run are in its workspace (a `stat` each, remembered for
+        `EXISTS_FOR` seconds: a keystroke costs none)."""
         path = to_fs_path(uri) if uri.startswith("file:") else None
-        value = doc.root.value if doc.root is not None else None
-        if not path or not isinstance(value, dict):
+        if not path:
             return frozenset()
         workspace = workspace_of(Path(path))
         now = time.monotonic()
         found = set()
-        for candidate in candidates(job_format.commands(value)):
-            for rel in candidate.paths:
-                target = workspace / rel
-                known = self.exists.get(target)
-                if known is None or now - known[0] > EXISTS_FOR:
-                    try:
-                        there = target.is_dir() if rel.endswith("/") else target.is_file()
-                    except (OSError, ValueError):
-                        there = False
-                    if len(self.exists) >= EXISTS_KEPT:
-                        self.exists.clear()
-                    known = self.exists[target] = (now, there)
-                if known[1]:
-                    found.add(rel)
+        for rel in job_format.workspace_paths(doc):
+            target = workspace / rel
+            known = self.exists.get(target)
+            if known is None or now - known[0] > EXISTS_FOR:
+                try:
+                    there = target.is_dir() if rel.endswith("/") else target.is_file()
+                except (OSError, ValueError):
+                    there = False
+                if len(self.exists) >= EXISTS_KEPT:
+                    self.exists.clear()
+                known = self.exists[target] = (now, there)
+            if known[1]:
+                found.add(rel)
         return frozenset(found)
 
     # -- the quick fix that lives in another file ---------------------------------------------

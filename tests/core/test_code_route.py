@@ -64,7 +64,7 @@ def test_candidates_are_relative_paths_and_modules_until_a_cd():
     assert by_word["./run.sh"].paths == ("run.sh",) and by_word["./run.sh"].command == 1
     assert "/abs/x.py" not in by_word and "$PAI_JOB_NAME/y.py" not in by_word and "later.py" not in by_word
     assert [c.word for c in present(found, frozenset({"run.sh", "pkg/sub/"}))] == ["pkg.sub", "./run.sh"]
-    assert candidates(["python3 'unclosed"])[-1].word == "'unclosed"  # read as words all the same, never a crash
+    assert candidates(["python3 'unclosed"])[-1].word == "unclosed"  # read as words all the same, never a crash
 
 
 # -- where the code goes ---------------------------------------------------------------------------

@@ -83,6 +83,11 @@ class PaiV2(JobFormat):
         found = storage_checks.storage_diagnostics(doc, facts, settings) + storage_checks.route_diagnostics(doc, facts, settings, exists)
         return sorted(found, key=lambda d: d.start)
 
+    def workspace_paths(self, doc: Document) -> frozenset[str]:  # type: ignore[override]
+        from . import storage_checks
+
+        return storage_checks.workspace_paths(doc)
+
     def cluster_complete(self, doc: Document, offset: int, facts: ClusterFacts,  # type: ignore[override]
                          settings: Settings) -> list[Completion]:
         from . import storage_checks

@@ -18,15 +18,17 @@ import difflib
 from typing import Any
 
 from .. import messages as msg
+from ..bounded import SizedCache
 from ..code_route import HDFS_CODE_DIR, ClusterFacts, StorageFact, candidates, choose_storage, present, setting_for
 from ..jsonc import Node, node_at
 from ..model import Completion, Diagnostic, Edit, Fix, Hover, Settings
 from ..yaml.context import context_at
 from ..yaml.write import append_item, append_member, is_flow, line_start, literal
 from .facts import RUNTIME_PLUGIN_KEY
-from .job import command_nodes, items, job_of, plugins
+from .job import Named, command_nodes, items, job_of, plugins
 
 MOUNT_FIXES = 3  # storages offered to mount, at most
+SAID_ROLES = 50  # roles whose missing file is said, at most (the first ones: the same fix serves them all)
 
 
 def _diag(node: Node, code: str, locale: str | None, fixes: list[Fix] | None = None, **args: Any) -> Diagnostic:
@@ -121,12 +123,10 @@ def route_diagnostics(doc: Any, facts: ClusterFacts, settings: Settings, exists:
         problem, args = choice.problem, dict(choice.args)
         if problem == "route.no-default-storage":
             fixes = [_mount_fix(doc, s, locale) for s in facts.writable()[:MOUNT_FIXES]]
-    job = job_of(doc)
     out: list[Diagnostic] = []
-    for role in job.roles.values():
-        nodes = command_nodes(job, role)
-        for found in present(candidates([n.value for n in nodes]), exists):
-            node = nodes[found.command]
+    for role, texts in _role_texts(doc):
+        for found in present(candidates(list(texts)), exists):
+            node = _role_nodes(doc, role)[found.command]
             start = node.start + found.start if found.start >= 0 and doc.text.startswith(found.word, node.start + found.start) \
                 else node.start
             end = start + len(found.word) if start != node.start or doc.text.startswith(found.word, start) else node.end
@@ -136,7 +136,45 @@ def route_diagnostics(doc: Any, facts: ClusterFacts, settings: Settings, exists:
                 d.severity = msg.WARNING
             out.append(d)
             break  # one per role: the first file it runs says it
+        if len(out) >= SAID_ROLES:
+            break
     return out
+
+
+# Each role's command texts, found again by the role's source text: a keystroke changes one role, and
+# the others' commands are not read from their nodes again (a 3,000-role job: a few ms, not a second).
+_COMMANDS: SizedCache[str, tuple[str, ...]] = SizedCache(entries=20_000, size=16 << 20)
+
+
+def _role_nodes(doc: Any, role: Named) -> list[Node]:
+    """A role's command strings as the server runs them (its deployment's hooks around them, when the
+    job names a default deployment)."""
+    job = job_of(doc)
+    if job.deployments:
+        return command_nodes(job, role)
+    commands = role.node.get("commands") if role.node is not None and role.node.type == "object" else None
+    return [n for n in items(commands) if n.type == "string"]
+
+
+def _role_texts(doc: Any) -> list[tuple[Named, tuple[str, ...]]]:
+    job = job_of(doc)
+    out = []
+    for role in job.roles.values():
+        if role.node is None or job.deployments:
+            out.append((role, tuple(n.value for n in _role_nodes(doc, role))))
+            continue
+        key = doc.text[role.node.start:role.node.end]
+        texts = _COMMANDS.get(key)
+        if texts is None:
+            texts = tuple(n.value for n in _role_nodes(doc, role))
+            _COMMANDS.put(key, texts, len(key))
+        out.append((role, texts))
+    return out
+
+
+def workspace_paths(doc: Any) -> frozenset[str]:
+    """The workspace paths the job's commands may run (`code_route.candidates`' paths)."""
+    return frozenset(path for _, texts in _role_texts(doc) for c in candidates(list(texts)) for path in c.paths)
 
 
 def _mount_fix(doc: Any, storage: StorageFact, locale: str | None) -> Fix:
