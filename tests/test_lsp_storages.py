@@ -175,3 +175,29 @@ def test_no_daemon_no_cluster_checks(tmp_path, starts_processes):
     alone = isolated_env(tmp_path)
     done = subprocess.run([sys.executable, "-c", script], env=alone, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "absent", done.stderr
+
+
+def test_the_daemon_keeps_a_clusters_facts_a_while(cluster, tmp_path):
+    """`cluster.facts` over the daemon's socket: the storages as the cluster lists them, then the same
+    answer kept (older, not asked again) when the cluster's storages change within the minute."""
+    script = ("import json, sys\nfrom pai_lsp import api\nfrom pai_lsp.daemon import client\n"
+              "r = client.call_sync(api.ClusterFacts())\nprint(json.dumps(r.to_json()))\n")
+
+    def ask() -> dict:
+        done = subprocess.run([sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    first = ask()
+    assert first["cluster"] == "local" and first["takesV2"] is True and first["stale"] is False
+    assert [(s["name"], s["readOnly"], s["default"]) for s in first["storages"]] == [("datasets", True, True), ("scratch", False, False)]
+    config_file = Path(ENV["PAI_LOCAL_CLUSTER_DIR"]) / "storages.json"
+    before = config_file.read_text()
+    config = json.loads(before)
+    config["storages"]["extra"] = {"path": str(cluster / "extra")}
+    config["groups"]["default"].append("extra")
+    config_file.write_text(json.dumps(config))
+    assert "extra" in pai(ENV, "storage", "list").stdout  # the cluster has it now
+    kept = ask()
+    config_file.write_text(before)
+    assert [s["name"] for s in kept["storages"]] == ["datasets", "scratch"] and kept["age"] >= first["age"]
