@@ -23,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lsp_v2 import CORPUS, generated  # noqa: E402
 
-from pai_lsp.core.code_route import ClusterFacts, StorageFact  # noqa: E402
 from pai_lsp.core.formats import format_for  # noqa: E402
 from pai_lsp.core.model import Settings  # noqa: E402
+from pai_lsp.core.route_rules import ClusterFacts, StorageFact  # noqa: E402
 
 # 20 storages; the default one read-only, so that a job with no storage listed has no route (the worst case:
 # every role's command is looked at and said), and the same with a writable default (the usual case).

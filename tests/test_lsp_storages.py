@@ -2,7 +2,7 @@
 as an editor's job views start it): a command that runs a workspace file no upload reaches is said
 before submit and its quick fix makes it go away; storage names are completed and explained from the
 cluster; a name the user may not use is an error; a `readOnly` the server overwrites is a warning.
-With no daemon to ask, none of it is said (tests/core/test_code_route.py holds the rules)."""
+With no daemon to ask, none of it is said (tests/core/test_route_rules.py holds the rules)."""
 
 from __future__ import annotations
 
@@ -167,7 +167,7 @@ def test_no_daemon_no_cluster_checks(tmp_path, starts_processes):
     """A server with no daemon to ask says nothing of storages (never something wrong)."""
     script = (
         "import asyncio\n"
-        "from pai_lsp.server.cluster_facts import ClusterChecks\n"
+        "from pai_lsp.server.cluster_checks import ClusterChecks\n"
         "class S:\n    documents = []\n    def publish(self, uri): pass\n"
         "async def main():\n    c = ClusterChecks(S())\n    assert c.current() is None\n    await c.fetch\n"
         "    assert c.known is None\n    print('absent')\n"

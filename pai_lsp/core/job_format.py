@@ -25,10 +25,10 @@ from . import jsonc
 from . import schema_completion as completion
 from . import schema_hover as hover
 from . import schema_outline as outline
-from .code_route import ClusterFacts, candidates
 from .jsonc import Document
 from .messages import Message
 from .model import Completion, Diagnostic, Edit, Hover, NewFile, Settings
+from .route_rules import ClusterFacts, candidates
 from .schema_outline import Symbol
 
 
@@ -148,7 +148,7 @@ class JobFormat:
     def cluster_diagnostics(self, doc: Document, facts: ClusterFacts, settings: Settings,
                             exists: frozenset[str]) -> list[Diagnostic]:
         """What the cluster would refuse or the job would miss (a storage it may not mount, a workspace
-        file no upload reaches); `exists`: which of the paths `code_route.candidates` found in the
+        file no upload reaches); `exists`: which of the paths `route_rules.candidates` found in the
         job's commands are files of the workspace."""
         return []
 

@@ -809,7 +809,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "params.type": (TEXT, "{method}: `{key}` must be {expected}", "{method}：`{key}` 必须是{expected}"),
     "params.unknown-method": (TEXT, "unknown method {method}", "未知的方法 {method}"),
     "params.request-id": (TEXT, "submit: requestId: {reason}", "submit：requestId：{reason}"),
-    # -- how a job's code reaches its cluster (core/code_route.py), said before submit -------------
+    # -- how a job's code reaches its cluster (core/route_rules.py), said before submit -------------
     "route.upload-off": (ERROR, "`{path}` is a file of the workspace, but uploads are off (pai.job.upload.enabled) and the job "
                                 "names no {field}: on {cluster} the command will not find it.",
                          "`{path}` 是工作区中的文件，但上传已关闭（pai.job.upload.enabled），且作业没有 {field}：在 {cluster} 上"

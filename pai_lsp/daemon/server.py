@@ -31,8 +31,8 @@ from ..service import jobs as service
 from ..service import preview as dry_run
 from ..storage.base import Cancel
 from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
-from .cluster_facts import ClusterFactsCache
 from .explanations import Explainer
+from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event

@@ -21,7 +21,7 @@ from ..api import is_params
 from ..core.messages import render
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
-from .cluster_facts import ClusterChecks
+from .cluster_checks import ClusterChecks
 from .documents import Documents, OpenDocument, tune_allocator, tune_garbage_collection
 from .pygls_compat import CompatProtocol
 from .uploads import Uploads

@@ -1,7 +1,7 @@
 """How a job's code reaches a cluster whose jobs see files only through storages (Kubernetes-era
 OpenPAI, the local cluster): a job that names no `codeDir` but whose commands run files of the
 workspace gets its upload into a storage — the cluster's `pai.job.upload.storage` setting, else the
-user's default storage, else one the job mounts already (core/code_route.py decides, as the editor
+user's default storage, else one the job mounts already (core/route_rules.py decides, as the editor
 does) — under `<user>~<job>/` as the old VS Code client put it (or the setting's path), and is made to
 mount that storage and run its commands there (the format's `mount_code`: for a v2 job, an
 `extras.storages` entry and `cd /mnt/<storage>/<user>~<job>` first). The file on disk is never
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..api import ClusterFactsResult, CodeStorage, StorageListResult
-from ..core.code_route import ClusterFacts, StorageFact, candidates, choose_storage, code_folder, present, setting_for
 from ..core.messages import Message, message
+from ..core.route_rules import ClusterFacts, StorageFact, candidates, choose_storage, code_folder, present, setting_for
 from ..errors import PaiError, Unsupported
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def runs_workspace_files(commands: list[str], workspace: Path) -> bool:
 
 
 def facts_of(backend: Backend, listed: StorageListResult | None) -> ClusterFacts:
-    """The cluster as core/code_route.py reads it (`listed`: its storages; None: it has none)."""
+    """The cluster as core/route_rules.py reads it (`listed`: its storages; None: it has none)."""
     storages = None if listed is None else tuple(
         StorageFact(s.name, s.type, s.server, s.read_only, s.mount_path, s.default, s.share) for s in listed.storages)
     return ClusterFacts(backend.profile.name, backend.profile.user or "", bool(getattr(backend, "takes_v2", False)), storages)
@@ -101,7 +101,7 @@ def route(backend: Backend, job: dict, name: str, job_format: JobFormat, workspa
 
 
 def cluster_facts(backend: Backend) -> ClusterFactsResult:
-    """What the editor's checks need of the cluster (the daemon keeps it a while: daemon/cluster_facts.py)."""
+    """What the editor's checks need of the cluster (the daemon keeps it a while: daemon/facts_cache.py)."""
     listed = storages_of(backend)
     return ClusterFactsResult(cluster=backend.profile.name, user=backend.profile.user or "",
                               takes_v2=bool(getattr(backend, "takes_v2", False)),

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 
-from ..code_route import ClusterFacts
 from ..job_format import JobFormat, Sent
 from ..jsonc import Document
 from ..messages import render
 from ..model import Diagnostic, NewFile, Settings
+from ..route_rules import ClusterFacts
 from ..schema import DIALECTS, job_schema
 from ..validate import diagnose
 from .to_v2 import ConversionError, to_v2_yaml

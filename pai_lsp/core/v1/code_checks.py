@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import messages as msg
-from ..code_route import HDFS_CODE_DIR, ClusterFacts, candidates, present
 from ..model import Diagnostic, Edit, Fix, Settings
+from ..route_rules import HDFS_CODE_DIR, ClusterFacts, candidates, present
 
 _CD = "cd $PAI_JOB_NAME && "
 

@@ -12,9 +12,9 @@ import re
 import shlex
 from collections.abc import Callable, Collection
 
-from ..code_route import ClusterFacts
 from ..job_format import JobFormat, Sent
 from ..model import Completion, Diagnostic, Edit, Hover, Settings
+from ..route_rules import ClusterFacts
 from ..schema_outline import Symbol
 from ..yaml.tree import Document, parse
 from . import checks, completion, facts, navigate, outline, render

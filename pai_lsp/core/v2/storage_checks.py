@@ -1,5 +1,5 @@
 """What the cluster a v2 job goes to says of it, as the server will (openpai-k8s.md §A.6), on facts the
-server side fetched (`code_route.ClusterFacts`; nothing here is asked of the network):
+server side fetched (`route_rules.ClusterFacts`; nothing here is asked of the network):
 
 - a storage named in `extras.storages` (or, when that is absent, in the deprecated `teamwise_storage`
   plugin's `storageConfigNames`, which the server maps into it) that the user may not use is an Error:
@@ -19,9 +19,9 @@ from typing import Any
 
 from .. import messages as msg
 from ..bounded import SizedCache
-from ..code_route import HDFS_CODE_DIR, ClusterFacts, StorageFact, candidates, choose_storage, present, setting_for
 from ..jsonc import Node, node_at
 from ..model import Completion, Diagnostic, Edit, Fix, Hover, Settings
+from ..route_rules import HDFS_CODE_DIR, ClusterFacts, StorageFact, candidates, choose_storage, present, setting_for
 from ..yaml.context import context_at
 from ..yaml.write import append_item, append_member, is_flow, line_start, literal
 from .facts import RUNTIME_PLUGIN_KEY
@@ -173,7 +173,7 @@ def _role_texts(doc: Any) -> list[tuple[Named, tuple[str, ...]]]:
 
 
 def workspace_paths(doc: Any) -> frozenset[str]:
-    """The workspace paths the job's commands may run (`code_route.candidates`' paths)."""
+    """The workspace paths the job's commands may run (`route_rules.candidates`' paths)."""
     return frozenset(path for _, texts in _role_texts(doc) for c in candidates(list(texts)) for path in c.paths)
 
 

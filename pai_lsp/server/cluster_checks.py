@@ -5,7 +5,7 @@ what: `JobFormat.cluster_*`).
 
 The facts are the default cluster's, asked of the daemon that runs (never started for this: with no
 daemon, or no cluster that answers, these checks are simply absent) in the background, at most every
-`REFRESH` seconds; the daemon keeps them (daemon/cluster_facts.py). Typing never waits: every check
+`REFRESH` seconds; the daemon keeps them (daemon/facts_cache.py). Typing never waits: every check
 reads the last answer, and a new answer that differs publishes the open documents again.
 """
 
@@ -22,9 +22,9 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import api
-from ..core.code_route import ClusterFacts, StorageFact
 from ..core.messages import render
 from ..core.model import Completion, Diagnostic, Hover
+from ..core.route_rules import ClusterFacts, StorageFact
 from ..errors import PaiError
 from ..settings import SETTINGS_FILE, is_settings_file, settings_folder, workspace_of
 

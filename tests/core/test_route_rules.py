@@ -1,5 +1,5 @@
 """How a job's code reaches its cluster, and what the cluster's storages say of a v2 job file, on plain
-facts (core/code_route.py, core/v2/storage_checks.py): pure, in-process."""
+facts (core/route_rules.py, core/v2/storage_checks.py): pure, in-process."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from pai_lsp.core.code_route import (
+from pai_lsp.core.jsonc import parse as parse_json
+from pai_lsp.core.model import Settings
+from pai_lsp.core.route_rules import (
     ClusterFacts,
     StorageFact,
     candidates,
@@ -16,8 +18,6 @@ from pai_lsp.core.code_route import (
     present,
     setting_for,
 )
-from pai_lsp.core.jsonc import parse as parse_json
-from pai_lsp.core.model import Settings
 from pai_lsp.core.settings_check import settings_diagnostics
 from pai_lsp.settings import read
 
