@@ -863,6 +863,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                   "NoStorageError, \"Storage {name} is not found.\"). Yours: {storages}.",
                            "存储 `{name}` 不是你在 {cluster} 上可用的存储：服务器会拒绝该作业（404 NoStorageError，"
                            "\"Storage {name} is not found.\"）。你的存储：{storages}。"),
+    "v2.storage-fix-name": (TEXT, "Use storage {name}", "改用存储 {name}"),
     "v2.storage-read-only-ignored": (WARNING, "The server ignores this readOnly: storage {name} is read-only, and every job "
                                               "mounts it read-only.",
                                      "服务器会忽略这里的 readOnly：存储 {name} 是只读的，每个作业都以只读方式挂载它。"),

@@ -148,7 +148,7 @@ def test_a_name_the_user_may_not_use_and_a_read_only_the_server_overwrites():
                                                                   "v2.storage-unknown": "tema"}
     unknown = next(d for d in found if d.code == "v2.storage-unknown")
     assert unknown.severity == "error" and "404 NoStorageError" in unknown.message
-    assert [f.title for f in unknown.fixes] == ['Replace with "team"']
+    assert [f.title for f in unknown.fixes] == ["Use storage team"]
     assert cluster_findings(Buffer(LISTED, "job.pai.yaml"), YARN, frozenset()) == {}  # no storages: nothing said of names
 
 

@@ -83,7 +83,8 @@ def storage_diagnostics(doc: Any, facts: ClusterFacts, settings: Settings) -> li
         storage = facts.storage(name.value)
         if storage is None:
             close = difflib.get_close_matches(name.value, [s.name for s in facts.storages], n=1, cutoff=0.6)
-            fixes = [Fix(f'Replace with "{close[0]}"', (Edit(name.start, name.end, literal(close[0])),))] if close else []
+            fixes = [Fix(msg.render("v2.storage-fix-name", locale, name=close[0]), (Edit(name.start, name.end, literal(close[0])),))] \
+                if close else []
             out.append(_diag(name, "v2.storage-unknown", locale, fixes, name=name.value, cluster=facts.cluster,
                              storages=_yours(facts, locale)))
             continue
