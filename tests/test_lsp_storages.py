@@ -201,3 +201,22 @@ def test_the_daemon_keeps_a_clusters_facts_a_while(cluster, tmp_path):
     kept = ask()
     config_file.write_text(before)
     assert [s["name"] for s in kept["storages"]] == ["datasets", "scratch"] and kept["age"] >= first["age"]
+
+
+def test_a_script_the_upload_leaves_out_is_refused(cluster, tmp_path):
+    """`bash run.sh` with the default include (`**/*.py`): run.sh would not reach the job."""
+    ws = workspace(tmp_path)
+    (ws / "run.sh").write_text("python3 train.py\n")
+    (ws / "job.pai.yaml").write_text(JOB.replace("python3 train.py --epochs 1", "bash run.sh"))
+    (ws / ".vscode" / "settings.json").write_text(json.dumps(
+        {"pai.job.upload.storage": {"local": {"storage": "scratch"}}}))
+    for args in (["--dry-run"], []):
+        refused = pai(ENV, "run", str(ws / "job.pai.yaml"), *args)
+        assert refused.returncode != 0, refused.stdout
+        (line,) = refused.stderr.strip().splitlines()
+        assert "runs `run.sh` of the workspace, but the upload leaves it out (pai.job.upload.include is **/*.py" in line
+    (ws / ".vscode" / "settings.json").write_text(json.dumps(
+        {"pai.job.upload.storage": {"local": {"storage": "scratch"}}, "pai.job.upload.include": ["**/*.py", "*.sh"]}))
+    ran = pai(ENV, "run", str(ws / "job.pai.yaml"), "-f")
+    assert ran.returncode == 0 and "trained" in ran.stdout, ran.stderr
+

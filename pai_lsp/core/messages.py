@@ -838,6 +838,11 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                        "storage {storage}, which is read-only.",
                                 "`{path}` 是工作区中的文件，但 pai.job.upload.storage 把 {cluster} 的代码发往存储 {storage}，"
                                 "而它是只读的。"),
+    "route.not-uploaded": (TEXT, "the job runs `{path}` of the workspace, but the upload leaves it out (pai.job.upload.include is "
+                                 "{include}; pai.job.upload.exclude, .paiignore and .gitignore leave files out): name it there, "
+                                 "or the command will not find it.",
+                           "作业运行工作区中的 `{path}`，但上传不包含它（pai.job.upload.include 为 {include}；"
+                           "pai.job.upload.exclude、.paiignore 和 .gitignore 会排除文件）：请在那里包含它，否则命令将找不到它。"),
     "route.fix-upload-on": (TEXT, "Turn uploads on (pai.job.upload.enabled in .vscode/settings.json)",
                             "开启上传（.vscode/settings.json 中的 pai.job.upload.enabled）"),
     "route.fix-mount": (TEXT, "Mount storage {storage} and upload the code there", "挂载存储 {storage} 并把代码上传到那里"),

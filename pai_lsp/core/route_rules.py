@@ -18,6 +18,8 @@ from dataclasses import dataclass
 DEFAULT_FOLDER = "$PAI_USER_NAME~$PAI_JOB_NAME"  # as the old VS Code client put it: <user>~<job>
 HDFS_CODE_DIR = "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME"  # OpenPAI's HDFS guide
 _INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy[\d.]*)$")
+# Programs whose first argument that is no option is a file they run.
+_RUNNERS = re.compile(r"^(?:python[\d.]*|pypy[\d.]*|bash|sh|zsh|dash|ksh|perl|ruby|node|Rscript|julia|torchrun|deepspeed|horovodrun|mpirun|source|\.)$")
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 
 
@@ -60,6 +62,7 @@ class Candidate:
     paths: tuple[str, ...]
     command: int  # the index of the command it is in
     start: int  # where the word is in that command's text (-1: not found as written)
+    runs: bool = False  # the command runs it (`python3 train.py`, `bash run.sh`, `./run.sh`, `python -m pkg`), not only names it
 
 
 # A shell word: unquoted text, '…' or "…" runs, glued (what the shell reads as one word, near enough to
@@ -73,41 +76,52 @@ def candidates(commands: list[str]) -> list[Candidate]:
     out: list[Candidate] = []
     for index, command in enumerate(commands):
         found, cd = _words(command)
-        out.extend(Candidate(word, paths, index, start) for word, paths, start in found)
+        out.extend(Candidate(word, paths, index, start, runs) for word, paths, start, runs in found)
         if cd:
             break
     return out
 
 
 @functools.lru_cache(maxsize=16384)
-def _words(command: str) -> tuple[tuple[tuple[str, tuple[str, ...], int], ...], bool]:
-    """The candidates of one command (word, paths, where), and whether it has a `cd` (after which
-    nothing counts); remembered by the command's text: a keystroke changes one command."""
+def _words(command: str) -> tuple[tuple[tuple[str, tuple[str, ...], int, bool], ...], bool]:
+    """The candidates of one command (word, paths, where, whether it is run), and whether it has a
+    `cd` (after which nothing counts); remembered by the command's text: a keystroke changes one command."""
     out = []
     module_next = False
+    starts = True  # the next word starts a command (`./run.sh`)
+    runner = False  # an interpreter came: its first word that is no option is what it runs
     previous = ""
     for match in _WORD.finditer(command.split("#", 1)[0] if command.lstrip().startswith("#") else command):
         raw = match.group()
         word = raw.replace("'", "").replace('"', "") if ("'" in raw or '"' in raw) else raw
         if word == "cd":
             return tuple(out), True
+        if word in _SEPARATORS or word[:1] in ";&|<>()":
+            starts, runner, module_next = True, False, False
+            previous = word
+            continue
         if module_next:
             module_next = False
             if re.fullmatch(r"[A-Za-z_][\w.]*", word):
                 base = word.replace(".", "/")
-                out.append((word, (f"{base}.py", f"{base}/"), match.start()))
+                out.append((word, (f"{base}.py", f"{base}/"), match.start(), True))
+            runner = "." in word  # `python -m torch.distributed.run train.py`: a launcher runs the next word
         elif word == "-m" and _INTERPRETERS.match(previous.rsplit("/", 1)[-1]):
             module_next = True
-        elif not (word in _SEPARATORS or not word or word[0] in "/-~;&|<>()" or "$" in word or "<%" in word or "=" in word
-                  or "`" in word):
-            out.append((word, (word.removeprefix("./"),), match.start()))
+        elif not (not word or word[0] in "/-~" or "$" in word or "<%" in word or "=" in word or "`" in word):
+            out.append((word, (word.removeprefix("./"),), match.start(), runner or (starts and "/" in word)))
+            runner = _RUNNERS.match(word.rsplit("/", 1)[-1]) is not None
+        elif word[:1] != "-" or not runner:
+            runner = _RUNNERS.match(word.rsplit("/", 1)[-1]) is not None
+        starts = False
         previous = word
     return tuple(out), False
 
 
-def present(found: list[Candidate], exists: frozenset[str]) -> list[Candidate]:
-    """The candidates whose file is in the workspace (`exists`: the candidate paths found there)."""
-    return [c for c in found if any(p in exists for p in c.paths)]
+def present(found: list[Candidate], exists: frozenset[str], runs: bool = False) -> list[Candidate]:
+    """The candidates whose file is in the workspace (`exists`: the candidate paths found there);
+    with `runs`, only those the commands run (a file a command only names may be found elsewhere)."""
+    return [c for c in found if any(p in exists for p in c.paths) and (c.runs or not runs)]
 
 
 @dataclass(frozen=True, slots=True)

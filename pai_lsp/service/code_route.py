@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..api import ClusterFactsResult, CodeStorage, StorageListResult
 from ..core.messages import Message, message
-from ..core.route_rules import ClusterFacts, StorageFact, candidates, choose_storage, code_folder, present, setting_for
+from ..core.route_rules import Candidate, ClusterFacts, StorageFact, candidates, choose_storage, code_folder, present, setting_for
 from ..errors import PaiError, Unsupported
 
 if TYPE_CHECKING:
@@ -39,14 +39,15 @@ def existing(commands: list[str], workspace: Path) -> frozenset[str]:
     return frozenset(found)
 
 
-def workspace_files_run(commands: list[str], workspace: Path) -> list[str]:
-    """The words of `commands` that name files of the workspace (`python3 train.py`: `train.py`)."""
-    return [c.word for c in present(candidates(commands), existing(commands, workspace))]
+def workspace_files_run(commands: list[str], workspace: Path, runs: bool = True) -> list[Candidate]:
+    """The words of `commands` that run files of the workspace (`python3 train.py`: `train.py`; with
+    `runs` false, also those that only name one: `echo train.py`)."""
+    return present(candidates(commands), existing(commands, workspace), runs)
 
 
 def runs_workspace_files(commands: list[str], workspace: Path) -> bool:
     """Whether a command names a file of the workspace by a relative path (`python3 train.py`)."""
-    return bool(workspace_files_run(commands, workspace))
+    return bool(workspace_files_run(commands, workspace, runs=False))
 
 
 def facts_of(backend: Backend, listed: StorageListResult | None) -> ClusterFacts:
@@ -71,27 +72,32 @@ def route(backend: Backend, job: dict, name: str, job_format: JobFormat, workspa
     """The route for `job` (changed in place to use it), or why there is none when its commands run
     files of the workspace (None, None: it needs none)."""
     commands = job_format.commands(job)
-    files = workspace_files_run(commands, workspace)
-    if not files:
+    named = workspace_files_run(commands, workspace, runs=False)  # any file it names goes up (harmless)
+    if not named:
         return None, None
+    ran = [f for f in named if f.runs]  # only a file it runs makes a missing route worth a word
+
+    def missing(code: str, **args: object) -> tuple[None, Message | None]:
+        return None, (message(code, **{**args, "path": ran[0].word}) if ran else None)
+
     if not job_format.mounts_storages:
-        return None, message("route.no-code-dir", path=files[0], cluster=backend.profile.name, field=job_format.code_dir_key)
+        return missing("route.no-code-dir", cluster=backend.profile.name, field=job_format.code_dir_key)
     try:
         listed = storages_of(backend)
     except PaiError:
         return None, None  # the cluster cannot be asked now: the submit says what it says
     facts = facts_of(backend, listed)
-    args = {"path": files[0], "cluster": facts.cluster, "field": job_format.code_dir_key,
+    args = {"cluster": facts.cluster, "field": job_format.code_dir_key,
             "storages": ", ".join(s.name for s in facts.storages or ()) or message("route.none")}
     if not facts.takes_v2 or facts.storages is None:
-        return None, message("route.no-storages", **args)
+        return missing("route.no-storages", **args)
     setting = setting_for(settings.upload_storage, facts.cluster)
     extras = job.get("extras") if isinstance(job.get("extras"), dict) else {}
     listed_names = [e["name"] for e in extras.get("storages") or [] if isinstance(e, dict) and isinstance(e.get("name"), str)] \
         if isinstance(extras.get("storages"), list) else []
     choice = choose_storage(facts, setting, listed_names)
     if choice.storage is None:
-        return None, message(choice.problem, **{**args, **dict(choice.args)})
+        return missing(choice.problem, **{**args, **dict(choice.args)})
     folder = code_folder(setting[1] if setting is not None else "", backend.profile.user or "", name)
     where = job_format.mount_code(job, choice.storage.name, folder.lstrip("/"))
     if where is None:

@@ -115,7 +115,20 @@ def _code_route(backend: Backend, config: dict, name: str, job_format: JobFormat
         return None, None
     problem = "route.upload-off" if not settings.upload_enabled else "route.no-storages" if job_format.mounts_storages \
         else "route.no-code-dir"
-    return None, message(problem, path=files[0], cluster=backend.profile.name, field=job_format.code_dir_key, storages="")
+    return None, message(problem, path=files[0].word, cluster=backend.profile.name, field=job_format.code_dir_key, storages="")
+
+
+def left_out(prepared: Prepared, sent: set[str], settings: Settings, shown: str) -> Message | None:
+    """A workspace file the job's commands run that the upload leaves out (`pai.job.upload.include` /
+    `exclude`, `.paiignore`, `.gitignore`): refused, or said as a warning where the user chose that."""
+    commands = prepared.job_format.commands(prepared.source)  # as written: before pai's `cd` into the code
+    for run in code_route.workspace_files_run(commands, prepared.workspace):
+        if not any(p in sent if not p.endswith("/") else any(rel.startswith(p) for rel in sent) for p in run.paths):
+            problem = message("route.not-uploaded", path=run.word, include=", ".join(settings.upload_include))
+            if settings.upload_require_route:
+                raise InvalidInput(message("route.refused", file=shown, problem=problem))
+            return message("route.sent-anyway", problem=problem)
+    return None
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:
@@ -160,6 +173,7 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     files = None
     if prepared.code_dir or prepared.route:
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
+        prepared.missing = prepared.missing or left_out(prepared, {f.rel for f in files}, chosen, shown or str(config_path))
         try:
             uploaded = _upload(backend, prepared, files, _stoppable(progress, cancelled))
         except Interrupted as exc:

@@ -17,7 +17,7 @@ from ..core.messages import message
 from ..core.messages import render as text
 from ..core.upload_facts import size_text
 from ..errors import InvalidInput
-from .jobs import Prepared, job_settings, prepare
+from .jobs import Prepared, job_settings, left_out, prepare
 from .mounted_storages import opened
 from .selection import choose
 
@@ -37,6 +37,7 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     upload: UploadPreview | None = None
     if prepared.code_dir or prepared.route:
         chosen = choose(prepared.workspace, chosen_settings)
+        left_out(prepared, {f.rel for f in chosen.files}, chosen_settings, shown or str(config_path))  # refused as submit is
         summary = chosen.facts(chosen_settings)
         remote = prepared.code_dir or f"{prepared.route.storage}:{prepared.route.path}"
         upload = UploadPreview(workspace=str(prepared.workspace), remote=remote, files=summary.files,

@@ -67,6 +67,15 @@ def test_candidates_are_relative_paths_and_modules_until_a_cd():
     assert candidates(["python3 'unclosed"])[-1].word == "unclosed"  # read as words all the same, never a crash
 
 
+def test_a_file_a_command_runs_is_told_from_one_it_only_names():
+    found = candidates(["python3 -u train.py --data data.csv", "bash run.sh notes.txt && ./go.sh", "echo info.py",
+                        "torchrun --nproc_per_node=2 dist.py", "python -m torch.distributed.run launch.py"])
+    assert {c.word: c.runs for c in found if "." in c.word} == {
+        "train.py": True, "data.csv": False, "run.sh": True, "notes.txt": False, "./go.sh": True, "info.py": False,
+        "dist.py": True, "torch.distributed.run": True, "launch.py": True}
+    assert [c.word for c in present(found, frozenset({"data.csv", "info.py", "train.py"}), runs=True)] == ["train.py"]
+
+
 # -- where the code goes ---------------------------------------------------------------------------
 def test_the_storage_chosen_setting_then_default_then_one_the_job_mounts():
     assert choose_storage(K8S, None, []).storage == TEAM and choose_storage(K8S, None, []).source == "default"

@@ -27,7 +27,7 @@ def route_diagnostics(doc: Any, facts: ClusterFacts, settings: Settings, exists:
                 if role.type == "object"]
     commands = [c for c in commands if c is not None and c.type == "string" and isinstance(c.value, str)]
     problem = "route.upload-off" if not settings.upload_enabled else "route.no-code-dir"
-    found = [(node, hit) for node in commands for hit in present(candidates([node.value]), exists)[:1]]
+    found = [(node, hit) for node in commands for hit in present(candidates([node.value]), exists, runs=True)[:1]]
     if not found:
         return []
     fixes = [] if problem == "route.upload-off" else [_code_dir_fix(doc, code_dir, [node for node, _ in found], settings.locale)]

@@ -126,7 +126,7 @@ def route_diagnostics(doc: Any, facts: ClusterFacts, settings: Settings, exists:
             fixes = [_mount_fix(doc, s, locale) for s in facts.writable()[:MOUNT_FIXES]]
     out: list[Diagnostic] = []
     for role, texts in _role_texts(doc):
-        for found in present(candidates(list(texts)), exists):
+        for found in present(candidates(list(texts)), exists, runs=True):
             node = _role_nodes(doc, role)[found.command]
             start = node.start + found.start if found.start >= 0 and doc.text.startswith(found.word, node.start + found.start) \
                 else node.start
