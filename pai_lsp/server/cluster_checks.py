@@ -115,7 +115,11 @@ class ClusterChecks:
             self.shown.pop(uri, None)
             return []
         job_format = self.ls.job_format(uri)
-        found = job_format.cluster_diagnostics(doc, facts, self.ls.settings_for(uri), self._existing(uri, job_format, doc))
+        try:
+            found = job_format.cluster_diagnostics(doc, facts, self.ls.settings_for(uri), self._existing(uri, job_format, doc))
+        except Exception:  # noqa: BLE001 - the document's own diagnostics must still be published; logged
+            logger.exception("checking %s against the cluster's facts failed", uri)
+            found = []
         self.shown[uri] = found
         return found
 
