@@ -199,3 +199,21 @@ def test_a_v1_config_without_code_dir_gets_one_and_its_command_starts_there():
     assert buffer.format.cluster_diagnostics(buffer.doc, YARN, buffer.settings, frozenset({"mnist.py"})) == []
     off = Buffer(text, "mnist.pai.json", Settings(upload_enabled=False))
     assert [d.code for d in off.format.cluster_diagnostics(off.doc, K8S, off.settings, frozenset({"mnist.py"}))] == ["route.upload-off"]
+
+
+@pytest.mark.parametrize("text", [
+    "protocolVersion: 2\ntaskRoles: [a, b]\nextras: {storages: nope}\n",
+    "protocolVersion: 2\ntaskRoles:\n  r: {commands: python3 train.py}\nextras:\n  storages:\n    - name: 3\n    - [x]\n",
+    "protocolVersion: 2\ntaskRoles:\n  r:\n    commands: [1, null, {a: b}, python3 train.py]\nextras:\n"
+    "  com.microsoft.pai.runtimeplugin: [{plugin: teamwise_storage, parameters: {storageConfigNames: nope}}]\n",
+    "protocolVersion: 2\nextras: [1]\n",
+    "- just\n- a list\n",
+])
+def test_odd_files_are_checked_against_the_cluster_without_a_crash(text):
+    buffer = Buffer(text, "job.pai.yaml")
+    for facts in (K8S, NO_DEFAULT, YARN):
+        found = buffer.format.cluster_diagnostics(buffer.doc, facts, buffer.settings, EXISTS)
+        assert all(0 <= d.start <= d.end <= len(text) for d in found)
+        for offset in range(0, len(text), 7):
+            buffer.format.cluster_complete(buffer.doc, offset, facts, buffer.settings)
+            buffer.format.cluster_hover(buffer.doc, offset, facts, buffer.settings)
