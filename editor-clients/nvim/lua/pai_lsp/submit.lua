@@ -54,7 +54,8 @@ local function upload_summary(upload)
   if not upload then
     return ""
   end
-  return t(", %d file(s) uploaded, %d unchanged", upload.sent_files or 0, upload.unchanged_files or 0)
+  local sent, unchanged = upload.sent_files or 0, upload.unchanged_files or 0
+  return sent == 1 and t(", %d file uploaded, %d unchanged", sent, unchanged) or t(", %d files uploaded, %d unchanged", sent, unchanged)
 end
 
 --- The job files there are, as messages name them ("*.pai.json, *.paddle.json").
