@@ -138,7 +138,7 @@ class Parser(argparse.ArgumentParser):
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:  # said by the command that got them, with its own usage
-            getattr(parsed, PARSER, self).error(f"unrecognized arguments: {' '.join(extras)}")
+            getattr(parsed, PARSER, self).error(_("unrecognized arguments: {words}").format(words=" ".join(extras)))
         return parsed
 
 
