@@ -120,7 +120,7 @@ class Parser(argparse.ArgumentParser):
     def format_help(self) -> str:
         if self.summary is not None:
             said = _(self.summary)
-            self.description = said + "。" if said != self.summary else said[:1].upper() + said[1:] + "."
+            self.description = said + "。" if said != self.summary else self.description
         elif self.description:
             self.description = _(self.description)
         if self.late_epilog is not None:
@@ -150,8 +150,8 @@ def group(parser: argparse.ArgumentParser, dest: str, required: bool = True) -> 
 def command(sub: argparse._SubParsersAction, name: str, help: str, examples: Examples, **kwargs: Any) -> Parser:
     """One command: `help` is its line in its group's list and the start of its own help, which
     ends with `examples` (command, what it does)."""
-    if "description" not in kwargs:
-        kwargs["summary"] = help
+    if "description" not in kwargs:  # made of its line: said again in the reader's language when shown
+        kwargs.update(description=help[:1].upper() + help[1:] + ".", summary=help)
     return sub.add_parser(name, help=help, examples=examples, **kwargs)
 
 

@@ -16,8 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .translations import is_chinese
-
 ERROR, WARNING, INFO = "error", "warning", "info"
 TEXT = "text"  # not a diagnostic: words shown elsewhere (a hover, a progress report, an error's one line)
 
@@ -631,6 +629,11 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "params.unknown-method": (TEXT, "unknown method {method}"),
     "params.request-id": (TEXT, "submit: requestId: {reason}"),
 }
+
+
+def is_chinese(locale: str | None) -> bool:
+    """Whether a locale (zh-CN, zh_CN.UTF-8, zh) asks for Chinese: pai speaks Simplified Chinese to all of them."""
+    return bool(locale) and locale.lower().replace("_", "-").startswith("zh")
 
 
 def pick(locale: str | None, en: str, zh: str) -> str:

@@ -22,11 +22,6 @@ DOMAINS = ("core", "service", "cli")
 CHINESE = "zh_CN"
 
 
-def is_chinese(locale: str | None) -> bool:
-    """Whether a locale (zh-CN, zh_CN.UTF-8, zh) asks for Chinese: pai speaks Simplified Chinese to all of them."""
-    return bool(locale) and locale.lower().replace("_", "-").startswith("zh")
-
-
 @cache
 def chinese() -> NullTranslations:
     """The Python side's Chinese catalogues as one (each domain falls back to the next, the last to
