@@ -232,7 +232,7 @@ def test_the_progress_of_a_put_on_a_terminal_counts_its_bytes(env, tmp_path):
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", on_a_terminal(env, "hdfs", "put", str(big), "progress.bin"))
     frames = re.findall(r"uploading\S* [^\r\n]*?([0-9.]+)/([0-9.?]+) (MB|bytes)", shown)
     assert any(total == "314.6" and 0 < float(done) < 314.6 for done, total, _ in frames), shown[-2000:]
-    assert "uploaded 1 file(s), 314,572,800 bytes to /user/" in shown
+    assert "uploaded 1 file, 314,572,800 bytes to /user/" in shown
     assert pai(env, "hdfs", "rm", "progress.bin").returncode == 0
 
 

@@ -235,7 +235,7 @@ def test_in_chinese(env, workspace):
 
 def test_hdfs_browser(nvim, env, workspace, tmp_path):
     out = pai(env, "run", "mnist.pai.json", cwd=workspace)
-    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file(s), … to /<user>/<job> (0 unchanged)"
+    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file, … to /<user>/<job> (0 unchanged)"
     home, job = code_dir.rsplit("/", 1)
 
     nvim.command(f"PaiHdfs {home}")
