@@ -584,7 +584,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "http.name-other-resource": (TEXT, "{value} cannot be a {what} name: it would name another resource"),
     "http.name-not-utf8": (TEXT, "{value} cannot be a {what} name: it is not UTF-8 text"),
     "cli.no-storages": (TEXT, "({cluster} gives you no storage: an administrator adds them to your groups)"),
-    "cli.code-storage": (TEXT, "{files} files → storage {storage}:{path}, mounted at {mount} (the job runs in {folder})"),
+    "cli.code-storage": (TEXT, Plural("{files} file → storage {storage}:{path}, mounted at {mount} (the job runs in {folder})",
+                                      "{files} files → storage {storage}:{path}, mounted at {mount} (the job runs in {folder})", "files")),
     "cli.storage-path": (TEXT, "{value}: say a storage path as STORAGE:PATH, e.g. local:/code (`pai storage list` names the storages)"),
     "cli.storage-mv-across": (TEXT, "{src} and {dst} are in different storages: mv moves within one (get, then put)"),
     "v2.render-too-large": (TEXT, "its templates fill in to more than {limit} of commands (a long parameter used many "
