@@ -61,7 +61,7 @@ def test_import_both_layouts_of_paddle_config(penv, tmp_path):
     assert "added cluster datacenter1 (PaddlePaddle Cloud http://cloud.example.org, datacenter datacenter1" in result.stdout
     # The file is the paddlecloud client's: left as it is, and the line says where the password went.
     store = Path(penv["XDG_CONFIG_HOME"]) / "pai-lsp" / "secrets.json"
-    assert (f"stored the password(s) of datacenter1 in {store} (PAI_LSP_SECRETS=file); {first} was left as it is"
+    assert (f"stored the password of datacenter1 in {store} (PAI_LSP_SECRETS=file); {first} was left as it is"
             in result.stdout), result.stdout
     assert first.read_text() == SEED_003
     assert secrets(penv)["datacenter1:alice@example.com:password"] == "s3cret-one"
