@@ -150,3 +150,14 @@ def test_every_error_a_user_reads_is_a_catalogue_message():
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ERROR_CLASSES and node.args and _literal(node.args[0]):
                 found.append(f"{name}:{node.lineno}: {ast.unparse(node)[:80]}")
     assert not found, "\n".join(found)
+
+
+def test_a_message_is_one_sentence_for_its_translator():
+    """A kind's reason a name is taken is its own whole message, not an English phrase put inside
+    the Chinese (PaddlePaddle Cloud's pods may hold a finished job's name a while)."""
+    from pai_lsp.clusters.kinds import BY_NAME
+
+    said = message(BY_NAME["paddlecloud"].name_taken, job="j1", cluster="c1")
+    assert "pods are still terminating" in str(said)
+    assert said.render("zh-CN") == "c1 上已有名为 j1 的作业（或它的 pod 仍在终止中）：请改名，或启用 pai.job.generateJobName.enabled"
+    assert message(BY_NAME["openpai"].name_taken, job="j1", cluster="c1").render("zh-CN").startswith("c1 上已有名为 j1 的作业：")
