@@ -150,7 +150,7 @@ def test_the_cli_refuses_a_job_whose_file_no_upload_reaches(cluster, tmp_path):
         {"pai.job.upload.storage": {"local": {"storage": "scratch", "path": "code/$PAI_JOB_NAME"}}}))
     ran = pai(ENV, "run", str(ws / "job.pai.yaml"), "-f")
     assert ran.returncode == 0, ran.stderr
-    assert "1 files → storage scratch:/code/first_" in ran.stderr and "mounted at /mnt/scratch" in ran.stderr
+    assert "1 file → storage scratch:/code/first_" in ran.stderr and "mounted at /mnt/scratch" in ran.stderr
     assert "trained" in ran.stdout
     assert list(cluster.glob("scratch/code/first_*/train.py"))
 
