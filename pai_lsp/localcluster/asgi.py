@@ -21,6 +21,7 @@ from starlette.routing import Mount
 from .auth import KEYRING_SERVICE, ensure_first_user
 from .cluster import Capacity, LocalCluster
 from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare, stop_requested
+from .layout import LayoutError
 from .rest import Api
 from .storages import StorageConfigError
 from .webhdfs_server import OPS, WebHdfs
@@ -151,7 +152,7 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     try:
         cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask,
                                strict_resources=strict_resources, enforce_memory=enforce_memory)
-    except StorageConfigError as exc:
+    except (StorageConfigError, LayoutError) as exc:
         print(f"pai local-cluster: {exc}", file=sys.stderr)
         lock.release()
         return 2
