@@ -20,13 +20,13 @@ Simulated nodes only shape capacity: every task still runs on this machine. The 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core import capacity as core
+
 LOCALHOST = "localhost"
-# HiveD's priority classes (openpai-k8s.md §B.6); `test` is the default under HiveD.
-PRIORITY_CLASSES = {"crit": 120, "prod": 100, "test": 10, "oppo": -1}
+PRIORITY_CLASSES = core.PRIORITY_CLASSES
 
 
 class LayoutError(ValueError):
@@ -140,7 +140,8 @@ class Layout:
         for node, part in self.vcs.get(vc, {}).items():
             sku = self.skus.get(self.skus_of_nodes.get(node, ""))
             if sku is not None:
-                count += cells_in(part, sku)
+                count += core.cells_in(core.Resources(part.cpu, part.memory_mb, part.gpu),
+                                       core.Resources(sku.cpu, sku.memory_mb, sku.gpu))
         return count
 
     def place(self, vc: str, tasks: list[Res], used: dict[str, dict[str, Res]]) -> list[str] | None:
@@ -171,24 +172,6 @@ class Layout:
                     counts[word] = counts.get(word, 0) + 1
         reasons = ", ".join(f"{n} {word}" for word, n in sorted(counts.items()))
         return f"0/{len(self.nodes)} nodes are available: {reasons}."
-
-
-def cells_in(part: Res, sku: Res) -> int:
-    """How many cells of `sku` a slice holds (by its scarcest resource the SKU has)."""
-    fits = [have // one for have, one in ((part.gpu, sku.gpu), (part.cpu, sku.cpu), (part.memory_mb, sku.memory_mb)) if one > 0]
-    return min(fits) if fits else 0
-
-
-def skus_per_task(need: Res, sku: Res) -> int | None:
-    """HiveD's SKU count of one task: the most of ceil(gpu / sku.gpu), ceil(cpu / sku.cpu) and
-    ceil(memory / sku.memory); None when the task asks for a resource the SKU has none of."""
-    counts = []
-    for asked, one in ((need.gpu, sku.gpu), (need.cpu, sku.cpu), (need.memory_mb, sku.memory_mb)):
-        if asked > 0 and one <= 0:
-            return None
-        if one > 0:
-            counts.append(math.ceil(asked / one))
-    return max(counts, default=0)
 
 
 def _res(spec: object, where: str, what: str, memory_key: str = "memoryMB") -> Res:

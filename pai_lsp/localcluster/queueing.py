@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timezone
 
+from ..core.capacity import Resources, skus_per_task
 from .job_data import Job, Task, now_ms
-from .layout import PRIORITY_CLASSES, Layout, Res, skus_per_task
+from .layout import PRIORITY_CLASSES, Layout, Res
 from .rest_errors import ClusterError
 
 SUBMISSION_GRAIN_MS = 16_000  # the pod priority counts submission time in 16-second steps
@@ -63,7 +64,7 @@ def hived_refusal(job: Job, layout: Layout) -> ClusterError | None:
         if sku_name is not None and not oppo and sku_name not in in_vc:
             return _invalid(f"skuType {sku_name} of task role {role.name} is not in VC {job.virtual_cluster}.")
         sku = layout.skus[sku_name] if sku_name is not None else smallest
-        count = skus_per_task(Res(role.cpu, role.memory_mb, role.gpu), sku)
+        count = skus_per_task(Resources(role.cpu, role.memory_mb, role.gpu), Resources(sku.cpu, sku.memory_mb, sku.gpu))
         if count is None:
             return _invalid(f"Task role {role.name} requests a resource its SKU type has none of.")
         total += role.tasks * count
