@@ -1166,6 +1166,75 @@ class RegistryRemove(OnCluster):
 BACKEND_METHODS: tuple[type[Params], ...] = (Quota, RegistryList, RegistryAdd, RegistryRemove)
 
 
+# -- capacity: virtual clusters, and why a job waits ---------------------------------------
+@wire
+class Amounts(Result):
+    cpu: int
+    memory: int  # MB
+    gpu: int
+
+
+@wire
+class VirtualClusterRow(Result):
+    """One virtual cluster: what it holds (`total`: its healthy part), uses and has free, its
+    waiting and running jobs (everyone's), and whether the user may submit to it (None: unknown)."""
+
+    name: str
+    total: Amounts
+    used: Amounts
+    free: Amounts
+    waiting: int
+    running: int
+    permitted: bool | None
+
+
+@wire
+class NodeRow(Result):
+    name: str
+    gpu_used: int
+    gpu_available: int
+    gpu_total: int
+
+
+@wire
+class VirtualClustersResult(Result):
+    """`nodes` is empty where the cluster does not list them; `fetched` is when it answered (ms)."""
+
+    cluster: str
+    vcs: list[VirtualClusterRow]
+    nodes: list[NodeRow]
+    sku_types: dict[str, Amounts]
+    fetched: int
+
+
+@wire
+class WaitingResult(Result):
+    """`explanation` (only for a WAITING job): `core.waiting.Explanation`'s JSON — the reason as a
+    catalogue message, the jobs-ahead estimate, what is free, who holds it — rendered by the reader."""
+
+    cluster: str
+    job: str
+    state: str
+    explanation: dict[str, Any] | None = None
+
+
+@wire
+class VirtualClusters(OnCluster):
+    METHOD: ClassVar[str] = "vc.list"
+    RESULT: ClassVar[type[Result]] = VirtualClustersResult
+
+
+@wire
+class Waiting(JobRef):
+    """Why the job waits: its events and its virtual cluster's state, asked now."""
+
+    METHOD: ClassVar[str] = "job.waiting"
+    RESULT: ClassVar[type[Result]] = WaitingResult
+
+
+CAPACITY_METHODS: tuple[type[Params], ...] = (VirtualClusters, Waiting)
+
+
 # -- HDFS --------------------------------------------------------------------------------
 @wire
 class OnStorage(OnCluster):
@@ -1276,7 +1345,7 @@ class StorageList(OnCluster):
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
-    *HDFS_METHODS, StorageList, *BACKEND_METHODS, *RECORD_METHODS)}
+    *HDFS_METHODS, StorageList, *BACKEND_METHODS, *RECORD_METHODS, *CAPACITY_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
 # as in LSP: Ctrl-C, the editor's Cancel): the reply then says what was and was not done.

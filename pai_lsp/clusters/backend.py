@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from ..core.capacity import ClusterState, Event
     from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
     from ..storage.base import Storage
     from ..storage.upload import Progress, Selected, UploadResult
@@ -125,6 +126,16 @@ class Backend(ABC):
     @abstractmethod
     def remove_registry(self, name: str) -> dict:
         """The secret removed (`name`, `secret`)."""
+
+    @abstractmethod
+    def cluster_state(self) -> ClusterState:
+        """The cluster's capacity and queue now: its virtual clusters, nodes and SKU types, everyone's
+        unfinished jobs, and the virtual clusters the user may use. A kind whose cluster cannot tell
+        refuses with Unsupported, in one line."""
+
+    @abstractmethod
+    def job_events(self, name: str) -> list[Event]:
+        """The pods' events of the user's job (why a waiting job waits); [] where the cluster keeps none."""
 
     @abstractmethod
     def close(self) -> None: ...

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from ..core import formats
+from ..core.capacity import ClusterState, Event
 from ..core.job_format import Unsendable
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
@@ -170,6 +172,48 @@ class OpenPai(Backend):
         raise InvalidInput(message("openpai.no-registries", name=self.profile.name))
 
     add_registry = remove_registry = registries
+
+    # -- capacity and waiting (openpai-k8s.md §B) ---------------------------------------------
+    def cluster_state(self) -> ClusterState:
+        """VCs, `?nodes`, SKU types (each permitted VC's too, under HiveD), everyone's waiting and
+        running jobs, and the user's VCs: what a waiting job's explanation and the editor's check read.
+        Only the VC map is required; a part an older server lacks is left empty."""
+        v = "v2" if self.takes_v2 else "v1"
+        vcs = self.request("GET", f"/api/{v}/virtual-clusters").json()
+        nodes = self._optional(f"/api/{v}/virtual-clusters", params={"nodes": ""}) if self.takes_v2 else None
+        skus = self._optional("/api/v2/cluster/sku-types") if self.takes_v2 else None
+        user = self._optional(url_path("/api/v2/users/{user}" if self.takes_v2 else "/api/v1/user/{user}", user=self.user))
+        permitted = user.get("virtualCluster") if isinstance(user, dict) else None
+        permitted = [str(n) for n in permitted] if isinstance(permitted, list) else None
+        vc_skus = {}
+        if isinstance(skus, dict) and skus and isinstance(vcs, dict):
+            vc_skus = {vc: self._optional("/api/v2/cluster/sku-types", params={"vc": vc}) or {}
+                       for vc in (permitted if permitted is not None else list(vcs))}
+        if self.takes_v2:
+            jobs = self._optional("/api/v2/jobs", params={"state": "WAITING,RUNNING", "limit": 50000})
+        else:
+            jobs = self._optional("/api/v1/jobs")
+        listed = [j for j in jobs if isinstance(j, dict) and j.get("state") in ("WAITING", "RUNNING")] if isinstance(jobs, list) else []
+        return ClusterState.from_wire(vcs, nodes if isinstance(nodes, dict) and "gpuTotal" in next(iter(nodes.values()), {}) else None,
+                                      skus, listed, permitted, vc_skus, fetched_ms=int(time.time() * 1000))
+
+    def job_events(self, name: str) -> list[Event]:
+        """`GET /api/v2/jobs/:user~:job/events` (v1.3.0+); [] from a server without the route."""
+        if not self.takes_v2:
+            return []
+        answer = self._optional(url_path("/api/v2/jobs/{user}~{job}/events", user=self.user, job=name))
+        data = answer.get("data") if isinstance(answer, dict) else None
+        return [Event.from_wire(e) for e in data] if isinstance(data, list) else []
+
+    def _optional(self, path: str, **kwargs: Any) -> Any:
+        """The JSON of a GET that an older server may not have: None for its 4xx or a body that is not JSON."""
+        response = self.request("GET", path, allow=(400, 403, 404, 405, 500, 501), **kwargs)
+        if response.status_code >= 400:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            return None
 
     def submit(self, config: dict) -> list[str]:
         """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML; a v2 job as YAML, or

@@ -446,6 +446,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "why.in-function": (TEXT, " in {function}", "，在 {function} 中"),
     "why.changed": (TEXT, " (changed since the upload)", "（上传后已修改）"),
     # -- capacity: why a job waits (core/waiting.py) and whether one being written fits (core/fit.py) --
+    "paddle.no-capacity": (TEXT, "{name} is a PaddlePaddle Cloud cluster: it does not tell its capacity or queue (see pai quota)",
+                           "{name} 是 PaddlePaddle Cloud 集群：它不提供容量和排队信息（请用 pai quota）"),
     "capacity.res-gpu": (TEXT, "GPUs", "GPU"),
     "capacity.res-cpu": (TEXT, "CPUs", "CPU"),
     "capacity.res-memory_mb": (TEXT, "MB of memory", "MB 内存"),

@@ -25,7 +25,7 @@ from ..clusters.profiles import LOCALS
 from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..service import clusters, mounted_storages, records
+from ..service import clusters, mounted_storages, records, vc
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
@@ -73,6 +73,7 @@ class Daemon:
             **{cls.METHOD: self.profiles for cls in api.CLUSTER_METHODS},
             **{cls.METHOD: self.backend_call for cls in api.BACKEND_METHODS},
             **{cls.METHOD: self.records for cls in api.RECORD_METHODS},
+            **{cls.METHOD: self.capacity for cls in api.CAPACITY_METHODS},
         }
 
     # -- transport -------------------------------------------------------------------
@@ -353,6 +354,12 @@ class Daemon:
     async def backend_call(self, p: api.Params, notify: Notify) -> api.Result:
         """Quota and registry secrets: one call of the cluster's backend."""
         return await self.sessions.run(getattr(p, "cluster", None), BACKEND[type(p)], p)
+
+    async def capacity(self, p: api.Params, notify: Notify) -> api.Result:
+        """`vc.list` and `job.waiting`: the cluster's capacity, and why a job waits (service/vc.py)."""
+        if isinstance(p, api.Waiting):
+            return await self.sessions.run(p.cluster, lambda backend: vc.waiting(backend, p.job))
+        return await self.sessions.run(getattr(p, "cluster", None), vc.virtual_clusters)
 
     async def records(self, p: api.Params, notify: Notify) -> api.Result:
         """`record.*`: what a job ran (service/records.py); a rerun is watched like a submit."""

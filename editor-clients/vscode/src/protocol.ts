@@ -2,6 +2,12 @@
 // The language server's commands, their arguments and results, and its notifications, as the
 // client is compiled against them.
 
+export interface Amounts {
+  cpu: number;
+  memory: number;
+  gpu: number;
+}
+
 export interface ClusterRow {
   name: string;
   local: boolean;
@@ -471,6 +477,13 @@ export interface KindsResult {
   kinds: KindRow[];
 }
 
+export interface NodeRow {
+  name: string;
+  gpuUsed: number;
+  gpuAvailable: number;
+  gpuTotal: number;
+}
+
 /** A result with nothing in it (`jobs.subscribe`, which ends only when its connection does). */
 export interface Nothing {
 }
@@ -931,6 +944,44 @@ export interface UploadSummary {
   cleaned: string[];
   resent_files: number;
   seconds: number;
+}
+
+/** One virtual cluster: what it holds (`total`: its healthy part), uses and has free, its waiting and running jobs (everyone's), and whether the user may submit to it (None: unknown). */
+export interface VirtualClusterRow {
+  name: string;
+  total: Amounts;
+  used: Amounts;
+  free: Amounts;
+  waiting: number;
+  running: number;
+  permitted: boolean | null;
+}
+
+export interface VirtualClusters {
+  cluster?: string | null;
+}
+
+/** `nodes` is empty where the cluster does not list them; `fetched` is when it answered (ms). */
+export interface VirtualClustersResult {
+  cluster: string;
+  vcs: VirtualClusterRow[];
+  nodes: NodeRow[];
+  skuTypes: Record<string, Amounts>;
+  fetched: number;
+}
+
+/** Why the job waits: its events and its virtual cluster's state, asked now. */
+export interface Waiting {
+  cluster?: string | null;
+  job: string;
+}
+
+/** `explanation` (only for a WAITING job): `core.waiting.Explanation`'s JSON — the reason as a catalogue message, the jobs-ahead estimate, what is free, who holds it — rendered by the reader. */
+export interface WaitingResult {
+  cluster: string;
+  job: string;
+  state: string;
+  explanation: Record<string, unknown> | null;
 }
 
 export interface Watch {
