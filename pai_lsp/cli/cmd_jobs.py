@@ -251,6 +251,12 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
         out.print(f"  {visible(status.diagnostics)}", markup=False)
     if (why := failure_line(cluster, status.name, status.state)) is not None:
         out.print(f"  why: {visible(why)}", markup=False)
+    if status.state == "WAITING":
+        from ..settings import terminal_locale
+        from .cmd_vc import waiting_lines
+
+        for line in waiting_lines(cluster, status.name, terminal_locale()):
+            out.print(f"  {line}", markup=False)
     for t in status.tasks:
         ports = " ".join(f"{k}={v}" for k, v in t.ports.items())
         label = f"{t.role}:{t.index}"

@@ -44,6 +44,8 @@ def cmd_why(args: argparse.Namespace) -> int:
     from ..settings import terminal_locale
 
     result = daemon.call_sync(api.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
+    if result.state == "WAITING":  # not a failure: why it waits (the daemon's job.waiting)
+        return _waiting(args)
     if args.output == "json":
         print_json(result)
         return 0
@@ -52,6 +54,20 @@ def cmd_why(args: argparse.Namespace) -> int:
         print(visible(f"{args.job}: {state}" if state in EXPLAINED else render("why.nothing", terminal_locale(), job=args.job, state=state)))
         return 0
     print(report(result, terminal_locale()))
+    return 0
+
+
+def _waiting(args: argparse.Namespace) -> int:
+    from ..settings import terminal_locale
+    from .cmd_vc import waiting_lines
+
+    if args.output == "json":
+        print_json(daemon.call_sync(api.Waiting(job=args.job, cluster=args.cluster)))
+        return 0
+    lines = waiting_lines(args.cluster, args.job, terminal_locale())
+    print(visible(f"{args.job}: WAITING"))
+    for line in lines:
+        print(f"  {line}")
     return 0
 
 

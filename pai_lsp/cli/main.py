@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "outputs": ("cmd_jobs", "download a job's outputDir"),
     "cluster": ("cmd_cluster", "manage cluster profiles"),
     "hdfs": ("cmd_hdfs", "browse and move files on the cluster's HDFS"),
+    "vc": ("cmd_vc", "the cluster's virtual clusters: free, used and total resources, waiting and running jobs"),
     "quota": ("cmd_quota", "what you may use on a PaddlePaddle Cloud cluster, and use now"),
     "registry": ("cmd_registry", "image registry secrets on a PaddlePaddle Cloud cluster"),
     "daemon": ("cmd_daemon", "the background job daemon (started on demand)"),

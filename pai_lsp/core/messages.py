@@ -448,6 +448,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     # -- capacity: why a job waits (core/waiting.py) and whether one being written fits (core/fit.py) --
     "paddle.no-capacity": (TEXT, "{name} is a PaddlePaddle Cloud cluster: it does not tell its capacity or queue (see pai quota)",
                            "{name} 是 PaddlePaddle Cloud 集群：它不提供容量和排队信息（请用 pai quota）"),
+    "capacity.not-yours": (TEXT, " (not yours to use)", "（你不能使用）"),
+    "capacity.no-nodes": (TEXT, "(the cluster does not list its nodes)", "（该集群不列出其节点）"),
     "capacity.res-gpu": (TEXT, "GPUs", "GPU"),
     "capacity.res-cpu": (TEXT, "CPUs", "CPU"),
     "capacity.res-memory_mb": (TEXT, "MB of memory", "MB 内存"),
