@@ -1232,7 +1232,27 @@ class Waiting(JobRef):
     RESULT: ClassVar[type[Result]] = WaitingResult
 
 
-CAPACITY_METHODS: tuple[type[Params], ...] = (VirtualClusters, Waiting)
+@wire
+class CapacityStateResult(Result):
+    """`state`: `core.capacity.ClusterState`'s JSON, as the cluster answered at `fetched` (ms since the
+    epoch); None when the cluster cannot tell (PaddlePaddle Cloud)."""
+
+    cluster: str
+    state: dict[str, Any] | None
+    fetched: int
+
+
+@wire
+class CapacityState(OnCluster):
+    """The cluster's capacity and queue for the editor's checks, from the daemon's cache (asked again
+    once older than `maxAge` seconds)."""
+
+    METHOD: ClassVar[str] = "vc.state"
+    RESULT: ClassVar[type[Result]] = CapacityStateResult
+    max_age: int = 30
+
+
+CAPACITY_METHODS: tuple[type[Params], ...] = (VirtualClusters, Waiting, CapacityState)
 
 
 # -- HDFS --------------------------------------------------------------------------------

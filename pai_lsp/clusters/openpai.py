@@ -194,8 +194,12 @@ class OpenPai(Backend):
         else:
             jobs = self._optional("/api/v1/jobs")
         listed = [j for j in jobs if isinstance(j, dict) and j.get("state") in ("WAITING", "RUNNING")] if isinstance(jobs, list) else []
-        return ClusterState.from_wire(vcs, nodes if isinstance(nodes, dict) and "gpuTotal" in next(iter(nodes.values()), {}) else None,
-                                      skus, listed, permitted, vc_skus, fetched_ms=int(time.time() * 1000))
+        state = ClusterState.from_wire(vcs, nodes if isinstance(nodes, dict) and "gpuTotal" in next(iter(nodes.values()), {}) else None,
+                                       skus, listed, permitted, vc_skus, fetched_ms=int(time.time() * 1000))
+        if self.profile.name == LOCAL:  # the embedded cluster says whether it runs a job larger than it scaled
+            info = self._optional("/api/v2/info")
+            state.scales_jobs = isinstance(info, dict) and info.get("localScalesJobs") is True
+        return state
 
     def job_events(self, name: str) -> list[Event]:
         """`GET /api/v2/jobs/:user~:job/events` (v1.3.0+); [] from a server without the route."""

@@ -142,6 +142,7 @@ class ClusterState:
     jobs: list[QueuedJob] = field(default_factory=list)  # unfinished jobs (waiting and running), everyone's
     permitted: list[str] | None = None  # the VCs the user may submit to; None when unknown
     fetched_ms: int = 0
+    scales_jobs: bool = False  # the embedded local cluster unshaped: a job larger than it runs scaled, never waits
 
     @property
     def hived(self) -> bool:
@@ -168,7 +169,8 @@ class ClusterState:
         return cls({n: VirtualCluster(v["name"], res(v["total"]), res(v["guaranteed"]), res(v["used"])) for n, v in data["vcs"].items()},
                    {n: Node(**v) for n, v in data["nodes"].items()}, {n: res(v) for n, v in data["skus"].items()},
                    {vc: {n: res(v) for n, v in s.items()} for vc, s in data["vc_skus"].items()},
-                   [QueuedJob(**j) for j in data["jobs"]], data.get("permitted"), data.get("fetched_ms", 0))
+                   [QueuedJob(**j) for j in data["jobs"]], data.get("permitted"), data.get("fetched_ms", 0),
+                   bool(data.get("scales_jobs")))
 
     # -- what the rules ask of it ------------------------------------------------------------
     def waiting_in(self, vc: str) -> list[QueuedJob]:

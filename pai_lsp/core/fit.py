@@ -24,7 +24,7 @@ class Verdict:
 
 def judge(asks: list[RoleAsk], vc: str, state: ClusterState, priority: str | None = None) -> Verdict | None:
     """What to say of a job asking `asks` in virtual cluster `vc`; None when it fits or nothing is known."""
-    if not state.vcs or not asks:
+    if not state.vcs or not asks or state.scales_jobs:
         return None
     if vc not in state.vcs:
         return Verdict(NEVER, message("capacity.never-unknown-vc", vc=vc, known=", ".join(sorted(state.vcs))))

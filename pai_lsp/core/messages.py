@@ -450,6 +450,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                            "{name} 是 PaddlePaddle Cloud 集群：它不提供容量和排队信息（请用 pai quota）"),
     "capacity.not-yours": (TEXT, " (not yours to use)", "（你不能使用）"),
     "capacity.no-nodes": (TEXT, "(the cluster does not list its nodes)", "（该集群不列出其节点）"),
+    "capacity.vc-summary": (TEXT, "free {gpu} of {gpus} GPUs, {cpu} of {cpus} CPUs, {memory} of {memories} MB; {waiting} waiting",
+                            "空闲 GPU {gpu}/{gpus}，CPU {cpu}/{cpus}，内存 {memory}/{memories} MB；{waiting} 个作业等待中"),
     "capacity.res-gpu": (TEXT, "GPUs", "GPU"),
     "capacity.res-cpu": (TEXT, "CPUs", "CPU"),
     "capacity.res-memory_mb": (TEXT, "MB of memory", "MB 内存"),

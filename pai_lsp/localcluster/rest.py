@@ -92,8 +92,11 @@ class Api:
                              "hasGitHubPAT": False})
 
     async def info(self, request: Request) -> Response:
+        # localScalesJobs: this machine alone, unshaped, runs a job larger than it scaled (a client's "will it
+        # fit" has nothing to say); a cluster shaped by virtual-clusters.json makes such a job wait, as a real one.
+        scales = not self.cluster.layout.configured and not self.cluster.strict_resources
         return JSONResponse({"name": "PAI RESTful API", "version": f"local-{__version__}", "launcherType": "yarn",
-                             "authnMethod": "basic"})
+                             "authnMethod": "basic", "localScalesJobs": scales})
 
     async def authn_info(self, request: Request) -> Response:
         return JSONResponse({"authn_type": "basic", "loginURI": "/api/v1/authn/basic/login", "loginURIMethod": "post"})

@@ -8,6 +8,19 @@ export interface Amounts {
   gpu: number;
 }
 
+/** The cluster's capacity and queue for the editor's checks, from the daemon's cache (asked again once older than `maxAge` seconds). */
+export interface CapacityState {
+  cluster?: string | null;
+  maxAge?: number;
+}
+
+/** `state`: `core.capacity.ClusterState`'s JSON, as the cluster answered at `fetched` (ms since the epoch); None when the cluster cannot tell (PaddlePaddle Cloud). */
+export interface CapacityStateResult {
+  cluster: string;
+  state: Record<string, unknown> | null;
+  fetched: number;
+}
+
 export interface ClusterRow {
   name: string;
   local: boolean;
