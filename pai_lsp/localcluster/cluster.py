@@ -124,6 +124,8 @@ class LocalCluster:
         self.tracker = Tracker()  # notes what each running task starts, wherever it goes
         self._unsaved: set[str] = set()  # jobs whose last save failed (a full disk), warned about once
         self._closing = False
+        self._freed = 0  # counts the changes that may have freed resources (a task or job ended)
+        self._unplaced: dict[tuple[str, int], int] = {}  # (job, attempt) -> `_freed` when it last did not fit
         self.layout = Layout.load(data_dir / "virtual-clusters.json", Res(capacity.cpu, capacity.memory_mb, capacity.gpu))
         self.kinds: dict[str, JobKind] = {}  # jobs of another API than OpenPAI's: how their tasks are set up
         self.shell = find_bash() if self.engine is None else None  # what runs job commands on the host
@@ -302,9 +304,11 @@ class LocalCluster:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            used = self.usage() if self.layout.configured else {}
             for job in self._waiting_in_priority_order():
                 if self.layout.configured:
-                    self._try_place(job)
+                    if self._try_place(job, used):
+                        used = self.usage()
                     continue
                 cpu, mem = self._used()
                 share = job.share()
@@ -342,23 +346,30 @@ class LocalCluster:
                     per_node[node] = per_node.get(node, Res()) + task_need(job, task)
         return used
 
-    def _try_place(self, job: Job) -> None:
-        """Start the job when all its tasks find room on its virtual cluster's nodes; else note, as the
-        scheduler's FailedScheduling event of the first task that found none, why it waits."""
-        used = self.usage()
+    def _try_place(self, job: Job, used: dict[str, dict[str, Res]]) -> bool:
+        """Start the job when all its tasks find room on its virtual cluster's nodes (True); else note,
+        as the scheduler's FailedScheduling event of the first task that found none, why it waits. A
+        job that did not fit is tried again only once something was freed: a queue of thousands costs
+        one look per job per change, not one per wake."""
+        key = (job.framework, job.attempt)
+        if self._unplaced.get(key) == self._freed:
+            return False
         needs = [task_need(job, t) for t in job.tasks]
         nodes = self.layout.place(job.virtual_cluster, needs, used)
         if nodes is None:
+            self._unplaced[key] = self._freed
             blocked = self._first_unplaced(job, needs, used)
             record_event(job, job.tasks[blocked], "Warning", "FailedScheduling",
                          self.layout.why_not(job.virtual_cluster, needs[blocked], used))
-            return
+            return False
+        self._unplaced.pop(key, None)
         try:
             self._reserve(job, nodes)
         except Exception as exc:  # noqa: BLE001 - one job's failure never stops the scheduler
             self._fail(job, f"The scheduler could not place the job: {_words(exc)}")
-            return
+            return True
         self._spawn(self._isolated(job, self._start_tasks(job, job.attempt)))
+        return True
 
     def _first_unplaced(self, job: Job, needs: list[Res], used: dict[str, dict[str, Res]]) -> int:
         """The index of the first task that finds no room once the ones before it are placed."""
@@ -537,6 +548,7 @@ class LocalCluster:
             return ""
 
     def _task_done(self, job: Job, task: Task) -> None:
+        self._freed += 1
         outcome = self._completion(job, task)
         self.save(job)
         if outcome is not None:
@@ -593,6 +605,8 @@ class LocalCluster:
         return job.retry_count == -1 or job.retries < job.retry_count
 
     def _finish(self, job: Job, state: str, exit_code: int, diagnostics: str) -> None:
+        self._freed += 1
+        self._unplaced.pop((job.framework, job.attempt), None)
         job.state, job.exit_code, job.completed = state, exit_code, now_ms()
         job.exit_diagnostics = diagnostics
         self.save(job)
@@ -602,6 +616,7 @@ class LocalCluster:
         """End every unfinished task of the job: marked first (so none still starting will run), then
         asked to stop, killed after a grace (`_kill_groups`)."""
         victims = []
+        self._freed += 1
         for task in job.tasks:
             if task.finished:
                 continue
