@@ -1216,6 +1216,9 @@ class WaitingResult(Result):
     job: str
     state: str
     explanation: dict[str, Any] | None = None
+    # The explanation in the editor's language, filled by the language server: the reason alone, and every line.
+    reason: str | None = omitted_when_none()
+    lines: list[str] = field(default_factory=list)
 
 
 @wire
@@ -1653,6 +1656,8 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.hdfs.put": HdfsPutWithProgress,
     "pai.hdfs.get": HdfsGetWithProgress,
     "pai.storages.list": StorageList,
+    "pai.vc.list": VirtualClusters,
+    "pai.job.waiting": Waiting,
 }
 """Every command, by the class of its one argument (whose `RESULT` is what it answers)."""
 

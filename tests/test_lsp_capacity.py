@@ -5,11 +5,13 @@ fits nothing; `virtualCluster` completes and hovers with what is free; with no d
 
 from __future__ import annotations
 
+import getpass
 import json
 import tempfile
 import time
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -39,15 +41,18 @@ def shaped_cluster_with_a_running_holder(tmp: Path) -> None:
         time.sleep(0.3)
 
 
+@pytest.fixture(scope="module")
+def shaped(tmp_path_factory, starts_processes):
+    shaped_cluster_with_a_running_holder(tmp_path_factory.mktemp("holder"))
+    yield
+    stop_all(ENV)
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
-async def editor(lsp_client: LanguageClient):
-    shaped_cluster_with_a_running_holder(Path(tempfile.mkdtemp(prefix="pai-lsp-vc-ws-")))
+async def editor(lsp_client: LanguageClient, shaped):
     await start_session(lsp_client, "en")
-    try:
-        yield
-    finally:
-        await lsp_client.shutdown_session()
-        stop_all(ENV)
+    yield
+    await lsp_client.shutdown_session()
 
 
 def opened(client: LanguageClient, path: Path, text: str) -> str:
@@ -82,6 +87,22 @@ async def test_never_wait_and_fits_with_numbers_and_the_vc_completes_with_what_i
     assert items["vc1"].detail == "free 2 of 4 GPUs, 7 of 8 CPUs, 15360 of 16384 MB; 0 waiting"
     hover = await editor.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(wait), types.Position(line, 19)))
     assert "**vc1**: free 2 of 4 GPUs" in hover.contents.value
+
+
+async def test_a_waiting_job_says_why_in_the_editors_words_and_the_vcs_are_listed(editor, tmp_path):
+    (tmp_path / "queued.pai.yaml").write_text(v2_job("queued", gpu=2, instances=2))
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "settings.json").write_text(json.dumps({"pai.job.upload.enabled": False,
+                                                                   "pai.job.generateJobName.enabled": False}))
+    assert pai(ENV, "submit", "--cluster", "local", "queued.pai.yaml", cwd=tmp_path).returncode == 0
+    args = [{"job": "queued", "cluster": "local"}]
+    answer = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.job.waiting", args))
+    assert answer["ok"] is True and answer["state"] == "WAITING", answer
+    assert answer["lines"][0] == "waiting: not enough free GPUs in vc1: it asks 4, 2 free of 4"
+    assert any(line.strip().startswith(f"{getpass.getuser()}~holder (") for line in answer["lines"])
+    listed = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.vc.list", [{"cluster": "local"}]))
+    vc1 = next(row for row in listed["vcs"] if row["name"] == "vc1")
+    assert (vc1["free"]["gpu"], vc1["waiting"], vc1["running"]) == (2, 1, 1)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=BARE))

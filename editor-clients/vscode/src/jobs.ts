@@ -74,6 +74,11 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly seen = new Map<string, string>();
   /** A word on a job's row: why it failed (why.ts). */
   private readonly notes = new Map<string, string>();
+  /** Why a waiting job waits, a line per fact (waiting.ts): its reason on the row, every line in the tooltip. */
+  private readonly waiting = new Map<string, { reason: string; lines: string[] }>();
+  private readonly waitingShown = new vscode.EventEmitter<{ job: string; cluster: string }>();
+  /** A waiting job's row is shown (waiting.ts asks the daemon why it waits, now and then). */
+  readonly onDidShowWaiting = this.waitingShown.event;
   private readonly failedShown = new vscode.EventEmitter<{ job: string; cluster: string }>();
   /** A failed job's row is shown without a word on it (why.ts asks the daemon for its class). */
   readonly onDidShowFailed = this.failedShown.event;
@@ -134,8 +139,16 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     for (const c of this.clusters ?? []) for (const node of c.jobs) if (node.job.name === job) this.changed.fire(node);
   }
 
+  /** Why `job` waits (no reason: it does not, or cannot be told): shown on its row until it starts. */
+  explainWaiting(job: string, reason: string | undefined, lines: string[]): void {
+    if (reason) this.waiting.set(job, { reason, lines });
+    else this.waiting.delete(job);
+    for (const c of this.clusters ?? []) for (const node of c.jobs) if (node.job.name === job) this.changed.fire(node);
+  }
+
   private onStatus(p: Pick<EditorJobStatus, "job" | "cluster" | "state"> & { exitCode?: number | null }): void {
     this.seen.set(p.job, p.state);
+    if (p.state !== "WAITING") this.waiting.delete(p.job); // it started (or ended): the explanation goes
     for (const c of this.clusters ?? []) {
       for (const node of c.jobs) {
         if (node.job.name === p.job && (!p.cluster || p.cluster === c.name) && node.job.state !== p.state) {
@@ -193,9 +206,13 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       item.id = `job/${node.cluster.name}/${job.name}`;
       item.iconPath = stateIcon(job.state);
       if (job.state === "FAILED" && !this.notes.has(job.name)) this.failedShown.fire({ job: job.name, cluster: node.cluster.name });
-      item.description = [job.state, this.notes.get(job.name), duration(job.created, job.completed)].filter(Boolean).join(" · ");
+      if (job.state === "WAITING") this.waitingShown.fire({ job: job.name, cluster: node.cluster.name });
+      const waiting = job.state === "WAITING" ? this.waiting.get(job.name) : undefined;
+      item.description = [job.state, this.notes.get(job.name) ?? waiting?.reason, duration(job.created, job.completed)]
+        .filter(Boolean).join(" · ");
       item.tooltip = new vscode.MarkdownString([
         `**${job.name}** — ${job.state}`,
+        waiting ? waiting.lines.map((line) => line.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, "\\$&")).join("  \n") : "",
         job.created ? vscode.l10n.t("started {0}", new Date(job.created).toLocaleString()) : "",
         job.exitCode !== null && job.exitCode !== undefined ? vscode.l10n.t("exit code {0}", job.exitCode) : "",
       ].filter(Boolean).join("\n\n"));

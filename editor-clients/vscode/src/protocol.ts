@@ -995,6 +995,8 @@ export interface WaitingResult {
   job: string;
   state: string;
   explanation: Record<string, unknown> | null;
+  reason?: string | null;
+  lines: string[];
 }
 
 export interface Watch {
@@ -1133,6 +1135,8 @@ export interface Commands {
   "pai.hdfs.put": { argument: HdfsPutWithProgress; result: HdfsTransferResult };
   "pai.hdfs.get": { argument: HdfsGetWithProgress; result: HdfsTransferResult };
   "pai.storages.list": { argument: StorageList; result: StorageListResult };
+  "pai.vc.list": { argument: VirtualClusters; result: VirtualClustersResult };
+  "pai.job.waiting": { argument: Waiting; result: WaitingResult };
 }
 
 /** The server's notifications, by method. */
