@@ -7,6 +7,7 @@ being written (`fit.py`) read only this, so they are tested over recorded states
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 # HiveD's priority classes (openpai-k8s.md §B.6); a job without one is `test` under HiveD.
@@ -172,20 +173,46 @@ class ClusterState:
                    [QueuedJob(**j) for j in data["jobs"]], data.get("permitted"), data.get("fetched_ms", 0),
                    bool(data.get("scales_jobs")))
 
-    # -- what the rules ask of it ------------------------------------------------------------
+    # -- what the rules ask of it (indexed once per state: the editor asks at every keystroke) --------
     def waiting_in(self, vc: str) -> list[QueuedJob]:
-        return [j for j in self.jobs if j.vc == vc and j.state == "WAITING"]
+        return self._by_vc.get(("WAITING", vc), [])
 
     def running_in(self, vc: str) -> list[QueuedJob]:
-        return [j for j in self.jobs if j.vc == vc and j.state == "RUNNING"]
+        return self._by_vc.get(("RUNNING", vc), [])
+
+    def waiting_at_or_above(self, vc: str, p: int) -> int:
+        """How many jobs wait in `vc` whose priority `p` (job_priority) is at least this."""
+        return sum(count for q, count in self._waiting_priorities.get(vc, {}).items() if q >= p)
 
     def most_free_on_a_node(self) -> int | None:
         """The most GPUs free on one node now (None when the nodes are unknown)."""
-        return max((n.gpu_available for n in self.nodes.values()), default=None)
+        return self._nodes[1]
 
     def largest_node(self) -> int | None:
         """The most GPUs any node has (None when the nodes are unknown)."""
-        return max((n.gpu_total for n in self.nodes.values()), default=None)
+        return self._nodes[0]
+
+    @cached_property
+    def _by_vc(self) -> dict[tuple[str, str], list[QueuedJob]]:
+        out: dict[tuple[str, str], list[QueuedJob]] = {}
+        for job in self.jobs:
+            out.setdefault((job.state, job.vc), []).append(job)
+        return out
+
+    @cached_property
+    def _waiting_priorities(self) -> dict[str, dict[int, int]]:
+        out: dict[str, dict[int, int]] = {}
+        for job in self.jobs:
+            if job.state == "WAITING":
+                per = out.setdefault(job.vc, {})
+                p = job_priority(job, self.hived)
+                per[p] = per.get(p, 0) + 1
+        return out
+
+    @cached_property
+    def _nodes(self) -> tuple[int | None, int | None]:
+        return (max((n.gpu_total for n in self.nodes.values()), default=None),
+                max((n.gpu_available for n in self.nodes.values()), default=None))
 
 
 def job_priority(job: QueuedJob, hived: bool) -> int:

@@ -477,7 +477,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                                   "a smaller job may start before them",
                             "{vc} 中优先级类别更高、或类别相同但提交更早的等待作业；较小的作业可能先于它们启动"),
     "capacity.free": (TEXT, "free now in {vc}: {gpu} GPUs, {cpu} CPUs, {memory} MB", "{vc} 当前空闲：{gpu} 个 GPU，{cpu} 个 CPU，{memory} MB"),
-    "capacity.free-node": (TEXT, "; the most on one node: {most} GPUs", "；单个节点最多：{most} 个 GPU"),
+    "capacity.free-node": (TEXT, "; the most free on one node of the cluster: {most} GPUs", "；集群中单个节点最多空闲：{most} 个 GPU"),
     "capacity.held-by": (TEXT, "held by:", "占用者："),
     "capacity.holder": (TEXT, "{job} ({user}, {gpus} GPUs, since {since})", "{job}（{user}，{gpus} 个 GPU，自 {since} 起）"),
     "capacity.stale": (TEXT, " (cluster data from {age} s ago)", "（集群数据来自 {age} 秒前）"),

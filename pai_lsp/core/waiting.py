@@ -100,7 +100,7 @@ def jobs_ahead(job: QueuedJob, state: ClusterState) -> list[QueuedJob]:
 def waiting_ahead_of_new(priority: str | None, vc: str, state: ClusterState) -> int:
     """How many waiting jobs a job submitted now, of this class, would have ahead of it."""
     new = QueuedJob("", "", vc, "WAITING", 2**62, priority=priority)
-    return sum(job_priority(j, state.hived) >= job_priority(new, state.hived) for j in state.waiting_in(vc))
+    return state.waiting_at_or_above(vc, job_priority(new, state.hived))
 
 
 def holders(job: QueuedJob, state: ClusterState, short: str | None) -> list[Holder]:

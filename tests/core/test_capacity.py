@@ -46,7 +46,7 @@ def test_a_job_asking_more_than_is_free_says_so_with_jobs_ahead_free_and_holders
         "waiting: not enough free GPUs in vc1: it asks 8, 3 free of 16",
         "jobs ahead: 2 (an estimate: waiting jobs of vc1 with a higher priority class, or the same class submitted earlier; "
         "a smaller job may start before them)",
-        "free now in vc1: 3 GPUs, 6 CPUs, 12288 MB; the most on one node: 3 GPUs",
+        "free now in vc1: 3 GPUs, 6 CPUs, 12288 MB; the most free on one node of the cluster: 3 GPUs",
         "held by:",
         "  carol~train8 (carol, 8 GPUs, since 2023-11-14 22:15 UTC)",
         "  dave~eval (dave, 4 GPUs, since 2023-11-14 22:23 UTC)",
