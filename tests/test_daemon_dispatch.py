@@ -255,6 +255,6 @@ async def test_vc_list_and_why_a_job_waits(daemon, cluster):
     assert lines[0] == "waiting: not enough free GPUs in default: it asks 8, 6 free of 8"
     assert lines[-1].strip().startswith("alice~small (alice, 2 GPUs")
     _, running = await call(daemon, "job.waiting", {"job": "small"})
-    assert running["result"] == {"cluster": "local", "job": "small", "state": "RUNNING", "explanation": None}
+    assert running["result"] == {"cluster": "local", "job": "small", "state": "RUNNING", "explanation": None, "lines": []}
     _, missing = await call(daemon, "job.waiting", {"job": "nope"})
     assert missing["error"]["data"]["kind"] == "not-found"
