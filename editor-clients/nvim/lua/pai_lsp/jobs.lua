@@ -9,6 +9,7 @@ local M = {}
 
 local PAGE = 50
 local TICK_MS = 5000
+local WAIT_ASK_MS = 60000
 local COLUMNS = { 40, 10, 16 } -- name, state, started (then duration)
 local TASK_COLUMNS = { 16, 10, 15, 5 } -- task, state, IP, exit code (then ports)
 local views = {} -- buffer -> view {cluster, resolved, user, jobs, total, limit, entries}
@@ -21,7 +22,27 @@ local function header(view)
   }
 end
 
-local function render(buf)
+local render
+
+-- Why a waiting job waits (`pai.job.waiting`, in the editor's language): asked when its row is drawn,
+-- again at most once a minute while it waits; shown on the line below its row.
+local function ask_waiting(buf, view, job)
+  view.waiting = view.waiting or {}
+  local known = view.waiting[job.name]
+  local now = (vim.uv or vim.loop).now()
+  if known and now - known.asked < WAIT_ASK_MS then
+    return
+  end
+  view.waiting[job.name] = { reason = known and known.reason, asked = now }
+  client.execute("pai.job.waiting", { { job = job.name, cluster = view.cluster } }, function(result)
+    view.waiting[job.name] = { reason = result.state == "WAITING" and ui.value(result.reason) or nil, asked = now }
+    render(buf)
+  end, function()
+    return true -- a cluster that cannot tell, or is unreachable: the row says nothing more
+  end)
+end
+
+render = function(buf)
   local view = views[buf]
   if not view or not vim.api.nvim_buf_is_valid(buf) then
     return
@@ -32,6 +53,13 @@ local function render(buf)
     table.insert(lines, ui.row(COLUMNS, { job.name, job.state, ui.time(ui.value(job.created)),
       ui.duration(ui.value(job.created), ui.value(job.completed)) }))
     view.entries[#lines] = job
+    if job.state == "WAITING" then
+      local known = (view.waiting or {})[job.name]
+      if known and known.reason then
+        table.insert(lines, "  ↳ " .. known.reason)
+      end
+      ask_waiting(buf, view, job)
+    end
   end
   if (view.total or 0) > #view.jobs then
     table.insert(lines, t("… %d more: + shows them", view.total - #view.jobs))
