@@ -272,7 +272,7 @@ class LocalCluster:
         share is the whole machine, and `job.note` says what it gets instead of what it asked for. On a
         cluster shaped by virtual-clusters.json a job is what it asks for, and waits until that fits."""
         need = job.need()
-        if self.layout.configured:
+        if self.placed_on_nodes(job):
             job.accounted = dict(need)
             return
         have = {"cpu": self.capacity.cpu, "memory_mb": self.capacity.memory_mb, "gpu": self.capacity.gpu}
@@ -306,7 +306,7 @@ class LocalCluster:
             self._wake.clear()
             used = self.usage() if self.layout.configured else {}
             for job in self._waiting_in_priority_order():
-                if self.layout.configured:
+                if self.placed_on_nodes(job):
                     if self._try_place(job, used):
                         used = self.usage()
                     continue
@@ -328,6 +328,11 @@ class LocalCluster:
                    if (job := self.jobs.get(framework)) is not None and job.state == "WAITING" and job.execution_type != "STOP"]
         return [job for _, job in sorted(waiting, key=lambda pair: pair[0])]
 
+    def placed_on_nodes(self, job: Job) -> bool:
+        """Whether the job is placed on its virtual cluster's nodes (an OpenPAI job on a cluster shaped by
+        virtual-clusters.json), or fitted to this machine (PaddlePaddle Cloud's jobs, which know no VCs)."""
+        return self.layout.configured and job.kind == "openpai"
+
     def usage(self) -> dict[str, dict[str, Res]]:
         """What the unfinished tasks of running jobs hold: virtual cluster -> node -> resources. A job
         scaled to this machine holds what it was accounted for, on this machine."""
@@ -336,7 +341,7 @@ class LocalCluster:
             if job.state not in ACTIVE:
                 continue
             per_node = used.setdefault(job.virtual_cluster, {})
-            if not self.layout.configured and job.accounted and job.accounted != job.need():
+            if not self.placed_on_nodes(job) and job.accounted and job.accounted != job.need():
                 lump = Res(job.accounted["cpu"], job.accounted["memory_mb"], job.accounted["gpu"])
                 per_node[LOCALHOST] = per_node.get(LOCALHOST, Res()) + lump
                 continue

@@ -9,16 +9,34 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.capacity import ClusterState, RoleAsk, asks_from_config
 from ..core.fit import NEVER, judge
 from ..core.messages import message, render
-from ..core.model import Completion, Diagnostic, Hover
+from ..core.model import Completion, Diagnostic, Hover, Settings
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ..core.jsonc import Document, Node
-    from .language_server import Analysis, PaiLanguageServer
+
+
+class Server(Protocol):
+    """What this module needs of the language server (which holds a `CapacityChecks`)."""
+
+    @property
+    def documents(self) -> Iterable[str]: ...
+
+    def settings_for(self, uri: str) -> Settings: ...
+
+    def publish(self, uri: str) -> None: ...
+
+
+class Analysed(Protocol):
+    """An analysis of a document (language_server.Analysis): its parse."""
+
+    doc: Document
 
 REFRESH_SECONDS = 30.0  # how often the daemon is asked again while job files are edited
 STALE_SECONDS = 300  # state older than this is said to be so
@@ -27,7 +45,7 @@ STALE_SECONDS = 300  # state older than this is said to be so
 class CapacityChecks:
     """The cluster state last heard from the daemon, and what a job file's text makes of it."""
 
-    def __init__(self, ls: PaiLanguageServer):
+    def __init__(self, ls: Server):
         self.ls = ls
         self.state: ClusterState | None = None
         self.asked = -REFRESH_SECONDS  # monotonic time of the last question to the daemon
@@ -63,7 +81,7 @@ class CapacityChecks:
                 self.ls.publish(uri)
 
     # -- what a job file asks ----------------------------------------------------------------
-    def diagnostics(self, uri: str, result: Analysis) -> list[Diagnostic]:
+    def diagnostics(self, uri: str, result: Analysed) -> list[Diagnostic]:
         self.refresh_if_due()
         state = self.state
         if state is None:
