@@ -43,6 +43,13 @@ def test_a_waiting_job_says_why_under_its_row_until_it_starts(env):
         lines = nvim.current_lines()
         row = next(i for i, line in enumerate(lines) if line.startswith("holder "))
         assert lines[row + 1] == "  ↳ it can never run: it asks 8 GPUs in all, vc1 has 4", lines
+        nvim.command("PaiLogs holder")  # its log buffer says why too, while nothing is logged
+        nvim.wait("vim.fn.bufnr('pai://logs/holder') > 0 and table.concat(vim.api.nvim_buf_get_lines("
+                  "vim.fn.bufnr('pai://logs/holder'), 0, -1, false), '\\n'):find('[pai] waiting: ', 1, true) ~= nil",
+                  what="why it waits in its log buffer")
+        log = nvim.buffer_lines("pai://logs/holder")
+        assert "[pai] waiting: it can never run: it asks 8 GPUs in all, vc1 has 4" in log, log
+        assert any(line.startswith("[pai] jobs ahead: 0 (an estimate") for line in log), log
         assert pai(env, "stop", "holder").returncode == 0
         nvim.command("PaiJobs local")
         nvim.wait("vim.fn.search('^holder *STOPPED', 'n') > 0", what="holder stopped")
