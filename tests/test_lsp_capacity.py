@@ -89,6 +89,25 @@ async def test_never_wait_and_fits_with_numbers_and_the_vc_completes_with_what_i
     assert "**vc1**: free 2 of 4 GPUs" in hover.contents.value
 
 
+async def test_a_v1_config_is_judged_and_completed_the_same_way(editor, tmp_path):
+    config = {"jobName": "v1job", "image": "ubuntu:18.04", "virtualCluster": "vc1",
+              "taskRoles": [{"name": "main", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 1024, "gpuNumber": 5, "command": "true"}]}
+    text = json.dumps(config, indent=2)
+    path = tmp_path / "big.pai.json"
+    path.write_text(text)
+    uri = path.as_uri()
+    editor.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "json", 1, text)))
+    await until(lambda: capacity_diagnostics(editor, uri))
+    (error,) = capacity_diagnostics(editor, uri)
+    assert error.message == "This job can never run: an instance of main asks 5 GPUs, the largest node has 4."
+    line = next(i for i, row in enumerate(text.splitlines()) if '"virtualCluster"' in row)
+    assert (error.range.start.line, error.range.start.character) == (line, text.splitlines()[line].index('"vc1"'))
+    listed = await editor.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(line, text.splitlines()[line].index('"vc1"') + 2)))
+    vc1 = next(i for i in listed.items if i.label == "vc1")
+    assert vc1.text_edit.new_text == '"vc1"' and vc1.detail.startswith("free ")
+
+
 async def test_a_waiting_job_says_why_in_the_editors_words_and_the_vcs_are_listed(editor, tmp_path):
     (tmp_path / "queued.pai.yaml").write_text(v2_job("queued", gpu=2, instances=2))
     (tmp_path / ".vscode").mkdir()
