@@ -6,6 +6,8 @@ and HiveD's submit-time refusals."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -137,3 +139,19 @@ def test_waiting_jobs_start_in_the_order_of_the_pod_priority(hived):
         stop(c, "high")
         wait_for(lambda: state(c, "low") == "RUNNING")
         stop(c, "low")
+
+
+@pytest.mark.parametrize(("layout", "said"), [
+    ({"nodes": {"w1": {"gpu": 2}}, "virtualClusters": {"a": {"nodes": ["w1"]}, "b": {"nodes": ["w1"]}}},
+     "the virtual clusters take more of node w1 than it has (4 GPUs, 0 CPUs, 0 MB of 2, 0, 0)"),
+    ({"nodes": {"w1": {"gpu": -1}}}, "nodes.w1.gpu must be a whole number, 0 or more (not -1)"),
+    ({"virtualClusters": {"a": {"nodes": ["nowhere"]}}}, "virtualClusters.a names node nowhere, which nodes does not define"),
+    ({"virtualClusters": {"a": {"share": 2}}}, "virtualClusters.a.share must be a number from 0 to 1"),
+])
+def test_a_layout_that_cannot_be_used_is_one_line_at_start(tmp_path, starts_processes, layout, said):
+    data = shaped(tmp_path / "bad", layout)
+    started = subprocess.run([sys.executable, "-m", "pai_lsp", "local-cluster", "--data-dir", str(data), "--port", "0"],
+                             capture_output=True, text=True, timeout=60)
+    assert started.returncode == 2 and started.stdout == ""
+    (line,) = started.stderr.splitlines()
+    assert line.startswith("pai local-cluster: ") and line.endswith(said), line
