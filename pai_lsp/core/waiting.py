@@ -126,7 +126,7 @@ def _from_events(events: list[Event], instances: int) -> Message | None:
     for event in latest_per_task.values():
         if event.reason == "Pulling":
             return message("capacity.image-pulling", message=event.message)
-    scheduler = {task: e for task, e in _latest_scheduler_events(newest).items()}
+    scheduler = _latest_scheduler_events(newest)
     placed = sum(e.reason == "Scheduled" for e in scheduler.values())
     if placed and (placed < instances or any(e.reason == "FailedScheduling" for e in scheduler.values())):
         return message("capacity.gang", placed=placed, total=max(instances, len(scheduler)))

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from ..helpers.localcluster import USER, login, own_cluster, secret_file, wait_for
+from ..helpers.localcluster import USER, finished, job, log, login, own_cluster, role, secret_file, submit, wait_for
 from ..helpers.vc_jobs import HIVED_LAYOUT, LAYOUT, shaped, v2_job
 
 YAML = {"Content-Type": "text/yaml"}
@@ -155,3 +155,20 @@ def test_a_layout_that_cannot_be_used_is_one_line_at_start(tmp_path, starts_proc
     assert started.returncode == 2 and started.stdout == ""
     (line,) = started.stderr.splitlines()
     assert line.startswith("pai local-cluster: ") and line.endswith(said), line
+
+
+def test_only_tasks_placed_on_this_machine_get_its_gpus(tmp_path, starts_processes):
+    """`localhost` is this machine (here with two simulated GPU slots); a task on a simulated node runs
+    here too, with no GPU of this machine's."""
+    layout = {"nodes": {"localhost": {}, "w1": {"gpu": 4, "cpu": 8, "memoryMB": 16384}},
+              "virtualClusters": {"default": {"nodes": ["localhost"]}, "vc1": {"nodes": ["w1"]}}}
+    with own_cluster(shaped(tmp_path / "mixed", layout), "--gpus", "2") as cluster, cluster.client() as c:
+        nodes = c.get("/api/v2/virtual-clusters?nodes").json()
+        assert nodes["localhost"]["gpuTotal"] == 2 and nodes["w1"]["gpuTotal"] == 4
+        command = 'echo "gpus=[$CUDA_VISIBLE_DEVICES]"'
+        for name, vc, gpu in (("here", "default", 1), ("there", "vc1", 2)):
+            sent = submit(c, job(name, role("r", command, gpuNumber=gpu), virtualCluster=vc))
+            assert sent.status_code == 201, sent.text
+        for name, shown in (("here", "gpus=[0]\n"), ("there", "gpus=[]\n")):
+            assert finished(c, name)["jobStatus"]["state"] == "SUCCEEDED"
+            assert log(cluster, c, name, "r") == shown
