@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("cmd_jobs", "submit a job file to the local cluster"),
     "jobs": ("cmd_jobs", "list your jobs"),
     "status": ("cmd_jobs", "show a job's state and tasks"),
+    "top": ("cmd_top", "a running job's tasks: GPU use and memory, CPU, memory of the limit"),
     "why": ("cmd_why", "why a job failed, and where: the cause, the evidence, your file and line"),
     "logs": ("cmd_jobs", "print a job's logs"),
     "stop": ("cmd_jobs", "stop a job"),
