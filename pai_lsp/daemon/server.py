@@ -25,10 +25,9 @@ from ..clusters.profiles import LOCALS
 from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..service import clusters, mounted_storages, records
+from ..service import clusters, job_metrics, mounted_storages, records
 from ..service import hdfs as explorer
 from ..service import jobs as service
-from ..service import job_metrics
 from ..service import preview as dry_run
 from ..storage.base import Cancel
 from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
