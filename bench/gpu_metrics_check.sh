@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: the local cluster's GPU series (job-exporter's task_gpu_percent and
 # task_gpu_mem_percent, nvidiasmi_utilization_gpu) through its /prometheus, for a job that holds one GPU and
-# loads it for about 30 s (torch or cupy where the task's python3 has one; else it only holds it, and the
-# series must exist at 0 %). Prints NVML's own reading, the series, and a verdict. About 3 minutes.
-#   bash bench/gpu_metrics_check.sh
+# loads it for about 30 s (bench/gpu_load.py: the CUDA driver through ctypes, 1 GiB and a spinning kernel;
+# else torch or cupy; else it only holds it, and the series must exist at 0 %). Prints NVML's own reading,
+# the series, and a verdict. About 2 minutes.
+#   bash bench/gpu_metrics_check.sh            (PY=python3 with PYTHONPATH set: another Python than .venv's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x .venv/bin/python ] || bash scripts/bootstrap
+REPO=$(pwd)
+if [ -z "${PY:-}" ]; then
+  [ -x .venv/bin/python ] || bash scripts/bootstrap
+  PY=.venv/bin/python
+fi
 command -v prometheus >/dev/null || apt-get install -y -qq prometheus >/dev/null 2>&1 || true
 command -v prometheus >/dev/null || { echo "no prometheus: apt-get install prometheus" >&2; exit 1; }
 nvidia-smi -L
-PY=.venv/bin/python
 echo "== NVML, as the cluster reads it"
 $PY -c "from pai_lsp.localcluster.gpus import Gpus; [print(r) for r in Gpus().read().values()]"
 DATA=$(mktemp -d)
@@ -21,11 +25,12 @@ trap 'kill -INT $CLUSTER 2>/dev/null; wait $CLUSTER 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q "REST " "$DATA/out" 2>/dev/null && break; sleep 0.2; done
 head -1 "$DATA/out"
 URL=$(grep -o 'REST [^ ]*' "$DATA/out" | cut -d' ' -f2)
-timeout 240 $PY - "$URL" <<'EOF'
+status=0
+timeout 240 $PY - "$URL" "$REPO" <<'EOF' || status=$?
 import sys, time, httpx
-url = sys.argv[1]
+url, repo = sys.argv[1], sys.argv[2]
 token = httpx.post(f"{url}/api/v1/token", json={"username": "alice", "password": "pw-gpu-check"}).json()["token"]
-load = ("python3 -c 'import torch,time; x=torch.rand(4096,4096,device=\"cuda\"); e=time.time()+30\n"
+load = (f"python3 {repo}/bench/gpu_load.py 30 || python3 -c 'import torch,time; x=torch.rand(4096,4096,device=\"cuda\"); e=time.time()+30\n"
         "while time.time()<e: x=x@x; x=x/x.norm()' || python3 -c 'import cupy,time; x=cupy.random.rand(4096,4096); "
         "e=time.time()+30\nwhile time.time()<e: x=x@x; x=x/cupy.linalg.norm(x)' || sleep 30; sleep 20")
 job = {"jobName": "gpu", "image": "x", "taskRoles": [{"name": "w", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 4096,
@@ -36,7 +41,8 @@ def q(promql):
     return httpx.get(f"{url}/prometheus/api/v1/query", params={"query": promql}, timeout=30).json()["data"]["result"]
 time.sleep(40)
 for promql in ('task_gpu_percent{job_name="alice~gpu"}', 'task_gpu_mem_percent{job_name="alice~gpu"}',
-               'max_over_time(task_gpu_percent{job_name="alice~gpu"}[1m])', "nvidiasmi_utilization_gpu",
+               'max_over_time(task_gpu_percent{job_name="alice~gpu"}[1m])',
+               'max_over_time(task_gpu_mem_percent{job_name="alice~gpu"}[1m])', "nvidiasmi_utilization_gpu",
                'task_cpu_percent{job_name="alice~gpu"}'):
     print("==", promql)
     for s in q(promql):
@@ -46,3 +52,6 @@ peak = q('max_over_time(task_gpu_percent{job_name="alice~gpu"}[1m])')
 print("VERDICT:", "GPU series present" if peak else "NO GPU SERIES", "peak", [p["value"][1] for p in peak])
 sys.exit(0 if peak else 1)
 EOF
+echo "== the task's log"
+tail -n 5 "$DATA"/jobs/alice~gpu/attempt-0/w-0/logs/all 2>/dev/null || true
+exit $status
