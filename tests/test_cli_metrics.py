@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from .helpers.cli import command_job, isolated_env, pai, stop_all
+from .helpers.cli import command_job, isolated_env, pai, stop_all, typed_on_a_terminal
 from .helpers.daemon import open_endpoint
 from .helpers.localcluster import wait_for
 from .helpers.servers import missing
@@ -70,6 +70,11 @@ def test_top_shows_each_tasks_cpu_and_memory(env, tmp_path):
     rows = [line.split() for line in lines[2:]]
     assert [row[0] for row in rows] == ["train:0", "train:1"]
     assert all(row[1].endswith("%") and "/" in row for row in rows)
+
+    # On a terminal the view is redrawn (the screen cleared) every --interval seconds; Ctrl-C ends it quietly.
+    code, shown = typed_on_a_terminal(env, b"\x03", lambda out: out.count(b" on local at ") >= 2, "top", job, "--interval", "1")
+    assert code == 0, shown
+    assert shown.count(" on local at ") >= 2 and "\x1b[2J" in shown and "train:1" in shown
 
     # The history of the same figures, for the charts: the daemon's `job.metricsRange`, over its socket.
     history = rpc(env, "job.metricsRange", {"job": job, "cluster": "local", "start": time.time() - 30, "step": 1})
