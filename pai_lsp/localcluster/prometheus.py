@@ -11,7 +11,6 @@ otherwise found by its pid file and ended at the next start.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -99,7 +98,9 @@ class Prometheus:
                 f"--web.route-prefix={PREFIX}", f"--web.external-url=http://127.0.0.1:{self.port}{PREFIX}",
                 "--log.level=warn"]
         with open(self.folder / "prometheus.log", "ab") as log:
+            # A session of its own (POSIX): a Ctrl-C at the terminal is the cluster's to pass on, in its order.
             self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=self.folder,
+                                            start_new_session=sys.platform != "win32",
                                             preexec_fn=_die_with_parent if _pdeathsig() else None)
         write_atomic(self.pid_file, str(self.process.pid), private=True)
         self.client = httpx.AsyncClient(base_url=f"http://127.0.0.1:{self.port}", timeout=httpx.Timeout(60.0, connect=5.0))
@@ -108,7 +109,7 @@ class Prometheus:
         """A Prometheus an earlier cluster of this data folder left running (killed where the kernel does not
         end it with its parent): it holds the data, so it is ended first."""
         try:
-            pid = int(self.pid_file.read_text())
+            pid = int(self.pid_file.read_text(encoding="utf-8"))
             proc = psutil.Process(pid)
             if str(self.folder / "data") in " ".join(proc.cmdline()):
                 proc.kill()
@@ -187,11 +188,11 @@ def _pdeathsig() -> bool:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec: the kernel kills Prometheus when the cluster dies, however it dies."""
-    import ctypes
+    """In the child before exec (Linux): the kernel kills Prometheus when the cluster dies, however it dies."""
+    if sys.platform.startswith("linux"):
+        import ctypes
 
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
-    os.setsid()  # not in the cluster's process group: a Ctrl-C is the cluster's to pass on
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
