@@ -235,7 +235,7 @@ def test_in_chinese(env, workspace):
 
 def test_hdfs_browser(nvim, env, workspace, tmp_path):
     out = pai(env, "run", "mnist.pai.json", cwd=workspace)
-    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file(s), … to /<user>/<job> (0 unchanged)"
+    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file, … to /<user>/<job> (0 unchanged)"
     home, job = code_dir.rsplit("/", 1)
 
     nvim.command(f"PaiHdfs {home}")
@@ -501,7 +501,7 @@ def test_a_first_run_v2_job_gets_its_code_through_the_default_storage(nvim, env,
     folder = f"{getpass.getuser()}~{job}"
     # (the upload sends the example's other files too: its count is what the upload globs chose)
     where = nvim.wait_message("→ storage local:/")
-    assert re.fullmatch(rf"pai: \d+ files → storage local:/{re.escape(folder)}, mounted at /mnt/local", where), where
+    assert re.fullmatch(rf"pai: \d+ files? → storage local:/{re.escape(folder)}, mounted at /mnt/local", where), where
     nvim.wait(f"vim.fn.bufnr('pai://logs/{job}') > 0 and vim.api.nvim_buf_get_lines(vim.fn.bufnr('pai://logs/{job}'), 0, -1, false)[1] == 'hello from train.py'",
               what="train.py's output in the log buffer")
     assert nvim.wait_message(f"job {job} SUCCEEDED") == f"pai: job {job} SUCCEEDED"

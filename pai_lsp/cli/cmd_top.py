@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from .. import api
 from ..daemon import client as daemon
-from .args import cluster_option, command, job_argument
+from .args import _, cluster_option, command, job_argument
 from .cmd_daemon import restart_if_stale
 from .output import add_output_option, console, human_size, print_json, visible
 
@@ -64,7 +64,7 @@ def render(result: JobMetricsResult) -> str:
     from ..settings import terminal_locale
 
     stamp = time.strftime("%H:%M:%S", time.localtime(result.time))
-    lines = [visible(f"{result.job} on {result.cluster} at {stamp}")]
+    lines = [visible(_("{job} on {cluster} at {time}").format(job=result.job, cluster=result.cluster, time=stamp))]
     if not result.tasks:
         lines.append(say("metrics.no-tasks", terminal_locale(), job=result.job))
         return "\n".join(lines)
