@@ -101,3 +101,11 @@ def test_status_of_a_running_job_without_gpus_says_nothing_of_idle_gpus(env, tmp
     status = json.loads(pai(env, "status", job, "-o", "json", "--idle-for", "0.05").stdout)
     assert "idleGpu" not in status  # the guard looks at GPU series only: a CPU job is never "idle GPUs"
     assert pai(env, "stop", job).returncode == 0
+
+
+def test_top_of_a_job_the_cluster_lacks_says_so_in_one_line(env):
+    result = pai(env, "top", "no_such_job")
+    assert result.returncode != 0 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no_such_job" in lines[0], result.stderr
+

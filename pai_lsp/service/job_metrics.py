@@ -19,7 +19,11 @@ DEFAULT_RANGE = 3600.0  # seconds of history when no start is given
 
 
 def now(backend: Backend, job: str) -> api.JobMetricsResult:
+    """Each running task's figures; a job the cluster does not have is NotFound (Prometheus alone would
+    answer nothing, as for a job whose first samples are not in yet)."""
     tasks = backend.task_metrics(job)
+    if not tasks:
+        backend.job(job)
     return api.JobMetricsResult(job=job, cluster=backend.profile.name, time=time.time(), tasks=[
         api.TaskFigures(role=t.role, index=t.index, cpu_percent=t.cpu_percent, memory_bytes=t.memory_bytes,
                         memory_limit_bytes=t.memory_limit_bytes, memory_percent=t.memory_percent,
