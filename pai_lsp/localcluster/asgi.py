@@ -171,7 +171,7 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     from .monitoring import DEFAULT_INTERVAL, Monitoring
 
     exporter = bind("127.0.0.1", 0)  # job-exporter's /metrics, for the cluster's Prometheus only (loopback)
-    monitoring = Monitoring(cluster, data_dir, exporter, metrics_interval or DEFAULT_INTERVAL, prometheus)
+    monitoring = Monitoring(cluster, data_dir, exporter, metrics_interval or DEFAULT_INTERVAL, prometheus, private or remote)
     app = monitoring.wrap(app)
     rest, webhdfs = f"http://{shown}:{actual}", f"http://{shown}:{fs_port}"
     paddle = f"http://{shown}:{paddle_actual}"

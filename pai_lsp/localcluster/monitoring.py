@@ -17,8 +17,11 @@ DEFAULT_INTERVAL = 10  # seconds between scrapes (OpenPAI's default is 30: a des
 
 class Monitoring:
     def __init__(self, cluster, data_dir: Path, exporter_socket: socket.socket, interval: int = DEFAULT_INTERVAL,
-                 program: str = "prometheus") -> None:
-        """`program`: the Prometheus to run (a name on PATH or a path), `none` for none."""
+                 program: str = "prometheus", private: bool = False) -> None:
+        """`program`: the Prometheus to run (a name on PATH or a path), `none` for none. `private`: `/prometheus`
+        needs the cluster's token too (a real cluster's is open, but it is no machine of the user's)."""
+        self.users = cluster.users
+        self.private = private
         host, port = exporter_socket.getsockname()[:2]
         self.exporter_port = port
         self.exporter = Exporter(lambda: running_trees(cluster), min_gap=min(0.5, interval / 2))
@@ -36,11 +39,27 @@ class Monitoring:
                 await self.exporter(scope, receive, send)
                 return
             if kind == "http" and (scope["path"] == PREFIX or scope["path"].startswith(PREFIX + "/")):
+                if self.private and (refused := self._refused(scope)) is not None:
+                    await refused(scope, receive, send)
+                    return
                 await self.prometheus.proxy(scope, receive, send)
                 return
             await app(scope, receive, send)
 
         return wrapped
+
+    def _refused(self, scope):
+        """The REST API's 401 for a request without a valid token; None when it has one."""
+        from starlette.responses import JSONResponse
+
+        from .rest_errors import ClusterError
+
+        header = dict(scope["headers"]).get(b"authorization")
+        try:
+            self.users.verify(header.decode("latin-1") if header else None)
+        except ClusterError as exc:
+            return JSONResponse({"code": exc.code, "message": exc.message}, exc.status)
+        return None
 
     def _lifespan(self, receive, send):
         async def receiving():

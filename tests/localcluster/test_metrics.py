@@ -112,3 +112,15 @@ def test_without_prometheus_the_path_says_so_in_one_line(tmp_path):
         assert answer.headers["content-type"].startswith("text/plain")
         lines = answer.text.strip().splitlines()
         assert len(lines) == 1 and "no Prometheus" in lines[0] and "apt-get install prometheus" in lines[0]
+
+
+def test_a_private_cluster_asks_its_token_for_prometheus_too(tmp_path, prometheus):
+    with own_cluster(tmp_path / "cluster", "--private", "--metrics-interval", "1") as cluster:
+        url = f"{cluster.url}/prometheus/api/v1/query"
+        anonymous = httpx.get(url, params={"query": "up"}, timeout=30)
+        assert anonymous.status_code == 401 and anonymous.json()["code"] == "UnauthorizedUserError"
+        forged = httpx.get(url, params={"query": "up"}, headers={"Authorization": "Bearer x.y.z"}, timeout=30)
+        assert forged.status_code == 401
+        with cluster.client() as c:
+            answer = wait_for(lambda: (a := c.get("/prometheus/api/v1/query", params={"query": "up"})).status_code == 200 and a, 30)
+        assert answer.json()["status"] == "success"
