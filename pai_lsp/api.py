@@ -411,14 +411,74 @@ class StatusResult(Result):
     user_exit_code: int | None
     exit_reason: str
     tasks: list[TaskRow]
+    idle_gpu: IdleGpu | None = omitted_when_none()  # a running job whose GPUs sit idle (`Status`'s thresholds)
 
     @classmethod
-    def of(cls, job: JobDetail, cluster: str | None = None, web_portal: str | None = None) -> StatusResult:
+    def of(cls, job: JobDetail, cluster: str | None = None, web_portal: str | None = None,
+           idle_gpu: IdleGpu | None = None) -> StatusResult:
         return cls(name=job.name, cluster=cluster, web_portal=web_portal, state=job.state, created=job.created,
                    completed=job.completed, exit_code=job.exit_code, diagnostics=job.diagnostics,
-                   user_exit_code=job.user_exit_code, exit_reason=job.exit_reason,
+                   user_exit_code=job.user_exit_code, exit_reason=job.exit_reason, idle_gpu=idle_gpu,
                    tasks=[TaskRow(role=t.role, index=t.index, state=t.state, ports=t.ports, ip=t.ip, exit_code=t.exit_code,
                                   log=t.log, worker=t.worker, started=t.started, message=t.message) for t in job.tasks])
+
+
+@wire
+class IdleGpu(Result):
+    """A running job whose GPUs stayed below `threshold` percent over the last `minutes` (the portal's low-GPU
+    rule): `average` is theirs over that window, `gpus` how many GPU series it held."""
+
+    average: float
+    threshold: float
+    minutes: float
+    gpus: int
+
+
+@wire
+class GpuFigures(Result):
+    minor: str  # the GPU's minor number, as job-exporter labels it
+    utilization: float | None  # percent
+    memory_percent: float | None  # framebuffer used, percent
+
+
+@wire
+class TaskFigures(Result):
+    """One task's figures now; None where the cluster had no sample."""
+
+    role: str
+    index: int
+    cpu_percent: float | None  # 100 = one core
+    memory_bytes: float | None
+    memory_limit_bytes: float | None
+    memory_percent: float | None  # of its limit
+    gpus: list[GpuFigures]
+
+
+@wire
+class JobMetricsResult(Result):
+    job: str
+    cluster: str
+    time: float  # unix seconds of the answer
+    tasks: list[TaskFigures]  # running tasks with samples, by role and index
+
+
+@wire
+class MetricSeries(Result):
+    role: str
+    index: int
+    metric: str  # cpu, memory, memory_limit, memory_percent, gpu, gpu_memory
+    minor: str | None  # the GPU, for gpu and gpu_memory
+    points: list[list[float]]  # [unix seconds, value]
+
+
+@wire
+class JobMetricsRangeResult(Result):
+    job: str
+    cluster: str
+    start: float
+    end: float
+    step: float
+    series: list[MetricSeries]
 
 
 @wire
@@ -938,8 +998,34 @@ class JobRef(OnCluster):
 
 @wire
 class Status(JobRef):
+    """A running job's status also says whether its GPUs sat below `idle_threshold` percent over the last
+    `idle_minutes` (the portal's rule: 10 % over 10 minutes), where the cluster has metrics."""
+
     METHOD: ClassVar[str] = "status"
     RESULT: ClassVar[type[Result]] = StatusResult
+    idle_threshold: float = 10.0
+    idle_minutes: float = 10.0
+
+
+@wire
+class JobMetrics(JobRef):
+    """Each running task's GPU utilisation and memory (per GPU), CPU and memory now, from the cluster's
+    Prometheus with OpenPAI's dashboard queries."""
+
+    METHOD: ClassVar[str] = "job.metrics"
+    RESULT: ClassVar[type[Result]] = JobMetricsResult
+
+
+@wire
+class JobMetricsRange(JobRef):
+    """The same over a time range: `start` (default: an hour before `end`), `end` (default: now), unix
+    seconds; `step` seconds between points (default: the sampling interval, coarser for a long range)."""
+
+    METHOD: ClassVar[str] = "job.metricsRange"
+    RESULT: ClassVar[type[Result]] = JobMetricsRangeResult
+    start: float | None = None
+    end: float | None = None
+    step: float | None = None
 
 
 @wire
@@ -1367,7 +1453,8 @@ class StorageList(OnCluster):
 
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
+    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, JobMetrics,
+    JobMetricsRange, *CLUSTER_METHODS,
     *HDFS_METHODS, StorageList, *BACKEND_METHODS, *RECORD_METHODS, *CAPACITY_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
@@ -1631,6 +1718,8 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.job.config": JobConfig,
     "pai.job.ssh": Ssh,
     "pai.job.stop": Stop,
+    "pai.job.metrics": JobMetrics,
+    "pai.job.metricsRange": JobMetricsRange,
     "pai.job.follow": Follow,
     "pai.job.unfollow": Unfollow,
     "pai.jobOutputs": JobOutputs,

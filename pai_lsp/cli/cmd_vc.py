@@ -39,25 +39,23 @@ def cmd_vc(args: argparse.Namespace) -> int:
     if args.output == "json":
         print_json(result)
         return 0
-    print(f"{'VC':16} {'GPU free/used/total':>20} {'CPU free/used/total':>20} {'MEMORY MB free/used/total':>27} "
+    print(f"{'VC':16} {'GPU FREE/USED/TOTAL':>20} {'CPU FREE/USED/TOTAL':>20} {'MEMORY MB FREE/USED/TOTAL':>27} "
           f"{'WAITING':>7} {'RUNNING':>7}")
     for row in result.vcs:
         mark = "" if row.permitted is not False else render("capacity.not-yours", locale)
-        print(visible(f"{row.name:16} {_three(row, 'gpu'):>20} {_three(row, 'cpu'):>20} {_three(row, 'memory'):>27} "
-                      f"{row.waiting:>7} {row.running:>7}{mark}"))
+        gpu, cpu, memory = (f"{free}/{used}/{total}" for free, used, total in zip(
+            (row.free.gpu, row.free.cpu, row.free.memory), (row.used.gpu, row.used.cpu, row.used.memory),
+            (row.total.gpu, row.total.cpu, row.total.memory), strict=True))
+        print(visible(f"{row.name:16} {gpu:>20} {cpu:>20} {memory:>27} {row.waiting:>7} {row.running:>7}{mark}"))
     if args.nodes:
         print()
         if not result.nodes:
             print(render("capacity.no-nodes", locale))
         else:
-            print(f"{'NODE':24} {'GPU free':>8} {'used':>5} {'total':>6}")
+            print(f"{'NODE':24} {'GPU FREE':>8} {'USED':>5} {'TOTAL':>6}")
             for node in result.nodes:
                 print(visible(f"{node.name:24} {node.gpu_available:>8} {node.gpu_used:>5} {node.gpu_total:>6}"))
     return 0
-
-
-def _three(row: api.VirtualClusterRow, resource: str) -> str:
-    return f"{getattr(row.free, resource)}/{getattr(row.used, resource)}/{getattr(row.total, resource)}"
 
 
 def waiting_lines(cluster: str | None, job: str, locale: str | None) -> list[str]:

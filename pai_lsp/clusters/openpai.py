@@ -165,6 +165,56 @@ class OpenPai(Backend):
             raise ServerError(message("openpai.bad-storages", url=self.rest_uri))
         return detail
 
+    # -- job metrics (Kubernetes era, and the local cluster) -------------------------------------
+    @property
+    def prometheus_uri(self) -> str | None:
+        """Where the cluster's Prometheus answers: `/prometheus` at the master, beside `/rest-server` (pylon
+        proxies it with no token, openpai-k8s.md §C.1); None for a YARN-era cluster, which has none."""
+        if not (self.protocol == 2 or self.profile.name == LOCAL):
+            return None
+        return self.rest_uri.removesuffix("/rest-server") + "/prometheus"
+
+    def _promql(self, promql: str, window: tuple[float, float, float] | None = None) -> object:
+        """The `data` of Prometheus' answer to a query, instant or over (start, end, step)."""
+        base = self.prometheus_uri
+        if base is None:
+            raise Unsupported(message("openpai.no-metrics", name=self.profile.name))
+        params: dict[str, str | float] = {"query": promql}
+        path = "/api/v1/query"
+        if window is not None:
+            path = "/api/v1/query_range"
+            params.update(zip(("start", "end", "step"), window, strict=True))
+        # With the user's token, which a real cluster's /prometheus ignores and a private local cluster asks for.
+        response = self.request("GET", base + path, allow=tuple(range(400, 600)), params=params)
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or "status" not in body:  # not Prometheus: none there, or it said why not
+            why = detail(response.status_code, response.content)[0]
+            raise Unsupported(message("openpai.no-prometheus", url=base, why=why))
+        if body.get("status") != "success":
+            raise ServerError(message("openpai.bad-metrics", url=base, why=str(body.get("error") or body.get("errorType"))))
+        return body.get("data")
+
+    def task_metrics(self, name: str) -> list:
+        from ..core import metrics
+
+        data = self._promql(metrics.job_query(metrics.framework_name(self.user, name)))
+        try:
+            return metrics.tasks_now(data)
+        except metrics.BadAnswer as exc:
+            raise ServerError(message("openpai.bad-metrics", url=self.prometheus_uri, why=str(exc))) from None
+
+    def task_series(self, name: str, start: float, end: float, step: float) -> list:
+        from ..core import metrics
+
+        data = self._promql(metrics.job_query(metrics.framework_name(self.user, name)), (start, end, step))
+        try:
+            return metrics.series(data)
+        except metrics.BadAnswer as exc:
+            raise ServerError(message("openpai.bad-metrics", url=self.prometheus_uri, why=str(exc))) from None
+
     def quota(self) -> dict:
         raise InvalidInput(message("openpai.no-quota", name=self.profile.name))
 

@@ -257,6 +257,12 @@ class PaddleCloud(Backend):
     def job_events(self, name: str) -> list[Event]:
         return []  # its API keeps no scheduler events
 
+    def task_metrics(self, name: str) -> list:
+        raise Unsupported(message("paddle.no-metrics", name=self.profile.name))
+
+    def task_series(self, name: str, start: float, end: float, step: float) -> list:
+        raise Unsupported(message("paddle.no-metrics", name=self.profile.name))
+
     def quota(self) -> dict:
         items = self.api("GET", "/api/v1/quota/").get("items") or []
         status = (items[0].get("status") or {}) if items else {}

@@ -79,8 +79,7 @@ def _wait(asks: list[RoleAsk], vc: str, state: ClusterState, priority: str | Non
     if short is not None:
         ahead = waiting_ahead_of_new(priority, vc, state)
         return Verdict(WAIT, message("capacity.wait-vc", need=getattr(need, short), res=message(f"capacity.res-{short}"), vc=vc,
-                                     free=getattr(info.free, short), total=getattr(info.guaranteed, short), ahead=ahead,
-                                     s="" if ahead == 1 else "s"))
+                                     free=getattr(info.free, short), total=getattr(info.guaranteed, short), ahead=ahead))
     most = state.most_free_on_a_node()
     widest = max(asks, key=lambda a: a.each.gpu if a.instances else 0)
     if most is not None and widest.instances and widest.each.gpu > most:

@@ -25,7 +25,7 @@ from ..clusters.profiles import LOCALS
 from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..service import clusters, mounted_storages, records, vc
+from ..service import clusters, job_metrics, mounted_storages, records, vc
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
@@ -61,6 +61,8 @@ class Daemon:
             api.Preview.METHOD: self.preview,
             api.Jobs.METHOD: self.jobs,
             api.Status.METHOD: self.status,
+            api.JobMetrics.METHOD: self.metrics,
+            api.JobMetricsRange.METHOD: self.metrics_range,
             api.Why.METHOD: self.why,
             api.Config.METHOD: self.config,
             api.Ssh.METHOD: self.ssh,
@@ -253,9 +255,17 @@ class Daemon:
 
     async def status(self, p: api.Status, notify: Notify) -> api.StatusResult:
         def status(backend: Backend) -> api.StatusResult:
-            return api.StatusResult.of(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
+            job = backend.job(p.job)
+            idle = job_metrics.idle_gpu(backend, p.job, p.idle_threshold, p.idle_minutes) if job.state == "RUNNING" else None
+            return api.StatusResult.of(job, backend.profile.name, clusters.web_portal(backend.profile, p.job), idle)
 
         return await self.sessions.run(p.cluster, status)
+
+    async def metrics(self, p: api.JobMetrics, notify: Notify) -> api.JobMetricsResult:
+        return await self.sessions.run(p.cluster, job_metrics.now, p.job)
+
+    async def metrics_range(self, p: api.JobMetricsRange, notify: Notify) -> api.JobMetricsRangeResult:
+        return await self.sessions.run(p.cluster, job_metrics.history, p.job, p.start, p.end, p.step)
 
     async def why(self, p: api.Why, notify: Notify) -> api.WhyResult:
         return await self.explainer.get(await self.sessions.resolve(p.cluster), p.job, p.refresh)

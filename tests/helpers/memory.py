@@ -15,7 +15,7 @@ from pai_lsp.clusters.profiles import Profile
 from pai_lsp.core import paddle
 from pai_lsp.core.capacity import ClusterState, Event, asks_from_config
 from pai_lsp.core.openpai_rest import JobDetail, JobSummary, TaskStatus
-from pai_lsp.errors import NameTaken, NotFound
+from pai_lsp.errors import NameTaken, NotFound, Unsupported
 from pai_lsp.storage.base import Stat, Storage
 from pai_lsp.storage.upload import unchanged_files, upload
 
@@ -173,6 +173,12 @@ class MemoryBackend(Backend):
         task = TaskStatus(role="main", index=0, state=state, ip="10.0.0.1" if running else None, ports={"ssh": "2222"},
                           exit_code=0 if state == "SUCCEEDED" else None, log=f"memory://logs/{name}" if running else None)
         return JobDetail(name=name, state=state, created=1, exit_code=task.exit_code, tasks=[task])
+
+    def task_metrics(self, name: str) -> list:
+        raise Unsupported(f"{self.profile.name} is a cluster in memory: it has no Prometheus")
+
+    def task_series(self, name: str, start: float, end: float, step: float) -> list:
+        return self.task_metrics(name)
 
     def _state(self, name: str) -> str:
         if name in self.stopped:

@@ -225,6 +225,12 @@ export interface GitFacts {
   untracked: string[];
 }
 
+export interface GpuFigures {
+  minor: string;
+  utilization: number | null;
+  memoryPercent: number | null;
+}
+
 export interface HdfsCat {
   cluster?: string | null;
   storage?: string | null;
@@ -396,6 +402,14 @@ export interface HdfsUsage {
   folders: number;
 }
 
+/** A running job whose GPUs stayed below `threshold` percent over the last `minutes` (the portal's low-GPU rule): `average` is theirs over that window, `gpus` how many GPU series it held. */
+export interface IdleGpu {
+  average: number;
+  threshold: number;
+  minutes: number;
+  gpus: number;
+}
+
 export interface ImportedCluster {
   name: string;
   datacenter: string;
@@ -425,6 +439,37 @@ export interface JobLog {
   length: number;
   text: string;
   data: string | null;
+}
+
+/** Each running task's GPU utilisation and memory (per GPU), CPU and memory now, from the cluster's Prometheus with OpenPAI's dashboard queries. */
+export interface JobMetrics {
+  cluster?: string | null;
+  job: string;
+}
+
+/** The same over a time range: `start` (default: an hour before `end`), `end` (default: now), unix seconds; `step` seconds between points (default: the sampling interval, coarser for a long range). */
+export interface JobMetricsRange {
+  cluster?: string | null;
+  job: string;
+  start?: number | null;
+  end?: number | null;
+  step?: number | null;
+}
+
+export interface JobMetricsRangeResult {
+  job: string;
+  cluster: string;
+  start: number;
+  end: number;
+  step: number;
+  series: MetricSeries[];
+}
+
+export interface JobMetricsResult {
+  job: string;
+  cluster: string;
+  time: number;
+  tasks: TaskFigures[];
 }
 
 /** The job's outputDir into `dest`, reported on `work_done_token` as it goes. */
@@ -488,6 +533,14 @@ export interface Kinds {
 export interface KindsResult {
   jobFiles: JobFileFormat[];
   kinds: KindRow[];
+}
+
+export interface MetricSeries {
+  role: string;
+  index: number;
+  metric: string;
+  minor: string | null;
+  points: number[][];
 }
 
 export interface NodeRow {
@@ -774,9 +827,12 @@ export interface SshTask {
   urls: Record<string, string[]>;
 }
 
+/** A running job's status also says whether its GPUs sat below `idle_threshold` percent over the last `idle_minutes` (the portal's rule: 10 % over 10 minutes), where the cluster has metrics. */
 export interface Status {
   cluster?: string | null;
   job: string;
+  idleThreshold?: number;
+  idleMinutes?: number;
 }
 
 /** `exitCode` is the cluster's (255 for any failed command), `userExitCode` the command's own when the cluster reports it, `exitReason` the cluster's code in words; `webPortal` the job's page. */
@@ -792,6 +848,7 @@ export interface StatusResult {
   userExitCode: number | null;
   exitReason: string;
   tasks: TaskRow[];
+  idleGpu?: IdleGpu | null;
 }
 
 export interface Stop {
@@ -895,6 +952,17 @@ export interface SubmittedFile {
 }
 
 export interface Subscribe {
+}
+
+/** One task's figures now; None where the cluster had no sample. */
+export interface TaskFigures {
+  role: string;
+  index: number;
+  cpuPercent: number | null;
+  memoryBytes: number | null;
+  memoryLimitBytes: number | null;
+  memoryPercent: number | null;
+  gpus: GpuFigures[];
 }
 
 export interface TaskRow {
@@ -1110,6 +1178,8 @@ export interface Commands {
   "pai.job.config": { argument: JobConfig; result: ConfigText };
   "pai.job.ssh": { argument: Ssh; result: SshResult };
   "pai.job.stop": { argument: Stop; result: StopResult };
+  "pai.job.metrics": { argument: JobMetrics; result: JobMetricsResult };
+  "pai.job.metricsRange": { argument: JobMetricsRange; result: JobMetricsRangeResult };
   "pai.job.follow": { argument: Follow; result: Following };
   "pai.job.unfollow": { argument: Unfollow; result: StoppedResult };
   "pai.jobOutputs": { argument: JobOutputs; result: PathResult };
