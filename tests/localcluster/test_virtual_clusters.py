@@ -172,3 +172,22 @@ def test_only_tasks_placed_on_this_machine_get_its_gpus(tmp_path, starts_process
         for name, shown in (("here", "gpus=[0]\n"), ("there", "gpus=[]\n")):
             assert finished(c, name)["jobStatus"]["state"] == "SUCCEEDED"
             assert log(cluster, c, name, "r") == shown
+
+
+def test_a_layout_gives_shares_whole_nodes_and_amounts_and_places_gangs_in_process():
+    from pai_lsp.localcluster.layout import Layout, Res
+
+    layout = Layout.parse({"nodes": {"a": {"gpu": 4, "cpu": 8, "memoryMB": 100}, "b": {"gpu": 2, "cpu": 4, "memoryMB": 50}},
+                           "virtualClusters": {"half": {"share": 0.5}, "b": {"nodes": {"b": {"gpu": 1, "cpu": 2, "memoryMB": 25}}}},
+                           "groups": {"ml": ["half"]}}, Res(1, 1, 1))
+    assert layout.total("half") == Res(6, 75, 3) and layout.total("b") == Res(2, 25, 1) and layout.total("default") == Res()
+    assert layout.permitted(set(), False) == [] and layout.permitted({"ml"}, False) == ["half"]
+    assert layout.permitted(set(), True) == ["b", "default", "half"]
+    gang = [Res(1, 10, 2), Res(1, 10, 1)]
+    assert layout.place("half", gang, {}) == ["a", "b"]  # 2 GPUs of a's half, then b's half
+    assert layout.place("half", [Res(1, 10, 3)], {}) is None  # no node's half has 3
+    assert layout.why_not("half", Res(1, 10, 3), {}) == "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."
+    assert layout.why_not("b", Res(1, 10, 2), {}) == (
+        "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) not in the virtual cluster b.")
+    machine = Layout.of_machine(Res(8, 1024, 0))
+    assert not machine.configured and machine.total("default") == Res(8, 1024, 0)
