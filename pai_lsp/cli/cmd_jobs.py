@@ -76,6 +76,10 @@ def add_commands(sub) -> None:
     job_argument(p)
     cluster_option(p)
     p.add_argument("-w", "--watch", action="store_true", help="print the status again whenever it changes, until the job ends")
+    p.add_argument("--idle-below", type=float, default=10.0, metavar="PERCENT",
+                   help="a running job's GPUs count as idle below this average utilisation (default: 10, the portal's rule)")
+    p.add_argument("--idle-for", type=float, default=10.0, metavar="MINUTES",
+                   help="... over this many minutes (default: 10)")
     add_output_option(p)
     p = command(sub, "logs", "print a job's logs", [
         ("pai logs mnist_1a2b3c4d", "every task's log so far"),
@@ -241,7 +245,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     from ..core.openpai_rest import FINAL  # (here: `pai jobs` does without its job classes)
 
     def fetch() -> Any:
-        return daemon.call_sync(api.Status(job=args.job, cluster=args.cluster))
+        return daemon.call_sync(api.Status(job=args.job, cluster=args.cluster, idle_threshold=args.idle_below,
+                                           idle_minutes=args.idle_for))
 
     if not args.watch:
         _show_status(fetch(), args.output, args.cluster)
@@ -263,6 +268,19 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
         out.print(f"  {visible(status.diagnostics)}", markup=False)
     if (why := failure_line(cluster, status.name, status.state)) is not None:
         out.print("  " + _("why: {why}").format(why=visible(why)), markup=False)
+    if status.state == "WAITING":
+        from ..settings import terminal_locale
+        from .cmd_vc import waiting_lines
+
+        for line in waiting_lines(cluster, status.name, terminal_locale()):
+            out.print(f"  {line}", markup=False)
+    if status.idle_gpu is not None:
+        from ..core.messages import render
+        from ..settings import terminal_locale
+
+        idle = status.idle_gpu
+        out.print("  " + render("status.idle-gpu", terminal_locale(), average=f"{idle.average:g}", minutes=f"{idle.minutes:g}",
+                                threshold=f"{idle.threshold:g}"), markup=False)
     for t in status.tasks:
         ports = " ".join(f"{k}={v}" for k, v in t.ports.items())
         label = f"{t.role}:{t.index}"
