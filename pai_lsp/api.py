@@ -1352,9 +1352,25 @@ class JobStatus(Event):
     diagnostics: str = ""
     user_exit_code: int | None = None  # the command's own, when the cluster reports it
     exit_reason: str = ""  # the platform's code in words
+    retries: int | None = None  # times the platform ran it again, where the cluster counts them
 
 
-EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus)}
+@wire
+class JobEnded(Event):
+    """A watched job ended (SUCCEEDED, FAILED, STOPPED) or was run again (RETRIED): sent once per end
+    to every subscriber, and as the desktop notice and webhooks the user set (`notices.json`)."""
+
+    EVENT: ClassVar[str] = "job.ended"
+    job: str
+    cluster: str | None = None
+    state: str  # SUCCEEDED, FAILED, STOPPED or RETRIED
+    why: str = ""  # a failed job's cause in one line (English), when it could be found
+    why_zh: str = ""  # the same in Chinese
+    retries: int | None = None
+    exit_code: int | None = None
+
+
+EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus, JobEnded)}
 
 
 
@@ -1606,7 +1622,19 @@ class EditorJobStatus(OnJob):
     diagnostics: str
 
 
-NOTIFICATIONS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (EditorJobLog, EditorJobLogEnd, EditorJobStatus)}
+@wire
+class EditorJobEnded(OnJob):
+    """A watched job ended or was run again: the editor says so, offering its log and, when it failed, why."""
+
+    EVENT: ClassVar[str] = "pai/jobEnded"
+    state: str  # SUCCEEDED, FAILED, STOPPED or RETRIED
+    message: str  # the notice in the editor's language
+    why: str = ""  # a failed job's cause in one line, in the editor's language
+    retries: int | None = omitted_when_none()
+
+
+NOTIFICATIONS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (EditorJobLog, EditorJobLogEnd, EditorJobStatus,
+                                                                    EditorJobEnded)}
 
 
 # -- the same as a JSON Schema -------------------------------------------------------------------

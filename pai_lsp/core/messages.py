@@ -471,6 +471,21 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "lsp.open-to-preview": (TEXT, "Open a job file to preview it.", "请先打开要预览的作业文件。"),
     "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。"),
     "lsp.job-ended": (TEXT, "Job {job} {state}", "作业 {job} {state}"),
+    # -- a job's end, told wherever the user is (service/notices.py) ----------------------------
+    "notice.succeeded": (TEXT, "Job {job} succeeded", "作业 {job} 已成功"),
+    "notice.failed": (TEXT, "Job {job} failed", "作业 {job} 失败"),
+    "notice.stopped": (TEXT, "Job {job} was stopped", "作业 {job} 已停止"),
+    "notice.retried": (TEXT, "Job {job} is running again (retry {retries})", "作业 {job} 正在重试（第 {retries} 次）"),
+    "notice.on-cluster": (TEXT, "on cluster {cluster}", "集群 {cluster}"),
+    "notice.webhook-failed": (TEXT, "the webhook {url} did not take the notice of job {job}: {reason}",
+                              "webhook {url} 未接受作业 {job} 的通知：{reason}"),
+    "notice.desktop-failed": (TEXT, "no desktop notification: {reason}", "无法显示桌面通知：{reason}"),
+    "notice.settings-not-object": (TEXT, "the notice settings must be a JSON object", "通知设置必须是一个 JSON 对象"),
+    "notice.webhook-url": (TEXT, "each webhook needs a `url` starting with http:// or https://",
+                           "每个 webhook 都需要以 http:// 或 https:// 开头的 `url`"),
+    "notice.webhook-format": (TEXT, "unknown webhook format {format!r} (one of: {formats})",
+                              "未知的 webhook 格式 {format!r}（可选：{formats}）"),
+    "notice.settings-problem": (TEXT, "notices: {problem}", "通知设置：{problem}"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
     "preview.code-storage": (TEXT, "The job has no codeDir: its code goes to storage {storage}, so pai adds to the job (shown below) "
                              "an extras.storages entry for {storage} (mounted at {mount}) and `cd {folder}` before each "

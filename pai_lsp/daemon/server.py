@@ -30,9 +30,10 @@ from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
 from ..storage.base import Cancel
-from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
+from . import config_dir, endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .explanations import Explainer
 from .journal import SubmitJournal, prune
+from .notices import Notices
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
@@ -53,6 +54,8 @@ class Daemon:
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
+        self.notices = Notices(self.explainer, config_dir() / "notices.json")
+        self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
@@ -287,12 +290,14 @@ class Daemon:
         return api.WatchResult(watched=len(self.watcher.watched))
 
     async def subscribe(self, p: api.Subscribe, notify: Notify) -> api.Nothing:
-        """`job.status` for every watched job's change, until the connection closes."""
+        """`job.status` for every watched job's change and `job.ended` for each end, until the connection closes."""
         self.watcher.subscribers.add(notify)
+        self.notices.listeners.add(notify)
         try:
             await asyncio.Event().wait()
         finally:
             self.watcher.subscribers.discard(notify)
+            self.notices.listeners.discard(notify)
         return api.Nothing()
 
     async def follow_logs(self, p: api.FollowLogs, notify: Notify) -> api.FollowLogsResult:
