@@ -12,7 +12,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .helpers.cli import isolated_env, stop_all
+from .helpers.cli import isolated_env, pai, stop_all
+from .helpers.failing import failing_workspace
 from .helpers.configs import V2_HELLO
 from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
@@ -22,7 +23,7 @@ ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-home-")))
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def editor(lsp_client: LanguageClient):
-    events: dict[str, list] = {"log": [], "status": [], "end": []}
+    events: dict[str, list] = {"log": [], "status": [], "end": [], "ended": []}
 
     @lsp_client.feature("pai/jobLog")
     def _log(params):
@@ -35,6 +36,10 @@ async def editor(lsp_client: LanguageClient):
     @lsp_client.feature("pai/jobLogEnd")
     def _log_end(params):
         events["end"].append(params._asdict())
+
+    @lsp_client.feature("pai/jobEnded")
+    def _ended(params):
+        events["ended"].append(params._asdict())
 
     lsp_client.events = events
     await start_session(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
@@ -76,6 +81,23 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [{"job": job, "dest": str(tmp_path / "out")}]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
+
+
+async def test_a_job_run_from_the_terminal_that_fails_is_told_in_the_editor_with_why(editor, tmp_path):
+    """The editor is connected: a job the terminal ran (watched by the daemon) ends, and the editor is
+    told — `pai/jobEnded` with its cause in one line, which the clients show with its log and the
+    report; a client that shows no messages itself gets it as one `window/showMessage`."""
+    await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobs.list", [{"cluster": "local"}]))
+    ws = failing_workspace(tmp_path / "ws", "boom")
+    run = pai(ENV, "run", "boom.pai.json", cwd=ws)
+    assert run.returncode == 0, run.stderr
+    job = run.stdout.split()[1]
+    await until(lambda: any(e["job"] == job for e in editor.events["ended"]), timeout=60)
+    (ended,) = [e for e in editor.events["ended"] if e["job"] == job]
+    assert ended["state"] == "FAILED" and ended["cluster"] == "local" and ended["message"] == f"Job {job} failed"
+    assert "KeyError" in ended["why"] and "pkg/ops.py:3" in ended["why"]
+    await until(lambda: any(m.message.startswith(f"Job {job} FAILED: ") for m in editor.messages))
+    assert [m.type for m in editor.messages if job in m.message] == [types.MessageType.Warning]
 
 
 async def test_invalid_config_is_one_editor_message(editor, tmp_path):

@@ -122,6 +122,17 @@ export interface ConfigText {
   text: string;
 }
 
+/** A watched job ended or was run again: the editor says so, offering its log and, when it failed, why. */
+export interface EditorJobEnded {
+  job: string;
+  cluster: string | null;
+  uri?: string | null;
+  state: string;
+  message: string;
+  why: string;
+  retries?: number | null;
+}
+
 /** `text` stands for `length` bytes of the task's log from byte `offset`. */
 export interface EditorJobLog {
   job: string;
@@ -391,6 +402,17 @@ export interface JobConfig {
   job: string;
 }
 
+/** A watched job ended (SUCCEEDED, FAILED, STOPPED) or was run again (RETRIED): sent once per end to every subscriber, and as the desktop notice and webhooks the user set (`notices.json`). */
+export interface JobEnded {
+  job: string;
+  cluster: string | null;
+  state: string;
+  why: string;
+  whyZh: string;
+  retries: number | null;
+  exitCode: number | null;
+}
+
 export interface JobFileFormat {
   format: string;
   title: string;
@@ -436,6 +458,7 @@ export interface JobStatus {
   diagnostics: string;
   userExitCode: number | null;
   exitReason: string;
+  retries: number | null;
 }
 
 /** The user's jobs, newest first: `limit` of them from `offset` (all when no limit). */
@@ -1076,6 +1099,7 @@ export interface Notifications {
   "pai/jobLog": EditorJobLog;
   "pai/jobLogEnd": EditorJobLogEnd;
   "pai/jobStatus": EditorJobStatus;
+  "pai/jobEnded": EditorJobEnded;
 }
 
 export type FailureKind = "auth" | "cancelled" | "config" | "exists" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";
