@@ -29,6 +29,7 @@ local ZH = {
   ["open a job file (%s) to see it rendered"] = "请先打开要查看渲染结果的作业文件（%s）",
   ["preview again (the files as they are now)"] = "重新预览（按文件当前的状态）",
   ["job %s %s"] = "作业 %s %s",
+  ["job %s is running again (retry %d)"] = "作业 %s 正在重试（第 %d 次）",
   ["could not follow the log"] = "无法跟踪日志",
   ["which job? :PaiLogs {job}"] = "哪个作业？:PaiLogs {job}",
   ["the language server stopped (exit %s, signal %s); starting it again"] = "语言服务器已退出（退出码 %s，信号 %s），正在重新启动",
