@@ -13,8 +13,8 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers.cli import isolated_env, pai, stop_all
-from .helpers.failing import failing_workspace
 from .helpers.configs import V2_HELLO
+from .helpers.failing import failing_workspace
 from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
 

@@ -471,7 +471,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "lsp.open-to-preview": (TEXT, "Open a job file to preview it.", "请先打开要预览的作业文件。"),
     "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。"),
     "lsp.job-ended": (TEXT, "Job {job} {state}", "作业 {job} {state}"),
-    # -- a job's end, told wherever the user is (service/notices.py) ----------------------------
+    # -- a job's end, told wherever the user is (service/notice_channels.py) ----------------------------
     "notice.succeeded": (TEXT, "Job {job} succeeded", "作业 {job} 已成功"),
     "notice.failed": (TEXT, "Job {job} failed", "作业 {job} 失败"),
     "notice.stopped": (TEXT, "Job {job} was stopped", "作业 {job} 已停止"),

@@ -1,6 +1,6 @@
 """A watched job's end, told wherever the user is: `job.ended` to every subscriber (the editors, which
 show it with its log and, for a failure, why), the OS's desktop notification (even with no editor
-open), and the webhooks the user set (`service/notices.py`). A failure's one-line cause is the
+open), and the webhooks the user set (`service/notice_channels.py`). A failure's one-line cause is the
 explanation the daemon makes as the job ends; the notices wait for it (a few seconds at most).
 
 Nothing here holds up the watcher: each end is told in a task of its own, and a webhook or a desktop
@@ -17,7 +17,7 @@ from pathlib import Path
 from pai_lsp.api import Event, JobEnded, JobStatus
 
 from ..errors import PaiError
-from ..service import notices as service
+from ..service import notice_channels as service
 from ..service.why import one_line
 from .explanations import Explainer
 

@@ -29,7 +29,7 @@ from ..core.messages import is_chinese, render
 from ..core.openpai_rest import FINAL
 from ..core.upload_facts import size_text
 from ..errors import Cancelled, InvalidInput, PaiError, as_pai_error
-from ..service.notices import title as notice_title
+from ..service.notice_channels import title as notice_title
 from ..settings import job_values, read
 from .uris import fs_path, workspace_relative
 
