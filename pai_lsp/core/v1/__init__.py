@@ -12,6 +12,7 @@ from ..jsonc import Document
 from ..messages import render
 from ..model import Diagnostic, NewFile, Settings
 from ..schema import DIALECTS, job_schema
+from ..status_notification import in_extras
 from ..validate import diagnose
 from .to_v2 import ConversionError, to_v2_yaml
 
@@ -27,7 +28,8 @@ class PaiV1(JobFormat):
     code_dir = True
 
     def schema(self, dialect: str) -> dict:
-        return job_schema(dialect)
+        """OpenPAI's (whose extras reach a Kubernetes-era server's v2 job as written) also knows the e-mail flags."""
+        return in_extras(job_schema(dialect)) if dialect == "openpai" else job_schema(dialect)
 
     def diagnose(self, doc: Document, settings: Settings) -> list[Diagnostic]:
         return diagnose(doc, self.checked(settings))
