@@ -471,6 +471,23 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "lsp.open-to-preview": (TEXT, "Open a job file to preview it.", "请先打开要预览的作业文件。"),
     "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted.", "已取消提交：没有提交任何作业。"),
     "lsp.job-ended": (TEXT, "Job {job} {state}", "作业 {job} {state}"),
+    # -- extras.jobStatusChangeNotification in a job file (core/status_notification.py) ----------------
+    "status-notification.object": (TEXT, "Which of the job's state changes the cluster e-mails you about.",
+                                   "集群就作业的哪些状态变化给你发邮件。"),
+    "status-notification.note": (TEXT, "The cluster only e-mails, and only where its admin turned job-status notifications on "
+                                 "(alert-manager with SMTP); it looks every 120 s, so a job that fails within 120 s of starting "
+                                 "gets no \"running\" mail. pai tells you of every watched job's end itself — desktop, editor, "
+                                 "webhooks (notices.json) — on any cluster.",
+                                 "集群只发电子邮件，且仅当管理员启用了作业状态通知（alert-manager 与 SMTP）；它每 120 秒检查一次，"
+                                 "所以启动后 120 秒内失败的作业收不到 “running” 邮件。无论集群如何，pai 都会自己通知你每个被关注作业的结束："
+                                 "桌面、编辑器、webhook（notices.json）。"),
+    "status-notification.running": (TEXT, "E-mail when the job starts running (sent once; a job that ends between two 120 s polls "
+                                    "gets none).", "作业开始运行时发邮件（只发一次；在两次 120 秒轮询之间结束的作业收不到）。"),
+    "status-notification.succeeded": (TEXT, "E-mail when the job succeeds.", "作业成功时发邮件。"),
+    "status-notification.stopped": (TEXT, "E-mail when the job is stopped.", "作业被停止时发邮件。"),
+    "status-notification.failed": (TEXT, "E-mail when the job fails.", "作业失败时发邮件。"),
+    "status-notification.retried": (TEXT, "E-mail when the job is retried (one mail per poll, with the retry count).",
+                                    "作业重试时发邮件（每次轮询一封，附重试次数）。"),
     # -- a job's end, told wherever the user is (service/notice_channels.py) ----------------------------
     "notice.succeeded": (TEXT, "Job {job} succeeded", "作业 {job} 已成功"),
     "notice.failed": (TEXT, "Job {job} failed", "作业 {job} 失败"),
@@ -485,7 +502,6 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                            "每个 webhook 都需要以 http:// 或 https:// 开头的 `url`"),
     "notice.webhook-format": (TEXT, "unknown webhook format {format!r} (one of: {formats})",
                               "未知的 webhook 格式 {format!r}（可选：{formats}）"),
-    "notice.settings-problem": (TEXT, "notices: {problem}", "通知设置：{problem}"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
     "preview.code-storage": (TEXT, "The job has no codeDir: its code goes to storage {storage}, so pai adds to the job (shown below) "
                              "an extras.storages entry for {storage} (mounted at {mount}) and `cd {folder}` before each "

@@ -15,33 +15,25 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .messages import CATALOGUE
+
 KEY = "jobStatusChangeNotification"
 
-_NOTE_EN = ("The cluster only e-mails, and only where its admin turned job-status notifications on (alert-manager "
-            "with SMTP); it looks every 120 s, so a job that fails within 120 s of starting gets no \"running\" mail. "
-            "pai tells you of every watched job's end itself — desktop, editor, webhooks (notices.json) — on any cluster.")
-_NOTE_ZH = ("集群只发电子邮件，且仅当管理员启用了作业状态通知（alert-manager 与 SMTP）；它每 120 秒检查一次，"
-            "所以启动后 120 秒内失败的作业收不到 “running” 邮件。无论集群如何，pai 都会自己通知你每个被关注作业的结束："
-            "桌面、编辑器、webhook（notices.json）。")
+STATES = ("running", "succeeded", "stopped", "failed", "retried")  # the flags, each false by default
 
-_STATES = {
-    "running": ("E-mail when the job starts running (sent once; a job that ends between two 120 s polls gets none).",
-                "作业开始运行时发邮件（只发一次；在两次 120 秒轮询之间结束的作业收不到）。"),
-    "succeeded": ("E-mail when the job succeeds.", "作业成功时发邮件。"),
-    "stopped": ("E-mail when the job is stopped.", "作业被停止时发邮件。"),
-    "failed": ("E-mail when the job fails.", "作业失败时发邮件。"),
-    "retried": ("E-mail when the job is retried (one mail per poll, with the retry count).",
-                "作业重试时发邮件（每次轮询一封，附重试次数）。"),
-}
+
+def _described(code: str) -> dict[str, str]:
+    """A schema's description in both languages: the catalogue's text, then the note on what the cluster does."""
+    _, en, zh = CATALOGUE[code]
+    _, note_en, note_zh = CATALOGUE["status-notification.note"]
+    return {"description": f"{en} {note_en}", "x-description-zh": f"{zh}{note_zh}"}
+
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
-    "description": f"Which of the job's state changes the cluster e-mails you about. {_NOTE_EN}",
-    "x-description-zh": f"集群就作业的哪些状态变化给你发邮件。{_NOTE_ZH}",
+    **_described("status-notification.object"),
     "additionalProperties": False,
-    "properties": {name: {"type": "boolean", "default": False, "description": f"{en} {_NOTE_EN}",
-                          "x-description-zh": f"{zh}{_NOTE_ZH}"}
-                   for name, (en, zh) in _STATES.items()},
+    "properties": {name: {"type": "boolean", "default": False, **_described(f"status-notification.{name}")} for name in STATES},
 }
 
 
