@@ -1001,6 +1001,7 @@ class FollowLogs(JobRef):
     which: str = "all"  # "all" | "stdout" | "stderr"
     follow: bool = True  # False: what is there now, then return
     offsets: dict[str, int] | None = None  # bytes the caller already has, per task
+    tail: int | None = None  # a task the caller has no offset of starts this many bytes before its log's end (None: at its start)
 
 
 # -- submission records (what a job ran: show, its code, rerun, compare) ------------------------

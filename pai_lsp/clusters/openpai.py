@@ -244,25 +244,44 @@ class OpenPai(Backend):
                         else self._get_log_httpx(uri, {"Range": f"bytes=-{size}"}))
         return b"" if status == 416 else data[-size:]
 
+    def log_end(self, uri: str, size: int) -> tuple[int, bytes]:
+        """The last `size` bytes of a log and the offset they start at (the suffix range's Content-Range);
+        a server that ignores the range sends all, whose length says it."""
+        if self.fast is not None:
+            status, head, data = self._get_log_answer(uri, {"Range": f"bytes=-{size}"})
+        else:
+            response = self.request("GET", uri, allow=(416,), headers={"Range": f"bytes=-{size}"})
+            status, head, data = response.status_code, {k.lower(): v for k, v in response.headers.items()}, response.content
+        if status == 416:
+            return 0, b""
+        found = re.match(r"bytes (\d+)-\d+/\d+", head.get("content-range", "")) if status == 206 else None
+        if found is None:
+            return max(0, len(data) - size), data[-size:]
+        return int(found.group(1)), data
+
     def _get_log_httpx(self, uri: str, headers: dict) -> tuple[int, bytes]:
         response = self.request("GET", uri, allow=(416,), headers=headers)
         return response.status_code, response.content
 
     def _get_log(self, uri: str, headers: dict) -> tuple[int, bytes]:
-        """`request` for a log read, on this thread's kept-alive standard-library connection."""
+        status, _, body = self._get_log_answer(uri, headers)
+        return status, body
+
+    def _get_log_answer(self, uri: str, headers: dict) -> tuple[int, dict[str, str], bytes]:
+        """`request` for a log read, on this thread's kept-alive standard-library connection: (status, headers, body)."""
         assert self.fast is not None
         url = uri if "://" in uri else self.rest_uri + uri
         self.current_token()
         for attempt in (1, 2):
             with failures(at_cluster(self.rest_uri)):
-                status, _, body = self.fast.request("GET", url, headers={**headers, "Authorization": f"Bearer {self.token}"})
+                status, head, body = self.fast.request("GET", url, headers={**headers, "Authorization": f"Bearer {self.token}"})
             if status == 401 and attempt == 1:
                 self.login()
                 continue
             break
         if status >= 400 and status != 416:
             raise answer_error(status, body, THE_CLUSTER, {409: NameTaken})
-        return status, body
+        return status, head, body
 
     def active_jobs(self) -> list[JobSummary] | None:
         """Unfinished jobs by the v2 list's state filter, where the server has it (OpenPAI with its

@@ -309,7 +309,7 @@ class Daemon:
             await self.sessions.run(cluster, lambda backend: service.check_task(backend.job(p.job), p.task))
         text = Utf8Chunks(p.job, notify)
         if p.follow:
-            follower = Follower(p.task, p.which, dict(p.offsets or {}))
+            follower = Follower(p.task, p.which, dict(p.offsets or {}), p.tail)
             async with self.watcher.follow(cluster, p.job, follower) as feed:
                 state = await self._stream(cluster, feed, follower, text, notify)
             offsets = follower.offsets
@@ -329,6 +329,8 @@ class Daemon:
                 last_state = feed.status.state
                 await notify(status_event(cluster, feed.status))
             for label, tail in feed.matching(follower):
+                if label not in follower.offsets and follower.tail is not None:  # its tail first
+                    follower.offsets[label] = max(tail.start, tail.end - follower.tail)
                 while (offset := follower.offsets.get(label, 0)) < tail.end:
                     data = tail.slice(offset, CHUNK)
                     if data is None:  # behind the window: read it from the cluster
@@ -345,12 +347,13 @@ class Daemon:
 
     async def _snapshot(self, cluster: str, p: api.FollowLogs, text: Utf8Chunks, notify: Notify) -> tuple[str, dict]:
         """What the logs hold now, read in pieces of at most CHUNK bytes."""
-        logs = service.TaskLogs(p.task, p.which, p.offsets)
+        logs = service.TaskLogs(p.task, p.which, p.offsets, p.tail)
         status = await self.sessions.run(cluster, lambda backend: backend.job(p.job))
         await notify(status_event(cluster, status))
         while pieces := await self.sessions.run(cluster, logs.read, status, CHUNK):
             for label, offset, data in pieces:
-                await text.send(label, offset, data)
+                for at in range(0, len(data), CHUNK):  # (a tail may be longer than a piece)
+                    await text.send(label, offset + at, data[at : at + CHUNK])
             if all(len(data) < CHUNK for _, _, data in pieces):
                 break
         return status.state, logs.offsets

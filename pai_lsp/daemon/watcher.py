@@ -53,6 +53,7 @@ class Follower:
     task: str | None
     which: str
     offsets: dict[str, int] = field(default_factory=dict)
+    tail: int | None = None  # a log it has no offset of: its last `tail` bytes first (None: from its start)
 
     def wants(self, label: str, which: str) -> bool:
         return which == self.which and (self.task is None or self.task == label)
@@ -197,7 +198,7 @@ class Feed:
                                                           fresh=False)
                     if uri is None:
                         continue
-                    tail = self.tails[key] = Tail(uri)
+                    tail = self.tails[key] = await self._opened(key, uri)
                 await self._room(key, tail)
                 data = await self.watcher.sessions.run(self.cluster, lambda b, t=tail: b.read_log(t.uri, t.end, CHUNK),
                                                        fresh=False)
@@ -208,6 +209,17 @@ class Feed:
         if got:
             self.publish()
         return got
+
+    async def _opened(self, key: tuple[str, str], uri: str) -> Tail:
+        """A log's window, opened at its end when every follower of it asks for its tail (a 1 GB log is
+        not read from its start); at its start otherwise."""
+        label, which = key
+        wanting = [f for f in self.followers if f.wants(label, which) and label not in f.offsets]
+        if not wanting or any(f.tail is None for f in wanting):
+            return Tail(uri)
+        size = max(f.tail or 0 for f in wanting)
+        start, data = await self.watcher.sessions.run(self.cluster, lambda b: b.log_end(uri, size), fresh=False)
+        return Tail(uri, start, bytearray(data))
 
     def _behind(self, key: tuple[str, str], tail: Tail) -> list[int]:
         """Offsets of the followers of this log that are inside its window."""

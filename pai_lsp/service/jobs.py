@@ -253,8 +253,10 @@ class TaskLogs:
     """Each task's log, read by byte offset: where it is (known once the task runs) and how much of
     it was read. `offsets` may start where a follower left off."""
 
-    def __init__(self, task: str | None = None, which: str = "all", offsets: dict[str, int] | None = None):
-        self.task, self.which = task, which
+    def __init__(self, task: str | None = None, which: str = "all", offsets: dict[str, int] | None = None,
+                 tail: int | None = None):
+        """`tail`: a task with no offset yet starts with its log's last `tail` bytes (None: its start)."""
+        self.task, self.which, self.tail = task, which, tail
         self.offsets: dict[str, int] = dict(offsets or {})
         self.uris: dict[str, str] = {}
 
@@ -269,6 +271,11 @@ class TaskLogs:
             if label not in self.uris and (location := backend.log_location(task, self.which)):
                 self.uris[label] = location
             if label in self.uris:
+                if label not in self.offsets and self.tail is not None:
+                    start, data = backend.log_end(self.uris[label], self.tail)
+                    self.offsets[label] = start + len(data)
+                    out.append((label, start, data))
+                    continue
                 start = self.offsets.get(label, 0)
                 data = backend.read_log(self.uris[label], start, limit)
                 if data:
