@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 from .helpers.cli import command_job, pai
-from .helpers.localcluster import wait_for
 
 ROLES = [
     {"name": "worker", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
