@@ -12,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .helpers.cli import isolated_env, pai, stop_all
+from .helpers.cli import command_job, isolated_env, pai, stop_all
 from .helpers.configs import V2_HELLO
 from .helpers.failing import failing_workspace
 from .helpers.lsp import SERVER, start_session, until
@@ -98,6 +98,23 @@ async def test_a_job_run_from_the_terminal_that_fails_is_told_in_the_editor_with
     assert "KeyError" in ended["why"] and "pkg/ops.py:3" in ended["why"]
     await until(lambda: any(m.message.startswith(f"Job {job} FAILED: ") for m in editor.messages))
     assert [m.type for m in editor.messages if job in m.message] == [types.MessageType.Warning]
+
+
+async def test_a_long_log_followed_from_the_editor_starts_at_its_tail(editor, tmp_path):
+    """`pai.job.follow` with `tail`: each task's last bytes, not the log from its start."""
+    ws = command_job(tmp_path, "long.pai.json", "seq 1 300000")
+    run = pai(ENV, "run", "long.pai.json", cwd=ws)
+    job = run.stdout.split()[1]
+    await until(lambda: json.loads(pai(ENV, "status", job, "-o", "json").stdout)["state"] == "SUCCEEDED")
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.job.follow", [{"job": job, "tail": 1000}]))
+    assert result["ok"] is True, result
+    await until(lambda: any(e["job"] == job for e in editor.events["end"]))
+    pieces = [e for e in editor.events["log"] if e["job"] == job]
+    text = "".join(e["text"] for e in pieces)
+    assert pieces[0]["offset"] > 1_000_000 and len(text.encode()) == 1000  # the last 1,000 bytes, nothing before
+    assert text.endswith("299999\n300000\n")
+    (end,) = [e for e in editor.events["end"] if e["job"] == job]
+    assert tuple(end["offsets"]) == (pieces[0]["offset"] + 1000,)  # (pytest-lsp reads the object as a named tuple)
 
 
 async def test_invalid_config_is_one_editor_message(editor, tmp_path):

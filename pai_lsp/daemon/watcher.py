@@ -199,6 +199,8 @@ class Feed:
                     if uri is None:
                         continue
                     tail = self.tails[key] = await self._opened(key, uri)
+                    if tail.buf and not got:
+                        got = True  # its followers have its end to take
                 await self._room(key, tail)
                 data = await self.watcher.sessions.run(self.cluster, lambda b, t=tail: b.read_log(t.uri, t.end, CHUNK),
                                                        fresh=False)
@@ -219,6 +221,8 @@ class Feed:
             return Tail(uri)
         size = max(f.tail or 0 for f in wanting)
         start, data = await self.watcher.sessions.run(self.cluster, lambda b: b.log_end(uri, size), fresh=False)
+        for follower in wanting:  # inside the window from now on: what they need of it is kept
+            follower.offsets[label] = max(start, start + len(data) - (follower.tail or 0))
         return Tail(uri, start, bytearray(data))
 
     def _behind(self, key: tuple[str, str], tail: Tail) -> list[int]:

@@ -177,8 +177,9 @@ async def job_config(ls: PaiLanguageServer, params: api.JobConfig) -> Answer:
 
 @registry.command("pai.job.follow")
 async def job_follow(ls: PaiLanguageServer, params: api.Follow) -> Answer:
-    """Stream the job's log as `pai/jobLog` from `offsets` on, then `pai/jobLogEnd`."""
-    ls.jobs.follow(params.job, params.cluster, params.offsets or {})
+    """Stream the job's log as `pai/jobLog` from `offsets` on (a task with none from its last `tail`
+    bytes, when given), then `pai/jobLogEnd`."""
+    ls.jobs.follow(params.job, params.cluster, params.offsets or {}, tail=params.tail)
     ls.jobs.watch_statuses()
     return ok(api.Following(job=params.job, cluster=params.cluster))
 

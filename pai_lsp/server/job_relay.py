@@ -214,13 +214,15 @@ class JobRelay:
         return result
 
     # -- logs -----------------------------------------------------------------------------------
-    def follow(self, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None = None) -> None:
-        """Relay the job's log from `offsets` on (replacing a relay of the same job already running)."""
+    def follow(self, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None = None,
+               tail: int | None = None) -> None:
+        """Relay the job's log from `offsets` on (replacing a relay of the same job already running); a
+        task with no offset from its last `tail` bytes, when given."""
         key = (cluster, job)
         running = self.followers.pop(key, None)
         if running is not None:
             running.cancel()
-        task = self.spawn(self._follow(job, cluster, dict(offsets), uri))
+        task = self.spawn(self._follow(job, cluster, dict(offsets), uri, tail))
         self.followers[key] = task
         task.add_done_callback(lambda t: self.followers.pop(key, None) if self.followers.get(key) is t else None)
 
@@ -230,7 +232,8 @@ class JobRelay:
             task.cancel()
         return task is not None
 
-    async def _follow(self, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None) -> None:
+    async def _follow(self, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None,
+                      tail: int | None = None) -> None:
         """Until the job ends; after a daemon restart `client.follow` resumes from the bytes received,
         so nothing is lost or repeated."""
         ls = self.ls
@@ -253,7 +256,8 @@ class JobRelay:
                                                diagnostics=status.diagnostics))
 
         try:
-            final = await daemon().follow(api.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
+            final = await daemon().follow(api.FollowLogs(job=job, cluster=cluster, offsets=offsets or None, tail=tail), on_log,
+                                          on_status)
         except (PaiError, OSError) as exc:
             said = as_pai_error(exc).render(locale)
             self.notify(EditorJobLogEnd(job=job, cluster=cluster, uri=uri, state=None, offsets=have, message=said))

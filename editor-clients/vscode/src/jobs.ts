@@ -316,6 +316,9 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
     vscode.commands.registerCommand("pai-lsp.jobs.refresh", () => view.refresh()),
     vscode.commands.registerCommand("pai-lsp.jobs.loadMore", (node: ClusterNode) => view.loadMore(node)),
     command("pai-lsp.job.showLogs", (node) => logs.show(ref(node))),
+    // From a job's row, or the Command Palette (the log shown last).
+    vscode.commands.registerCommand("pai-lsp.job.filterLogs", (node?: JobNode) =>
+      guarded(() => logs.filter(node instanceof JobNode ? ref(node) : undefined))),
     command("pai-lsp.job.showTasks", (node) => view.showTasks(node)),
     command("pai-lsp.job.stop", async (node) => {
       const stop = vscode.l10n.t("Stop Job");

@@ -1,8 +1,11 @@
-// Live logs: one read-only Output channel `PAI: <job>` per job, filled from `pai/jobLog`.
-// Each task's log arrives with its byte offset, so a chunk seen before (a resumed relay, a
-// restarted server or daemon) is never written twice and the text is kept after the job ends.
+// Live logs: one read-only Output channel `PAI: <job>` per job, filled from `pai/jobLog`, every task's
+// log at once, as whole lines (each `[role:index] ` first when the job has several tasks). Each
+// task's log arrives with its byte offset, so a chunk seen before (a resumed relay, a restarted server
+// or daemon) is never written twice and the text is kept after the job ends. A log opened from the
+// Jobs view starts at its last MiB (a 1 GB log does not come whole). "Filter Job Log…" shows only the
+// lines of some roles, task indices and a text or regular expression — those there and those to come.
 import * as vscode from "vscode";
-import { LineJoiner, TaskLog } from "./config";
+import { LineSplitter, LogFilter, TaskLog } from "./config";
 import { EditorJobLog } from "./protocol";
 import { PaiServer, guarded } from "./server";
 
@@ -11,26 +14,51 @@ export interface JobRef {
   cluster?: string | null;
 }
 
+const TAIL_BYTES = 1 << 20; // of each task's log, when a log is opened that this window has none of
+const KEPT_LINES = 200_000; // lines kept per job for a filter to choose from (the oldest go first)
 
 class JobLog {
   readonly channel: vscode.OutputChannel;
   readonly tasks = new Map<string, TaskLog>();
-  readonly lines: LineJoiner;
+  readonly lines: LineSplitter;
+  readonly kept: [string, string][] = [];
+  readonly cut = new Set<string>(); // tasks whose log was opened mid-line: the part before the first newline is dropped
+  filter = new LogFilter();
+  several = false;
   ended = false;
   following = false;
 
   constructor(readonly ref: JobRef) {
     this.channel = vscode.window.createOutputChannel(`PAI: ${ref.job}`, "log");
-    this.lines = new LineJoiner((text) => this.channel.append(text));
+    this.lines = new LineSplitter((task, line) => this.line(task, line));
   }
 
   offsets(): Record<string, number> {
     return Object.fromEntries([...this.tasks].map(([task, log]) => [task, log.have]));
   }
+
+  private shown(task: string, line: string): string {
+    return this.several ? `[${task}] ${line}` : line;
+  }
+
+  private line(task: string, line: string): void {
+    if (this.cut.delete(task)) return;
+    this.kept.push([task, line]);
+    if (this.kept.length > KEPT_LINES) this.kept.splice(0, this.kept.length - KEPT_LINES);
+    if (this.filter.wants(task, line)) this.channel.append(this.shown(task, line));
+  }
+
+  /** Show only what `filter` wants, from the lines kept, and from now on. */
+  refilter(filter: LogFilter): void {
+    this.filter = filter;
+    const shown = this.kept.filter(([task, line]) => filter.wants(task, line)).map(([task, line]) => this.shown(task, line));
+    this.channel.replace(shown.join(""));
+  }
 }
 
 export class LogBook implements vscode.Disposable {
   private readonly logs = new Map<string, JobLog>();
+  private last: JobLog | undefined; // the log shown last: what "Filter Job Log…" filters when no job is named
 
   constructor(private readonly server: PaiServer) {
     server.on("pai/jobLog", (p) => this.append(p));
@@ -63,20 +91,43 @@ export class LogBook implements vscode.Disposable {
   started(ref: JobRef): void {
     const log = this.get(ref);
     log.following = true;
+    this.last = log;
     log.channel.show(true);
   }
 
   /** Show Logs from the Jobs view: the channel, and the part of the log it does not have yet. */
   async show(ref: JobRef): Promise<void> {
     const log = this.get(ref);
+    this.last = log;
     log.channel.show(true);
     if (!log.ended && !log.following) await guarded(() => this.follow(log));
   }
 
+  /** Filter Job Log…: roles, task indices and a text or regular expression, asked for; empty shows all. */
+  async filter(ref?: JobRef): Promise<void> {
+    const log = ref ? this.get(ref) : this.last;
+    if (!log) {
+      void vscode.window.showInformationMessage(vscode.l10n.t("Open a job's log first (Show Logs in the Jobs view)."));
+      return;
+    }
+    if (ref) await this.show(ref);
+    const input = await vscode.window.showInputBox({
+      title: vscode.l10n.t("Filter the log of {0}", log.ref.job),
+      value: log.filter.toString(),
+      placeHolder: "role:worker task:0 loss=\\d",
+      prompt: vscode.l10n.t("role:NAME and task:N pick tasks; the rest is a regular expression (ignoring case). Empty: every line."),
+    });
+    if (input === undefined) return;
+    log.refilter(LogFilter.parse(input));
+    log.channel.show(true);
+  }
+
   private async follow(log: JobLog): Promise<void> {
     log.following = true;
+    const fresh = log.tasks.size === 0; // nothing of it here: its end first, however long it is
     try {
-      await this.server.call("pai.job.follow", { job: log.ref.job, cluster: log.ref.cluster ?? undefined, offsets: log.offsets() });
+      await this.server.call("pai.job.follow", { job: log.ref.job, cluster: log.ref.cluster ?? undefined, offsets: log.offsets(),
+        ...(fresh ? { tail: TAIL_BYTES } : {}) });
     } catch (err) {
       log.following = false;
       throw err;
@@ -88,10 +139,13 @@ export class LogBook implements vscode.Disposable {
     let task = log.tasks.get(p.task);
     if (!task) {
       task = new TaskLog();
+      task.have = p.offset; // a log opened at its tail starts there
+      if (p.offset > 0) log.cut.add(p.task);
       log.tasks.set(p.task, task);
     }
+    log.several = (p.taskCount ?? 1) > 1;
     const fresh = task.accept(p.offset, p.text, p.length);
-    if (fresh) log.lines.write(p.task, fresh, (p.taskCount ?? 1) > 1);
+    if (fresh) log.lines.write(p.task, fresh);
   }
 
   dispose(): void {

@@ -184,6 +184,7 @@ export interface Follow {
   which?: string;
   follow?: boolean;
   offsets?: Record<string, number> | null;
+  tail?: number | null;
 }
 
 export interface FollowLogs {
@@ -193,6 +194,7 @@ export interface FollowLogs {
   which?: string;
   follow?: boolean;
   offsets?: Record<string, number> | null;
+  tail?: number | null;
 }
 
 export interface FollowLogsResult {
