@@ -194,6 +194,36 @@ export class LogFilter {
   }
 }
 
+/** A traceback frame in a log line: Python's `File "PATH", line N` (where in the line, the path, the line). */
+export interface LogFrame {
+  start: number;
+  end: number;
+  path: string;
+  line: number;
+}
+
+export function logFrames(text: string): LogFrame[] {
+  return [...text.matchAll(/File "([^"]+)", line (\d+)/g)].map((m) => ({
+    start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, path: m[1], line: Number(m[2]),
+  }));
+}
+
+/**
+ * The workspace file a task's path stands for: the longest end of the path that names a file in one
+ * of `folders` (a job's code runs from its own folder — the code dir, a storage, the job's name —
+ * below which the workspace's layout is kept), as `exists` says; undefined when none does.
+ */
+export function workspaceFileOf(path: string, folders: string[], exists: (file: string) => boolean): string | undefined {
+  const parts = path.split(/[\\/]+/).filter((part) => part && part !== ".");
+  for (let from = 0; from < parts.length; from++) {
+    for (const folder of folders) {
+      const candidate = [folder.replace(/[\\/]+$/, ""), ...parts.slice(from)].join("/");
+      if (exists(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
 /** "1h02m", "3m05s", "42s": how long a job ran (or runs), from times in ms. */
 export function duration(created?: number | null, completed?: number | null, now = Date.now()): string {
   if (!created) return "";

@@ -4,8 +4,10 @@
 // or daemon) is never written twice and the text is kept after the job ends. A log opened from the
 // Jobs view starts at its last MiB (a 1 GB log does not come whole). "Filter Job Log…" shows only the
 // lines of some roles, task indices and a text or regular expression — those there and those to come.
+// A traceback's frames (`File "…/pkg/ops.py", line 3`) are links to that line of the workspace's file.
+import * as fs from "fs";
 import * as vscode from "vscode";
-import { LineSplitter, LogFilter, TaskLog } from "./config";
+import { LineSplitter, LogFilter, TaskLog, logFrames, workspaceFileOf } from "./config";
 import { EditorJobLog } from "./protocol";
 import { PaiServer, guarded } from "./server";
 
@@ -59,6 +61,10 @@ class JobLog {
 export class LogBook implements vscode.Disposable {
   private readonly logs = new Map<string, JobLog>();
   private last: JobLog | undefined; // the log shown last: what "Filter Job Log…" filters when no job is named
+
+  private readonly links = vscode.languages.registerDocumentLinkProvider({ scheme: "output", language: "log" }, {
+    provideDocumentLinks: (document) => frameLinks(document),
+  });
 
   constructor(private readonly server: PaiServer) {
     server.on("pai/jobLog", (p) => this.append(p));
@@ -149,6 +155,29 @@ export class LogBook implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.links.dispose();
     for (const log of this.logs.values()) log.channel.dispose();
   }
+}
+
+/** Links from the traceback frames of a job's log to the workspace's files (those it has). */
+function frameLinks(document: vscode.TextDocument): vscode.DocumentLink[] {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+  if (!folders.length || document.lineCount > KEPT_LINES + 1000) return [];
+  const links: vscode.DocumentLink[] = [];
+  const known = new Map<string, string | undefined>();
+  for (let number = 0; number < document.lineCount; number++) {
+    const text = document.lineAt(number).text;
+    if (!text.includes("File \"")) continue;
+    for (const frame of logFrames(text)) {
+      if (!known.has(frame.path)) known.set(frame.path, workspaceFileOf(frame.path, folders, (file) => fs.existsSync(file)));
+      const file = known.get(frame.path);
+      if (!file) continue;
+      const target = vscode.Uri.file(file).with({ fragment: `L${frame.line}` });
+      const link = new vscode.DocumentLink(new vscode.Range(number, frame.start, number, frame.end), target);
+      link.tooltip = vscode.l10n.t("Open {0}, line {1}", vscode.workspace.asRelativePath(file), frame.line);
+      links.push(link);
+    }
+  }
+  return links;
 }

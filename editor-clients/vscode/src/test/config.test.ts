@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   Catalogue, configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, duration, fileRowContext, isJobFile, jobFileName,
-  jobFilePatterns, LANGUAGES, LineJoiner, LineSplitter, LogFilter, TaskLog,
+  jobFilePatterns, LANGUAGES, LineJoiner, LineSplitter, LogFilter, TaskLog, logFrames, workspaceFileOf,
 } from "../config";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
@@ -103,6 +103,17 @@ test("a job log's filter: roles and task indices pick tasks, the rest is a regul
   const plain = LogFilter.parse("f(x");
   assert.ok(plain.wants("a:0", "call f(x)") && !plain.wants("a:0", "fx"));
   assert.ok(LogFilter.parse("  ").empty && LogFilter.parse("").wants("any:3", "anything"));
+});
+
+test("a traceback frame in a log line names the workspace file it stands for", () => {
+  const line = '[train:0]   File "/mnt/local/alice~job_1/pkg/ops.py", line 3, in <listcomp>';
+  const [frame] = logFrames(line);
+  assert.deepEqual({ ...frame, text: line.slice(frame.start, frame.end) },
+    { start: 12, end: 60, path: "/mnt/local/alice~job_1/pkg/ops.py", line: 3, text: 'File "/mnt/local/alice~job_1/pkg/ops.py", line 3' });
+  const files = new Set(["/ws/pkg/ops.py", "/ws/ops.py"]);
+  assert.equal(workspaceFileOf(frame.path, ["/ws"], (f) => files.has(f)), "/ws/pkg/ops.py"); // the longest end first
+  assert.equal(workspaceFileOf("/usr/lib/python3.11/json/decoder.py", ["/ws"], (f) => files.has(f)), undefined);
+  assert.deepEqual(logFrames("no frame here"), []);
 });
 
 test("logs split into whole lines per task, the last unterminated one at the end", () => {
