@@ -1004,6 +1004,32 @@ class FollowLogs(JobRef):
     tail: int | None = None  # a task the caller has no offset of starts this many bytes before its log's end (None: at its start)
 
 
+@wire
+class LogPiece(Result):
+    """`length` bytes of a task's log from byte `offset`, as text (as `job.log` carries them: `data`,
+    base64, only when they are not all UTF-8)."""
+
+    job: str
+    task: str
+    offset: int
+    length: int
+    text: str
+    data: str | None = omitted_when_none()
+
+
+@wire
+class LogRead(JobRef):
+    """Bytes `offset` .. `offset + length` of one task's log (at most 4 MiB): what a view opened at a
+    log's tail reads backwards, on demand."""
+
+    METHOD: ClassVar[str] = "logs.read"
+    RESULT: ClassVar[type[Result]] = LogPiece
+    task: str  # "role:index"
+    offset: int
+    length: int
+    which: str = "all"  # "all" | "stdout" | "stderr"
+
+
 # -- submission records (what a job ran: show, its code, rerun, compare) ------------------------
 @wire
 class RecordShow(JobRef):
@@ -1276,7 +1302,8 @@ class StorageList(OnCluster):
 
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
+    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, LogRead,
+    *CLUSTER_METHODS,
     *HDFS_METHODS, StorageList, *BACKEND_METHODS, *RECORD_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
@@ -1558,6 +1585,7 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.job.stop": Stop,
     "pai.job.follow": Follow,
     "pai.job.unfollow": Unfollow,
+    "pai.job.logRead": LogRead,
     "pai.jobOutputs": JobOutputs,
     "pai.job.record": RecordShow,
     "pai.job.submittedFile": SubmittedFile,

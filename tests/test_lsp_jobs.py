@@ -115,6 +115,17 @@ async def test_a_long_log_followed_from_the_editor_starts_at_its_tail(editor, tm
     assert text.endswith("299999\n300000\n")
     (end,) = [e for e in editor.events["end"] if e["job"] == job]
     assert tuple(end["offsets"]) == (pieces[0]["offset"] + 1000,)  # (pytest-lsp reads the object as a named tuple)
+    # Reading backwards on demand: the 1,000 bytes before, exactly the log's.
+    log = "".join(f"{i}\n" for i in range(1, 300001))
+    first = pieces[0]["offset"]
+    assert log[first:] == text
+    earlier = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.job.logRead", [{"job": job, "task": "train:0", "offset": first - 1000, "length": 1000}]))
+    assert earlier["ok"] is True and earlier["offset"] == first - 1000 and earlier["length"] == 1000, earlier
+    assert earlier["text"] == log[first - 1000:first]
+    wrong = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.job.logRead", [{"job": job, "task": "train:7", "offset": 0, "length": 10}]))
+    assert wrong["ok"] is False and "train:0" in wrong["message"]
 
 
 async def test_invalid_config_is_one_editor_message(editor, tmp_path):

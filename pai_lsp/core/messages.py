@@ -797,6 +797,8 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "cli.no-password": (TEXT, "no password given", "没有给出密码"),
     "cli.list-needs-dry-run": (TEXT, "--list shows what --dry-run would upload: give both (nothing was submitted)",
                                "--list 显示 --dry-run 将上传的内容：请同时给出两者（没有提交任何作业）"),
+    "jobs.log-range": (TEXT, "a log range starts at byte 0 or later and has a length of 0 or more, not {offset} and {length}",
+                       "日志范围应从第 0 字节或之后开始、长度不小于 0，而不是 {offset} 和 {length}"),
     "cli.tail-lines": (TEXT, "--tail takes a number of lines from 1 on, not {lines}", "--tail 需要从 1 起的行数，而不是 {lines}"),
     "cli.bad-grep": (TEXT, "--grep {pattern!r} is not a regular expression: {reason} (-F takes it as plain text)",
                      "--grep {pattern!r} 不是正则表达式：{reason}（-F 按普通文本匹配）"),

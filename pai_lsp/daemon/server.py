@@ -71,6 +71,7 @@ class Daemon:
             api.Watch.METHOD: self.watch,
             api.Subscribe.METHOD: self.subscribe,
             api.FollowLogs.METHOD: self.follow_logs,
+            api.LogRead.METHOD: self.log_read,
             **{cls.METHOD: self.hdfs for cls in api.HDFS_METHODS},
             api.StorageList.METHOD: self.storage_list,
             **{cls.METHOD: self.profiles for cls in api.CLUSTER_METHODS},
@@ -317,6 +318,13 @@ class Daemon:
             state, offsets = await self._snapshot(cluster, p, text, notify)
         await text.flush()
         return api.FollowLogsResult(job=p.job, state=state, offsets=offsets)
+
+    async def log_read(self, p: api.LogRead, notify: Notify) -> api.LogPiece:
+        """One range of a task's log: what a view opened at its tail reads backwards."""
+        data = await self.sessions.run(p.cluster, lambda backend: service.read_log_range(
+            backend, backend.job(p.job), p.task, p.which, p.offset, p.length))
+        piece = api.JobLog.of(p.job, p.task, p.offset, data)
+        return api.LogPiece(job=p.job, task=p.task, offset=p.offset, length=piece.length, text=piece.text, data=piece.data)
 
     async def _stream(self, cluster: str, feed: Feed, follower: Follower, text: Utf8Chunks, notify: Notify) -> str | None:
         """What the job's feed publishes, from where this follower is, until the feed is done."""

@@ -232,6 +232,21 @@ def check_task(job: JobDetail, task: str | None) -> None:
     raise NotFound(message(code, job=job.name, task=task, tasks=shown))
 
 
+LOG_READ_MOST = 4 << 20  # bytes one `logs.read` answers, at most
+
+
+def read_log_range(backend: Backend, job: JobDetail, task: str, which: str, offset: int, length: int) -> bytes:
+    """Bytes `offset` .. `offset + length` of a task's log (fewer at its end; none before the task has a log)."""
+    if offset < 0 or length < 0:
+        raise InvalidInput(message("jobs.log-range", offset=offset, length=length))
+    check_task(job, task)
+    found = next((t for t in job.tasks if task in (t.label, t.worker)), None)
+    location = backend.log_location(found, which) if found is not None else None
+    if location is None or length == 0:
+        return b""
+    return backend.read_log(location, offset, min(length, LOG_READ_MOST))
+
+
 def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
     """How to reach each running task: its SSH command and the URLs of its labelled ports."""
     check_task(job, task)

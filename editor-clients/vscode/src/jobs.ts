@@ -319,6 +319,8 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
     // From a job's row, or the Command Palette (the log shown last).
     vscode.commands.registerCommand("pai-lsp.job.filterLogs", (node?: JobNode) =>
       guarded(() => logs.filter(node instanceof JobNode ? ref(node) : undefined))),
+    vscode.commands.registerCommand("pai-lsp.job.earlierLogs", (node?: JobNode) =>
+      guarded(() => logs.earlier(node instanceof JobNode ? ref(node) : undefined))),
     command("pai-lsp.job.showTasks", (node) => view.showTasks(node)),
     command("pai-lsp.job.stop", async (node) => {
       const stop = vscode.l10n.t("Stop Job");

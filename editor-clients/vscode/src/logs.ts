@@ -3,7 +3,8 @@
 // task's log arrives with its byte offset, so a chunk seen before (a resumed relay, a restarted server
 // or daemon) is never written twice and the text is kept after the job ends. A log opened from the
 // Jobs view starts at its last MiB (a 1 GB log does not come whole). "Filter Job Log…" shows only the
-// lines of some roles, task indices and a text or regular expression — those there and those to come.
+// lines of some roles, task indices and a text or regular expression — those there and those to come;
+// "Load Earlier Log Lines" reads backwards, a MiB of each task's log at a time.
 // A traceback's frames (`File "…/pkg/ops.py", line 3`) are links to that line of the workspace's file.
 import * as fs from "fs";
 import * as vscode from "vscode";
@@ -18,13 +19,16 @@ export interface JobRef {
 
 const TAIL_BYTES = 1 << 20; // of each task's log, when a log is opened that this window has none of
 const KEPT_LINES = 200_000; // lines kept per job for a filter to choose from (the oldest go first)
+const EARLIER_BYTES = 1 << 20; // of each task's log read backwards by "Load Earlier Log Lines"
 
 class JobLog {
   readonly channel: vscode.OutputChannel;
   readonly tasks = new Map<string, TaskLog>();
   readonly lines: LineSplitter;
   readonly kept: [string, string][] = [];
-  readonly cut = new Set<string>(); // tasks whose log was opened mid-line: the part before the first newline is dropped
+  readonly cut = new Set<string>(); // tasks whose log was opened mid-line: the part before the first newline is held back
+  readonly first = new Map<string, number>(); // per task: the byte its log here starts at (after a tail: past 0)
+  readonly heads = new Map<string, string>(); // per task: the part of a line held back at that start
   filter = new LogFilter();
   several = false;
   ended = false;
@@ -44,10 +48,19 @@ class JobLog {
   }
 
   private line(task: string, line: string): void {
-    if (this.cut.delete(task)) return;
+    if (this.cut.delete(task)) {
+      this.heads.set(task, line); // the end of a line whose start is before: joined to it when read
+      return;
+    }
     this.kept.push([task, line]);
     if (this.kept.length > KEPT_LINES) this.kept.splice(0, this.kept.length - KEPT_LINES);
     if (this.filter.wants(task, line)) this.channel.append(this.shown(task, line));
+  }
+
+  /** Lines read backwards, before those kept (a task's in order). */
+  prepend(task: string, lines: string[]): void {
+    this.kept.unshift(...lines.map((line): [string, string] => [task, line]));
+    if (this.kept.length > KEPT_LINES) this.kept.splice(KEPT_LINES);
   }
 
   /** Show only what `filter` wants, from the lines kept, and from now on. */
@@ -128,6 +141,31 @@ export class LogBook implements vscode.Disposable {
     log.channel.show(true);
   }
 
+  /** Load Earlier Log Lines: each task's EARLIER_BYTES before what the channel starts at (a log opened at its tail). */
+  async earlier(ref?: JobRef): Promise<void> {
+    const log = ref ? this.get(ref) : this.last;
+    if (!log) return;
+    let read = 0;
+    for (const [task, first] of log.first) {
+      if (first <= 0) continue;
+      const from = Math.max(0, first - EARLIER_BYTES);
+      const piece = await this.server.call("pai.job.logRead", { job: log.ref.job, cluster: log.ref.cluster ?? undefined, task,
+        offset: from, length: first - from });
+      const lines = (piece.text + (log.heads.get(task) ?? "")).split(/(?<=\n)/).filter(Boolean);
+      if (from > 0) log.heads.set(task, lines.shift() ?? "");
+      else log.heads.delete(task);
+      log.first.set(task, from);
+      log.prepend(task, lines);
+      read += piece.length;
+    }
+    if (!read) {
+      void vscode.window.showInformationMessage(vscode.l10n.t("The log of {0} is shown from its start.", log.ref.job));
+      return;
+    }
+    log.refilter(log.filter);
+    log.channel.show(true);
+  }
+
   private async follow(log: JobLog): Promise<void> {
     log.following = true;
     const fresh = log.tasks.size === 0; // nothing of it here: its end first, however long it is
@@ -146,6 +184,7 @@ export class LogBook implements vscode.Disposable {
     if (!task) {
       task = new TaskLog();
       task.have = p.offset; // a log opened at its tail starts there
+      log.first.set(p.task, p.offset);
       if (p.offset > 0) log.cut.add(p.task);
       log.tasks.set(p.task, task);
     }

@@ -496,6 +496,26 @@ export interface KindsResult {
   kinds: KindRow[];
 }
 
+/** `length` bytes of a task's log from byte `offset`, as text (as `job.log` carries them: `data`, base64, only when they are not all UTF-8). */
+export interface LogPiece {
+  job: string;
+  task: string;
+  offset: number;
+  length: number;
+  text: string;
+  data?: string | null;
+}
+
+/** Bytes `offset` .. `offset + length` of one task's log (at most 4 MiB): what a view opened at a log's tail reads backwards, on demand. */
+export interface LogRead {
+  cluster?: string | null;
+  job: string;
+  task: string;
+  offset: number;
+  length: number;
+  which?: string;
+}
+
 /** A result with nothing in it (`jobs.subscribe`, which ends only when its connection does). */
 export interface Nothing {
 }
@@ -1071,6 +1091,7 @@ export interface Commands {
   "pai.job.stop": { argument: Stop; result: StopResult };
   "pai.job.follow": { argument: Follow; result: Following };
   "pai.job.unfollow": { argument: Unfollow; result: StoppedResult };
+  "pai.job.logRead": { argument: LogRead; result: LogPiece };
   "pai.jobOutputs": { argument: JobOutputs; result: PathResult };
   "pai.job.record": { argument: RecordShow; result: RecordShowResult };
   "pai.job.submittedFile": { argument: SubmittedFile; result: RecordText };
