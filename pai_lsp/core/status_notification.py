@@ -13,9 +13,10 @@ that pai-lsp's own notices (desktop, editor, webhooks) come from its daemon what
 from __future__ import annotations
 
 import copy
+from functools import cache
 from typing import Any
 
-from .messages import CATALOGUE
+from .messages import render
 
 KEY = "jobStatusChangeNotification"
 
@@ -24,22 +25,25 @@ STATES = ("running", "succeeded", "stopped", "failed", "retried")  # the flags, 
 
 def _described(code: str) -> dict[str, str]:
     """A schema's description in both languages: the catalogue's text, then the note on what the cluster does."""
-    _, en, zh = CATALOGUE[code]
-    _, note_en, note_zh = CATALOGUE["status-notification.note"]
-    return {"description": f"{en} {note_en}", "x-description-zh": f"{zh}{note_zh}"}
+    return {"description": f"{render(code, None)} {render('status-notification.note', None)}",
+            "x-description-zh": render(code, "zh-cn") + render("status-notification.note", "zh-cn")}
 
 
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    **_described("status-notification.object"),
-    "additionalProperties": False,
-    "properties": {name: {"type": "boolean", "default": False, **_described(f"status-notification.{name}")} for name in STATES},
-}
+@cache
+def fragment() -> dict[str, Any]:
+    """The flags as a JSON Schema fragment (made at first use: the Chinese comes from the catalogue)."""
+    return {
+        "type": "object",
+        **_described("status-notification.object"),
+        "additionalProperties": False,
+        "properties": {name: {"type": "boolean", "default": False, **_described(f"status-notification.{name}")}
+                       for name in STATES},
+    }
 
 
 def subschema(path: list[str | int] | tuple) -> dict | None:
     """The fragment's schema at `path` below `extras.jobStatusChangeNotification`."""
-    node: dict | None = SCHEMA
+    node: dict | None = fragment()
     for part in path:
         node = (node or {}).get("properties", {}).get(part) if isinstance(part, str) else None
         if node is None:
@@ -56,6 +60,6 @@ def in_extras(schema: dict) -> dict:
     if made is None or made[0] is not schema:
         out = copy.deepcopy(schema)
         extras = out.setdefault("properties", {}).setdefault("extras", {"type": "object"})
-        extras.setdefault("properties", {})[KEY] = SCHEMA
+        extras.setdefault("properties", {})[KEY] = fragment()
         made = _MADE[id(schema)] = (schema, out)
     return made[1]
