@@ -29,7 +29,6 @@ from ..core.messages import is_chinese, render
 from ..core.openpai_rest import FINAL
 from ..core.upload_facts import size_text
 from ..errors import Cancelled, InvalidInput, PaiError, as_pai_error
-from ..service.notice_channels import title as notice_title
 from ..settings import job_values, read
 from .uris import fs_path, workspace_relative
 
@@ -279,6 +278,8 @@ class JobRelay:
     def announce_end(self, ended: api.JobEnded) -> None:
         """`pai/jobEnded`: the editor says a watched job ended (or was run again), in its language; a
         client that shows no messages itself gets it as a `window/showMessage` (once per end)."""
+        from ..service.notice_channels import title as notice_title  # (with the first end: the server starts without the job stack)
+
         locale = self.locale()
         why = ended.why_zh if is_chinese(locale) and ended.why_zh else ended.why
         said = notice_title(ended, locale)
