@@ -32,6 +32,7 @@ from ..service import preview as dry_run
 from ..storage.base import Cancel
 from . import config_dir, endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .explanations import Explainer
+from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
 from .notices import Notices
 from .sessions import Sessions
@@ -56,6 +57,7 @@ class Daemon:
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
         self.notices = Notices(self.explainer, config_dir() / "notices.json")
         self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
+        self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster
         self.capacity_cache: dict[str, api.CapacityStateResult] = {}  # cluster -> its state, for the editors' checks
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
@@ -77,6 +79,7 @@ class Daemon:
             api.LogRead.METHOD: self.log_read,
             **{cls.METHOD: self.hdfs for cls in api.HDFS_METHODS},
             api.StorageList.METHOD: self.storage_list,
+            api.ClusterFacts.METHOD: self.cluster_facts,
             **{cls.METHOD: self.profiles for cls in api.CLUSTER_METHODS},
             **{cls.METHOD: self.backend_call for cls in api.BACKEND_METHODS},
             **{cls.METHOD: self.records for cls in api.RECORD_METHODS},
@@ -285,6 +288,7 @@ class Daemon:
         """`clusters.*`: a change of profiles drops the kept sessions, which may be stale now."""
         if not isinstance(p, api.ClustersList):
             self.sessions.forget()
+            self.facts.forget()
         return await asyncio.to_thread(PROFILES[type(p)], p)
 
     async def stop(self, p: api.Stop, notify: Notify) -> api.StopResult:
@@ -427,6 +431,9 @@ class Daemon:
 
     async def storage_list(self, p: api.StorageList, notify: Notify) -> api.StorageListResult:
         return await self.sessions.run(p.cluster, mounted_storages.listing)
+
+    async def cluster_facts(self, p: api.ClusterFacts, notify: Notify) -> api.ClusterFactsResult:
+        return await self.facts.get(p.cluster)
 
 
 class Utf8Chunks:
