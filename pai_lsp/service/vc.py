@@ -33,14 +33,6 @@ def table(cluster: str, state: ClusterState) -> api.VirtualClustersResult:
                                      fetched=state.fetched_ms)
 
 
-def state_for_editor(backend: Backend) -> ClusterState | None:
-    """The cluster's state for the editor's checks; None from a cluster that cannot tell."""
-    try:
-        return backend.cluster_state()
-    except Unsupported:
-        return None
-
-
 def waiting(backend: Backend, job: str) -> api.WaitingResult:
     """Why the user's job waits (no explanation when it does not): its state first, then — only for a
     WAITING job — the cluster's state, the job's events and its config."""
