@@ -260,7 +260,7 @@ async def test_vc_list_and_why_a_job_waits(daemon, cluster):
     assert missing["error"]["data"]["kind"] == "not-found"
 
 
-async def test_the_editors_cluster_data_is_asked_once_at_a_time_and_kept_for_few_clusters(cluster, tmp_path):
+async def test_the_editors_cluster_data_is_asked_once_at_a_time_and_kept_for_few_clusters(cluster, tmp_path, monkeypatch):
     """`cluster.facts` carries the capacity state beside the storages from one cache: callers that
     come while a cluster is being asked share that one question, and at most `KEPT` clusters are kept."""
     import asyncio
@@ -270,6 +270,7 @@ async def test_the_editors_cluster_data_is_asked_once_at_a_time_and_kept_for_few
     from pai_lsp.core.capacity import ClusterState
     from pai_lsp.daemon.facts_cache import KEPT
 
+    monkeypatch.setenv("PAI_LSP_SECRETS", "file")  # tokens in a file of the test's own: no keyring asked
     gate = threading.Event()
 
     class Counted(MemoryBackend):
@@ -285,7 +286,7 @@ async def test_the_editors_cluster_data_is_asked_once_at_a_time_and_kept_for_few
     names = [f"c{i}" for i in range(KEPT + 1)]
     backends = {name: Counted(name) for name in names}
     for name in names:
-        Profiles().add(Profile(name, "memory://rest", "memory://hdfs", "alice"))
+        Profiles().add(Profile(name, "http://127.0.0.1:9/rest", "http://127.0.0.1:9/hdfs", "alice"))  # never dialled: in memory
     daemon = Daemon(tmp_path / "facts.sock", Sessions(connect=lambda name, start=True: backends[name]))
     asyncio.get_running_loop().call_later(0.3, gate.set)
     replies = await asyncio.gather(*(call(daemon, "cluster.facts", {"cluster": "c0"}) for _ in range(5)))

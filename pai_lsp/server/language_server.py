@@ -22,8 +22,8 @@ from ..core.messages import render
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
 from .capacity_check import CapacityChecks
-from .cluster_data import ClusterData
 from .cluster_checks import ClusterChecks
+from .cluster_data import ClusterData
 from .documents import Documents, OpenDocument, tune_allocator, tune_garbage_collection
 from .pygls_compat import CompatProtocol
 from .uploads import Uploads

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .. import api
 from ..core.capacity import ClusterState, QueuedJob, Resources, asks_from_config
 from ..core.waiting import explain
-from ..errors import PaiError, Unsupported
+from ..errors import PaiError
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
