@@ -1449,8 +1449,9 @@ class StorageList(OnCluster):
 @wire
 class ClusterFacts(OnCluster):
     """What the editor's checks need of the cluster (its storages, whether it reads v2 jobs, its
-    capacity and queue), from the daemon's cache: fetched in the background, kept a while; the local cluster is never started for it.
-    Fails (`unreachable`) while the cluster cannot be asked and nothing is kept."""
+    capacity and queue), from the daemon's one cache of it: fetched in the background, kept a while;
+    the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked
+    and nothing is kept."""
 
     METHOD: ClassVar[str] = "cluster.facts"
     RESULT: ClassVar[type[Result]] = ClusterFactsResult

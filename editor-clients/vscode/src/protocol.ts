@@ -8,7 +8,7 @@ export interface Amounts {
   gpu: number;
 }
 
-/** What the editor's checks need of the cluster (its storages, whether it reads v2 jobs, its capacity and queue), from the daemon's cache: fetched in the background, kept a while; the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked and nothing is kept. */
+/** What the editor's checks need of the cluster (its storages, whether it reads v2 jobs, its capacity and queue), from the daemon's one cache of it: fetched in the background, kept a while; the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked and nothing is kept. */
 export interface ClusterFacts {
   cluster?: string | null;
 }
