@@ -296,7 +296,7 @@ async def test_the_editors_cluster_data_is_asked_once_at_a_time_and_kept_for_few
     assert all(reply["result"]["storages"] == [] for _, reply in replies)
     for name in names[1:]:
         await call(daemon, "cluster.facts", {"cluster": name})
-    assert len(daemon.facts.kept) == KEPT and "c0" not in daemon.facts.kept  # the least recently asked went
+    assert len(daemon.facts.kept) == KEPT and "c0" not in daemon.facts.kept  # the one kept longest went
     _, again = await call(daemon, "cluster.facts", {"cluster": "c0"})
     assert backends["c0"].asked == 2 and again["result"]["stale"] is False
     assert [b.asked for b in backends.values()] == [2] + [1] * KEPT
