@@ -804,7 +804,8 @@ class StorageListResult(Result):
 
 @wire
 class ClusterFactsResult(Result):
-    """What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old)."""
+    """What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old): its
+    storages for the storage checks, its capacity and queue for "will it fit"."""
 
     cluster: str
     user: str
@@ -812,6 +813,7 @@ class ClusterFactsResult(Result):
     storages: list[StorageInfo] | None  # None: its jobs mount no storages (YARN era, another kind)
     age: float  # seconds since the cluster was asked
     stale: bool  # older than the cache keeps an answer fresh: being asked again
+    state: dict[str, Any] | None = None  # `core.capacity.ClusterState`'s JSON; None: the cluster cannot tell
 
 
 @wire
@@ -1361,27 +1363,7 @@ class Waiting(JobRef):
     RESULT: ClassVar[type[Result]] = WaitingResult
 
 
-@wire
-class CapacityStateResult(Result):
-    """`state`: `core.capacity.ClusterState`'s JSON, as the cluster answered at `fetched` (ms since the
-    epoch); None when the cluster cannot tell (PaddlePaddle Cloud)."""
-
-    cluster: str
-    state: dict[str, Any] | None
-    fetched: int
-
-
-@wire
-class CapacityState(OnCluster):
-    """The cluster's capacity and queue for the editor's checks, from the daemon's cache (asked again
-    once older than `maxAge` seconds)."""
-
-    METHOD: ClassVar[str] = "vc.state"
-    RESULT: ClassVar[type[Result]] = CapacityStateResult
-    max_age: int = 30
-
-
-CAPACITY_METHODS: tuple[type[Params], ...] = (VirtualClusters, Waiting, CapacityState)
+CAPACITY_METHODS: tuple[type[Params], ...] = (VirtualClusters, Waiting)
 
 
 # -- HDFS --------------------------------------------------------------------------------
@@ -1493,9 +1475,10 @@ class StorageList(OnCluster):
 
 @wire
 class ClusterFacts(OnCluster):
-    """What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the
-    daemon's cache: fetched in the background, kept a while; the local cluster is never started for it.
-    Fails (`unreachable`) while the cluster cannot be asked and nothing is kept."""
+    """What the editor's checks need of the cluster (its storages, whether it reads v2 jobs, its
+    capacity and queue), from the daemon's one cache of it: fetched in the background, kept a while;
+    the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked
+    and nothing is kept."""
 
     METHOD: ClassVar[str] = "cluster.facts"
     RESULT: ClassVar[type[Result]] = ClusterFactsResult

@@ -57,8 +57,7 @@ class Daemon:
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
         self.notices = Notices(self.explainer, config_dir() / "notices.json")
         self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
-        self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster
-        self.capacity_cache: dict[str, api.CapacityStateResult] = {}  # cluster -> its state, for the editors' checks
+        self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster: storages, capacity
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
@@ -390,22 +389,7 @@ class Daemon:
         """`vc.list` and `job.waiting`: the cluster's capacity, and why a job waits (service/vc.py)."""
         if isinstance(p, api.Waiting):
             return await self.sessions.run(p.cluster, lambda backend: vc.waiting(backend, p.job))
-        if isinstance(p, api.CapacityState):
-            return await self.capacity_state(p)
         return await self.sessions.run(getattr(p, "cluster", None), vc.virtual_clusters)
-
-    async def capacity_state(self, p: api.CapacityState) -> api.CapacityStateResult:
-        """The cluster's state as last fetched, fetched again when older than `p.max_age` seconds: every
-        editor's keystrokes read one cached answer, and the cluster is asked at most that often."""
-        cluster = await self.sessions.resolve(p.cluster)
-        kept = self.capacity_cache.get(cluster)
-        if kept is not None and time.time() - kept.fetched / 1000 < p.max_age:
-            return kept
-        state = await self.sessions.run(cluster, vc.state_for_editor)
-        result = api.CapacityStateResult(cluster=cluster, state=None if state is None else state.to_json(),
-                                         fetched=int(time.time() * 1000))
-        self.capacity_cache[cluster] = result
-        return result
 
     async def records(self, p: api.Params, notify: Notify) -> api.Result:
         """`record.*`: what a job ran (service/records.py); a rerun is watched like a submit."""

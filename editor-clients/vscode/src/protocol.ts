@@ -8,25 +8,12 @@ export interface Amounts {
   gpu: number;
 }
 
-/** The cluster's capacity and queue for the editor's checks, from the daemon's cache (asked again once older than `maxAge` seconds). */
-export interface CapacityState {
-  cluster?: string | null;
-  maxAge?: number;
-}
-
-/** `state`: `core.capacity.ClusterState`'s JSON, as the cluster answered at `fetched` (ms since the epoch); None when the cluster cannot tell (PaddlePaddle Cloud). */
-export interface CapacityStateResult {
-  cluster: string;
-  state: Record<string, unknown> | null;
-  fetched: number;
-}
-
-/** What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the daemon's cache: fetched in the background, kept a while; the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked and nothing is kept. */
+/** What the editor's checks need of the cluster (its storages, whether it reads v2 jobs, its capacity and queue), from the daemon's one cache of it: fetched in the background, kept a while; the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked and nothing is kept. */
 export interface ClusterFacts {
   cluster?: string | null;
 }
 
-/** What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old). */
+/** What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old): its storages for the storage checks, its capacity and queue for "will it fit". */
 export interface ClusterFactsResult {
   cluster: string;
   user: string;
@@ -34,6 +21,7 @@ export interface ClusterFactsResult {
   storages: StorageInfo[] | null;
   age: number;
   stale: boolean;
+  state: Record<string, unknown> | null;
 }
 
 export interface ClusterRow {
