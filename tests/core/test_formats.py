@@ -55,6 +55,29 @@ def test_every_format_is_complete_and_named_once():
         assert f.matches(f.file_name("demo")) and f.file_name("demo").startswith("demo.")
 
 
+def test_the_registry_says_of_each_format_what_the_format_says():
+    """The registry recognises files and tells editors the formats without loading them: its lines
+    must say what the formats themselves say."""
+    assert [(e.name, e.title, e.patterns, e.syntax) for e in formats.REGISTRY] == \
+        [(f.name, f.title, f.patterns, f.syntax) for f in formats.FORMATS]
+    assert all(formats.named(e.name) is e.load() for e in formats.REGISTRY)
+    with pytest.raises(KeyError):
+        formats.named("no-such-format")
+
+
+@pytest.mark.subprocess
+def test_a_file_loads_its_own_format_and_no_other():
+    """Reading a v1 config loads neither the v2 reader (YAML) nor PaddlePaddle's format."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pai_lsp.core.formats import format_for; f = format_for('job.pai.json'); "
+            "f.diagnose(f.parse('{}'), __import__('pai_lsp.core.model', fromlist=['Settings']).Settings()); "
+            "print(' '.join(m for m in ('pai_lsp.core.v2', 'pai_lsp.core.paddle', 'yaml', 'pai_lsp.core.v1') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["pai_lsp.core.v1"]
+
+
 def test_each_format_checks_in_its_own_dialects():
     assert v1.FORMAT.dialect(Settings(dialect="scm")) == "scm"
     assert v1.FORMAT.dialect(Settings(dialect="paddle")) == "openpai"  # never another format's
