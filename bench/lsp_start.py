@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -254,6 +255,16 @@ def bare(command: list[str]) -> dict:
     return out
 
 
+def runtime_cpu(command: list[str]) -> float:
+    """CPU seconds of a process that does nothing: its runtime's own start and exit."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, check=True, stdin=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def measure(command: list[str], fmt: Format, text: str) -> dict:
     wait_for_quiet()
     return {"load": os.getloadavg()[0], **as_editor(command, fmt, text), **costs(command, fmt, text)}
@@ -300,6 +311,9 @@ def main() -> int:
 
     mb = "{:.0f}".format
     floor = [bare(BARE_PYGLS) for _ in range(args.runs)]
+    python_alone = statistics.median(runtime_cpu([sys.executable, "-c", "pass"]) for _ in range(args.runs))
+    node = shutil.which("node")
+    node_alone = statistics.median(runtime_cpu([node, "-e", ""]) for _ in range(args.runs)) if node else float("nan")
     print("\n| roles | bytes | initialize answered (ms from spawn) | first request after the open | first diagnostics | "
           "open -> diagnostics (ms) | start-up CPU (ms) | open CPU (ms) | idle MB (processes) | MB with the file open (processes) | load |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -313,7 +327,8 @@ def main() -> int:
               f"{min(loads):.1f}–{max(loads):.1f} |")
     print("\nEach cell: pai-lsp / the reference. The floor, a server of pygls alone (no feature; not alternated): "
           f"initialize answered {ms(med(floor, 'initialize'))} ms from spawn, start-up CPU {ms(med(floor, 'cpu_start'))} ms, "
-          f"idle {mb(med(floor, 'rss_idle'))} MB.")
+          f"idle {mb(med(floor, 'rss_idle'))} MB. The runtimes alone (start and exit, no code): "
+          f"CPython {ms(python_alone)} ms of CPU, node {ms(node_alone)} ms.")
     return 0
 
 
