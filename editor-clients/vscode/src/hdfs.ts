@@ -175,6 +175,27 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
     }
   }
 
+  /** A folder's or file's parent on a storage, up to the storage itself (what `reveal` walks up);
+   *  an HDFS node's is not known (it may be under Home or under /), and is never revealed. */
+  getParent(node: Node): Node | undefined {
+    if (!(node instanceof HdfsNode) || !node.storage || node instanceof StorageRoot) return undefined;
+    const up = posix.dirname(node.path);
+    return up === "/" ? new StorageRoot(node.storage) : node.at(up, "dir");
+  }
+
+  /** The folder `path` of `storage` as this view would show it, when this view lists `cluster`'s storages
+   *  and that one is among them (a job's code folder, to reveal after a submit). */
+  async storageFolder(cluster: string, storage: string, path: string): Promise<HdfsNode | undefined> {
+    const listed = await this.roots(this.server).catch(() => undefined);
+    const root = listed?.cluster === cluster ? listed.roots.find((r) => r instanceof StorageRoot && r.storage?.name === storage) : undefined;
+    return root instanceof StorageRoot ? root.at(path, "dir") : undefined;
+  }
+
+  /** Show `node` expanded and selected, the view opened if it was closed. */
+  async reveal(node: HdfsNode): Promise<void> {
+    await this.view.reveal(node, { expand: true, select: true, focus: true });
+  }
+
   /** Files and folders dragged from the Explorer (or the OS) onto a folder: uploaded into it. */
   async handleDrop(target: Node | undefined, data: vscode.DataTransfer): Promise<void> {
     const list = await data.get("text/uri-list")?.asString();

@@ -23,6 +23,7 @@ local ZH = {
   [", %d file(s) uploaded, %d unchanged"] = "，上传 %d 个文件，%d 个未变",
   ["open a job file (%s) to submit it"] = "请先打开要提交的作业文件（%s）",
   ["job %s submitted to %s%s"] = "作业 %s 已提交到 %s%s",
+  ["%d files → storage %s:%s, mounted at %s"] = "%d 个文件 → 存储 %s:%s，挂载于 %s",
   ["no upload to cancel"] = "没有可取消的上传",
   ["open a job file (%s) to preview its upload"] = "请先打开要预览上传的作业文件（%s）",
   ["open a job file (%s) to see it rendered"] = "请先打开要查看渲染结果的作业文件（%s）",
