@@ -66,16 +66,18 @@ def test_the_registry_says_of_each_format_what_the_format_says():
 
 
 @pytest.mark.subprocess
-def test_a_file_loads_its_own_format_and_no_other():
-    """Reading a v1 config loads neither the v2 reader (YAML) nor PaddlePaddle's format."""
+@pytest.mark.parametrize(("name", "text", "own"), [("job.pai.json", VALID, "pai_lsp.core.v1"), ("job.pai.yaml", V2_JOB, "pai_lsp.core.v2")])
+def test_a_file_loads_its_own_format_and_no_other(name, text, own):
+    """Reading and checking a job file loads its own format only: a v1 config no YAML reader and
+    neither other format; a v2 job not PyYAML (which only what is submitted needs) nor v1's."""
     import subprocess
     import sys
 
-    code = ("import sys; from pai_lsp.core.formats import format_for; f = format_for('job.pai.json'); "
-            "f.diagnose(f.parse('{}'), __import__('pai_lsp.core.model', fromlist=['Settings']).Settings()); "
-            "print(' '.join(m for m in ('pai_lsp.core.v2', 'pai_lsp.core.paddle', 'yaml', 'pai_lsp.core.v1') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["pai_lsp.core.v1"]
+    code = ("import sys; from pai_lsp.core.formats import format_for; from pai_lsp.core.model import Settings; "
+            f"f = format_for({name!r}); doc = f.parse(sys.stdin.read()); f.diagnose(doc, Settings()); f.symbols(doc); "
+            "print(' '.join(m for m in ('pai_lsp.core.v1', 'pai_lsp.core.v2', 'pai_lsp.core.paddle', 'yaml') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True).stdout
+    assert out.split() == [own]
 
 
 def test_each_format_checks_in_its_own_dialects():
