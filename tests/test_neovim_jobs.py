@@ -187,6 +187,37 @@ def test_several_tasks_hidden_log_and_stop(nvim, env, workspace):
     nvim.wait(f"vim.fn.search('{job} *STOPPED', 'n') > 0", what="the job listed STOPPED")
 
 
+BURN = {"jobName": "burn", "image": "python:3", "taskRoles": [{
+    "name": "train", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 512, "gpuNumber": 0,
+    "command": "end=$((SECONDS + 120)); while [ $SECONDS -lt $end ]; do :; done"}]}
+
+
+def test_a_running_jobs_details_show_each_tasks_resources(nvim, env, workspace):
+    (workspace / "burn.pai.json").write_text(json.dumps(BURN, indent=2))
+    nvim.command("edit burn.pai.json")
+    nvim.command("PaiRun")
+    job = submitted_job(nvim)
+    nvim.command("PaiJobs")
+    nvim.wait(f"vim.fn.search('{job} *RUNNING', 'n') > 0", what="the job listed RUNNING")
+    name = f"pai://job/{job}"
+    # <CR> again until the cluster's Prometheus has scraped the task (every 10 s, its first within 15 s of the start).
+    for _ in range(30):
+        nvim.command("PaiJobs")
+        nvim.cursor_to(job)
+        nvim.keys("<CR>")
+        nvim.lua("vim.wait(1500)")
+        lines = nvim.buffer_lines(name) or []
+        figures = [line for line in lines if line.strip().startswith("train:0") and "CPU" in line]
+        if figures:
+            break
+    assert "Resources of running tasks:" in lines, lines
+    assert re.search(r"CPU \d+% · mem [\d.]+ [KMG]iB/512\.0 MiB \(\d+%\)$", figures[0]), figures
+    nvim.command("PaiJobs")
+    nvim.cursor_to(job)
+    nvim.keys("sy<CR>")
+    nvim.wait_message(f"job {job} STOPPED")
+
+
 def test_invalid_config_is_one_error(nvim, workspace):
     (workspace / "bad.pai.json").write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
     nvim.command("edit bad.pai.json")
@@ -235,7 +266,7 @@ def test_in_chinese(env, workspace):
 
 def test_hdfs_browser(nvim, env, workspace, tmp_path):
     out = pai(env, "run", "mnist.pai.json", cwd=workspace)
-    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file(s), … to /<user>/<job> (0 unchanged)"
+    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file, … to /<user>/<job> (0 unchanged)"
     home, job = code_dir.rsplit("/", 1)
 
     nvim.command(f"PaiHdfs {home}")
@@ -501,7 +532,7 @@ def test_a_first_run_v2_job_gets_its_code_through_the_default_storage(nvim, env,
     folder = f"{getpass.getuser()}~{job}"
     # (the upload sends the example's other files too: its count is what the upload globs chose)
     where = nvim.wait_message("→ storage local:/")
-    assert re.fullmatch(rf"pai: \d+ files → storage local:/{re.escape(folder)}, mounted at /mnt/local", where), where
+    assert re.fullmatch(rf"pai: \d+ files? → storage local:/{re.escape(folder)}, mounted at /mnt/local", where), where
     nvim.wait(f"vim.fn.bufnr('pai://logs/{job}') > 0 and vim.api.nvim_buf_get_lines(vim.fn.bufnr('pai://logs/{job}'), 0, -1, false)[1] == 'hello from train.py'",
               what="train.py's output in the log buffer")
     assert nvim.wait_message(f"job {job} SUCCEEDED") == f"pai: job {job} SUCCEEDED"

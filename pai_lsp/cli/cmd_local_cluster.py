@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .args import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
+from .args import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, _
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,7 +22,7 @@ def local_cluster(args: argparse.Namespace) -> int:
         from ..localcluster.auth import Users
         from .args import password
 
-        secret = password(args.password_stdin, f"password for {args.name}: ")
+        secret = password(args.password_stdin, _("password for {name}: ").format(name=args.name))
         problem = prepare_data_dir(data_dir)
         if problem:
             print(f"pai local-cluster users add: {problem}", file=sys.stderr)
@@ -32,14 +32,16 @@ def local_cluster(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"pai local-cluster users add: {exc}", file=sys.stderr)
             return EXIT_ERRORS
-        print(f"user {args.name} added")
+        print(_("user {name} added").format(name=args.name))
         return EXIT_OK
     try:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
                      allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources,
-                     paddle_port=args.paddle_port, enforce_memory=args.enforce_memory)
+                     paddle_port=args.paddle_port, enforce_memory=args.enforce_memory,
+                     metrics_interval=args.metrics_interval, prometheus=args.prometheus)
     except OSError as exc:
-        print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        print("pai local-cluster: " + _("cannot listen on {address}: {why}").format(address=f"{args.host}:{args.port}", why=exc.strerror or exc),
+              file=sys.stderr)
         return EXIT_ERRORS
 
 
@@ -74,6 +76,11 @@ def add_commands(sub) -> None:
                             "scaled to the machine, with a note)")
         p.add_argument("--enforce-memory", action="store_true",
                        help="kill a task whose processes use more memory than its role's memoryMB, as a real cluster does")
+        p.add_argument("--metrics-interval", type=int, metavar="SECONDS",
+                       help="how often Prometheus scrapes the tasks' metrics (default: 10; OpenPAI's is 30)")
+        p.add_argument("--prometheus", metavar="PROGRAM", default="prometheus",
+                       help="the Prometheus serving /prometheus: a name on PATH or a path (default: prometheus; "
+                            "none: no Prometheus, and /prometheus says so)")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
     for action in p_lc._actions[first:]:

@@ -25,7 +25,7 @@ from ..clusters.profiles import LOCALS
 from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..service import clusters, mounted_storages, records
+from ..service import clusters, job_metrics, mounted_storages, records, vc
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
@@ -53,6 +53,7 @@ class Daemon:
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
+        self.capacity_cache: dict[str, api.CapacityStateResult] = {}  # cluster -> its state, for the editors' checks
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
@@ -60,6 +61,8 @@ class Daemon:
             api.Preview.METHOD: self.preview,
             api.Jobs.METHOD: self.jobs,
             api.Status.METHOD: self.status,
+            api.JobMetrics.METHOD: self.metrics,
+            api.JobMetricsRange.METHOD: self.metrics_range,
             api.Why.METHOD: self.why,
             api.Config.METHOD: self.config,
             api.Ssh.METHOD: self.ssh,
@@ -73,6 +76,7 @@ class Daemon:
             **{cls.METHOD: self.profiles for cls in api.CLUSTER_METHODS},
             **{cls.METHOD: self.backend_call for cls in api.BACKEND_METHODS},
             **{cls.METHOD: self.records for cls in api.RECORD_METHODS},
+            **{cls.METHOD: self.capacity for cls in api.CAPACITY_METHODS},
         }
 
     # -- transport -------------------------------------------------------------------
@@ -251,9 +255,17 @@ class Daemon:
 
     async def status(self, p: api.Status, notify: Notify) -> api.StatusResult:
         def status(backend: Backend) -> api.StatusResult:
-            return api.StatusResult.of(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
+            job = backend.job(p.job)
+            idle = job_metrics.idle_gpu(backend, p.job, p.idle_threshold, p.idle_minutes) if job.state == "RUNNING" else None
+            return api.StatusResult.of(job, backend.profile.name, clusters.web_portal(backend.profile, p.job), idle)
 
         return await self.sessions.run(p.cluster, status)
+
+    async def metrics(self, p: api.JobMetrics, notify: Notify) -> api.JobMetricsResult:
+        return await self.sessions.run(p.cluster, job_metrics.now, p.job)
+
+    async def metrics_range(self, p: api.JobMetricsRange, notify: Notify) -> api.JobMetricsRangeResult:
+        return await self.sessions.run(p.cluster, job_metrics.history, p.job, p.start, p.end, p.step)
 
     async def why(self, p: api.Why, notify: Notify) -> api.WhyResult:
         return await self.explainer.get(await self.sessions.resolve(p.cluster), p.job, p.refresh)
@@ -353,6 +365,27 @@ class Daemon:
     async def backend_call(self, p: api.Params, notify: Notify) -> api.Result:
         """Quota and registry secrets: one call of the cluster's backend."""
         return await self.sessions.run(getattr(p, "cluster", None), BACKEND[type(p)], p)
+
+    async def capacity(self, p: api.Params, notify: Notify) -> api.Result:
+        """`vc.list` and `job.waiting`: the cluster's capacity, and why a job waits (service/vc.py)."""
+        if isinstance(p, api.Waiting):
+            return await self.sessions.run(p.cluster, lambda backend: vc.waiting(backend, p.job))
+        if isinstance(p, api.CapacityState):
+            return await self.capacity_state(p)
+        return await self.sessions.run(getattr(p, "cluster", None), vc.virtual_clusters)
+
+    async def capacity_state(self, p: api.CapacityState) -> api.CapacityStateResult:
+        """The cluster's state as last fetched, fetched again when older than `p.max_age` seconds: every
+        editor's keystrokes read one cached answer, and the cluster is asked at most that often."""
+        cluster = await self.sessions.resolve(p.cluster)
+        kept = self.capacity_cache.get(cluster)
+        if kept is not None and time.time() - kept.fetched / 1000 < p.max_age:
+            return kept
+        state = await self.sessions.run(cluster, vc.state_for_editor)
+        result = api.CapacityStateResult(cluster=cluster, state=None if state is None else state.to_json(),
+                                         fetched=int(time.time() * 1000))
+        self.capacity_cache[cluster] = result
+        return result
 
     async def records(self, p: api.Params, notify: Notify) -> api.Result:
         """`record.*`: what a job ran (service/records.py); a rerun is watched like a submit."""

@@ -94,7 +94,9 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     offset = ls.offset(result, params.position)
     items = []
     job_format = ls.job_format(params.text_document.uri)
-    found = job_format.complete(result.doc, offset, ls.settings_for(params.text_document.uri))
+    settings = ls.settings_for(params.text_document.uri)
+    found = job_format.complete(result.doc, offset, settings)
+    found = [*found, *ls.capacity.completions(result.doc, offset, settings.locale)] if ls.capacity.state is not None else found
     # YAML snippets carry their own indentation: the editor must not indent their lines again.
     mode = types.InsertTextMode.AsIs if job_format.syntax == "yaml" else None
     for c in found:
@@ -120,6 +122,9 @@ async def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Ho
     offset = ls.offset(result, params.position)
     settings = ls.settings_for(uri)
     found = ls.job_format(uri).hover(result.doc, offset, settings)
+    room = ls.capacity.hover(result.doc, offset, settings.locale)  # virtualCluster: what is free there
+    if room is not None:
+        found = Hover(f"{found.markdown}\n\n---\n\n{room.markdown}", found.start, found.end) if found else room
     prop = on_code_dir(result.doc, offset) if ls.uploads.applies(uri) else None
     if prop is not None:  # codeDir: also what an upload would send from here
         upload = hover_markdown(await ls.uploads.facts(uri), settings.locale)

@@ -1,7 +1,7 @@
 """A new user's first job in a real VS Code: a folder with `train.py` and the most natural v2 job file
 (`commands: [python3 train.py]`, nothing about where the code goes). The Storages view lists the local
 cluster's storages; right-click the job file in the Explorer → Submit Job to PAI Cluster: the code goes
-to the default storage, the job mounts it, the notification says where ("1 files → storage
+to the default storage, the job mounts it, the notification says where ("1 file → storage
 local:/<user>~<job>, mounted at /mnt/local"), the job's log shows train.py's output and the job ends
 SUCCEEDED, with the file on disk as the user wrote it; the notification's Show in Storages opens the
 job's code folder. The tests run in order and share one window."""
@@ -65,7 +65,7 @@ def test_submit_from_the_explorer_sends_the_code_through_the_storage(workbench, 
     assert len(told) == 1 and ", mounted at /mnt/local" in told[0], told
     folder = told[0].split("→ storage local:/")[1].split(",")[0]
     assert folder.startswith(f"{user}~firstrun_"), told
-    assert told[0].startswith("Info: 1 files → storage"), told
+    assert told[0].startswith("Info: 1 file → storage"), told
     session["job"] = folder.removeprefix(f"{user}~")
     assert (workspace / "job.pai.yaml").read_text() == JOB  # no hand edit, and none by the editor either
 

@@ -295,7 +295,10 @@ async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], fol
     files += done.files;
   }
   view.refresh(folder);
-  if (files) void vscode.window.showInformationMessage(vscode.l10n.t("Uploaded {0} file(s) to {1}", files, folder.shown));
+  if (files) {
+    void vscode.window.showInformationMessage(files === 1 ? vscode.l10n.t("Uploaded {0} file to {1}", files, folder.shown)
+      : vscode.l10n.t("Uploaded {0} files to {1}", files, folder.shown));
+  }
 }
 
 /** The HDFS and Storages views' commands: each acts on the node it is given (or the one selected),
@@ -340,7 +343,8 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
       const done = await transfer(server, vscode.l10n.t("Downloading {0}", node.shown), "pai.hdfs.get",
         { remote: node.path, local: dest[0].fsPath, ...node.where });
       if (!done) return;
-      void vscode.window.showInformationMessage(vscode.l10n.t("Downloaded {0} file(s) to {1}", done.files, done.path));
+      void vscode.window.showInformationMessage(done.files === 1 ? vscode.l10n.t("Downloaded {0} file to {1}", done.files, done.path)
+        : vscode.l10n.t("Downloaded {0} files to {1}", done.files, done.path));
     }),
     onNode("pai-lsp.hdfs.newFolder", async (node) => {
       const folder = node.type === "dir" ? node : parentOf(node);

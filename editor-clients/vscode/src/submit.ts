@@ -81,5 +81,6 @@ export function whereTheCodeWent(result: Submitted): string | undefined {
   const to = result.codeStorage;
   if (!to) return undefined;
   const files = result.upload ? result.upload.sent_files + result.upload.unchanged_files : 0;
-  return vscode.l10n.t("{0} files → storage {1}:{2}, mounted at {3}", files, to.storage, to.path, to.mountPath);
+  return files === 1 ? vscode.l10n.t("{0} file → storage {1}:{2}, mounted at {3}", files, to.storage, to.path, to.mountPath)
+    : vscode.l10n.t("{0} files → storage {1}:{2}, mounted at {3}", files, to.storage, to.path, to.mountPath);
 }

@@ -54,10 +54,11 @@ local function upload_summary(upload)
   if not upload then
     return ""
   end
-  return t(", %d file(s) uploaded, %d unchanged", upload.sent_files or 0, upload.unchanged_files or 0)
+  local sent, unchanged = upload.sent_files or 0, upload.unchanged_files or 0
+  return sent == 1 and t(", %d file uploaded, %d unchanged", sent, unchanged) or t(", %d files uploaded, %d unchanged", sent, unchanged)
 end
 
---- Where the code went when it went to a storage the job mounts ("1 files → storage local:/me~job,
+--- Where the code went when it went to a storage the job mounts ("1 file → storage local:/me~job,
 --- mounted at /mnt/local"), else nil.
 local function code_storage_line(result)
   local to = ui.value(result.codeStorage)
@@ -66,7 +67,8 @@ local function code_storage_line(result)
   end
   local upload = ui.value(result.upload) or {}
   local files = (upload.sent_files or 0) + (upload.unchanged_files or 0)
-  return t("%d files → storage %s:%s, mounted at %s", files, to.storage, to.path, to.mountPath)
+  return files == 1 and t("%d file → storage %s:%s, mounted at %s", files, to.storage, to.path, to.mountPath)
+    or t("%d files → storage %s:%s, mounted at %s", files, to.storage, to.path, to.mountPath)
 end
 
 --- The job files there are, as messages name them ("*.pai.json, *.paddle.json").
