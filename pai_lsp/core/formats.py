@@ -35,10 +35,10 @@ class Entry(NamedTuple):
 
 
 REGISTRY: tuple[Entry, ...] = (
-    Entry("pai-v1", "v1", ("OpenPAI job config", "OpenPAI 作业配置"), ("*.pai.json",)),  # and its SCM dialect
-    Entry("paddle", "paddle", ("PaddlePaddle Cloud job file", "PaddlePaddle Cloud 作业文件"), ("*.paddle.json",)),
-    # and any YAML with `protocolVersion: 2` at its top level
-    Entry("pai-v2", "v2", ("OpenPAI job (protocol v2)", "OpenPAI 作业（v2 协议）"), ("*.pai.yaml", "*.pai.yml"), "yaml"),
+    Entry("pai-v1", "v1", title=("OpenPAI job config", "OpenPAI 作业配置"), patterns=("*.pai.json",)),  # and its SCM dialect
+    Entry("paddle", "paddle", title=("PaddlePaddle Cloud job file", "PaddlePaddle Cloud 作业文件"), patterns=("*.paddle.json",)),
+    Entry("pai-v2", "v2", title=("OpenPAI job (protocol v2)", "OpenPAI 作业（v2 协议）"), patterns=("*.pai.yaml", "*.pai.yml"),
+          syntax="yaml"),  # and any YAML with `protocolVersion: 2` at its top level
 )
 _DEFAULT = REGISTRY[0]  # what a document no format claims is read as (an editor may send any file of the language)
 
