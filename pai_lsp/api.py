@@ -316,6 +316,7 @@ class CodeStorage(Result):
     path: str  # the code's folder in it: /<user>~<job>
     mount_path: str  # where the job mounts the storage: /mnt/<storage>
     job_folder: str  # where the job's commands run: <mountPath>/<user>~<job> (a `cd` added before them)
+    chosen_by: str | None = omitted_when_none()  # "setting" (pai.job.upload.storage), "default" (the user's), "job" (it mounts it)
 
 
 @wire
@@ -799,6 +800,18 @@ class StorageInfo(Result):
 class StorageListResult(Result):
     cluster: str
     storages: list[StorageInfo]
+
+
+@wire
+class ClusterFactsResult(Result):
+    """What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old)."""
+
+    cluster: str
+    user: str
+    takes_v2: bool  # its server reads v2 jobs as written (else a v2 job goes as v1, its code by codeDir)
+    storages: list[StorageInfo] | None  # None: its jobs mount no storages (YARN era, another kind)
+    age: float  # seconds since the cluster was asked
+    stale: bool  # older than the cache keeps an answer fresh: being asked again
 
 
 @wire
@@ -1451,11 +1464,21 @@ class StorageList(OnCluster):
     RESULT: ClassVar[type[Result]] = StorageListResult
 
 
+@wire
+class ClusterFacts(OnCluster):
+    """What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the
+    daemon's cache: fetched in the background, kept a while; the local cluster is never started for it.
+    Fails (`unreachable`) while the cluster cannot be asked and nothing is kept."""
+
+    METHOD: ClassVar[str] = "cluster.facts"
+    RESULT: ClassVar[type[Result]] = ClusterFactsResult
+
+
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
     Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, JobMetrics,
     JobMetricsRange, *CLUSTER_METHODS,
-    *HDFS_METHODS, StorageList, *BACKEND_METHODS, *RECORD_METHODS, *CAPACITY_METHODS)}
+    *HDFS_METHODS, StorageList, ClusterFacts, *BACKEND_METHODS, *RECORD_METHODS, *CAPACITY_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
 # as in LSP: Ctrl-C, the editor's Cancel): the reply then says what was and was not done.

@@ -59,6 +59,9 @@ def add_commands(sub) -> None:
                        help="with --dry-run: a v2 job's secrets in plain text in the rendered job (masked otherwise)")
         p.add_argument("--force", action="store_true",
                        help="upload even when over pai.job.upload.maxBytes / maxFiles (or .paiignore has a bad line)")
+        p.add_argument("--without-code", action="store_true",
+                       help="submit even when the job runs workspace files that no upload can reach (a warning instead "
+                            "of a refusal; the setting pai.job.upload.requireRoute: false does the same)")
     p = command(sub, "jobs", "list your jobs", [
         ("pai jobs", "on the default cluster, newest first"),
         ("pai jobs --cluster prod -o json", "as JSON, for scripts"),
@@ -111,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
     return COMMANDS[args.command](args)
 
 
+def _route_settings(args: argparse.Namespace) -> dict | None:
+    """`--without-code`: the setting that sends a job whose workspace files no upload reaches (with a warning)."""
+    return {"pai.job.upload.requireRoute": False} if args.without_code else None
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
     cluster = "local" if args.command == "run" else args.cluster
     if args.list and not args.dry_run:
@@ -120,7 +128,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
         shown = daemon.call_sync(api.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   list_files=args.list, locale=terminal_locale(),
-                                                  show_secrets=args.show_secrets))
+                                                  show_secrets=args.show_secrets, settings=_route_settings(args)))
         sys.stdout.write(visible_lines(shown.text))
         upload = shown.upload
         refused = upload is not None and bool(upload.over_limits or any(upload.problems)) and not args.force
@@ -141,7 +149,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         import secrets
 
         result = daemon.call_sync(api.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
-                                                  force=args.force, progress_token="cli", request_id=secrets.token_hex(16)),
+                                                  force=args.force, progress_token="cli", request_id=secrets.token_hex(16),
+                                                  settings=_route_settings(args)),
                                   on_progress, on_restart=on_restart)
     if result.upload:
         print(_upload_line(result.upload), file=sys.stderr)

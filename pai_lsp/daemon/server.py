@@ -32,6 +32,7 @@ from ..service import preview as dry_run
 from ..storage.base import Cancel
 from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .explanations import Explainer
+from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
@@ -53,6 +54,7 @@ class Daemon:
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
+        self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster
         self.capacity_cache: dict[str, api.CapacityStateResult] = {}  # cluster -> its state, for the editors' checks
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
@@ -73,6 +75,7 @@ class Daemon:
             api.FollowLogs.METHOD: self.follow_logs,
             **{cls.METHOD: self.hdfs for cls in api.HDFS_METHODS},
             api.StorageList.METHOD: self.storage_list,
+            api.ClusterFacts.METHOD: self.cluster_facts,
             **{cls.METHOD: self.profiles for cls in api.CLUSTER_METHODS},
             **{cls.METHOD: self.backend_call for cls in api.BACKEND_METHODS},
             **{cls.METHOD: self.records for cls in api.RECORD_METHODS},
@@ -281,6 +284,7 @@ class Daemon:
         """`clusters.*`: a change of profiles drops the kept sessions, which may be stale now."""
         if not isinstance(p, api.ClustersList):
             self.sessions.forget()
+            self.facts.forget()
         return await asyncio.to_thread(PROFILES[type(p)], p)
 
     async def stop(self, p: api.Stop, notify: Notify) -> api.StopResult:
@@ -411,6 +415,9 @@ class Daemon:
 
     async def storage_list(self, p: api.StorageList, notify: Notify) -> api.StorageListResult:
         return await self.sessions.run(p.cluster, mounted_storages.listing)
+
+    async def cluster_facts(self, p: api.ClusterFacts, notify: Notify) -> api.ClusterFactsResult:
+        return await self.facts.get(p.cluster)
 
 
 class Utf8Chunks:

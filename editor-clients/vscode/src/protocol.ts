@@ -21,6 +21,21 @@ export interface CapacityStateResult {
   fetched: number;
 }
 
+/** What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the daemon's cache: fetched in the background, kept a while; the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked and nothing is kept. */
+export interface ClusterFacts {
+  cluster?: string | null;
+}
+
+/** What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old). */
+export interface ClusterFactsResult {
+  cluster: string;
+  user: string;
+  takesV2: boolean;
+  storages: StorageInfo[] | null;
+  age: number;
+  stale: boolean;
+}
+
 export interface ClusterRow {
   name: string;
   local: boolean;
@@ -116,6 +131,7 @@ export interface CodeStorage {
   path: string;
   mountPath: string;
   jobFolder: string;
+  chosenBy?: string | null;
 }
 
 /** A command's answer when it failed: its message in the editor's language. */
