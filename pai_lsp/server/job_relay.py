@@ -26,7 +26,6 @@ from pygls.uris import to_fs_path
 from .. import api
 from ..api import EditorJobEnded, EditorJobLog, EditorJobLogEnd, EditorJobStatus, Event, Result
 from ..core.messages import is_chinese, render
-from ..core.openpai_rest import FINAL
 from ..core.upload_facts import size_text
 from ..errors import Cancelled, InvalidInput, PaiError, as_pai_error
 from ..settings import job_values, read
@@ -264,6 +263,8 @@ class JobRelay:
                 ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {said}"))
             return
         self.notify(EditorJobLogEnd(job=job, cluster=cluster, uri=uri, state=final.state, offsets=final.offsets or have))
+        from ..core.openpai_rest import FINAL  # (the REST model loads with the first job command)
+
         if final.state in FINAL and not ls.client_shows_messages and self.first_told(job, final.state):
             kind = types.MessageType.Info if final.state == "SUCCEEDED" else types.MessageType.Warning
             ls.window_show_message(types.ShowMessageParams(kind, render("lsp.job-ended", locale, job=job, state=final.state)))
