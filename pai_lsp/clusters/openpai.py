@@ -55,6 +55,7 @@ class OpenPai(Backend):
         self.fast = KeepAlive(timeout=TIMEOUT.read or 30.0) if transport is None else None
         self._storage: Hdfs | None = None
         self._filters: bool | None = None  # whether the v2 job list filters by state (unknown until tried)
+        self._listed: tuple[str, list[JobSummary]] | None = None  # the unfinished jobs as last listed, with their ETag
 
     @property
     def storage(self) -> Hdfs:
@@ -341,38 +342,64 @@ class OpenPai(Backend):
                         else self._get_log_httpx(uri, {"Range": f"bytes=-{size}"}))
         return b"" if status == 416 else data[-size:]
 
+    def log_end(self, uri: str, size: int) -> tuple[int, bytes]:
+        """The last `size` bytes of a log and the offset they start at (the suffix range's Content-Range);
+        a server that ignores the range sends all, whose length says it."""
+        if self.fast is not None:
+            status, head, data = self._get_log_answer(uri, {"Range": f"bytes=-{size}"})
+        else:
+            response = self.request("GET", uri, allow=(416,), headers={"Range": f"bytes=-{size}"})
+            status, head, data = response.status_code, {k.lower(): v for k, v in response.headers.items()}, response.content
+        if status == 416:
+            return 0, b""
+        found = re.match(r"bytes (\d+)-\d+/\d+", head.get("content-range", "")) if status == 206 else None
+        if found is None:
+            return max(0, len(data) - size), data[-size:]
+        return int(found.group(1)), data
+
     def _get_log_httpx(self, uri: str, headers: dict) -> tuple[int, bytes]:
         response = self.request("GET", uri, allow=(416,), headers=headers)
         return response.status_code, response.content
 
     def _get_log(self, uri: str, headers: dict) -> tuple[int, bytes]:
-        """`request` for a log read, on this thread's kept-alive standard-library connection."""
+        status, _, body = self._get_log_answer(uri, headers)
+        return status, body
+
+    def _get_log_answer(self, uri: str, headers: dict) -> tuple[int, dict[str, str], bytes]:
+        """`request` for a log read, on this thread's kept-alive standard-library connection: (status, headers, body)."""
         assert self.fast is not None
         url = uri if "://" in uri else self.rest_uri + uri
         self.current_token()
         for attempt in (1, 2):
             with failures(at_cluster(self.rest_uri)):
-                status, _, body = self.fast.request("GET", url, headers={**headers, "Authorization": f"Bearer {self.token}"})
+                status, head, body = self.fast.request("GET", url, headers={**headers, "Authorization": f"Bearer {self.token}"})
             if status == 401 and attempt == 1:
                 self.login()
                 continue
             break
         if status >= 400 and status != 416:
             raise answer_error(status, body, THE_CLUSTER, {409: NameTaken})
-        return status, body
+        return status, head, body
 
     def active_jobs(self) -> list[JobSummary] | None:
         """Unfinished jobs by the v2 list's state filter, where the server has it (OpenPAI with its
         database, the local cluster): tried once, remembered."""
         if self._filters is False:
             return None
+        # The list as last sent, unless it changed: its weak ETag echoed byte for byte (a 304 has no body).
+        headers = {"If-None-Match": self._listed[0]} if self._listed is not None else {}
         try:
-            listed = self.request("GET", "/api/v2/jobs", params={"username": self.user, "state": ",".join(ACTIVE),
-                                                                 "limit": 50000}).json()
+            response = self.request("GET", "/api/v2/jobs", allow=(304,), headers=headers,
+                                    params={"username": self.user, "state": ",".join(ACTIVE), "limit": 50000})
+            if response.status_code == 304 and self._listed is not None:
+                return list(self._listed[1])
+            listed = response.json()
         except (NotFound, InvalidInput, ServerError, ValueError):
             self._filters = False
             return None
         jobs = [JobSummary.from_json(job) for job in listed] if isinstance(listed, list) else None
+        tag = response.headers.get("ETag")
+        self._listed = (tag, jobs) if tag and jobs is not None else None
         if jobs is None or any(job.state not in ACTIVE for job in jobs):  # the filter was ignored
             self._filters = False
             return None
