@@ -103,8 +103,10 @@ def bind(host: str, port: int) -> socket.socket:
 
 def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int | None, runtime: str,
           cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout, allow_remote: bool = False,
-          private: bool = False, strict_resources: bool = False, paddle_port: int = 0, enforce_memory: bool = False) -> int:
-    """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token."""
+          private: bool = False, strict_resources: bool = False, paddle_port: int = 0, enforce_memory: bool = False,
+          tls: tuple[str, str] | None = None) -> int:
+    """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token.
+    `tls`: (certificate chain file, key file): served over HTTPS."""
     import uvicorn
 
     problem = argument_problem(data_dir, port=port, hdfs_port=hdfs_port, paddle_port=paddle_port, gpus=gpus, cpus=cpus,
@@ -167,8 +169,9 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     from .paddle.cloud_api import PaddleApi, by_port
 
     app = by_port(build_app(cluster, private=private or remote), PaddleApi(cluster), paddle_actual)
-    rest, webhdfs = f"http://{shown}:{actual}", f"http://{shown}:{fs_port}"
-    paddle = f"http://{shown}:{paddle_actual}"
+    scheme = "https" if tls else "http"
+    rest, webhdfs = f"{scheme}://{shown}:{actual}", f"{scheme}://{shown}:{fs_port}"
+    paddle = f"{scheme}://{shown}:{paddle_actual}"
     lock.describe(url=rest, hdfs=webhdfs, paddle=paddle)
     if remote:
         print(f"pai local-cluster: WARNING: listening on {host}, reachable from other machines. Every REST call and every "
@@ -177,10 +180,12 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     print(f"PAI local cluster: REST {rest}  WebHDFS {webhdfs}/webhdfs/v1  PaddlePaddle Cloud {paddle} (datacenter local)  "
           f"data {data_dir}  capacity {cluster.capacity.cpu} CPU, {cluster.capacity.memory_mb} MB, "
           f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}", file=out, flush=True)
-    from .http_protocol import BoundedHttpToolsProtocol
+    from .heads import MAX_HEAD_BYTES, bounded_heads
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
-                            http=BoundedHttpToolsProtocol)
+    # uvicorn as it is documented: h11 bounds a head still arriving, `bounded_heads` one that came whole
+    config = uvicorn.Config(bounded_heads(app), log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
+                            http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES, ssl_certfile=tls[0] if tls else None,
+                            ssl_keyfile=tls[1] if tls else None)
     server = uvicorn.Server(config)
     try:
         asyncio.run(_serve_until_stopped(server, socks, data_dir))
