@@ -6,6 +6,7 @@ without them."""
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -123,9 +124,9 @@ def test_without_the_proxy_or_the_bundle_every_kind_of_call_fails_in_one_line(tl
         "log read": lambda b: b.read_log(uri, 0),
         "upload": lambda b: b.upload(select(tmp_path, ["*.txt"], []), f"/user/{USER}/never"),
     }
-    dead = ForwardProxy()
-    dead.close()  # a proxy that is not there: nothing gets through
-    for setting, said in ((("HTTPS_PROXY", dead.url), ("SSL_CERT_FILE", str(ca))), "connection refused"), \
+    with socket.create_server(("127.0.0.1", 0)) as placeholder:
+        dead = f"http://127.0.0.1:{placeholder.getsockname()[1]}"  # a proxy that is not there: nothing gets through
+    for setting, said in ((("HTTPS_PROXY", dead), ("SSL_CERT_FILE", str(ca))), "connection refused"), \
                          ((), "unable to get local issuer certificate"):
         for name, value in setting:
             clean_env.setenv(name, value)

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     import httpx
 
 TIMEOUT = (10.0, 120.0)  # seconds to connect, and to wait for each answer or piece of one
+# A file bigger than this is sent chunked, in pieces of this size, as it is read (`Hdfs.write`).
+PIECE = 256 * 1024
 OCTETS = {"Content-Type": "application/octet-stream"}  # HttpFS takes a body (or its first step) only so
 
 Token = Callable[[bool], str]  # the cluster's REST token; a fresh one (logged in again) when given True
@@ -185,24 +187,28 @@ class Hdfs(Storage):
 
     # -- writing ---------------------------------------------------------------------------------
     def write(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:
-        """One file in the two WebHDFS steps, on a kept-alive connection of the session's pool. A
-        `Body` is streamed from its file in `CHUNK` pieces, with its length (not chunked)."""
+        """One file in the two WebHDFS steps, on a kept-alive connection of the session's pool.
+
+        A file up to `PIECE` goes as one body of a stated length. A bigger one is streamed from its
+        file as it is read, chunked (as hdfscli sends it), one chunk per `PIECE`: a chunk near the size
+        of a server's socket reads (asyncio's: 256 KiB) lets a parser hand the body on with less copying
+        and less fresh memory than one long body of a stated length, or than smaller chunks (what
+        the local cluster spends receiving each: bench/uploads.py, docs/benchmarks.md)."""
         first = self._call("PUT", path, "CREATE", headers=OCTETS, overwrite="true")
         location = self._location(first, path)
-        size = len(data)
+        headers = dict(OCTETS)
         if isinstance(data, Body):
             data.rewind()
             data.on_sent = sent
-            content: bytes | Iterator[bytes] = iter(lambda: data.read(CHUNK), b"")
+            content: bytes | Iterator[bytes] = iter(lambda: data.read(PIECE), b"") if data.size > PIECE else data.read()
         else:
             content = data
         with failures(self.what):
-            response = self.http.request("PUT", location, content=content, headers={**OCTETS, "Content-Length": str(size)},
-                                         **self._per_call)
+            response = self.http.request("PUT", location, content=content, headers=headers, **self._per_call)
         if response.status_code >= 400:
             raise storage_error(response.status_code, response.content, path, self.what)
         if sent is not None and isinstance(data, bytes):
-            sent(size)
+            sent(len(data))
 
     def commit(self, temp: str, path: str) -> None:
         """In one step on a namenode (a rename that replaces the target: Hadoop's rename2). HttpFS
