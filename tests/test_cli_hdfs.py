@@ -24,7 +24,7 @@ def test_put_ls_cat_tail_mv_get_rm(env, tmp_path):
     (src / "sub" / "b.bin").write_bytes(bytes(range(256)) * 10)
     assert pai(env, "hdfs", "mkdir", "explore").returncode == 0
     put = pai(env, "hdfs", "put", str(src), "explore")
-    assert put.returncode == 0 and put.stdout.startswith("uploaded 2 file(s), 2,566 bytes to /user/")
+    assert put.returncode == 0 and put.stdout.startswith("uploaded 2 files, 2,566 bytes to /user/")
     listing = pai(env, "hdfs", "ls", "explore/data").stdout.splitlines()
     assert [line.split()[-1] for line in listing] == ["a.txt", "sub"]
     assert listing[0].startswith("-rw-r--r--") and listing[1].startswith("drwxr-xr-x")
@@ -103,7 +103,7 @@ def test_nothing_is_replaced_without_f_and_a_trailing_slash_means_a_folder(env, 
     assert pai(env, "hdfs", "get", "-f", "safe/f.txt", str(local)).returncode == 0 and local.read_text() == "two\n"
     folder = tmp_path / "new" / "dir"
     made = pai(env, "hdfs", "get", "safe/f.txt", str(folder) + "/")
-    assert made.returncode == 0 and made.stdout == f"downloaded 1 file(s), 4 bytes to {folder / 'f.txt'}\n"
+    assert made.returncode == 0 and made.stdout == f"downloaded 1 file, 4 bytes to {folder / 'f.txt'}\n"
     assert folder.is_dir() and (folder / "f.txt").read_text() == "two\n"
     onto_file = pai(env, "hdfs", "get", "safe/f.txt", str(local) + "/")
     assert onto_file.returncode == 1 and f"{local} is a file, not a folder" in onto_file.stderr
@@ -232,7 +232,7 @@ def test_the_progress_of_a_put_on_a_terminal_counts_its_bytes(env, tmp_path):
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", on_a_terminal(env, "hdfs", "put", str(big), "progress.bin"))
     frames = re.findall(r"uploading\S* [^\r\n]*?([0-9.]+)/([0-9.?]+) (MB|bytes)", shown)
     assert any(total == "314.6" and 0 < float(done) < 314.6 for done, total, _ in frames), shown[-2000:]
-    assert "uploaded 1 file(s), 314,572,800 bytes to /user/" in shown
+    assert "uploaded 1 file, 314,572,800 bytes to /user/" in shown
     assert pai(env, "hdfs", "rm", "progress.bin").returncode == 0
 
 

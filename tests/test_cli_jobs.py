@@ -72,16 +72,16 @@ def test_upload_follows_globs_and_resubmit_sends_only_changes(env, tmp_path):
     (ws / "test_train.py").write_text("excluded\n")
     first = pai(env, "run", "mnist.pai.json", cwd=ws)
     assert first.returncode == 0, first.stderr
-    assert "uploaded 3 file(s)" in first.stderr and "(3 new or changed, 0 unchanged kept)" in first.stderr
+    assert "uploaded 3 files," in first.stderr and "(3 new or changed, 0 unchanged kept)" in first.stderr
     user = os.environ.get("USER") or __import__("getpass").getuser()
     assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/deep/run.sh", "lib/a.cfg", ".pai-manifest.json"}
     again = pai(env, "run", "mnist.pai.json", cwd=ws)
-    assert f"code at /{user}/code/globs is up to date (3 file(s) unchanged)" in again.stderr
+    assert f"code at /{user}/code/globs is up to date (3 files unchanged)" in again.stderr
     (ws / "lib" / "a.cfg").write_text("x=2\n")
     (ws / "lib" / "deep" / "run.sh").unlink()
     third = pai(env, "run", "mnist.pai.json", cwd=ws)
     # Only the changed file is sent; it is switched into the kept tree, and the removed one taken out.
-    assert "uploaded 1 file(s)" in third.stderr and "(1 new or changed, 1 unchanged kept, 1 removed)" in third.stderr
+    assert "uploaded 1 file," in third.stderr and "(1 new or changed, 1 unchanged kept, 1 removed)" in third.stderr
     assert remote_files(env, f"/{user}/code/globs") == {"train.py", "lib/a.cfg", ".pai-manifest.json"}
 
 
@@ -471,7 +471,7 @@ def test_ctrl_c_during_a_submit_says_what_it_cancelled(env, tmp_path):
     out, err = run.communicate(timeout=60)
     assert run.returncode == 130 and out == "", err
     assert err.startswith("pai run: cancelled: nothing was submitted: upload to /") and err.count("\n") == 1, err
-    assert "file(s) not sent; nothing was changed at" in err
+    assert "files not sent; nothing was changed at" in err
     time.sleep(1)
     assert len(json.loads(pai(env, "jobs", "-o", "json").stdout)["jobs"]) == before
 

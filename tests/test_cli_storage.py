@@ -82,7 +82,7 @@ def test_put_get_ls_round_trip_into_the_local_storage(env, storages, tmp_path):
     (src / "pkg" / "model.bin").write_bytes(bytes(range(256)) * 8)
     put = pai(env, "storage", "put", str(src), "local:/round/")
     assert put.returncode == 0, put.stderr
-    assert put.stdout.strip() == "uploaded 2 file(s), 2,060 bytes to local:/round/code"
+    assert put.stdout.strip() == "uploaded 2 files, 2,060 bytes to local:/round/code"
     folder = Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "storages" / "local"
     assert (folder / "round" / "code" / "train.py").read_text() == "print('hi')\n"
     listing = pai(env, "storage", "ls", "-R", "local:/round").stdout.splitlines()
@@ -174,7 +174,7 @@ def test_a_first_run_v2_job_gets_its_code_through_the_default_storage(env, stora
     assert "hello from train.py train.py" in ran.stdout
     name = ran.stdout.split("submitted ")[1].split()[0]
     folder = f"{getpass.getuser()}~{name}"
-    assert f"1 files → storage local:/{folder}, mounted at /mnt/local (the job runs in /mnt/local/{folder})" in ran.stderr
+    assert f"1 file → storage local:/{folder}, mounted at /mnt/local (the job runs in /mnt/local/{folder})" in ran.stderr
     assert (Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "storages" / "local" / folder / "train.py").is_file()
     assert (tmp_path / "job.pai.yaml").read_text() == FIRST_RUN
 

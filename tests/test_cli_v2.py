@@ -158,7 +158,7 @@ def test_the_v2_example_uploads_its_code_runs_it_and_its_outputs_download(env, t
     result = pai(env, "run", "mnist.pai.yaml", "--follow", cwd=ws)
     assert result.returncode == 0, result.stderr
     job = result.stdout.splitlines()[0].split()[1]
-    assert "uploaded 1 file(s)" in result.stderr and f"/{getpass.getuser()}/{job}" in result.stderr
+    assert "uploaded 1 file," in result.stderr and f"/{getpass.getuser()}/{job}" in result.stderr
     assert [line for line in result.stdout.splitlines() if line.startswith("epoch")] == [
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     out = pai(env, "outputs", job, str(tmp_path / "out"))

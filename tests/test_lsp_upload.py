@@ -105,7 +105,7 @@ async def test_warning_on_code_dir_when_over_the_limit_or_data(editor, tmp_path)
     await until(lambda: "upload.data-files" in upload_warnings(editor, doc.uri))
     data = upload_warnings(editor, doc.uri)["upload.data-files"]
     assert data.severity == types.DiagnosticSeverity.Warning
-    assert data.message.startswith("The upload includes 2 file(s) that look like data: features.npy (200 B), ckpt/model.ckpt (100 B).")
+    assert data.message.startswith("The upload includes 2 files that look like data: features.npy (200 B), ckpt/model.ckpt (100 B).")
     line = text.splitlines()[data.range.start.line]
     assert line[data.range.start.character:data.range.end.character] == '"codeDir"'
     assert "upload.over-limit" not in upload_warnings(editor, doc.uri)

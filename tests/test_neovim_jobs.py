@@ -235,7 +235,7 @@ def test_in_chinese(env, workspace):
 
 def test_hdfs_browser(nvim, env, workspace, tmp_path):
     out = pai(env, "run", "mnist.pai.json", cwd=workspace)
-    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file(s), … to /<user>/<job> (0 unchanged)"
+    code_dir = re.search(r"to (/\S+) \(", out).group(1)  # "uploaded 1 file, … to /<user>/<job> (0 unchanged)"
     home, job = code_dir.rsplit("/", 1)
 
     nvim.command(f"PaiHdfs {home}")
@@ -472,6 +472,43 @@ def test_a_v2_job_file_rendered_and_run(nvim, env, workspace):
               what="the log's last line")
     assert nvim.buffer_lines(f"pai://logs/{job}") == ["hello from worker", "done"]
     assert nvim.wait_message(f"job {job} SUCCEEDED") == f"pai: job {job} SUCCEEDED"
+
+
+FIRST_RUN = """protocolVersion: 2
+name: firstrun
+type: job
+prerequisites:
+  - {name: img, type: dockerimage, uri: python:3}
+taskRoles:
+  main:
+    instances: 1
+    dockerImage: img
+    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
+    commands:
+      - python3 train.py
+"""
+
+
+def test_a_first_run_v2_job_gets_its_code_through_the_default_storage(nvim, env, workspace):
+    """The most natural v2 job (`python3 train.py`, nothing about where the code goes): :PaiSubmit says
+    where the code went (the local cluster's default storage, mounted at /mnt/local), its log buffer
+    has train.py's output, and :PaiStorages browses the job's code folder."""
+    (workspace / "train.py").write_text("print('hello from train.py', flush=True)\n")
+    (workspace / "job.pai.yaml").write_text(FIRST_RUN)
+    nvim.command("edit job.pai.yaml")
+    nvim.command("PaiSubmit")
+    job = submitted_job(nvim)
+    folder = f"{getpass.getuser()}~{job}"
+    # (the upload sends the example's other files too: its count is what the upload globs chose)
+    where = nvim.wait_message("→ storage local:/")
+    assert re.fullmatch(rf"pai: \d+ files? → storage local:/{re.escape(folder)}, mounted at /mnt/local", where), where
+    nvim.wait(f"vim.fn.bufnr('pai://logs/{job}') > 0 and vim.api.nvim_buf_get_lines(vim.fn.bufnr('pai://logs/{job}'), 0, -1, false)[1] == 'hello from train.py'",
+              what="train.py's output in the log buffer")
+    assert nvim.wait_message(f"job {job} SUCCEEDED") == f"pai: job {job} SUCCEEDED"
+    nvim.command(f"PaiStorages local:/{folder}")
+    nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://storage/local/{folder}' and vim.fn.search('^train.py', 'n') > 0",
+              what="train.py in the job's code folder")
+    assert (workspace / "job.pai.yaml").read_text() == FIRST_RUN
 
 
 def test_add_a_cluster(nvim, env):

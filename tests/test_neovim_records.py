@@ -29,7 +29,7 @@ def test_submitted_code_diff_split_and_rerun(nvim, workspace):
     nvim.keys("C")
     listing = nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://code/{job}' and vim.api.nvim_buf_get_lines(0, 0, -1, false)",
                         what="the submitted code's listing")
-    assert listing[0].startswith(f"Code of {job}: 1 file(s), sent to /") and listing[2].startswith("train.py ")
+    assert listing[0].startswith(f"Code of {job}: 1 file, sent to /") and listing[2].startswith("train.py ")
     nvim.cursor_to("train.py")
     nvim.keys("<CR>")
     shown = nvim.wait(f"vim.api.nvim_buf_get_name(0) == 'pai://code/{job}/train.py' and vim.api.nvim_buf_get_lines(0, 0, -1, false)",

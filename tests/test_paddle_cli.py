@@ -61,7 +61,7 @@ def test_import_both_layouts_of_paddle_config(penv, tmp_path):
     assert "added cluster datacenter1 (PaddlePaddle Cloud http://cloud.example.org, datacenter datacenter1" in result.stdout
     # The file is the paddlecloud client's: left as it is, and the line says where the password went.
     store = Path(penv["XDG_CONFIG_HOME"]) / "pai-lsp" / "secrets.json"
-    assert (f"stored the password(s) of datacenter1 in {store} (PAI_LSP_SECRETS=file); {first} was left as it is"
+    assert (f"stored the password of datacenter1 in {store} (PAI_LSP_SECRETS=file); {first} was left as it is"
             in result.stdout), result.stdout
     assert first.read_text() == SEED_003
     assert secrets(penv)["datacenter1:alice@example.com:password"] == "s3cret-one"
@@ -104,7 +104,7 @@ def test_seed_flow_submit_jobs_workers_logs_kill(penv, tmp_path):
     assert run.returncode == 0, run.stderr
     job = run.stdout.splitlines()[0].split()[1]
     assert job.startswith("fit-a-line-") and len(job) == len("fit-a-line-") + 8 and "_" not in job
-    assert f"uploaded 1 file(s), {len(TRAIN)} bytes to /pfs/local/home/" in run.stderr and f"/jobs/{job} " in run.stderr
+    assert f"uploaded 1 file, {len(TRAIN)} bytes to /pfs/local/home/" in run.stderr and f"/jobs/{job} " in run.stderr
     said = sorted(line.split("] ", 1)[1] for line in run.stdout.splitlines() if "] trainer " in line)
     assert [s.split(" pservers ")[0] for s in said] == ["trainer 0 of 2", "trainer 1 of 2"]
     # The task labelled trainer:N is the trainer whose id is N (as the platform numbers them: by address).

@@ -42,7 +42,7 @@ def test_pai_hdfs_sends_the_token_a_private_cluster_asks_for(env, tmp_path, priv
     assert pai(env, "hdfs", "--cluster", "private", "mkdir", "explore").returncode == 0
     put = pai(env, "hdfs", "--cluster", "private", "put", str(src), "explore")
     assert put.returncode == 0, put.stderr
-    assert put.stdout.startswith(f"uploaded 2 file(s), 10,246 bytes to /user/{USER}/explore/data")
+    assert put.stdout.startswith(f"uploaded 2 files, 10,246 bytes to /user/{USER}/explore/data")
     listing = pai(env, "hdfs", "--cluster", "private", "ls", "explore/data")
     assert listing.returncode == 0, listing.stderr
     assert [line.split()[-1] for line in listing.stdout.splitlines()] == ["a.txt", "sub"]
@@ -69,7 +69,7 @@ def test_pai_submit_uploads_to_a_private_cluster(env, tmp_path, private):
     result = pai(env, "submit", "--cluster", "private", "mnist.pai.json", "--follow", cwd=ws)
     assert result.returncode == 0, result.stderr
     job = result.stdout.splitlines()[0].split()[1]
-    assert f"uploaded 1 file(s), 1,485 bytes to /{USER}/{job} (1 new or changed, 0 unchanged kept)" in result.stderr, result.stderr
+    assert f"uploaded 1 file, 1,485 bytes to /{USER}/{job} (1 new or changed, 0 unchanged kept)" in result.stderr, result.stderr
     assert [line for line in result.stdout.splitlines() if line.startswith("epoch")] == [
         "epoch 1/3 loss=1.3800", "epoch 2/3 loss=0.8280", "epoch 3/3 loss=0.4968"]
     assert f"{job}: SUCCEEDED" in result.stderr
@@ -124,7 +124,7 @@ def test_pai_run_on_a_private_local_cluster_started_by_hand(tmp_path, monkeypatc
         try:
             result = pai(env, "run", "mnist.pai.json", "--follow", cwd=ws)
             assert result.returncode == 0, result.stderr
-            assert "epoch 1/1 loss=1.3800" in result.stdout and "uploaded 1 file(s)" in result.stderr
+            assert "epoch 1/1 loss=1.3800" in result.stdout and "uploaded 1 file," in result.stderr
             user = getpass.getuser()  # the local profile is the OS user
             listing = pai(env, "hdfs", "ls", f"/{user}/code")
             assert listing.returncode == 0 and "train.py" in listing.stdout, listing.stderr

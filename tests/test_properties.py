@@ -35,6 +35,7 @@ def mutated(draw) -> str:
     return text
 
 
+@pytest.mark.slow  # a search over many edits: the full suite runs it, `-m unit` stays quick
 @settings(deadline=None)
 @given(mutated(), st.data())
 def test_the_core_survives_any_edit(text, data):

@@ -4,6 +4,7 @@ findings kept on their nodes) gets the findings a fresh parse gets."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
@@ -38,6 +39,7 @@ def _within(text: str, start: int, end: int) -> bool:
     return 0 <= start <= end <= len(text)
 
 
+@pytest.mark.slow  # a search over many edits: the full suite runs it, `-m unit` stays quick
 @settings(deadline=None)
 @given(mutated(), st.data())
 def test_the_core_survives_any_edit(text, data):
@@ -79,6 +81,7 @@ def _big() -> str:
 BIG = _big()  # over 1,000 lines: read in pieces, an edit reuses the others (and the findings kept on them)
 
 
+@pytest.mark.slow  # a search over many edits: the full suite runs it, `-m unit` stays quick
 @settings(deadline=None, max_examples=60)
 @given(st.lists(st.tuples(st.integers(0, len(BIG)), st.integers(0, 30), YAMLISH), min_size=1, max_size=6))
 def test_findings_after_edits_are_those_of_a_fresh_parse(edits):

@@ -70,10 +70,10 @@ def test_put_ls_stat_cat_tail_get_rm(env, tmp_path, cluster):
     (src / "sub" / "big.bin").write_bytes(big)
     assert run(env, cluster, "mkdir", "suite").returncode == 0
     (tmp_path / "nothing-yet").mkdir()
-    assert run(env, cluster, "put", str(tmp_path / "nothing-yet"), "suite").stdout.startswith("uploaded 0 file(s), 0 bytes")
+    assert run(env, cluster, "put", str(tmp_path / "nothing-yet"), "suite").stdout.startswith("uploaded 0 files, 0 bytes")
     put = run(env, cluster, "put", str(src), "suite")
     assert put.returncode == 0, put.stderr
-    assert put.stdout.startswith(f"uploaded 3 file(s), {BIG + 6:,} bytes to /") and put.stdout.rstrip().endswith("/suite/data")
+    assert put.stdout.startswith(f"uploaded 3 files, {BIG + 6:,} bytes to /") and put.stdout.rstrip().endswith("/suite/data")
     listing = run(env, cluster, "ls", "suite/data").stdout.splitlines()
     assert [line.split()[-1] for line in listing] == ["a.txt", "sub"]
     assert listing[0].startswith("-rw") and listing[1].startswith("dr")
@@ -84,7 +84,7 @@ def test_put_ls_stat_cat_tail_get_rm(env, tmp_path, cluster):
     assert "file, 6 bytes" in run(env, cluster, "stat", "suite/data/a.txt").stdout
     got = run(env, cluster, "get", "suite/data", str(tmp_path / "back"))
     assert got.returncode == 0, got.stderr
-    assert got.stdout.startswith(f"downloaded 3 file(s), {BIG + 6:,} bytes to ")
+    assert got.stdout.startswith(f"downloaded 3 files, {BIG + 6:,} bytes to ")
     assert (tmp_path / "back" / "a.txt").read_text() == "hello\n"
     assert (tmp_path / "back" / "sub" / "empty").read_bytes() == b""
     assert md5((tmp_path / "back" / "sub" / "big.bin").read_bytes()) == md5(big)
@@ -178,7 +178,7 @@ def test_a_put_cut_off_leaves_nothing_under_its_name(env, tmp_path, cluster):
                                                            f"{storage_home(env, cluster)}/cut/folder\n")
         assert run(env, cluster, "stat", "cut/folder").returncode == 3
     else:  # (no rename on PFS) file by file: those that arrived are whole, the cut one is gone
-        assert left in ([], ["folder"]) and "file(s) not uploaded to " in failed_folder.stderr
+        assert left in ([], ["folder"]) and " not uploaded to " in failed_folder.stderr
         assert run(env, cluster, "stat", "cut/folder/big.bin").returncode == 3
         assert run(env, cluster, "cat", "cut/folder/a.txt").stdout in ("", "a\n")
     assert run(env, cluster, "rm", "-r", "cut").returncode == 0

@@ -62,7 +62,7 @@ def test_dry_run_shows_files_name_and_config_and_sends_nothing(env, tmp_path):
     largest = lines[lines.index("largest files:") + 1:][:10]
     by_size = sorted(((ws / f).stat().st_size, f) for f in files)[::-1][:10]
     assert [line.split()[-1] for line in largest] == [f for _, f in by_size]
-    assert "! 2 file(s) look like data" in out and "weights/model.ckpt" in out and "data/train.tfrecord" in out
+    assert "! 2 files look like data" in out and "weights/model.ckpt" in out and "data/train.tfrecord" in out
     config = json.loads(out[out.index("config after substitution:\n") + len("config after substitution:\n"):])
     assert config["jobName"] == name and config["outputDir"] == f"$PAI_DEFAULT_FS_URI/{USER}/output/{name}"
     assert config["taskRoles"][0]["command"].startswith(f"cd {name} && ")

@@ -6,6 +6,9 @@
 - A word the command does not know is refused by that command, with its usage (`pai jobs --bogus`
   shows `pai jobs`'s usage, not the top level's).
 - Every command's help ends with examples; `pai --help` lists the exit codes (`EXIT_CODES`).
+- Its words are said in the terminal's language (`_`, `ngettext`): the help as it is shown (the
+  parser's `HelpFormatter`), every other line where it is printed. The Chinese is the CLI's gettext
+  catalogue, locale/zh_CN/LC_MESSAGES/cli.po (scripts/catalogue collects the help from the parser).
 """
 
 from __future__ import annotations
@@ -26,26 +29,75 @@ EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 PARSER = "_parser"  # the namespace key of the deepest command the words chose
 
+
+def terminal_is_chinese() -> bool:
+    """Whether the terminal's language (LC_ALL, LC_MESSAGES, then LANG, as settings.terminal_locale
+    reads them) is Chinese: read here so that English costs no import."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var)
+        if value:
+            return value.lower().startswith("zh")
+    return False
+
+
+def _(text: str) -> str:
+    """`text`, one of the CLI's own words, in the terminal's language."""
+    if not text or not terminal_is_chinese():
+        return text
+    from ..core.translations import chinese
+
+    return chinese().gettext(text)
+
+
+def ngettext(one: str, other: str, n: int) -> str:
+    """The words for `n` things (`one` when n is 1 in English) in the terminal's language."""
+    if not terminal_is_chinese():
+        return one if n == 1 else other
+    from ..core.translations import chinese
+
+    return chinese().ngettext(one, other, n)
+
+
+def N_(text: str) -> str:
+    """Marks a text for the catalogue where it is said later, through `_`."""
+    return text
+
+
+# argparse's own words, said through `_` by the formatter and the parser below
+ARGPARSE_WORDS = (N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
+                  N_("show program's version number and exit"))
+
 # Each exit code once, in words (errors.py gives each failure its code; tests hold the two together).
 EXIT_CODES: tuple[tuple[int, str], ...] = (
-    (0, "done"),
-    (1, "wrong input: errors in a job config, a bad value, a name taken, something there already "
-        "(-f replaces it), a job that has ended"),
-    (2, "usage or set-up: an unknown option, a file that cannot be read, cluster profiles, the keyring"),
-    (3, "not found: no such job, task, file or folder"),
-    (4, "refused: the cluster refused the credentials or the permission"),
-    (5, "unreachable: the cluster, its storage or the pai daemon did not answer"),
-    (6, "the cluster failed (a 5xx, an answer that cannot be read)"),
-    (7, "stopped half-way: the message says what was and was not done"),
-    (130, "interrupted (Ctrl-C): what was under way stopped, partial files removed"),
+    (0, N_("done")),
+    (1, N_("wrong input: errors in a job config, a bad value, a name taken, something there already "
+           "(-f replaces it), a job that has ended")),
+    (2, N_("usage or set-up: an unknown option, a file that cannot be read, cluster profiles, the keyring")),
+    (3, N_("not found: no such job, task, file or folder")),
+    (4, N_("refused: the cluster refused the credentials or the permission")),
+    (5, N_("unreachable: the cluster, its storage or the pai daemon did not answer")),
+    (6, N_("the cluster failed (a 5xx, an answer that cannot be read)")),
+    (7, N_("stopped half-way: the message says what was and was not done")),
+    (130, N_("interrupted (Ctrl-C): what was under way stopped, partial files removed")),
 )
 
 Examples = Sequence[tuple[str, str]]
 
 
 def _examples_text(examples: Examples) -> str:
-    width = max(len(command) for command, _ in examples)
-    return "examples:\n" + "\n".join(f"  {command:{width}}  # {what}" if what else f"  {command}" for command, what in examples)
+    width = max(len(command) for command, _what in examples)
+    return _("examples:") + "\n" + "\n".join(f"  {command:{width}}  # {_(what)}" if what else f"  {command}"
+                                              for command, what in examples)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Shows each option's and command's help in the terminal's language."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return _(action.help) if action.help else action.help
+
+    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
 
 
 class Parser(argparse.ArgumentParser):
@@ -53,17 +105,24 @@ class Parser(argparse.ArgumentParser):
     refused by the command that was given them. Subcommands are made of the same class."""
 
     def __init__(self, *args: Any, examples: Examples = (), **kwargs: Any):
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         more = kwargs.get("epilog")
         self.late_epilog = more if callable(more) else None  # what makes the rest when the help is shown
         if examples or callable(more):
             kwargs["epilog"] = "\n\n".join(part for part in (_examples_text(examples) if examples else None,
                                                                None if callable(more) else more) if part) or None
+        self.summary = kwargs.pop("summary", None)  # a command's line in its group's list, its description made of it
         super().__init__(*args, **kwargs)
         self.examples = list(examples)
         self.set_defaults(**{PARSER: self})
+        self._positionals.title, self._optionals.title = _("positional arguments"), _("options")
 
     def format_help(self) -> str:
+        if self.summary is not None:
+            said = _(self.summary)
+            self.description = said + "。" if said != self.summary else self.description
+        elif self.description:
+            self.description = _(self.description)
         if self.late_epilog is not None:
             self.epilog = "\n\n".join(part for part in (self.epilog, self.late_epilog()) if part)
             self.late_epilog = None
@@ -79,7 +138,7 @@ class Parser(argparse.ArgumentParser):
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:  # said by the command that got them, with its own usage
-            getattr(parsed, PARSER, self).error(f"unrecognized arguments: {' '.join(extras)}")
+            getattr(parsed, PARSER, self).error(_("unrecognized arguments: {words}").format(words=" ".join(extras)))
         return parsed
 
 
@@ -91,8 +150,9 @@ def group(parser: argparse.ArgumentParser, dest: str, required: bool = True) -> 
 def command(sub: argparse._SubParsersAction, name: str, help: str, examples: Examples, **kwargs: Any) -> Parser:
     """One command: `help` is its line in its group's list and the start of its own help, which
     ends with `examples` (command, what it does)."""
-    return sub.add_parser(name, help=help, description=kwargs.pop("description", help[:1].upper() + help[1:] + "."),
-                          examples=examples, **kwargs)
+    if "description" not in kwargs:  # made of its line: said again in the reader's language when shown
+        kwargs.update(description=help[:1].upper() + help[1:] + ".", summary=help)
+    return sub.add_parser(name, help=help, examples=examples, **kwargs)
 
 
 def listed(sub: argparse._SubParsersAction, name: str, help: str) -> None:
@@ -142,7 +202,7 @@ def inherit_options(parser: argparse.ArgumentParser, inherited: Sequence[argpars
     own = [a for a in parser._actions if a.option_strings and not isinstance(a, (argparse._HelpAction, argparse._VersionAction))
            and a.default is not argparse.SUPPRESS and not getattr(a, "own_only", False)]
     passed = [*inherited, *own]
-    for _, child in subcommands(parser):
+    for _name, child in subcommands(parser):
         for action in passed:
             if any(option in child._option_string_actions for option in action.option_strings):
                 continue
@@ -197,8 +257,8 @@ def locale(value: str) -> str:
 def exit_codes_text() -> str:
     import textwrap
 
-    return "exit codes:\n" + "\n".join(textwrap.fill(words, 100, initial_indent=f"  {code:>3}  ", subsequent_indent=" " * 7)
-                                        for code, words in EXIT_CODES)
+    return _("exit codes:") + "\n" + "\n".join(textwrap.fill(_(words), 100, initial_indent=f"  {code:>3}  ",
+                                                             subsequent_indent=" " * 7) for code, words in EXIT_CODES)
 
 
 def _has_terminal() -> bool:

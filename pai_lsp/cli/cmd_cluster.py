@@ -13,7 +13,7 @@ from ..core.messages import message
 from ..daemon import client as daemon
 from ..errors import ConfigError
 from . import complete
-from .args import command, group, password
+from .args import _, command, group, ngettext, password
 from .cmd_daemon import restart_if_stale
 from .output import add_output_option, print_json, visible
 
@@ -74,26 +74,28 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         added = daemon.call_sync(api.ClustersAdd(name=args.name, rest=args.rest, webhdfs=args.webhdfs, user=args.user,
                                                       kind=args.kind, protocol=args.protocol, password=secret,
                                                       datacenter=args.datacenter, make_default=args.default))
-        note = " as given" if added.protocol_note == "as given" else "" if added.protocol_note == "detected" \
+        note = _(" as given") if added.protocol_note == "as given" else "" if added.protocol_note == "detected" \
             else f"; {added.protocol_note}"
         kind = CLUSTER_KINDS[args.kind]
-        what = f"job protocol v{added.protocol}{note}" if kind.protocols else kind.title[0]
-        print(f"added cluster {args.name} ({what})" + (f", logged in as {args.user}" if added.logged_in else
-                                                         f"; not logged in: log in with `pai cluster login {args.name}`"))
+        what = _("job protocol v{protocol}").format(protocol=added.protocol) + note if kind.protocols else kind.title[0]
+        print((_("added cluster {name} ({what}), logged in as {user}") if added.logged_in else
+               _("added cluster {name} ({what}); not logged in: log in with `pai cluster login {name}`")).format(
+                   name=args.name, what=what, user=args.user))
         if added.is_default:
-            print(f"{args.name} is the default cluster now: jobs, submit and hdfs go there unless --cluster says "
-                  f"(`pai cluster default local` goes back)")
+            print(_("{name} is the default cluster now: jobs, submit and hdfs go there unless --cluster says "
+                    "(`pai cluster default local` goes back)").format(name=args.name))
     elif command == "import-paddle":
         done = daemon.call_sync(api.ClustersImportPaddle(config=args.config, remove_passwords=args.remove_passwords))
         for c in done.clusters:
-            print(visible(f"added cluster {c.name} (PaddlePaddle Cloud {c.endpoint}, datacenter {c.datacenter}, "
-                          f"user {c.user})" + (", active" if c.active else "")))
+            print(visible(_("added cluster {name} (PaddlePaddle Cloud {endpoint}, datacenter {datacenter}, user {user})").format(
+                name=c.name, endpoint=c.endpoint, datacenter=c.datacenter, user=c.user) + (_(", active") if c.active else "")))
         stored = [c.name for c in done.clusters if c.password_stored]
         if stored:
-            where = (f"and removed from {done.config} (the paddlecloud client asks for them now)" if done.passwords_removed
-                     else f"{done.config} was left as it is")
-            print(f"stored the password(s) of {', '.join(stored)} in {done.secret_store}; {where}")
-        print(f"default cluster: {done.default}")
+            where = (_("and removed from {config} (the paddlecloud client asks for them now)") if done.passwords_removed
+                     else _("{config} was left as it is")).format(config=done.config)
+            print(ngettext("stored the password of {names} in {store}; {where}", "stored the passwords of {names} in {store}; {where}",
+                           len(stored)).format(names=", ".join(stored), store=done.secret_store, where=where))
+        print(_("default cluster: {name}").format(name=done.default))
     elif command == "list":
         answer = daemon.call_sync(api.ClustersList())
         if args.output == "json":
@@ -102,29 +104,30 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         for c in answer.clusters:
             mark = "*" if c.default else " "
             if c.local and c.name != LOCAL:  # the embedded cluster's API of another kind
-                datacenter = f" (datacenter {c.datacenter})" if c.datacenter else ""
-                where = f" at {c.rest}{datacenter}" if c.rest else " (started on demand)"
-                what = f"embedded local cluster, {CLUSTER_KINDS[c.kind].title[0]} API{where}"
+                datacenter = _(" (datacenter {datacenter})").format(datacenter=c.datacenter) if c.datacenter else ""
+                where = _(" at {url}").format(url=c.rest) + datacenter if c.rest else _(" (started on demand)")
+                what = _("embedded local cluster, {kind} API").format(kind=CLUSTER_KINDS[c.kind].title[0]) + where
             elif c.local:
-                what = "embedded local cluster (started on demand)"
+                what = _("embedded local cluster (started on demand)")
             else:
-                what = f"{c.rest}  {c.user}  {c.kind}" + (f"  datacenter {c.datacenter}" if c.datacenter else "")
+                what = f"{c.rest}  {c.user}  {c.kind}" + ("  " + _("datacenter {datacenter}").format(datacenter=c.datacenter)
+                                                          if c.datacenter else "")
             print(visible(f"{mark} {c.name:16} {what}"))
     elif command == "remove":
         daemon.call_sync(api.ClustersRemove(name=args.name))
-        print(f"removed cluster {args.name}")
+        print(_("removed cluster {name}").format(name=args.name))
     elif command == "default":
-        print(f"default cluster: {daemon.call_sync(api.ClustersSetDefault(name=args.name)).default}")
+        print(_("default cluster: {name}").format(name=daemon.call_sync(api.ClustersSetDefault(name=args.name)).default))
     elif command == "login":
         if args.name in LOCALS:
             raise ConfigError(message("clusters.local-no-login"))
-        secret = password(args.password_stdin, f"password for {args.name}: ")
+        secret = password(args.password_stdin, _("password for {name}: ").format(name=args.name))
         done = daemon.call_sync(api.ClustersLogin(name=args.name, password=secret))
-        print(visible(f"logged in to {done.name} as {done.user}"))
+        print(visible(_("logged in to {name} as {user}").format(name=done.name, user=done.user)))
     elif command == "stop-local":  # in-process: stopping must not start the daemon
         from ..service.clusters import stop_local_cluster
 
         stopped = stop_local_cluster().stopped
-        print("stopped the local cluster" if stopped else "the local cluster was not running")
+        print(_("stopped the local cluster") if stopped else _("the local cluster was not running"))
     return 0
 

@@ -10,7 +10,7 @@ from .. import api
 from ..daemon import client as daemon
 from ..daemon import settings as daemon_settings
 from ..errors import PaiError, Unreachable
-from .args import command, group
+from .args import _, command, group, ngettext
 from .output import human_duration
 
 
@@ -40,7 +40,7 @@ def restart_if_stale() -> None:
         return
     changed = ", ".join(f"{key} ({theirs.get(key) or 'unset'} → {ours.get(key) or 'unset'})" for key in ours
                         if theirs.get(key) != ours.get(key))
-    print(f"pai: restarting the pai daemon, which runs with other settings: {changed}", file=sys.stderr)
+    print("pai: " + _("restarting the pai daemon, which runs with other settings: {changed}").format(changed=changed), file=sys.stderr)
     daemon.restart()
 
 
@@ -52,12 +52,14 @@ def cmd_daemon(args: argparse.Namespace) -> int:
     try:
         if args.daemon_command == "stop":
             daemon.call_sync(api.StopDaemon(), start=False)
-            print("stopped the pai daemon")
+            print(_("stopped the pai daemon"))
         else:
             info = daemon.call_sync(api.Ping(), start=False)
-            print(f"the pai daemon runs (pid {info.pid}, up {human_duration(info.uptime)}, watching {info.watched} job(s))")
+            print(ngettext("the pai daemon runs (pid {pid}, up {uptime}, watching {jobs} job)",
+                           "the pai daemon runs (pid {pid}, up {uptime}, watching {jobs} jobs)", info.watched).format(
+                pid=info.pid, uptime=human_duration(info.uptime), jobs=info.watched))
     except Unreachable:
-        print("the pai daemon is not running")
+        print(_("the pai daemon is not running"))
         return 0 if args.daemon_command == "stop" else 1
     return 0
 

@@ -14,7 +14,7 @@ from typing import Any
 from .. import api
 from ..daemon import client as daemon
 from . import complete
-from .args import cluster_option, command, group, local_path
+from .args import _, cluster_option, command, group, local_path, ngettext
 from .cmd_daemon import restart_if_stale
 from .output import add_output_option, bar_updater, human_size, print_json, progress_bar, visible
 
@@ -126,12 +126,15 @@ def cmd_hdfs(args: argparse.Namespace) -> int:
     elif op == "stat":
         print(visible(stat_line(result.path, result)))
     elif op in ("put", "get"):
-        print(visible(f"{'uploaded' if op == 'put' else 'downloaded'} {result.files} file(s), {result.bytes:,} bytes to "
-                      f"{result.path}"))
+        said = ngettext("uploaded {files} file, {bytes:,} bytes to {path}", "uploaded {files} files, {bytes:,} bytes to {path}",
+                        result.files) if op == "put" else \
+            ngettext("downloaded {files} file, {bytes:,} bytes to {path}", "downloaded {files} files, {bytes:,} bytes to {path}",
+                     result.files)
+        print(visible(said.format(files=result.files, bytes=result.bytes, path=result.path)))
     elif op == "mv":
-        print(visible(f"moved {result.source} to {result.target}"))
+        print(visible(_("moved {source} to {target}").format(source=result.source, target=result.target)))
     else:
-        print(visible(f"{'removed' if op == 'rm' else 'made'} {result.path}"))
+        print(visible((_("removed {path}") if op == "rm" else _("made {path}")).format(path=result.path)))
     return 0
 
 
@@ -176,7 +179,7 @@ def _hdfs_put_stdin(args: argparse.Namespace) -> int:
             result = daemon.call_sync(api.HdfsPut(local=str(spooled), remote=args.remote, progress_token="cli",
                                                        cluster=args.cluster, overwrite=args.force),
                                       bar_updater(bar, bar.add_task("uploading", total=None)))
-    print(visible(f"uploaded standard input, {result.bytes:,} bytes to {result.path}"))
+    print(visible(_("uploaded standard input, {bytes:,} bytes to {path}").format(bytes=result.bytes, path=result.path)))
     return 0
 
 

@@ -19,7 +19,7 @@ from ..core.messages import message
 from ..daemon import client as daemon
 from ..errors import ConfigError, InvalidInput, NotFound
 from . import complete
-from .args import cluster_option, command, job_argument, local_path
+from .args import _, cluster_option, command, job_argument, local_path, ngettext
 from .cmd_daemon import restart_if_stale
 from .cmd_why import failure_line
 from .output import (
@@ -130,8 +130,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
         def on_restart() -> None:
             bar.update(task, completed=0)
-            print(f"pai {args.command}: the pai daemon stopped while submitting; a new one takes over where it "
-                  "stopped (the job is submitted once)", file=sys.stderr)
+            print(f"pai {args.command}: " + _("the pai daemon stopped while submitting; a new one takes over where it "
+                                             "stopped (the job is submitted once)"), file=sys.stderr)
 
         # The request id lets a new daemon finish what one that died started, without submitting twice.
         import secrets
@@ -150,8 +150,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         print(visible(render("cli.code-storage", terminal_locale(), files=files, storage=to.storage, path=to.path,
                              mount=to.mount_path, folder=to.job_folder)), file=sys.stderr)
     for warning in result.warnings:
-        print(f"warning: {visible(warning)}", file=sys.stderr)
-    print(visible(f"submitted {result.job} to {result.cluster}"))
+        print(_("warning: {warning}").format(warning=visible(warning)), file=sys.stderr)
+    print(visible(_("submitted {job} to {cluster}").format(job=result.job, cluster=result.cluster)))
     if not args.follow:
         return 0
     from .follow import follow_logs  # (here: `pai jobs` does without it)
@@ -161,19 +161,22 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def _upload_line(up: api.UploadSummary) -> str:
     """What an upload did, in one line (and one more per unfinished earlier upload it removed)."""
-    lines = [f"removed an unfinished earlier upload to {up.remote} ({path})" for path in up.cleaned]
+    lines = [_("removed an unfinished earlier upload to {remote} ({path})").format(remote=up.remote, path=path) for path in up.cleaned]
     if not up.sent_files and not up.removed_files:
-        lines.append(f"code at {up.remote} is up to date ({up.unchanged_files} file(s) unchanged)")
+        lines.append(ngettext("code at {remote} is up to date ({count} file unchanged)",
+                              "code at {remote} is up to date ({count} files unchanged)", up.unchanged_files).format(
+                                  remote=up.remote, count=up.unchanged_files))
         return "\n".join(map(visible, lines))
     # What was sent, and why; what was kept there without being sent; what was removed.
-    counts = [f"{up.changed_files} new or changed"]
+    counts = [_("{count} new or changed").format(count=up.changed_files)]
     if up.resent_files:
-        counts.append(f"{up.resent_files} unchanged but sent again")
-    counts.append(f"{up.unchanged_files} unchanged kept")
+        counts.append(_("{count} unchanged but sent again").format(count=up.resent_files))
+    counts.append(_("{count} unchanged kept").format(count=up.unchanged_files))
     if up.removed_files:
-        counts.append(f"{up.removed_files} removed")
-    lines.append(f"uploaded {up.sent_files} file(s), {up.sent_bytes:,} bytes to {up.remote} "
-                 f"({', '.join(counts)}) in {up.seconds:.2f} s")
+        counts.append(_("{count} removed").format(count=up.removed_files))
+    lines.append(ngettext("uploaded {files} file, {bytes:,} bytes to {remote} ({counts}) in {seconds:.2f} s",
+                          "uploaded {files} files, {bytes:,} bytes to {remote} ({counts}) in {seconds:.2f} s", up.sent_files).format(
+                              files=up.sent_files, bytes=up.sent_bytes, remote=up.remote, counts=", ".join(counts), seconds=up.seconds))
     return "\n".join(map(visible, lines))
 
 
@@ -250,7 +253,7 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
     if status.diagnostics:
         out.print(f"  {visible(status.diagnostics)}", markup=False)
     if (why := failure_line(cluster, status.name, status.state)) is not None:
-        out.print(f"  why: {visible(why)}", markup=False)
+        out.print("  " + _("why: {why}").format(why=visible(why)), markup=False)
     for t in status.tasks:
         ports = " ".join(f"{k}={v}" for k, v in t.ports.items())
         label = f"{t.role}:{t.index}"
@@ -273,7 +276,7 @@ def cmd_logs(args: argparse.Namespace) -> int:
 def cmd_ssh(args: argparse.Namespace) -> int:
     running = daemon.call_sync(api.Ssh(job=args.job, cluster=args.cluster, task=args.task)).tasks
     for t in running:
-        print(visible(f"{t.task}  {t.command or 'no ssh port'}"))
+        print(visible(f"{t.task}  " + (t.command or _("no ssh port"))))
         for label, urls in t.urls.items():
             print(visible(f"    {label}: " + ", ".join(urls)))
     if args.connect:
@@ -290,7 +293,7 @@ def cmd_ssh(args: argparse.Namespace) -> int:
 
 def cmd_stop(args: argparse.Namespace) -> int:
     done = daemon.call_sync(api.Stop(job=args.job, cluster=args.cluster))
-    print(visible(f"stopped {done.stopped}" + (f" (it was {done.state})" if done.state else "")))
+    print(visible((_("stopped {job} (it was {state})") if done.state else _("stopped {job}")).format(job=done.stopped, state=done.state)))
     return 0
 
 
@@ -300,7 +303,7 @@ def cmd_outputs(args: argparse.Namespace) -> int:
         target = daemon.call_sync(api.Outputs(job=args.job, cluster=args.cluster, dest=local_path(args.dest),
                                                    progress_token="cli", overwrite=args.force),
                                   bar_updater(bar, task)).path
-    print(visible(f"downloaded outputs of {args.job} to {target}"))
+    print(visible(_("downloaded outputs of {job} to {path}").format(job=args.job, path=target)))
     return 0
 
 

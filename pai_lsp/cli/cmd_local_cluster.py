@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .args import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
+from .args import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, _
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,7 +22,7 @@ def local_cluster(args: argparse.Namespace) -> int:
         from ..localcluster.auth import Users
         from .args import password
 
-        secret = password(args.password_stdin, f"password for {args.name}: ")
+        secret = password(args.password_stdin, _("password for {name}: ").format(name=args.name))
         problem = prepare_data_dir(data_dir)
         if problem:
             print(f"pai local-cluster users add: {problem}", file=sys.stderr)
@@ -32,10 +32,10 @@ def local_cluster(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"pai local-cluster users add: {exc}", file=sys.stderr)
             return EXIT_ERRORS
-        print(f"user {args.name} added")
+        print(_("user {name} added").format(name=args.name))
         return EXIT_OK
     if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
-        print("pai local-cluster: HTTPS needs both --ssl-certfile and --ssl-keyfile", file=sys.stderr)
+        print("pai local-cluster: " + _("HTTPS needs both --ssl-certfile and --ssl-keyfile"), file=sys.stderr)
         return EXIT_ERRORS
     try:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
@@ -43,7 +43,8 @@ def local_cluster(args: argparse.Namespace) -> int:
                      paddle_port=args.paddle_port, enforce_memory=args.enforce_memory,
                      tls=(args.ssl_certfile, args.ssl_keyfile) if args.ssl_certfile else None)
     except OSError as exc:
-        print(f"pai local-cluster: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        print("pai local-cluster: " + _("cannot listen on {address}: {why}").format(address=f"{args.host}:{args.port}", why=exc.strerror or exc),
+              file=sys.stderr)
         return EXIT_ERRORS
 
 

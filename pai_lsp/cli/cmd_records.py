@@ -17,7 +17,7 @@ from ..core.messages import message
 from ..daemon import client as daemon
 from ..errors import InvalidInput
 from . import complete
-from .args import command
+from .args import _, command, ngettext
 from .cmd_daemon import restart_if_stale
 from .output import add_output_option, visible, visible_lines
 
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _notes(result: api.RecordShowResult | api.RecordCodeResult | api.RecordRerunResult | api.RecordDiffResult) -> None:
     for note in result.notes or []:
-        print(f"warning: {visible(note)}", file=sys.stderr)
+        print(_("warning: {warning}").format(warning=visible(note)), file=sys.stderr)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -73,13 +73,14 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     for line in shown.lines:
         print(visible(line))
-    where = shown.location or "nowhere on the cluster"
-    print(visible(f"record     {where} (sha256 {shown.sha256[:12]}, read from the {shown.source})"))
+    where = shown.location or _("nowhere on the cluster")
+    print(visible(_("record     {where} (sha256 {sha256}, read from the {source})").format(where=where, sha256=shown.sha256[:12],
+                                                                                         source=shown.source)))
     git = shown.record.git
     if git is not None and git.dirty and git.diff:
-        print("\nuncommitted changes (git diff HEAD):")
+        print("\n" + _("uncommitted changes (git diff HEAD):"))
         sys.stdout.write(visible_lines(git.diff))
-    print("\nfinal config:")
+    print("\n" + _("final config:"))
     print(visible_lines(json.dumps(shown.record.config, indent=2, ensure_ascii=False)))
     return 0
 
@@ -88,8 +89,9 @@ def cmd_code(args: argparse.Namespace) -> int:
     dest = Path(args.dest or args.job).resolve()
     got = daemon.call_sync(api.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force))
     _notes(got)
-    print(visible(f"wrote {got.files} file(s), {got.bytes:,} bytes, exactly as {args.job} was submitted, to {got.path} "
-                  f"({got.said_from})"))
+    print(visible(ngettext("wrote {files} file, {bytes:,} bytes, exactly as {job} was submitted, to {path} ({source})",
+                           "wrote {files} files, {bytes:,} bytes, exactly as {job} was submitted, to {path} ({source})", got.files).format(
+                               files=got.files, bytes=got.bytes, job=args.job, path=got.path, source=got.said_from)))
     return 0
 
 
@@ -120,18 +122,21 @@ def cmd_rerun(args: argparse.Namespace) -> int:
     if args.dry_run:
         plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name, dry_run=True))
         _notes(plan)
-        where = f", code folder {plan.code_dir}" if plan.code_dir else ""
-        print(visible(f"would submit {plan.job} (rerun of {args.job}{where}); nothing was sent"))
+        print(visible((_("would submit {job} (rerun of {rerun}, code folder {folder}); nothing was sent") if plan.code_dir else
+                       _("would submit {job} (rerun of {rerun}); nothing was sent")).format(job=plan.job, rerun=args.job,
+                                                                                          folder=plan.code_dir)))
         print(visible_lines(json.dumps(plan.config, indent=2, ensure_ascii=False)))
         return 0
     done = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
     _notes(done)
-    print(visible(f"running {done.code_from}"), file=sys.stderr)
+    print(visible(_("running {code}").format(code=done.code_from)), file=sys.stderr)
     if up := done.upload:
-        print(visible(f"uploaded {up.sent_files} file(s), {up.sent_bytes:,} bytes to {up.remote}"), file=sys.stderr)
+        print(visible(ngettext("uploaded {files} file, {bytes:,} bytes to {remote}", "uploaded {files} files, {bytes:,} bytes to {remote}",
+                               up.sent_files).format(files=up.sent_files, bytes=up.sent_bytes, remote=up.remote)), file=sys.stderr)
     for warning in done.warnings or []:
-        print(f"warning: {visible(warning)}", file=sys.stderr)
-    print(visible(f"submitted {done.job} to {done.cluster} (rerun of {args.job}, code hash {(done.code_hash or '')[:12]})"))
+        print(_("warning: {warning}").format(warning=visible(warning)), file=sys.stderr)
+    print(visible(_("submitted {job} to {cluster} (rerun of {rerun}, code hash {hash})").format(
+        job=done.job, cluster=done.cluster, rerun=args.job, hash=(done.code_hash or "")[:12])))
     if not args.follow:
         return 0
     from .follow import follow_logs  # what `pai submit --follow` does after submitting

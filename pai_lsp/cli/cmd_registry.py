@@ -7,7 +7,7 @@ import argparse
 
 from .. import api
 from ..daemon import client as daemon
-from .args import cluster_option, command, group, password
+from .args import _, cluster_option, command, group, password
 from .cmd_daemon import restart_if_stale
 from .output import add_output_option, print_json, visible
 
@@ -45,12 +45,12 @@ def cmd_registry(args: argparse.Namespace) -> int:
         for r in answer.registries:
             print(visible(f"{r.name:24} {r.created or '-'}"))
     elif command == "add":
-        secret = password(args.password_stdin, f"password for {args.server}: ")
+        secret = password(args.password_stdin, _("password for {name}: ").format(name=args.server))
         done = daemon.call_sync(api.RegistryAdd(cluster=cluster, name=args.name, username=args.username, password=secret,
                                                      server=args.server))
-        print(visible(f"added registry {done.name} (use \"registry\": \"{done.secret}\" in a job file)"))
+        print(visible(_("added registry {name} (use \"registry\": \"{secret}\" in a job file)").format(name=done.name, secret=done.secret)))
     else:
         done = daemon.call_sync(api.RegistryRemove(cluster=cluster, name=args.name))
-        print(visible(f"removed registry {done.name}"))
+        print(visible(_("removed registry {name}").format(name=done.name)))
     return 0
 

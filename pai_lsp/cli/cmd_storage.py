@@ -17,7 +17,7 @@ from .. import api
 from ..core.messages import message
 from ..daemon import client as daemon
 from ..errors import InvalidInput
-from .args import command, group
+from .args import _, command, group, ngettext
 from .output import add_output_option, human_size, print_json, visible
 
 WHERE = "STORAGE:PATH, e.g. local:/code (PATH from the storage's root; `pai storage list` names the storages)"
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         if other != name:
             raise InvalidInput(message("cli.storage-mv-across", src=args.src, dst=args.dst))
         moved = daemon.call_sync(api.HdfsMove(source=src, target=dst, storage=name, cluster=cluster))
-        print(visible(f"moved {name}:{moved.source} to {name}:{moved.target}"))
+        print(visible(_("moved {source} to {target}").format(source=f"{name}:{moved.source}", target=f"{name}:{moved.target}")))
         return 0
     name, path = split(args.where)
     if op == "cat" or (op == "get" and args.local == "-"):
@@ -139,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
             got = daemon.call_sync(api.HdfsGet(local=_local(args.local), remote=path, storage=name, cluster=cluster,
                                                progress_token="cli", overwrite=args.force),
                                    _bar_updater(bar, bar.add_task("downloading", total=None)))
-        print(visible(f"downloaded {got.files} file(s), {got.bytes:,} bytes to {got.path}"))
+        print(visible(ngettext("downloaded {files} file, {bytes:,} bytes to {path}", "downloaded {files} files, {bytes:,} bytes to {path}",
+                               got.files).format(files=got.files, bytes=got.bytes, path=got.path)))
         return 0
     params: api.Params = {
         "ls": lambda: api.HdfsList(path=path, storage=name, cluster=cluster, recursive=args.recursive),
@@ -164,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     elif op == "stat":
         print(visible(stat_line(f"{name}:{result.path}", result)))
     else:
-        print(visible(f"{'removed' if op == 'rm' else 'made'} {name}:{result.path}"))
+        print(visible((_("removed {path}") if op == "rm" else _("made {path}")).format(path=f"{name}:{result.path}")))
     return 0
 
 
@@ -206,6 +207,7 @@ def _put(args: argparse.Namespace, cluster: str | None, name: str, path: str) ->
             put = daemon.call_sync(api.HdfsPut(local=local, remote=path, storage=name, cluster=cluster, progress_token="cli",
                                                overwrite=args.force),
                                    _bar_updater(bar, bar.add_task("uploading", total=None)))
-    what = "standard input," if args.local == "-" else f"{put.files} file(s),"
-    print(visible(f"uploaded {what} {put.bytes:,} bytes to {name}:{put.path}"))
+    said = _("uploaded standard input, {bytes:,} bytes to {path}") if args.local == "-" else \
+        ngettext("uploaded {files} file, {bytes:,} bytes to {path}", "uploaded {files} files, {bytes:,} bytes to {path}", put.files)
+    print(visible(said.format(files=put.files, bytes=put.bytes, path=f"{name}:{put.path}")))
     return 0

@@ -35,7 +35,9 @@ def follow_logs(cluster: str | None, job: str, task: str | None, follow: bool = 
                         final[-1].diagnostics) if final else ""
     print_row([(f"{job}: ", None), (state, state_style(state)), (f" ({how})" if how else "", None)], console(err=True))
     if (why := failure_line(cluster, job, state)) is not None:
-        print(f"why: {visible(why)}", file=sys.stderr)
+        from .args import _
+
+        print(_("why: {why}").format(why=visible(why)), file=sys.stderr)
     return 0 if state == "SUCCEEDED" else 1
 
 

@@ -58,11 +58,12 @@ def build_parser(commands: Iterable[str | None] | None = None) -> argparse.Argum
     """`pai`'s parser: the commands of the modules that `commands` name (every module's when None),
     whole; every other command as its line in the list only (`pai --help` loads no command's module)."""
     from .. import __version__
-    from .args import Parser, exit_codes_text, group, inherit_options, listed
+    from .args import Parser, _, exit_codes_text, group, inherit_options, listed
 
     parser = Parser(prog="pai", description="PAI training jobs from the terminal and the editor: check job configs, submit\n"
                     "and run them, follow their logs, fetch their outputs, browse the cluster's HDFS.",
-                    epilog=lambda: exit_codes_text() + "\n\nEvery command has --help, with examples. Shell completion: pai completion --help.",
+                    epilog=lambda: exit_codes_text() + "\n\n" + _("Every command has --help, with examples. Shell completion: "
+                                                                     "pai completion --help."),
                     examples=[("pai run mnist.pai.json --follow", "run a job on the embedded local cluster, print its log"),
                               ("pai submit mnist.pai.json --cluster prod", "submit it to the cluster profile prod"),
                               ("pai jobs --watch", "your jobs, kept current")])
@@ -96,7 +97,7 @@ def guarded(name: str, run) -> int:
     import signal
 
     from ..errors import Exists, PaiError
-    from .args import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE
+    from .args import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNREADABLE, _
     from .output import visible
 
     signal.signal(signal.SIGINT, signal.default_int_handler)  # from now on Ctrl-C stops what the command started
@@ -111,10 +112,10 @@ def guarded(name: str, run) -> int:
               file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print(f"{name}: interrupted", file=sys.stderr)
+        print(f"{name}: " + _("interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
     except EOFError:
-        print(f"{name}: standard input ended before the input this needs", file=sys.stderr)
+        print(f"{name}: " + _("standard input ended before the input this needs"), file=sys.stderr)
         return EXIT_UNREADABLE
     except BrokenPipeError:
         import os

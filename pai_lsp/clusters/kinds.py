@@ -62,7 +62,7 @@ class ClusterKind:
     datacenter: bool = False  # a profile names a datacenter (`/pfs/<datacenter>/…`)
     web_portal: bool = False  # the cluster shows each job on a page of its web portal
     record_in_extras: bool = False  # a job's config carries where its submission record is (`extras`, kept by the server)
-    name_wait: str = ""  # why a finished job's name may still be taken, said when it is
+    name_taken: str = "jobs.name-taken"  # the message that a job's name is taken (whole: a translator sees one sentence)
     other_formats: tuple[str, ...] = ()  # formats it also runs (its backend converts them where its server needs)
 
     def runs(self, job_format: str) -> bool:
@@ -92,7 +92,7 @@ KINDS: tuple[ClusterKind, ...] = (
                 other_formats=("pai-v2",)),
     ClusterKind("paddlecloud", ("PaddlePaddle Cloud", "PaddlePaddle Cloud"), _paddlecloud, "paddle", "paddle", "PFS",
                 default_storage=PFS_PATH, token_key=endpoint_token_key, local=LOCAL_PADDLE, local_profile=local_paddle_profile,
-                datacenter=True, name_wait=" (or its pods are still terminating)"),
+                datacenter=True, name_taken="jobs.name-taken-terminating"),  # a finished job's pods may hold its name a while
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 

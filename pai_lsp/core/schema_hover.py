@@ -103,7 +103,7 @@ def role_summary(role: object, locale: str | None) -> str:
     name = role.get("name", "?")
     each = render("hover.role-each", locale, cpu=cpu, memory=_mb(mem), gpu=gpu)
     total = render("hover.role-each", locale, cpu=tasks * cpu, memory=_mb(tasks * mem), gpu=tasks * gpu)
-    tasks_word = render("hover.role-tasks", locale, tasks=tasks, s="s" if tasks != 1 else "")
+    tasks_word = render("hover.role-tasks", locale, tasks=tasks)
     return f"**{name}**: {tasks_word} × ({each}) = {total}"
 
 

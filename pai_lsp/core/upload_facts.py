@@ -111,7 +111,7 @@ def hover_markdown(facts: UploadFacts | None, locale: str | None) -> str:
     """What the hover on `codeDir` adds: what an upload sends from this workspace."""
     if facts is None:
         return render("upload.counting", locale)
-    lines = [render("upload.hover", locale, files=facts.files, s="" if facts.files == 1 else "s", size=size_text(facts.bytes))]
+    lines = [render("upload.hover", locale, files=facts.files, size=size_text(facts.bytes))]
     if facts.largest:
         lines += ["", render("upload.largest", locale)]
         lines += [f"- `{rel}` {size_text(size)}" for rel, size in facts.largest]

@@ -80,7 +80,7 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     else:
         name = base
         if backend.job_exists(name):
-            raise NameTaken(message("jobs.name-taken", job=name, cluster=backend.profile.name, wait=kind.name_wait))
+            raise NameTaken(message(kind.name_taken, job=name, cluster=backend.profile.name))
     source = copy.deepcopy(config)
     code_dir = backend.place_job(config, name)
     try:  # a job the cluster's protocol cannot express is refused here, before anything is uploaded

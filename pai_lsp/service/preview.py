@@ -94,7 +94,7 @@ def render(result: PreviewResult, locale: str | None) -> str:
     if up is None:
         lines.append(t("preview.no-upload"))
     else:
-        lines.append(t("preview.upload-one" if up.files == 1 else "preview.upload", files=up.files,
+        lines.append(t("preview.upload", files=up.files,
                        size=size_text(up.bytes), workspace=up.workspace, remote=up.remote))
         lines.append(t("preview.unchanged", unchanged=up.unchanged, send=up.files - up.unchanged))
         if up.largest:

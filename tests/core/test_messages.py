@@ -1,6 +1,7 @@
-"""One message catalogue (core/messages.py) for every user-facing text: each code in both languages
-with the same arguments, none written as an English/Chinese pair anywhere else, and a message said
-before its reader is known (the daemon's errors) rendered in the reader's language where it is shown."""
+"""One message catalogue for every user-facing text: each code of core/messages.py in both languages
+(the English beside the code, the Chinese in the gettext catalogues) with the same arguments, none
+written as an English/Chinese pair anywhere else, and a message said before its reader is known (the
+daemon's errors) rendered in the reader's language where it is shown."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pai_lsp import errors
-from pai_lsp.core.messages import CATALOGUE, ERROR, INFO, TEXT, WARNING, Message, message, render
+from pai_lsp.core.messages import CATALOGUE, ERROR, INFO, TEXT, WARNING, Message, Plural, message, render, template
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pai_lsp"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -30,11 +31,14 @@ def _fields(template: str) -> set[str]:
 
 @pytest.mark.parametrize("code", sorted(CATALOGUE))
 def test_every_code_is_said_in_both_languages_with_the_same_arguments(code):
-    severity, en, zh = CATALOGUE[code]
+    severity, text = CATALOGUE[code][:2]
     assert severity in (ERROR, WARNING, INFO, TEXT)
-    assert en.strip() and zh.strip(), code
-    assert _fields(zh) <= _fields(en) and _fields(en) - _fields(zh) <= {"s"}, code  # `s`: an English plural's ending
-    assert not CJK.search(en), f"{code}: Chinese in the English text"
+    english = [text.one, text.other] if isinstance(text, Plural) else [text]
+    said = set().union(*map(_fields, english)) | ({text.count} if isinstance(text, Plural) else set())
+    for count in (1, 2):
+        zh = template(code, "zh-CN", count)
+        assert zh.strip() and _fields(zh) <= said, code  # (that each has its Chinese: test_the_catalogues_are_whole_and_fresh)
+    assert all(e.strip() and not CJK.search(e) for e in english), f"{code}: no English, or Chinese in it"
 
 
 def _modules():
@@ -104,9 +108,29 @@ def test_an_error_travels_as_one_wire_form_and_is_said_again_on_the_other_side()
 
 
 def test_the_catalogue_keeps_its_public_form():
-    """Other parts add plain entries: code -> (severity, English, 中文), rendered with str.format."""
-    assert all(isinstance(v, tuple) and len(v) == 3 for v in CATALOGUE.values())
+    """code -> (severity, English), or (severity, Plural(one, other, count)); the Chinese is in the
+    gettext catalogue (an entry written the old way, (severity, English, 中文), is moved there by
+    scripts/catalogue, and works until then)."""
+    assert all(isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], (str, Plural)) for v in CATALOGUE.values()), \
+        "run scripts/catalogue update"
     assert render("schema.required", "zh", missing="jobName") == "缺少必填字段 \"jobName\"。"
+    assert render("schema.required", "zh_CN.UTF-8", missing="x") == render("schema.required", "zh-CN", missing="x")
+
+
+def test_a_count_chooses_the_english_form_and_chinese_has_one():
+    assert render("hover.role-tasks", None, tasks=1) == "1 task"
+    assert render("hover.role-tasks", "en", tasks=2) == "2 tasks"
+    assert render("hover.role-tasks", "zh-CN", tasks=1) == render("hover.role-tasks", "zh-CN", tasks=2).replace("2", "1") == "1 个任务"
+    said = message("hdfs.get-stopped", done=1, total=1, path="/p")
+    assert str(said) == "cancelled: 1 of 1 file downloaded to /p (each whole; none is there in part)"
+    assert "1 个文件" in said.render("zh")
+
+
+def test_an_english_text_in_the_catalogue_is_no_plural_made_by_hand():
+    """"file(s)", "task{s}": a count is said with `Plural` (ngettext), whose forms a translator sees."""
+    found = [code for code, entry in CATALOGUE.items() for text in (entry[1] if isinstance(entry[1], Plural) else (entry[1],))
+             if re.search(r"\w\(s\)|\{s\}", text) and "http(s)" not in text]
+    assert not found, found
 
 
 ERROR_CLASSES = {name for name, value in vars(errors).items() if isinstance(value, type) and issubclass(value, errors.PaiError)}
@@ -126,3 +150,14 @@ def test_every_error_a_user_reads_is_a_catalogue_message():
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ERROR_CLASSES and node.args and _literal(node.args[0]):
                 found.append(f"{name}:{node.lineno}: {ast.unparse(node)[:80]}")
     assert not found, "\n".join(found)
+
+
+def test_a_message_is_one_sentence_for_its_translator():
+    """A kind's reason a name is taken is its own whole message, not an English phrase put inside
+    the Chinese (PaddlePaddle Cloud's pods may hold a finished job's name a while)."""
+    from pai_lsp.clusters.kinds import BY_NAME
+
+    said = message(BY_NAME["paddlecloud"].name_taken, job="j1", cluster="c1")
+    assert "pods are still terminating" in str(said)
+    assert said.render("zh-CN") == "c1 上已有名为 j1 的作业（或它的 pod 仍在终止中）：请改名，或启用 pai.job.generateJobName.enabled"
+    assert message(BY_NAME["openpai"].name_taken, job="j1", cluster="c1").render("zh-CN").startswith("c1 上已有名为 j1 的作业：")

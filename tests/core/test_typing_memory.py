@@ -54,6 +54,7 @@ class Typist:
 # Keystrokes measured (fewer for v2, whose checks tracemalloc slows most): every version of the line
 # kept, as caches bounded by count alone kept them, is 12 MB for v1 (two copies of each) and 17 MB
 # for v2 (a template parse of each); bounded in characters, 2 MB and 1 MB.
+@pytest.mark.slow  # a search over many edits: the full suite runs it, `-m unit` stays quick
 @pytest.mark.parametrize("name, template, typed", [("job.pai.json", V1, 300), ("job.pai.yaml", V2, 120)])
 def test_typing_into_one_long_line_keeps_memory_bounded(name, template, typed):
     typist = Typist(name, template)

@@ -3,9 +3,11 @@
 - `editor`: drives a real editor (tests/vscode: VS Code in code-server; test_neovim*.py: Neovim);
 - `subprocess`: starts a process (the language server, `pai`, the daemon, the local cluster, node):
   it uses a pytest-lsp client fixture or a fixture that requests `starts_processes`, or is marked so;
-- `unit`: everything else, in-process: `pytest -m unit` answers for the whole core in about a minute.
+- `slow`: in-process like `unit`, but doing much work on purpose (memory over 24,000 edits, property
+  searches, scans of the whole repository): marked by hand, run with the rest of the suite;
+- `unit`: everything else, in-process: `pytest -m unit` answers for the whole core in seconds.
 
-A unit test that starts a process anyway (while it is set up or run) fails, saying so: the tier stays
+A unit (or slow) test that starts a process anyway (while it is set up or run) fails, saying so: the tier stays
 honest. A program that is not installed is not started: it fails as it would (FileNotFoundError), so
 code that asks git when there is one is tested in-process on a machine without it (`no_programs`).
 A mark on the test or its module wins over what it uses.
@@ -27,7 +29,8 @@ try:
 except ImportError:
     _posixsubprocess = None
 
-TIERS = ("unit", "subprocess", "editor")
+TIERS = ("unit", "slow", "subprocess", "editor")
+IN_PROCESS = ("unit", "slow")
 SPAWNERS = [(subprocess.Popen, "_execute_child"), (_posixsubprocess, "fork_exec"), (os, "fork"), (os, "forkpty"),
             (os, "posix_spawn"), (os, "posix_spawnp"), (os, "system")]  # every way the standard library starts a process
 
@@ -81,7 +84,7 @@ def pytest_runtest_call(item: pytest.Item):
 def _no_process(item: pytest.Item):
     """Runs a phase of a unit test with every way of starting a process refused (and noted, in case the
     code under test swallows the error)."""
-    if item.get_closest_marker("unit") is None:
+    if not any(item.get_closest_marker(name) for name in IN_PROCESS):
         return (yield)
     started: list[str] = []
     saved = [(owner, name, getattr(owner, name)) for owner, name in SPAWNERS if hasattr(owner, name)]

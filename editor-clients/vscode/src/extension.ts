@@ -8,7 +8,7 @@ import { LogBook } from "./logs";
 import { registerPreview } from "./preview";
 import { registerRecords } from "./records";
 import { PaiServer } from "./server";
-import { submit } from "./submit";
+import { Submitted, submit, whereTheCodeWent } from "./submit";
 import { WhyBook, registerWhy } from "./why";
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -43,6 +43,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       why.submitted(typeof target === "string" ? vscode.Uri.parse(target) : target ?? vscode.window.activeTextEditor?.document.uri, result.job);
       jobs.started(result.job, result.cluster);
       clusters.localClusterUsed(); // a run may have started the local cluster
+      if (result.codeStorage) void toldWhereTheCodeWent(result, storages);
     }
     return result;
   };
@@ -71,3 +72,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 export function deactivate(): void {}
+
+/** Code sent to a storage the job mounts: a notification that stays says which storage, path and
+ *  mount, with a button to the job's code folder in the Storages view (when it lists that cluster's). */
+async function toldWhereTheCodeWent(result: Submitted, storages: HdfsView): Promise<void> {
+  const to = result.codeStorage;
+  if (!to) return;
+  storages.refresh(); // the job's code folder is new there
+  const folder = await storages.storageFolder(result.cluster, to.storage, to.path);
+  const show = vscode.l10n.t("Show in Storages");
+  const chosen = await vscode.window.showInformationMessage(whereTheCodeWent(result) ?? "", ...(folder ? [show] : []));
+  if (folder && chosen === show) await storages.reveal(folder);
+}

@@ -175,6 +175,27 @@ export class HdfsView implements vscode.TreeDataProvider<Node>, vscode.TreeDragA
     }
   }
 
+  /** A folder's or file's parent on a storage, up to the storage itself (what `reveal` walks up);
+   *  an HDFS node's is not known (it may be under Home or under /), and is never revealed. */
+  getParent(node: Node): Node | undefined {
+    if (!(node instanceof HdfsNode) || !node.storage || node instanceof StorageRoot) return undefined;
+    const up = posix.dirname(node.path);
+    return up === "/" ? new StorageRoot(node.storage) : node.at(up, "dir");
+  }
+
+  /** The folder `path` of `storage` as this view would show it, when this view lists `cluster`'s storages
+   *  and that one is among them (a job's code folder, to reveal after a submit). */
+  async storageFolder(cluster: string, storage: string, path: string): Promise<HdfsNode | undefined> {
+    const listed = await this.roots(this.server).catch(() => undefined);
+    const root = listed?.cluster === cluster ? listed.roots.find((r) => r instanceof StorageRoot && r.storage?.name === storage) : undefined;
+    return root instanceof StorageRoot ? root.at(path, "dir") : undefined;
+  }
+
+  /** Show `node` expanded and selected, the view opened if it was closed. */
+  async reveal(node: HdfsNode): Promise<void> {
+    await this.view.reveal(node, { expand: true, select: true, focus: true });
+  }
+
   /** Files and folders dragged from the Explorer (or the OS) onto a folder: uploaded into it. */
   async handleDrop(target: Node | undefined, data: vscode.DataTransfer): Promise<void> {
     const list = await data.get("text/uri-list")?.asString();
@@ -274,7 +295,10 @@ async function upload(server: PaiServer, view: HdfsView, uris: vscode.Uri[], fol
     files += done.files;
   }
   view.refresh(folder);
-  if (files) void vscode.window.showInformationMessage(vscode.l10n.t("Uploaded {0} file(s) to {1}", files, folder.shown));
+  if (files) {
+    void vscode.window.showInformationMessage(files === 1 ? vscode.l10n.t("Uploaded {0} file to {1}", files, folder.shown)
+      : vscode.l10n.t("Uploaded {0} files to {1}", files, folder.shown));
+  }
 }
 
 /** The HDFS and Storages views' commands: each acts on the node it is given (or the one selected),
@@ -319,7 +343,8 @@ export function registerHdfs(context: vscode.ExtensionContext, server: PaiServer
       const done = await transfer(server, vscode.l10n.t("Downloading {0}", node.shown), "pai.hdfs.get",
         { remote: node.path, local: dest[0].fsPath, ...node.where });
       if (!done) return;
-      void vscode.window.showInformationMessage(vscode.l10n.t("Downloaded {0} file(s) to {1}", done.files, done.path));
+      void vscode.window.showInformationMessage(done.files === 1 ? vscode.l10n.t("Downloaded {0} file to {1}", done.files, done.path)
+        : vscode.l10n.t("Downloaded {0} files to {1}", done.files, done.path));
     }),
     onNode("pai-lsp.hdfs.newFolder", async (node) => {
       const folder = node.type === "dir" ? node : parentOf(node);

@@ -92,7 +92,7 @@ async function compareWithWorkspace(server: PaiServer, job: string, cluster: str
   }
   const picked = differing.length === 1 ? differing[0] : (await vscode.window.showQuickPick(
     differing.map((path) => ({ label: path, description: found.removed.includes(path) ? vscode.l10n.t("removed since") : vscode.l10n.t("changed since") })),
-    { placeHolder: vscode.l10n.t("{0} file(s) differ from what {1} ran: which one?", differing.length, job) }))?.label;
+    { placeHolder: vscode.l10n.t("{0} files differ from what {1} ran: which one?", differing.length, job) }))?.label;
   if (!picked) return;
   await openDiff(cluster, job, folder, picked);
 }

@@ -75,3 +75,12 @@ export async function submit(server: PaiServer, target: vscode.Uri | string | un
 }
 
 const SHOW_SUBMITTED_MS = 4000;
+
+/** Where a job's code went when it went to a storage the job mounts: "N files → storage S:/path, mounted at /mnt/S". */
+export function whereTheCodeWent(result: Submitted): string | undefined {
+  const to = result.codeStorage;
+  if (!to) return undefined;
+  const files = result.upload ? result.upload.sent_files + result.upload.unchanged_files : 0;
+  return files === 1 ? vscode.l10n.t("{0} file → storage {1}:{2}, mounted at {3}", files, to.storage, to.path, to.mountPath)
+    : vscode.l10n.t("{0} files → storage {1}:{2}, mounted at {3}", files, to.storage, to.path, to.mountPath);
+}

@@ -85,7 +85,7 @@ def role_summary(job: Job, role: Named, locale: str | None) -> str:
     shm = number(options, "shmMB", 0) or DEFAULT_SHM_MB
     each = msg.render("hover.role-each", locale, cpu=cpu, memory=_mb(memory), gpu=gpu)
     total = msg.render("hover.role-each", locale, cpu=instances * cpu, memory=_mb(instances * memory), gpu=instances * gpu)
-    count = msg.render("v2.hover.instances", locale, instances=instances, s="s" if instances != 1 else "")
+    count = msg.render("v2.hover.instances", locale, instances=instances)
     lines = [f"**{role.name}**: {count} × ({each}) = {total}", "",
              msg.render("v2.hover.shm", locale, shm=shm)]
     image = value.get("dockerImage")

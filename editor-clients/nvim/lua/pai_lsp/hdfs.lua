@@ -139,7 +139,9 @@ function M.upload(buf)
   ask_local(t("Upload to %s: ", view.path), vim.fn.getcwd() .. "/", function(lcl)
     local remote = join(view.path, vim.fn.fnamemodify(lcl, ":t"))
     transfer("pai.hdfs.put", "upload", lcl, remote, view.place, function(result)
-      ui.notify(t("uploaded %s to %s (%d file(s), %s)", lcl, result.path, result.files or 0, ui.size(result.bytes)))
+      local n = result.files or 0
+      ui.notify(n == 1 and t("uploaded %s to %s (%d file, %s)", lcl, result.path, n, ui.size(result.bytes))
+        or t("uploaded %s to %s (%d files, %s)", lcl, result.path, n, ui.size(result.bytes)))
       M.refresh(buf)
     end)
   end)
@@ -152,7 +154,9 @@ function M.download(buf)
   end
   ask_local(t("Download %s to: ", entry.path), vim.fn.getcwd() .. "/" .. entry.name, function(lcl)
     transfer("pai.hdfs.get", "download", lcl, entry.path, view.place, function(result)
-      ui.notify(t("downloaded %s to %s (%d file(s), %s)", entry.path, result.path, result.files or 0, ui.size(result.bytes)))
+      local n = result.files or 0
+      ui.notify(n == 1 and t("downloaded %s to %s (%d file, %s)", entry.path, result.path, n, ui.size(result.bytes))
+        or t("downloaded %s to %s (%d files, %s)", entry.path, result.path, n, ui.size(result.bytes)))
     end)
   end)
 end

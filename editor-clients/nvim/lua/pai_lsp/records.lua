@@ -52,7 +52,9 @@ function M.code(job, cluster)
     end)
     local view = codes[buf]
     view.entries = {}
-    local lines = { t("Code of %s: %d file(s), sent to %s", job, vim.tbl_count(record.files), ui.value(record.codeDir) or "-"),
+    local count, sent = vim.tbl_count(record.files), ui.value(record.codeDir) or "-"
+    local lines = {
+      count == 1 and t("Code of %s: %d file, sent to %s", job, count, sent) or t("Code of %s: %d files, sent to %s", job, count, sent),
       t("code hash %s, record from the %s", record.codeHash:sub(1, 12), shown.source) }
     local paths = vim.tbl_keys(record.files)
     table.sort(paths)
@@ -96,7 +98,7 @@ function M.compare(job, cluster)
       elseif #differing == 1 then
         M.diff_file(job, cluster, differing[1], workspace)
       else
-        vim.ui.select(differing, { prompt = t("%d file(s) differ from what %s ran: ", #differing, job) }, function(path)
+        vim.ui.select(differing, { prompt = t("%d files differ from what %s ran: ", #differing, job) }, function(path)
           if path then
             M.diff_file(job, cluster, path, workspace)
           end

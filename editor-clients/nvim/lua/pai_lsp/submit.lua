@@ -54,7 +54,21 @@ local function upload_summary(upload)
   if not upload then
     return ""
   end
-  return t(", %d file(s) uploaded, %d unchanged", upload.sent_files or 0, upload.unchanged_files or 0)
+  local sent, unchanged = upload.sent_files or 0, upload.unchanged_files or 0
+  return sent == 1 and t(", %d file uploaded, %d unchanged", sent, unchanged) or t(", %d files uploaded, %d unchanged", sent, unchanged)
+end
+
+--- Where the code went when it went to a storage the job mounts ("1 file → storage local:/me~job,
+--- mounted at /mnt/local"), else nil.
+local function code_storage_line(result)
+  local to = ui.value(result.codeStorage)
+  if not to then
+    return nil
+  end
+  local upload = ui.value(result.upload) or {}
+  local files = (upload.sent_files or 0) + (upload.unchanged_files or 0)
+  return files == 1 and t("%d file → storage %s:%s, mounted at %s", files, to.storage, to.path, to.mountPath)
+    or t("%d files → storage %s:%s, mounted at %s", files, to.storage, to.path, to.mountPath)
 end
 
 --- The job files there are, as messages name them ("*.pai.json, *.paddle.json").
@@ -94,6 +108,10 @@ function M.submit(bufnr, cluster, local_run)
     uploading[token] = nil
     started[result.job] = result.cluster
     ui.notify(t("job %s submitted to %s%s", result.job, result.cluster, upload_summary(result.upload)))
+    local where = code_storage_line(result)
+    if where then
+      ui.notify(where)
+    end
     logs.started(result.job, result.cluster)
   end, function(result)
     uploading[token] = nil
