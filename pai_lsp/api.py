@@ -316,6 +316,7 @@ class CodeStorage(Result):
     path: str  # the code's folder in it: /<user>~<job>
     mount_path: str  # where the job mounts the storage: /mnt/<storage>
     job_folder: str  # where the job's commands run: <mountPath>/<user>~<job> (a `cd` added before them)
+    chosen_by: str | None = omitted_when_none()  # "setting" (pai.job.upload.storage), "default" (the user's), "job" (it mounts it)
 
 
 @wire
@@ -411,14 +412,74 @@ class StatusResult(Result):
     user_exit_code: int | None
     exit_reason: str
     tasks: list[TaskRow]
+    idle_gpu: IdleGpu | None = omitted_when_none()  # a running job whose GPUs sit idle (`Status`'s thresholds)
 
     @classmethod
-    def of(cls, job: JobDetail, cluster: str | None = None, web_portal: str | None = None) -> StatusResult:
+    def of(cls, job: JobDetail, cluster: str | None = None, web_portal: str | None = None,
+           idle_gpu: IdleGpu | None = None) -> StatusResult:
         return cls(name=job.name, cluster=cluster, web_portal=web_portal, state=job.state, created=job.created,
                    completed=job.completed, exit_code=job.exit_code, diagnostics=job.diagnostics,
-                   user_exit_code=job.user_exit_code, exit_reason=job.exit_reason,
+                   user_exit_code=job.user_exit_code, exit_reason=job.exit_reason, idle_gpu=idle_gpu,
                    tasks=[TaskRow(role=t.role, index=t.index, state=t.state, ports=t.ports, ip=t.ip, exit_code=t.exit_code,
                                   log=t.log, worker=t.worker, started=t.started, message=t.message) for t in job.tasks])
+
+
+@wire
+class IdleGpu(Result):
+    """A running job whose GPUs stayed below `threshold` percent over the last `minutes` (the portal's low-GPU
+    rule): `average` is theirs over that window, `gpus` how many GPU series it held."""
+
+    average: float
+    threshold: float
+    minutes: float
+    gpus: int
+
+
+@wire
+class GpuFigures(Result):
+    minor: str  # the GPU's minor number, as job-exporter labels it
+    utilization: float | None  # percent
+    memory_percent: float | None  # framebuffer used, percent
+
+
+@wire
+class TaskFigures(Result):
+    """One task's figures now; None where the cluster had no sample."""
+
+    role: str
+    index: int
+    cpu_percent: float | None  # 100 = one core
+    memory_bytes: float | None
+    memory_limit_bytes: float | None
+    memory_percent: float | None  # of its limit
+    gpus: list[GpuFigures]
+
+
+@wire
+class JobMetricsResult(Result):
+    job: str
+    cluster: str
+    time: float  # unix seconds of the answer
+    tasks: list[TaskFigures]  # running tasks with samples, by role and index
+
+
+@wire
+class MetricSeries(Result):
+    role: str
+    index: int
+    metric: str  # cpu, memory, memory_limit, memory_percent, gpu, gpu_memory
+    minor: str | None  # the GPU, for gpu and gpu_memory
+    points: list[list[float]]  # [unix seconds, value]
+
+
+@wire
+class JobMetricsRangeResult(Result):
+    job: str
+    cluster: str
+    start: float
+    end: float
+    step: float
+    series: list[MetricSeries]
 
 
 @wire
@@ -742,6 +803,18 @@ class StorageListResult(Result):
 
 
 @wire
+class ClusterFactsResult(Result):
+    """What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old)."""
+
+    cluster: str
+    user: str
+    takes_v2: bool  # its server reads v2 jobs as written (else a v2 job goes as v1, its code by codeDir)
+    storages: list[StorageInfo] | None  # None: its jobs mount no storages (YARN era, another kind)
+    age: float  # seconds since the cluster was asked
+    stale: bool  # older than the cache keeps an answer fresh: being asked again
+
+
+@wire
 class RecordSummary(Result):
     """Where a submit's record was kept: `location` on the cluster's storage (None: this machine only)."""
 
@@ -938,8 +1011,34 @@ class JobRef(OnCluster):
 
 @wire
 class Status(JobRef):
+    """A running job's status also says whether its GPUs sat below `idle_threshold` percent over the last
+    `idle_minutes` (the portal's rule: 10 % over 10 minutes), where the cluster has metrics."""
+
     METHOD: ClassVar[str] = "status"
     RESULT: ClassVar[type[Result]] = StatusResult
+    idle_threshold: float = 10.0
+    idle_minutes: float = 10.0
+
+
+@wire
+class JobMetrics(JobRef):
+    """Each running task's GPU utilisation and memory (per GPU), CPU and memory now, from the cluster's
+    Prometheus with OpenPAI's dashboard queries."""
+
+    METHOD: ClassVar[str] = "job.metrics"
+    RESULT: ClassVar[type[Result]] = JobMetricsResult
+
+
+@wire
+class JobMetricsRange(JobRef):
+    """The same over a time range: `start` (default: an hour before `end`), `end` (default: now), unix
+    seconds; `step` seconds between points (default: the sampling interval, coarser for a long range)."""
+
+    METHOD: ClassVar[str] = "job.metricsRange"
+    RESULT: ClassVar[type[Result]] = JobMetricsRangeResult
+    start: float | None = None
+    end: float | None = None
+    step: float | None = None
 
 
 @wire
@@ -1166,6 +1265,98 @@ class RegistryRemove(OnCluster):
 BACKEND_METHODS: tuple[type[Params], ...] = (Quota, RegistryList, RegistryAdd, RegistryRemove)
 
 
+# -- capacity: virtual clusters, and why a job waits ---------------------------------------
+@wire
+class Amounts(Result):
+    cpu: int
+    memory: int  # MB
+    gpu: int
+
+
+@wire
+class VirtualClusterRow(Result):
+    """One virtual cluster: what it holds (`total`: its healthy part), uses and has free, its
+    waiting and running jobs (everyone's), and whether the user may submit to it (None: unknown)."""
+
+    name: str
+    total: Amounts
+    used: Amounts
+    free: Amounts
+    waiting: int
+    running: int
+    permitted: bool | None
+
+
+@wire
+class NodeRow(Result):
+    name: str
+    gpu_used: int
+    gpu_available: int
+    gpu_total: int
+
+
+@wire
+class VirtualClustersResult(Result):
+    """`nodes` is empty where the cluster does not list them; `fetched` is when it answered (ms)."""
+
+    cluster: str
+    vcs: list[VirtualClusterRow]
+    nodes: list[NodeRow]
+    sku_types: dict[str, Amounts]
+    fetched: int
+
+
+@wire
+class WaitingResult(Result):
+    """`explanation` (only for a WAITING job): `core.waiting.Explanation`'s JSON — the reason as a
+    catalogue message, the jobs-ahead estimate, what is free, who holds it — rendered by the reader."""
+
+    cluster: str
+    job: str
+    state: str
+    explanation: dict[str, Any] | None = None
+    # The explanation in the editor's language, filled by the language server: the reason alone, and every line.
+    reason: str | None = omitted_when_none()
+    lines: list[str] = field(default_factory=list)
+
+
+@wire
+class VirtualClusters(OnCluster):
+    METHOD: ClassVar[str] = "vc.list"
+    RESULT: ClassVar[type[Result]] = VirtualClustersResult
+
+
+@wire
+class Waiting(JobRef):
+    """Why the job waits: its events and its virtual cluster's state, asked now."""
+
+    METHOD: ClassVar[str] = "job.waiting"
+    RESULT: ClassVar[type[Result]] = WaitingResult
+
+
+@wire
+class CapacityStateResult(Result):
+    """`state`: `core.capacity.ClusterState`'s JSON, as the cluster answered at `fetched` (ms since the
+    epoch); None when the cluster cannot tell (PaddlePaddle Cloud)."""
+
+    cluster: str
+    state: dict[str, Any] | None
+    fetched: int
+
+
+@wire
+class CapacityState(OnCluster):
+    """The cluster's capacity and queue for the editor's checks, from the daemon's cache (asked again
+    once older than `maxAge` seconds)."""
+
+    METHOD: ClassVar[str] = "vc.state"
+    RESULT: ClassVar[type[Result]] = CapacityStateResult
+    max_age: int = 30
+
+
+CAPACITY_METHODS: tuple[type[Params], ...] = (VirtualClusters, Waiting, CapacityState)
+
+
 # -- HDFS --------------------------------------------------------------------------------
 @wire
 class OnStorage(OnCluster):
@@ -1273,10 +1464,21 @@ class StorageList(OnCluster):
     RESULT: ClassVar[type[Result]] = StorageListResult
 
 
+@wire
+class ClusterFacts(OnCluster):
+    """What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the
+    daemon's cache: fetched in the background, kept a while; the local cluster is never started for it.
+    Fails (`unreachable`) while the cluster cannot be asked and nothing is kept."""
+
+    METHOD: ClassVar[str] = "cluster.facts"
+    RESULT: ClassVar[type[Result]] = ClusterFactsResult
+
+
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, *CLUSTER_METHODS,
-    *HDFS_METHODS, StorageList, *BACKEND_METHODS, *RECORD_METHODS)}
+    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, JobMetrics,
+    JobMetricsRange, *CLUSTER_METHODS,
+    *HDFS_METHODS, StorageList, ClusterFacts, *BACKEND_METHODS, *RECORD_METHODS, *CAPACITY_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
 # as in LSP: Ctrl-C, the editor's Cancel): the reply then says what was and was not done.
@@ -1539,6 +1741,8 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.job.config": JobConfig,
     "pai.job.ssh": Ssh,
     "pai.job.stop": Stop,
+    "pai.job.metrics": JobMetrics,
+    "pai.job.metricsRange": JobMetricsRange,
     "pai.job.follow": Follow,
     "pai.job.unfollow": Unfollow,
     "pai.jobOutputs": JobOutputs,
@@ -1564,6 +1768,8 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.hdfs.put": HdfsPutWithProgress,
     "pai.hdfs.get": HdfsGetWithProgress,
     "pai.storages.list": StorageList,
+    "pai.vc.list": VirtualClusters,
+    "pai.job.waiting": Waiting,
 }
 """Every command, by the class of its one argument (whose `RESULT` is what it answers)."""
 

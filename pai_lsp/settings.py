@@ -78,6 +78,8 @@ def read(values: dict[str, Any], locale: str | None = None) -> Settings:
         value = values.get(f.metadata["key"])
         if f.name == "dialect":
             chosen["dialect"] = dialect_of(value)
+        elif f.name == "upload_storage":
+            chosen["upload_storage"] = cluster_storages(value)
         elif f.name == "locale":
             chosen["locale"] = value if isinstance(value, str) and value else locale
         elif isinstance(f.default, bool) and isinstance(value, bool):
@@ -87,6 +89,19 @@ def read(values: dict[str, Any], locale: str | None = None) -> Settings:
         elif isinstance(f.default, tuple) and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             chosen[f.name] = tuple(value)  # a list of globs; an empty one means the default
     return Settings(**chosen)
+
+
+def cluster_storages(value: Any) -> tuple[tuple[str, str, str], ...]:
+    """`pai.job.upload.storage` ({cluster: {"storage": name, "path": folder}}) as (cluster, storage,
+    path) rows; entries of the wrong shape are left out (the settings check says so)."""
+    if not isinstance(value, dict):
+        return ()
+    rows = []
+    for cluster, entry in value.items():
+        if isinstance(entry, dict) and isinstance(entry.get("storage"), str) and entry["storage"]:
+            path = entry.get("path")
+            rows.append((str(cluster), entry["storage"], path if isinstance(path, str) else ""))
+    return tuple(rows)
 
 
 def job_values(values: dict[str, Any]) -> dict[str, Any]:

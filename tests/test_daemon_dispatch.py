@@ -230,3 +230,31 @@ async def test_preview_sends_nothing(daemon, cluster, tmp_path):
     assert result["cluster"] == "local" and result["generatedName"] and result["job"].startswith("mnist_")
     assert result["config"]["jobName"] == result["job"] and "train.py" in json.dumps(result["upload"])
     assert cluster.submitted == {} and cluster.storage.files == {}
+
+
+async def test_vc_list_and_why_a_job_waits(daemon, cluster):
+    from pai_lsp.core.capacity import Event
+    from pai_lsp.core.waiting import Explanation
+    from tests.helpers.memory import Script
+
+    big = {"jobName": "big", "taskRoles": [{"name": "main", "taskNumber": 2, "cpuNumber": 4, "memoryMB": 8192, "gpuNumber": 4}]}
+    small = {"jobName": "small", "taskRoles": [{"name": "main", "taskNumber": 1, "cpuNumber": 2, "memoryMB": 4096, "gpuNumber": 2}]}
+    cluster.scripts["small"] = Script(["RUNNING"])
+    cluster.scripts["big"] = Script(["WAITING"])
+    cluster.submit(small)
+    cluster.submit(big)
+    cluster.events["big"] = [Event("t-main-1", "main", 1, "Warning", "FailedScheduling", "0/1 nodes are available.", 3, "T")]
+    _, listed = await call(daemon, "vc.list")
+    (row,) = listed["result"]["vcs"]
+    assert (row["name"], row["total"]["gpu"], row["used"]["gpu"], row["free"]["gpu"]) == ("default", 8, 2, 6)
+    assert (row["waiting"], row["running"], row["permitted"], listed["result"]["nodes"]) == (1, 1, True, [])
+    _, waiting = await call(daemon, "job.waiting", {"job": "big"})
+    result = waiting["result"]
+    assert result["state"] == "WAITING"
+    lines = Explanation.from_json(result["explanation"]).lines(None)
+    assert lines[0] == "waiting: not enough free GPUs in default: it asks 8, 6 free of 8"
+    assert lines[-1].strip().startswith("alice~small (alice, 2 GPUs")
+    _, running = await call(daemon, "job.waiting", {"job": "small"})
+    assert running["result"] == {"cluster": "local", "job": "small", "state": "RUNNING", "explanation": None, "lines": []}
+    _, missing = await call(daemon, "job.waiting", {"job": "nope"})
+    assert missing["error"]["data"]["kind"] == "not-found"

@@ -68,3 +68,15 @@ def test_clients_are_told_every_format_and_kind():
     paddle = next(k for k in told["kinds"] if k["name"] == "paddlecloud")
     assert paddle["jobFiles"] == ["*.paddle.json"] and paddle["storage"] == "PFS" and not paddle["storageRequired"]
     assert kinds.catalogue("zh-CN")["jobFiles"][0]["title"] == "OpenPAI 作业配置"
+
+
+def test_paddle_cloud_says_in_one_line_that_it_cannot_tell_its_capacity():
+    from pai_lsp.errors import Unsupported
+
+    paddle = Profile("dc1", "http://127.0.0.1:9/", "http://127.0.0.1:9/api/v1/pfs", "alice@example.com", "paddlecloud")
+    backend = kinds.kind_of(paddle).backend()(paddle, lambda: None)
+    with pytest.raises(Unsupported) as refused:
+        backend.cluster_state()  # asks nothing of the network: the platform has no such answer
+    assert refused.value.message == ("dc1 is a PaddlePaddle Cloud cluster: it does not tell its capacity or queue (see pai quota)")
+    assert backend.job_events("any") == []
+    backend.close()

@@ -187,6 +187,37 @@ def test_several_tasks_hidden_log_and_stop(nvim, env, workspace):
     nvim.wait(f"vim.fn.search('{job} *STOPPED', 'n') > 0", what="the job listed STOPPED")
 
 
+BURN = {"jobName": "burn", "image": "python:3", "taskRoles": [{
+    "name": "train", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 512, "gpuNumber": 0,
+    "command": "end=$((SECONDS + 120)); while [ $SECONDS -lt $end ]; do :; done"}]}
+
+
+def test_a_running_jobs_details_show_each_tasks_resources(nvim, env, workspace):
+    (workspace / "burn.pai.json").write_text(json.dumps(BURN, indent=2))
+    nvim.command("edit burn.pai.json")
+    nvim.command("PaiRun")
+    job = submitted_job(nvim)
+    nvim.command("PaiJobs")
+    nvim.wait(f"vim.fn.search('{job} *RUNNING', 'n') > 0", what="the job listed RUNNING")
+    name = f"pai://job/{job}"
+    # <CR> again until the cluster's Prometheus has scraped the task (every 10 s, its first within 15 s of the start).
+    for _ in range(30):
+        nvim.command("PaiJobs")
+        nvim.cursor_to(job)
+        nvim.keys("<CR>")
+        nvim.lua("vim.wait(1500)")
+        lines = nvim.buffer_lines(name) or []
+        figures = [line for line in lines if line.strip().startswith("train:0") and "CPU" in line]
+        if figures:
+            break
+    assert "Resources of running tasks:" in lines, lines
+    assert re.search(r"CPU \d+% · mem [\d.]+ [KMG]iB/512\.0 MiB \(\d+%\)$", figures[0]), figures
+    nvim.command("PaiJobs")
+    nvim.cursor_to(job)
+    nvim.keys("sy<CR>")
+    nvim.wait_message(f"job {job} STOPPED")
+
+
 def test_invalid_config_is_one_error(nvim, workspace):
     (workspace / "bad.pai.json").write_text(json.dumps({"jobName": "x", "image": "i", "taskRoles": [{"name": "a-b", "command": "c"}]}))
     nvim.command("edit bad.pai.json")

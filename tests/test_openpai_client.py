@@ -123,3 +123,29 @@ def test_protocol_2_uses_v2_routes_and_yaml():
     pai.stop("j")
     assert requests[-2].url.path == "/rest-server/api/v2/jobs/alice~j"
     assert (requests[-1].method, requests[-1].url.path) == ("PUT", "/rest-server/api/v2/jobs/alice~j/executionType")
+
+
+def test_cluster_state_from_a_server_without_hived_nodes_or_events():
+    """A Kubernetes-era server before v1.3.0: no events route, no SKU types; `?nodes` ignored (the VC map again)."""
+    vcs = {"default": {"resourcesUsed": {"cpu": 2, "memory": 1024, "gpu": 1}, "resourcesGuaranteed": {"cpu": 8, "memory": 8192, "gpu": 4},
+                       "resourcesTotal": {"cpu": 8, "memory": 8192, "gpu": 4}}}
+    seen = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        path = request.url.path.removeprefix("/rest-server")
+        seen.append((path, str(request.url.params)))
+        if path == "/api/v2/virtual-clusters":
+            return httpx.Response(200, json=vcs)
+        if path == "/api/v2/users/alice":
+            return httpx.Response(200, json={"username": "alice", "virtualCluster": ["default"]})
+        if path == "/api/v2/jobs":
+            return httpx.Response(200, json=[{"name": "w", "username": "bob", "state": "WAITING", "virtualCluster": "default",
+                                              "submissionTime": 7, "jobPriority": None, "totalGpuNumber": 4, "totalTaskNumber": 1}])
+        return httpx.Response(404, json={"code": "NoApiError", "message": f"The API {path} not found."})
+
+    backend = client(handler, protocol=2)
+    state = backend.cluster_state()
+    assert state.vcs["default"].free.gpu == 3 and state.nodes == {} and state.skus == {} and state.permitted == ["default"]
+    assert [(j.name, j.state, j.gpus) for j in state.jobs] == [("bob~w", "WAITING", 4)]
+    assert ("/api/v2/jobs", "state=WAITING%2CRUNNING&limit=50000") in seen
+    assert backend.job_events("w") == []

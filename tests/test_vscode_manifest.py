@@ -15,6 +15,8 @@ EXTENSION = ROOT / "editor-clients" / "vscode"
 
 
 def _default(field) -> object:
+    if field.metadata["key"] == "pai.job.upload.storage":
+        return {}  # an object of clusters in the editor, read as (cluster, storage, path) rows
     value = field.default_factory() if field.default is MISSING else field.default
     return list(value) if isinstance(value, tuple) else value
 

@@ -59,6 +59,9 @@ def add_commands(sub) -> None:
                        help="with --dry-run: a v2 job's secrets in plain text in the rendered job (masked otherwise)")
         p.add_argument("--force", action="store_true",
                        help="upload even when over pai.job.upload.maxBytes / maxFiles (or .paiignore has a bad line)")
+        p.add_argument("--without-code", action="store_true",
+                       help="submit even when the job runs workspace files that no upload can reach (a warning instead "
+                            "of a refusal; the setting pai.job.upload.requireRoute: false does the same)")
     p = command(sub, "jobs", "list your jobs", [
         ("pai jobs", "on the default cluster, newest first"),
         ("pai jobs --cluster prod -o json", "as JSON, for scripts"),
@@ -73,6 +76,10 @@ def add_commands(sub) -> None:
     job_argument(p)
     cluster_option(p)
     p.add_argument("-w", "--watch", action="store_true", help="print the status again whenever it changes, until the job ends")
+    p.add_argument("--idle-below", type=float, default=10.0, metavar="PERCENT",
+                   help="a running job's GPUs count as idle below this average utilisation (default: 10, the portal's rule)")
+    p.add_argument("--idle-for", type=float, default=10.0, metavar="MINUTES",
+                   help="... over this many minutes (default: 10)")
     add_output_option(p)
     p = command(sub, "logs", "print a job's logs", [
         ("pai logs mnist_1a2b3c4d", "every task's log so far"),
@@ -107,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
     return COMMANDS[args.command](args)
 
 
+def _route_settings(args: argparse.Namespace) -> dict | None:
+    """`--without-code`: the setting that sends a job whose workspace files no upload reaches (with a warning)."""
+    return {"pai.job.upload.requireRoute": False} if args.without_code else None
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
     cluster = "local" if args.command == "run" else args.cluster
     if args.list and not args.dry_run:
@@ -116,7 +128,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
         shown = daemon.call_sync(api.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   list_files=args.list, locale=terminal_locale(),
-                                                  show_secrets=args.show_secrets))
+                                                  show_secrets=args.show_secrets, settings=_route_settings(args)))
         sys.stdout.write(visible_lines(shown.text))
         upload = shown.upload
         refused = upload is not None and bool(upload.over_limits or any(upload.problems)) and not args.force
@@ -137,7 +149,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         import secrets
 
         result = daemon.call_sync(api.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
-                                                  force=args.force, progress_token="cli", request_id=secrets.token_hex(16)),
+                                                  force=args.force, progress_token="cli", request_id=secrets.token_hex(16),
+                                                  settings=_route_settings(args)),
                                   on_progress, on_restart=on_restart)
     if result.upload:
         print(_upload_line(result.upload), file=sys.stderr)
@@ -232,7 +245,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     from ..core.openpai_rest import FINAL  # (here: `pai jobs` does without its job classes)
 
     def fetch() -> Any:
-        return daemon.call_sync(api.Status(job=args.job, cluster=args.cluster))
+        return daemon.call_sync(api.Status(job=args.job, cluster=args.cluster, idle_threshold=args.idle_below,
+                                           idle_minutes=args.idle_for))
 
     if not args.watch:
         _show_status(fetch(), args.output, args.cluster)
@@ -254,6 +268,19 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
         out.print(f"  {visible(status.diagnostics)}", markup=False)
     if (why := failure_line(cluster, status.name, status.state)) is not None:
         out.print("  " + _("why: {why}").format(why=visible(why)), markup=False)
+    if status.state == "WAITING":
+        from ..settings import terminal_locale
+        from .cmd_vc import waiting_lines
+
+        for line in waiting_lines(cluster, status.name, terminal_locale()):
+            out.print(f"  {line}", markup=False)
+    if status.idle_gpu is not None:
+        from ..core.messages import render
+        from ..settings import terminal_locale
+
+        idle = status.idle_gpu
+        out.print("  " + render("status.idle-gpu", terminal_locale(), average=f"{idle.average:g}", minutes=f"{idle.minutes:g}",
+                                threshold=f"{idle.threshold:g}"), markup=False)
     for t in status.tasks:
         ports = " ".join(f"{k}={v}" for k, v in t.ports.items())
         label = f"{t.role}:{t.index}"

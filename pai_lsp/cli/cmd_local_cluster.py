@@ -41,6 +41,7 @@ def local_cluster(args: argparse.Namespace) -> int:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
                      allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources,
                      paddle_port=args.paddle_port, enforce_memory=args.enforce_memory,
+                     metrics_interval=args.metrics_interval, prometheus=args.prometheus,
                      tls=(args.ssl_certfile, args.ssl_keyfile) if args.ssl_certfile else None)
     except OSError as exc:
         print("pai local-cluster: " + _("cannot listen on {address}: {why}").format(address=f"{args.host}:{args.port}", why=exc.strerror or exc),
@@ -79,6 +80,11 @@ def add_commands(sub) -> None:
                             "scaled to the machine, with a note)")
         p.add_argument("--enforce-memory", action="store_true",
                        help="kill a task whose processes use more memory than its role's memoryMB, as a real cluster does")
+        p.add_argument("--metrics-interval", type=int, metavar="SECONDS",
+                       help="how often Prometheus scrapes the tasks' metrics (default: 10; OpenPAI's is 30)")
+        p.add_argument("--prometheus", metavar="PROGRAM", default="prometheus",
+                       help="the Prometheus serving /prometheus: a name on PATH or a path (default: prometheus; "
+                            "none: no Prometheus, and /prometheus says so)")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
         p.add_argument("--ssl-certfile", metavar="FILE", help="serve over HTTPS with this certificate (PEM; with --ssl-keyfile)")

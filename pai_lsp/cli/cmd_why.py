@@ -44,6 +44,13 @@ def cmd_why(args: argparse.Namespace) -> int:
     from ..settings import terminal_locale
 
     result = daemon.call_sync(api.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
+    if result.state == "WAITING":  # not a failure: why it waits (the daemon's job.waiting), where the cluster can tell
+        try:
+            waiting = daemon.call_sync(api.Waiting(job=args.job, cluster=args.cluster))
+        except PaiError:
+            waiting = None
+        if waiting is not None:
+            return _waiting(args, waiting)
     if args.output == "json":
         print_json(result)
         return 0
@@ -52,6 +59,20 @@ def cmd_why(args: argparse.Namespace) -> int:
         print(visible(f"{args.job}: {state}" if state in EXPLAINED else render("why.nothing", terminal_locale(), job=args.job, state=state)))
         return 0
     print(report(result, terminal_locale()))
+    return 0
+
+
+def _waiting(args: argparse.Namespace, waiting: api.WaitingResult) -> int:
+    from ..core.waiting import Explanation
+    from ..settings import terminal_locale
+
+    if args.output == "json":
+        print_json(waiting)
+        return 0
+    explanation = Explanation.from_json(waiting.explanation) if waiting.explanation is not None else None
+    print(visible(f"{args.job}: {waiting.state}"))
+    for line in explanation.lines(terminal_locale()) if explanation is not None else []:
+        print(f"  {visible(line)}")
     return 0
 
 

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from ..core.capacity import ClusterState, Event
+    from ..core.metrics import Series, TaskNow
     from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
     from ..storage.base import Storage
     from ..storage.upload import Progress, Selected, UploadResult
@@ -125,6 +127,25 @@ class Backend(ABC):
     @abstractmethod
     def remove_registry(self, name: str) -> dict:
         """The secret removed (`name`, `secret`)."""
+
+    @abstractmethod
+    def cluster_state(self) -> ClusterState:
+        """The cluster's capacity and queue now: its virtual clusters, nodes and SKU types, everyone's
+        unfinished jobs, and the virtual clusters the user may use. A kind whose cluster cannot tell
+        refuses with Unsupported, in one line."""
+
+    @abstractmethod
+    def job_events(self, name: str) -> list[Event]:
+        """The pods' events of the user's job (why a waiting job waits); [] where the cluster keeps none."""
+
+    @abstractmethod
+    def task_metrics(self, name: str) -> list[TaskNow]:
+        """Each task's CPU, memory and GPUs now, from the cluster's Prometheus with OpenPAI's dashboard queries
+        (`core.metrics`); a cluster without one refuses with Unsupported, in one line."""
+
+    @abstractmethod
+    def task_series(self, name: str, start: float, end: float, step: float) -> list[Series]:
+        """The same figures from `start` to `end` (unix seconds), one point each `step` seconds."""
 
     @abstractmethod
     def close(self) -> None: ...

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from ..core import formats
+from ..core.capacity import ClusterState, Event
 from ..core.job_format import Unsendable
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
@@ -159,6 +161,56 @@ class OpenPai(Backend):
             raise ServerError(message("openpai.bad-storages", url=self.rest_uri))
         return detail
 
+    # -- job metrics (Kubernetes era, and the local cluster) -------------------------------------
+    @property
+    def prometheus_uri(self) -> str | None:
+        """Where the cluster's Prometheus answers: `/prometheus` at the master, beside `/rest-server` (pylon
+        proxies it with no token, openpai-k8s.md §C.1); None for a YARN-era cluster, which has none."""
+        if not (self.protocol == 2 or self.profile.name == LOCAL):
+            return None
+        return self.rest_uri.removesuffix("/rest-server") + "/prometheus"
+
+    def _promql(self, promql: str, window: tuple[float, float, float] | None = None) -> object:
+        """The `data` of Prometheus' answer to a query, instant or over (start, end, step)."""
+        base = self.prometheus_uri
+        if base is None:
+            raise Unsupported(message("openpai.no-metrics", name=self.profile.name))
+        params: dict[str, str | float] = {"query": promql}
+        path = "/api/v1/query"
+        if window is not None:
+            path = "/api/v1/query_range"
+            params.update(zip(("start", "end", "step"), window, strict=True))
+        # With the user's token, which a real cluster's /prometheus ignores and a private local cluster asks for.
+        response = self.request("GET", base + path, allow=tuple(range(400, 600)), params=params)
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or "status" not in body:  # not Prometheus: none there, or it said why not
+            why = detail(response.status_code, response.content)[0]
+            raise Unsupported(message("openpai.no-prometheus", url=base, why=why))
+        if body.get("status") != "success":
+            raise ServerError(message("openpai.bad-metrics", url=base, why=str(body.get("error") or body.get("errorType"))))
+        return body.get("data")
+
+    def task_metrics(self, name: str) -> list:
+        from ..core import metrics
+
+        data = self._promql(metrics.job_query(metrics.framework_name(self.user, name)))
+        try:
+            return metrics.tasks_now(data)
+        except metrics.BadAnswer as exc:
+            raise ServerError(message("openpai.bad-metrics", url=self.prometheus_uri, why=str(exc))) from None
+
+    def task_series(self, name: str, start: float, end: float, step: float) -> list:
+        from ..core import metrics
+
+        data = self._promql(metrics.job_query(metrics.framework_name(self.user, name)), (start, end, step))
+        try:
+            return metrics.series(data)
+        except metrics.BadAnswer as exc:
+            raise ServerError(message("openpai.bad-metrics", url=self.prometheus_uri, why=str(exc))) from None
+
     def quota(self) -> dict:
         raise InvalidInput(message("openpai.no-quota", name=self.profile.name))
 
@@ -166,6 +218,52 @@ class OpenPai(Backend):
         raise InvalidInput(message("openpai.no-registries", name=self.profile.name))
 
     add_registry = remove_registry = registries
+
+    # -- capacity and waiting (openpai-k8s.md §B) ---------------------------------------------
+    def cluster_state(self) -> ClusterState:
+        """VCs, `?nodes`, SKU types (each permitted VC's too, under HiveD), everyone's waiting and
+        running jobs, and the user's VCs: what a waiting job's explanation and the editor's check read.
+        Only the VC map is required; a part an older server lacks is left empty."""
+        v = "v2" if self.takes_v2 else "v1"
+        vcs = self.request("GET", f"/api/{v}/virtual-clusters").json()
+        nodes = self._optional(f"/api/{v}/virtual-clusters", params={"nodes": ""}) if self.takes_v2 else None
+        skus = self._optional("/api/v2/cluster/sku-types") if self.takes_v2 else None
+        user = self._optional(url_path("/api/v2/users/{user}" if self.takes_v2 else "/api/v1/user/{user}", user=self.user))
+        permitted = user.get("virtualCluster") if isinstance(user, dict) else None
+        permitted = [str(n) for n in permitted] if isinstance(permitted, list) else None
+        vc_skus = {}
+        if isinstance(skus, dict) and skus and isinstance(vcs, dict):
+            vc_skus = {vc: self._optional("/api/v2/cluster/sku-types", params={"vc": vc}) or {}
+                       for vc in (permitted if permitted is not None else list(vcs))}
+        if self.takes_v2:
+            jobs = self._optional("/api/v2/jobs", params={"state": "WAITING,RUNNING", "limit": 50000})
+        else:
+            jobs = self._optional("/api/v1/jobs")
+        listed = [j for j in jobs if isinstance(j, dict) and j.get("state") in ("WAITING", "RUNNING")] if isinstance(jobs, list) else []
+        state = ClusterState.from_wire(vcs, nodes if isinstance(nodes, dict) and "gpuTotal" in next(iter(nodes.values()), {}) else None,
+                                       skus, listed, permitted, vc_skus, fetched_ms=int(time.time() * 1000))
+        if self.profile.name == LOCAL:  # the embedded cluster says whether it runs a job larger than it scaled
+            info = self._optional("/api/v2/info")
+            state.scales_jobs = isinstance(info, dict) and info.get("localScalesJobs") is True
+        return state
+
+    def job_events(self, name: str) -> list[Event]:
+        """`GET /api/v2/jobs/:user~:job/events` (v1.3.0+); [] from a server without the route."""
+        if not self.takes_v2:
+            return []
+        answer = self._optional(url_path("/api/v2/jobs/{user}~{job}/events", user=self.user, job=name))
+        data = answer.get("data") if isinstance(answer, dict) else None
+        return [Event.from_wire(e) for e in data] if isinstance(data, list) else []
+
+    def _optional(self, path: str, **kwargs: Any) -> Any:
+        """The JSON of a GET that an older server may not have: None for its 4xx or a body that is not JSON."""
+        response = self.request("GET", path, allow=(400, 403, 404, 405, 500, 501), **kwargs)
+        if response.status_code >= 400:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            return None
 
     def submit(self, config: dict) -> list[str]:
         """A v1 config, sent as it is or, to a v2 cluster, as the equivalent v2 YAML; a v2 job as YAML, or

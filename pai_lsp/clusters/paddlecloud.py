@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ..core import paddle
+from ..core.capacity import ClusterState, Event
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unsupported
@@ -251,6 +252,18 @@ class PaddleCloud(Backend):
 
     def storage_detail(self, name: str) -> dict:
         raise Unsupported(message("paddle.no-storages", name=self.profile.name))
+
+    def cluster_state(self) -> ClusterState:
+        raise Unsupported(message("paddle.no-capacity", name=self.profile.name))
+
+    def job_events(self, name: str) -> list[Event]:
+        return []  # its API keeps no scheduler events
+
+    def task_metrics(self, name: str) -> list:
+        raise Unsupported(message("paddle.no-metrics", name=self.profile.name))
+
+    def task_series(self, name: str, start: float, end: float, step: float) -> list:
+        raise Unsupported(message("paddle.no-metrics", name=self.profile.name))
 
     def quota(self) -> dict:
         items = self.api("GET", "/api/v1/quota/").get("items") or []

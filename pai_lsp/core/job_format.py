@@ -28,6 +28,7 @@ from . import schema_outline as outline
 from .jsonc import Document
 from .messages import Message
 from .model import Completion, Diagnostic, Edit, Hover, NewFile, Settings
+from .route_rules import ClusterFacts, candidates
 from .schema_outline import Symbol
 
 
@@ -63,6 +64,8 @@ class JobFormat:
     dialects: ClassVar[tuple[str, ...]]  # what `Settings.dialect` may be for its files; the first is the default
     name_key: ClassVar[str]  # the key holding the job's name (code lenses sit on it; submit names the job by it)
     code_dir: ClassVar[bool] = False  # its files name the upload folder in `codeDir` (the editor shows what goes there)
+    code_dir_key: ClassVar[str] = "codeDir"  # where a job of it names its code's HDFS folder, as messages say it
+    mounts_storages: ClassVar[bool] = False  # its jobs can mount a cluster's storages (`mount_code` makes them)
 
     # -- recognising files -------------------------------------------------------------
     def matches(self, file_name: str) -> bool:
@@ -140,6 +143,30 @@ class JobFormat:
     def new_files(self, doc: Document, file_name: str, settings: Settings) -> list[NewFile]:
         """Files a code action can write beside this one (a v1 config's v2 equivalent)."""
         return []
+
+    # -- what the cluster a job goes to holds (fetched by the server side, handed in; absent while unknown) --
+    def cluster_diagnostics(self, doc: Document, facts: ClusterFacts, settings: Settings,
+                            exists: frozenset[str]) -> list[Diagnostic]:
+        """What the cluster would refuse or the job would miss (a storage it may not mount, a workspace
+        file no upload reaches); `exists`: which of the paths `route_rules.candidates` found in the
+        job's commands are files of the workspace."""
+        return []
+
+    def workspace_paths(self, doc: Document) -> frozenset[str]:
+        """The paths (relative; a folder's ends in `/`) the job's commands may run from the workspace:
+        what the server looks up for `cluster_diagnostics`' `exists`."""
+        value = doc.root.value if doc.root is not None else None
+        if not isinstance(value, dict):
+            return frozenset()
+        return frozenset(path for c in candidates(self.commands(value)) for path in c.paths)
+
+    def cluster_complete(self, doc: Document, offset: int, facts: ClusterFacts, settings: Settings) -> list[Completion]:
+        """Names the cluster gives (its storages) where the job names one."""
+        return []
+
+    def cluster_hover(self, doc: Document, offset: int, facts: ClusterFacts, settings: Settings) -> Hover | None:
+        """What the cluster says of the name at `offset` (a storage)."""
+        return None
 
     # -- submitting (a job as plain data: the checked file's values, or read back from a record) --------
     def claims(self, job: dict) -> bool:

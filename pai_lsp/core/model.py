@@ -82,6 +82,11 @@ class Settings:
     upload_max_bytes: int = field(default=200 * 1024 * 1024, metadata={"key": "pai.job.upload.maxBytes"})
     upload_max_files: int = field(default=10_000, metadata={"key": "pai.job.upload.maxFiles"})
     generate_job_name: bool = field(default=True, metadata={"key": "pai.job.generateJobName.enabled"})
+    # Where each cluster's code goes when a job names no codeDir: {cluster: {storage, path}} read as
+    # (cluster, storage, path); a cluster not named uses the user's default storage, `<user>~<job>/` in it.
+    upload_storage: tuple[tuple[str, str, str], ...] = field(default=(), metadata={"key": "pai.job.upload.storage"})
+    # A job whose commands run workspace files that no upload reaches: refused (true) or sent with a warning.
+    upload_require_route: bool = field(default=True, metadata={"key": "pai.job.upload.requireRoute"})
 
 
 # LSP counts exactly these as line ends (not U+2028, U+2029, U+0085, \x0b, \x0c, \x1c as

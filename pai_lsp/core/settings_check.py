@@ -17,6 +17,7 @@ from .model import Diagnostic, Settings
 from .schema import DIALECTS
 
 INCLUDE, EXCLUDE = "pai.job.upload.include", "pai.job.upload.exclude"
+STORAGE = "pai.job.upload.storage"  # {cluster: {"storage": name, "path": folder}}
 CLUSTER_DIALECTS = DIALECTS  # `pai.cluster.kind`: the dialect of the workspace's v1 configs
 # Settings the editor client reads itself (the server never does): known, never "unknown".
 CLIENT_KEYS = frozenset({"pai.server.command"})
@@ -64,6 +65,8 @@ def entries(root: Node | None, prefix: str = "") -> Iterator[tuple[str, Node]]:
 def _type_problem(key: str, default: object, value: Node, locale: str | None) -> Diagnostic | None:
     """The value of `key` when it is not of the type `pai_lsp.settings.read` accepts."""
     v = value.value
+    if key == STORAGE:
+        return _storage_problem(value, locale)
     if isinstance(default, bool):
         ok, expected = isinstance(v, bool), type_name("boolean", locale)
     elif isinstance(default, int):
@@ -82,6 +85,20 @@ def _type_problem(key: str, default: object, value: Node, locale: str | None) ->
     if ok:
         return None
     return _diag(value, "settings.type", locale, key=key, expected=expected, actual=_shown(v, locale), default=_default_text(default))
+
+
+def _storage_problem(value: Node, locale: str | None) -> Diagnostic | None:
+    """`pai.job.upload.storage` is an object of clusters, each `{"storage": name, "path"?: folder}`."""
+    if value.type != "object":
+        return _diag(value, "settings.storage-type", locale)
+    for prop in value.children:
+        entry = prop.value_node
+        storage = entry.get("storage") if entry is not None and entry.type == "object" else None
+        path = entry.get("path") if entry is not None and entry.type == "object" else None
+        if storage is None or not isinstance(storage.value, str) or not storage.value or (
+                path is not None and not isinstance(path.value, str)):
+            return _diag(entry if entry is not None else prop, "settings.storage-type", locale)
+    return None
 
 
 def _default_text(default: object) -> str:

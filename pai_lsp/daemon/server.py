@@ -25,13 +25,14 @@ from ..clusters.profiles import LOCALS
 from ..common.userlock import try_hold
 from ..core.messages import message
 from ..errors import Interrupted, InvalidInput, PaiError, ServerError
-from ..service import clusters, mounted_storages, records
+from ..service import clusters, job_metrics, mounted_storages, records, vc
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
 from ..storage.base import Cancel
 from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .explanations import Explainer
+from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
@@ -53,6 +54,8 @@ class Daemon:
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
+        self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster
+        self.capacity_cache: dict[str, api.CapacityStateResult] = {}  # cluster -> its state, for the editors' checks
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
@@ -60,6 +63,8 @@ class Daemon:
             api.Preview.METHOD: self.preview,
             api.Jobs.METHOD: self.jobs,
             api.Status.METHOD: self.status,
+            api.JobMetrics.METHOD: self.metrics,
+            api.JobMetricsRange.METHOD: self.metrics_range,
             api.Why.METHOD: self.why,
             api.Config.METHOD: self.config,
             api.Ssh.METHOD: self.ssh,
@@ -70,9 +75,11 @@ class Daemon:
             api.FollowLogs.METHOD: self.follow_logs,
             **{cls.METHOD: self.hdfs for cls in api.HDFS_METHODS},
             api.StorageList.METHOD: self.storage_list,
+            api.ClusterFacts.METHOD: self.cluster_facts,
             **{cls.METHOD: self.profiles for cls in api.CLUSTER_METHODS},
             **{cls.METHOD: self.backend_call for cls in api.BACKEND_METHODS},
             **{cls.METHOD: self.records for cls in api.RECORD_METHODS},
+            **{cls.METHOD: self.capacity for cls in api.CAPACITY_METHODS},
         }
 
     # -- transport -------------------------------------------------------------------
@@ -251,9 +258,17 @@ class Daemon:
 
     async def status(self, p: api.Status, notify: Notify) -> api.StatusResult:
         def status(backend: Backend) -> api.StatusResult:
-            return api.StatusResult.of(backend.job(p.job), backend.profile.name, clusters.web_portal(backend.profile, p.job))
+            job = backend.job(p.job)
+            idle = job_metrics.idle_gpu(backend, p.job, p.idle_threshold, p.idle_minutes) if job.state == "RUNNING" else None
+            return api.StatusResult.of(job, backend.profile.name, clusters.web_portal(backend.profile, p.job), idle)
 
         return await self.sessions.run(p.cluster, status)
+
+    async def metrics(self, p: api.JobMetrics, notify: Notify) -> api.JobMetricsResult:
+        return await self.sessions.run(p.cluster, job_metrics.now, p.job)
+
+    async def metrics_range(self, p: api.JobMetricsRange, notify: Notify) -> api.JobMetricsRangeResult:
+        return await self.sessions.run(p.cluster, job_metrics.history, p.job, p.start, p.end, p.step)
 
     async def why(self, p: api.Why, notify: Notify) -> api.WhyResult:
         return await self.explainer.get(await self.sessions.resolve(p.cluster), p.job, p.refresh)
@@ -269,6 +284,7 @@ class Daemon:
         """`clusters.*`: a change of profiles drops the kept sessions, which may be stale now."""
         if not isinstance(p, api.ClustersList):
             self.sessions.forget()
+            self.facts.forget()
         return await asyncio.to_thread(PROFILES[type(p)], p)
 
     async def stop(self, p: api.Stop, notify: Notify) -> api.StopResult:
@@ -354,6 +370,27 @@ class Daemon:
         """Quota and registry secrets: one call of the cluster's backend."""
         return await self.sessions.run(getattr(p, "cluster", None), BACKEND[type(p)], p)
 
+    async def capacity(self, p: api.Params, notify: Notify) -> api.Result:
+        """`vc.list` and `job.waiting`: the cluster's capacity, and why a job waits (service/vc.py)."""
+        if isinstance(p, api.Waiting):
+            return await self.sessions.run(p.cluster, lambda backend: vc.waiting(backend, p.job))
+        if isinstance(p, api.CapacityState):
+            return await self.capacity_state(p)
+        return await self.sessions.run(getattr(p, "cluster", None), vc.virtual_clusters)
+
+    async def capacity_state(self, p: api.CapacityState) -> api.CapacityStateResult:
+        """The cluster's state as last fetched, fetched again when older than `p.max_age` seconds: every
+        editor's keystrokes read one cached answer, and the cluster is asked at most that often."""
+        cluster = await self.sessions.resolve(p.cluster)
+        kept = self.capacity_cache.get(cluster)
+        if kept is not None and time.time() - kept.fetched / 1000 < p.max_age:
+            return kept
+        state = await self.sessions.run(cluster, vc.state_for_editor)
+        result = api.CapacityStateResult(cluster=cluster, state=None if state is None else state.to_json(),
+                                         fetched=int(time.time() * 1000))
+        self.capacity_cache[cluster] = result
+        return result
+
     async def records(self, p: api.Params, notify: Notify) -> api.Result:
         """`record.*`: what a job ran (service/records.py); a rerun is watched like a submit."""
         progress = self.progress(getattr(p, "progress_token", None), api.UploadProgress, notify)
@@ -378,6 +415,9 @@ class Daemon:
 
     async def storage_list(self, p: api.StorageList, notify: Notify) -> api.StorageListResult:
         return await self.sessions.run(p.cluster, mounted_storages.listing)
+
+    async def cluster_facts(self, p: api.ClusterFacts, notify: Notify) -> api.ClusterFactsResult:
+        return await self.facts.get(p.cluster)
 
 
 class Utf8Chunks:

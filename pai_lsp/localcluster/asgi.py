@@ -21,6 +21,7 @@ from starlette.routing import Mount
 from .auth import KEYRING_SERVICE, ensure_first_user
 from .cluster import Capacity, LocalCluster
 from .datadir import DataDirBusy, DataDirLock, default_data_dir, prepare, stop_requested
+from .layout import LayoutError
 from .rest import Api
 from .storages import StorageConfigError
 from .webhdfs_server import OPS, WebHdfs
@@ -104,13 +105,13 @@ def bind(host: str, port: int) -> socket.socket:
 def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int | None, runtime: str,
           cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout, allow_remote: bool = False,
           private: bool = False, strict_resources: bool = False, paddle_port: int = 0, enforce_memory: bool = False,
-          tls: tuple[str, str] | None = None) -> int:
+          metrics_interval: int | None = None, prometheus: str = "prometheus", tls: tuple[str, str] | None = None) -> int:
     """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token.
     `tls`: (certificate chain file, key file): served over HTTPS."""
     import uvicorn
 
     problem = argument_problem(data_dir, port=port, hdfs_port=hdfs_port, paddle_port=paddle_port, gpus=gpus, cpus=cpus,
-                               memory_mb=memory_mb)
+                               memory_mb=memory_mb, metrics_interval=metrics_interval)
     if problem:
         print(f"pai local-cluster: {problem}", file=sys.stderr)
         return 2
@@ -153,7 +154,7 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     try:
         cluster = LocalCluster(data_dir, capacity, user, effective_runtime, engine, task_umask=user_umask,
                                strict_resources=strict_resources, enforce_memory=enforce_memory)
-    except StorageConfigError as exc:
+    except (StorageConfigError, LayoutError) as exc:
         print(f"pai local-cluster: {exc}", file=sys.stderr)
         lock.release()
         return 2
@@ -169,6 +170,11 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     from .paddle.cloud_api import PaddleApi, by_port
 
     app = by_port(build_app(cluster, private=private or remote), PaddleApi(cluster), paddle_actual)
+    from .monitoring import DEFAULT_INTERVAL, Monitoring
+
+    exporter = bind("127.0.0.1", 0)  # job-exporter's /metrics, for the cluster's Prometheus only (loopback)
+    monitoring = Monitoring(cluster, data_dir, exporter, metrics_interval or DEFAULT_INTERVAL, prometheus, private or remote)
+    app = monitoring.wrap(app)
     scheme = "https" if tls else "http"
     rest, webhdfs = f"{scheme}://{shown}:{actual}", f"{scheme}://{shown}:{fs_port}"
     paddle = f"{scheme}://{shown}:{paddle_actual}"
@@ -179,7 +185,8 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
               "log in can run commands as you (--runtime container isolates them).", file=sys.stderr, flush=True)
     print(f"PAI local cluster: REST {rest}  WebHDFS {webhdfs}/webhdfs/v1  PaddlePaddle Cloud {paddle} (datacenter local)  "
           f"data {data_dir}  capacity {cluster.capacity.cpu} CPU, {cluster.capacity.memory_mb} MB, "
-          f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}", file=out, flush=True)
+          f"{cluster.capacity.gpu} GPU  runtime {effective_runtime}{note}  {monitoring.prometheus.status_line()}",
+          file=out, flush=True)
     from .heads import MAX_HEAD_BYTES, bounded_heads
 
     # uvicorn as it is documented: h11 bounds a head still arriving, `bounded_heads` one that came whole
@@ -188,7 +195,7 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
                             ssl_keyfile=tls[1] if tls else None)
     server = uvicorn.Server(config)
     try:
-        asyncio.run(_serve_until_stopped(server, socks, data_dir))
+        asyncio.run(_serve_until_stopped(server, [*socks, exporter], data_dir))
     finally:
         lock.release()
     return 0
@@ -211,13 +218,14 @@ async def _serve_until_stopped(server, socks: list[socket.socket], data_dir: Pat
 
 
 def argument_problem(data_dir: Path, *, gpus: int | None, cpus: int | None, memory_mb: int | None,
-                     **ports: int | None) -> str:
+                     metrics_interval: int | None = None, **ports: int | None) -> str:
     """What is wrong with `serve`'s arguments, in one line ("" when nothing is): checked before anything
     is bound or written."""
     for name, value in ports.items():
         if value is not None and not 0 <= value <= 65535:
             return f"--{name.replace('_', '-')} {value}: a port is 0 to 65535 (0 picks a free one)"
-    for name, value, least in (("gpus", gpus, 0), ("cpus", cpus, 1), ("memory-mb", memory_mb, 1)):
+    for name, value, least in (("gpus", gpus, 0), ("cpus", cpus, 1), ("memory-mb", memory_mb, 1),
+                               ("metrics-interval", metrics_interval, 1)):
         if value is not None and value < least:
             return f"--{name} {value}: give {least} or more"
     if data_dir.exists() and not data_dir.is_dir():

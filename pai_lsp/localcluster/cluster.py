@@ -27,9 +27,11 @@ from .auth import Users
 from .datadir import child
 from .hdfs_store import HdfsException, HdfsStore
 from .job_data import ACTIVE, FINAL, STOPPED_BY_USER, TASK_STOPPED_ON_COMPLETION, Job, Task, now_ms, write_json
+from .layout import LOCALHOST, Layout, Res
 from .memory import MEMORY_EXCEEDED
 from .processes import RECORD_FILE, Tracker, leftover
 from .processes import end as end_processes
+from .queueing import hived_refusal, queue_key, record_event, task_need
 from .rest_errors import ClusterError
 from .runner import (
     RunningTask,
@@ -122,17 +124,18 @@ class LocalCluster:
         self.tracker = Tracker()  # notes what each running task starts, wherever it goes
         self._unsaved: set[str] = set()  # jobs whose last save failed (a full disk), warned about once
         self._closing = False
-        self.virtual_clusters = self._load_virtual_clusters()
+        self._freed = 0  # counts the changes that may have freed resources (a task or job ended)
+        self._unplaced: dict[tuple[str, int], int] = {}  # (job, attempt) -> `_freed` when it last did not fit
+        self.layout = Layout.load(data_dir / "virtual-clusters.json", Res(capacity.cpu, capacity.memory_mb, capacity.gpu))
         self.kinds: dict[str, JobKind] = {}  # jobs of another API than OpenPAI's: how their tasks are set up
         self.shell = find_bash() if self.engine is None else None  # what runs job commands on the host
         self._load_jobs()
 
     # -- persistence -----------------------------------------------------------------
-    def _load_virtual_clusters(self) -> dict[str, dict]:
-        path = self.data_dir / "virtual-clusters.json"
-        vcs = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        vcs.setdefault("default", {"capacity": 100})
-        return vcs
+    @property
+    def virtual_clusters(self) -> dict[str, dict[str, Res]]:
+        """Each virtual cluster's part of each node."""
+        return self.layout.vcs
 
     def _load_jobs(self) -> None:
         leftovers = []  # what tasks of jobs that were running when a cluster was killed may have left
@@ -221,6 +224,9 @@ class LocalCluster:
                                else f"Job {job.framework} already exists.")
         if job.virtual_cluster not in self.virtual_clusters:
             raise ClusterError(404, "NoVirtualClusterError", f"Virtual cluster {job.virtual_cluster} is not found.")
+        refused = hived_refusal(job, self.layout)
+        if refused is not None:
+            raise refused
         self._check_fits(job)
         if folder.exists():
             self._discard(folder)  # left over from a deleted job of the same name
@@ -263,8 +269,12 @@ class LocalCluster:
     def _check_fits(self, job: Job) -> None:
         """What the job is accounted for on this machine. A job larger than the machine is refused with
         --strict-resources (as a real cluster's quota would), else it runs scaled to what exists: its
-        share is the whole machine, and `job.note` says what it gets instead of what it asked for."""
+        share is the whole machine, and `job.note` says what it gets instead of what it asked for. On a
+        cluster shaped by virtual-clusters.json a job is what it asks for, and waits until that fits."""
         need = job.need()
+        if self.placed_on_nodes(job):
+            job.accounted = dict(need)
+            return
         have = {"cpu": self.capacity.cpu, "memory_mb": self.capacity.memory_mb, "gpu": self.capacity.gpu}
         words = {"cpu": "CPU", "memory_mb": "memory (MB)", "gpu": "GPU"}
         over = [r for r in need if need[r] > have[r]]
@@ -294,9 +304,11 @@ class LocalCluster:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            for framework in list(self.order):
-                job = self.jobs.get(framework)
-                if job is None or job.state != "WAITING" or job.execution_type == "STOP":
+            used = self.usage() if self.layout.configured else {}
+            for job in self._waiting_in_priority_order():
+                if self.placed_on_nodes(job):
+                    if self._try_place(job, used):
+                        used = self.usage()
                     continue
                 cpu, mem = self._used()
                 share = job.share()
@@ -308,6 +320,68 @@ class LocalCluster:
                         self._fail(job, f"The scheduler could not place the job: {_words(exc)}")
                         continue
                     self._spawn(self._isolated(job, self._start_tasks(job, job.attempt)))
+
+    def _waiting_in_priority_order(self) -> list[Job]:
+        """The jobs waiting to start, in the order the server's pod priority gives them: higher class
+        first, then earlier submission. A job that does not fit never holds up the ones behind it."""
+        waiting = [(queue_key(job, self.layout.hived, i), job) for i, framework in enumerate(self.order)
+                   if (job := self.jobs.get(framework)) is not None and job.state == "WAITING" and job.execution_type != "STOP"]
+        return [job for _, job in sorted(waiting, key=lambda pair: pair[0])]
+
+    def placed_on_nodes(self, job: Job) -> bool:
+        """Whether the job is placed on its virtual cluster's nodes (an OpenPAI job on a cluster shaped by
+        virtual-clusters.json), or fitted to this machine (PaddlePaddle Cloud's jobs, which know no VCs)."""
+        return self.layout.configured and job.kind == "openpai"
+
+    def usage(self) -> dict[str, dict[str, Res]]:
+        """What the unfinished tasks of running jobs hold: virtual cluster -> node -> resources. A job
+        scaled to this machine holds what it was accounted for, on this machine."""
+        used: dict[str, dict[str, Res]] = {}
+        for job in self.jobs.values():
+            if job.state not in ACTIVE:
+                continue
+            per_node = used.setdefault(job.virtual_cluster, {})
+            if not self.placed_on_nodes(job) and job.accounted and job.accounted != job.need():
+                lump = Res(job.accounted["cpu"], job.accounted["memory_mb"], job.accounted["gpu"])
+                per_node[LOCALHOST] = per_node.get(LOCALHOST, Res()) + lump
+                continue
+            for task in job.tasks:
+                if not task.finished:
+                    node = task.node or LOCALHOST
+                    per_node[node] = per_node.get(node, Res()) + task_need(job, task)
+        return used
+
+    def _try_place(self, job: Job, used: dict[str, dict[str, Res]]) -> bool:
+        """Start the job when all its tasks find room on its virtual cluster's nodes (True); else note,
+        as the scheduler's FailedScheduling event of the first task that found none, why it waits. A
+        job that did not fit is tried again only once something was freed: a queue of thousands costs
+        one look per job per change, not one per wake."""
+        key = (job.framework, job.attempt)
+        if self._unplaced.get(key) == self._freed:
+            return False
+        needs = [task_need(job, t) for t in job.tasks]
+        nodes = self.layout.place(job.virtual_cluster, needs, used)
+        if nodes is None:
+            self._unplaced[key] = self._freed
+            blocked = self._first_unplaced(job, needs, used)
+            record_event(job, job.tasks[blocked], "Warning", "FailedScheduling",
+                         self.layout.why_not(job.virtual_cluster, needs[blocked], used))
+            return False
+        self._unplaced.pop(key, None)
+        try:
+            self._reserve(job, nodes)
+        except Exception as exc:  # noqa: BLE001 - one job's failure never stops the scheduler
+            self._fail(job, f"The scheduler could not place the job: {_words(exc)}")
+            return True
+        self._spawn(self._isolated(job, self._start_tasks(job, job.attempt)))
+        return True
+
+    def _first_unplaced(self, job: Job, needs: list[Res], used: dict[str, dict[str, Res]]) -> int:
+        """The index of the first task that finds no room once the ones before it are placed."""
+        for count in range(1, len(needs) + 1):
+            if self.layout.place(job.virtual_cluster, needs[:count], used) is None:
+                return count - 1
+        return 0
 
     async def _isolated(self, job: Job, work) -> None:
         """Run one job's work; what it raises fails that job (with the reason), never the cluster."""
@@ -334,9 +408,14 @@ class LocalCluster:
             _report(job, "could not be saved", exc)
             self._wake.set()
 
-    def _reserve(self, job: Job) -> None:
-        """Mark the job running and give its tasks GPUs and ports, in one step with the fit check."""
-        granted = sorted(self.gpu_free)[: job.share()["gpu"]]
+    def _reserve(self, job: Job, nodes: list[str] | None = None) -> None:
+        """Mark the job running and give its tasks nodes, GPUs and ports, in one step with the fit check.
+        Only tasks on this machine get its GPUs; a simulated node's have none to give."""
+        for task, node in zip(job.tasks, nodes or [LOCALHOST] * len(job.tasks), strict=True):
+            task.node = node
+        here = [t for t in job.tasks if t.node == LOCALHOST]
+        wanted_here = job.share()["gpu"] if nodes is None else sum(job.role(t.role).gpu for t in here)
+        granted = sorted(self.gpu_free)[:wanted_here]
         job.state = "RUNNING"
         job.launched = job.launched or now_ms()
         allocate_ports(job)
@@ -344,7 +423,9 @@ class LocalCluster:
         turn = itertools.cycle(granted) if granted else None
         for task in job.tasks:
             wanted = min(job.role(task.role).gpu, len(granted))
-            task.gpus = sorted({next(turn) for _ in range(wanted)}) if turn else []
+            task.gpus = sorted({next(turn) for _ in range(wanted)}) if turn and task.node == LOCALHOST else []
+            record_event(job, task, "Normal", "Scheduled", f"Successfully assigned default/{job.framework} task "
+                         f"{task.role}-{task.index} to {task.node}", host=task.node)
         self.save(job)
 
     async def _start_tasks(self, job: Job, attempt: int) -> None:
@@ -472,6 +553,7 @@ class LocalCluster:
             return ""
 
     def _task_done(self, job: Job, task: Task) -> None:
+        self._freed += 1
         outcome = self._completion(job, task)
         self.save(job)
         if outcome is not None:
@@ -528,6 +610,8 @@ class LocalCluster:
         return job.retry_count == -1 or job.retries < job.retry_count
 
     def _finish(self, job: Job, state: str, exit_code: int, diagnostics: str) -> None:
+        self._freed += 1
+        self._unplaced.pop((job.framework, job.attempt), None)
         job.state, job.exit_code, job.completed = state, exit_code, now_ms()
         job.exit_diagnostics = diagnostics
         self.save(job)
@@ -537,6 +621,7 @@ class LocalCluster:
         """End every unfinished task of the job: marked first (so none still starting will run), then
         asked to stop, killed after a grace (`_kill_groups`)."""
         victims = []
+        self._freed += 1
         for task in job.tasks:
             if task.finished:
                 continue

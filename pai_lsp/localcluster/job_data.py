@@ -41,6 +41,7 @@ class Task:
     original_exit_code: int | None = None
     ports: dict[str, list[int]] = field(default_factory=dict)
     gpus: list[int] = field(default_factory=list)
+    node: str = ""  # the node the scheduler placed it on (a simulated node runs it on this machine too)
     created: int = field(default_factory=now_ms)
     launched: int | None = None
     completed: int | None = None
@@ -81,6 +82,7 @@ class Job:
     note: str = ""  # what the local cluster changed, e.g. a job scaled to this machine
     unrunnable: str = ""  # why no scheduler can run a job the REST server took (a v2 job's taskRoles as a list)
     storages: list[dict] = field(default_factory=list)  # what its tasks mount: {name, mountPath, share, readOnly} (v2 extras.storages)
+    events: list[dict] = field(default_factory=list)  # its pods' Kubernetes events (GET /api/v2/jobs/:job/events)
 
     def need(self) -> dict[str, int]:
         """What the job asks for in total."""

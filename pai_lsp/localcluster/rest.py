@@ -21,15 +21,17 @@ from ..core.jsonc import MAX_DEPTH
 from ..core.roles import roles_from_v1
 from ..core.v2.render import unrunnable
 from ..core.yaml.tree import parse as read_yaml
-from . import bodies, cpu, shapes, v2
+from . import bodies, cpu, shapes, v2, virtual_clusters
 from .cluster import LocalCluster
 from .job_data import Job, with_always_ports
 from .job_storages import duplicated, effective
+from .queueing import events_answer
 from .rest_errors import ClusterError
 from .storages import DEFAULT_GROUP
 from .streaming import file_range
 
 TAIL_BYTES = 16384
+VC_NAME = re.compile(r"^[A-Za-z0-9_]+$")  # what the v2 routes take as a virtual cluster's name
 
 
 def error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -90,8 +92,11 @@ class Api:
                              "hasGitHubPAT": False})
 
     async def info(self, request: Request) -> Response:
+        # localScalesJobs: this machine alone, unshaped, runs a job larger than it scaled (a client's "will it
+        # fit" has nothing to say); a cluster shaped by virtual-clusters.json makes such a job wait, as a real one.
+        scales = not self.cluster.layout.configured and not self.cluster.strict_resources
         return JSONResponse({"name": "PAI RESTful API", "version": f"local-{__version__}", "launcherType": "yarn",
-                             "authnMethod": "basic"})
+                             "authnMethod": "basic", "localScalesJobs": scales})
 
     async def authn_info(self, request: Request) -> Response:
         return JSONResponse({"authn_type": "basic", "loginURI": "/api/v1/authn/basic/login", "loginURIMethod": "post"})
@@ -104,12 +109,14 @@ class Api:
             raise ClusterError(400, "NoUserError", f"User {name} is not found.")
         groups = self.cluster.users.groups(name)
         return JSONResponse({"username": name, "grouplist": sorted(groups | {DEFAULT_GROUP}), "email": "", "extension": {},
-                             "admin": record["admin"], "virtualCluster": record.get("virtualCluster", ["default"]),
+                             "admin": record["admin"], "virtualCluster": self.cluster.layout.permitted(groups, record["admin"]),
                              "storageConfig": self.cluster.storages.permitted(groups)})
 
     async def users(self, request: Request) -> Response:
         self.user_of(request)
-        return JSONResponse([{"username": n, "admin": r["admin"], "virtualCluster": r.get("virtualCluster", ["default"])}
+        layout = self.cluster.layout
+        return JSONResponse([{"username": n, "admin": r["admin"],
+                              "virtualCluster": layout.permitted(set(r.get("grouplist") or []), bool(r["admin"]))}
                              for n, r in self.cluster.users.users.items()])
 
     # -- v1 jobs ---------------------------------------------------------------------
@@ -130,6 +137,8 @@ class Api:
         # Parsing and checking are CPU work: in the CPU worker, so that no other request waits for them.
         job, original = await cpu.run(_job_v1, raw, request.headers.get("content-type", ""), owner or user, legacy,
                                       request.path_params.get("job"))
+        if job.virtual_cluster in self.cluster.virtual_clusters:  # an unknown one: the cluster's 404
+            self.may_use(owner or user, job.virtual_cluster)
         self.cluster.submit(job, original)
         headers = {"Location": f"{self.base(request)}{request.url.path.rstrip('/')}" + ("" if request.path_params.get("job") else f"/{job.name}")}
         warnings = [job.note] if job.note else []
@@ -194,8 +203,7 @@ class Api:
         text = (await bodies.read(request, bodies.REST_LIMIT)).decode("utf-8", "replace")
         # YAML, validation and rendering are CPU work: in the CPU worker, so that no other request waits for them.
         job, stored = await cpu.run(_job_v2, text, user)
-        if job.virtual_cluster not in self.cluster.virtual_clusters:
-            raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {job.virtual_cluster}.")
+        self.may_use(user, job.virtual_cluster)
         await self._storages_of(job, user)
         self.cluster.submit(job, {"protocolVersion": 2}, raw_text=stored)
         return _warned(JSONResponse({"status": 202, "message": f"Update job {job.name} for user {user} successfully."}, 202),
@@ -353,27 +361,38 @@ class Api:
         else:
             self.reader(request)
         name = request.path_params.get("vc")
-        table = {n: self._vc(n) for n in self.cluster.virtual_clusters}
-        if name is None:
-            return JSONResponse(table)
-        if name not in table:
-            raise ClusterError(404, "NoVirtualClusterError", f"Virtual cluster {name} is not found.")
-        return JSONResponse(table[name])
+        yarn = "/api/v1/" in request.url.path
+        if name is None and "nodes" in request.query_params:
+            return JSONResponse(virtual_clusters.nodes(self.cluster.layout, self.cluster.usage()))
+        if name is not None and name not in self.cluster.virtual_clusters:
+            if not yarn and not VC_NAME.match(name):
+                raise ClusterError(400, "InvalidParametersError", f"Virtual cluster name {name} is not valid.")
+            raise ClusterError(404, "NoVirtualClusterError", f"Vc {name} not found" if not yarn else
+                               f"Virtual cluster {name} is not found.")
+        table = virtual_clusters.table(self.cluster.layout, self.cluster.usage(),
+                                       list(self.cluster.jobs.values()) if yarn else None)
+        return JSONResponse(table if name is None else table[name])
 
-    def _vc(self, name: str) -> dict:
-        cap = self.cluster.capacity
-        used_cpu, used_mem = self.cluster._used()
-        used_gpu = cap.gpu - len(self.cluster.gpu_free)
-        jobs = [j for j in self.cluster.jobs.values() if j.virtual_cluster == name]
-        return {
-            "capacity": 100, "maxCapacity": 100, "usedCapacity": round(100 * used_cpu / max(cap.cpu, 1), 2),
-            "numActiveJobs": sum(j.state == "RUNNING" for j in jobs), "numJobs": len(jobs),
-            "numPendingJobs": sum(j.state == "WAITING" for j in jobs), "dedicated": False, "status": "RUNNING",
-            "resourcesUsed": {"memory": used_mem, "vCores": used_cpu, "GPUs": used_gpu, "cpu": used_cpu, "gpu": used_gpu},
-            "resourcesTotal": {"memory": cap.memory_mb, "vCores": cap.cpu, "GPUs": cap.gpu, "cpu": cap.cpu, "gpu": cap.gpu},
-            "resourcesGuaranteed": {"memory": cap.memory_mb, "vCores": cap.cpu, "GPUs": cap.gpu, "cpu": cap.cpu, "gpu": cap.gpu},
-            "defaultLabel": "", "nodeList": ["localhost"],
-        }
+    async def sku_types(self, request: Request) -> Response:
+        self.user_of(request)
+        layout, vc = self.cluster.layout, request.query_params.get("vc")
+        if vc is None:
+            return JSONResponse(virtual_clusters.skus(layout.skus if layout.hived else {}))
+        if not layout.hived or vc not in layout.vcs:
+            raise ClusterError(404, "NoVirtualClusterError", f"Cannot get sku types for virtual clyster {vc}.")
+        return JSONResponse(virtual_clusters.skus(layout.vc_skus(vc)))
+
+    async def events(self, request: Request) -> Response:
+        self.user_of(request)
+        kind = request.query_params.get("type")
+        if kind is not None and kind not in ("Warning", "Normal"):
+            raise ClusterError(400, "InvalidParametersError", 'child "type" fails because ["type" must be one of [Warning, Normal]]')
+        return JSONResponse(events_answer(self.job_v2(request), kind))
+
+    def may_use(self, user: str, vc: str) -> None:
+        """403 for a virtual cluster the user may not submit to (the server checks it at submit only)."""
+        if vc not in self.cluster.layout.permitted(self.cluster.users.groups(user), self.cluster.users.is_admin(user)):
+            raise ClusterError(403, "ForbiddenUserError", f"User {user} is not allowed to do operation in {vc}.")
 
     async def protocol_version(self, request: Request) -> Response:
         # A v2 cluster treats "protocolversion" as a job name it does not have.
@@ -411,6 +430,8 @@ class Api:
             ("/api/v1/virtual-clusters/{vc}", self.vcs, ["GET"]),
             ("/api/v2/virtual-clusters", self.vcs, ["GET"]),
             ("/api/v2/virtual-clusters/{vc}", self.vcs, ["GET"]),
+            ("/api/v2/cluster/sku-types", self.sku_types, ["GET"]),
+            (v2_job + "/events", self.events, ["GET"]),
             ("/api/v2/storages", self.storages, ["GET"]),
             ("/api/v2/storages/{name}", self.storage, ["GET"]),
             ("/api/v2/storage/config", self.legacy_storage, ["GET"]),

@@ -8,6 +8,7 @@ import hashlib
 from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..core.triage import specs
 from .job_data import Job, Task
+from .queueing import priority_class
 
 # The codes only the local cluster gives (or gives a meaning of its own); every other code is the
 # OpenPAI exit spec's entry of the job's era (core.triage.specs): YARN's for v1 jobs, Kubernetes' for v2.
@@ -70,7 +71,7 @@ def summary_v2(job: Job) -> dict:
     out = summary_v1(job)
     out.pop("legacy", None)
     out.update({"debugId": _debug_id(job), "tags": [], "retryDelayTime": 0, "submissionTime": job.created,
-                "launchedTime": job.launched, "jobPriority": "default"})
+                "launchedTime": job.launched, "jobPriority": priority_class(job)})
     return out
 
 
@@ -157,7 +158,7 @@ def detail_v2(job: Job, base: str) -> dict:
     detail = _detail(job, base, v2=True)
     detail["jobStatus"].update({"launchedTime": job.launched, "submissionTime": job.created, "attemptId": job.attempt,
                                 "attemptState": public_state(job), "retryDelayTime": 0, "appCreatedTime": job.created})
-    return {"debugId": _debug_id(job), "name": job.name, "tags": [], "jobPriority": "default", **detail}
+    return {"debugId": _debug_id(job), "name": job.name, "tags": [], "jobPriority": priority_class(job), **detail}
 
 
 def log_locations(base: str, tail: str) -> dict:

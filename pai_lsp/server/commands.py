@@ -242,6 +242,18 @@ async def hdfs_get(ls: PaiLanguageServer, params: api.HdfsGetWithProgress) -> An
     return await ls.jobs.with_progress(get, params.work_done_token, render("progress.downloading", ls.locale))
 
 
+@registry.command("pai.job.waiting")
+async def job_waiting(ls: PaiLanguageServer, params: api.Waiting) -> Answer:
+    """Why a job waits, with the explanation also in lines of the editor's language (`lines`)."""
+    from ..core.waiting import Explanation
+
+    answer = await ls.jobs.call(params)
+    explanation = Explanation.from_json(answer["explanation"]) if answer.get("ok") and answer.get("explanation") else None
+    if explanation is not None:
+        answer["reason"], answer["lines"] = explanation.reason.render(ls.locale), explanation.lines(ls.locale)
+    return answer
+
+
 def _as_text(result: Answer) -> Answer:
     """The editor gets file contents as text, not the daemon's base64."""
     if result.get("ok") and "data" in result:

@@ -75,6 +75,7 @@ def did_close(ls: PaiLanguageServer, params: types.DidCloseTextDocumentParams) -
     uri = params.text_document.uri
     ls.analyses.pop(uri, None)
     ls.uploads.closed(uri)
+    ls.cluster.closed(uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -94,7 +95,11 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     offset = ls.offset(result, params.position)
     items = []
     job_format = ls.job_format(params.text_document.uri)
-    found = job_format.complete(result.doc, offset, ls.settings_for(params.text_document.uri))
+    settings = ls.settings_for(params.text_document.uri)
+    found = job_format.complete(result.doc, offset, settings)
+    incomplete = getattr(found, "incomplete", False)
+    found = [*found, *ls.capacity.completions(result.doc, offset, settings.locale)] if ls.capacity.state is not None else found
+    found = [*found, *ls.cluster.complete(params.text_document.uri, result.doc, offset)]  # the cluster's names (storages)
     # YAML snippets carry their own indentation: the editor must not indent their lines again.
     mode = types.InsertTextMode.AsIs if job_format.syntax == "yaml" else None
     for c in found:
@@ -108,7 +113,7 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
             insert_text_mode=mode,
             text_edit=types.TextEdit(ls.range(result, c.start, c.end), c.insert),
         ))
-    return types.CompletionList(is_incomplete=getattr(found, "incomplete", False), items=items)
+    return types.CompletionList(is_incomplete=incomplete, items=items)
 
 
 @registry.feature(types.TEXT_DOCUMENT_HOVER)
@@ -119,7 +124,10 @@ async def on_hover(ls: PaiLanguageServer, params: types.HoverParams) -> types.Ho
     result = ls.analysis(uri)
     offset = ls.offset(result, params.position)
     settings = ls.settings_for(uri)
-    found = ls.job_format(uri).hover(result.doc, offset, settings)
+    found = ls.job_format(uri).hover(result.doc, offset, settings) or ls.cluster.hover(uri, result.doc, offset)
+    room = ls.capacity.hover(result.doc, offset, settings.locale)  # virtualCluster: what is free there
+    if room is not None:
+        found = Hover(f"{found.markdown}\n\n---\n\n{room.markdown}", found.start, found.end) if found else room
     prop = on_code_dir(result.doc, offset) if ls.uploads.applies(uri) else None
     if prop is not None:  # codeDir: also what an upload would send from here
         upload = hover_markdown(await ls.uploads.facts(uri), settings.locale)
@@ -150,6 +158,7 @@ def code_actions(ls: PaiLanguageServer, params: types.CodeActionParams) -> list[
                 is_preferred=len(d.fixes) == 1,
                 edit=types.WorkspaceEdit(changes={uri: edits}),
             ))
+    actions.extend(ls.cluster.actions(uri, result, start, end))  # on what the cluster's facts said
     wanted = params.context.only
     if wanted is None or any(types.CodeActionKind.RefactorRewrite.startswith(kind) for kind in wanted):
         actions.extend(_new_file_actions(ls, uri, result))

@@ -21,6 +21,8 @@ from ..api import is_params
 from ..core.messages import render
 from ..core.model import Diagnostic, LineIndex, Settings
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
+from .capacity_check import CapacityChecks
+from .cluster_checks import ClusterChecks
 from .documents import Documents, OpenDocument, tune_allocator, tune_garbage_collection
 from .pygls_compat import CompatProtocol
 from .uploads import Uploads
@@ -70,6 +72,8 @@ class PaiLanguageServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.jobs: Any = None  # the job relay (jobs.py `JobRelay`, which owns its state), made by `create_language_server`
         self.uploads = Uploads(self)  # what an upload would send, for codeDir's hover and warnings
+        self.cluster = ClusterChecks(self)  # what the job's cluster holds: its storages, whether the code reaches it
+        self.capacity = CapacityChecks(self)  # will the job fit its virtual cluster (the daemon's cached cluster state)
 
     # -- settings --------------------------------------------------------------------
     def settings_for(self, uri: str) -> Settings:
@@ -91,6 +95,7 @@ class PaiLanguageServer(LanguageServer):
         self.client_settings = flatten(raw)
         self.analyses.clear()
         self.uploads.settings_changed()
+        self.cluster.forget()
 
     # -- analysis --------------------------------------------------------------------
     @property
@@ -136,6 +141,9 @@ class PaiLanguageServer(LanguageServer):
             return
         result = self.analysis(uri)
         found = result.diagnostics + self.uploads.diagnostics(uri, result.doc)
+        if not is_settings_file(uri) and len(result.doc.text) <= LARGEST_CHECKED:
+            found += self.capacity.diagnostics(uri, result)
+        found += self.cluster.diagnostics(uri, result.doc)
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=result.version, diagnostics=[self.to_lsp(d, result) for d in found])
         )

@@ -45,6 +45,7 @@ class Prepared:
     converted: dict | None = None  # what a cluster of another protocol gets instead (a v2 job's v1 config)
     job_format: JobFormat = DEFAULT  # the format of its file
     route: CodeStorage | None = None  # no codeDir: the code goes to a storage the job is made to mount
+    missing: Message | None = None  # its commands run workspace files that nothing uploads (sent anyway, as the user chose)
 
     def code_storage(self) -> CodeStorage | None:
         return self.route
@@ -89,14 +90,45 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
     if not settings.upload_enabled:
         code_dir = None
-    route = None
-    if code_dir is None and settings.upload_enabled and converted is None:
-        route = code_route.route(backend, config, name, job_format, workspace_of(config_path))
+    route, missing = None, None
+    if code_dir is None and job_format.folder(config, "codeDir") is None:
+        route, missing = _code_route(backend, config, name, job_format, workspace_of(config_path), settings, converted)
+    if missing is not None:
+        if settings.upload_require_route:
+            raise InvalidInput(message("route.refused", file=shown, problem=missing))
+        missing = message("route.sent-anyway", problem=missing)
     try:
         rendered = job_format.rendered(config)
     except Unsendable as exc:  # a template: the server's 500 (mustache's words); the format's checks say it first
         raise InvalidInput(message("error.at-file", file=shown, reason=exc.said(backend.profile.name))) from None
-    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted, job_format, route)
+    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted, job_format, route, missing)
+
+
+def _code_route(backend: Backend, config: dict, name: str, job_format: JobFormat, workspace: Path, settings: Settings,
+                converted: dict | None) -> tuple[CodeStorage | None, Message | None]:
+    """The storage a job with no codeDir gets its code through, or why none exists when its commands
+    run files of the workspace (uploads off, a cluster with no storage for it)."""
+    if settings.upload_enabled and converted is None:
+        return code_route.route(backend, config, name, job_format, workspace, settings)
+    files = code_route.workspace_files_run(job_format.commands(config), workspace)
+    if not files:
+        return None, None
+    problem = "route.upload-off" if not settings.upload_enabled else "route.no-storages" if job_format.mounts_storages \
+        else "route.no-code-dir"
+    return None, message(problem, path=files[0].word, cluster=backend.profile.name, field=job_format.code_dir_key, storages="")
+
+
+def left_out(prepared: Prepared, sent: set[str], settings: Settings, shown: str) -> Message | None:
+    """A workspace file the job's commands run that the upload leaves out (`pai.job.upload.include` /
+    `exclude`, `.paiignore`, `.gitignore`): refused, or said as a warning where the user chose that."""
+    commands = prepared.job_format.commands(prepared.source)  # as written: before pai's `cd` into the code
+    for run in code_route.workspace_files_run(commands, prepared.workspace):
+        if not any(p in sent if not p.endswith("/") else any(rel.startswith(p) for rel in sent) for p in run.paths):
+            problem = message("route.not-uploaded", path=run.word, include=", ".join(settings.upload_include))
+            if settings.upload_require_route:
+                raise InvalidInput(message("route.refused", file=shown, problem=problem))
+            return message("route.sent-anyway", problem=problem)
+    return None
 
 
 def job_settings(config_path: Path, settings: dict | None, locale: str | None) -> Settings:
@@ -141,6 +173,7 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     files = None
     if prepared.code_dir or prepared.route:
         files = checked_files(prepared.workspace, chosen, force, shown or str(config_path))
+        prepared.missing = prepared.missing or left_out(prepared, {f.rel for f in files}, chosen, shown or str(config_path))
         try:
             uploaded = _upload(backend, prepared, files, _stoppable(progress, cancelled))
         except Interrupted as exc:
@@ -162,7 +195,8 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     except PaiError:
         kept.discard(backend)
         raise
-    result = _submitted(backend, prepared, uploaded, [*([kept.warning] if kept.warning else []), *warnings], kept.summary())
+    said = [*([kept.warning] if kept.warning else []), *([str(prepared.missing.render(locale))] if prepared.missing else []), *warnings]
+    result = _submitted(backend, prepared, uploaded, said, kept.summary())
     if journal is not None:
         journal.record("done", prepared.name, result.to_json())
     return result

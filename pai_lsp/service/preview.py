@@ -17,7 +17,7 @@ from ..core.messages import message
 from ..core.messages import render as text
 from ..core.upload_facts import size_text
 from ..errors import InvalidInput
-from .jobs import Prepared, job_settings, prepare
+from .jobs import Prepared, job_settings, left_out, prepare
 from .mounted_storages import opened
 from .selection import choose
 
@@ -37,6 +37,7 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
     upload: UploadPreview | None = None
     if prepared.code_dir or prepared.route:
         chosen = choose(prepared.workspace, chosen_settings)
+        left_out(prepared, {f.rel for f in chosen.files}, chosen_settings, shown or str(config_path))  # refused as submit is
         summary = chosen.facts(chosen_settings)
         remote = prepared.code_dir or f"{prepared.route.storage}:{prepared.route.path}"
         upload = UploadPreview(workspace=str(prepared.workspace), remote=remote, files=summary.files,
@@ -108,6 +109,8 @@ def render(result: PreviewResult, locale: str | None) -> str:
         if result.code_storage is not None:
             to = result.code_storage
             lines += ["", t("preview.code-storage", storage=to.storage, mount=to.mount_path, folder=to.job_folder)]
+            if to.chosen_by:
+                lines.append(t(f"preview.code-storage-{to.chosen_by}", cluster=result.cluster))
         for problem in up.problems:
             lines += ["", f"! {problem}"]
         if up.entries is not None:

@@ -55,7 +55,7 @@ class Submission:
     def layout(self, job: str, user: str) -> CodeLayout:
         """Where the job's code was in its tasks, and whether there was any: what a missing script is said by."""
         return CodeLayout.for_job({rel: rel for rel in self.manifest}, job, "" if self.code_folder else self.code_dir, user,
-                                  uploaded=bool(self.code_dir), code_place=self.code_dir if self.code_folder else "",
+                                  uploaded=bool(self.code_dir), code_place=self.code_dir,
                                   code_folder=self.code_folder)
 
 

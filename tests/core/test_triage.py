@@ -852,3 +852,16 @@ def test_a_missing_script_is_said_by_what_the_submit_uploaded_and_where():
     assert folder in stored.message.zh and "$PAI_JOB_NAME" not in stored.message.en
     unknown = explain(missing, exit_code=2)  # submitted elsewhere: the codeDir habit, as before
     assert "cd $PAI_JOB_NAME" in unknown.message.en
+
+
+def test_a_missing_script_of_a_code_dir_job_says_what_went_there():
+    """Uploaded to its codeDir: how many files went where, and whether the script was among them."""
+    layout = CodeLayout.for_job({"model.py": "model.py", "train.py": "train.py"}, "mnist_1", user="alice", uploaded=True,
+                                code_place="/user/alice/mnist_1")
+    there = explain("python3: can't open file 'train.py': [Errno 2] No such file or directory\n", exit_code=2, layout=layout)
+    assert "pai uploaded 2 files to /user/alice/mnist_1 (the job's codeDir)" in there.message.en
+    assert "cd $PAI_JOB_NAME" in there.message.en and "/user/alice/mnist_1" in there.message.zh
+    left_out = explain("python3: can't open file 'mnist_1/eval.py': [Errno 2] No such file or directory\n", exit_code=2,
+                       layout=layout)
+    assert left_out.message.en.startswith("The script mnist_1/eval.py was not uploaded: pai uploaded 2 files to /user/alice/mnist_1")
+    assert "pai.job.upload.include" in left_out.message.en

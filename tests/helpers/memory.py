@@ -13,8 +13,9 @@ from pai_lsp.clusters.backend import Backend
 from pai_lsp.clusters.openpai import OpenPai, hdfs_path, substitute
 from pai_lsp.clusters.profiles import Profile
 from pai_lsp.core import paddle
+from pai_lsp.core.capacity import ClusterState, Event, asks_from_config
 from pai_lsp.core.openpai_rest import JobDetail, JobSummary, TaskStatus
-from pai_lsp.errors import NameTaken, NotFound
+from pai_lsp.errors import NameTaken, NotFound, Unsupported
 from pai_lsp.storage.base import Stat, Storage
 from pai_lsp.storage.upload import unchanged_files, upload
 
@@ -122,6 +123,7 @@ class MemoryBackend(Backend):
         self.logins = 0
         self.limits = limits or {"cpu": 64, "memory": 262144, "gpu": 8, "maxParallelism": 16}
         self.secrets: dict[str, dict] = {}  # registry secret name -> what it was made with
+        self.events: dict[str, list[Event]] = {}  # a job's pod events, as a test sets them
 
     @property
     def storage(self) -> MemoryStorage:
@@ -172,6 +174,12 @@ class MemoryBackend(Backend):
                           exit_code=0 if state == "SUCCEEDED" else None, log=f"memory://logs/{name}" if running else None)
         return JobDetail(name=name, state=state, created=1, exit_code=task.exit_code, tasks=[task])
 
+    def task_metrics(self, name: str) -> list:
+        raise Unsupported(f"{self.profile.name} is a cluster in memory: it has no Prometheus")
+
+    def task_series(self, name: str, start: float, end: float, step: float) -> list:
+        return self.task_metrics(name)
+
     def _state(self, name: str) -> str:
         if name in self.stopped:
             return "STOPPED"
@@ -214,6 +222,31 @@ class MemoryBackend(Backend):
                 used["gpu"] += count * role.get("gpuNumber", 0)
                 used["maxParallelism"] += count
         return {"cluster": self.profile.name, "limits": dict(self.limits), "used": used}
+
+    def cluster_state(self) -> ClusterState:
+        """One virtual cluster, `default`, of the quota's size; its unfinished jobs use it. A job
+        watched here is not advanced (its state is read as it is)."""
+        used = {"cpu": 0, "memory": 0, "gpu": 0}
+        listed = []
+        for name, config in self.submitted.items():
+            state = self._state(name)
+            if state in FINISHED:
+                continue
+            asks = asks_from_config(config)
+            if state == "RUNNING":
+                for ask in asks:
+                    used["cpu"] += ask.instances * ask.each.cpu
+                    used["memory"] += ask.instances * ask.each.memory_mb
+                    used["gpu"] += ask.instances * ask.each.gpu
+            listed.append({"name": name, "username": self.profile.user, "state": state, "virtualCluster": "default",
+                           "submissionTime": 1, "totalGpuNumber": sum(a.instances * a.each.gpu for a in asks),
+                           "totalTaskNumber": sum(a.instances for a in asks)})
+        total = {k: self.limits[k] for k in ("cpu", "memory", "gpu")}
+        vcs = {"default": {"resourcesTotal": total, "resourcesGuaranteed": total, "resourcesUsed": used}}
+        return ClusterState.from_wire(vcs, None, None, listed, ["default"], fetched_ms=int(time.time() * 1000))
+
+    def job_events(self, name: str) -> list[Event]:
+        return list(self.events.get(name, []))
 
     def storages(self) -> list[dict]:
         return []  # as a Kubernetes-era server answers a user given no storage

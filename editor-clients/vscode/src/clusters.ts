@@ -2,7 +2,7 @@
 // the default, whether a password is stored; add, log in, set default, remove, stop local.
 import * as vscode from "vscode";
 import { userInfo } from "node:os";
-import { ClusterRow } from "./protocol";
+import { ClusterRow, NodeRow, VirtualClusterRow } from "./protocol";
 import { CommandError, PaiServer, guarded } from "./server";
 
 /** A cluster profile as `pai.clusters.list` answers it. */
@@ -16,7 +16,28 @@ class MessageItem {
   constructor(readonly text: string) {}
 }
 
-type Node = ClusterItem | MessageItem;
+/** A virtual cluster of an expanded cluster (`pai.vc.list`): free / total per resource, its queue. */
+class VcItem {
+  constructor(readonly row: VirtualClusterRow) {}
+}
+
+/** The cluster's nodes (`?nodes`), under its virtual clusters: each node's free GPUs. */
+class NodesItem {
+  constructor(readonly nodes: NodeRow[]) {}
+}
+
+class NodeItem {
+  constructor(readonly node: NodeRow) {}
+}
+
+type Node = ClusterItem | MessageItem | VcItem | NodesItem | NodeItem;
+
+/** A usage bar of ten cells: how much of `total` is used. */
+function bar(used: number, total: number): string {
+  if (total <= 0) return "";
+  const full = Math.round((10 * Math.min(used, total)) / total);
+  return "█".repeat(full) + "░".repeat(10 - full);
+}
 
 export class ClustersView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -41,13 +62,42 @@ export class ClustersView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
+    if (node instanceof VcItem) {
+      const r = node.row;
+      const item = new vscode.TreeItem(r.name, vscode.TreeItemCollapsibleState.None);
+      item.iconPath = new vscode.ThemeIcon("server-environment");
+      const usage = r.total.gpu ? `${bar(r.used.gpu, r.total.gpu)} ` : "";
+      item.description = usage + vscode.l10n.t("{0} of {1} GPUs free · {2} waiting, {3} running", r.free.gpu, r.total.gpu,
+        r.waiting, r.running);
+      item.tooltip = [
+        vscode.l10n.t("GPUs: {0} free, {1} used, {2} in all", r.free.gpu, r.used.gpu, r.total.gpu),
+        vscode.l10n.t("CPUs: {0} free, {1} used, {2} in all", r.free.cpu, r.used.cpu, r.total.cpu),
+        vscode.l10n.t("Memory (MB): {0} free, {1} used, {2} in all", r.free.memory, r.used.memory, r.total.memory),
+        r.permitted === false ? vscode.l10n.t("You may not submit to this virtual cluster.") : "",
+      ].filter(Boolean).join("\n");
+      item.contextValue = "virtualCluster";
+      return item;
+    }
+    if (node instanceof NodesItem) {
+      const item = new vscode.TreeItem(vscode.l10n.t("Nodes"), vscode.TreeItemCollapsibleState.Collapsed);
+      item.iconPath = new vscode.ThemeIcon("server");
+      item.description = String(node.nodes.length);
+      return item;
+    }
+    if (node instanceof NodeItem) {
+      const n = node.node;
+      const item = new vscode.TreeItem(n.name, vscode.TreeItemCollapsibleState.None);
+      item.description = `${bar(n.gpuUsed, n.gpuTotal)} ` + vscode.l10n.t("{0} of {1} GPUs free", n.gpuAvailable, n.gpuTotal);
+      return item;
+    }
     if (node instanceof MessageItem) {
       const item = new vscode.TreeItem(node.text);
       item.iconPath = new vscode.ThemeIcon("warning");
       return item;
     }
     const p = node.profile;
-    const item = new vscode.TreeItem(p.name);
+    // Expanded: its virtual clusters (asking a stopped local cluster for them starts it).
+    const item = new vscode.TreeItem(p.name, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `cluster/${p.name}`;
     item.iconPath = new vscode.ThemeIcon(p.local ? "vm" : "cloud", p.default ? new vscode.ThemeColor("charts.green") : undefined);
     const state = p.local
@@ -63,6 +113,17 @@ export class ClustersView implements vscode.TreeDataProvider<Node>, vscode.Dispo
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
+    if (node instanceof NodesItem) return node.nodes.map((n) => new NodeItem(n));
+    if (node instanceof ClusterItem) {
+      try {
+        const result = await this.server.call("pai.vc.list", { cluster: node.profile.name });
+        if (node.profile.local) this.localClusterUsed();
+        const vcs: Node[] = result.vcs.map((r) => new VcItem(r));
+        return result.nodes.length ? [...vcs, new NodesItem(result.nodes)] : vcs;
+      } catch (err) {
+        return [new MessageItem(err instanceof Error ? err.message : String(err))];
+      }
+    }
     if (node) return [];
     try {
       const list = await this.server.call("pai.clusters.list");

@@ -9,6 +9,7 @@ import { registerPreview } from "./preview";
 import { registerRecords } from "./records";
 import { PaiServer } from "./server";
 import { Submitted, submit, whereTheCodeWent } from "./submit";
+import { registerWaiting } from "./waiting";
 import { WhyBook, registerWhy } from "./why";
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -21,6 +22,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const why = new WhyBook(server);
   context.subscriptions.push(server, logs, jobs, hdfs, storages, clusters, why);
   registerWhy(context, why, jobs);
+  registerWaiting(context, server, jobs);
   registerJobCommands(context, server, jobs, logs);
   registerHdfs(context, server, [hdfs, storages]);
   registerClusters(context, server, clusters);

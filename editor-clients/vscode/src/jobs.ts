@@ -4,10 +4,12 @@ import * as vscode from "vscode";
 import { FINAL_STATES, duration, jobFileName } from "./config";
 import { replacing, withTransferProgress } from "./hdfs";
 import { LogBook } from "./logs";
-import { EditorJobStatus, TaskRow as Task } from "./protocol";
+import { EditorJobStatus, IdleGpu, TaskFigures, TaskRow as Task } from "./protocol";
 import { PaiServer, guarded } from "./server";
 
 const PAGE = 50;
+/** Seconds between two refreshes of an expanded running job's figures (the local cluster samples every 10). */
+const METRICS_SECONDS = 10;
 
 interface Job {
   name: string;
@@ -33,7 +35,32 @@ export class JobNode {
 
 class TaskNode {
   readonly kind = "task";
-  constructor(readonly job: JobNode, readonly task: Task) {}
+  /** `figures`: its GPU, CPU and memory now, where the cluster has metrics (a running job). */
+  constructor(readonly job: JobNode, readonly task: Task, readonly figures?: TaskFigures) {}
+}
+
+function percent(value: number | null | undefined): string {
+  return value === null || value === undefined ? "-" : `${Math.round(value)}%`;
+}
+
+function bytes(value: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let n = value;
+  let unit = 0;
+  while (n >= 1024 && unit < units.length - 1) {
+    n /= 1024;
+    unit++;
+  }
+  return `${n.toFixed(unit ? 1 : 0)} ${units[unit]}`;
+}
+
+/** One task's figures in a line: `GPU0 87% 40% · CPU 98% · mem 1.2 GiB/4.0 GiB (30%)`. */
+export function figuresText(f: TaskFigures): string {
+  const gpus = f.gpus.map((g) => vscode.l10n.t("GPU{0} {1} mem {2}", g.minor, percent(g.utilization), percent(g.memoryPercent)));
+  const cpu = vscode.l10n.t("CPU {0}", percent(f.cpuPercent));
+  const memory = f.memoryBytes === null ? "" : vscode.l10n.t("mem {0}", f.memoryLimitBytes
+    ? `${bytes(f.memoryBytes)}/${bytes(f.memoryLimitBytes)} (${percent(f.memoryPercent)})` : bytes(f.memoryBytes));
+  return [...gpus, cpu, memory].filter(Boolean).join(" · ");
 }
 
 class MoreNode {
@@ -74,6 +101,11 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly seen = new Map<string, string>();
   /** A word on a job's row: why it failed (why.ts). */
   private readonly notes = new Map<string, string>();
+  /** Why a waiting job waits, a line per fact (waiting.ts): its reason on the row, every line in the tooltip. */
+  private readonly waiting = new Map<string, { reason: string; lines: string[] }>();
+  private readonly waitingShown = new vscode.EventEmitter<{ job: string; cluster: string }>();
+  /** A waiting job's row is shown (waiting.ts asks the daemon why it waits, now and then). */
+  readonly onDidShowWaiting = this.waitingShown.event;
   private readonly failedShown = new vscode.EventEmitter<{ job: string; cluster: string }>();
   /** A failed job's row is shown without a word on it (why.ts asks the daemon for its class). */
   readonly onDidShowFailed = this.failedShown.event;
@@ -82,6 +114,11 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   readonly view: vscode.TreeView<Node>;
   /** A cluster's jobs were listed (for the local cluster: it runs now). */
   readonly onDidList = new vscode.EventEmitter<ClusterNode>();
+  /** Running jobs whose tasks are shown: their figures are refreshed every METRICS_SECONDS. */
+  private readonly expanded = new Set<JobNode>();
+  private readonly metricsTicker: NodeJS.Timeout;
+  /** Jobs whose idle GPUs were warned about (once each), or that the user asked never to be warned about. */
+  private readonly idleWarned = new Set<string>();
 
   constructor(private readonly server: PaiServer, private readonly logs: LogBook) {
     this.view = vscode.window.createTreeView("pai.jobs", { treeDataProvider: this, showCollapseAll: true });
@@ -91,6 +128,11 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     server.on("pai/jobLogEnd", (p) => {
       if (p.state && FINAL_STATES.includes(p.state)) this.onStatus({ job: p.job, cluster: p.cluster, state: p.state });
     });
+    this.view.onDidExpandElement((e) => { if (e.element instanceof JobNode) this.expanded.add(e.element); });
+    this.view.onDidCollapseElement((e) => { if (e.element instanceof JobNode) this.expanded.delete(e.element); });
+    this.metricsTicker = setInterval(() => {
+      for (const job of this.expanded) if (job.job.state === "RUNNING") this.changed.fire(job);
+    }, METRICS_SECONDS * 1000);
     // Durations of running jobs move on without any event.
     this.ticker = setInterval(() => {
       for (const c of this.clusters ?? []) if (c.jobs.some((j) => !FINAL_STATES.includes(j.job.state))) this.changed.fire(c);
@@ -101,6 +143,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.generation++; // a listing still on its way is older than this refresh: not kept
     this.clusters = undefined;
     this.tasks.clear();
+    this.expanded.clear();
     this.changed.fire(undefined);
   }
 
@@ -134,8 +177,16 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     for (const c of this.clusters ?? []) for (const node of c.jobs) if (node.job.name === job) this.changed.fire(node);
   }
 
+  /** Why `job` waits (no reason: it does not, or cannot be told): shown on its row until it starts. */
+  explainWaiting(job: string, reason: string | undefined, lines: string[]): void {
+    if (reason) this.waiting.set(job, { reason, lines });
+    else this.waiting.delete(job);
+    for (const c of this.clusters ?? []) for (const node of c.jobs) if (node.job.name === job) this.changed.fire(node);
+  }
+
   private onStatus(p: Pick<EditorJobStatus, "job" | "cluster" | "state"> & { exitCode?: number | null }): void {
     this.seen.set(p.job, p.state);
+    if (p.state !== "WAITING") this.waiting.delete(p.job); // it started (or ended): the explanation goes
     for (const c of this.clusters ?? []) {
       for (const node of c.jobs) {
         if (node.job.name === p.job && (!p.cluster || p.cluster === c.name) && node.job.state !== p.state) {
@@ -193,9 +244,13 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       item.id = `job/${node.cluster.name}/${job.name}`;
       item.iconPath = stateIcon(job.state);
       if (job.state === "FAILED" && !this.notes.has(job.name)) this.failedShown.fire({ job: job.name, cluster: node.cluster.name });
-      item.description = [job.state, this.notes.get(job.name), duration(job.created, job.completed)].filter(Boolean).join(" · ");
+      if (job.state === "WAITING") this.waitingShown.fire({ job: job.name, cluster: node.cluster.name });
+      const waiting = job.state === "WAITING" ? this.waiting.get(job.name) : undefined;
+      item.description = [job.state, this.notes.get(job.name) ?? waiting?.reason, duration(job.created, job.completed)]
+        .filter(Boolean).join(" · ");
       item.tooltip = new vscode.MarkdownString([
         `**${job.name}** — ${job.state}`,
+        waiting ? waiting.lines.map((line) => line.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, "\\$&")).join("  \n") : "",
         job.created ? vscode.l10n.t("started {0}", new Date(job.created).toLocaleString()) : "",
         job.exitCode !== null && job.exitCode !== undefined ? vscode.l10n.t("exit code {0}", job.exitCode) : "",
       ].filter(Boolean).join("\n\n"));
@@ -210,7 +265,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       item.iconPath = stateIcon(t.state);
       const ports = Object.entries(t.ports ?? {}).map(([label, p]) => `${label} ${p}`).join(", ");
       const exit = t.exitCode !== null && t.exitCode !== undefined ? vscode.l10n.t("exit {0}", t.exitCode) : "";
-      item.description = [t.state, t.ip ?? "", ports, exit].filter(Boolean).join(" · ");
+      item.description = [t.state, node.figures ? figuresText(node.figures) : "", t.ip ?? "", ports, exit].filter(Boolean).join(" · ");
       item.contextValue = "task";
       return item;
     }
@@ -250,13 +305,37 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         return node.jobs.length ? [...node.jobs, ...more] : [new MessageNode(vscode.l10n.t("No jobs yet."), "info")];
       }
       if (node instanceof JobNode) {
-        const status = await this.server.call("pai.job.status", { job: node.job.name, cluster: node.cluster.name });
-        return status.tasks.map((t) => new TaskNode(node, t));
+        const ref = { job: node.job.name, cluster: node.cluster.name };
+        const status = await this.server.call("pai.job.status", ref);
+        if (status.state !== "RUNNING") return status.tasks.map((t) => new TaskNode(node, t));
+        this.expanded.add(node);
+        if (status.idleGpu) void this.warnIdle(node, status.idleGpu);
+        // A cluster without metrics (YARN-era, PaddlePaddle Cloud) answers with one line: the tasks show without figures.
+        const figures = await this.server.call("pai.job.metrics", ref).then((m) => m.tasks, () => []);
+        return status.tasks.map((t) => new TaskNode(node, t, figures.find((f) => f.role === t.role && f.index === t.index)));
       }
     } catch (err) {
       return [new MessageNode(err instanceof Error ? err.message : String(err))];
     }
     return [];
+  }
+
+  /** Once per job: its GPUs sat idle (the daemon's guard, the portal's rule); Stop Job, Keep Running or never again. */
+  private async warnIdle(node: JobNode, idle: IdleGpu): Promise<void> {
+    const key = `${node.cluster.name}/${node.job.name}`;
+    if (this.idleWarned.has(key)) return;
+    this.idleWarned.add(key);
+    const stop = vscode.l10n.t("Stop Job");
+    const keep = vscode.l10n.t("Keep Running");
+    const never = vscode.l10n.t("Don't Ask for This Job");
+    const choice = await vscode.window.showWarningMessage(vscode.l10n.t(
+      "The GPUs of {0} are idle: {1}% on average over the last {2} minutes (below {3}%).",
+      node.job.name, idle.average, idle.minutes, idle.threshold), stop, keep, never);
+    if (choice === stop) {
+      await guarded(() => this.server.call("pai.job.stop", { job: node.job.name, cluster: node.cluster.name }));
+    } else if (choice !== never) { // Keep Running, or dismissed: asked again if it stays idle another window
+      setTimeout(() => this.idleWarned.delete(key), idle.minutes * 60 * 1000);
+    }
   }
 
   async loadPage(node: ClusterNode, offset: number): Promise<void> {
@@ -280,6 +359,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
 
   dispose(): void {
     clearInterval(this.ticker);
+    clearInterval(this.metricsTicker);
     this.onDidList.dispose();
     this.failedShown.dispose();
     this.statusBar.dispose();

@@ -42,6 +42,11 @@ export class LogBook implements vscode.Disposable {
       log.ended = !!p.state && ["SUCCEEDED", "FAILED", "STOPPED"].includes(p.state);
       if (p.message) log.channel.appendLine(`[pai] ${p.message}`);
     });
+    // A job that waits: why, in its channel (the daemon's explanation, at most once a minute).
+    server.on("pai/jobStatus", (p) => {
+      const log = this.logs.get(p.job);
+      if (log && p.state === "WAITING") void this.sayWhyItWaits(log);
+    });
     // A restarted server has no relays: follow again from what each channel has.
     server.onRestart(() => {
       for (const log of this.logs.values()) if (!log.ended) void this.follow(log);
@@ -71,6 +76,19 @@ export class LogBook implements vscode.Disposable {
     const log = this.get(ref);
     log.channel.show(true);
     if (!log.ended && !log.following) await guarded(() => this.follow(log));
+  }
+
+  private readonly waitingSaid = new Map<string, number>();
+
+  private async sayWhyItWaits(log: JobLog): Promise<void> {
+    if (Date.now() - (this.waitingSaid.get(log.ref.job) ?? 0) < 60_000) return;
+    this.waitingSaid.set(log.ref.job, Date.now());
+    try {
+      const result = await this.server.call("pai.job.waiting", { job: log.ref.job, cluster: log.ref.cluster ?? undefined });
+      if (result.state === "WAITING") for (const line of result.lines) log.channel.appendLine(`[pai] ${line}`);
+    } catch {
+      // a cluster that cannot tell, or is unreachable: the channel says nothing more
+    }
   }
 
   private async follow(log: JobLog): Promise<void> {

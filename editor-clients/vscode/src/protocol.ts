@@ -2,6 +2,40 @@
 // The language server's commands, their arguments and results, and its notifications, as the
 // client is compiled against them.
 
+export interface Amounts {
+  cpu: number;
+  memory: number;
+  gpu: number;
+}
+
+/** The cluster's capacity and queue for the editor's checks, from the daemon's cache (asked again once older than `maxAge` seconds). */
+export interface CapacityState {
+  cluster?: string | null;
+  maxAge?: number;
+}
+
+/** `state`: `core.capacity.ClusterState`'s JSON, as the cluster answered at `fetched` (ms since the epoch); None when the cluster cannot tell (PaddlePaddle Cloud). */
+export interface CapacityStateResult {
+  cluster: string;
+  state: Record<string, unknown> | null;
+  fetched: number;
+}
+
+/** What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the daemon's cache: fetched in the background, kept a while; the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked and nothing is kept. */
+export interface ClusterFacts {
+  cluster?: string | null;
+}
+
+/** What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old). */
+export interface ClusterFactsResult {
+  cluster: string;
+  user: string;
+  takesV2: boolean;
+  storages: StorageInfo[] | null;
+  age: number;
+  stale: boolean;
+}
+
 export interface ClusterRow {
   name: string;
   local: boolean;
@@ -97,6 +131,7 @@ export interface CodeStorage {
   path: string;
   mountPath: string;
   jobFolder: string;
+  chosenBy?: string | null;
 }
 
 /** A command's answer when it failed: its message in the editor's language. */
@@ -204,6 +239,12 @@ export interface GitFacts {
   diff: string | null;
   diffBytes: number;
   untracked: string[];
+}
+
+export interface GpuFigures {
+  minor: string;
+  utilization: number | null;
+  memoryPercent: number | null;
 }
 
 export interface HdfsCat {
@@ -377,6 +418,14 @@ export interface HdfsUsage {
   folders: number;
 }
 
+/** A running job whose GPUs stayed below `threshold` percent over the last `minutes` (the portal's low-GPU rule): `average` is theirs over that window, `gpus` how many GPU series it held. */
+export interface IdleGpu {
+  average: number;
+  threshold: number;
+  minutes: number;
+  gpus: number;
+}
+
 export interface ImportedCluster {
   name: string;
   datacenter: string;
@@ -406,6 +455,37 @@ export interface JobLog {
   length: number;
   text: string;
   data: string | null;
+}
+
+/** Each running task's GPU utilisation and memory (per GPU), CPU and memory now, from the cluster's Prometheus with OpenPAI's dashboard queries. */
+export interface JobMetrics {
+  cluster?: string | null;
+  job: string;
+}
+
+/** The same over a time range: `start` (default: an hour before `end`), `end` (default: now), unix seconds; `step` seconds between points (default: the sampling interval, coarser for a long range). */
+export interface JobMetricsRange {
+  cluster?: string | null;
+  job: string;
+  start?: number | null;
+  end?: number | null;
+  step?: number | null;
+}
+
+export interface JobMetricsRangeResult {
+  job: string;
+  cluster: string;
+  start: number;
+  end: number;
+  step: number;
+  series: MetricSeries[];
+}
+
+export interface JobMetricsResult {
+  job: string;
+  cluster: string;
+  time: number;
+  tasks: TaskFigures[];
 }
 
 /** The job's outputDir into `dest`, reported on `work_done_token` as it goes. */
@@ -469,6 +549,21 @@ export interface Kinds {
 export interface KindsResult {
   jobFiles: JobFileFormat[];
   kinds: KindRow[];
+}
+
+export interface MetricSeries {
+  role: string;
+  index: number;
+  metric: string;
+  minor: string | null;
+  points: number[][];
+}
+
+export interface NodeRow {
+  name: string;
+  gpuUsed: number;
+  gpuAvailable: number;
+  gpuTotal: number;
 }
 
 /** A result with nothing in it (`jobs.subscribe`, which ends only when its connection does). */
@@ -748,9 +843,12 @@ export interface SshTask {
   urls: Record<string, string[]>;
 }
 
+/** A running job's status also says whether its GPUs sat below `idle_threshold` percent over the last `idle_minutes` (the portal's rule: 10 % over 10 minutes), where the cluster has metrics. */
 export interface Status {
   cluster?: string | null;
   job: string;
+  idleThreshold?: number;
+  idleMinutes?: number;
 }
 
 /** `exitCode` is the cluster's (255 for any failed command), `userExitCode` the command's own when the cluster reports it, `exitReason` the cluster's code in words; `webPortal` the job's page. */
@@ -766,6 +864,7 @@ export interface StatusResult {
   userExitCode: number | null;
   exitReason: string;
   tasks: TaskRow[];
+  idleGpu?: IdleGpu | null;
 }
 
 export interface Stop {
@@ -871,6 +970,17 @@ export interface SubmittedFile {
 export interface Subscribe {
 }
 
+/** One task's figures now; None where the cluster had no sample. */
+export interface TaskFigures {
+  role: string;
+  index: number;
+  cpuPercent: number | null;
+  memoryBytes: number | null;
+  memoryLimitBytes: number | null;
+  memoryPercent: number | null;
+  gpus: GpuFigures[];
+}
+
 export interface TaskRow {
   role: string;
   index: number;
@@ -931,6 +1041,46 @@ export interface UploadSummary {
   cleaned: string[];
   resent_files: number;
   seconds: number;
+}
+
+/** One virtual cluster: what it holds (`total`: its healthy part), uses and has free, its waiting and running jobs (everyone's), and whether the user may submit to it (None: unknown). */
+export interface VirtualClusterRow {
+  name: string;
+  total: Amounts;
+  used: Amounts;
+  free: Amounts;
+  waiting: number;
+  running: number;
+  permitted: boolean | null;
+}
+
+export interface VirtualClusters {
+  cluster?: string | null;
+}
+
+/** `nodes` is empty where the cluster does not list them; `fetched` is when it answered (ms). */
+export interface VirtualClustersResult {
+  cluster: string;
+  vcs: VirtualClusterRow[];
+  nodes: NodeRow[];
+  skuTypes: Record<string, Amounts>;
+  fetched: number;
+}
+
+/** Why the job waits: its events and its virtual cluster's state, asked now. */
+export interface Waiting {
+  cluster?: string | null;
+  job: string;
+}
+
+/** `explanation` (only for a WAITING job): `core.waiting.Explanation`'s JSON — the reason as a catalogue message, the jobs-ahead estimate, what is free, who holds it — rendered by the reader. */
+export interface WaitingResult {
+  cluster: string;
+  job: string;
+  state: string;
+  explanation: Record<string, unknown> | null;
+  reason?: string | null;
+  lines: string[];
 }
 
 export interface Watch {
@@ -1044,6 +1194,8 @@ export interface Commands {
   "pai.job.config": { argument: JobConfig; result: ConfigText };
   "pai.job.ssh": { argument: Ssh; result: SshResult };
   "pai.job.stop": { argument: Stop; result: StopResult };
+  "pai.job.metrics": { argument: JobMetrics; result: JobMetricsResult };
+  "pai.job.metricsRange": { argument: JobMetricsRange; result: JobMetricsRangeResult };
   "pai.job.follow": { argument: Follow; result: Following };
   "pai.job.unfollow": { argument: Unfollow; result: StoppedResult };
   "pai.jobOutputs": { argument: JobOutputs; result: PathResult };
@@ -1069,6 +1221,8 @@ export interface Commands {
   "pai.hdfs.put": { argument: HdfsPutWithProgress; result: HdfsTransferResult };
   "pai.hdfs.get": { argument: HdfsGetWithProgress; result: HdfsTransferResult };
   "pai.storages.list": { argument: StorageList; result: StorageListResult };
+  "pai.vc.list": { argument: VirtualClusters; result: VirtualClustersResult };
+  "pai.job.waiting": { argument: Waiting; result: WaitingResult };
 }
 
 /** The server's notifications, by method. */

@@ -168,6 +168,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "脚本 {path} 不在 {folder} 中：pai 把作业的代码（存储 {place}；已上传文件数：{files}）放在那里并在那里运行命令："
         "请确认该文件在上传之列（pai.job.upload.include），且命令中的路径是相对于该目录的。",
     ),
+    "path-not-found.script-in-code-dir": (
+        "The script {path} is not where the command looks for it: pai uploaded {files} files to {place} (the job's codeDir), "
+        "which the task gets in $PAI_JOB_NAME/ under its working folder: start the command with cd $PAI_JOB_NAME.",
+        "命令找不到脚本 {path}：pai 把 {files} 个文件上传到了 {place}（作业的 codeDir），任务在其工作目录下的 $PAI_JOB_NAME/ "
+        "中得到它们：请在命令开头加上 cd $PAI_JOB_NAME。",
+    ),
+    "path-not-found.script-not-uploaded": (
+        "The script {path} was not uploaded: pai uploaded {files} files to {place} (the job's codeDir), and it was not among "
+        "them: name it in pai.job.upload.include (or take it out of .paiignore / .gitignore).",
+        "脚本 {path} 没有上传：pai 把 {files} 个文件上传到了 {place}（作业的 codeDir），其中没有它："
+        "请在 pai.job.upload.include 中包含它（或从 .paiignore / .gitignore 中移除）。",
+    ),
     "path-not-found.cd": (
         "The command could not cd into {path}: the uploaded code is in $PAI_JOB_NAME/ under the task's working folder; "
         "check the folder's name and codeDir.",

@@ -20,7 +20,7 @@ from . import specs
 from .logtext import Log, meaningful, shown
 from .result import Evidence, Explanation, PythonException, Text, Traceback
 from .rules import RULES, Details, Hit, Rule, check_text, hits, scan
-from .task_facts import COMPLETION_STOP_CODES, USER_STOP_CODES, JobFacts, TaskFacts
+from .task_facts import COMPLETION_STOP_CODES, USER_STOP_CODES, CodeLayout, JobFacts, TaskFacts
 from .tracebacks import deciding, parse
 
 LAST_LINES = 8
@@ -362,6 +362,10 @@ class _Words:
         elif path and self.variant == "script" and layout.code_folder:
             self.key = "path-not-found.script-in-storage"
             self.args.update(folder=layout.code_folder, place=layout.code_place, files=len(layout.manifest))
+        elif path and self.variant == "script" and layout.uploaded and layout.code_place:
+            sent = _uploaded_as(path, layout)
+            self.key = "path-not-found.script-in-code-dir" if sent is None or sent else "path-not-found.script-not-uploaded"
+            self.args.update(place=layout.code_place, files=len(layout.manifest))
         self.title_args = {"path": path or ""}
         self.command = None
 
@@ -419,3 +423,19 @@ def _own_module(top: str, manifest: Mapping[str, str]) -> str | None:
         if candidate in manifest:
             return candidate
     return next((key for key in manifest if key.endswith((f"/{top}/__init__.py", f"/{top}.py"))), None)
+
+
+def _uploaded_as(path: str, layout: CodeLayout) -> bool | None:
+    """Whether the missing script was among the files uploaded to the codeDir: None when the path
+    cannot be told relative to the code folder (another absolute folder)."""
+    rel = path.removeprefix("./")
+    if layout.workdir and rel.startswith(layout.workdir.rstrip("/") + "/"):
+        rel = rel[len(layout.workdir.rstrip("/")) + 1:]
+    for folder in layout.code_dirs:
+        for prefix in (f"{folder}/", f"./{folder}/", "$PAI_JOB_NAME/"):
+            if rel.startswith(prefix):
+                rel = rel[len(prefix):]
+                break
+    if rel.startswith("/"):
+        return None
+    return rel in layout.manifest

@@ -32,7 +32,7 @@ class CodeLayout:
     code_dirs: tuple[str, ...] = ()  # the code folder in the task: names relative to `workdir`, or absolute paths
     workdir: str = ""  # the folder the task's command started in, when known ("" when not)
     uploaded: bool | None = None  # whether the submit uploaded any code (None: not known, e.g. submitted elsewhere)
-    code_place: str = ""  # where the code went when pai chose it: STORAGE:PATH of a storage the job mounts
+    code_place: str = ""  # where the code went: STORAGE:PATH of a storage the job mounts, or the codeDir's HDFS folder
     code_folder: str = ""  # where pai made the commands run, in the task: <mountPath>/<user>~<job>
 
     @classmethod
@@ -52,7 +52,8 @@ class CodeLayout:
             last = last.replace(variable, value)
         if last and "$" not in last:
             names.append(last)
-        return cls(manifest=dict(manifest), code_dirs=tuple(dict.fromkeys(names)), workdir=workdir, uploaded=uploaded)
+        return cls(manifest=dict(manifest), code_dirs=tuple(dict.fromkeys(names)), workdir=workdir, uploaded=uploaded,
+                   code_place=code_place)
 
 
 @dataclass(frozen=True)

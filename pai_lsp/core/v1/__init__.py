@@ -11,6 +11,7 @@ from ..job_format import JobFormat, Sent
 from ..jsonc import Document
 from ..messages import render
 from ..model import Diagnostic, NewFile, Settings
+from ..route_rules import ClusterFacts
 from ..schema import DIALECTS, job_schema
 from ..validate import diagnose
 from .to_v2 import ConversionError, to_v2_yaml
@@ -61,6 +62,16 @@ class PaiV1(JobFormat):
 
     def folder(self, job: dict, name: str) -> str | None:
         return job.get(name) or None
+
+    def commands(self, job: dict) -> list[str]:
+        roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), list) else []
+        return [role["command"] for role in roles if isinstance(role, dict) and isinstance(role.get("command"), str)]
+
+    def cluster_diagnostics(self, doc: Document, facts: ClusterFacts, settings: Settings,
+                            exists: frozenset[str]) -> list[Diagnostic]:
+        from .code_checks import route_diagnostics
+
+        return route_diagnostics(doc, facts, settings, exists)
 
     def sent(self, job: dict, protocols: Collection[int]) -> Sent:
         """As it is, or its v2 YAML to a server that reads protocol v2 only (ConversionError for what v2 cannot say)."""

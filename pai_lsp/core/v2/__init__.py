@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection
 
 from ..job_format import JobFormat, Sent
 from ..model import Completion, Diagnostic, Edit, Hover, Settings
+from ..route_rules import ClusterFacts
 from ..schema_outline import Symbol
 from ..yaml.tree import Document, parse
 from . import checks, completion, facts, navigate, outline, render
@@ -32,6 +33,8 @@ class PaiV2(JobFormat):
     syntax = "yaml"
     dialects = (facts.DIALECT,)
     name_key = "name"
+    code_dir_key = "extras.codeDir"
+    mounts_storages = True
 
     def sniff(self, text: str) -> bool:
         return "protocolVersion" in text and _SNIFF.search(text) is not None
@@ -71,6 +74,31 @@ class PaiV2(JobFormat):
 
     def rename(self, doc: Document, offset: int, new_name: str) -> list[Edit]:  # type: ignore[override]
         return navigate.rename(doc, offset, new_name)
+
+    # -- what the cluster holds -----------------------------------------------------------
+    def cluster_diagnostics(self, doc: Document, facts: ClusterFacts, settings: Settings,  # type: ignore[override]
+                            exists: frozenset[str]) -> list[Diagnostic]:
+        from . import storage_checks
+
+        found = storage_checks.storage_diagnostics(doc, facts, settings) + storage_checks.route_diagnostics(doc, facts, settings, exists)
+        return sorted(found, key=lambda d: d.start)
+
+    def workspace_paths(self, doc: Document) -> frozenset[str]:  # type: ignore[override]
+        from . import storage_checks
+
+        return storage_checks.workspace_paths(doc)
+
+    def cluster_complete(self, doc: Document, offset: int, facts: ClusterFacts,  # type: ignore[override]
+                         settings: Settings) -> list[Completion]:
+        from . import storage_checks
+
+        return storage_checks.complete(doc, offset, facts, settings)
+
+    def cluster_hover(self, doc: Document, offset: int, facts: ClusterFacts,  # type: ignore[override]
+                      settings: Settings) -> Hover | None:
+        from . import storage_checks
+
+        return storage_checks.hover(doc, offset, facts, settings)
 
     # -- submitting ----------------------------------------------------------------------
     def claims(self, job: dict) -> bool:

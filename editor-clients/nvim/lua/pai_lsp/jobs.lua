@@ -9,6 +9,7 @@ local M = {}
 
 local PAGE = 50
 local TICK_MS = 5000
+local WAIT_ASK_MS = 60000
 local COLUMNS = { 40, 10, 16 } -- name, state, started (then duration)
 local TASK_COLUMNS = { 16, 10, 15, 5 } -- task, state, IP, exit code (then ports)
 local views = {} -- buffer -> view {cluster, resolved, user, jobs, total, limit, entries}
@@ -21,7 +22,27 @@ local function header(view)
   }
 end
 
-local function render(buf)
+local render
+
+-- Why a waiting job waits (`pai.job.waiting`, in the editor's language): asked when its row is drawn,
+-- again at most once a minute while it waits; shown on the line below its row.
+local function ask_waiting(buf, view, job)
+  view.waiting = view.waiting or {}
+  local known = view.waiting[job.name]
+  local now = (vim.uv or vim.loop).now()
+  if known and now - known.asked < WAIT_ASK_MS then
+    return
+  end
+  view.waiting[job.name] = { reason = known and known.reason, asked = now }
+  client.execute("pai.job.waiting", { { job = job.name, cluster = view.cluster } }, function(result)
+    view.waiting[job.name] = { reason = result.state == "WAITING" and ui.value(result.reason) or nil, asked = now }
+    render(buf)
+  end, function()
+    return true -- a cluster that cannot tell, or is unreachable: the row says nothing more
+  end)
+end
+
+render = function(buf)
   local view = views[buf]
   if not view or not vim.api.nvim_buf_is_valid(buf) then
     return
@@ -32,6 +53,13 @@ local function render(buf)
     table.insert(lines, ui.row(COLUMNS, { job.name, job.state, ui.time(ui.value(job.created)),
       ui.duration(ui.value(job.created), ui.value(job.completed)) }))
     view.entries[#lines] = job
+    if job.state == "WAITING" then
+      local known = (view.waiting or {})[job.name]
+      if known and known.reason then
+        table.insert(lines, "  ↳ " .. known.reason)
+      end
+      ask_waiting(buf, view, job)
+    end
   end
   if (view.total or 0) > #view.jobs then
     table.insert(lines, t("… %d more: + shows them", view.total - #view.jobs))
@@ -92,7 +120,34 @@ local function ports(task)
   return table.concat(out, " ")
 end
 
---- <CR>: the job's state, its tasks and their ports (and SSH for running tasks).
+local function percent(value)
+  value = ui.value(value)
+  return value and ("%d%%"):format(math.floor(value + 0.5)) or "-"
+end
+
+local function bytes(value)
+  local units, n, unit = { "B", "KiB", "MiB", "GiB", "TiB" }, value, 1
+  while n >= 1024 and unit < #units do
+    n, unit = n / 1024, unit + 1
+  end
+  return unit == 1 and ("%d B"):format(n) or ("%.1f %s"):format(n, units[unit])
+end
+
+--- One task's figures in a line: `CPU 98% · mem 1.2 GiB/4.0 GiB (30%) · GPU0 87% mem 40%`.
+function M.figures(f)
+  local parts = { t("CPU %s", percent(f.cpuPercent)) }
+  local used, limit = ui.value(f.memoryBytes), ui.value(f.memoryLimitBytes)
+  if used then
+    table.insert(parts, t("mem %s", limit and ("%s/%s (%s)"):format(bytes(used), bytes(limit), percent(f.memoryPercent))
+      or bytes(used)))
+  end
+  for _, g in ipairs(f.gpus or {}) do
+    table.insert(parts, t("GPU%s %s mem %s", g.minor, percent(g.utilization), percent(g.memoryPercent)))
+  end
+  return table.concat(parts, " · ")
+end
+
+--- <CR>: the job's state, its tasks and their ports (and SSH and resources for running tasks).
 function M.details(buf)
   local job = current(buf)
   if not job then
@@ -125,6 +180,25 @@ function M.details(buf)
     local name = "pai://job/" .. status.name
     local shown = ui.show_text(name, lines)
     if status.state == "RUNNING" then
+      local idle = ui.value(status.idleGpu)
+      if idle then
+        ui.set_lines(shown, -1, -1, { "", t("Its GPUs are idle: %s%% on average over the last %s minutes (below %s%%).",
+          tostring(idle.average), tostring(idle.minutes), tostring(idle.threshold)) })
+      end
+      -- Each task's GPUs, CPU and memory now, where the cluster has metrics (said in one line where not).
+      client.execute("pai.job.metrics", { r }, function(m)
+        local more = { "", t("Resources of running tasks:") }
+        for _, f in ipairs(m.tasks or {}) do
+          table.insert(more, ("  %-14s %s"):format(f.role .. ":" .. f.index, M.figures(f)))
+        end
+        if #(m.tasks or {}) == 0 then
+          table.insert(more, "  " .. t("none reported yet"))
+        end
+        ui.set_lines(shown, -1, -1, more)
+      end, function(err)
+        ui.set_lines(shown, -1, -1, { "", t("Resources of running tasks:") .. " " .. tostring(err and err.message or err) })
+        return true
+      end)
       client.execute("pai.job.ssh", { r }, function(ssh)
         local more = { "", t("SSH and ports of running tasks:") }
         for _, t in ipairs(ssh.tasks or {}) do

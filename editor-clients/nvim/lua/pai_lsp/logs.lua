@@ -220,6 +220,26 @@ client.on("pai/jobLogEnd", function(p)
   end
 end)
 
+-- A job that waits: why, in its log buffer (the daemon's explanation, at most once a minute).
+local waiting_said = {}
+client.on("pai/jobStatus", function(p)
+  local log = logs[p.job]
+  local now = (vim.uv or vim.loop).now()
+  if not log or ui.value(p.state) ~= "WAITING" or now - (waiting_said[p.job] or -60000) < 60000 then
+    return
+  end
+  waiting_said[p.job] = now
+  client.execute("pai.job.waiting", { { job = log.job, cluster = log.cluster } }, function(result)
+    if result.state == "WAITING" then
+      for _, line in ipairs(result.lines or {}) do
+        append_note(log, line)
+      end
+    end
+  end, function()
+    return true -- a cluster that cannot tell, or is unreachable: the buffer says nothing more
+  end)
+end)
+
 local function any_following()
   for _, log in pairs(logs) do
     if log.following then

@@ -1,0 +1,126 @@
+"""The local cluster's job-exporter metrics, queried as on a real cluster: PromQL through `/prometheus`
+(a real Prometheus, scraping the cluster's export every second), over HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+import httpx
+import psutil
+import pytest
+
+from ..helpers.localcluster import USER, detail, job, own_cluster, role, submit, task_pids, wait_for
+from ..helpers.servers import missing
+
+pytestmark = pytest.mark.subprocess
+
+TASK_LABELS = {"username", "job_name", "role_name", "task_index", "job_instance_id", "virtual_cluster"}
+
+
+def query(url: str, promql: str) -> list[dict]:
+    answer = httpx.get(f"{url}/prometheus/api/v1/query", params={"query": promql}, timeout=30)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["status"] == "success"
+    return body["data"]["result"]
+
+
+def by_role(results: list[dict]) -> dict[str, float]:
+    return {r["metric"]["role_name"]: float(r["value"][1]) for r in results}
+
+
+def _is_loop(pid: int) -> bool:
+    try:
+        return "while" in " ".join(psutil.Process(pid).cmdline())
+    except psutil.Error:
+        return False
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        times = psutil.Process(pid).cpu_times()
+        total += times.user + times.system
+    return total
+
+
+@pytest.fixture
+def prometheus() -> None:
+    if shutil.which("prometheus") is None:
+        missing("needs a Prometheus (Debian: apt-get install prometheus)")
+
+
+def test_a_burning_task_shows_a_core_and_an_idle_one_none(tmp_path, prometheus):
+    with own_cluster(tmp_path / "cluster", "--metrics-interval", "1") as cluster, cluster.client() as c:
+        body = job("metrics", role("burner", "while :; do :; done"), role("idler", "sleep 600"))
+        assert submit(c, body).status_code == 201
+        wait_for(lambda: detail(c, "metrics")["jobStatus"]["state"] == "RUNNING", 30)
+        framework = f"{USER}~metrics"
+        selector = f'task_cpu_percent{{job_name="{framework}"}}'
+
+        burner = wait_for(lambda: [p for p in task_pids("metrics") if _is_loop(p)], 30)
+
+        def exported(window: int) -> dict[str, float]:
+            return by_role(query(cluster.url, f"avg by (role_name) (avg_over_time({selector}[{window}s]))"))
+
+        wait_for(lambda: exported(10).keys() == {"burner", "idler"}, 30, 1)
+        # What the OS says the burner used over 10 s, against what Prometheus holds for the same 10 s: one core
+        # on an idle machine, less where other work shares the cores, but the same figure either way.
+        before, start = _cpu_seconds(burner), time.monotonic()
+        time.sleep(10)
+        used = (_cpu_seconds(burner) - before) / (time.monotonic() - start) * 100
+        cpu = exported(10)
+        assert abs(cpu["burner"] - used) <= max(10.0, 0.25 * used), (cpu, used)
+        assert cpu["idler"] < 5 and cpu["burner"] > 5 * max(cpu["idler"], 1.0)
+        assert cpu["burner"] < 130  # one core at most: the loop is a single process
+
+        series = query(cluster.url, selector)
+        assert {r["metric"]["role_name"] for r in series} == {"burner", "idler"}
+        for r in series:
+            labels = r["metric"]
+            assert TASK_LABELS <= labels.keys()
+            assert (labels["username"], labels["job_name"], labels["task_index"], labels["virtual_cluster"]) == \
+                (USER, framework, "0", "default")
+            assert (labels["job"], labels["pai_service_name"]) == ("pai_service_exporter", "job-exporter")
+
+        limit = by_role(query(cluster.url, f'task_mem_limit_byte{{job_name="{framework}"}}'))
+        assert limit == {"burner": 256 * 2**20, "idler": 256 * 2**20}
+        used = by_role(query(cluster.url, f'task_mem_usage_byte{{job_name="{framework}"}}'))
+        assert all(0 < value < 256 * 2**20 for value in used.values())
+        percent = by_role(query(cluster.url, f'task_mem_usage_percent{{job_name="{framework}"}}'))
+        assert all(0 < value < 100 for value in percent.values())
+        # This machine has no GPU for the tasks: no GPU series (not zeros).
+        assert query(cluster.url, f'task_gpu_percent{{job_name="{framework}"}}') == []
+
+        # The same query, as the portal and Grafana send it, over a range.
+        ranged = httpx.get(f"{cluster.url}/prometheus/api/v1/query_range", timeout=30, params={
+            "query": f'avg by (job_name, role_name, task_index) ({selector})',
+            "start": str(int(series[0]["value"][0]) - 10), "end": str(int(series[0]["value"][0])), "step": "1"}).json()
+        assert ranged["data"]["resultType"] == "matrix"
+        assert {r["metric"]["role_name"] for r in ranged["data"]["result"]} == {"burner", "idler"}
+
+        c.put(f"/api/v1/user/{USER}/jobs/metrics/executionType", json={"value": "STOP"})
+        # A stopped task's series end: its last sample goes stale in Prometheus within a few scrapes.
+        wait_for(lambda: query(cluster.url, selector) == [], 30, 1)
+
+
+def test_without_prometheus_the_path_says_so_in_one_line(tmp_path):
+    with own_cluster(tmp_path / "cluster", "--prometheus", "none") as cluster:
+        answer = httpx.get(f"{cluster.url}/prometheus/api/v1/query", params={"query": "up"}, timeout=30)
+        assert answer.status_code == 503
+        assert answer.headers["content-type"].startswith("text/plain")
+        lines = answer.text.strip().splitlines()
+        assert len(lines) == 1 and "no Prometheus" in lines[0] and "apt-get install prometheus" in lines[0]
+
+
+def test_a_private_cluster_asks_its_token_for_prometheus_too(tmp_path, prometheus):
+    with own_cluster(tmp_path / "cluster", "--private", "--metrics-interval", "1") as cluster:
+        url = f"{cluster.url}/prometheus/api/v1/query"
+        anonymous = httpx.get(url, params={"query": "up"}, timeout=30)
+        assert anonymous.status_code == 401 and anonymous.json()["code"] == "UnauthorizedUserError"
+        forged = httpx.get(url, params={"query": "up"}, headers={"Authorization": "Bearer x.y.z"}, timeout=30)
+        assert forged.status_code == 401
+        with cluster.client() as c:
+            answer = wait_for(lambda: (a := c.get("/prometheus/api/v1/query", params={"query": "up"})).status_code == 200 and a, 30)
+        assert answer.json()["status"] == "success"
