@@ -804,7 +804,8 @@ class StorageListResult(Result):
 
 @wire
 class ClusterFactsResult(Result):
-    """What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old)."""
+    """What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old): its
+    storages for the storage checks, its capacity and queue for "will it fit"."""
 
     cluster: str
     user: str
@@ -812,6 +813,7 @@ class ClusterFactsResult(Result):
     storages: list[StorageInfo] | None  # None: its jobs mount no storages (YARN era, another kind)
     age: float  # seconds since the cluster was asked
     stale: bool  # older than the cache keeps an answer fresh: being asked again
+    state: dict[str, Any] | None = None  # `core.capacity.ClusterState`'s JSON; None: the cluster cannot tell
 
 
 @wire
@@ -1100,6 +1102,33 @@ class FollowLogs(JobRef):
     which: str = "all"  # "all" | "stdout" | "stderr"
     follow: bool = True  # False: what is there now, then return
     offsets: dict[str, int] | None = None  # bytes the caller already has, per task
+    tail: int | None = None  # a task the caller has no offset of starts this many bytes before its log's end (None: at its start)
+
+
+@wire
+class LogPiece(Result):
+    """`length` bytes of a task's log from byte `offset`, as text (as `job.log` carries them: `data`,
+    base64, only when they are not all UTF-8)."""
+
+    job: str
+    task: str
+    offset: int
+    length: int
+    text: str
+    data: str | None = omitted_when_none()
+
+
+@wire
+class LogRead(JobRef):
+    """Bytes `offset` .. `offset + length` of one task's log (at most 4 MiB): what a view opened at a
+    log's tail reads backwards, on demand."""
+
+    METHOD: ClassVar[str] = "logs.read"
+    RESULT: ClassVar[type[Result]] = LogPiece
+    task: str  # "role:index"
+    offset: int
+    length: int
+    which: str = "all"  # "all" | "stdout" | "stderr"
 
 
 # -- submission records (what a job ran: show, its code, rerun, compare) ------------------------
@@ -1334,27 +1363,7 @@ class Waiting(JobRef):
     RESULT: ClassVar[type[Result]] = WaitingResult
 
 
-@wire
-class CapacityStateResult(Result):
-    """`state`: `core.capacity.ClusterState`'s JSON, as the cluster answered at `fetched` (ms since the
-    epoch); None when the cluster cannot tell (PaddlePaddle Cloud)."""
-
-    cluster: str
-    state: dict[str, Any] | None
-    fetched: int
-
-
-@wire
-class CapacityState(OnCluster):
-    """The cluster's capacity and queue for the editor's checks, from the daemon's cache (asked again
-    once older than `maxAge` seconds)."""
-
-    METHOD: ClassVar[str] = "vc.state"
-    RESULT: ClassVar[type[Result]] = CapacityStateResult
-    max_age: int = 30
-
-
-CAPACITY_METHODS: tuple[type[Params], ...] = (VirtualClusters, Waiting, CapacityState)
+CAPACITY_METHODS: tuple[type[Params], ...] = (VirtualClusters, Waiting)
 
 
 # -- HDFS --------------------------------------------------------------------------------
@@ -1466,9 +1475,10 @@ class StorageList(OnCluster):
 
 @wire
 class ClusterFacts(OnCluster):
-    """What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the
-    daemon's cache: fetched in the background, kept a while; the local cluster is never started for it.
-    Fails (`unreachable`) while the cluster cannot be asked and nothing is kept."""
+    """What the editor's checks need of the cluster (its storages, whether it reads v2 jobs, its
+    capacity and queue), from the daemon's one cache of it: fetched in the background, kept a while;
+    the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked
+    and nothing is kept."""
 
     METHOD: ClassVar[str] = "cluster.facts"
     RESULT: ClassVar[type[Result]] = ClusterFactsResult
@@ -1476,8 +1486,8 @@ class ClusterFacts(OnCluster):
 
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, JobMetrics,
-    JobMetricsRange, *CLUSTER_METHODS,
+    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, LogRead,
+    JobMetrics, JobMetricsRange, *CLUSTER_METHODS,
     *HDFS_METHODS, StorageList, ClusterFacts, *BACKEND_METHODS, *RECORD_METHODS, *CAPACITY_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
@@ -1554,9 +1564,25 @@ class JobStatus(Event):
     diagnostics: str = ""
     user_exit_code: int | None = None  # the command's own, when the cluster reports it
     exit_reason: str = ""  # the platform's code in words
+    retries: int | None = None  # times the platform ran it again, where the cluster counts them
 
 
-EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus)}
+@wire
+class JobEnded(Event):
+    """A watched job ended (SUCCEEDED, FAILED, STOPPED) or was run again (RETRIED): sent once per end
+    to every subscriber, and as the desktop notice and webhooks the user set (`notices.json`)."""
+
+    EVENT: ClassVar[str] = "job.ended"
+    job: str
+    cluster: str | None = None
+    state: str  # SUCCEEDED, FAILED, STOPPED or RETRIED
+    why: str = ""  # a failed job's cause in one line (English), when it could be found
+    why_zh: str = ""  # the same in Chinese
+    retries: int | None = None
+    exit_code: int | None = None
+
+
+EVENTS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (UploadProgress, TransferProgress, JobLog, JobStatus, JobEnded)}
 
 
 
@@ -1745,6 +1771,7 @@ COMMANDS: dict[str, type[Params]] = {
     "pai.job.metricsRange": JobMetricsRange,
     "pai.job.follow": Follow,
     "pai.job.unfollow": Unfollow,
+    "pai.job.logRead": LogRead,
     "pai.jobOutputs": JobOutputs,
     "pai.job.record": RecordShow,
     "pai.job.submittedFile": SubmittedFile,
@@ -1812,7 +1839,19 @@ class EditorJobStatus(OnJob):
     diagnostics: str
 
 
-NOTIFICATIONS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (EditorJobLog, EditorJobLogEnd, EditorJobStatus)}
+@wire
+class EditorJobEnded(OnJob):
+    """A watched job ended or was run again: the editor says so, offering its log and, when it failed, why."""
+
+    EVENT: ClassVar[str] = "pai/jobEnded"
+    state: str  # SUCCEEDED, FAILED, STOPPED or RETRIED
+    message: str  # the notice in the editor's language
+    why: str = ""  # a failed job's cause in one line, in the editor's language
+    retries: int | None = omitted_when_none()
+
+
+NOTIFICATIONS: dict[str, type[Event]] = {cls.EVENT: cls for cls in (EditorJobLog, EditorJobLogEnd, EditorJobStatus,
+                                                                    EditorJobEnded)}
 
 
 # -- the same as a JSON Schema -------------------------------------------------------------------

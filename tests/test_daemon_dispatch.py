@@ -258,3 +258,45 @@ async def test_vc_list_and_why_a_job_waits(daemon, cluster):
     assert running["result"] == {"cluster": "local", "job": "small", "state": "RUNNING", "explanation": None, "lines": []}
     _, missing = await call(daemon, "job.waiting", {"job": "nope"})
     assert missing["error"]["data"]["kind"] == "not-found"
+
+
+async def test_the_editors_cluster_data_is_asked_once_at_a_time_and_kept_for_few_clusters(cluster, tmp_path, monkeypatch):
+    """`cluster.facts` carries the capacity state beside the storages from one cache: callers that
+    come while a cluster is being asked share that one question, and at most `KEPT` clusters are kept."""
+    import asyncio
+    import threading
+
+    from pai_lsp.clusters.profiles import Profile, Profiles
+    from pai_lsp.core.capacity import ClusterState
+    from pai_lsp.daemon.facts_cache import KEPT
+
+    monkeypatch.setenv("PAI_LSP_SECRETS", "file")  # tokens in a file of the test's own: no keyring asked
+    gate = threading.Event()
+
+    class Counted(MemoryBackend):
+        """A cluster in memory that counts the questions for its state, each held until `gate` opens."""
+
+        asked = 0
+
+        def cluster_state(self) -> ClusterState:
+            self.asked += 1
+            gate.wait(10)
+            return super().cluster_state()
+
+    names = [f"c{i}" for i in range(KEPT + 1)]
+    backends = {name: Counted(name) for name in names}
+    for name in names:
+        Profiles().add(Profile(name, "http://127.0.0.1:9/rest", "http://127.0.0.1:9/hdfs", "alice"))  # never dialled: in memory
+    daemon = Daemon(tmp_path / "facts.sock", Sessions(connect=lambda name, start=True: backends[name]))
+    asyncio.get_running_loop().call_later(0.3, gate.set)
+    replies = await asyncio.gather(*(call(daemon, "cluster.facts", {"cluster": "c0"}) for _ in range(5)))
+    assert backends["c0"].asked == 1
+    states = [ClusterState.from_json(reply["result"]["state"]) for _, reply in replies]
+    assert {(s.vcs["default"].guaranteed.gpu, s.vcs["default"].free.gpu) for s in states} == {(8, 8)}
+    assert all(reply["result"]["storages"] == [] for _, reply in replies)
+    for name in names[1:]:
+        await call(daemon, "cluster.facts", {"cluster": name})
+    assert len(daemon.facts.kept) == KEPT and "c0" not in daemon.facts.kept  # the one kept longest went
+    _, again = await call(daemon, "cluster.facts", {"cluster": "c0"})
+    assert backends["c0"].asked == 2 and again["result"]["stale"] is False
+    assert [b.asked for b in backends.values()] == [2] + [1] * KEPT

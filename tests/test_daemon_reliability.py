@@ -234,7 +234,7 @@ def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_pa
     assert len(lines) == 3, err + (Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "daemon.log").read_text()[-3000:]
     assert lines[0] == "pai run: the pai daemon stopped while submitting; a new one takes over where it stopped (the job is submitted once)"
     assert lines[1].startswith(f"removed an unfinished earlier upload to /{user}/resume/code (/{user}/resume/.pai-staging/code.")
-    assert lines[2].startswith("uploaded 3001 file(s), ") and "(3001 new or changed, 0 unchanged kept)" in lines[2]
+    assert lines[2].startswith("uploaded 3001 files, ") and "(3001 new or changed, 0 unchanged kept)" in lines[2]
     job = out.split()[1]
     assert [line.split()[0] for line in pai(env, "jobs").stdout.splitlines()].count(job) == 1  # submitted once
     files = hdfs_files(env, f"/{user}/resume")

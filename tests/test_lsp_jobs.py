@@ -12,8 +12,9 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .helpers.cli import isolated_env, stop_all
+from .helpers.cli import command_job, isolated_env, pai, stop_all
 from .helpers.configs import V2_HELLO
+from .helpers.failing import failing_workspace
 from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
 
@@ -22,7 +23,7 @@ ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-home-")))
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def editor(lsp_client: LanguageClient):
-    events: dict[str, list] = {"log": [], "status": [], "end": []}
+    events: dict[str, list] = {"log": [], "status": [], "end": [], "ended": []}
 
     @lsp_client.feature("pai/jobLog")
     def _log(params):
@@ -35,6 +36,10 @@ async def editor(lsp_client: LanguageClient):
     @lsp_client.feature("pai/jobLogEnd")
     def _log_end(params):
         events["end"].append(params._asdict())
+
+    @lsp_client.feature("pai/jobEnded")
+    def _ended(params):
+        events["ended"].append(params._asdict())
 
     lsp_client.events = events
     await start_session(lsp_client, "en", {"pai": {"job": {"upload": {"include": ["**/*.py", "data/*.csv"]}}}})
@@ -76,6 +81,51 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [{"job": job, "dest": str(tmp_path / "out")}]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
+
+
+async def test_a_job_run_from_the_terminal_that_fails_is_told_in_the_editor_with_why(editor, tmp_path):
+    """The editor is connected: a job the terminal ran (watched by the daemon) ends, and the editor is
+    told — `pai/jobEnded` with its cause in one line, which the clients show with its log and the
+    report; a client that shows no messages itself gets it as one `window/showMessage`."""
+    await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobs.list", [{"cluster": "local"}]))
+    ws = failing_workspace(tmp_path / "ws", "boom")
+    run = pai(ENV, "run", "boom.pai.json", cwd=ws)
+    assert run.returncode == 0, run.stderr
+    job = run.stdout.split()[1]
+    await until(lambda: any(e["job"] == job for e in editor.events["ended"]), timeout=60)
+    (ended,) = [e for e in editor.events["ended"] if e["job"] == job]
+    assert ended["state"] == "FAILED" and ended["cluster"] == "local" and ended["message"] == f"Job {job} failed"
+    assert "KeyError" in ended["why"] and "pkg/ops.py:3" in ended["why"]
+    await until(lambda: any(m.message.startswith(f"Job {job} FAILED: ") for m in editor.messages))
+    assert [m.type for m in editor.messages if job in m.message] == [types.MessageType.Warning]
+
+
+async def test_a_long_log_followed_from_the_editor_starts_at_its_tail(editor, tmp_path):
+    """`pai.job.follow` with `tail`: each task's last bytes, not the log from its start."""
+    ws = command_job(tmp_path, "long.pai.json", "seq 1 300000")
+    run = pai(ENV, "run", "long.pai.json", cwd=ws)
+    job = run.stdout.split()[1]
+    await until(lambda: json.loads(pai(ENV, "status", job, "-o", "json").stdout)["state"] == "SUCCEEDED")
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.job.follow", [{"job": job, "tail": 1000}]))
+    assert result["ok"] is True, result
+    await until(lambda: any(e["job"] == job for e in editor.events["end"]))
+    pieces = [e for e in editor.events["log"] if e["job"] == job]
+    text = "".join(e["text"] for e in pieces)
+    assert pieces[0]["offset"] > 1_000_000 and len(text.encode()) == 1000  # the last 1,000 bytes, nothing before
+    assert text.endswith("299999\n300000\n")
+    (end,) = [e for e in editor.events["end"] if e["job"] == job]
+    assert tuple(end["offsets"]) == (pieces[0]["offset"] + 1000,)  # (pytest-lsp reads the object as a named tuple)
+    # Reading backwards on demand: the 1,000 bytes before, exactly the log's.
+    log = "".join(f"{i}\n" for i in range(1, 300001))
+    first = pieces[0]["offset"]
+    assert log[first:] == text
+    earlier = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.job.logRead", [{"job": job, "task": "train:0", "offset": first - 1000, "length": 1000}]))
+    assert earlier["ok"] is True and earlier["offset"] == first - 1000 and earlier["length"] == 1000, earlier
+    assert earlier["text"] == log[first - 1000:first]
+    wrong = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.job.logRead", [{"job": job, "task": "train:7", "offset": 0, "length": 10}]))
+    assert wrong["ok"] is False and "train:0" in wrong["message"]
 
 
 async def test_invalid_config_is_one_editor_message(editor, tmp_path):

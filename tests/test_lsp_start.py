@@ -74,9 +74,40 @@ def test_initialize_is_answered_before_any_job_file_machinery_loads(tmp_path, mo
         assert 100 < len(before) < MODULES_BEFORE_INITIALIZE, len(before)
         server.open(tmp_path / "job.pai.json", VALID)
         server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics")
-        assert "pai_lsp.core.formats" in imported(server.stderr)  # the count above was of the right lines
+        opened = imported(server.stderr)
+        assert "pai_lsp.core.formats" in opened  # the count above was of the right lines
+        # a v1 config loads its own format only: no YAML reader, no v2 or PaddlePaddle format
+        assert [m for m in opened if m.startswith(("pai_lsp.core.v2", "pai_lsp.core.paddle", "pai_lsp.core.yaml", "yaml", "tree_sitter"))] == []
     finally:
         server.close()
+
+
+# A server of pygls alone, no feature of its own: what any pygls server loads (bench/lsp_start.py's floor).
+BARE_PYGLS = ["-c", "from pygls.lsp.server import LanguageServer; LanguageServer('bare', '1').start_io()"]
+MODULES_BEYOND_PYGLS = 60  # the CLI's parser, the server's own modules, the settings (46 today)
+
+
+@pytest.mark.subprocess
+def test_initialize_loads_little_beyond_what_pygls_alone_loads(tmp_path, monkeypatch):
+    """pygls and lsprotocol are most of the start-up (docs/benchmarks.md): what the server adds to
+    them before `initialize` is answered is counted against a server of pygls alone."""
+    import sys
+    import time
+
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
+    loaded = {}
+    for name, command in (("pai-lsp", None), ("pygls", [sys.executable, *BARE_PYGLS])):
+        server = RawServer(tmp_path, command)
+        try:
+            server.initialize()
+            time.sleep(0.5)  # anything loading after the answer, unasked, would show now
+            loaded[name] = set(imported(server.stderr))
+        finally:
+            server.close()
+    assert "lsprotocol.types" in loaded["pygls"] and "pai_lsp.server.language_server" in loaded["pai-lsp"]
+    beyond = loaded["pai-lsp"] - loaded["pygls"]
+    assert len(beyond) <= MODULES_BEYOND_PYGLS, sorted(beyond)
+    assert [m for m in beyond if m.startswith(HEAVY)] == []
 
 
 @pytest.mark.subprocess

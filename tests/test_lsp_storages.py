@@ -168,9 +168,10 @@ def test_no_daemon_no_cluster_checks(tmp_path, starts_processes):
     script = (
         "import asyncio\n"
         "from pai_lsp.server.cluster_checks import ClusterChecks\n"
+        "from pai_lsp.server.cluster_data import ClusterData\n"
         "class S:\n    documents = []\n    def publish(self, uri): pass\n"
-        "async def main():\n    c = ClusterChecks(S())\n    assert c.current() is None\n    await c.fetch\n"
-        "    assert c.known is None\n    print('absent')\n"
+        "async def main():\n    c = ClusterChecks(S(), ClusterData(S()))\n    assert c.current() is None\n    await c.data.fetch\n"
+        "    assert c.data.facts is None and c.data.state is None\n    print('absent')\n"
         "asyncio.run(main())\n")
     alone = isolated_env(tmp_path)
     done = subprocess.run([sys.executable, "-c", script], env=alone, capture_output=True, text=True, timeout=60)

@@ -145,6 +145,19 @@ def test_logs_of_a_job_this_neovim_did_not_start(env, workspace):
         editor.close()
 
 
+def test_a_job_the_terminal_ran_is_told_when_it_ends(nvim, env, workspace):
+    """Neovim is open (its jobs listed): a job run from the terminal fails, and Neovim says so with
+    the cause in one line, though it did not start the job."""
+    nvim.command("PaiJobs")
+    nvim.wait("vim.api.nvim_buf_get_name(0) == 'pai://jobs' and vim.fn.search('^Jobs on local', 'n') > 0",
+              what="the jobs listed", timeout=90)
+    failing_workspace(workspace / "boom", "boom")
+    out = pai(env, "run", "boom.pai.json", cwd=workspace / "boom")
+    job = re.search(r"submitted (\S+) to local", out).group(1)
+    line = nvim.wait_message(f"job {job} FAILED", 90)
+    assert line.startswith(f"pai: job {job} FAILED: ") and "pkg/ops.py:3" in line, line
+
+
 MULTI = {
     "jobName": "pair",
     "image": "python:3",
@@ -167,7 +180,7 @@ def test_several_tasks_hidden_log_and_stop(nvim, env, workspace):
     nvim.lua("for _, w in ipairs(vim.fn.win_findbuf(vim.fn.bufnr(...))) do vim.api.nvim_win_close(w, true) end", name)
     assert nvim.lua("return #vim.fn.win_findbuf(vim.fn.bufnr(...))", name) == 0
     (server,) = [p for p in psutil.Process(nvim.lua("return vim.fn.getpid()")).children(recursive=True)
-                 if p.cmdline()[-3:] == ["-m", "pai_lsp", "lsp"]]
+                 if p.status() != psutil.STATUS_ZOMBIE and p.cmdline()[-3:] == ["-m", "pai_lsp", "lsp"]]  # (an ended helper not reaped yet)
     server.kill()
     assert len(nvim.buffer_lines(name)) < 8  # the job still prints
     nvim.wait_message("the language server stopped")

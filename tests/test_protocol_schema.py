@@ -33,7 +33,8 @@ def test_the_schema_is_a_schema_and_names_every_method_command_and_event():
     doc = json.loads((ROOT / "docs" / "protocol.schema.json").read_text())
     Draft202012Validator.check_schema(doc)
     assert set(doc["methods"]) == set(api.METHODS) and set(doc["commands"]) == set(api.COMMANDS)
-    assert set(doc["events"]) == set(api.EVENTS) and set(doc["notifications"]) == {"pai/jobLog", "pai/jobLogEnd", "pai/jobStatus"}
+    assert set(doc["events"]) == set(api.EVENTS) and set(doc["notifications"]) == {"pai/jobLog", "pai/jobLogEnd", "pai/jobStatus",
+                                                                                                 "pai/jobEnded"}
 
 
 def test_the_language_server_has_exactly_the_commands_the_api_names():

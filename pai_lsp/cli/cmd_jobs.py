@@ -83,11 +83,21 @@ def add_commands(sub) -> None:
     add_output_option(p)
     p = command(sub, "logs", "print a job's logs", [
         ("pai logs mnist_1a2b3c4d", "every task's log so far"),
-        ("pai logs mnist_1a2b3c4d --task worker:1 -f", "one task's, until the job ends")])
+        ("pai logs mnist_1a2b3c4d --task worker:1 -f", "one task's, until the job ends"),
+        ("pai logs mnist_1a2b3c4d --role worker --grep 'loss=' -f", "the workers' lines with loss=, as they come"),
+        ("pai logs mnist_1a2b3c4d --tail 100", "each task's last 100 lines (a long log is not read from its start)")])
     job_argument(p)
     cluster_option(p)
     p.add_argument("--task", metavar="ROLE:IDX", help="one task only, e.g. worker:0 (on PaddlePaddle Cloud also a "
                    "worker's name; `pai status JOB` lists them)").completer = complete.tasks  # type: ignore[attr-defined]
+    p.add_argument("--role", action="append", default=[], metavar="ROLE", help="the tasks of this role only (again for more roles)")
+    p.add_argument("--index", action="append", default=[], type=int, metavar="N",
+                   help="the tasks of this index only, in each role (again for more)")
+    p.add_argument("--grep", metavar="PATTERN", help="only the lines this regular expression (Python's) finds")
+    p.add_argument("-F", "--fixed-strings", action="store_true", help="--grep's PATTERN is plain text, not a regular expression")
+    p.add_argument("-i", "--ignore-case", action="store_true", help="--grep ignores case")
+    p.add_argument("-n", "--tail", type=int, metavar="LINES", help="each task's last LINES lines first (then, with -f, "
+                   "what comes)")
     p.add_argument("-f", "--follow", action="store_true", help="keep printing until the job ends")
     p = command(sub, "stop", "stop a job", [("pai stop mnist_1a2b3c4d", "stop it (an error if it has ended already)")])
     job_argument(p)
@@ -294,9 +304,18 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
+    import re
+
+    from ..core.log_lines import LogFilter
     from .follow import follow_logs
 
-    follow_logs(args.cluster, args.job, args.task, follow=args.follow)
+    if args.tail is not None and args.tail < 1:
+        raise InvalidInput(message("cli.tail-lines", lines=args.tail))
+    try:
+        shown = LogFilter.of(args.role, args.index, args.grep, regex=not args.fixed_strings, ignore_case=args.ignore_case)
+    except re.error as exc:
+        raise InvalidInput(message("cli.bad-grep", pattern=args.grep, reason=str(exc))) from None
+    follow_logs(args.cluster, args.job, args.task, follow=args.follow, shown=shown, tail=args.tail)
     return 0
 
 

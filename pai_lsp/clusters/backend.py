@@ -100,6 +100,12 @@ class Backend(ABC):
     def read_log_tail(self, location: str, size: int) -> bytes:
         """The last `size` bytes of a log (all of it when shorter), without reading what is before."""
 
+    def log_end(self, location: str, size: int) -> tuple[int, bytes]:
+        """The last `size` bytes of a log and the offset they start at: where a reader that opens a log
+        at its end goes on from. (Here by reading it whole: a kind whose server takes ranges does better.)"""
+        data = self.read_log(location, 0)
+        return max(0, len(data) - size), data[-size:]
+
     @abstractmethod
     def storages(self) -> list[dict]:
         """The storages the user may mount in a job (`GET /api/v2/storages`: name, share, volumeName,

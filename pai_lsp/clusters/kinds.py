@@ -74,7 +74,7 @@ class ClusterKind:
         """The file-name patterns of its job files (its own format's first)."""
         from ..core import formats
 
-        return tuple(p for name in (self.job_format, *self.other_formats) for p in formats.BY_NAME[name].patterns)
+        return tuple(p for name in (self.job_format, *self.other_formats) for p in formats.entry(name).patterns)
 
     def describe(self, locale: str | None = None) -> dict[str, Any]:
         """What editors are told of the kind."""
@@ -128,5 +128,5 @@ def catalogue(locale: str | None = None) -> dict[str, Any]:
     from ..core import formats
 
     return {"jobFiles": [{"format": f.name, "title": pick(locale, *f.title), "patterns": list(f.patterns), "syntax": f.syntax}
-                         for f in formats.FORMATS],
+                         for f in formats.REGISTRY],  # (no format's module loads for this)
             "kinds": [kind.describe(locale) for kind in KINDS]}

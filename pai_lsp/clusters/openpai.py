@@ -53,6 +53,7 @@ class OpenPai(Backend):
         self._renewed = session.Renewed(self.current_token)
         self._storage: Hdfs | None = None
         self._filters: bool | None = None  # whether the v2 job list filters by state (unknown until tried)
+        self._listed: tuple[str, list[JobSummary]] | None = None  # the unfinished jobs as last listed, with their ETag
 
     @property
     def storage(self) -> Hdfs:
@@ -336,6 +337,18 @@ class OpenPai(Backend):
         status, data = self._get_log(uri, {"Range": f"bytes=-{size}"})
         return b"" if status == 416 else data[-size:]
 
+    def log_end(self, uri: str, size: int) -> tuple[int, bytes]:
+        """The last `size` bytes of a log and the offset they start at (the suffix range's Content-Range);
+        a server that ignores the range sends all, whose length says it."""
+        response = self.request("GET", uri, allow=(416,), headers={"Range": f"bytes=-{size}"})
+        status, data = response.status_code, response.content
+        if status == 416:
+            return 0, b""
+        found = re.match(r"bytes (\d+)-\d+/\d+", response.headers.get("content-range", "")) if status == 206 else None
+        if found is None:
+            return max(0, len(data) - size), data[-size:]
+        return int(found.group(1)), data
+
     def _get_log(self, uri: str, headers: dict) -> tuple[int, bytes]:
         response = self.request("GET", uri, allow=(416,), headers=headers)
         return response.status_code, response.content
@@ -345,13 +358,20 @@ class OpenPai(Backend):
         database, the local cluster): tried once, remembered."""
         if self._filters is False:
             return None
+        # The list as last sent, unless it changed: its weak ETag echoed byte for byte (a 304 has no body).
+        headers = {"If-None-Match": self._listed[0]} if self._listed is not None else {}
         try:
-            listed = self.request("GET", "/api/v2/jobs", params={"username": self.user, "state": ",".join(ACTIVE),
-                                                                 "limit": 50000}).json()
+            response = self.request("GET", "/api/v2/jobs", allow=(304,), headers=headers,
+                                    params={"username": self.user, "state": ",".join(ACTIVE), "limit": 50000})
+            if response.status_code == 304 and self._listed is not None:
+                return list(self._listed[1])
+            listed = response.json()
         except (NotFound, InvalidInput, ServerError, ValueError):
             self._filters = False
             return None
         jobs = [JobSummary.from_json(job) for job in listed] if isinstance(listed, list) else None
+        tag = response.headers.get("ETag")
+        self._listed = (tag, jobs) if tag and jobs is not None else None
         if jobs is None or any(job.state not in ACTIVE for job in jobs):  # the filter was ignored
             self._filters = False
             return None

@@ -413,6 +413,29 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "lsp.open-to-preview": (TEXT, "Open a job file to preview it."),
     "lsp.submit-cancelled": (TEXT, "Submit cancelled: nothing was submitted."),
     "lsp.job-ended": (TEXT, "Job {job} {state}"),
+    # -- extras.jobStatusChangeNotification in a job file (core/status_notification.py) ----------------
+    "status-notification.object": (TEXT, "Which of the job's state changes the cluster e-mails you about."),
+    "status-notification.note": (TEXT, "The cluster only e-mails, and only where its admin turned job-status notifications on "
+                                 "(alert-manager with SMTP); it looks every 120 s, so a job that fails within 120 s of starting "
+                                 "gets no \"running\" mail. pai tells you of every watched job's end itself — desktop, editor, "
+                                 "webhooks (notices.json) — on any cluster."),
+    "status-notification.running": (TEXT, "E-mail when the job starts running (sent once; a job that ends between two 120 s polls "
+                                    "gets none)."),
+    "status-notification.succeeded": (TEXT, "E-mail when the job succeeds."),
+    "status-notification.stopped": (TEXT, "E-mail when the job is stopped."),
+    "status-notification.failed": (TEXT, "E-mail when the job fails."),
+    "status-notification.retried": (TEXT, "E-mail when the job is retried (one mail per poll, with the retry count)."),
+    # -- a job's end, told wherever the user is (service/notice_channels.py) ----------------------------
+    "notice.succeeded": (TEXT, "Job {job} succeeded"),
+    "notice.failed": (TEXT, "Job {job} failed"),
+    "notice.stopped": (TEXT, "Job {job} was stopped"),
+    "notice.retried": (TEXT, "Job {job} is running again (retry {retries})"),
+    "notice.on-cluster": (TEXT, "on cluster {cluster}"),
+    "notice.webhook-failed": (TEXT, "the webhook {url} did not take the notice of job {job}: {reason}"),
+    "notice.desktop-failed": (TEXT, "no desktop notification: {reason}"),
+    "notice.settings-not-object": (TEXT, "the notice settings must be a JSON object"),
+    "notice.webhook-url": (TEXT, "each webhook needs a `url` starting with http:// or https://"),
+    "notice.webhook-format": (TEXT, "unknown webhook format {format!r} (one of: {formats})"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
     "preview.code-storage": (TEXT, "The job has no codeDir: its code goes to storage {storage}, so pai adds to the job (shown below) "
                              "an extras.storages entry for {storage} (mounted at {mount}) and `cd {folder}` before each "
@@ -646,6 +669,9 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "cli.empty-value": (TEXT, "an empty value: give one, or leave the option out"),
     "cli.no-password": (TEXT, "no password given"),
     "cli.list-needs-dry-run": (TEXT, "--list shows what --dry-run would upload: give both (nothing was submitted)"),
+    "jobs.log-range": (TEXT, "a log range starts at byte 0 or later and has a length of 0 or more, not {offset} and {length}"),
+    "cli.tail-lines": (TEXT, "--tail takes a number of lines from 1 on, not {lines}"),
+    "cli.bad-grep": (TEXT, "--grep {pattern!r} is not a regular expression: {reason} (-F takes it as plain text)"),
     "cli.stopped-following": (TEXT, "stopped following {job}; the job goes on (`pai stop {job}` stops it)"),
     "daemon.no-restart": (TEXT, "the pai daemon did not stop to restart: see {log}"),
     "http.invalid-url": (TEXT, "{what}: not a valid URL ({reason})"),

@@ -79,6 +79,7 @@ class JobDetail:
     tasks: list[TaskStatus] = field(default_factory=list)
     user_exit_code: int | None = None  # the command's own code, from the runtime's exit report
     exit_reason: str = ""  # the platform's code in words (appExitSpec)
+    retries: int | None = None  # times the platform ran the job again (None: the cluster does not say)
     numbered: bool = True  # the tasks' numbers are final (PaddlePaddle Cloud numbers by address: once every pod has one)
     raw: dict = field(default_factory=dict, compare=False, repr=False)  # the detail as sent: exit specs and reports (triage)
 
@@ -92,7 +93,8 @@ class JobDetail:
                    completed=status.get("completedTime"), exit_code=status.get("appExitCode"),
                    diagnostics=status.get("appExitDiagnostics") or "", tasks=tasks,
                    user_exit_code=_user_exit_code((status.get("appExitMessages") or {}).get("runtime")),
-                   exit_reason=str(spec.get("reason") or spec.get("phrase") or ""), raw=data)
+                   exit_reason=str(spec.get("reason") or spec.get("phrase") or ""),
+                   retries=status.get("retries") if isinstance(status.get("retries"), int) else None, raw=data)
 
     def to_json(self, roles: list[str] | None = None) -> dict:
         """`roles` orders the task roles (default: as their tasks come)."""

@@ -33,4 +33,4 @@ def settings() -> dict[str, str | None]:
             "local cluster folder": os.environ.get("PAI_LOCAL_CLUSTER_DIR") or str(data_dir() / "local-cluster")}
 
 
-__all__ = ["endpoint_path", "lock_path", "settings", "state_dir"]
+__all__ = ["config_dir", "endpoint_path", "lock_path", "settings", "state_dir"]

@@ -1,4 +1,5 @@
-"""What the editor's checks need of each cluster (its storages, whether it reads v2 jobs), kept a while.
+"""What the editor's checks need of each cluster (its storages, whether it reads v2 jobs, its capacity
+and queue: service/editor_facts.py), kept a while: the one place the daemon keeps cluster data for editors.
 
 The language server asks on behalf of every keystroke's checks, so an answer is kept (`FRESH` seconds)
 and then given on, marked stale, while one fetch in the background asks again; a cluster that could
@@ -15,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from ..api import ClusterFactsResult
 from ..errors import PaiError
-from ..service.code_route import cluster_facts
+from ..service.editor_facts import cluster_facts
 from .sessions import Sessions
 
 FRESH = 60.0  # seconds an answer is given as it is

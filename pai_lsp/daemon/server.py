@@ -30,10 +30,11 @@ from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
 from ..storage.base import Cancel
-from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
+from . import config_dir, endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .explanations import Explainer
 from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
+from .notices import Notices
 from .sessions import Sessions
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
@@ -54,8 +55,9 @@ class Daemon:
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
-        self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster
-        self.capacity_cache: dict[str, api.CapacityStateResult] = {}  # cluster -> its state, for the editors' checks
+        self.notices = Notices(self.explainer, config_dir() / "notices.json")
+        self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
+        self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster: storages, capacity
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
@@ -73,6 +75,7 @@ class Daemon:
             api.Watch.METHOD: self.watch,
             api.Subscribe.METHOD: self.subscribe,
             api.FollowLogs.METHOD: self.follow_logs,
+            api.LogRead.METHOD: self.log_read,
             **{cls.METHOD: self.hdfs for cls in api.HDFS_METHODS},
             api.StorageList.METHOD: self.storage_list,
             api.ClusterFacts.METHOD: self.cluster_facts,
@@ -303,12 +306,14 @@ class Daemon:
         return api.WatchResult(watched=len(self.watcher.watched))
 
     async def subscribe(self, p: api.Subscribe, notify: Notify) -> api.Nothing:
-        """`job.status` for every watched job's change, until the connection closes."""
+        """`job.status` for every watched job's change and `job.ended` for each end, until the connection closes."""
         self.watcher.subscribers.add(notify)
+        self.notices.listeners.add(notify)
         try:
             await asyncio.Event().wait()
         finally:
             self.watcher.subscribers.discard(notify)
+            self.notices.listeners.discard(notify)
         return api.Nothing()
 
     async def follow_logs(self, p: api.FollowLogs, notify: Notify) -> api.FollowLogsResult:
@@ -320,7 +325,7 @@ class Daemon:
             await self.sessions.run(cluster, lambda backend: service.check_task(backend.job(p.job), p.task))
         text = Utf8Chunks(p.job, notify)
         if p.follow:
-            follower = Follower(p.task, p.which, dict(p.offsets or {}))
+            follower = Follower(p.task, p.which, dict(p.offsets or {}), p.tail)
             async with self.watcher.follow(cluster, p.job, follower) as feed:
                 state = await self._stream(cluster, feed, follower, text, notify)
             offsets = follower.offsets
@@ -328,6 +333,13 @@ class Daemon:
             state, offsets = await self._snapshot(cluster, p, text, notify)
         await text.flush()
         return api.FollowLogsResult(job=p.job, state=state, offsets=offsets)
+
+    async def log_read(self, p: api.LogRead, notify: Notify) -> api.LogPiece:
+        """One range of a task's log: what a view opened at its tail reads backwards."""
+        data = await self.sessions.run(p.cluster, lambda backend: service.read_log_range(
+            backend, backend.job(p.job), p.task, p.which, p.offset, p.length))
+        piece = api.JobLog.of(p.job, p.task, p.offset, data)
+        return api.LogPiece(job=p.job, task=p.task, offset=p.offset, length=piece.length, text=piece.text, data=piece.data)
 
     async def _stream(self, cluster: str, feed: Feed, follower: Follower, text: Utf8Chunks, notify: Notify) -> str | None:
         """What the job's feed publishes, from where this follower is, until the feed is done."""
@@ -340,6 +352,8 @@ class Daemon:
                 last_state = feed.status.state
                 await notify(status_event(cluster, feed.status))
             for label, tail in feed.matching(follower):
+                if label not in follower.offsets and follower.tail is not None:  # its tail first
+                    follower.offsets[label] = max(tail.start, tail.end - follower.tail)
                 while (offset := follower.offsets.get(label, 0)) < tail.end:
                     data = tail.slice(offset, CHUNK)
                     if data is None:  # behind the window: read it from the cluster
@@ -356,12 +370,13 @@ class Daemon:
 
     async def _snapshot(self, cluster: str, p: api.FollowLogs, text: Utf8Chunks, notify: Notify) -> tuple[str, dict]:
         """What the logs hold now, read in pieces of at most CHUNK bytes."""
-        logs = service.TaskLogs(p.task, p.which, p.offsets)
+        logs = service.TaskLogs(p.task, p.which, p.offsets, p.tail)
         status = await self.sessions.run(cluster, lambda backend: backend.job(p.job))
         await notify(status_event(cluster, status))
         while pieces := await self.sessions.run(cluster, logs.read, status, CHUNK):
             for label, offset, data in pieces:
-                await text.send(label, offset, data)
+                for at in range(0, len(data), CHUNK):  # (a tail may be longer than a piece)
+                    await text.send(label, offset + at, data[at : at + CHUNK])
             if all(len(data) < CHUNK for _, _, data in pieces):
                 break
         return status.state, logs.offsets
@@ -374,22 +389,7 @@ class Daemon:
         """`vc.list` and `job.waiting`: the cluster's capacity, and why a job waits (service/vc.py)."""
         if isinstance(p, api.Waiting):
             return await self.sessions.run(p.cluster, lambda backend: vc.waiting(backend, p.job))
-        if isinstance(p, api.CapacityState):
-            return await self.capacity_state(p)
         return await self.sessions.run(getattr(p, "cluster", None), vc.virtual_clusters)
-
-    async def capacity_state(self, p: api.CapacityState) -> api.CapacityStateResult:
-        """The cluster's state as last fetched, fetched again when older than `p.max_age` seconds: every
-        editor's keystrokes read one cached answer, and the cluster is asked at most that often."""
-        cluster = await self.sessions.resolve(p.cluster)
-        kept = self.capacity_cache.get(cluster)
-        if kept is not None and time.time() - kept.fetched / 1000 < p.max_age:
-            return kept
-        state = await self.sessions.run(cluster, vc.state_for_editor)
-        result = api.CapacityStateResult(cluster=cluster, state=None if state is None else state.to_json(),
-                                         fetched=int(time.time() * 1000))
-        self.capacity_cache[cluster] = result
-        return result
 
     async def records(self, p: api.Params, notify: Notify) -> api.Result:
         """`record.*`: what a job ran (service/records.py); a rerun is watched like a submit."""

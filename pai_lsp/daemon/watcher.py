@@ -27,7 +27,7 @@ from pai_lsp.api import JobStatus
 
 from ..clusters.profiles import LOCALS
 from ..common.atomic import write_atomic
-from ..core.openpai_rest import FINAL, JobDetail
+from ..core.openpai_rest import FINAL, JobDetail, JobSummary
 from ..errors import NotFound, PaiError, ServerError
 from .sessions import Sessions
 
@@ -53,6 +53,7 @@ class Follower:
     task: str | None
     which: str
     offsets: dict[str, int] = field(default_factory=dict)
+    tail: int | None = None  # a log it has no offset of: its last `tail` bytes first (None: from its start)
 
     def wants(self, label: str, which: str) -> bool:
         return which == self.which and (self.task is None or self.task == label)
@@ -197,7 +198,9 @@ class Feed:
                                                           fresh=False)
                     if uri is None:
                         continue
-                    tail = self.tails[key] = Tail(uri)
+                    tail = self.tails[key] = await self._opened(key, uri)
+                    if tail.buf and not got:
+                        got = True  # its followers have its end to take
                 await self._room(key, tail)
                 data = await self.watcher.sessions.run(self.cluster, lambda b, t=tail: b.read_log(t.uri, t.end, CHUNK),
                                                        fresh=False)
@@ -208,6 +211,19 @@ class Feed:
         if got:
             self.publish()
         return got
+
+    async def _opened(self, key: tuple[str, str], uri: str) -> Tail:
+        """A log's window, opened at its end when every follower of it asks for its tail (a 1 GB log is
+        not read from its start); at its start otherwise."""
+        label, which = key
+        wanting = [f for f in self.followers if f.wants(label, which) and label not in f.offsets]
+        if not wanting or any(f.tail is None for f in wanting):
+            return Tail(uri)
+        size = max(f.tail or 0 for f in wanting)
+        start, data = await self.watcher.sessions.run(self.cluster, lambda b: b.log_end(uri, size), fresh=False)
+        for follower in wanting:  # inside the window from now on: what they need of it is kept
+            follower.offsets[label] = max(start, start + len(data) - (follower.tail or 0))
+        return Tail(uri, start, bytearray(data))
 
     def _behind(self, key: tuple[str, str], tail: Tail) -> list[int]:
         """Offsets of the followers of this log that are inside its window."""
@@ -239,6 +255,7 @@ class Watcher:
         self.path = path
         self.watched: dict[str, dict] = _load(path)
         self.subscribers: set[Notify] = set()
+        self.ends: set[Callable[[JobStatus, str], Awaitable[None]]] = set()  # told of each end: (its last status, how it ended)
         self.feeds: dict[tuple[str, str], Feed] = {}
         self.boards: dict[str, asyncio.Task] = {}
         self._wake: dict[str, asyncio.Event] = {}
@@ -263,14 +280,26 @@ class Watcher:
         write_atomic(self.path, json.dumps(self.watched))
 
     def record(self, event: JobStatus) -> None:
-        """A state seen for a job: kept, and sent to subscribers when it is a watched job's change."""
+        """A state seen for a job: kept, and sent to subscribers when it is a watched job's change; an
+        end (a final state reached, or a retry: the count went up) also to `ends`' listeners, once."""
         entry = self.watched.get(f"{event.cluster}/{event.job}")
-        if entry is None or entry.get("state") == event.state:
+        if entry is None:
+            return
+        before, tried = entry.get("state"), entry.get("retries")
+        retried = event.retries is not None and tried is not None and event.retries > tried
+        if before == event.state and not retried and (event.retries is None or tried is not None):
             return
         entry["state"] = event.state
+        if event.retries is not None:
+            entry["retries"] = event.retries
         self._save()
-        for notify in list(self.subscribers):
-            asyncio.ensure_future(self._send(notify, event))
+        if before != event.state:
+            for notify in list(self.subscribers):
+                asyncio.ensure_future(self._send(notify, event))
+        end = event.state if event.state in FINAL and before not in FINAL else "RETRIED" if retried else None
+        if end is not None:
+            for listener in list(self.ends):
+                asyncio.ensure_future(listener(event, end))
 
     async def _send(self, notify: Notify, event: JobStatus) -> None:
         try:
@@ -344,7 +373,7 @@ class Watcher:
             for job in watched:
                 found = states.get(job)
                 if found is not None:
-                    self.record(JobStatus(job=job, cluster=cluster, state=found.state, exit_code=found.exit_code))
+                    self.record(summary_event(cluster, found))
                 else:  # ended since the last round: its detail says how
                     await self._look(cluster, job)
             return
@@ -357,7 +386,7 @@ class Watcher:
             listed = {job.name: job for job in await run(cluster, lambda backend: backend.jobs(), fresh=False)}
             for job in watched:
                 if (found := listed.get(job)) is not None:
-                    self.record(JobStatus(job=job, cluster=cluster, state=found.state, exit_code=found.exit_code))
+                    self.record(summary_event(cluster, found))
         else:
             for job in watched:
                 await self._look(cluster, job)
@@ -383,6 +412,12 @@ def _load(path: Path) -> dict[str, dict]:
         if isinstance(data, dict) else {}
 
 
+def summary_event(cluster: str, found: JobSummary) -> JobStatus:
+    """A job's state as the job list has it."""
+    return JobStatus(job=found.name, cluster=cluster, state=found.state, exit_code=found.exit_code, retries=found.retries)
+
+
 def status_event(cluster: str, status: JobDetail) -> JobStatus:
     return JobStatus(job=status.name, cluster=cluster, state=status.state, exit_code=status.exit_code,
-                     diagnostics=status.diagnostics, user_exit_code=status.user_exit_code, exit_reason=status.exit_reason)
+                     diagnostics=status.diagnostics, user_exit_code=status.user_exit_code, exit_reason=status.exit_reason,
+                     retries=status.retries)

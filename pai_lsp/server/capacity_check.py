@@ -1,13 +1,12 @@
 """The editor's "will it fit": a job file's `virtualCluster` completes with the VCs the user may use,
 each with what is free; hovering on it shows the same; and a diagnostic says when the job can never
-run there or will wait (`core.fit`). All from the cluster's state the daemon fetched in the
-background (`vc.state`, of the default cluster): a keystroke never waits on the network, and with no
-daemon running or no cluster reachable there is simply nothing to say.
+run there or will wait (`core.fit`). All from the default cluster's state as the language server's
+one poller of the daemon last heard it (cluster_data.py): a keystroke never waits on the network, and
+with no daemon running or no cluster reachable there is simply nothing to say.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,20 +16,14 @@ from ..core.messages import message, render
 from ..core.model import Completion, Diagnostic, Hover, Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from ..core.jsonc import Document, Node
+    from .cluster_data import ClusterData
 
 
 class Server(Protocol):
     """What this module needs of the language server (which holds a `CapacityChecks`)."""
 
-    @property
-    def documents(self) -> Iterable[str]: ...
-
     def settings_for(self, uri: str) -> Settings: ...
-
-    def publish(self, uri: str) -> None: ...
 
 
 class Analysed(Protocol):
@@ -38,51 +31,23 @@ class Analysed(Protocol):
 
     doc: Document
 
-REFRESH_SECONDS = 30.0  # how often the daemon is asked again while job files are edited
 STALE_SECONDS = 300  # state older than this is said to be so
 
 
 class CapacityChecks:
-    """The cluster state last heard from the daemon, and what a job file's text makes of it."""
+    """What a job file's text makes of the cluster's state (`data`, last heard from the daemon)."""
 
-    def __init__(self, ls: Server):
+    def __init__(self, ls: Server, data: ClusterData):
         self.ls = ls
-        self.state: ClusterState | None = None
-        self.asked = -REFRESH_SECONDS  # monotonic time of the last question to the daemon
-        self.pending: asyncio.Task | None = None
+        self.data = data
 
-    # -- the background refresh ----------------------------------------------------------------
-    def refresh_if_due(self) -> None:
-        """Ask the daemon (without starting it) for the cluster's state, once per REFRESH_SECONDS."""
-        if self.pending is not None or time.monotonic() - self.asked < REFRESH_SECONDS:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self.asked = time.monotonic()
-        self.pending = loop.create_task(self._refresh())
-
-    async def _refresh(self) -> None:
-        from .. import api
-        from ..daemon import client
-
-        try:
-            result = await client.call(api.CapacityState(), start=False)
-            state = ClusterState.from_json(result.state) if result.state is not None else None
-        except Exception:  # noqa: BLE001 - no daemon, no cluster, a cluster that cannot tell: nothing to say
-            state = None
-        finally:
-            self.pending = None
-        changed = (state is None) != (self.state is None) or (state is not None and state != self.state)
-        self.state = state
-        if changed:
-            for uri in list(self.ls.documents):
-                self.ls.publish(uri)
+    @property
+    def state(self) -> ClusterState | None:
+        return self.data.state
 
     # -- what a job file asks ----------------------------------------------------------------
     def diagnostics(self, uri: str, result: Analysed) -> list[Diagnostic]:
-        self.refresh_if_due()
+        self.data.refresh_if_due()
         state = self.state
         if state is None:
             return []
@@ -100,7 +65,7 @@ class CapacityChecks:
 
     def completions(self, doc: Document, offset: int, locale: str | None) -> list[Completion]:
         """The VCs the user may use, each with what is free and in all, at a `virtualCluster` value."""
-        self.refresh_if_due()
+        self.data.refresh_if_due()
         place = _vc_value_place(doc, offset)
         if place is None or self.state is None:
             return []

@@ -3,15 +3,12 @@ the user may not use and `readOnly` values the server overwrites said, and a com
 workspace file no upload reaches said before submit, with a quick fix (the job file's formats say
 what: `JobFormat.cluster_*`).
 
-The facts are the default cluster's, asked of the daemon that runs (never started for this: with no
-daemon, or no cluster that answers, these checks are simply absent) in the background, at most every
-`REFRESH` seconds; the daemon keeps them (daemon/facts_cache.py). Typing never waits: every check
-reads the last answer, and a new answer that differs publishes the open documents again.
+The facts are the default cluster's, as the language server's one poller of the daemon last heard
+them (cluster_data.py): typing never waits, and with no daemon or no cluster these checks are absent.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -21,11 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from .. import api
 from ..core.messages import render
 from ..core.model import Completion, Diagnostic, Hover
-from ..core.route_rules import ClusterFacts, StorageFact
-from ..errors import PaiError
 from ..settings import SETTINGS_FILE, is_settings_file, settings_folder, workspace_of
 
 if TYPE_CHECKING:
@@ -34,6 +28,8 @@ if TYPE_CHECKING:
     from ..core.job_format import JobFormat
     from ..core.jsonc import Document
     from ..core.model import Settings
+    from ..core.route_rules import ClusterFacts
+    from .cluster_data import ClusterData
 
 
 class Server(Protocol):
@@ -53,58 +49,25 @@ class Server(Protocol):
     def to_lsp(self, d: Diagnostic, result: Any) -> types.Diagnostic: ...
 
 logger = logging.getLogger(__name__)
-REFRESH = 30.0  # seconds before the daemon is asked again
 EXISTS_FOR = 2.0  # seconds a workspace path's existence is taken as known
 EXISTS_KEPT = 4096
 UPLOAD_ON = "pai.job.upload.enabled"
 
 
-def facts_of(result: api.ClusterFactsResult) -> ClusterFacts:
-    storages = None if result.storages is None else tuple(
-        StorageFact(s.name, s.type, s.server, s.read_only, s.mount_path, s.default, s.share) for s in result.storages)
-    return ClusterFacts(result.cluster, result.user, result.takes_v2, storages, result.stale)
-
-
 class ClusterChecks:
-    """The language server's cluster-facts feature: the last answer, the fetch in flight, and what
-    each document was last told."""
+    """The language server's storage checks on the cluster's facts (`data`), and what each document
+    was last told."""
 
-    def __init__(self, ls: Server) -> None:
+    def __init__(self, ls: Server, data: ClusterData) -> None:
         self.ls = ls
-        self.known: ClusterFacts | None = None
-        self.asked = float("-inf")  # time.monotonic() of the last question
-        self.fetch: asyncio.Task | None = None
+        self.data = data
         self.shown: dict[str, list[Diagnostic]] = {}  # uri -> the diagnostics last given (their fixes answer code actions)
         self.exists: dict[Path, tuple[float, bool]] = {}
 
-    # -- the facts ---------------------------------------------------------------------
     def current(self) -> ClusterFacts | None:
         """The facts as last heard (None: unknown); asked again in the background when old."""
-        if time.monotonic() - self.asked > REFRESH and (self.fetch is None or self.fetch.done()):
-            self.asked = time.monotonic()
-            try:
-                self.fetch = asyncio.get_running_loop().create_task(self._fetch())
-            except RuntimeError:  # no loop (a call outside the server's): the last answer only
-                pass
-        return self.known
-
-    async def _fetch(self) -> None:
-        from ..daemon import client
-
-        try:
-            result = await client.call(api.ClusterFacts(), start=False)
-            heard = facts_of(result) if isinstance(result, api.ClusterFactsResult) else None
-        except (PaiError, OSError) as exc:
-            logger.debug("no cluster facts: %s", exc)
-            heard = None
-        if heard != self.known:
-            self.known = heard
-            for uri in list(self.ls.documents):
-                self.ls.publish(uri)
-
-    def forget(self) -> None:
-        """Settings or profiles changed: ask again at the next check."""
-        self.asked = float("-inf")
+        self.data.refresh_if_due()
+        return self.data.facts
 
     # -- what the features ask -----------------------------------------------------------
     def diagnostics(self, uri: str, doc: Document) -> list[Diagnostic]:

@@ -25,7 +25,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import api
 from ..core.messages import render
-from ..core.openpai_rest import FINAL
 from ..errors import InvalidInput
 from .feature_registry import F, FeatureRegistry
 from .job_relay import ok
@@ -158,6 +157,8 @@ async def jobs_list(ls: PaiLanguageServer, params: api.Jobs) -> Answer:
         params = api.Jobs(cluster=params.cluster, offset=params.offset, limit=50)
     result = await ls.jobs.call(params)
     if result["ok"]:
+        from ..core.openpai_rest import FINAL  # (the REST model loads with the first job command)
+
         running = [j["name"] for j in result["jobs"] if j["state"] not in FINAL]
         if running:
             await ls.jobs.call(api.Watch(jobs=running, cluster=result["cluster"]))
@@ -177,8 +178,9 @@ async def job_config(ls: PaiLanguageServer, params: api.JobConfig) -> Answer:
 
 @registry.command("pai.job.follow")
 async def job_follow(ls: PaiLanguageServer, params: api.Follow) -> Answer:
-    """Stream the job's log as `pai/jobLog` from `offsets` on, then `pai/jobLogEnd`."""
-    ls.jobs.follow(params.job, params.cluster, params.offsets or {})
+    """Stream the job's log as `pai/jobLog` from `offsets` on (a task with none from its last `tail`
+    bytes, when given), then `pai/jobLogEnd`."""
+    ls.jobs.follow(params.job, params.cluster, params.offsets or {}, tail=params.tail)
     ls.jobs.watch_statuses()
     return ok(api.Following(job=params.job, cluster=params.cluster))
 

@@ -24,9 +24,8 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from .. import api
-from ..api import EditorJobLog, EditorJobLogEnd, EditorJobStatus, Event, Result
-from ..core.messages import render
-from ..core.openpai_rest import FINAL
+from ..api import EditorJobEnded, EditorJobLog, EditorJobLogEnd, EditorJobStatus, Event, Result
+from ..core.messages import is_chinese, render
 from ..core.upload_facts import size_text
 from ..errors import Cancelled, InvalidInput, PaiError, as_pai_error
 from ..settings import job_values, read
@@ -69,6 +68,7 @@ class JobRelay:
         self.cancellable: dict[str | int, asyncio.Future] = {}  # progress token -> a submit still uploading
         self.cancelled: set[str | int] = set()  # tokens whose submit the user cancelled
         self.tasks: set[asyncio.Task] = set()  # everything it runs in the background
+        self.announced: set[tuple[str, str, int | None]] = set()  # ends shown as a `window/showMessage`
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
@@ -125,6 +125,7 @@ class JobRelay:
             if token is not None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
+        self.watch_statuses()  # before the job exists: its end is heard however soon it comes
         call = asyncio.ensure_future(daemon().call(api.Submit(
             file=path, shown=self.shown_name(path), cluster=cluster, settings=job_values(ls.client_settings),
             progress_token=token, locale=locale), on_progress))
@@ -211,13 +212,15 @@ class JobRelay:
         return result
 
     # -- logs -----------------------------------------------------------------------------------
-    def follow(self, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None = None) -> None:
-        """Relay the job's log from `offsets` on (replacing a relay of the same job already running)."""
+    def follow(self, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None = None,
+               tail: int | None = None) -> None:
+        """Relay the job's log from `offsets` on (replacing a relay of the same job already running); a
+        task with no offset from its last `tail` bytes, when given."""
         key = (cluster, job)
         running = self.followers.pop(key, None)
         if running is not None:
             running.cancel()
-        task = self.spawn(self._follow(job, cluster, dict(offsets), uri))
+        task = self.spawn(self._follow(job, cluster, dict(offsets), uri, tail))
         self.followers[key] = task
         task.add_done_callback(lambda t: self.followers.pop(key, None) if self.followers.get(key) is t else None)
 
@@ -227,7 +230,8 @@ class JobRelay:
             task.cancel()
         return task is not None
 
-    async def _follow(self, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None) -> None:
+    async def _follow(self, job: str, cluster: str | None, offsets: dict[str, int], uri: str | None,
+                      tail: int | None = None) -> None:
         """Until the job ends; after a daemon restart `client.follow` resumes from the bytes received,
         so nothing is lost or repeated."""
         ls = self.ls
@@ -250,7 +254,8 @@ class JobRelay:
                                                diagnostics=status.diagnostics))
 
         try:
-            final = await daemon().follow(api.FollowLogs(job=job, cluster=cluster, offsets=offsets or None), on_log, on_status)
+            final = await daemon().follow(api.FollowLogs(job=job, cluster=cluster, offsets=offsets or None, tail=tail), on_log,
+                                          on_status)
         except (PaiError, OSError) as exc:
             said = as_pai_error(exc).render(locale)
             self.notify(EditorJobLogEnd(job=job, cluster=cluster, uri=uri, state=None, offsets=have, message=said))
@@ -258,7 +263,9 @@ class JobRelay:
                 ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"{job}: {said}"))
             return
         self.notify(EditorJobLogEnd(job=job, cluster=cluster, uri=uri, state=final.state, offsets=final.offsets or have))
-        if final.state in FINAL and not ls.client_shows_messages:
+        from ..core.openpai_rest import FINAL  # (the REST model loads with the first job command)
+
+        if final.state in FINAL and not ls.client_shows_messages and self.first_told(job, final.state):
             kind = types.MessageType.Info if final.state == "SUCCEEDED" else types.MessageType.Warning
             ls.window_show_message(types.ShowMessageParams(kind, render("lsp.job-ended", locale, job=job, state=final.state)))
 
@@ -268,6 +275,29 @@ class JobRelay:
         resubscribes when the daemon restarts)."""
         if self.status_feed is None or self.status_feed.done():
             self.status_feed = self.spawn(self._status_feed())
+
+    def announce_end(self, ended: api.JobEnded) -> None:
+        """`pai/jobEnded`: the editor says a watched job ended (or was run again), in its language; a
+        client that shows no messages itself gets it as a `window/showMessage` (once per end)."""
+        from ..service.notice_channels import title as notice_title  # (with the first end: the server starts without the job stack)
+
+        locale = self.locale()
+        why = ended.why_zh if is_chinese(locale) and ended.why_zh else ended.why
+        said = notice_title(ended, locale)
+        self.notify(EditorJobEnded(job=ended.job, cluster=ended.cluster, state=ended.state, message=said, why=why,
+                                   retries=ended.retries))
+        if not self.ls.client_shows_messages and self.first_told(ended.job, ended.state, ended.retries):
+            kind = types.MessageType.Info if ended.state in ("SUCCEEDED", "RETRIED") else types.MessageType.Warning
+            shown = said if ended.state == "RETRIED" else render("lsp.job-ended", locale, job=ended.job, state=ended.state)
+            self.ls.window_show_message(types.ShowMessageParams(kind, f"{shown}: {why}" if why else shown))
+
+    def first_told(self, job: str, state: str, retries: int | None = None) -> bool:
+        """Whether this end of the job is shown for the first time (a follower and the notice both see it)."""
+        key = (job, state, retries if state == "RETRIED" else None)
+        if key in self.announced:
+            return False
+        self.announced.add(key)
+        return True
 
     def notify(self, event: Event) -> None:
         self.ls.protocol.notify(event.EVENT, event.to_json())
@@ -284,6 +314,8 @@ class JobRelay:
             if isinstance(event, api.JobStatus):
                 self.notify_status(EditorJobStatus(job=event.job, cluster=event.cluster, state=event.state,
                                                    exit_code=event.exit_code, diagnostics=event.diagnostics))
+            elif isinstance(event, api.JobEnded):
+                self.announce_end(event)
 
         while True:
             try:

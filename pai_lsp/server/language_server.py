@@ -23,6 +23,7 @@ from ..core.model import Diagnostic, LineIndex, Settings
 from ..settings import find_workspace_settings, flatten, is_settings_file, read
 from .capacity_check import CapacityChecks
 from .cluster_checks import ClusterChecks
+from .cluster_data import ClusterData
 from .documents import Documents, OpenDocument, tune_allocator, tune_garbage_collection
 from .pygls_compat import CompatProtocol
 from .uploads import Uploads
@@ -72,8 +73,9 @@ class PaiLanguageServer(LanguageServer):
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.jobs: Any = None  # the job relay (jobs.py `JobRelay`, which owns its state), made by `create_language_server`
         self.uploads = Uploads(self)  # what an upload would send, for codeDir's hover and warnings
-        self.cluster = ClusterChecks(self)  # what the job's cluster holds: its storages, whether the code reaches it
-        self.capacity = CapacityChecks(self)  # will the job fit its virtual cluster (the daemon's cached cluster state)
+        self.cluster_data = ClusterData(self)  # the default cluster's data, polled from the daemon: both checks below read it
+        self.cluster = ClusterChecks(self, self.cluster_data)  # what the job's cluster holds: its storages, whether the code reaches it
+        self.capacity = CapacityChecks(self, self.cluster_data)  # will the job fit its virtual cluster
 
     # -- settings --------------------------------------------------------------------
     def settings_for(self, uri: str) -> Settings:
@@ -95,7 +97,7 @@ class PaiLanguageServer(LanguageServer):
         self.client_settings = flatten(raw)
         self.analyses.clear()
         self.uploads.settings_changed()
-        self.cluster.forget()
+        self.cluster_data.forget()
 
     # -- analysis --------------------------------------------------------------------
     @property

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..api import ClusterFactsResult, CodeStorage, StorageListResult
+from ..api import CodeStorage, StorageListResult
 from ..core.messages import Message, message
 from ..core.route_rules import Candidate, ClusterFacts, StorageFact, candidates, choose_storage, code_folder, present, setting_for
 from ..errors import PaiError, Unsupported
@@ -104,11 +104,3 @@ def route(backend: Backend, job: dict, name: str, job_format: JobFormat, workspa
         return None, None
     return CodeStorage(storage=choice.storage.name, path=folder, mount_path=where.removesuffix(folder),
                        job_folder=where, chosen_by=choice.source), None
-
-
-def cluster_facts(backend: Backend) -> ClusterFactsResult:
-    """What the editor's checks need of the cluster (the daemon keeps it a while: daemon/facts_cache.py)."""
-    listed = storages_of(backend)
-    return ClusterFactsResult(cluster=backend.profile.name, user=backend.profile.user or "",
-                              takes_v2=bool(getattr(backend, "takes_v2", False)),
-                              storages=listed.storages if listed is not None else None, age=0.0, stale=False)

@@ -266,6 +266,21 @@ def check_task(job: JobDetail, task: str | None) -> None:
     raise NotFound(message(code, job=job.name, task=task, tasks=shown))
 
 
+LOG_READ_MOST = 4 << 20  # bytes one `logs.read` answers, at most
+
+
+def read_log_range(backend: Backend, job: JobDetail, task: str, which: str, offset: int, length: int) -> bytes:
+    """Bytes `offset` .. `offset + length` of a task's log (fewer at its end; none before the task has a log)."""
+    if offset < 0 or length < 0:
+        raise InvalidInput(message("jobs.log-range", offset=offset, length=length))
+    check_task(job, task)
+    found = next((t for t in job.tasks if task in (t.label, t.worker)), None)
+    location = backend.log_location(found, which) if found is not None else None
+    if location is None or length == 0:
+        return b""
+    return backend.read_log(location, offset, min(length, LOG_READ_MOST))
+
+
 def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
     """How to reach each running task: its SSH command and the URLs of its labelled ports."""
     check_task(job, task)
@@ -287,8 +302,10 @@ class TaskLogs:
     """Each task's log, read by byte offset: where it is (known once the task runs) and how much of
     it was read. `offsets` may start where a follower left off."""
 
-    def __init__(self, task: str | None = None, which: str = "all", offsets: dict[str, int] | None = None):
-        self.task, self.which = task, which
+    def __init__(self, task: str | None = None, which: str = "all", offsets: dict[str, int] | None = None,
+                 tail: int | None = None):
+        """`tail`: a task with no offset yet starts with its log's last `tail` bytes (None: its start)."""
+        self.task, self.which, self.tail = task, which, tail
         self.offsets: dict[str, int] = dict(offsets or {})
         self.uris: dict[str, str] = {}
 
@@ -303,6 +320,11 @@ class TaskLogs:
             if label not in self.uris and (location := backend.log_location(task, self.which)):
                 self.uris[label] = location
             if label in self.uris:
+                if label not in self.offsets and self.tail is not None:
+                    start, data = backend.log_end(self.uris[label], self.tail)
+                    self.offsets[label] = start + len(data)
+                    out.append((label, start, data))
+                    continue
                 start = self.offsets.get(label, 0)
                 data = backend.read_log(self.uris[label], start, limit)
                 if data:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .. import api
 from ..core.capacity import ClusterState, QueuedJob, Resources, asks_from_config
 from ..core.waiting import explain
-from ..errors import PaiError, Unsupported
+from ..errors import PaiError
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
@@ -31,14 +31,6 @@ def table(cluster: str, state: ClusterState) -> api.VirtualClustersResult:
              for n in sorted(state.nodes.values(), key=lambda n: n.name)]
     return api.VirtualClustersResult(cluster=cluster, vcs=rows, nodes=nodes, sku_types={k: _amounts(v) for k, v in state.skus.items()},
                                      fetched=state.fetched_ms)
-
-
-def state_for_editor(backend: Backend) -> ClusterState | None:
-    """The cluster's state for the editor's checks; None from a cluster that cannot tell."""
-    try:
-        return backend.cluster_state()
-    except Unsupported:
-        return None
 
 
 def waiting(backend: Backend, job: str) -> api.WaitingResult:

@@ -55,6 +55,31 @@ def test_every_format_is_complete_and_named_once():
         assert f.matches(f.file_name("demo")) and f.file_name("demo").startswith("demo.")
 
 
+def test_the_registry_says_of_each_format_what_the_format_says():
+    """The registry recognises files and tells editors the formats without loading them: its lines
+    must say what the formats themselves say."""
+    assert [(e.name, e.title, e.patterns, e.syntax) for e in formats.REGISTRY] == \
+        [(f.name, f.title, f.patterns, f.syntax) for f in formats.FORMATS]
+    assert all(formats.named(e.name) is e.load() for e in formats.REGISTRY)
+    with pytest.raises(KeyError):
+        formats.named("no-such-format")
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize(("name", "text", "own"), [("job.pai.json", VALID, "pai_lsp.core.v1"), ("job.pai.yaml", V2_JOB, "pai_lsp.core.v2")])
+def test_a_file_loads_its_own_format_and_no_other(name, text, own):
+    """Reading and checking a job file loads its own format only: a v1 config no YAML reader and
+    neither other format; a v2 job not PyYAML (which only what is submitted needs) nor v1's."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pai_lsp.core.formats import format_for; from pai_lsp.core.model import Settings; "
+            f"f = format_for({name!r}); doc = f.parse(sys.stdin.read()); f.diagnose(doc, Settings()); f.symbols(doc); "
+            "print(' '.join(m for m in ('pai_lsp.core.v1', 'pai_lsp.core.v2', 'pai_lsp.core.paddle', 'yaml') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, check=True).stdout
+    assert out.split() == [own]
+
+
 def test_each_format_checks_in_its_own_dialects():
     assert v1.FORMAT.dialect(Settings(dialect="scm")) == "scm"
     assert v1.FORMAT.dialect(Settings(dialect="paddle")) == "openpai"  # never another format's

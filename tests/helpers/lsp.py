@@ -159,8 +159,8 @@ class RawServer:
     """The language server as a subprocess spoken to in raw bytes, for what pytest-lsp cannot send
     (malformed headers) or survive (the server killed). Its messages are read on a thread."""
 
-    def __init__(self, cwd: Path):
-        self.process = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
+    def __init__(self, cwd: Path, command: list[str] | None = None):
+        self.process = subprocess.Popen(command or SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
         self.received: queue.Queue[dict] = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()

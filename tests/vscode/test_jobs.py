@@ -183,7 +183,7 @@ def test_dragging_a_folder_from_the_explorer_uploads_it_into_an_hdfs_folder(work
         source = workbench.explorer_row("labels")
         source.wait_for(state="visible")
         source.drag_to(hdfs_row(workbench, code, view="PAI: HDFS").first)
-        workbench.wait_for(lambda: f"Info: Uploaded 2 file(s) to {code}" in workbench.toasts(), "the upload to finish")
+        workbench.wait_for(lambda: f"Info: Uploaded 2 files to {code}" in workbench.toasts(), "the upload to finish")
         # The HDFS pane under the Explorer is small: its list shows the rows scrolled to (the folder's new ones are below).
         hdfs_row(workbench, code, view="PAI: HDFS").first.hover()
         workbench.wait_for(lambda: workbench.page.mouse.wheel(0, 300) or hdfs_row(workbench, f"{code}/labels", view="PAI: HDFS").count(),

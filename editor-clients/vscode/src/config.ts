@@ -122,6 +122,108 @@ export class LineJoiner {
   }
 }
 
+/**
+ * Splits several tasks' logs into whole lines, `onLine(task, line)` each (its newline kept); a task's
+ * unfinished line waits for its end, and `flush` gives it at the end of the job (the last line of a
+ * task killed right after writing it is not lost).
+ */
+export class LineSplitter {
+  private readonly partial = new Map<string, string>();
+
+  constructor(private readonly onLine: (task: string, line: string) => void) {}
+
+  write(task: string, text: string): void {
+    const pending = (this.partial.get(task) ?? "") + text;
+    const cut = pending.lastIndexOf("\n") + 1;
+    this.partial.set(task, pending.slice(cut));
+    if (cut > 0) for (const line of pending.slice(0, cut).split(/(?<=\n)/)) this.onLine(task, line);
+  }
+
+  flush(): void {
+    for (const [task, rest] of this.partial) if (rest) this.onLine(task, rest + "\n");
+    this.partial.clear();
+  }
+}
+
+/**
+ * Which lines of a job's log are shown: the words `role:NAME` and `task:N` pick tasks (several of a
+ * kind: any of them), the rest is a regular expression (as plain text when it is not one), matched
+ * ignoring case. The empty filter shows every line.
+ */
+export class LogFilter {
+  constructor(readonly roles: string[] = [], readonly indices: number[] = [], readonly text = "", readonly pattern?: RegExp) {}
+
+  static parse(input: string): LogFilter {
+    const roles: string[] = [];
+    const indices: number[] = [];
+    const rest: string[] = [];
+    for (const word of input.trim().split(/\s+/).filter(Boolean)) {
+      const role = /^role:(.+)$/.exec(word);
+      const task = /^(?:task|index):(\d+)$/.exec(word);
+      if (role) roles.push(role[1]);
+      else if (task) indices.push(Number(task[1]));
+      else rest.push(word);
+    }
+    const text = rest.join(" ");
+    let pattern: RegExp | undefined;
+    if (text) {
+      try {
+        pattern = new RegExp(text, "i");
+      } catch {
+        pattern = new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
+      }
+    }
+    return new LogFilter(roles, indices, text, pattern);
+  }
+
+  get empty(): boolean {
+    return !this.roles.length && !this.indices.length && !this.pattern;
+  }
+
+  wants(task: string, line: string): boolean {
+    const cut = task.lastIndexOf(":");
+    const role = cut < 0 ? task : task.slice(0, cut);
+    const index = Number(task.slice(cut + 1));
+    if (this.roles.length && !this.roles.includes(role)) return false;
+    if (this.indices.length && !this.indices.includes(index)) return false;
+    return !this.pattern || this.pattern.test(line);
+  }
+
+  toString(): string {
+    return [...this.roles.map((r) => `role:${r}`), ...this.indices.map((i) => `task:${i}`), this.text].filter(Boolean).join(" ");
+  }
+}
+
+/** A traceback frame in a log line: Python's `File "PATH", line N` (where in the line, the path, the line). */
+export interface LogFrame {
+  start: number;
+  end: number;
+  path: string;
+  line: number;
+}
+
+export function logFrames(text: string): LogFrame[] {
+  return [...text.matchAll(/File "([^"]+)", line (\d+)/g)].map((m) => ({
+    start: m.index ?? 0, end: (m.index ?? 0) + m[0].length, path: m[1], line: Number(m[2]),
+  }));
+}
+
+/**
+ * The workspace file a task's path stands for: the longest end of the path that names a file in one
+ * of `folders` (a job's code runs from its own folder — the code dir, a storage, the job's name —
+ * below which the workspace's layout is kept), as `exists` says; undefined when none does.
+ */
+export function workspaceFileOf(path: string, folders: string[], exists: (file: string) => boolean): string | undefined {
+  const parts = path.split(/[\\/]+/).filter((part) => part && part !== ".");
+  for (let from = 0; from < parts.length; from++) {
+    for (const folder of folders) {
+      const candidate = [folder.replace(/[\\/]+$/, ""), ...parts.slice(from)].join("/");
+      if (exists(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
 /** "1h02m", "3m05s", "42s": how long a job ran (or runs), from times in ms. */
 export function duration(created?: number | null, completed?: number | null, now = Date.now()): string {
   if (!created) return "";

@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import { FINAL_STATES, duration, jobFileName } from "./config";
 import { replacing, withTransferProgress } from "./hdfs";
 import { LogBook } from "./logs";
-import { EditorJobStatus, IdleGpu, TaskFigures, TaskRow as Task } from "./protocol";
+import { EditorJobEnded, EditorJobStatus, IdleGpu, TaskFigures, TaskRow as Task } from "./protocol";
 import { PaiServer, guarded } from "./server";
 
 const PAGE = 50;
@@ -125,6 +125,8 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.statusBar.name = vscode.l10n.t("PAI running jobs");
     this.statusBar.command = "pai.jobs.focus";
     server.on("pai/jobStatus", (p) => this.onStatus(p));
+    // Every watched job's end, wherever it was started (this window, another, the terminal): the daemon tells it once.
+    server.on("pai/jobEnded", (p) => void this.announceEnd(p));
     server.on("pai/jobLogEnd", (p) => {
       if (p.state && FINAL_STATES.includes(p.state)) this.onStatus({ job: p.job, cluster: p.cluster, state: p.state });
     });
@@ -150,9 +152,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   /** A job submitted from this window: listed at once, counted in the status bar, announced at its end. */
   started(job: string, cluster: string): void {
     const seen = this.seen.get(job);
-    if (seen && FINAL_STATES.includes(seen)) {
-      void this.announceEnd(job, cluster, seen); // it ended before the submit's answer was read
-    } else {
+    if (!seen || !FINAL_STATES.includes(seen)) { // (one that ended before the submit's answer was read is told by `pai/jobEnded`)
       this.mine.set(job, { cluster, state: seen ?? "WAITING" });
       this.updateStatusBar();
     }
@@ -200,21 +200,24 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     const mine = this.mine.get(p.job);
     if (mine && mine.state !== p.state) {
       mine.state = p.state;
-      if (FINAL_STATES.includes(p.state)) {
-        this.mine.delete(p.job);
-        void this.announceEnd(p.job, mine.cluster, p.state);
-      }
+      if (FINAL_STATES.includes(p.state)) this.mine.delete(p.job); // its end is told by `pai/jobEnded`
       this.updateStatusBar();
     }
   }
 
-  private async announceEnd(job: string, cluster: string, state: string): Promise<void> {
+  /** A job's end (or retry), with its log, a failure's report and the outputs one click away. */
+  private async announceEnd(p: EditorJobEnded): Promise<void> {
+    const { job, state } = p;
+    const cluster = p.cluster ?? undefined;
     const showLogs = vscode.l10n.t("Show Logs");
     const download = vscode.l10n.t("Download Outputs");
-    const text = vscode.l10n.t("Job {0} {1}", job, state);
-    const show = state === "SUCCEEDED" ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    const said = state === "RETRIED" ? vscode.l10n.t("Job {0} is running again (retry {1})", job, p.retries ?? 1)
+      : vscode.l10n.t("Job {0} {1}", job, state);
+    const text = p.why ? `${said}: ${p.why}` : said;
+    const show = state === "SUCCEEDED" || state === "RETRIED" ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
     const why = vscode.l10n.t("Why did it fail?");
-    const choice = await show(text, ...(state === "FAILED" ? [why] : []), showLogs, download);
+    const choice = await show(text, ...(state === "FAILED" ? [why] : []), showLogs,
+      ...(state === "SUCCEEDED" || state === "FAILED" ? [download] : []));
     if (choice === why) await vscode.commands.executeCommand("pai-lsp.job.why", { job, cluster });
     if (choice === showLogs) await this.logs.show({ job, cluster });
     if (choice === download) await downloadOutputs(this.server, job, cluster);
@@ -369,7 +372,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
 }
 
 // -- actions on a job --------------------------------------------------------------------
-export async function downloadOutputs(server: PaiServer, job: string, cluster: string): Promise<void> {
+export async function downloadOutputs(server: PaiServer, job: string, cluster: string | undefined): Promise<void> {
   const folder = await vscode.window.showOpenDialog({
     canSelectFolders: true, canSelectFiles: false, openLabel: vscode.l10n.t("Download Here"),
     defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
@@ -393,6 +396,11 @@ export function registerJobCommands(context: vscode.ExtensionContext, server: Pa
     vscode.commands.registerCommand("pai-lsp.jobs.refresh", () => view.refresh()),
     vscode.commands.registerCommand("pai-lsp.jobs.loadMore", (node: ClusterNode) => view.loadMore(node)),
     command("pai-lsp.job.showLogs", (node) => logs.show(ref(node))),
+    // From a job's row, or the Command Palette (the log shown last).
+    vscode.commands.registerCommand("pai-lsp.job.filterLogs", (node?: JobNode) =>
+      guarded(() => logs.filter(node instanceof JobNode ? ref(node) : undefined))),
+    vscode.commands.registerCommand("pai-lsp.job.earlierLogs", (node?: JobNode) =>
+      guarded(() => logs.earlier(node instanceof JobNode ? ref(node) : undefined))),
     command("pai-lsp.job.showTasks", (node) => view.showTasks(node)),
     command("pai-lsp.job.stop", async (node) => {
       const stop = vscode.l10n.t("Stop Job");

@@ -8,25 +8,12 @@ export interface Amounts {
   gpu: number;
 }
 
-/** The cluster's capacity and queue for the editor's checks, from the daemon's cache (asked again once older than `maxAge` seconds). */
-export interface CapacityState {
-  cluster?: string | null;
-  maxAge?: number;
-}
-
-/** `state`: `core.capacity.ClusterState`'s JSON, as the cluster answered at `fetched` (ms since the epoch); None when the cluster cannot tell (PaddlePaddle Cloud). */
-export interface CapacityStateResult {
-  cluster: string;
-  state: Record<string, unknown> | null;
-  fetched: number;
-}
-
-/** What the editor's checks need of the cluster (its storages, whether it reads v2 jobs), from the daemon's cache: fetched in the background, kept a while; the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked and nothing is kept. */
+/** What the editor's checks need of the cluster (its storages, whether it reads v2 jobs, its capacity and queue), from the daemon's one cache of it: fetched in the background, kept a while; the local cluster is never started for it. Fails (`unreachable`) while the cluster cannot be asked and nothing is kept. */
 export interface ClusterFacts {
   cluster?: string | null;
 }
 
-/** What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old). */
+/** What the editor's checks need of a cluster, from the daemon's cache (`age` seconds old): its storages for the storage checks, its capacity and queue for "will it fit". */
 export interface ClusterFactsResult {
   cluster: string;
   user: string;
@@ -34,6 +21,7 @@ export interface ClusterFactsResult {
   storages: StorageInfo[] | null;
   age: number;
   stale: boolean;
+  state: Record<string, unknown> | null;
 }
 
 export interface ClusterRow {
@@ -157,6 +145,17 @@ export interface ConfigText {
   text: string;
 }
 
+/** A watched job ended or was run again: the editor says so, offering its log and, when it failed, why. */
+export interface EditorJobEnded {
+  job: string;
+  cluster: string | null;
+  uri?: string | null;
+  state: string;
+  message: string;
+  why: string;
+  retries?: number | null;
+}
+
 /** `text` stands for `length` bytes of the task's log from byte `offset`. */
 export interface EditorJobLog {
   job: string;
@@ -208,6 +207,7 @@ export interface Follow {
   which?: string;
   follow?: boolean;
   offsets?: Record<string, number> | null;
+  tail?: number | null;
 }
 
 export interface FollowLogs {
@@ -217,6 +217,7 @@ export interface FollowLogs {
   which?: string;
   follow?: boolean;
   offsets?: Record<string, number> | null;
+  tail?: number | null;
 }
 
 export interface FollowLogsResult {
@@ -440,6 +441,17 @@ export interface JobConfig {
   job: string;
 }
 
+/** A watched job ended (SUCCEEDED, FAILED, STOPPED) or was run again (RETRIED): sent once per end to every subscriber, and as the desktop notice and webhooks the user set (`notices.json`). */
+export interface JobEnded {
+  job: string;
+  cluster: string | null;
+  state: string;
+  why: string;
+  whyZh: string;
+  retries: number | null;
+  exitCode: number | null;
+}
+
 export interface JobFileFormat {
   format: string;
   title: string;
@@ -516,6 +528,7 @@ export interface JobStatus {
   diagnostics: string;
   userExitCode: number | null;
   exitReason: string;
+  retries: number | null;
 }
 
 /** The user's jobs, newest first: `limit` of them from `offset` (all when no limit). */
@@ -549,6 +562,26 @@ export interface Kinds {
 export interface KindsResult {
   jobFiles: JobFileFormat[];
   kinds: KindRow[];
+}
+
+/** `length` bytes of a task's log from byte `offset`, as text (as `job.log` carries them: `data`, base64, only when they are not all UTF-8). */
+export interface LogPiece {
+  job: string;
+  task: string;
+  offset: number;
+  length: number;
+  text: string;
+  data?: string | null;
+}
+
+/** Bytes `offset` .. `offset + length` of one task's log (at most 4 MiB): what a view opened at a log's tail reads backwards, on demand. */
+export interface LogRead {
+  cluster?: string | null;
+  job: string;
+  task: string;
+  offset: number;
+  length: number;
+  which?: string;
 }
 
 export interface MetricSeries {
@@ -1198,6 +1231,7 @@ export interface Commands {
   "pai.job.metricsRange": { argument: JobMetricsRange; result: JobMetricsRangeResult };
   "pai.job.follow": { argument: Follow; result: Following };
   "pai.job.unfollow": { argument: Unfollow; result: StoppedResult };
+  "pai.job.logRead": { argument: LogRead; result: LogPiece };
   "pai.jobOutputs": { argument: JobOutputs; result: PathResult };
   "pai.job.record": { argument: RecordShow; result: RecordShowResult };
   "pai.job.submittedFile": { argument: SubmittedFile; result: RecordText };
@@ -1230,6 +1264,7 @@ export interface Notifications {
   "pai/jobLog": EditorJobLog;
   "pai/jobLogEnd": EditorJobLogEnd;
   "pai/jobStatus": EditorJobStatus;
+  "pai/jobEnded": EditorJobEnded;
 }
 
 export type FailureKind = "auth" | "cancelled" | "config" | "exists" | "interrupted" | "invalid" | "name-taken" | "not-found" | "permission" | "server" | "unreachable";

@@ -13,8 +13,8 @@ from ..messages import render
 from ..model import Diagnostic, NewFile, Settings
 from ..route_rules import ClusterFacts
 from ..schema import DIALECTS, job_schema
+from ..status_notification import in_extras
 from ..validate import diagnose
-from .to_v2 import ConversionError, to_v2_yaml
 
 FILLED_FIELDS = ("codeDir", "dataDir", "outputDir", "authFile")  # a v1 server leaves $PAI_JOB_NAME in these as written
 
@@ -28,7 +28,8 @@ class PaiV1(JobFormat):
     code_dir = True
 
     def schema(self, dialect: str) -> dict:
-        return job_schema(dialect)
+        """OpenPAI's (whose extras reach a Kubernetes-era server's v2 job as written) also knows the e-mail flags."""
+        return in_extras(job_schema(dialect)) if dialect == "openpai" else job_schema(dialect)
 
     def diagnose(self, doc: Document, settings: Settings) -> list[Diagnostic]:
         return diagnose(doc, self.checked(settings))
@@ -43,6 +44,8 @@ class PaiV1(JobFormat):
         title = render("v2.convert.title", locale, name=name)
         if doc.root is None or doc.root.type != "object" or any(d.severity == "error" for d in self.diagnose(doc, settings)):
             return [NewFile(title, name, "", render("v2.convert.fix-first", locale))]
+        from .to_v2 import ConversionError, to_v2_yaml  # (YAML loads only for this)
+
         config = {k: v for k, v in doc.root.value.items() if k != "$schema"}
         try:
             text = to_v2_yaml(config)
@@ -76,6 +79,8 @@ class PaiV1(JobFormat):
     def sent(self, job: dict, protocols: Collection[int]) -> Sent:
         """As it is, or its v2 YAML to a server that reads protocol v2 only (ConversionError for what v2 cannot say)."""
         if protocols and 1 not in protocols:
+            from .to_v2 import to_v2_yaml
+
             return Sent(text=to_v2_yaml(job))
         return Sent(data=job)
 

@@ -17,7 +17,7 @@ from ..model import Completion, Diagnostic, Edit, Hover, Settings
 from ..route_rules import ClusterFacts
 from ..schema_outline import Symbol
 from ..yaml.tree import Document, parse
-from . import checks, completion, facts, navigate, outline, render
+from . import checks, completion, facts, navigate, outline
 from . import hover as explain
 
 _PLAIN = re.compile(r"[\w@%+=:,./~-]+")  # a path the shell reads as it is (`~` only after its start)
@@ -107,6 +107,8 @@ class PaiV2(JobFormat):
 
     def fill_in(self, job: dict, fill: Callable[[str], str]) -> None:
         """The v1 folders kept in `extras` (its commands are left as written: at run time $PAI_JOB_NAME is the platform's)."""
+        from . import render  # (PyYAML loads for what is submitted, not for what is edited)
+
         extras = job.get("extras") if isinstance(job.get("extras"), dict) else {}
         for field in render.V2_DIRS:
             if isinstance(extras.get(field), str):
@@ -154,16 +156,24 @@ class PaiV2(JobFormat):
         return to_v1(job)
 
     def sent(self, job: dict, protocols: Collection[int]) -> Sent:
+        from . import render
+
         v1 = self.converted(job, protocols)
         return Sent(text=render.dump(job)) if v1 is None else Sent(data=v1)
 
     def rendered(self, job: dict, show_secrets: bool = False) -> str | None:
+        from . import render
+
         return render.render(job, show_secrets=show_secrets).text()
 
     def masked(self, job: dict) -> dict:
+        from . import render
+
         return render.secrets_masked(job)
 
     def secrets_lost(self, job: dict) -> bool:
+        from . import render
+
         return job.get("secrets") == render.MASK
 
 

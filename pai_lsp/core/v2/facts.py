@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from .. import status_notification
 from ..joi import js_regex
 from ..schema import load_schema, resolve
 
@@ -130,6 +131,8 @@ def shape(node: dict, value: Any, root: dict) -> dict:
 def subschema(path: list[str | int] | tuple, job: Any = None) -> dict | None:
     """The schema of the value at `path` of a job (`job`: its plain value, for prerequisites' shapes);
     None where the schema says nothing."""
+    if len(path) >= 2 and path[0] == "extras" and path[1] == status_notification.KEY:  # described by its own module
+        return status_notification.subschema(path[2:])
     root = schema()
     node: dict | None = root
     value = job

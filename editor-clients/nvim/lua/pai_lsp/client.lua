@@ -190,7 +190,7 @@ local function server_config(path)
   local init = vim.deepcopy(settings)
   init.client = { showsMessages = true } -- this client shows failed commands and job ends itself
   local handlers = {}
-  for _, method in ipairs({ "pai/jobLog", "pai/jobLogEnd", "pai/jobStatus", "$/progress" }) do
+  for _, method in ipairs({ "pai/jobLog", "pai/jobLogEnd", "pai/jobStatus", "pai/jobEnded", "$/progress" }) do
     handlers[method] = dispatch(method)
   end
   return {

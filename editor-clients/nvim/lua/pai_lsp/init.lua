@@ -17,6 +17,7 @@ function M.setup(opts)
   for key, value in pairs(opts) do
     client.config[key] = value
   end
+  require("pai_lsp.notices") -- a job's end is said whatever else is open
   local group = vim.api.nvim_create_augroup("pai_lsp", { clear = true })
   -- The job files are the ones the server says (every format's patterns: *.pai.json, *.paddle.json …);
   -- buffers opened before it has said so are attached when it has.

@@ -1,7 +1,7 @@
 -- :PaiSubmit / :PaiRun: save the config, run the server's submit with a progress token of ours
 -- (upload progress arrives as `$/progress`, shown by vim.notify and by any status-line plugin that
 -- reads LSP progress; :PaiCancel stops an upload), open the job's live log, and say once how each
--- job started here ended.
+-- watched job ended (`pai/jobEnded`: started here or anywhere else).
 local client = require("pai_lsp.client")
 local logs = require("pai_lsp.logs")
 local ui = require("pai_lsp.ui")
@@ -134,24 +134,15 @@ function M.cancel()
   end
 end
 
-local function ended(job, state)
+--- A job's end, told by pai_lsp.notices: one started here that failed also gets its diagnostics.
+function M.ended(job, state)
   if started[job] and ui.FINAL[state] then
     local cluster = started[job]
     started[job] = nil
-    local level = state == "SUCCEEDED" and vim.log.levels.INFO or vim.log.levels.WARN
-    ui.notify(t("job %s %s", job, state), level)
     if state == "FAILED" then
       require("pai_lsp.why").failed(job, cluster)
     end
   end
 end
-
-client.on("pai/jobStatus", function(p)
-  ended(p.job, ui.value(p.state))
-end)
-
-client.on("pai/jobLogEnd", function(p)
-  ended(p.job, ui.value(p.state))
-end)
 
 return M

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   Catalogue, configuredServerCommand, clientCommandFor, CLIENT_PREFIX, documentSelector, duration, fileRowContext, isJobFile, jobFileName,
-  jobFilePatterns, LANGUAGES, LineJoiner, TaskLog,
+  jobFilePatterns, LANGUAGES, LineJoiner, LineSplitter, LogFilter, TaskLog, logFrames, workspaceFileOf,
 } from "../config";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
@@ -92,6 +92,38 @@ test("logs of several tasks are joined by whole lines with their task prefix", (
   assert.equal(out, "[ps:0] a\n[worker:0] c\n[ps:0] bc\n[worker:0] tail\n");
   assert.equal(duration(1000, 63000), "1m02s");
   assert.equal(duration(0, 5), "");
+});
+
+test("a job log's filter: roles and task indices pick tasks, the rest is a regular expression (plain text when not one)", () => {
+  const filter = LogFilter.parse("role:worker task:1 loss=0\\.[23]");
+  assert.deepEqual([filter.roles, filter.indices], [["worker"], [1]]);
+  assert.ok(filter.wants("worker:1", "step 2 LOSS=0.2\n"));
+  assert.ok(!filter.wants("worker:0", "step 2 loss=0.2\n") && !filter.wants("ps:1", "loss=0.2\n") && !filter.wants("worker:1", "loss=0.1\n"));
+  assert.equal(filter.toString(), "role:worker task:1 loss=0\\.[23]");
+  const plain = LogFilter.parse("f(x");
+  assert.ok(plain.wants("a:0", "call f(x)") && !plain.wants("a:0", "fx"));
+  assert.ok(LogFilter.parse("  ").empty && LogFilter.parse("").wants("any:3", "anything"));
+});
+
+test("a traceback frame in a log line names the workspace file it stands for", () => {
+  const line = '[train:0]   File "/mnt/local/alice~job_1/pkg/ops.py", line 3, in <listcomp>';
+  const [frame] = logFrames(line);
+  assert.deepEqual({ ...frame, text: line.slice(frame.start, frame.end) },
+    { start: 12, end: 60, path: "/mnt/local/alice~job_1/pkg/ops.py", line: 3, text: 'File "/mnt/local/alice~job_1/pkg/ops.py", line 3' });
+  const files = new Set(["/ws/pkg/ops.py", "/ws/ops.py"]);
+  assert.equal(workspaceFileOf(frame.path, ["/ws"], (f) => files.has(f)), "/ws/pkg/ops.py"); // the longest end first
+  assert.equal(workspaceFileOf("/usr/lib/python3.11/json/decoder.py", ["/ws"], (f) => files.has(f)), undefined);
+  assert.deepEqual(logFrames("no frame here"), []);
+});
+
+test("logs split into whole lines per task, the last unterminated one at the end", () => {
+  const lines: string[] = [];
+  const split = new LineSplitter((task, line) => lines.push(`${task}|${line}`));
+  split.write("w:0", "a\nb");
+  split.write("w:1", "x\n");
+  split.write("w:0", "c\nlast words");
+  split.flush();
+  assert.deepEqual(lines, ["w:0|a\n", "w:1|x\n", "w:0|bc\n", "w:0|last words\n"]);
 });
 
 test("the HDFS and Storages views' menus: no write action on a read-only storage's rows, no rename or delete of a storage", () => {
