@@ -207,5 +207,8 @@ def alternate(rounds: int, ours_run: Callable[[int], Run], reference_run: Callab
     for r in range(rounds):
         pair = [("ours", ours_run), ("reference", reference_run)]
         for side, run in pair if r % 2 == 0 else reversed(pair):
-            getattr(out, side).append(run(r))
+            done = run(r)
+            getattr(out, side).append(done)
+            print(f"round {r} {side}: {done.seconds:.2f} s, cluster CPU {done.cluster_cpu:.2f} s, client CPU {done.client_cpu:.2f} s, "
+                  f"load {done.load:.1f}", file=sys.stderr, flush=True)  # each run as it ends: a cut-short set still says something
     return out

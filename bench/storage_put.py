@@ -1,8 +1,8 @@
 """Writing to the local cluster's WebHDFS, with `hdfscli upload -t 8` (the `hdfs` package's
 own client) as the reference in the same run:
 
-- the code upload of a tree (`storage.upload`: staging folder, one switch into place) — the bulk-write
-  path of `keepalive.py`;
+- the code upload of a tree (`storage.upload`: staging folder, one switch into place), over the
+  session's pooled HTTP client (storage/session.py);
 - `pai hdfs put` of the same tree (`service.hdfs.put`: a new folder written whole under a temporary
   name and renamed into place), of it again over itself (each file under a temporary name, renamed
   into place when whole), and of one big file.

@@ -3,6 +3,7 @@ that neither side is flattered (`bench/fair.py`: equal stores, alternating order
 load noted for every run). Each table:
 
 - big: one file of S MB;
+- put: one file of S MB by `pai hdfs put` as a user runs it (the CLI, the daemon doing the upload);
 - call: one file of S MB, the upload call alone on both sides (pai's `storage.upload`, the `hdfs`
   package's `Client.upload` that `hdfscli upload` runs), each in a process of its own but timed
   without the process's start-up: how the daemon uploads every job's code, with nothing to import;
@@ -13,7 +14,7 @@ load noted for every run). Each table:
   own `upload` call's time, and the whole process); references: `hdfscli` sending that one file
   (the work's floor) and the first, whole upload; and the unchanged tree uploaded again.
 
-    .venv/bin/python bench/uploads.py [big] [call] [files] [stored] [edit] [--rounds N] [--sizes …]
+    .venv/bin/python bench/uploads.py [big] [put] [call] [files] [stored] [edit] [--rounds N] [--sizes …]
 """
 
 from __future__ import annotations
@@ -29,7 +30,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.fair import USER, Compared, Run, alternate, call_seconds, fresh_cluster, hdfscli, ours, reference_call, seed, warm  # noqa: E402
+from bench.fair import (  # noqa: E402
+    USER,
+    Compared,
+    Run,
+    alternate,
+    call_seconds,
+    fresh_cluster,
+    hdfscli,
+    measured,
+    ours,
+    reference_call,
+    seed,
+    warm,
+)
 from bench.report import print_markdown  # noqa: E402
 from bench.trees import make_big, make_tree  # noqa: E402
 from pai_lsp.storage.webhdfs import Hdfs  # noqa: E402
@@ -84,6 +98,49 @@ def bench_call(work: Path, rounds: int, sizes: list[int]) -> list[list[str]]:
                      f"{compared.median('ours', 'cluster_cpu'):.2f} / {compared.median('reference', 'cluster_cpu'):.2f}",
                      compared.loads()])
         shutil.rmtree(folder)
+    return rows
+
+
+def bench_put(work: Path, rounds: int, sizes: list[int]) -> list[list[str]]:
+    """`pai hdfs put FILE` as a user runs it (the CLI, the daemon already running and doing the upload)
+    against `hdfscli upload -f -t 8 FILE`, on the one local cluster the CLI started for its `local`
+    profile; each run's file removed (untimed) before the next, so every run finds the same store."""
+    import json
+    import subprocess
+    from types import SimpleNamespace
+
+    env = dict(os.environ, XDG_CONFIG_HOME=str(work / "config"), XDG_STATE_HOME=str(work / "state"),
+               PAI_LOCAL_CLUSTER_DIR=str(work / "local"), PAI_LSP_SECRETS="file")
+    pai = [sys.executable, "-m", "pai_lsp"]
+    rows = []
+    try:
+        subprocess.run([*pai, "hdfs", "mkdir", f"/user/{USER}/bench"], env=env, check=True, capture_output=True, timeout=120)
+        info = json.loads((work / "local" / "cluster.json").read_text())
+        cluster = SimpleNamespace(process=SimpleNamespace(pid=info["pid"]), hdfs_url=info["hdfs"],
+                                  data_dir=work / "local", url=info["url"])
+        config = work / "hdfscli.cfg"
+        config.write_text(f"[global]\ndefault.alias = bench\n\n[bench.alias]\nurl = {cluster.hdfs_url}\nuser = {USER}\n")
+
+        def compare(big: Path) -> Compared:
+            remote = f"/user/{USER}/bench/{big.name}"
+
+            def removed(run: Run) -> Run:
+                subprocess.run([*pai, "hdfs", "rm", remote], env=env, check=True, capture_output=True, timeout=120)
+                return run
+
+            hdfscli_env = dict(env, HDFSCLI_CONFIG=str(config))
+            return alternate(rounds, lambda r: removed(measured([*pai, "hdfs", "put", str(big), f"/user/{USER}/bench/"], env, cluster)),
+                             lambda r: removed(measured([str(Path(sys.executable).with_name("hdfscli")), "upload", "-f", "-t", "8",
+                                                         str(big), remote], hdfscli_env, cluster)))
+
+        for mb in sizes or [1024]:
+            big = make_big(work / f"put{mb}", mb)
+            warm(big.parent)
+            rows.append([f"{mb:,}", *cells(compare(big), mb * 1.048576)])
+            shutil.rmtree(big.parent)
+    finally:
+        for command in (["daemon", "stop"], ["cluster", "stop-local"]):
+            subprocess.run([*pai, *command], env=env, capture_output=True, timeout=60)
     return rows
 
 
@@ -156,6 +213,9 @@ def bench_edit(work: Path, rounds: int, sizes: list[int]) -> list[list[str]]:
 
 TABLES = {
     "big": (bench_big, ["file MB", *SIDES]),
+    "put": (bench_put, ["file MB", "`pai hdfs put` (CLI, daemon running), s", "`hdfscli upload -t 8`, s", "pai speed vs hdfscli",
+                        "cluster CPU pai / hdfscli, s", "client CPU pai / hdfscli, s", "peak RSS pai / hdfscli, MB",
+                        "load (1 min) over the runs"]),
     "call": (bench_call, ["file MB", "pai's upload call, s", "the `hdfs` package's upload call, s", "pai speed vs the `hdfs` package",
                           "whole processes pai / `hdfs`, s", "cluster CPU pai / `hdfs`, s", "load (1 min) over the runs"]),
     "files": (bench_files, ["10 KB files", *SIDES]),

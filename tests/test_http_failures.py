@@ -1,7 +1,6 @@
-"""One way to say an HTTP failure: every client we talk to clusters with (httpx for the REST APIs and
-PFS, requests under the `hdfs` package for browsing WebHDFS, the standard library's http.client for
-bulk writes and log reads) meets the same failures from stand-in servers on 127.0.0.1 and raises
-the same error class, in one line."""
+"""One way to say an HTTP failure: every kind of call we make to clusters (the REST APIs, log reads,
+PFS, WebHDFS browsing and bulk writes, all over the one client of storage/session.py) meets the same
+failures from stand-in servers on 127.0.0.1 and raises the same error class, in one line."""
 
 from __future__ import annotations
 
@@ -26,7 +25,6 @@ QUICK = 0.5  # seconds a silent server is waited for
 def openpai(url: str) -> OpenPai:
     backend = OpenPai(Profile("c", url, url, "alice", "openpai", 1), lambda: "pw", token="t")
     backend.http.timeout = httpx.Timeout(QUICK)
-    backend.fast.timeout = QUICK
     return backend
 
 
@@ -44,12 +42,12 @@ def pfs(url: str) -> Pfs:
 
 # Each client, as the product uses it: (the client for a server's URL, one call of it).
 CALLS = {
-    "REST over httpx": (openpai, lambda c: c.request("GET", "/api/v1/user/alice/jobs")),
-    "REST log read over http.client": (openpai, lambda c: c.read_log(f"{c.rest_uri}/logs/stdout", 0)),
-    "PaddlePaddle Cloud over httpx": (paddlecloud, lambda c: c.request("GET", "/api/v1/jobs/")),
-    "PFS over httpx": (pfs, lambda c: c.list("/pfs/dc/home/alice/data")),
-    "WebHDFS browsing over requests": (lambda url: Hdfs(url, "alice", timeout=(QUICK, QUICK)), lambda c: c.list("/data")),
-    "WebHDFS write over http.client": (lambda url: Hdfs(url, "alice", timeout=(QUICK, QUICK)), lambda c: c.write("/data/x", b"x")),
+    "REST": (openpai, lambda c: c.request("GET", "/api/v1/user/alice/jobs")),
+    "REST log read": (openpai, lambda c: c.read_log(f"{c.rest_uri}/logs/stdout", 0)),
+    "PaddlePaddle Cloud": (paddlecloud, lambda c: c.request("GET", "/api/v1/jobs/")),
+    "PFS": (pfs, lambda c: c.list("/pfs/dc/home/alice/data")),
+    "WebHDFS browsing": (lambda url: Hdfs(url, "alice", timeout=(QUICK, QUICK)), lambda c: c.list("/data")),
+    "WebHDFS write": (lambda url: Hdfs(url, "alice", timeout=(QUICK, QUICK)), lambda c: c.write("/data/x", b"x")),
 }
 
 

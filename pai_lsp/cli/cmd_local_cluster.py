@@ -34,12 +34,15 @@ def local_cluster(args: argparse.Namespace) -> int:
             return EXIT_ERRORS
         print(_("user {name} added").format(name=args.name))
         return EXIT_OK
+    if bool(args.ssl_certfile) != bool(args.ssl_keyfile):
+        print("pai local-cluster: " + _("HTTPS needs both --ssl-certfile and --ssl-keyfile"), file=sys.stderr)
+        return EXIT_ERRORS
     try:
         return serve(data_dir, args.host, args.port, args.hdfs_port, args.gpus, args.runtime, args.cpus, args.memory_mb,
                      allow_remote=args.allow_remote, private=args.private, strict_resources=args.strict_resources,
                      paddle_port=args.paddle_port, enforce_memory=args.enforce_memory,
                      metrics_interval=args.metrics_interval, prometheus=args.prometheus, storages=args.storage,
-                     azurite=args.azurite)
+                     azurite=args.azurite, tls=(args.ssl_certfile, args.ssl_keyfile) if args.ssl_certfile else None)
     except OSError as exc:
         print("pai local-cluster: " + _("cannot listen on {address}: {why}").format(address=f"{args.host}:{args.port}", why=exc.strerror or exc),
               file=sys.stderr)
@@ -91,6 +94,8 @@ def add_commands(sub) -> None:
                             "none: no Prometheus, and /prometheus says so)")
         p.add_argument("--private", action="store_true",
                        help="require a token for reading jobs too, and for every WebHDFS call (delegation=<token>)")
+        p.add_argument("--ssl-certfile", metavar="FILE", help="serve over HTTPS with this certificate (PEM; with --ssl-keyfile)")
+        p.add_argument("--ssl-keyfile", metavar="FILE", help="the private key of --ssl-certfile (PEM)")
     for action in p_lc._actions[first:]:
         action.own_only = True  # serve's options, which `pai local-cluster` takes as the command it runs by default
     users = command(lc_sub, "users", "manage the cluster's users", [

@@ -1,5 +1,6 @@
-"""OpenPAI REST client over httpx: the first `Backend` (clusters/backend.py). Renews an expired
-token by itself; reads answers into `core.openpai`'s model."""
+"""OpenPAI REST client: the first `Backend` (clusters/backend.py). Its REST calls, log reads and
+HDFS share one pooled HTTP client (storage/session.py); renews an expired token by itself; reads
+answers into `core.openpai`'s model."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from ..core.job_format import Unsendable
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, LogLocations, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, ServerError, Unsupported
-from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, failures, request, url_path
-from ..storage.keepalive import KeepAlive
+from ..storage import session
+from ..storage.http import THE_CLUSTER, answer_error, at_cluster, detail, request, url_path
 from .backend import Backend
 from .profiles import LOCAL
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from ..storage.webhdfs import Hdfs
     from .profiles import Profile
 
-TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 ACTIVE = ("WAITING", "RUNNING", "STOPPING", "UNKNOWN")  # job states that still change
 
 
@@ -49,10 +49,8 @@ class OpenPai(Backend):
         self._password = password
         self.token = token
         self._on_token = on_token
-        self.http = httpx.Client(base_url=self.rest_uri, timeout=TIMEOUT, transport=transport)
-        # Log reads come by the hundred per second when many jobs are followed: the standard
-        # library's client costs a third of httpx's CPU for each (not when a test sends them elsewhere).
-        self.fast = KeepAlive(timeout=TIMEOUT.read or 30.0) if transport is None else None
+        self.http = session.client(self.rest_uri, transport=transport)  # REST, logs and HDFS alike
+        self._renewed = session.Renewed(self.current_token)
         self._storage: Hdfs | None = None
         self._filters: bool | None = None  # whether the v2 job list filters by state (unknown until tried)
         self._listed: tuple[str, list[JobSummary]] | None = None  # the unfinished jobs as last listed, with their ETag
@@ -62,7 +60,7 @@ class OpenPai(Backend):
         if self._storage is None:
             from ..storage.webhdfs import Hdfs
 
-            self._storage = Hdfs(self.profile.webhdfs_uri, self.profile.user, token=self.current_token)
+            self._storage = Hdfs(self.profile.webhdfs_uri, self.profile.user, token=self.current_token, http=self.http)
         return self._storage
 
     def current_token(self, renew: bool = False) -> str:
@@ -74,9 +72,9 @@ class OpenPai(Backend):
         return self.token
 
     def close(self) -> None:
-        self.http.close()
         if self._storage is not None:
             self._storage.close()
+        self.http.close()
 
     # -- transport -------------------------------------------------------------------
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
@@ -94,16 +92,14 @@ class OpenPai(Backend):
             self._on_token(self.token)
 
     def request(self, method: str, path: str, allow: tuple[int, ...] = (), **kwargs: Any) -> httpx.Response:
-        """An authenticated request; on 401 the token is renewed once without asking the user.
-        Statuses in `allow` are returned instead of raised."""
-        self.current_token()
-        for attempt in (1, 2):
-            headers = dict(kwargs.pop("headers", {}) or {}, Authorization=f"Bearer {self.token}")
-            response = self._send(method, path, headers=headers, **kwargs)
-            if response.status_code == 401 and attempt == 1:
-                self.login()
-                continue
-            break
+        """An authenticated request (`path` on the REST server, or a whole URL: a log's); on 401 the
+        token is renewed once without asking the user. Statuses in `allow` are returned instead of raised."""
+        headers = dict(kwargs.pop("headers", {}) or {})
+
+        def send(token: str | None) -> httpx.Response:
+            return self._send(method, path, headers={**headers, "Authorization": f"Bearer {token}"}, **kwargs)
+
+        response = session.authorized(send, self._renewed.fresher, lambda answer, _: answer.status_code == 401, self.current_token())
         return response if response.status_code in allow else self.check(response)
 
     @staticmethod
@@ -329,7 +325,7 @@ class OpenPai(Backend):
         """Bytes of a log from `offset` on, at most `limit` (empty when nothing new)."""
         last = "" if limit is None else str(offset + limit - 1)
         headers = {"Range": f"bytes={offset}-{last}"} if offset or limit is not None else {}
-        status, data = self._get_log(uri, headers) if self.fast is not None else self._get_log_httpx(uri, headers)
+        status, data = self._get_log(uri, headers)
         if status == 416:
             return b""
         if status == 200 and (offset or limit is not None):  # a server that ignores Range
@@ -338,48 +334,24 @@ class OpenPai(Backend):
 
     def read_log_tail(self, uri: str, size: int) -> bytes:
         """A suffix range (`bytes=-size`, which the log servers take); a server that ignores it sends all."""
-        status, data = (self._get_log(uri, {"Range": f"bytes=-{size}"}) if self.fast is not None
-                        else self._get_log_httpx(uri, {"Range": f"bytes=-{size}"}))
+        status, data = self._get_log(uri, {"Range": f"bytes=-{size}"})
         return b"" if status == 416 else data[-size:]
 
     def log_end(self, uri: str, size: int) -> tuple[int, bytes]:
         """The last `size` bytes of a log and the offset they start at (the suffix range's Content-Range);
         a server that ignores the range sends all, whose length says it."""
-        if self.fast is not None:
-            status, head, data = self._get_log_answer(uri, {"Range": f"bytes=-{size}"})
-        else:
-            response = self.request("GET", uri, allow=(416,), headers={"Range": f"bytes=-{size}"})
-            status, head, data = response.status_code, {k.lower(): v for k, v in response.headers.items()}, response.content
+        response = self.request("GET", uri, allow=(416,), headers={"Range": f"bytes=-{size}"})
+        status, data = response.status_code, response.content
         if status == 416:
             return 0, b""
-        found = re.match(r"bytes (\d+)-\d+/\d+", head.get("content-range", "")) if status == 206 else None
+        found = re.match(r"bytes (\d+)-\d+/\d+", response.headers.get("content-range", "")) if status == 206 else None
         if found is None:
             return max(0, len(data) - size), data[-size:]
         return int(found.group(1)), data
 
-    def _get_log_httpx(self, uri: str, headers: dict) -> tuple[int, bytes]:
+    def _get_log(self, uri: str, headers: dict) -> tuple[int, bytes]:
         response = self.request("GET", uri, allow=(416,), headers=headers)
         return response.status_code, response.content
-
-    def _get_log(self, uri: str, headers: dict) -> tuple[int, bytes]:
-        status, _, body = self._get_log_answer(uri, headers)
-        return status, body
-
-    def _get_log_answer(self, uri: str, headers: dict) -> tuple[int, dict[str, str], bytes]:
-        """`request` for a log read, on this thread's kept-alive standard-library connection: (status, headers, body)."""
-        assert self.fast is not None
-        url = uri if "://" in uri else self.rest_uri + uri
-        self.current_token()
-        for attempt in (1, 2):
-            with failures(at_cluster(self.rest_uri)):
-                status, head, body = self.fast.request("GET", url, headers={**headers, "Authorization": f"Bearer {self.token}"})
-            if status == 401 and attempt == 1:
-                self.login()
-                continue
-            break
-        if status >= 400 and status != 416:
-            raise answer_error(status, body, THE_CLUSTER, {409: NameTaken})
-        return status, head, body
 
     def active_jobs(self) -> list[JobSummary] | None:
         """Unfinished jobs by the v2 list's state filter, where the server has it (OpenPAI with its

@@ -1,5 +1,5 @@
-"""PaddlePaddle Cloud (paddlecloud-scm.md Part A) as a `Backend`: its Django REST API over httpx, its
-file server (PFS) as the storage.
+"""PaddlePaddle Cloud (paddlecloud-scm.md Part A) as a `Backend`: its Django REST API, its file server
+(PFS) as the storage, both over one pooled HTTP client (storage/session.py).
 
 What the server makes the client do (§A.19): treat HTTP 200 with a non-empty `msg` (or a `code`
 other than 200) as a failure; always send the trailing slash and `n` for logs; keep the token per
@@ -23,6 +23,7 @@ from ..core.capacity import ClusterState, Event
 from ..core.messages import message
 from ..core.openpai_rest import JobDetail, JobSummary, TaskStatus
 from ..errors import AuthFailed, InvalidInput, NameTaken, NotFound, PaiError, PermissionDenied, ServerError, Unsupported
+from ..storage import session
 from ..storage.http import answer_error, at_paddlecloud, request
 from .backend import Backend
 
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from ..storage.upload import Progress, Selected, UploadResult
     from .profiles import Profile
 
-TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 LOG_LINES = 2000  # lines asked for beyond those already read; more when a log grew faster
 PHASES = {"Pending": "WAITING", "Running": "RUNNING", "Succeeded": "SUCCEEDED", "Failed": "FAILED", "Unknown": "WAITING"}
 
@@ -44,8 +44,8 @@ class PaddleCloud(Backend):
         self.user = profile.user
         self.datacenter = profile.datacenter or profile.name
         self._password, self.token, self._on_token = password, token, on_token
-        self._transport = transport
-        self.http = httpx.Client(base_url=self.endpoint, timeout=TIMEOUT, transport=transport)
+        self.http = session.client(self.endpoint, transport=transport)  # the REST API and PFS alike
+        self._renewed = session.Renewed(self._token)
         self._storage: Pfs | None = None
         self.stopped: set[str] = set()  # killed through this session: gone on the server, STOPPED here
         self.submitted: dict[str, dict] = {}
@@ -57,13 +57,13 @@ class PaddleCloud(Backend):
             from ..storage.pfs import Pfs
 
             self._storage = Pfs(self.profile.webhdfs_uri, self.user, self.datacenter, self._authorization, self.login,
-                                transport=self._transport)
+                                http=self.http)
         return self._storage
 
     def close(self) -> None:
-        self.http.close()
         if self._storage is not None:
             self._storage.close()
+        self.http.close()
 
     # -- transport -------------------------------------------------------------------------
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
@@ -85,19 +85,21 @@ class PaddleCloud(Backend):
         if self._on_token:
             self._on_token(self.token)
 
-    def _authorization(self) -> str:
-        if self.token is None:
+    def _token(self, renew: bool = False) -> str:
+        if renew or self.token is None:
             self.login()
-        return f"Token {self.token}"
+        assert self.token is not None
+        return self.token
+
+    def _authorization(self) -> str:
+        return f"Token {self._token()}"
 
     def request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """An authenticated request; on 401 a new token is fetched once without asking the user."""
-        for attempt in (1, 2):
-            response = self._send(method, path, headers={"Authorization": self._authorization()}, **kwargs)
-            if response.status_code == 401 and attempt == 1:
-                self.login()
-                continue
-            break
+        def send(token: str | None) -> httpx.Response:
+            return self._send(method, path, headers={"Authorization": f"Token {token}"}, **kwargs)
+
+        response = session.authorized(send, self._renewed.fresher, lambda answer, _: answer.status_code == 401, self._token())
         if response.status_code == 401:
             raise AuthFailed(message("http.credentials-of", what=at_paddlecloud(self.endpoint), user=self.user))
         if response.status_code >= 400:

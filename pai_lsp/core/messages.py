@@ -622,6 +622,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "upload.code-dir-file": (TEXT, "codeDir {remote} is a file on HDFS, not a folder"),
     "hdfs.mv-refused": (TEXT, "cannot move {src} to {dst}: something is there already, or its folder is missing"),
     "hdfs.no-datanode": (TEXT, "{path}: the namenode gave no datanode location"),
+    "hdfs.bad-answer": (TEXT, "WebHDFS answered without the {name} it owes: is the address a WebHDFS server's?"),
+    "hdfs.not-a-folder": (TEXT, "{path} is a file, not a folder"),
     "pfs.bad-chunk": (TEXT, "{path}: PFS sent a chunk that cannot be read"),
     "ssh.no-client": (TEXT, "no ssh client on this machine"),
     "ssh.no-port": (TEXT, "task {task} of {job} has no ssh port"),

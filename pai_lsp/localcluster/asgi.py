@@ -107,8 +107,9 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
           cpus: int | None = None, memory_mb: int | None = None, out=sys.stdout, allow_remote: bool = False,
           private: bool = False, strict_resources: bool = False, paddle_port: int = 0, enforce_memory: bool = False,
           metrics_interval: int | None = None, prometheus: str = "prometheus",
-          storages: list[str] | None = None, azurite: str | None = None) -> int:
-    """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token."""
+          storages: list[str] | None = None, azurite: str | None = None, tls: tuple[str, str] | None = None) -> int:
+    """Serve until interrupted. Off loopback only with `allow_remote`, and then every call needs a token.
+    `tls`: (certificate chain file, key file): served over HTTPS."""
     import uvicorn
 
     problem = argument_problem(data_dir, port=port, hdfs_port=hdfs_port, paddle_port=paddle_port, gpus=gpus, cpus=cpus,
@@ -190,8 +191,9 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
     exporter = bind("127.0.0.1", 0)  # job-exporter's /metrics, for the cluster's Prometheus only (loopback)
     monitoring = Monitoring(cluster, data_dir, exporter, metrics_interval or DEFAULT_INTERVAL, prometheus, private or remote)
     app = monitoring.wrap(app)
-    rest, webhdfs = f"http://{shown}:{actual}", f"http://{shown}:{fs_port}"
-    paddle = f"http://{shown}:{paddle_actual}"
+    scheme = "https" if tls else "http"
+    rest, webhdfs = f"{scheme}://{shown}:{actual}", f"{scheme}://{shown}:{fs_port}"
+    paddle = f"{scheme}://{shown}:{paddle_actual}"
     lock.describe(url=rest, hdfs=webhdfs, paddle=paddle)
     if remote:
         print(f"pai local-cluster: WARNING: listening on {host}, reachable from other machines. Every REST call and every "
@@ -203,10 +205,12 @@ def serve(data_dir: Path, host: str, port: int, hdfs_port: int | None, gpus: int
           file=out, flush=True)
     if served:
         print(f"PAI local cluster: storages served on 127.0.0.1: {', '.join(served)}", file=out, flush=True)
-    from .http_protocol import BoundedHttpToolsProtocol
+    from .heads import MAX_HEAD_BYTES, bounded_heads
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
-                            http=BoundedHttpToolsProtocol)
+    # uvicorn as it is documented: h11 bounds a head still arriving, `bounded_heads` one that came whole
+    config = uvicorn.Config(bounded_heads(app), log_level="warning", lifespan="on", timeout_graceful_shutdown=5,
+                            http="h11", h11_max_incomplete_event_size=MAX_HEAD_BYTES, ssl_certfile=tls[0] if tls else None,
+                            ssl_keyfile=tls[1] if tls else None)
     server = uvicorn.Server(config)
     try:
         asyncio.run(_serve_until_stopped(server, [*socks, exporter], data_dir))

@@ -44,6 +44,7 @@ from ..clusters.profiles import (
 from ..common.atomic import write_atomic
 from ..core.messages import message
 from ..errors import AuthFailed, ConfigError, InvalidInput, PaiError
+from ..storage import session
 
 
 def list_profiles() -> ClustersListResult:
@@ -198,7 +199,8 @@ def detect_protocol(rest: str) -> tuple[int, str]:
     """As clients of OpenPAI do: a k8s-era server (v1.0+) answers `GET /api/v2/info` with
     `launcherType: k8s` and takes only v2 YAML jobs; a YARN-era one (≤ 0.14, SCM) takes v1 JSON."""
     try:
-        info = httpx.get(f"{rest}/api/v2/info", timeout=10)
+        with session.client(read=10) as http:
+            info = http.get(f"{rest}/api/v2/info")
     except httpx.HTTPError:
         return 1, "not reachable now, so v1 was assumed"
     try:

@@ -14,17 +14,16 @@ import contextlib
 import hashlib
 import posixpath
 import secrets
-import socket
 import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, BinaryIO, ClassVar
+from typing import BinaryIO, ClassVar
 
 from ..core.messages import message
-from ..errors import InvalidInput, NotFound, PaiError, PermissionDenied
+from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 
 CHUNK = 1 << 20  # bytes per read of a streamed file: memory stays bounded whatever its size
 PARTIAL = "._COPYING_"  # what a file is called while it is written (Hadoop's `hdfs dfs -put` says it so)
@@ -207,7 +206,7 @@ class Body:
     """A local file sent as a request body in `CHUNK`-sized reads, hashed on the way (so a file is
     read once to be both sent and fingerprinted) and counted (`on_sent`, for progress). The hashing
     runs in a thread of its own beside the sending (both release the GIL), so it costs no time on a
-    big file. Sent again from its start when a kept-alive connection has to be reopened; use it as a
+    big file. Sent again from its start when a request has to be sent again (`rewind`); use it as a
     context manager."""
 
     AHEAD = 4  # pieces that may wait for the hasher
@@ -218,7 +217,7 @@ class Body:
         self.hash = hashlib.new(digest) if digest else None
         self.sent = 0
         self.on_sent: Sent | None = None  # told the bytes read so far, by a storage that streams the body as it reads it
-        self.connection: Any = None  # the HTTP connection sending it now (keepalive.py), for `abort`
+        self.aborted = False
         self._hasher = ThreadPoolExecutor(1, thread_name_prefix="pai-hash")
         self._pending: deque[Future] = deque()
 
@@ -238,6 +237,8 @@ class Body:
         self.hash, self.sent = hashlib.new(self.digest) if self.digest else None, 0
 
     def read(self, n: int = -1) -> bytes:
+        if self.aborted:
+            raise Interrupted(message("jobs.cancelled-upload"))
         left = self.size - self.sent
         name = getattr(self.file, "name", "a file")
         try:
@@ -255,12 +256,9 @@ class Body:
         return chunk
 
     def abort(self) -> None:
-        """Break the connection sending this body (from another thread): a send or a wait for the
-        answer that blocks fails at once, and the request is not reused."""
-        sock = getattr(self.connection, "sock", None)
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+        """Stop sending this body (from another thread): its next piece is not read but fails, which
+        ends the request and drops its connection (never reused half-sent)."""
+        self.aborted = True
 
     def hexdigest(self) -> str:
         """The hash of what was sent (once the hasher has caught up)."""

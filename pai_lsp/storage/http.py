@@ -1,7 +1,6 @@
-"""The one place a failed HTTP call becomes one of our errors (`errors.py`), whichever client made
-it: httpx (the OpenPAI and PaddlePaddle Cloud REST APIs, PFS), requests under the `hdfs` package
-(WebHDFS browsing) or the standard library's `http.client` (`keepalive.py`: bulk writes, log reads).
-Each client keeps what it is good at; they all say a failure the same way:
+"""The one place a failed HTTP call becomes one of our errors (`errors.py`): every call to a cluster
+and its storage goes through one client (`session.py`: the REST APIs, log reads, WebHDFS, PFS), and
+every failure of it is said here, the same way:
 
 - no answer (`transport_error`): refused, no route or an unknown host, no answer in time, a TLS
   handshake that failed, a connection that broke: `Unreachable`, naming which of these it was;
@@ -101,9 +100,7 @@ def transport_error(exc: BaseException, what: Where) -> Unreachable:
         hint = message("http.tls-plain") if tls.reason in ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "UNKNOWN_PROTOCOL") else ""
         return Unreachable(message("http.tls", what=what, why=str(why).lower(), hint=hint))
     hx = _httpx()
-    # requests' and urllib3's timeouts are not the builtin TimeoutError but are named so
-    if hx is not None and isinstance(exc, hx.TimeoutException) or any(isinstance(e, TimeoutError) or "Timeout" in type(e).__name__
-                                                      for e in chain):
+    if hx is not None and isinstance(exc, hx.TimeoutException) or any(isinstance(e, TimeoutError) for e in chain):
         return Unreachable(message("http.timeout", what=what))
     if any(isinstance(e, socket.gaierror) for e in chain):
         return Unreachable(message("http.unknown-host", what=what))
@@ -114,15 +111,14 @@ def transport_error(exc: BaseException, what: Where) -> Unreachable:
 
 
 def _httpx():
-    """httpx, if this process has loaded it: a failure of httpx's can only come from a loaded httpx, and
-    a process that uploads over WebHDFS alone (`pai hdfs put`) never loads it (a tenth of a second of
-    its start-up, with the click and rich httpx's own CLI brings)."""
+    """httpx, if this process has loaded it: a failure of httpx's can only come from a loaded httpx,
+    and a process that only says failures (the CLI, hearing them from the daemon) need not load it."""
     return sys.modules.get("httpx")
 
 
 @contextlib.contextmanager
 def failures(what: Where) -> Iterator[None]:
-    """Around a call of any of the three clients: its transport failures raised as `transport_error`."""
+    """Around a call of the client: its transport failures raised as `transport_error`."""
     try:
         yield
     except PaiError:
@@ -132,7 +128,7 @@ def failures(what: Where) -> Iterator[None]:
         if hx is not None and isinstance(exc, hx.InvalidURL):  # (no HTTPError: a profile's URI edited by hand, say with a port ':1')
             raise InvalidInput(message("http.invalid-url", what=what, reason=str(exc))) from None
         if isinstance(exc, (OSError, http.client.HTTPException)) or hx is not None and isinstance(exc, hx.HTTPError):
-            raise transport_error(exc, what) from None  # (requests' exceptions are OSErrors)
+            raise transport_error(exc, what) from None
         raise
 
 

@@ -27,12 +27,13 @@ import httpx
 from ..common import multipart
 from ..core.messages import message
 from ..errors import AuthFailed, Interrupted, InvalidInput, NotFound, PaiError, ServerError, Unsupported
+from . import session
 from .base import Body, Sent, Stat, Storage, pieces
 from .http import answer_error, at_storage, request
 from .upload import MANIFEST, Progress, Selected, UploadResult, fingerprint, read_manifest
 
 CHUNK = 4 * 1024 * 1024  # the paddlecloud client's own default; the server takes 4 KiB … 32 MiB
-TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+READ = 120.0  # seconds to wait for an answer: a chunk is written and checked before it is answered
 
 
 class Pfs(Storage):
@@ -40,8 +41,9 @@ class Pfs(Storage):
     renames = False
 
     def __init__(self, url: str, user: str, datacenter: str, authorization: Callable[[], str], renew: Callable[[], None],
-                 transport: httpx.BaseTransport | None = None, chunk: int = CHUNK, threads: int = 8):
-        """`authorization`: the `Authorization` header value; `renew`: fetch a new token (after a 401)."""
+                 http: httpx.Client | None = None, chunk: int = CHUNK, threads: int = 8):
+        """`authorization`: the `Authorization` header value; `renew`: fetch a new token (after a 401);
+        `http`: the cluster session's client (storage/session.py), else one of its own."""
         self.url = url.rstrip("/")
         self.what = at_storage("PFS", self.url)
         self.user, self.datacenter = user, datacenter
@@ -51,22 +53,29 @@ class Pfs(Storage):
         self.chunk = chunk
         self.threads = threads
         self._authorization, self._renew = authorization, renew
-        limits = httpx.Limits(max_connections=threads * 2, max_keepalive_connections=threads * 2)
-        self.http = httpx.Client(base_url=self.url, timeout=TIMEOUT, transport=transport, limits=limits)
+        self._own = http is None
+        self.http = session.client(read=READ) if http is None else http
+        self._per_call: dict[str, Any] = {} if http is None else {"timeout": session.timeout(READ)}
 
     def close(self) -> None:
-        self.http.close()
+        if self._own:
+            self.http.close()
 
     # -- transport -------------------------------------------------------------------------
-    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        for attempt in (1, 2):
-            headers = dict(kwargs.pop("headers", {}) or {}, Authorization=self._authorization())
-            response = request(self.http, method, path, what=self.what, headers=headers, **kwargs)
-            if _unauthenticated(response) and attempt == 1:
-                self._renew()
-                kwargs["headers"] = {k: v for k, v in headers.items() if k != "Authorization"}
-                continue
-            break
+    def _send(self, method: str, route: str, **kwargs: Any) -> httpx.Response:
+        """`route` of the file server ("/storage/chunks"), authenticated; a refused token renewed once."""
+        headers = dict(kwargs.pop("headers", {}) or {})
+        kwargs = {**self._per_call, **kwargs}
+
+        def send(authorization: str | None) -> httpx.Response:
+            return request(self.http, method, self.url + route, what=self.what, headers={**headers, "Authorization": authorization},
+                           **kwargs)
+
+        def fresher(_: str | None) -> str:
+            self._renew()
+            return self._authorization()
+
+        response = session.authorized(send, fresher, lambda answer, _: _unauthenticated(answer), self._authorization())
         if response.status_code >= 400:
             raise answer_error(response.status_code, response.content, self.what)
         return response

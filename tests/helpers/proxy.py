@@ -55,3 +55,67 @@ class CuttingProxy:
 
     def close(self) -> None:
         self.server.close()
+
+
+class ForwardProxy:
+    """An HTTPS forward proxy on 127.0.0.1, as `HTTPS_PROXY` names one: each `CONNECT host:port`
+    opens a tunnel to it (recorded in `tunnels`) and carries the TLS bytes both ways untouched."""
+
+    def __init__(self) -> None:
+        self.tunnels: list[str] = []
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._tunnel, args=(client,), daemon=True).start()
+
+    def _tunnel(self, client: socket.socket) -> None:
+        head = b""
+        while b"\r\n\r\n" not in head:
+            piece = client.recv(4096)
+            if not piece:
+                client.close()
+                return
+            head += piece
+        method, target = head.split(b" ", 2)[:2]
+        if method != b"CONNECT":
+            client.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            client.close()
+            return
+        host, _, port = target.decode().rpartition(":")
+        try:
+            upstream = socket.create_connection((host.strip("[]"), int(port)))
+        except OSError:
+            client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            client.close()
+            return
+        self.tunnels.append(target.decode())
+        client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        rest = head.split(b"\r\n\r\n", 1)[1]
+        if rest:
+            upstream.sendall(rest)
+        threading.Thread(target=_pipe, args=(upstream, client), daemon=True).start()
+        _pipe(client, upstream)
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        s.close()

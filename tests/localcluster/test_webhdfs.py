@@ -114,8 +114,8 @@ def test_two_step_create_with_redirect_noredirect_and_chunked_body(cluster):
 
 @pytest.mark.parametrize("chunked", [False, True])
 def test_a_big_body_is_stored_byte_for_byte_however_its_pieces_arrive(cluster, chunked):
-    """Pieces that arrive alone are handed on as they came, pieces that arrive together are
-    gathered (http_protocol.py): both, in one body over 1 MiB (streamed to the file as it comes)."""
+    """A body over 1 MiB whose pieces arrive alone or several to a read, with a length or chunked, is
+    stored byte for byte (streamed to the file as it comes)."""
     base = f"{cluster.hdfs_url}/webhdfs/v1"
     location = urlsplit(httpx.put(f"{base}/tmp/pieces.bin?op=CREATE&user.name=alice&overwrite=true").headers["location"])
     pieces = [os.urandom(size) for size in [300_000, 7, 70_000, *[5_000] * 40, 1_000_000, 1]]

@@ -279,6 +279,11 @@ class Workbench:
     def output_text(self) -> str:
         return self.page.locator(OUTPUT_LINES).first.inner_text().replace("\u00a0", " ")
 
+    def filter_output(self, text: str) -> None:
+        """Type into the Output panel's own filter box (VS Code's, not ours): only matching lines stay shown."""
+        box = self.page.locator('input[placeholder^="Filter (e.g. text"]:visible')
+        box.first.fill(text)
+
     def hover_text(self) -> str:
         """Show the hover at the cursor (as Ctrl+K Ctrl+I does) and return its text."""
         self.command("Show or Focus Hover")
