@@ -26,6 +26,7 @@ from prometheus_client.registry import CollectorRegistry
 
 from .gpus import GpuReading, Gpus
 from .job_data import Job, Task
+from .processes import descendants, scan
 
 TASK_LABELS = ("username", "job_name", "role_name", "task_index", "job_instance_id", "virtual_cluster")
 UNKNOWN = "unknown"  # what job-exporter reports for a label it cannot read
@@ -87,7 +88,7 @@ class Sampler:
     def sample(self, trees: Iterable[TaskTree], readings: dict[int, GpuReading]) -> list[TaskSample]:
         """One sample of every task, with the GPUs' `readings` of this moment; blocking (run it in a thread)."""
         with self._lock:
-            procs, children = _scan()
+            procs, children = scan("cpu_times")  # with CPU times, read in the same pass
             now = time.monotonic()
             samples, kept = [], {}
             for tree in trees:
@@ -111,18 +112,6 @@ class Sampler:
             return samples
 
 
-def _scan() -> tuple[dict[int, psutil.Process], dict[int, list[psutil.Process]]]:
-    """Every live process by pid (with its CPU times, read in the same pass), and each one's children."""
-    procs: dict[int, psutil.Process] = {}
-    children: dict[int, list[psutil.Process]] = {}
-    for proc in psutil.process_iter(["ppid", "create_time", "status", "cpu_times"]):
-        if proc.info["status"] == psutil.STATUS_ZOMBIE:
-            continue
-        procs[proc.pid] = proc
-        children.setdefault(proc.info["ppid"], []).append(proc)
-    return procs, children
-
-
 def _members(leader: psutil.Process, noted: dict[int, float], procs: dict[int, psutil.Process],
              children: dict[int, list[psutil.Process]]) -> list[psutil.Process]:
     """The task's live processes: its command, those noted as its descendants (the same start time, so a
@@ -130,15 +119,8 @@ def _members(leader: psutil.Process, noted: dict[int, float], procs: dict[int, p
     roots = [leader] + [p for pid, started in noted.items() if (p := procs.get(pid)) is not None
                         and p.info["create_time"] is not None and abs(p.info["create_time"] - started) < 0.01]
     found = {p.pid: p for p in roots}
-    stack = list(roots)
-    while stack:
-        parent = stack.pop()
-        born = parent.info["create_time"]
-        for child in children.get(parent.pid, []):
-            started = child.info["create_time"]
-            if child.pid not in found and started is not None and (born is None or started >= born):
-                found[child.pid] = child
-                stack.append(child)
+    for proc in descendants(roots, children):
+        found.setdefault(proc.pid, proc)
     return list(found.values())
 
 

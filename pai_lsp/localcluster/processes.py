@@ -105,10 +105,12 @@ class TaskProcesses:
             self.save()
 
 
-def _scan() -> tuple[dict[int, psutil.Process], dict[int, list[psutil.Process]]]:
-    """Every live process by pid, and each one's children."""
-    procs, children = {}, {}
-    for proc in psutil.process_iter(["ppid", "create_time", "status"]):
+def scan(*more: str) -> tuple[dict[int, psutil.Process], dict[int, list[psutil.Process]]]:
+    """Every live process by pid, and each one's children; `more`: other psutil attributes read in the
+    same pass (`proc.info`)."""
+    procs: dict[int, psutil.Process] = {}
+    children: dict[int, list[psutil.Process]] = {}
+    for proc in psutil.process_iter(["ppid", "create_time", "status", *more]):
         if proc.info["status"] == psutil.STATUS_ZOMBIE:
             continue
         procs[proc.pid] = proc
@@ -147,7 +149,7 @@ def find(tasks: Iterable[TaskProcesses]) -> list[psutil.Process]:
     markers = {t.marker for t in tasks}
     seen = {pid: created for t in tasks for pid, created in dict(t.seen).items()}  # a copy: the tracker adds in its thread
     leaders = {t.leader for t in tasks if t.leader}
-    procs, children = _scan()
+    procs, children = scan()
     found: dict[int, psutil.Process] = {}
     for pid, proc in procs.items():
         noted = pid in seen and proc.info["create_time"] is not None and abs(seen[pid] - proc.info["create_time"]) < 0.01
@@ -209,7 +211,7 @@ class Tracker:
     @staticmethod
     def note(tasks: list[TaskProcesses]) -> None:
         try:
-            procs, children = _scan()
+            procs, children = scan()
         except (psutil.Error, OSError):  # a look that failed: the next one notes them
             return
         for task in tasks:
