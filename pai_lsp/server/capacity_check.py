@@ -13,17 +13,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..core.capacity import ClusterState, RoleAsk, asks_from_config
 from ..core.fit import NEVER, judge
 from ..core.messages import message, render
-from ..core.model import Completion, Diagnostic, Hover, Settings
+from ..core.model import Completion, Diagnostic, Hover
+from .host import Host
 
 if TYPE_CHECKING:
     from ..core.jsonc import Document, Node
     from .cluster_data import ClusterData
-
-
-class Server(Protocol):
-    """What this module needs of the language server (which holds a `CapacityChecks`)."""
-
-    def settings_for(self, uri: str) -> Settings: ...
 
 
 class Analysed(Protocol):
@@ -37,7 +32,7 @@ STALE_SECONDS = 300  # state older than this is said to be so
 class CapacityChecks:
     """What a job file's text makes of the cluster's state (`data`, last heard from the daemon)."""
 
-    def __init__(self, ls: Server, data: ClusterData):
+    def __init__(self, ls: Host, data: ClusterData):
         self.ls = ls
         self.data = data
 

@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -21,32 +21,14 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..core.messages import render
 from ..core.model import Completion, Diagnostic, Hover
 from ..settings import SETTINGS_FILE, is_settings_file, settings_folder, workspace_of
+from .host import Host
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
 
-    from ..core.job_format import JobFormat
     from ..core.jsonc import Document
-    from ..core.model import Settings
     from ..core.route_rules import ClusterFacts
     from .cluster_data import ClusterData
 
-
-class Server(Protocol):
-    """What this module needs of the language server (language_server.py, which holds a `ClusterChecks`)."""
-
-    @property
-    def documents(self) -> Iterable[str]: ...
-
-    def settings_for(self, uri: str) -> Settings: ...
-
-    def job_format(self, uri: str) -> JobFormat: ...
-
-    def publish(self, uri: str) -> None: ...
-
-    def range(self, result: Any, start: int, end: int) -> types.Range: ...
-
-    def to_lsp(self, d: Diagnostic, result: Any) -> types.Diagnostic: ...
 
 logger = logging.getLogger(__name__)
 EXISTS_FOR = 2.0  # seconds a workspace path's existence is taken as known
@@ -58,7 +40,7 @@ class ClusterChecks:
     """The language server's storage checks on the cluster's facts (`data`), and what each document
     was last told."""
 
-    def __init__(self, ls: Server, data: ClusterData) -> None:
+    def __init__(self, ls: Host, data: ClusterData) -> None:
         self.ls = ls
         self.data = data
         self.shown: dict[str, list[Diagnostic]] = {}  # uri -> the diagnostics last given (their fixes answer code actions)

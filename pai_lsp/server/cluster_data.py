@@ -13,27 +13,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Protocol
 
 from .. import api
 from ..core.capacity import ClusterState
 from ..core.route_rules import ClusterFacts, StorageFact
 from ..errors import PaiError
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
+from .host import Host
 
 logger = logging.getLogger(__name__)
 REFRESH = 30.0  # seconds before the daemon is asked again
-
-
-class Server(Protocol):
-    """What the poller needs of the language server: the documents to publish again on news."""
-
-    @property
-    def documents(self) -> Iterable[str]: ...
-
-    def publish(self, uri: str) -> None: ...
 
 
 def facts_of(result: api.ClusterFactsResult) -> ClusterFacts:
@@ -46,7 +34,7 @@ class ClusterData:
     """The last answer (`facts` for the storage checks, `state` for the capacity checks; None:
     unknown) and the question in flight."""
 
-    def __init__(self, ls: Server) -> None:
+    def __init__(self, ls: Host) -> None:
         self.ls = ls
         self.facts: ClusterFacts | None = None
         self.state: ClusterState | None = None

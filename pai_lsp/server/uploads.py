@@ -20,7 +20,7 @@ import threading
 from concurrent.futures import BrokenExecutor, Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -30,29 +30,12 @@ from ..core.model import Diagnostic, Settings
 from ..core.settings_check import settings_diagnostics
 from ..core.upload_facts import UploadFacts, upload_diagnostics
 from ..settings import flatten, is_settings_file, read, workspace_of
+from .host import Host
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
 
-    from ..core.job_format import JobFormat
     from ..core.jsonc import Document
 
-
-class Server(Protocol):
-    """What this module needs of the language server (app.py, which holds an `Uploads`)."""
-
-    @property
-    def documents(self) -> Iterable[str]: ...
-
-    def settings_for(self, uri: str) -> Settings: ...
-
-    def job_format(self, uri: str) -> JobFormat: ...
-
-    def publish(self, uri: str) -> None: ...
-
-    def analysis(self, uri: str) -> Any: ...  # its `doc`: the document as parsed now
-
-    async def client_register_capability_async(self, params: types.RegistrationParams) -> Any: ...
 
 logger = logging.getLogger(__name__)
 SETTLE = 0.1  # seconds to let a burst of file events end before counting again
@@ -129,7 +112,7 @@ def count_files(root: Path, settings: Settings, globs: bool) -> UploadFacts:
 
 
 class Uploads:
-    def __init__(self, ls: Server):
+    def __init__(self, ls: Host):
         self.ls = ls
         self.documents: dict[str, tuple[Key | None, Settings]] = {}  # uri -> its count's key and its settings
         self.counts: dict[Key, Count] = {}
