@@ -344,6 +344,26 @@ def test_the_code_upload_keeps_its_promises_on_every_storage(storage, tmp_path):
     assert "alice~mnist" in names and not any(n.endswith("._COPYING_") for n in names)
 
 
+def test_a_first_upload_that_fails_midway_leaves_no_folder_under_its_name(storage, tmp_path):
+    """Written in place where a folder's rename is a copy per file (a blob container) or staged and
+    switched in elsewhere: either way a first upload that stops leaves nothing where the job looks."""
+    from pai_lsp.errors import PaiError
+    from pai_lsp.storage.upload import select, upload
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    for i in range(6):
+        (ws / f"m{i}.py").write_text(f"N = {i}\n")
+    chosen = select(ws, ["**/*.py"], None)
+    (ws / "m3.py").unlink()  # made a folder between the choice and the send: it cannot be read
+    (ws / "m3.py").mkdir()
+    remote = f"{storage.folder}/alice~broken"
+    with pytest.raises(PaiError):
+        upload(storage, chosen, remote, threads=2)
+    assert storage.status(remote) is None
+    assert "alice~broken" not in {s.name for s in storage.list(storage.folder)}
+
+
 class AzureAnswers:
     """A stand-in for an Azure File endpoint on 127.0.0.1 that answers every call as Azure answers a
     wrong account key (no emulator of Azure File exists): what the client can be tested against here."""

@@ -8,14 +8,15 @@ and an empty one is a zero-byte blob with `hdi_isfolder: true` in its metadata, 
 mounts the container in the job) and Azure's own tools make and read it. A blob appears whole or not
 at all (its blocks are committed in one call), so a put writes the file under its own name: there is
 no temporary file to leave behind. A rename is a copy the service makes itself, then a delete: a
-folder's rename costs a request per blob, not its bytes.
+folder's rename costs a request per blob (sent THREADS at a time), not its bytes.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from azure.core.exceptions import ResourceNotFoundError
@@ -30,6 +31,7 @@ from .http import at_storage
 FOLDER = {"hdi_isfolder": "true"}
 TIMEOUT = 10  # seconds to connect
 COPY_WAIT = 600  # seconds a server-side copy (a rename's first half) may take
+THREADS = 8  # blobs copied or removed at once in a folder's rename or removal
 
 
 def account_url(account: str, endpoint: str | None = None) -> str:
@@ -40,6 +42,7 @@ def account_url(account: str, endpoint: str | None = None) -> str:
 
 class AzureBlob(Storage):
     name = "Azure Blob"
+    folder_renames = False  # a blob container has no folders: a rename is a copy and a delete per blob
 
     def __init__(self, container: str, account: str, *, key: str | None = None, sas: str | None = None,
                  endpoint: str | None = None, root: str = "", home: str = "/"):
@@ -110,8 +113,7 @@ class AzureBlob(Storage):
                 below = [b.name for b in self.client.list_blobs(name_starts_with=name + "/")]
                 if below and not recursive:
                     raise InvalidInput(message("hdfs.rm-folder", path=path))
-                for blob in sorted(below, key=len, reverse=True):
-                    self.client.delete_blob(blob)
+                self._each(self._delete_blob, sorted(below, key=len, reverse=True))
             with contextlib.suppress(ResourceNotFoundError):
                 self.client.delete_blob(name)  # the file, or the folder's own marker
         return True
@@ -123,12 +125,28 @@ class AzureBlob(Storage):
         old, new = self._blob(src), self._blob(dst)
         with self._errors(src):
             names = [b.name for b in self.client.list_blobs(name_starts_with=old + "/")] if found.is_dir else []
-            for name in [old, *names]:
-                with contextlib.suppress(ResourceNotFoundError):
-                    self._copy(name, new + name[len(old):])
-            for name in sorted([*names, old], key=len, reverse=True):
-                with contextlib.suppress(ResourceNotFoundError):
-                    self.client.delete_blob(name)
+            self._each(lambda name: self._copy_if_there(name, new + name[len(old):]), [old, *names])
+            self._each(self._delete_blob, sorted(names, key=len, reverse=True))
+            self._delete_blob(old)  # the folder's own marker (or the file) last
+
+    def _each(self, act: Callable[[str], None], names: list[str]) -> None:
+        """`act` on every blob, THREADS at a time: a folder's rename or removal is a request per blob,
+        and one after another 5,000 of them took minutes. The first failure is raised."""
+        if len(names) < 2:
+            for name in names:
+                act(name)
+            return
+        with ThreadPoolExecutor(max_workers=min(THREADS, len(names))) as pool:
+            for _ in pool.map(act, names):
+                pass
+
+    def _copy_if_there(self, src: str, dst: str) -> None:
+        with contextlib.suppress(ResourceNotFoundError):  # gone meanwhile: nothing to carry
+            self._copy(src, dst)
+
+    def _delete_blob(self, name: str) -> None:
+        with contextlib.suppress(ResourceNotFoundError):
+            self.client.delete_blob(name)
 
     def _copy(self, src: str, dst: str) -> None:
         """One blob copied under another name by the service itself (no byte of it through this

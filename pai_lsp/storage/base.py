@@ -49,6 +49,7 @@ class Storage(ABC):
 
     name: ClassVar[str]  # the storage's name in messages: "HDFS", "PFS"
     renames: ClassVar[bool] = True  # whether it can rename (PFS cannot: `rename` refuses with Unsupported)
+    folder_renames: ClassVar[bool] = True  # whether renaming a folder is one step, not a copy per file
     home: str
 
     # -- browsing --------------------------------------------------------------------------------

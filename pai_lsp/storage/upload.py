@@ -202,7 +202,10 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
     A small change is patched into the old tree while that tree is moved aside (`_patch`: a job
     starting in that moment finds no code and fails, rather than running a mix); a first upload,
     a folder not as the last upload left it, or a change of more than PATCH_MOVES files is sent
-    whole and swapped in. Unfinished uploads to the same place, left by a killed daemon, are removed first."""
+    whole and swapped in. Unfinished uploads to the same place, left by a killed daemon, are removed first.
+    On a storage whose folder renames are a copy per file (a blob container), a first upload is written
+    in place instead: no tree was there to keep whole, and a failure removes the folder it made (one a
+    killed daemon left, without its manifest, is replaced whole by the next upload)."""
     started = time.perf_counter()
     remote = "/" + remote.strip("/")
     parent, name = remote.rsplit("/", 1)
@@ -229,8 +232,14 @@ def upload(hdfs: Hdfs, files: list[Selected], remote: str, threads: int = 8, pro
             _patch(hdfs, plan, staging, remote, threads)
             return UploadResult(remote, sent, sent_bytes, len(kept), len(removed), time.perf_counter() - started,
                                 changed_files=len(changed), cleaned=cleaned)
-        sent, sent_bytes = _send_tree(hdfs, local, {}, staging, threads, progress, remote)
-        _swap(hdfs, staging, remote, exists=status is not None)
+        if status is None and not hdfs.folder_renames:
+            # Nothing there to keep whole, and switching a folder in would copy every file once more on
+            # the server: written in place, the manifest last; a failure removes the folder it made.
+            hdfs.mkdir(parent or "/")
+            sent, sent_bytes = _send_tree(hdfs, local, {}, remote, threads, progress, remote)
+        else:
+            sent, sent_bytes = _send_tree(hdfs, local, {}, staging, threads, progress, remote)
+            _swap(hdfs, staging, remote, exists=status is not None)
     finally:
         with _ACTIVE_LOCK:
             _ACTIVE.discard(staging)
