@@ -132,7 +132,7 @@ def main() -> None:
             blob_server = SimpleNamespace(process=_process_of(blob.port))
             ganesha = SimpleNamespace(process=_process_of(nfs_server.port))
             smbclient = shutil.which("smbclient")
-            for label, folder in sets.items():
+            for set_no, (label, folder) in enumerate(sets.items()):
                 def ours_smb(r: int, folder=folder) -> Run:
                     return measured([sys.executable, "-c", OURS, "samba", str(folder), f"/ours-{r}", smb.address("share"), smb.user,
                                      smb.password, str(smb.port)], dict(os.environ), smb_server)
@@ -142,12 +142,14 @@ def main() -> None:
                     return measured([smbclient, smb.address("share"), "-p", str(smb.port), "-U", f"{smb.user}%{smb.password}",
                                      "-c", script], dict(os.environ), smb_server)
 
-                def ours_blob(r: int, folder=folder) -> Run:
-                    return measured([sys.executable, "-c", OURS, "azure", str(folder), f"/ours-{r}", blob.account, blob.key,
+                # a container is not cleaned between sets: each set's runs get names of their own, so that
+                # each run is a first upload (not the replacement of the last set's folder)
+                def ours_blob(r: int, folder=folder, set_no=set_no) -> Run:
+                    return measured([sys.executable, "-c", OURS, "azure", str(folder), f"/ours-{set_no}-{r}", blob.account, blob.key,
                                      blob.endpoint], dict(os.environ), blob_server)
 
-                def ref_blob(r: int, folder=folder) -> Run:
-                    return measured([sys.executable, "-c", AZURE_REFERENCE, str(folder), f"ref-{r}", blob.account, blob.key,
+                def ref_blob(r: int, folder=folder, set_no=set_no) -> Run:
+                    return measured([sys.executable, "-c", AZURE_REFERENCE, str(folder), f"ref-{set_no}-{r}", blob.account, blob.key,
                                      blob.endpoint], dict(os.environ), blob_server)
 
                 def ours_nfs(r: int, folder=folder) -> Run:
