@@ -65,7 +65,7 @@ def test_preview_upload_from_the_explorer(workbench, user):
     largest = lines[lines.index("largest files:") + 1:lines.index("largest files:") + 5]
     assert [line.split()[-1] for line in largest] == ["data_prep.py", "data/features.npy", "train.py", "model/net.py"], largest
     assert largest[0].split()[:2] == ["293.0", "KB"], largest
-    assert "1 file(s) look like data" in text
+    assert "1 file looks like data" in text
     assert "huge_hook" not in text and "scratch" not in text and ".git" not in text
     assert f'"jobName": "{job.group(1)}"' in text
     tab = workbench.page.locator(".tabs-container .tab.active")
@@ -95,7 +95,7 @@ def test_preview_again_from_the_palette(workbench, workspace):
 
 def test_codeDir_warning_in_problems_and_its_hover(workbench):
     workbench.open_file("preview.pai.json")
-    rows = workbench.wait_for(lambda: [r for r in workbench.problems() if "look like data" in r], "the codeDir warning in Problems")
+    rows = workbench.wait_for(lambda: [r for r in workbench.problems() if "like data" in r], "the codeDir warning in Problems")
     (row,) = rows
     assert "data/features.npy" in row and "pai upload.data-files" in row and "[Ln 4, Col 3]" in row, row
     workbench.command("Problems: Focus on Problems View")

@@ -125,7 +125,7 @@ def test_dragging_a_folder_from_the_explorer_uploads_it_into_a_storage(workbench
         source = workbench.explorer_row("labels")
         source.wait_for(state="visible")
         source.drag_to(file_row(workbench, "/code", view).first)
-        workbench.wait_for(lambda: "Info: Uploaded 2 file(s) to local:/code" in workbench.toasts(), "the upload to finish")
+        workbench.wait_for(lambda: "Info: Uploaded 2 files to local:/code" in workbench.toasts(), "the upload to finish")
         for name in ("train.csv", "test.csv"):
             uploaded = user.pai("storage", "cat", f"local:/code/labels/{name}")
             assert uploaded.returncode == 0 and uploaded.stdout == (workspace / "labels" / name).read_text(), uploaded.stderr
