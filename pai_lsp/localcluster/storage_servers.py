@@ -19,8 +19,10 @@ import contextlib
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,14 +51,21 @@ class Running:
 
     def _end(self) -> None:
         if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, 15)
+            self._signal(hard=False)
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.process.pid, 9)
+                self._signal(hard=True)
                 self.process.wait()
+
+    def _signal(self, hard: bool) -> None:
+        """To the server's whole session (it was started in one of its own); on Windows, which has no
+        process groups and none of these servers, to the process."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if sys.platform == "win32":
+                (self.process.kill if hard else self.process.terminate)()
+            else:
+                os.killpg(self.process.pid, signal.SIGKILL if hard else signal.SIGTERM)
 
 
 def free_port() -> int:
@@ -87,12 +96,12 @@ def _started(argv: list[str], port: int, log: Path, env: dict | None = None) -> 
 
 
 def _tail(log: Path) -> str:
-    lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    lines = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     return " | ".join(lines[-3:]) or "(it said nothing)"
 
 
 def _as_root(what: str) -> None:
-    if os.name != "posix" or os.geteuid() != 0:
+    if sys.platform == "win32" or os.geteuid() != 0:
         raise ServerError(f"{what} serves Unix users' files and runs as root: run the local cluster as root for it")
 
 
@@ -134,7 +143,7 @@ def start_samba(folder: Path, shares: dict[str, tuple[Path, bool]], user: str, p
     for name, (path, read_only) in shares.items():
         path.mkdir(parents=True, exist_ok=True)
         conf += f"[{name}]\n  path = {path}\n  read only = {'yes' if read_only else 'no'}\n"
-    (folder / "smb.conf").write_text(conf)
+    (folder / "smb.conf").write_text(conf, encoding="utf-8")
     subprocess.run([smbpasswd, "-c", str(folder / "smb.conf"), "-a", "-s", user], input=f"{password}\n{password}\n",
                    text=True, check=True, capture_output=True)
     # -F: in the foreground; no process group of its own, so that its session is the one `stop` ends
@@ -199,7 +208,7 @@ def start_nfs(folder: Path, exports: dict[str, tuple[Path, bool]]) -> Running:
     for number, (name, (path, read_only)) in enumerate(exports.items(), 1):
         path.mkdir(parents=True, exist_ok=True)
         conf += GANESHA_EXPORT.format(id=number, path=path, name=name, access="RO" if read_only else "RW")
-    (folder / "ganesha.conf").write_text(conf)
+    (folder / "ganesha.conf").write_text(conf, encoding="utf-8")
     return _started([ganesha, "-F", "-L", str(folder / "ganesha.log"), "-f", str(folder / "ganesha.conf"),
                      "-p", str(folder / "ganesha.pid"), "-N", "NIV_EVENT"], port, folder / "ganesha.log")
 

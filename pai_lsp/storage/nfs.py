@@ -24,6 +24,7 @@ import contextlib
 import errno
 import os
 import posixpath
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -57,7 +58,11 @@ def mount_settings(options: Sequence[str] | None) -> tuple[int, str | None, bool
     """The port, the NFS version ("3", "4.0", "4.1"; None: v4 then v3) and whether to use an
     unprivileged source port, from a volume's kernel mount options (`port=`, `nfsvers=`/`vers=`,
     `noresvport`; the others are a kernel mount's business)."""
-    port, version, noresvport = PORT, None, os.name != "posix" or os.geteuid() != 0
+    port, version = PORT, None
+    if sys.platform == "win32":
+        noresvport = True
+    else:
+        noresvport = os.geteuid() != 0  # a source port below 1024 is root's
     for option in options or []:
         for part in str(option).replace("-o", " ").replace(",", " ").split():
             key, _, value = part.partition("=")
