@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from .helpers.cli import local_client_password, pai
+from .helpers.configs import FIRST_RUN
 
 SMB_PASSWORD = "smb-secret-pw-do-not-print"
 
@@ -139,21 +140,6 @@ def test_bad_storage_paths_are_one_line(env, storages):
     paddle = pai(env, "storage", "list", "--cluster", "local-paddle")
     assert paddle.returncode == 1 and paddle.stderr == (
         "pai storage: local-paddle is a PaddlePaddle Cloud cluster: it has no storages (its files are on PFS: pai hdfs)\n")
-
-
-FIRST_RUN = """protocolVersion: 2
-name: firstrun
-type: job
-prerequisites:
-  - {name: img, type: dockerimage, uri: python:3}
-taskRoles:
-  main:
-    instances: 1
-    dockerImage: img
-    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
-    commands:
-      - python3 train.py
-"""
 
 
 def test_a_first_run_v2_job_gets_its_code_through_the_default_storage(env, storages, tmp_path):

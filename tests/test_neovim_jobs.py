@@ -18,7 +18,7 @@ import pytest
 from pai_lsp.core import formats
 
 from .helpers.cli import pai as run_pai
-from .helpers.configs import PADDLE_JOB, V2_HELLO
+from .helpers.configs import FIRST_RUN, PADDLE_JOB, V2_HELLO
 from .helpers.failing import failing_workspace
 from .helpers.neovim import CLIENT, Neovim, isolated_env, stop_services
 from .helpers.paths import EXAMPLE
@@ -516,21 +516,6 @@ def test_a_v2_job_file_rendered_and_run(nvim, env, workspace):
               what="the log's last line")
     assert nvim.buffer_lines(f"pai://logs/{job}") == ["hello from worker", "done"]
     assert nvim.wait_message(f"job {job} SUCCEEDED") == f"pai: job {job} SUCCEEDED"
-
-
-FIRST_RUN = """protocolVersion: 2
-name: firstrun
-type: job
-prerequisites:
-  - {name: img, type: dockerimage, uri: python:3}
-taskRoles:
-  main:
-    instances: 1
-    dockerImage: img
-    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
-    commands:
-      - python3 train.py
-"""
 
 
 def test_a_first_run_v2_job_gets_its_code_through_the_default_storage(nvim, env, workspace):

@@ -116,3 +116,18 @@ def typing_start(template: str, line_length: int = 0) -> tuple[str, int, int]:
     typed = (TYPING_WORDS * (line_length // len(TYPING_WORDS) + 1))[:line_length]
     text = template[:at] + typed + template[at + 1 :]
     return text, text.count("\n", 0, at), at - (text.rfind("\n", 0, at) + 1) + line_length
+
+# The most natural v2 job a new user writes: no codeDir, no storage, a workspace file run by name.
+FIRST_RUN = """protocolVersion: 2
+name: firstrun
+type: job
+prerequisites:
+  - {name: img, type: dockerimage, uri: python:3}
+taskRoles:
+  main:
+    instances: 1
+    dockerImage: img
+    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
+    commands:
+      - python3 train.py
+"""

@@ -13,23 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from ..helpers.configs import FIRST_RUN
+
 pytestmark = pytest.mark.timeout(600)
 
 TRAIN = "import sys\nprint('hello from train.py', sys.argv[0], flush=True)\n"
 
-JOB = """protocolVersion: 2
-name: firstrun
-type: job
-prerequisites:
-  - {name: img, type: dockerimage, uri: python:3}
-taskRoles:
-  main:
-    instances: 1
-    dockerImage: img
-    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
-    commands:
-      - python3 train.py
-"""
 
 session: dict[str, str] = {}  # what earlier steps learned (the job's name), for the later ones
 
@@ -39,7 +28,7 @@ def workspace(user) -> Path:
     folder = user.home / "first-run"
     folder.mkdir()
     (folder / "train.py").write_text(TRAIN)
-    (folder / "job.pai.yaml").write_text(JOB)
+    (folder / "job.pai.yaml").write_text(FIRST_RUN)
     return folder
 
 
@@ -67,7 +56,7 @@ def test_submit_from_the_explorer_sends_the_code_through_the_storage(workbench, 
     assert folder.startswith(f"{user}~firstrun_"), told
     assert told[0].startswith("Info: 1 file → storage"), told
     session["job"] = folder.removeprefix(f"{user}~")
-    assert (workspace / "job.pai.yaml").read_text() == JOB  # no hand edit, and none by the editor either
+    assert (workspace / "job.pai.yaml").read_text() == FIRST_RUN  # no hand edit, and none by the editor either
 
 
 def storage_row(workbench, path: str):
