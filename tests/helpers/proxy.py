@@ -7,16 +7,10 @@ import socket
 import threading
 
 
-class CuttingProxy:
-    """Cuts every connection once `budget` bytes went upstream in all (`per_connection` False: the
-    server is gone for good), or each connection that carried `budget` bytes itself (True: one
-    transfer breaks, the next connection works)."""
+class _Listener:
+    """A server socket on 127.0.0.1 whose connections are each served on a thread (`_serve`)."""
 
-    def __init__(self, port: int, budget: int, per_connection: bool = False):
-        self.port, self.budget, self.per_connection = port, budget, per_connection
-        self.sent = 0
-        self.cuts = 0
-        self.lock = threading.Lock()
+    def __init__(self) -> None:
         self.server = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
         threading.Thread(target=self._accept, daemon=True).start()
@@ -27,10 +21,31 @@ class CuttingProxy:
                 client, _ = self.server.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(("127.0.0.1", self.port))
-            carried = [0]
-            threading.Thread(target=self._pipe, args=(client, upstream, carried), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(upstream, client, None), daemon=True).start()
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _serve(self, client: socket.socket) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.server.close()
+
+
+class CuttingProxy(_Listener):
+    """Cuts every connection once `budget` bytes went upstream in all (`per_connection` False: the
+    server is gone for good), or each connection that carried `budget` bytes itself (True: one
+    transfer breaks, the next connection works)."""
+
+    def __init__(self, port: int, budget: int, per_connection: bool = False):
+        self.port, self.budget, self.per_connection = port, budget, per_connection
+        self.sent = 0
+        self.cuts = 0
+        self.lock = threading.Lock()
+        super().__init__()
+
+    def _serve(self, client: socket.socket) -> None:
+        upstream = socket.create_connection(("127.0.0.1", self.port))
+        threading.Thread(target=self._pipe, args=(upstream, client, None), daemon=True).start()
+        self._pipe(client, upstream, [0])
 
     def _pipe(self, src: socket.socket, dst: socket.socket, carried: list[int] | None) -> None:
         try:
@@ -46,36 +61,18 @@ class CuttingProxy:
                 dst.sendall(data)
         except OSError:
             pass
-        for s in (src, dst):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            s.close()
-
-    def close(self) -> None:
-        self.server.close()
+        _close(src, dst)
 
 
-class ForwardProxy:
+class ForwardProxy(_Listener):
     """An HTTPS forward proxy on 127.0.0.1, as `HTTPS_PROXY` names one: each `CONNECT host:port`
     opens a tunnel to it (recorded in `tunnels`) and carries the TLS bytes both ways untouched."""
 
     def __init__(self) -> None:
         self.tunnels: list[str] = []
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._tunnel, args=(client,), daemon=True).start()
-
-    def _tunnel(self, client: socket.socket) -> None:
+    def _serve(self, client: socket.socket) -> None:
         head = b""
         while b"\r\n\r\n" not in head:
             piece = client.recv(4096)
@@ -103,9 +100,6 @@ class ForwardProxy:
         threading.Thread(target=_pipe, args=(upstream, client), daemon=True).start()
         _pipe(client, upstream)
 
-    def close(self) -> None:
-        self.server.close()
-
 
 def _pipe(src: socket.socket, dst: socket.socket) -> None:
     try:
@@ -113,7 +107,11 @@ def _pipe(src: socket.socket, dst: socket.socket) -> None:
             dst.sendall(data)
     except OSError:
         pass
-    for s in (src, dst):
+    _close(src, dst)
+
+
+def _close(*sockets: socket.socket) -> None:
+    for s in sockets:
         try:
             s.shutdown(socket.SHUT_RDWR)
         except OSError:
