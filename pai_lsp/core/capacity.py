@@ -25,6 +25,9 @@ class Resources:
     def __add__(self, other: Resources) -> Resources:
         return Resources(self.cpu + other.cpu, self.memory_mb + other.memory_mb, self.gpu + other.gpu)
 
+    def __sub__(self, other: Resources) -> Resources:
+        return Resources(self.cpu - other.cpu, self.memory_mb - other.memory_mb, self.gpu - other.gpu)
+
     def minus(self, other: Resources) -> Resources:
         """What is left, never below 0."""
         return Resources(max(0, self.cpu - other.cpu), max(0, self.memory_mb - other.memory_mb), max(0, self.gpu - other.gpu))
@@ -32,9 +35,16 @@ class Resources:
     def times(self, n: int) -> Resources:
         return Resources(self.cpu * n, self.memory_mb * n, self.gpu * n)
 
+    def holds(self, other: Resources) -> bool:
+        return self.cpu >= other.cpu and self.memory_mb >= other.memory_mb and self.gpu >= other.gpu
+
     def short_of(self, need: Resources) -> str | None:
         """The first resource (GPUs, then CPUs, then memory) of `need` this does not hold; None if it holds all."""
         return next((r for r in RESOURCES if getattr(need, r) > getattr(self, r)), None)
+
+    def wire(self) -> dict:
+        """As the server's VC object writes resources (`vCores` and `GPUs` repeat `cpu` and `gpu`)."""
+        return {"cpu": self.cpu, "memory": self.memory_mb, "gpu": self.gpu, "vCores": self.cpu, "GPUs": self.gpu}
 
     @classmethod
     def from_wire(cls, data: Any) -> Resources:

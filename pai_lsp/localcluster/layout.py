@@ -33,29 +33,7 @@ class LayoutError(ValueError):
     """virtual-clusters.json cannot be used: one line that says what is wrong in it."""
 
 
-@dataclass(frozen=True)
-class Res:
-    """Resources: CPUs, memory in MB, GPUs."""
-
-    cpu: int = 0
-    memory_mb: int = 0
-    gpu: int = 0
-
-    def __add__(self, other: Res) -> Res:
-        return Res(self.cpu + other.cpu, self.memory_mb + other.memory_mb, self.gpu + other.gpu)
-
-    def __sub__(self, other: Res) -> Res:
-        return Res(self.cpu - other.cpu, self.memory_mb - other.memory_mb, self.gpu - other.gpu)
-
-    def holds(self, other: Res) -> bool:
-        return self.cpu >= other.cpu and self.memory_mb >= other.memory_mb and self.gpu >= other.gpu
-
-    def times(self, n: int) -> Res:
-        return Res(self.cpu * n, self.memory_mb * n, self.gpu * n)
-
-    def wire(self) -> dict:
-        """As the server's VC object writes resources (`vCores` and `GPUs` repeat `cpu` and `gpu`)."""
-        return {"cpu": self.cpu, "memory": self.memory_mb, "gpu": self.gpu, "vCores": self.cpu, "GPUs": self.gpu}
+Res = core.Resources  # CPUs, memory in MB, GPUs: the editor's and the local cluster's one description
 
 
 @dataclass
