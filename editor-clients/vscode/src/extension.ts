@@ -2,6 +2,7 @@
 // The extension's own commands are `pai-lsp.*`; the server's (`pai.*`) are registered by the language client.
 import * as vscode from "vscode";
 import { ClustersView, registerClusters } from "./clusters";
+import { registerDebugType } from "./debug";
 import { HdfsView, registerHdfs } from "./hdfs";
 import { JobsView, registerJobCommands } from "./jobs";
 import { LogBook } from "./logs";
@@ -28,6 +29,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerClusters(context, server, clusters);
   registerPreview(context, server);
   registerRecords(context, server);
+  registerDebugType(context, server);
   server.onRestart(() => jobs.refresh()); // a new server watches what it lists again
   jobs.onDidList.event((node) => {
     if (node.local) clusters.localClusterUsed();

@@ -11,7 +11,7 @@ import { findPython, Host, onPath, venvLayout } from "./python";
 const run = promisify(execFile);
 
 /** This machine, as python.ts sees it. */
-function thisMachine(): Host {
+export function thisMachine(): Host {
   return {
     platform: process.platform,
     env: process.env,
@@ -23,6 +23,13 @@ function thisMachine(): Host {
       }
     },
     run: async (command, args) => (await run(command, args, { timeout: 20000, windowsHide: true })).stdout,
+    head: (path) => {
+      try {
+        return readFileSync(path).subarray(0, 1024).toString("utf8");
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 

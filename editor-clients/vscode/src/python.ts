@@ -10,6 +10,8 @@ export interface Host {
   exists(path: string): boolean;
   /** Run a program (no shell) and give its standard output; rejects when it cannot run or fails. */
   run(command: string, args: string[]): Promise<string>;
+  /** The start of a file (its first lines are enough), undefined when it cannot be read. */
+  head?(path: string): string | undefined;
 }
 
 /** The path rules of `platform`: backslashes and drive letters on Windows, `/` elsewhere. */
@@ -84,4 +86,37 @@ export function venvLayout(venv: string, platform: NodeJS.Platform): { python: s
   const windows = platform === "win32";
   const bin = paths.join(venv, windows ? "Scripts" : "bin");
   return { python: paths.join(bin, windows ? "python.exe" : "python"), server: paths.join(bin, windows ? "pai-lsp.exe" : "pai-lsp") };
+}
+
+const PYTHON_NAME = /^(python(\d+(\.\d+)?)?|py)(\.exe)?$/i;
+
+/**
+ * The Python that runs a server command (`[program, ...args]`), so what the server has installed
+ * (debugpy) is there too: the program itself when it is a Python (`python3 -m pai_lsp`), else the
+ * interpreter its script names — pip's `#!/path/python` line, `#!/usr/bin/env python3`, or the
+ * `'''exec' "/path/python"` of the sh trampoline pip writes for long paths — or, for pip's Windows
+ * `.exe` launchers, the `python.exe` beside it. Undefined when none of that names one.
+ */
+export function serverPython(command: string[], host: Host): string[] | undefined {
+  const paths = pathsOf(host.platform);
+  const [program, ...args] = command;
+  if (!program) return undefined;
+  const full = paths.isAbsolute(program) ? (host.exists(program) ? program : undefined) : onPath(program, host);
+  if (!full) return undefined;
+  const name = paths.basename(full);
+  if (PYTHON_NAME.test(name)) return /^py(\.exe)?$/i.test(name) ? [full, ...args.filter((a) => /^-\d/.test(a)).slice(0, 1)] : [full];
+  const [first, ...rest] = (host.head?.(full) ?? "").split(/\r?\n/);
+  const shebang = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(first);
+  if (shebang && !/\/(ba)?sh$/.test(shebang[1])) {
+    if (paths.basename(shebang[1]) === "env" && shebang[2]) {
+      const found = onPath(shebang[2], host);
+      return found ? [found] : undefined;
+    }
+    return host.exists(shebang[1]) ? [shebang[1]] : undefined;
+  }
+  const trampoline = rest.map((line) => /^'''exec' (?:"([^"]+)"|(\S+))/.exec(line)).find(Boolean);
+  const named = trampoline?.[1] ?? trampoline?.[2];
+  if (named && host.exists(named)) return [named];
+  const beside = paths.join(paths.dirname(full), host.platform === "win32" ? "python.exe" : "python");
+  return host.exists(beside) ? [beside] : undefined;
 }

@@ -107,9 +107,14 @@ export class PaiServer implements vscode.Disposable {
     };
   }
 
-  private async start(): Promise<LanguageClient> {
+  /** The command line that starts the server: `pai.server.command`, else the one found (or installed). */
+  async serverCommand(): Promise<[string, ...string[]]> {
     const configured = configuredServerCommand(vscode.workspace.getConfiguration("pai").get("server.command"));
-    const [command, ...args] = configured ?? (await findServer(this.context));
+    return configured ?? (await findServer(this.context));
+  }
+
+  private async start(): Promise<LanguageClient> {
+    const [command, ...args] = await this.serverCommand();
     const serverOptions: ServerOptions = { command, args };
     const clientOptions: LanguageClientOptions = {
       documentSelector: documentSelector(this.jobFiles),

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { findPython, Host, onPath, pythonCandidates, venvLayout } from "../python";
+import { findPython, Host, onPath, pythonCandidates, serverPython, venvLayout } from "../python";
 import { isJobFile } from "../config";
 
 const PATTERNS = ["*.pai.json", "*.paddle.json"];
@@ -88,4 +88,38 @@ test("job configs are recognised in Windows paths and in file:///c%3A/… URIs",
     assert.ok(isJobFile(name, PATTERNS), name);
   }
   assert.ok(!isJobFile("C:\\Users\\me\\ws\\package.json", PATTERNS));
+});
+
+test("the server's Python: the command itself, the script's #! line or pip's sh trampoline, else the one beside it", () => {
+  const files = ["/venv/bin/python", "/venv/bin/pai-lsp", "/usr/bin/python3", "/long path/venv/bin/python", "/usr/bin/env"];
+  const heads: Record<string, string> = {
+    "/venv/bin/pai-lsp": "#!/venv/bin/python\nimport sys\n",
+    "/opt/env-script/pai-lsp": "#!/usr/bin/env python3\n",
+    "/opt/trampoline/pai-lsp": "#!/bin/sh\n'''exec' \"/long path/venv/bin/python\" \"$0\" \"$@\"\n' '''\n",
+    "/opt/odd/pai-lsp": "binary",
+  };
+  const host: Host = {
+    platform: "linux", env: { PATH: "/usr/bin" },
+    exists: (path) => files.includes(path) || path in heads,
+    run: async () => "",
+    head: (path) => heads[path],
+  };
+  assert.deepEqual(serverPython(["/venv/bin/pai-lsp"], host), ["/venv/bin/python"]);
+  assert.deepEqual(serverPython(["python3", "-m", "pai_lsp", "lsp"], host), ["/usr/bin/python3"]);
+  assert.deepEqual(serverPython(["/opt/env-script/pai-lsp"], host), ["/usr/bin/python3"]);
+  assert.deepEqual(serverPython(["/opt/trampoline/pai-lsp"], host), ["/long path/venv/bin/python"]);
+  assert.equal(serverPython(["/opt/odd/pai-lsp"], host), undefined);
+  assert.equal(serverPython(["/nowhere/pai-lsp"], host), undefined);
+});
+
+test("Windows: the server's Python is `py -3` as configured, or the python.exe beside pip's pai-lsp.exe", () => {
+  const scripts = "C:\\venv\\Scripts";
+  const host: Host = {
+    platform: "win32", env: { PATH: "C:\\Windows", PATHEXT: ".COM;.EXE" },
+    exists: (path) => [`${scripts}\\pai-lsp.exe`, `${scripts}\\python.exe`, "C:\\Windows\\py.exe"].includes(path),
+    run: async () => "",
+    head: () => "MZ\u0090\u0000",
+  };
+  assert.deepEqual(serverPython([`${scripts}\\pai-lsp.exe`], host), [`${scripts}\\python.exe`]);
+  assert.deepEqual(serverPython(["py", "-3", "-m", "pai_lsp", "lsp"], host), ["C:\\Windows\\py.exe", "-3"]);
 });
