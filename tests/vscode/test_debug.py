@@ -7,6 +7,7 @@ lets it end. The tests run in order and share one window."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import psutil
 import pytest
 
 from .harness import VENV_BIN, free_port, wait_until
+from .workbench import CURSOR_POSITION
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -63,32 +65,22 @@ def listens(port: int) -> bool:
     return any(c.status == psutil.CONN_LISTEN and c.laddr.port == port for c in psutil.net_connections("tcp4"))
 
 
-def stopped_line(workbench) -> int:
-    """The line the debugger stopped at, as the editor marks it (the top stack frame's arrow); 0 when none."""
-    frames = workbench.page.locator(".editor-instance .monaco-editor .margin-view-overlays .codicon-debug-stackframe")
-    if not frames.count():
-        return 0
-    top = frames.first.evaluate("e => e.closest('[style*=\"top\"]').style.top")
-    lines = workbench.page.locator(".editor-instance .monaco-editor .margin-view-overlays .line-numbers")
-    for i in range(lines.count()):
-        line = lines.nth(i)
-        if line.evaluate("e => e.closest('[style*=\"top\"]').style.top") == top:
-            return int(line.inner_text())
-    return 0
+def stopped_at(workbench) -> str:
+    """Where the debugger stopped, as the Call Stack view's top frame says it ("train.py 3:5"); '' when it runs."""
+    frames = [" ".join(t.split()) for t in workbench.view_rows("Call Stack").all_inner_texts()]
+    return next((f for f in frames if re.search(r"\S+\.py \d+:\d+$", f)), "")
 
 
 def variables(workbench) -> list[str]:
     """The Variables view's rows as shown ("step: 0")."""
-    rows = workbench.page.locator(".debug-pane .variables-view .monaco-list-row, .debug-view-content .monaco-list-row")
-    pane = workbench.view_rows("Variables")
-    return [" ".join(t.split()) for t in (pane if pane.count() else rows).all_inner_texts()]
+    return [" ".join(t.split()) for t in workbench.view_rows("Variables").all_inner_texts()]
 
 
 def set_breakpoint(workbench, name: str, line: int) -> None:
     workbench.open_file(name)
     workbench.go_to(line)
     workbench.page.keyboard.press("F9")
-    glyph = workbench.editor(name).locator(".margin-view-overlays .codicon-debug-breakpoint, .margin-view-overlays [class*='codicon-debug-breakpoint']")
+    glyph = workbench.editor(name).locator("[class*='codicon-debug-breakpoint']")
     workbench.wait_for(lambda: glyph.count(), f"the breakpoint at {name}:{line}")
     workbench.go_to(1)  # the cursor away from it: where the debugger stops is then the editor's doing
 
@@ -97,7 +89,9 @@ def test_an_attach_configuration_stops_at_a_breakpoint_in_the_loop(workbench, de
     set_breakpoint(workbench, "train.py", LOOP_LINE)
     workbench.command("Debug: Select and Start Debugging")
     workbench.pick("Attach to train.py")
-    workbench.wait_for(lambda: stopped_line(workbench) == LOOP_LINE, f"the debugger to stop at train.py:{LOOP_LINE}", timeout=90)
+    where = workbench.wait_for(lambda: stopped_at(workbench), "the debugger to stop", timeout=90)
+    assert where.startswith(f"<module> train.py {LOOP_LINE}:"), where
+    assert f"Ln {LOOP_LINE}," in workbench.page.locator(CURSOR_POSITION).inner_text()  # the editor shows the line
     shown = workbench.wait_for(lambda: [v for v in variables(workbench) if v.startswith("step:")], "the loop's variable in the Variables view")
     assert shown == ["step: 0"], variables(workbench)
     assert "total: 0" in variables(workbench), variables(workbench)

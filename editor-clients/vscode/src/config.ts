@@ -73,6 +73,7 @@ export function clientCommandFor(serverCommand: string): string | undefined {
   const wrapped: Record<string, string> = {
     "pai.submitJob": `${CLIENT_PREFIX}submitJob`,
     "pai.runLocally": `${CLIENT_PREFIX}runLocally`,
+    "pai.debugJob": `${CLIENT_PREFIX}debugJob`,
     "pai.previewUpload": `${CLIENT_PREFIX}previewUpload`,
   };
   return wrapped[serverCommand];

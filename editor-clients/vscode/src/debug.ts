@@ -6,7 +6,8 @@
 import * as vscode from "vscode";
 import { thisMachine } from "./install";
 import { findPython, serverPython } from "./python";
-import { PaiServer } from "./server";
+import { PaiServer, guarded } from "./server";
+import { Submitted, submit } from "./submit";
 
 export const DEBUG_TYPE = "pai";
 
@@ -86,5 +87,115 @@ export function registerDebugType(context: vscode.ExtensionContext, server: PaiS
   context.subscriptions.push(
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new Adapters(server)),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new Configurations()),
+  );
+}
+
+// -- Debug Job and Attach Debugger ---------------------------------------------------------------
+
+/** A job, its cluster and (for a task's row) one task, "role:index". */
+export interface DebugRef {
+  job: string;
+  cluster?: string;
+  task?: string;
+}
+
+/** Seconds the server waits for a task to listen before answering (a long poll, not a sleep here). */
+const WAIT_SECONDS = 15;
+
+/**
+ * Attaches the editor to the tasks of a job that listen for a debugger: one debug session per task,
+ * named "<job> <task>", started as each task listens. `all`: keep waiting until every debugged task
+ * has been attached (a job just submitted to debug); otherwise attach what listens now.
+ */
+export class Attacher {
+  /** Sessions started, by "<cluster>/<job>/<task>", until they end. */
+  private readonly attached = new Set<string>();
+
+  constructor(private readonly server: PaiServer) {
+    vscode.debug.onDidTerminateDebugSession((session) => {
+      const pai = session.configuration.pai as (DebugRef & { cluster: string }) | undefined;
+      if (session.type === DEBUG_TYPE && pai) this.attached.delete(`${pai.cluster}/${pai.job}/${pai.task}`);
+    });
+  }
+
+  async attach(ref: DebugRef, folder: vscode.WorkspaceFolder | undefined, all: boolean): Promise<void> {
+    const title = vscode.l10n.t("Waiting for {0} to start under the debugger", ref.task ? `${ref.job} ${ref.task}` : ref.job);
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, cancel) => {
+      let started = 0;
+      for (;;) {
+        const answer = await this.server.call("pai.debugTargets", { job: ref.job, cluster: ref.cluster, wait: all ? WAIT_SECONDS : 0 });
+        const targets = answer.targets.filter((t) => !ref.task || t.task === ref.task);
+        if (cancel.isCancellationRequested) return;
+        for (const target of targets) {
+          const key = `${ref.cluster}/${target.job}/${target.task}`;
+          if (target.state !== "listening" || this.attached.has(key)) continue;
+          this.attached.add(key);
+          progress.report({ message: vscode.l10n.t("attaching to {0}", target.task) });
+          const ok = await vscode.debug.startDebugging(folder, attachConfiguration(`${target.job} ${target.task}`, target,
+            { pai: { job: target.job, cluster: ref.cluster, task: target.task } }));
+          if (ok) started++;
+          else this.attached.delete(key);
+        }
+        const pending = targets.filter((t) => t.state === "waiting");
+        if (!all || (targets.length && !pending.length)) {
+          if (!started && !targets.some((t) => this.attached.has(`${ref.cluster}/${t.job}/${t.task}`))) {
+            throw new Error(answer.message ?? (ref.task
+              ? vscode.l10n.t("No debugger can attach to {0} of {1}: its Python does not listen for one (Debug Job starts it so).", ref.task, ref.job)
+              : vscode.l10n.t("No task of {0} listens for a debugger (Debug Job starts its Python so).", ref.job)));
+          }
+          return;
+        }
+        if (answer.message && !targets.length) throw new Error(answer.message); // the job ended, or cannot be debugged
+        progress.report({ message: pending.length ? vscode.l10n.t("{0} not listening yet", pending.map((t) => t.task).join(", ")) : undefined });
+      }
+    });
+  }
+}
+
+/** The workspace folder a job file is in (its path mappings are relative to it), else the first one. */
+function folderOf(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefined {
+  return (uri && vscode.workspace.getWorkspaceFolder(uri)) ?? vscode.workspace.workspaceFolders?.[0];
+}
+
+/** A row of the Jobs view, as its commands receive it (a job, or one of its tasks). */
+type Row = { kind: "job"; job: { name: string }; cluster: { name: string } }
+  | { kind: "task"; job: { job: { name: string }; cluster: { name: string } }; task: { role: string; index: number } };
+
+function refOf(row: Row): DebugRef {
+  return row.kind === "job" ? { job: row.job.name, cluster: row.cluster.name }
+    : { job: row.job.job.name, cluster: row.job.cluster.name, task: `${row.task.role}:${row.task.index}` };
+}
+
+/** Pick a running job of any cluster (Attach Debugger from the Command Palette). */
+async function pickRunningJob(server: PaiServer): Promise<DebugRef | undefined> {
+  const clusters = (await server.call("pai.clusters.list")).clusters;
+  const items = (await Promise.all(clusters.map(async (c) => {
+    const page = await server.call("pai.jobs.list", { cluster: c.name, offset: 0, limit: 50 }).catch(() => undefined);
+    return (page?.jobs ?? []).filter((j) => j.state === "RUNNING").map((j) => ({ label: j.name, description: c.name, ref: { job: j.name, cluster: c.name } }));
+  }))).flat();
+  if (!items.length) throw new Error(vscode.l10n.t("No job is running."));
+  return (await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t("Attach the debugger to which running job?") }))?.ref;
+}
+
+/**
+ * Debug Job (code lens, editor menus, Command Palette, F5 on a job file): submit the job with its Python
+ * under debugpy (`started` tells the rest of the extension, as a submit does), then attach to its tasks.
+ * Attach Debugger (a running job's or task's row in the Jobs view, the Command Palette): attach to what listens.
+ */
+export function registerDebugCommands(context: vscode.ExtensionContext, server: PaiServer, started: (result: Submitted, target?: vscode.Uri | string) => void): void {
+  const attacher = new Attacher(server);
+  context.subscriptions.push(
+    vscode.commands.registerCommand("pai-lsp.debugJob", (target?: vscode.Uri | string) => guarded(async () => {
+      const result = await submit(server, target, "debug");
+      if (!result) return undefined;
+      started(result, target);
+      const uri = typeof target === "string" ? vscode.Uri.parse(target) : target ?? vscode.window.activeTextEditor?.document.uri;
+      await attacher.attach({ job: result.job, cluster: result.cluster }, folderOf(uri), true);
+      return result;
+    })),
+    vscode.commands.registerCommand("pai-lsp.job.attachDebugger", (row?: Row) => guarded(async () => {
+      const ref = row?.kind === "job" || row?.kind === "task" ? refOf(row) : await pickRunningJob(server);
+      if (ref) await attacher.attach(ref, folderOf(undefined), false);
+    })),
   );
 }

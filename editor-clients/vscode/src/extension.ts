@@ -2,7 +2,7 @@
 // The extension's own commands are `pai-lsp.*`; the server's (`pai.*`) are registered by the language client.
 import * as vscode from "vscode";
 import { ClustersView, registerClusters } from "./clusters";
-import { registerDebugType } from "./debug";
+import { registerDebugCommands, registerDebugType } from "./debug";
 import { HdfsView, registerHdfs } from "./hdfs";
 import { JobsView, registerJobCommands } from "./jobs";
 import { LogBook } from "./logs";
@@ -40,15 +40,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     storages.refresh();
   });
 
+  /** A job sent from this window (submitted, run locally, or to debug): its log, its row, where its code went. */
+  const started = (result: Submitted, target?: vscode.Uri | string) => {
+    logs.started({ job: result.job, cluster: result.cluster });
+    why.submitted(typeof target === "string" ? vscode.Uri.parse(target) : target ?? vscode.window.activeTextEditor?.document.uri, result.job);
+    jobs.started(result.job, result.cluster);
+    clusters.localClusterUsed(); // a run may have started the local cluster
+    if (result.codeStorage) void toldWhereTheCodeWent(result, storages);
+  };
+  registerDebugCommands(context, server, started);
   const submitWith = (local: boolean) => async (target?: vscode.Uri | string) => {
     const result = await submit(server, target, local);
-    if (result) {
-      logs.started({ job: result.job, cluster: result.cluster });
-      why.submitted(typeof target === "string" ? vscode.Uri.parse(target) : target ?? vscode.window.activeTextEditor?.document.uri, result.job);
-      jobs.started(result.job, result.cluster);
-      clusters.localClusterUsed(); // a run may have started the local cluster
-      if (result.codeStorage) void toldWhereTheCodeWent(result, storages);
-    }
+    if (result) started(result, target);
     return result;
   };
   context.subscriptions.push(

@@ -269,7 +269,7 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       const ports = Object.entries(t.ports ?? {}).map(([label, p]) => `${label} ${p}`).join(", ");
       const exit = t.exitCode !== null && t.exitCode !== undefined ? vscode.l10n.t("exit {0}", t.exitCode) : "";
       item.description = [t.state, node.figures ? figuresText(node.figures) : "", t.ip ?? "", ports, exit].filter(Boolean).join(" · ");
-      item.contextValue = "task";
+      item.contextValue = t.state === "RUNNING" ? "task.running" : "task"; // a running task offers Attach Debugger
       return item;
     }
     if (node instanceof MoreNode) {

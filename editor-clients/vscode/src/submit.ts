@@ -23,11 +23,18 @@ export async function jobConfigTarget(server: PaiServer, target: vscode.Uri | st
   return uri;
 }
 
-export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, local: boolean): Promise<Submitted | undefined> {
+/** How a job file is sent: to the default cluster, run locally, or submitted with its Python under the debugger. */
+export type SubmitHow = "submit" | "local" | "debug";
+
+const COMMANDS = { submit: "pai.submitJob", local: "pai.runLocally", debug: "pai.debugJob" } as const;
+
+export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, how: SubmitHow | boolean): Promise<Submitted | undefined> {
   const uri = await jobConfigTarget(server, target, (patterns) => vscode.l10n.t("Open a job file ({0}) to submit it.", patterns));
   if (!uri) return undefined;
+  const way: SubmitHow = how === true ? "local" : how === false ? "submit" : how;
   const name = uri.path.split("/").pop() ?? uri.path;
-  const title = local ? vscode.l10n.t("Running {0} locally", name) : vscode.l10n.t("Submitting {0}", name);
+  const title = way === "local" ? vscode.l10n.t("Running {0} locally", name)
+    : way === "debug" ? vscode.l10n.t("Submitting {0} to debug it", name) : vscode.l10n.t("Submitting {0}", name);
   let answer: (value: Submitted | undefined) => void = () => undefined;
   const answered = new Promise<Submitted | undefined>((resolve) => (answer = resolve));
   void vscode.window.withProgress(
@@ -47,7 +54,7 @@ export async function submit(server: PaiServer, target: vscode.Uri | string | un
         if (!uploaded) void token.cancel();
       });
       try {
-        const result = await server.call(local ? "pai.runLocally" : "pai.submitJob", {
+        const result = await server.call(COMMANDS[way], {
           uri: uri.toString(), workDoneToken: token.token,
         });
         progress.report({ message: vscode.l10n.t("submitted {0}", result.job), increment: 100 - done });
