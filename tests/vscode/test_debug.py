@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from .harness import VENV_BIN, free_port, wait_until
-from .workbench import CURSOR_POSITION
+from .workbench import CURSOR_POSITION, click
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -72,8 +72,12 @@ def stopped_at(workbench) -> str:
 
 
 def variables(workbench) -> list[str]:
-    """The Variables view's rows as shown ("step: 0")."""
-    return [" ".join(t.split()) for t in workbench.view_rows("Variables").all_inner_texts()]
+    """The Variables view's rows as shown ("step = 0"), its Locals opened as a user opens them."""
+    rows = workbench.view_rows("Variables")
+    local = rows.filter(has_text="Locals")
+    if local.count() and local.first.get_attribute("aria-expanded") == "false":
+        click(local.first)
+    return [re.sub(r"\s*=\s*", " = ", " ".join(t.split()), count=1) for t in rows.all_inner_texts()]
 
 
 def set_breakpoint(workbench, name: str, line: int) -> None:
@@ -92,17 +96,17 @@ def test_an_attach_configuration_stops_at_a_breakpoint_in_the_loop(workbench, de
     where = workbench.wait_for(lambda: stopped_at(workbench), "the debugger to stop", timeout=90)
     assert where.startswith(f"<module> train.py {LOOP_LINE}:"), where
     assert f"Ln {LOOP_LINE}," in workbench.page.locator(CURSOR_POSITION).inner_text()  # the editor shows the line
-    shown = workbench.wait_for(lambda: [v for v in variables(workbench) if v.startswith("step:")], "the loop's variable in the Variables view")
-    assert shown == ["step: 0"], variables(workbench)
-    assert "total: 0" in variables(workbench), variables(workbench)
+    shown = workbench.wait_for(lambda: [v for v in variables(workbench) if v.startswith("step =")], "the loop's variable in the Variables view")
+    assert shown == ["step = 0"], variables(workbench)
+    assert "total = 0" in variables(workbench), variables(workbench)
     workbench.screenshot("stopped-in-the-loop")
 
 
 def test_continue_stops_again_then_lets_the_process_end(workbench, debuggee):
     proc, log = debuggee
     workbench.command("Debug: Continue")
-    workbench.wait_for(lambda: "step: 1" in variables(workbench), "the next pass of the loop (step: 1)")
-    assert "total: 0" in variables(workbench), variables(workbench)
+    workbench.wait_for(lambda: "step = 1" in variables(workbench), "the next pass of the loop (step = 1)")
+    assert "total = 0" in variables(workbench), variables(workbench)
     workbench.command("Debug: Remove All Breakpoints")
     workbench.command("Debug: Continue")
     wait_until(lambda: proc.poll() is not None, 60, "the debugged process to end")
