@@ -45,7 +45,7 @@ from .runner import (
     substitute_dir,
     task_id,
 )
-from .shell_words import find_bash, missing
+from .shell import find_bash, missing
 from .storages import Storages
 from .task_mounts import TaskMounts
 

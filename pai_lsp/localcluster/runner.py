@@ -19,7 +19,7 @@ from ..core.triage import specs
 from . import processes
 from .job_data import Job, Task
 from .processes import TASK_MARKER, TaskProcesses
-from .shell_words import missing, search_path
+from .shell import missing, search_path
 from .task_mounts import helper_argv
 
 DEBUG_HOLD_SECONDS = 604800
