@@ -402,6 +402,7 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     # -- the editor: code lenses and progress (server/) -------------------------------------
     "lens.submit": (TEXT, "Submit Job to PAI Cluster"),
     "lens.run-locally": (TEXT, "Run Job Locally"),
+    "lens.debug": (TEXT, "Debug Job"),
     "lens.preview": (TEXT, "Preview"),
     "progress.submitting-job": (TEXT, "Submitting job"),
     "progress.uploading": (TEXT, "uploading"),
