@@ -1,8 +1,10 @@
-"""Debugging a job's Python in a real VS Code, with no extension but ours (no Python extension): the
-`pai` debug type attaches to a process run under `debugpy --listen … --wait-for-client` from a folder
-elsewhere (as a task runs the uploaded code), a breakpoint set in the workspace's train.py inside a loop
-stops it there (the path mappings carry it), the Variables view shows the loop's variable, and Continue
-lets it end. The tests run in order and share one window."""
+"""Debugging a job's Python in a real VS Code, with no extension but ours (no Python extension). First the
+`pai` debug type alone: a launch configuration attaches to train.py run under `debugpy --listen …
+--wait-for-client` from a folder elsewhere (as a task runs the uploaded code), the breakpoint set in the
+workspace's train.py inside its loop stops it there (the path mappings carry it), the Variables view shows
+the loop's variable, and Continue lets it end. Then Debug Job from the job file's code lens on the embedded
+local cluster: the editor stops at the same breakpoint in the job's task, and after Continue the job
+SUCCEEDS. The tests run in order and share one window."""
 
 from __future__ import annotations
 
@@ -14,33 +16,28 @@ from pathlib import Path
 import psutil
 import pytest
 
-from .harness import VENV_BIN, free_port, wait_until
+from .harness import VENV_BIN, copy_example, free_port, wait_until
 from .workbench import CURSOR_POSITION, click
 
 pytestmark = pytest.mark.timeout(600)
 
-TRAIN = """\
-total = 0
-for step in range(3):
-    total += step * 10
-print("total", total, flush=True)
-"""
-LOOP_LINE = 3  # `total += step * 10`, inside the loop
-
 PORT = free_port()
+session: dict[str, str] = {}  # what earlier steps learned (the job's name), for the later ones
 
-session: dict[str, object] = {}
+
+def loop_line(workspace: Path) -> int:
+    """`loss *= 0.6`, inside train.py's loop over `epoch`."""
+    return (workspace / "train.py").read_text().splitlines().index("    loss *= 0.6") + 1
 
 
 @pytest.fixture(scope="module")
 def workspace(user) -> Path:
-    folder = user.home / "debugging"
-    (folder / ".vscode").mkdir(parents=True)
-    (folder / "train.py").write_text(TRAIN)
+    folder = copy_example("mnist", user.home / "mnist")
     # As a task runs it: the same file, somewhere else (the code folder in the container).
     remote = user.root / "task-code"
     remote.mkdir()
     shutil.copy(folder / "train.py", remote / "train.py")
+    (folder / ".vscode").mkdir()
     (folder / ".vscode" / "launch.json").write_text(json.dumps({"version": "0.2.0", "configurations": [{
         "type": "pai", "request": "attach", "name": "Attach to train.py",
         "connect": {"host": "127.0.0.1", "port": PORT},
@@ -51,10 +48,9 @@ def workspace(user) -> Path:
 @pytest.fixture(scope="module")
 def debuggee(user, artifacts):
     """train.py under debugpy, waiting for a client, run from the task's folder (not the workspace)."""
-    remote = user.root / "task-code"
     log = artifacts / "debuggee.log"
-    proc = user.spawn([str(VENV_BIN / "python"), "-m", "debugpy", "--listen", f"127.0.0.1:{PORT}", "--wait-for-client", "train.py"],
-                      log, cwd=remote)
+    proc = user.spawn([str(VENV_BIN / "python"), "-m", "debugpy", "--listen", f"127.0.0.1:{PORT}", "--wait-for-client",
+                       "train.py", "--epochs", "3"], log, cwd=user.root / "task-code")
     # Listening, as seen from outside: a probe connection would be taken for the debugger's.
     wait_until(lambda: proc.poll() is not None or listens(PORT), 60, f"debugpy to listen on {PORT}")
     assert proc.poll() is None, log.read_text()
@@ -66,13 +62,14 @@ def listens(port: int) -> bool:
 
 
 def stopped_at(workbench) -> str:
-    """Where the debugger stopped, as the Call Stack view's top frame says it ("train.py 3:5"); '' when it runs."""
+    """Where the debugger stopped, as the Call Stack view's top frame says it ("<module> train.py 20:1");
+    '' while it runs."""
     frames = [" ".join(t.split()) for t in workbench.view_rows("Call Stack").all_inner_texts()]
     return next((f for f in frames if re.search(r"\S+\.py \d+:\d+$", f)), "")
 
 
 def variables(workbench) -> list[str]:
-    """The Variables view's rows as shown ("step = 0"), its Locals opened as a user opens them."""
+    """The Variables view's rows as shown ("epoch = 1"), its Locals opened as a user opens them."""
     rows = workbench.view_rows("Variables")
     local = rows.filter(has_text="Locals")
     if local.count() and local.first.get_attribute("aria-expanded") == "false":
@@ -89,28 +86,50 @@ def set_breakpoint(workbench, name: str, line: int) -> None:
     workbench.go_to(1)  # the cursor away from it: where the debugger stops is then the editor's doing
 
 
-def test_an_attach_configuration_stops_at_a_breakpoint_in_the_loop(workbench, debuggee):
-    set_breakpoint(workbench, "train.py", LOOP_LINE)
-    workbench.command("Debug: Select and Start Debugging")
-    workbench.pick("Attach to train.py")
-    where = workbench.wait_for(lambda: stopped_at(workbench), "the debugger to stop", timeout=90)
-    assert where.startswith(f"<module> train.py {LOOP_LINE}:"), where
-    assert f"Ln {LOOP_LINE}," in workbench.page.locator(CURSOR_POSITION).inner_text()  # the editor shows the line
-    shown = workbench.wait_for(lambda: [v for v in variables(workbench) if v.startswith("step =")], "the loop's variable in the Variables view")
-    assert shown == ["step = 0"], variables(workbench)
-    assert "total = 0" in variables(workbench), variables(workbench)
-    workbench.screenshot("stopped-in-the-loop")
+def stops_in_the_loop(workbench, line: int, epoch: int) -> None:
+    where = workbench.wait_for(lambda: stopped_at(workbench), "the debugger to stop", timeout=120)
+    assert where.startswith(f"<module> train.py {line}:"), where
+    assert f"Ln {line}," in workbench.page.locator(CURSOR_POSITION).inner_text()  # the editor shows the line
+    shown = workbench.wait_for(lambda: [v for v in variables(workbench) if v.startswith("epoch =")], "the loop's variable in the Variables view")
+    assert shown == [f"epoch = {epoch}"], variables(workbench)
 
 
-def test_continue_stops_again_then_lets_the_process_end(workbench, debuggee):
-    proc, log = debuggee
-    workbench.command("Debug: Continue")
-    workbench.wait_for(lambda: "step = 1" in variables(workbench), "the next pass of the loop (step = 1)")
-    assert "total = 0" in variables(workbench), variables(workbench)
+def continue_to_the_end(workbench) -> None:
     workbench.command("Debug: Remove All Breakpoints")
     workbench.command("Debug: Continue")
-    wait_until(lambda: proc.poll() is not None, 60, "the debugged process to end")
-    assert proc.returncode == 0, log.read_text()
-    assert "total 30" in log.read_text()
     toolbar = workbench.page.locator(".debug-toolbar")
-    workbench.wait_for(lambda: not toolbar.count() or not toolbar.first.is_visible(), "the debug session to end")
+    workbench.wait_for(lambda: not toolbar.count() or not toolbar.first.is_visible(), "the debug session to end", timeout=120)
+
+
+def test_an_attach_configuration_stops_at_a_breakpoint_in_the_loop(workbench, workspace, debuggee):
+    proc, log = debuggee
+    line = loop_line(workspace)
+    set_breakpoint(workbench, "train.py", line)
+    workbench.command("Debug: Select and Start Debugging")
+    workbench.pick("Attach to train.py")
+    stops_in_the_loop(workbench, line, 1)
+    assert any(v.startswith("loss = 2.3") for v in variables(workbench)), variables(workbench)
+    workbench.screenshot("attached-stopped-in-the-loop")
+    workbench.command("Debug: Continue")
+    workbench.wait_for(lambda: "epoch = 2" in variables(workbench), "the next pass of the loop (epoch = 2)")
+    continue_to_the_end(workbench)
+    wait_until(lambda: proc.poll() is not None, 60, "the debugged process to end")
+    assert proc.returncode == 0 and "epoch 3/3" in log.read_text(), log.read_text()
+
+
+def test_debug_job_from_the_code_lens_stops_in_the_task_then_the_job_succeeds(workbench, workspace):
+    line = loop_line(workspace)
+    set_breakpoint(workbench, "train.py", line)
+    editor = workbench.open_file("mnist.pai.yaml")
+    lens = editor.locator(".codelens-decoration a").filter(has_text="Debug Job")
+    workbench.wait_for(lambda: lens.count(), "the Debug Job code lens", timeout=120)
+    lens.first.click()
+    # The job starts on the embedded local cluster, its task's Python waits for the debugger, VS Code attaches.
+    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: mnist_"), "the job's Output channel", timeout=120)
+    session["job"] = job = workbench.output_channel().removeprefix("PAI: ")
+    stops_in_the_loop(workbench, line, 1)
+    workbench.screenshot("debug-job-stopped-in-the-task", docs="vscode-debug-job.png")
+    continue_to_the_end(workbench)
+    workbench.command("PAI: Focus on Jobs View")
+    row = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="SUCCEEDED")
+    workbench.wait_for(lambda: row.count(), f"{job} SUCCEEDED in the Jobs view", timeout=120)

@@ -4,6 +4,7 @@
 // the daemon opened); everything else (a launch here, an attach by `listen` or `processId`) runs
 // `python -m debugpy.adapter` with the Python that runs pai-lsp, which has debugpy as a dependency.
 import * as vscode from "vscode";
+import { FINAL_STATES } from "./config";
 import { thisMachine } from "./install";
 import { findPython, serverPython } from "./python";
 import { PaiServer, guarded } from "./server";
@@ -107,49 +108,63 @@ const WAIT_SECONDS = 15;
  * named "<job> <task>", started as each task listens. `all`: keep waiting until every debugged task
  * has been attached (a job just submitted to debug); otherwise attach what listens now.
  */
-export class Attacher {
+export class Attacher implements vscode.Disposable {
   /** Sessions started, by "<cluster>/<job>/<task>", until they end. */
   private readonly attached = new Set<string>();
+  private readonly ended: vscode.Disposable;
 
   constructor(private readonly server: PaiServer) {
-    vscode.debug.onDidTerminateDebugSession((session) => {
-      const pai = session.configuration.pai as (DebugRef & { cluster: string }) | undefined;
-      if (session.type === DEBUG_TYPE && pai) this.attached.delete(`${pai.cluster}/${pai.job}/${pai.task}`);
+    // The last session of a job ended: what the daemon opened to reach its tasks (SSH tunnels) is closed.
+    this.ended = vscode.debug.onDidTerminateDebugSession((session) => {
+      const pai = session.configuration.pai as { job: string; cluster?: string; task: string } | undefined;
+      if (session.type !== DEBUG_TYPE || !pai) return;
+      this.attached.delete(key(pai.cluster, pai.job, pai.task));
+      if (![...this.attached].some((k) => k.startsWith(key(pai.cluster, pai.job, "")))) {
+        server.call("pai.debugEnd", { job: pai.job, cluster: pai.cluster }).catch(() => undefined);
+      }
     });
   }
 
   async attach(ref: DebugRef, folder: vscode.WorkspaceFolder | undefined, all: boolean): Promise<void> {
     const title = vscode.l10n.t("Waiting for {0} to start under the debugger", ref.task ? `${ref.job} ${ref.task}` : ref.job);
     await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, cancel) => {
-      let started = 0;
+      let known = 0;
       for (;;) {
-        const answer = await this.server.call("pai.debugTargets", { job: ref.job, cluster: ref.cluster, wait: all ? WAIT_SECONDS : 0 });
-        const targets = answer.targets.filter((t) => !ref.task || t.task === ref.task);
+        const answer = await this.server.call("pai.debugTargets", { job: ref.job, cluster: ref.cluster, wait: all ? WAIT_SECONDS : 0, known });
         if (cancel.isCancellationRequested) return;
+        const cluster = ref.cluster ?? answer.cluster;
+        const targets = answer.targets.filter((t) => !ref.task || t.task === ref.task);
         for (const target of targets) {
-          const key = `${ref.cluster}/${target.job}/${target.task}`;
-          if (target.state !== "listening" || this.attached.has(key)) continue;
-          this.attached.add(key);
+          const id = key(cluster, target.job, target.task);
+          if (target.state !== "listening" || this.attached.has(id)) continue;
+          this.attached.add(id);
           progress.report({ message: vscode.l10n.t("attaching to {0}", target.task) });
           const ok = await vscode.debug.startDebugging(folder, attachConfiguration(`${target.job} ${target.task}`, target,
-            { pai: { job: target.job, cluster: ref.cluster, task: target.task } }));
-          if (ok) started++;
-          else this.attached.delete(key);
+            { pai: { job: target.job, cluster, task: target.task } }));
+          if (!ok) this.attached.delete(id);
         }
+        known = answer.targets.filter((t) => t.state === "listening").length;
         const pending = targets.filter((t) => t.state === "waiting");
-        if (!all || (targets.length && !pending.length)) {
-          if (!started && !targets.some((t) => this.attached.has(`${ref.cluster}/${t.job}/${t.task}`))) {
+        if (!all || FINAL_STATES.includes(answer.state) || (targets.length && !pending.length)) {
+          if (!targets.some((t) => this.attached.has(key(cluster, t.job, t.task)))) {
             throw new Error(answer.message ?? (ref.task
               ? vscode.l10n.t("No debugger can attach to {0} of {1}: its Python does not listen for one (Debug Job starts it so).", ref.task, ref.job)
               : vscode.l10n.t("No task of {0} listens for a debugger (Debug Job starts its Python so).", ref.job)));
           }
           return;
         }
-        if (answer.message && !targets.length) throw new Error(answer.message); // the job ended, or cannot be debugged
         progress.report({ message: pending.length ? vscode.l10n.t("{0} not listening yet", pending.map((t) => t.task).join(", ")) : undefined });
       }
     });
   }
+
+  dispose(): void {
+    this.ended.dispose();
+  }
+}
+
+function key(cluster: string | undefined, job: string, task: string): string {
+  return `${cluster ?? ""}/${job}/${task}`;
 }
 
 /** The workspace folder a job file is in (its path mappings are relative to it), else the first one. */
@@ -185,6 +200,7 @@ async function pickRunningJob(server: PaiServer): Promise<DebugRef | undefined> 
 export function registerDebugCommands(context: vscode.ExtensionContext, server: PaiServer, started: (result: Submitted, target?: vscode.Uri | string) => void): void {
   const attacher = new Attacher(server);
   context.subscriptions.push(
+    attacher,
     vscode.commands.registerCommand("pai-lsp.debugJob", (target?: vscode.Uri | string) => guarded(async () => {
       const result = await submit(server, target, "debug");
       if (!result) return undefined;

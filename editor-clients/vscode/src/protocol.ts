@@ -1304,43 +1304,8 @@ export interface WhyTraceback {
 }
 
 /** Every command: the class of its one argument, and what it answers when it worked (besides `ok: true`). */
-export interface DebugJob {
-  uri: string;
-  cluster?: string | null;
-  workDoneToken?: string | number | null;
-  tasks?: string | null;
-  postMortemMinutes?: number | null;
-}
-
-export interface DebugTargets {
-  job: string;
-  cluster?: string | null;
-  wait?: number | null;
-}
-
-export interface PathMapping {
-  localRoot: string;
-  remoteRoot: string;
-}
-
-export interface DebugTarget {
-  job: string;
-  task: string;
-  host: string;
-  port: number;
-  pathMappings: PathMapping[];
-  state: "waiting" | "listening" | "ended";
-}
-
-export interface DebugTargetsResult {
-  targets: DebugTarget[];
-  message?: string | null;
-}
-
 export interface Commands {
   "pai.submitJob": { argument: SubmitJob; result: SubmitResult };
-  "pai.debugJob": { argument: DebugJob; result: SubmitResult };
-  "pai.debugTargets": { argument: DebugTargets; result: DebugTargetsResult };
   "pai.runLocally": { argument: SubmitJob; result: SubmitResult };
   "pai.debugJob": { argument: DebugJob; result: DebugResult };
   "pai.debugTargets": { argument: DebugTargets; result: DebugTargetsResult };
