@@ -37,7 +37,6 @@ def workspace(user) -> Path:
     remote = user.root / "task-code"
     remote.mkdir()
     shutil.copy(folder / "train.py", remote / "train.py")
-    (folder / ".vscode").mkdir()
     (folder / ".vscode" / "launch.json").write_text(json.dumps({"version": "0.2.0", "configurations": [{
         "type": "pai", "request": "attach", "name": "Attach to train.py",
         "connect": {"host": "127.0.0.1", "port": PORT},

@@ -8,7 +8,7 @@ import { FINAL_STATES } from "./config";
 import { thisMachine } from "./install";
 import { findPython, serverPython } from "./python";
 import { PaiServer, guarded } from "./server";
-import { Submitted, submit } from "./submit";
+import { DebugChoices, Submitted, submit } from "./submit";
 
 export const DEBUG_TYPE = "pai";
 
@@ -147,6 +147,7 @@ export class Attacher implements vscode.Disposable {
         const pending = targets.filter((t) => t.state === "waiting");
         if (!all || FINAL_STATES.includes(answer.state) || (targets.length && !pending.length)) {
           if (!targets.some((t) => this.attached.has(key(cluster, t.job, t.task)))) {
+            if (!answer.message && answer.state === "SUCCEEDED" && all) return; // post-mortem: nothing failed to debug
             throw new Error(answer.message ?? (ref.task
               ? vscode.l10n.t("No debugger can attach to {0} of {1}: its Python does not listen for one (Debug Job starts it so).", ref.task, ref.job)
               : vscode.l10n.t("No task of {0} listens for a debugger (Debug Job starts its Python so).", ref.job)));
@@ -170,6 +171,24 @@ function key(cluster: string | undefined, job: string, task: string): string {
 /** The workspace folder a job file is in (its path mappings are relative to it), else the first one. */
 function folderOf(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefined {
   return (uri && vscode.workspace.getWorkspaceFolder(uri)) ?? vscode.workspace.workspaceFolders?.[0];
+}
+
+/** Which tasks wait for the debugger, and whether only a failure stops them (post-mortem); undefined: cancelled. */
+async function askDebugChoices(): Promise<DebugChoices | undefined> {
+  const tasks = await vscode.window.showInputBox({
+    title: vscode.l10n.t("Debug Job With Options"), value: "first",
+    prompt: vscode.l10n.t("Which tasks wait for the debugger: first (the first instance of the first role), all, a role, or ROLE:INDEX"),
+    validateInput: (text) => (/^(first|all|[A-Za-z0-9_-]+(:\d+)?)$/.test(text.trim()) ? undefined
+      : vscode.l10n.t("first, all, a role's name, or ROLE:INDEX")),
+  });
+  if (tasks === undefined) return undefined;
+  const minutes = await vscode.window.showInputBox({
+    title: vscode.l10n.t("Debug Job With Options"), value: "",
+    prompt: vscode.l10n.t("Post-mortem: minutes a failed task's process stays stopped at the exception for the debugger (empty: wait for the debugger at the start)"),
+    validateInput: (text) => (!text.trim() || /^\d+$/.test(text.trim()) ? undefined : vscode.l10n.t("A whole number of minutes, or empty")),
+  });
+  if (minutes === undefined) return undefined;
+  return { tasks: tasks.trim(), ...(minutes.trim() ? { postMortemMinutes: Number(minutes.trim()) } : {}) };
 }
 
 /** A row of the Jobs view, as its commands receive it (a job, or one of its tasks). */
@@ -201,14 +220,18 @@ export function registerDebugCommands(context: vscode.ExtensionContext, server: 
   const attacher = new Attacher(server);
   context.subscriptions.push(
     attacher,
-    vscode.commands.registerCommand("pai-lsp.debugJob", (target?: vscode.Uri | string) => guarded(async () => {
-      const result = await submit(server, target, "debug");
+    vscode.commands.registerCommand("pai-lsp.debugJob", (target?: vscode.Uri | string, choices?: DebugChoices) => guarded(async () => {
+      const result = await submit(server, target, "debug", choices);
       if (!result) return undefined;
       started(result, target);
       const uri = typeof target === "string" ? vscode.Uri.parse(target) : target ?? vscode.window.activeTextEditor?.document.uri;
       await attacher.attach({ job: result.job, cluster: result.cluster }, folderOf(uri), true);
       return result;
     })),
+    vscode.commands.registerCommand("pai-lsp.debugJobWith", async (target?: vscode.Uri | string) => {
+      const choices = await askDebugChoices();
+      if (choices) await vscode.commands.executeCommand("pai-lsp.debugJob", target ?? vscode.window.activeTextEditor?.document.uri, choices);
+    }),
     vscode.commands.registerCommand("pai-lsp.job.attachDebugger", (row?: Row) => guarded(async () => {
       const ref = row?.kind === "job" || row?.kind === "task" ? refOf(row) : await pickRunningJob(server);
       if (ref) await attacher.attach(ref, folderOf(undefined), false);

@@ -1,7 +1,7 @@
 // Submit / Run Locally: a progress notification (upload files and bytes, then "submitted NAME"),
 // cancellable while the upload runs; a failure is one error notification naming the cause.
 import * as vscode from "vscode";
-import { SubmitResult } from "./protocol";
+import { DebugJob, SubmitResult } from "./protocol";
 import { CommandError, PaiServer } from "./server";
 
 export type Submitted = SubmitResult;
@@ -28,7 +28,11 @@ export type SubmitHow = "submit" | "local" | "debug";
 
 const COMMANDS = { submit: "pai.submitJob", local: "pai.runLocally", debug: "pai.debugJob" } as const;
 
-export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, how: SubmitHow | boolean): Promise<Submitted | undefined> {
+/** A Debug Job's choices (`pai.debugJob`): which tasks, post-mortem minutes, how the debugger reaches them. */
+export type DebugChoices = Pick<DebugJob, "tasks" | "postMortemMinutes" | "via">;
+
+export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, how: SubmitHow | boolean,
+  debug: DebugChoices = {}): Promise<Submitted | undefined> {
   const uri = await jobConfigTarget(server, target, (patterns) => vscode.l10n.t("Open a job file ({0}) to submit it.", patterns));
   if (!uri) return undefined;
   const way: SubmitHow = how === true ? "local" : how === false ? "submit" : how;
@@ -55,7 +59,7 @@ export async function submit(server: PaiServer, target: vscode.Uri | string | un
       });
       try {
         const result = await server.call(COMMANDS[way], {
-          uri: uri.toString(), workDoneToken: token.token,
+          uri: uri.toString(), workDoneToken: token.token, ...(way === "debug" ? debug : {}),
         });
         progress.report({ message: vscode.l10n.t("submitted {0}", result.job), increment: 100 - done });
         answer(result);
