@@ -94,7 +94,7 @@ def stops_in_the_loop(workbench, line: int, epoch: int) -> None:
 
 
 def continue_to_the_end(workbench) -> None:
-    workbench.command("Debug: Remove All Breakpoints")
+    workbench.command("Remove All Breakpoints")
     workbench.command("Debug: Continue")
     toolbar = workbench.page.locator(".debug-toolbar")
     workbench.wait_for(lambda: not toolbar.count() or not toolbar.first.is_visible(), "the debug session to end", timeout=120)
@@ -132,3 +132,26 @@ def test_debug_job_from_the_code_lens_stops_in_the_task_then_the_job_succeeds(wo
     workbench.command("PAI: Focus on Jobs View")
     row = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="SUCCEEDED")
     workbench.wait_for(lambda: row.count(), f"{job} SUCCEEDED in the Jobs view", timeout=120)
+
+
+def test_attach_debugger_from_a_running_tasks_row_in_the_jobs_view(workbench, workspace, user, artifacts):
+    """A job started to debug elsewhere (`pai debug` in a terminal): its task's row offers Attach Debugger."""
+    log = artifacts / "pai-debug.log"
+    user.spawn([str(VENV_BIN / "pai"), "debug", "mnist.pai.yaml"], log, cwd=workspace)
+    said = wait_until(lambda: re.search(r"submitted (\S+) to local", log.read_text()), 120, "pai debug to submit the job")
+    job = said.group(1)
+    line = loop_line(workspace)
+    set_breakpoint(workbench, "train.py", line)
+    workbench.command("PAI: Focus on Jobs View")
+    row = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="RUNNING")
+    workbench.wait_for(lambda: row.count(), f"{job} RUNNING in the Jobs view", timeout=120)
+    workbench.context_menu(row.first, "Show Tasks")
+    task = workbench.view_rows("Jobs").filter(has_text="train:0").filter(has_text="RUNNING")
+    workbench.wait_for(lambda: task.count(), "the running task train:0")
+    workbench.context_menu(task.first, "Attach Debugger")
+    stops_in_the_loop(workbench, line, 1)
+    workbench.screenshot("attached-from-the-jobs-view")
+    continue_to_the_end(workbench)
+    workbench.command("PAI: Focus on Jobs View")
+    done = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="SUCCEEDED")
+    workbench.wait_for(lambda: done.count(), f"{job} SUCCEEDED in the Jobs view", timeout=120)

@@ -174,7 +174,13 @@ function folderOf(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefin
 }
 
 /** Which tasks wait for the debugger, and whether only a failure stops them (post-mortem); undefined: cancelled. */
-async function askDebugChoices(): Promise<DebugChoices | undefined> {
+async function askDebugChoices(server: PaiServer): Promise<(DebugChoices & { cluster: string }) | undefined> {
+  const clusters = (await server.call("pai.clusters.list")).clusters;
+  const local = clusters.filter((c) => c.local);
+  const picked = await vscode.window.showQuickPick([...local, ...clusters.filter((c) => !c.local)].map((c) => ({
+    label: c.name, description: c.local ? vscode.l10n.t("this machine") : c.default ? vscode.l10n.t("default") : undefined, cluster: c.name,
+  })), { title: vscode.l10n.t("Debug Job With Options"), placeHolder: vscode.l10n.t("Run the job to debug on which cluster?") });
+  if (!picked) return undefined;
   const tasks = await vscode.window.showInputBox({
     title: vscode.l10n.t("Debug Job With Options"), value: "first",
     prompt: vscode.l10n.t("Which tasks wait for the debugger: first (the first instance of the first role), all, a role, or ROLE:INDEX"),
@@ -188,7 +194,7 @@ async function askDebugChoices(): Promise<DebugChoices | undefined> {
     validateInput: (text) => (!text.trim() || /^\d+$/.test(text.trim()) ? undefined : vscode.l10n.t("A whole number of minutes, or empty")),
   });
   if (minutes === undefined) return undefined;
-  return { tasks: tasks.trim(), ...(minutes.trim() ? { postMortemMinutes: Number(minutes.trim()) } : {}) };
+  return { cluster: picked.cluster, tasks: tasks.trim(), ...(minutes.trim() ? { postMortemMinutes: Number(minutes.trim()) } : {}) };
 }
 
 /** A row of the Jobs view, as its commands receive it (a job, or one of its tasks). */
@@ -229,7 +235,7 @@ export function registerDebugCommands(context: vscode.ExtensionContext, server: 
       return result;
     })),
     vscode.commands.registerCommand("pai-lsp.debugJobWith", async (target?: vscode.Uri | string) => {
-      const choices = await askDebugChoices();
+      const choices = await guarded(() => askDebugChoices(server));
       if (choices) await vscode.commands.executeCommand("pai-lsp.debugJob", target ?? vscode.window.activeTextEditor?.document.uri, choices);
     }),
     vscode.commands.registerCommand("pai-lsp.job.attachDebugger", (row?: Row) => guarded(async () => {

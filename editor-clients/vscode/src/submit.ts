@@ -28,8 +28,9 @@ export type SubmitHow = "submit" | "local" | "debug";
 
 const COMMANDS = { submit: "pai.submitJob", local: "pai.runLocally", debug: "pai.debugJob" } as const;
 
-/** A Debug Job's choices (`pai.debugJob`): which tasks, post-mortem minutes, how the debugger reaches them. */
-export type DebugChoices = Pick<DebugJob, "tasks" | "postMortemMinutes" | "via">;
+/** A Debug Job's choices (`pai.debugJob`): which cluster (the local one unless named), which tasks,
+ *  post-mortem minutes, how the debugger reaches them. */
+export type DebugChoices = Pick<DebugJob, "cluster" | "tasks" | "postMortemMinutes" | "via">;
 
 export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, how: SubmitHow | boolean,
   debug: DebugChoices = {}): Promise<Submitted | undefined> {
