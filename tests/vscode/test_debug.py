@@ -40,7 +40,9 @@ def workspace(user) -> Path:
     (folder / ".vscode" / "launch.json").write_text(json.dumps({"version": "0.2.0", "configurations": [{
         "type": "pai", "request": "attach", "name": "Attach to train.py",
         "connect": {"host": "127.0.0.1", "port": PORT},
-        "pathMappings": [{"localRoot": "${workspaceFolder}", "remoteRoot": str(remote)}]}]}, indent=2))
+        "pathMappings": [{"localRoot": "${workspaceFolder}", "remoteRoot": str(remote)}]}, {
+        "type": "pai", "request": "launch", "name": "Run train.py here",
+        "program": "${workspaceFolder}/train.py", "args": ["--epochs", "2"]}]}, indent=2))
     return folder
 
 
@@ -116,6 +118,18 @@ def test_an_attach_configuration_stops_at_a_breakpoint_in_the_loop(workbench, wo
     assert proc.returncode == 0 and "epoch 3/3" in log.read_text(), log.read_text()
 
 
+def test_a_launch_configuration_runs_train_py_under_the_adapter_of_the_pai_lsp_python(workbench, workspace, user):
+    line = loop_line(workspace)
+    set_breakpoint(workbench, "train.py", line)
+    workbench.command("Debug: Select and Start Debugging")
+    workbench.pick("Run train.py here")
+    stops_in_the_loop(workbench, line, 1)
+    # The adapter is debugpy's, run by the Python that runs pai-lsp (pai.server.command: this checkout's venv).
+    adapters = [c for c in user.command_lines() if "debugpy.adapter" in c and "--for-server" not in c]
+    assert adapters and all(c.startswith(f"{VENV_BIN / 'python'} -m debugpy.adapter") for c in adapters), user.command_lines()
+    continue_to_the_end(workbench)
+
+
 def test_debug_job_from_the_code_lens_stops_in_the_task_then_the_job_succeeds(workbench, workspace):
     line = loop_line(workspace)
     set_breakpoint(workbench, "train.py", line)
@@ -137,6 +151,7 @@ def test_debug_job_from_the_code_lens_stops_in_the_task_then_the_job_succeeds(wo
 def test_attach_debugger_from_a_running_tasks_row_in_the_jobs_view(workbench, workspace, user, artifacts):
     """A job started to debug elsewhere (`pai debug` in a terminal): its task's row offers Attach Debugger."""
     log = artifacts / "pai-debug.log"
+    log.unlink(missing_ok=True)  # the line read below is this run's
     user.spawn([str(VENV_BIN / "pai"), "debug", "mnist.pai.yaml"], log, cwd=workspace)
     said = wait_until(lambda: re.search(r"submitted (\S+) to local", log.read_text()), 120, "pai debug to submit the job")
     job = said.group(1)
