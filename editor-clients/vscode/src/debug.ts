@@ -62,10 +62,18 @@ class Adapters implements vscode.DebugAdapterDescriptorFactory {
 
 /** Fills in what an attach or launch configuration leaves out, and says in one line what it lacks. */
 class Configurations implements vscode.DebugConfigurationProvider {
+  constructor(private readonly server: PaiServer) {}
+
   resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
-    if (!config.type && !config.request) { // F5 with no launch.json: a job file open debugs that job
-      void vscode.commands.executeCommand("pai-lsp.debugJob");
-      return undefined;
+    if (!config.type && !config.request) { // F5 with no launch.json: Debug Job on a job file, else run the Python file here
+      const document = vscode.window.activeTextEditor?.document;
+      if (document && this.server.isJobFile(document.uri.path)) {
+        void vscode.commands.executeCommand("pai-lsp.debugJob", document.uri);
+        return undefined;
+      }
+      if (document?.languageId !== "python") return undefined; // VS Code then offers to create a launch.json
+      return { type: DEBUG_TYPE, request: "launch", name: vscode.l10n.t("Debug {0}", document.uri.path.split("/").pop() ?? ""),
+        program: document.uri.fsPath, justMyCode: true };
     }
     return { justMyCode: true, ...config };
   }
@@ -87,7 +95,7 @@ class Configurations implements vscode.DebugConfigurationProvider {
 export function registerDebugType(context: vscode.ExtensionContext, server: PaiServer): void {
   context.subscriptions.push(
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new Adapters(server)),
-    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new Configurations()),
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new Configurations(server)),
   );
 }
 
