@@ -157,6 +157,7 @@ def test_attach_debugger_from_a_running_tasks_row_in_the_jobs_view(workbench, wo
     job = said.group(1)
     line = loop_line(workspace)
     set_breakpoint(workbench, "train.py", line)
+    workbench.command("PAI: Focus on Jobs View")
     workbench.command("PAI: Refresh Jobs")  # a job started in a terminal: the user refreshes the view to see it
     row = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="RUNNING")
     workbench.wait_for(lambda: row.count(), f"{job} RUNNING in the Jobs view", timeout=120)
