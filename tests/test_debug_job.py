@@ -177,3 +177,36 @@ def test_dry_run_shows_the_debug_port_and_the_wrapped_command(debug_env, tmp_pat
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())
     assert "debug: 1" in text and 'PAI_DEBUG_TASKS=train:0 PAI_DEBUG_VIA=direct python3 "$PAI_DEBUGPY" train.py' in text
+
+
+def test_an_image_without_debugpy_that_cannot_install_it_fails_in_one_clear_line(tmp_path):
+    """The task's Python lacks debugpy and pip can reach no index: the launcher says so in the task's log,
+    the task fails, and `pai debug` ends saying the job ended before any task waited."""
+    from .helpers.cli import isolated_env, stop_all
+
+    plain = shutil.which("python3", path="/usr/bin:/bin")
+    if plain is None or subprocess.run([plain, "-c", "import debugpy"], capture_output=True).returncode == 0:
+        pytest.skip("needs a system python3 without debugpy")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(plain)
+    env = {**isolated_env(tmp_path / "home"), "PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    ws = tmp_path / "nodebugpy"
+    ws.mkdir()
+    (ws / "fail.py").write_text(FAILING)
+    config = {**NESTED, "jobName": "nodebugpy", "jobEnvs": {"PIP_CONFIG_FILE": "/dev/null", "PIP_NO_INDEX": "1",
+                                                           "PYTHONUSERBASE": str(tmp_path / "userbase")},
+              "taskRoles": [{**NESTED["taskRoles"][0], "taskNumber": 1, "command": "cd $PAI_JOB_NAME && python3 fail.py"}]}
+    (ws / "nodebugpy.pai.json").write_text(json.dumps(config))
+    try:
+        process = start(env, ws, "nodebugpy.pai.json")
+        code, out, err = finish(process)
+        assert code == 1 and out == "", err
+        assert "ended (FAILED) before any task waited for a debugger" in err
+        job = err.split("submitted ", 1)[1].split()[0]
+        log = pai(env, "logs", job)
+        said = log.stdout + log.stderr
+        assert "[pai debug] debugpy is not installed here: installing it with pip" in said
+        assert "[pai debug] debugpy could not be installed: add it to the image (pip install debugpy) and debug again" in said
+    finally:
+        stop_all(env)

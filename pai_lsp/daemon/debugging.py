@@ -7,12 +7,14 @@ daemon/ssh_tunnel.py, opened without probing the port: debugpy takes one client)
 from __future__ import annotations
 
 import asyncio
+import getpass
 import importlib
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .. import api
+from ..clusters.profiles import LOCALS
 from ..core.messages import message
 from ..errors import PaiError, Unsupported
 from ..service import debug as service
@@ -67,8 +69,9 @@ class Debugging:
             raise Unsupported(message("debug.no-tunnel", task=task.label)) from None
         if self.tunnels is None:
             self.tunnels = tunnel.TunnelRegistry()
-        return await self.tunnels.reach(cluster, job, tunnel.SshTarget.of_task(task, job), port, tunnel.SshAccess(),
-                                        probe=False)
+        # A real cluster's tasks are logged in to as root; the local cluster's as the user who runs it.
+        access = tunnel.SshAccess(user=getpass.getuser()) if cluster in LOCALS else tunnel.SshAccess()
+        return await self.tunnels.reach(cluster, job, tunnel.SshTarget.of_task(task, job), port, access, probe=False)
 
     async def end(self, p: api.DebugEnd) -> api.DebugEndResult:
         cluster = await self.sessions.resolve(p.cluster)
