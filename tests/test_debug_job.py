@@ -210,3 +210,55 @@ def test_an_image_without_debugpy_that_cannot_install_it_fails_in_one_clear_line
         assert "[pai debug] debugpy could not be installed: add it to the image (pip install debugpy) and debug again" in said
     finally:
         stop_all(env)
+
+
+# A stand-in for torchrun (no torch here): it starts --nproc_per_node workers as torchrun does, each
+# `python -u SCRIPT ARGS…` with LOCAL_RANK, RANK and WORLD_SIZE set, and fails when one fails.
+TORCHRUN = """\
+#!/usr/bin/env python3
+import os, subprocess, sys
+args = sys.argv[1:]
+workers = 1
+while args[0].startswith("-"):
+    option = args.pop(0)
+    if option.startswith("--nproc_per_node="):
+        workers = int(option.split("=", 1)[1])
+script, rest = args[0], args[1:]
+running = [subprocess.Popen([sys.executable, "-u", script, *rest],
+                            env={**os.environ, "LOCAL_RANK": str(i), "RANK": str(i), "WORLD_SIZE": str(workers)})
+           for i in range(workers)]
+sys.exit(max(p.wait() for p in running))
+"""
+RANKED = """\
+import os
+
+rank = int(os.environ["LOCAL_RANK"])
+for step in range(2):
+    rank += 0
+print("worker rank", rank, "done", flush=True)
+"""
+
+
+def test_each_torchrun_worker_waits_on_its_own_port(debug_env, tmp_path):
+    ws = tmp_path / "ranks"
+    ws.mkdir()
+    (ws / "torchrun").write_text(TORCHRUN)
+    (ws / "ranked.py").write_text(RANKED)
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text(json.dumps({"pai.job.upload.include": ["**/*.py", "torchrun"]}))
+    config = {**NESTED, "jobName": "ranks", "taskRoles": [{
+        **NESTED["taskRoles"][0], "taskNumber": 1,
+        "command": "cd $PAI_JOB_NAME && chmod +x torchrun && PATH=$PWD:$PATH torchrun --nproc_per_node=2 ranked.py"}]}
+    (ws / "ranks.pai.json").write_text(json.dumps(config))
+    process = start(debug_env, ws, "ranks.pai.json")
+    found = targets(process, 2)
+    assert [t["task"] for t in found] == ["worker:0", "worker:0"] and found[0]["port"] != found[1]["port"]
+    ranks = set()
+    for target in found:
+        variables = stop_once_at(target, ws / "ranked.py", 5)
+        ranks.add(variables["rank"])
+    assert ranks == {"0", "1"}
+    code, _, err = finish(process)
+    assert code == 0, err
+    log = pai(debug_env, "logs", found[0]["job"]).stdout
+    assert "worker rank 0 done" in log and "worker rank 1 done" in log
