@@ -67,14 +67,9 @@ def rewrite(job_format: JobFormat, job: dict, options: Options) -> DebugPlan:
         found = _last_python(lines)
         if found is None:
             shown = " ".join(" ".join(lines).split())
-            raise DebugRefused(message("debug.cannot-wrap", role=role,
-                                       command=shown if len(shown) <= 80 else shown[:77] + "...",
-                                       ))
+            raise DebugRefused(message("debug.cannot-wrap", role=role, command=shown if len(shown) <= 80 else shown[:77] + "..."))
         at, program = found
-        workers = program.workers if program.workers > 0 else UNKNOWN_WORKERS
-        if program.launcher != "python" and not _digits_given(program):
-            workers = UNKNOWN_WORKERS
-        job_format.add_ports(job, role, LABEL, workers)
+        job_format.add_ports(job, role, LABEL, program.workers or UNKNOWN_WORKERS)
         spec = role if chosen is None else f"{role}:{min(chosen)}"
         line = lines[at]
         seg = program.segment
@@ -82,10 +77,6 @@ def rewrite(job_format: JobFormat, job: dict, options: Options) -> DebugPlan:
         job_format.set_role_commands(job, role, lines)
         programs[role] = program.program
     return DebugPlan(selection.tasks(dict(roles)), programs, options)
-
-
-def _digits_given(program: Invocation) -> bool:
-    return bool(re.search(r"--nproc[-_]per[-_]node[= ]+\d+", program.segment.text))
 
 
 def _last_python(lines: list[str]) -> tuple[int, Invocation] | None:
