@@ -177,3 +177,121 @@ def test_dry_run_shows_the_debug_port_and_the_wrapped_command(debug_env, tmp_pat
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())
     assert "debug: 1" in text and 'PAI_DEBUG_TASKS=train:0 PAI_DEBUG_VIA=direct python3 "$PAI_DEBUGPY" train.py' in text
+
+
+def test_an_image_without_debugpy_that_cannot_install_it_fails_in_one_clear_line(tmp_path):
+    """The task's Python lacks debugpy and pip can reach no index: the launcher says so in the task's log,
+    the task fails, and `pai debug` ends saying the job ended before any task waited."""
+    from .helpers.cli import isolated_env, stop_all
+
+    plain = shutil.which("python3", path="/usr/bin:/bin")
+    if plain is None or subprocess.run([plain, "-c", "import debugpy"], capture_output=True).returncode == 0:
+        pytest.skip("needs a system python3 without debugpy")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(plain)
+    env = {**isolated_env(tmp_path / "home"), "PATH": f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin"}
+    ws = tmp_path / "nodebugpy"
+    ws.mkdir()
+    (ws / "fail.py").write_text(FAILING)
+    config = {**NESTED, "jobName": "nodebugpy", "jobEnvs": {"PIP_CONFIG_FILE": "/dev/null", "PIP_NO_INDEX": "1",
+                                                           "PYTHONUSERBASE": str(tmp_path / "userbase")},
+              "taskRoles": [{**NESTED["taskRoles"][0], "taskNumber": 1, "command": "cd $PAI_JOB_NAME && python3 fail.py"}]}
+    (ws / "nodebugpy.pai.json").write_text(json.dumps(config))
+    try:
+        process = start(env, ws, "nodebugpy.pai.json")
+        code, out, err = finish(process)
+        assert code == 1 and out == "", err
+        assert "ended (FAILED) before any task waited for a debugger" in err
+        job = err.split("submitted ", 1)[1].split()[0]
+        log = pai(env, "logs", job)
+        said = log.stdout + log.stderr
+        assert "[pai debug] debugpy is not installed here: installing it with pip" in said
+        assert "[pai debug] debugpy could not be installed: add it to the image (pip install debugpy) and debug again" in said
+    finally:
+        stop_all(env)
+
+
+# A stand-in for torchrun (no torch here): it starts --nproc_per_node workers as torchrun does, each
+# `python -u SCRIPT ARGS…` with LOCAL_RANK, RANK and WORLD_SIZE set, and fails when one fails.
+TORCHRUN = """\
+#!/usr/bin/env python3
+import os, subprocess, sys
+args = sys.argv[1:]
+workers = 1
+while args[0].startswith("-"):
+    option = args.pop(0)
+    if option.startswith("--nproc_per_node="):
+        workers = int(option.split("=", 1)[1])
+script, rest = args[0], args[1:]
+running = [subprocess.Popen([sys.executable, "-u", script, *rest],
+                            env={**os.environ, "LOCAL_RANK": str(i), "RANK": str(i), "WORLD_SIZE": str(workers)})
+           for i in range(workers)]
+sys.exit(max(p.wait() for p in running))
+"""
+RANKED = """\
+import os
+
+rank = int(os.environ["LOCAL_RANK"])
+for step in range(2):
+    rank += 0
+print("worker rank", rank, "done", flush=True)
+"""
+
+
+def test_each_torchrun_worker_waits_on_its_own_port(debug_env, tmp_path):
+    ws = tmp_path / "ranks"
+    ws.mkdir()
+    (ws / "torchrun").write_text(TORCHRUN)
+    (ws / "ranked.py").write_text(RANKED)
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text(json.dumps({"pai.job.upload.include": ["**/*.py", "torchrun"]}))
+    config = {**NESTED, "jobName": "ranks", "taskRoles": [{
+        **NESTED["taskRoles"][0], "taskNumber": 1,
+        "command": "cd $PAI_JOB_NAME && chmod +x torchrun && PATH=$PWD:$PATH torchrun --nproc_per_node=2 ranked.py"}]}
+    (ws / "ranks.pai.json").write_text(json.dumps(config))
+    process = start(debug_env, ws, "ranks.pai.json")
+    found = targets(process, 2)
+    assert [t["task"] for t in found] == ["worker:0", "worker:0"] and found[0]["port"] != found[1]["port"]
+    ranks = set()
+    for target in found:
+        variables = stop_once_at(target, ws / "ranked.py", 5)
+        ranks.add(variables["rank"])
+    assert ranks == {"0", "1"}
+    code, _, err = finish(process)
+    assert code == 0, err
+    log = pai(debug_env, "logs", found[0]["job"]).stdout
+    assert "worker rank 0 done" in log and "worker rank 1 done" in log
+
+
+ROUTED = """\
+protocolVersion: 2
+name: routed
+type: job
+prerequisites:
+  - {name: image, type: dockerimage, uri: "python:3"}
+taskRoles:
+  train:
+    instances: 1
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}
+    commands:
+      - python3 src/train.py --epochs 2
+"""
+
+
+def test_code_sent_through_a_storage_maps_from_the_folder_named_after_the_job(debug_env, tmp_path):
+    """No codeDir: the code goes to the user's default storage under `<user>~<job>/`, which the job mounts and
+    `cd`s into; a breakpoint in the workspace's nested src/train.py binds there."""
+    ws = tmp_path / "routed"
+    (ws / "src").mkdir(parents=True)
+    shutil.copy(EXAMPLE / "train.py", ws / "src" / "train.py")
+    (ws / "routed.pai.yaml").write_text(ROUTED)
+    process = start(debug_env, ws, "routed.pai.yaml")
+    (target,) = targets(process, 1)
+    (mapping,) = target["pathMappings"]
+    assert mapping["localRoot"] == str(ws) and mapping["remoteRoot"].endswith(f"~{target['job']}")
+    variables = stop_once_at(target, ws / "src" / "train.py", line_of(ws / "src" / "train.py", LOOP_LINE))
+    assert variables["epoch"] == "1"
+    code, _, err = finish(process)
+    assert code == 0, err

@@ -7,12 +7,14 @@ daemon/ssh_tunnel.py, opened without probing the port: debugpy takes one client)
 from __future__ import annotations
 
 import asyncio
+import getpass
 import importlib
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .. import api
+from ..clusters.profiles import LOCALS
 from ..core.messages import message
 from ..errors import PaiError, Unsupported
 from ..service import debug as service
@@ -21,7 +23,8 @@ if TYPE_CHECKING:
     from ..core.openpai_rest import TaskStatus
     from .sessions import Sessions
 
-POLL_SECONDS = 0.3  # how often a waiting `job.debugTargets` reads the logs again
+POLL_SECONDS = 0.3  # how often a waiting `job.debugTargets` reads the logs again, on the local cluster
+POLL_REMOTE_SECONDS = 1.0  # ... on a real cluster (a job detail and each debugged task's log, each time)
 WAIT_MOST = 600.0  # seconds one `job.debugTargets` may wait
 
 
@@ -41,7 +44,7 @@ class Debugging:
             done = all(t.state == "ended" for t in answer.targets) or answer.state in ("SUCCEEDED", "FAILED", "STOPPED")
             if len(listening) > p.known or done or time.monotonic() >= deadline:
                 return await self._reachable(cluster, p.job, watch, answer, p.locale)
-            await asyncio.sleep(POLL_SECONDS)
+            await asyncio.sleep(POLL_SECONDS if cluster in LOCALS else POLL_REMOTE_SECONDS)
 
     async def _reachable(self, cluster: str, job: str, watch: service.DebugWatch,
                          answer: api.DebugTargetsResult, locale: str | None) -> api.DebugTargetsResult:
@@ -67,8 +70,9 @@ class Debugging:
             raise Unsupported(message("debug.no-tunnel", task=task.label)) from None
         if self.tunnels is None:
             self.tunnels = tunnel.TunnelRegistry()
-        return await self.tunnels.reach(cluster, job, tunnel.SshTarget.of_task(task, job), port, tunnel.SshAccess(),
-                                        probe=False)
+        # A real cluster's tasks are logged in to as root; the local cluster's as the user who runs it.
+        access = tunnel.SshAccess(user=getpass.getuser()) if cluster in LOCALS else tunnel.SshAccess()
+        return await self.tunnels.reach(cluster, job, tunnel.SshTarget.of_task(task, job), port, access, probe=False)
 
     async def end(self, p: api.DebugEnd) -> api.DebugEndResult:
         cluster = await self.sessions.resolve(p.cluster)

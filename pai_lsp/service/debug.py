@@ -42,6 +42,7 @@ class DebugWatch:
     record_missing: bool = False
     via: dict[str, str] = field(default_factory=dict)  # task -> how a debugger reaches it: "direct" or "ssh"
     tasks: dict[str, TaskStatus] = field(default_factory=dict)  # task -> its status as last read (where its sshd is)
+    chosen: dict | None = None  # what the job's config says is debugged (read once: a job's config does not change)
 
     def read(self, backend: Backend, job: JobDetail, task: TaskStatus) -> str:
         logs = self.logs.setdefault(task.label, TaskLogs(task.label, "all"))
@@ -50,7 +51,7 @@ class DebugWatch:
             whole, _, rest = text.rpartition(b"\n")
             if rest:
                 self.partial[task.label] = rest
-            lines = [line for line in whole.decode("utf-8", "replace").splitlines() if line.startswith(MARK)]
+            lines = [line[line.index(MARK):] for line in whole.decode("utf-8", "replace").splitlines() if MARK in line]
             if lines:
                 self.said[task.label] = self.said.get(task.label, "") + "\n".join(lines) + "\n"
         return self.said.get(task.label, "")
@@ -77,8 +78,10 @@ def _record(backend: Backend, job: str, watch: DebugWatch) -> tuple[str, list[st
 def targets(backend: Backend, job: str, watch: DebugWatch, locale: str | None = None) -> DebugTargetsResult:
     """Each debugged task's processes, and whether they wait for a debugger; the message says why none
     does yet or ever will (the job ended first, a task gave up, no record to map the paths from)."""
-    config = backend.config(job)
-    chosen = debugged(of_job(config), config)
+    if watch.chosen is None:
+        config = backend.config(job)
+        watch.chosen = debugged(of_job(config), config)
+    chosen = watch.chosen
     if not chosen:
         raise InvalidInput(message("debug.not-debugged", job=job))
     detail = backend.job(job)
