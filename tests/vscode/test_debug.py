@@ -171,3 +171,29 @@ def test_attach_debugger_from_a_running_tasks_row_in_the_jobs_view(workbench, wo
     workbench.command("PAI: Focus on Jobs View")
     done = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="SUCCEEDED")
     workbench.wait_for(lambda: done.count(), f"{job} SUCCEEDED in the Jobs view", timeout=120)
+
+
+def test_debug_job_with_options_all_tasks_stops_in_each_of_two_instances(workbench, workspace):
+    """Two instances, all debugged: one debug session each, named "<job> train:<index>", both stop in the loop."""
+    job_file = workspace / "two.pai.yaml"
+    job_file.write_text((workspace / "mnist.pai.yaml").read_text().replace("name: mnist", "name: two").replace("instances: 1", "instances: 2"))
+    line = loop_line(workspace)
+    set_breakpoint(workbench, "train.py", line)
+    workbench.open_file("two.pai.yaml")
+    workbench.command("PAI: Debug Job With Options…")
+    workbench.pick("local")
+    workbench.type_into_input("all", "Which tasks wait for the debugger")
+    workbench.type_into_input("", "Post-mortem")
+    workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: two_"), "the job's Output channel", timeout=120)
+    job = workbench.output_channel().removeprefix("PAI: ")
+    calls = workbench.view_rows("Call Stack")
+    sessions = lambda: sorted(t.split("\n")[0].strip() for t in calls.all_inner_texts() if t.startswith(job))  # noqa: E731
+    workbench.wait_for(lambda: sessions() == [f"{job} train:0", f"{job} train:1"], "a debug session for each task", timeout=120)
+    workbench.wait_for(lambda: len([t for t in calls.all_inner_texts() if "paused on breakpoint" in t.lower()]) == 2, "both tasks stopped")
+    workbench.screenshot("two-tasks-stopped")
+    workbench.command("Remove All Breakpoints")
+    for _ in range(2):  # each session: disconnecting lets its task run on to the end
+        workbench.command("Debug: Disconnect")
+    workbench.command("PAI: Focus on Jobs View")
+    done = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="SUCCEEDED")
+    workbench.wait_for(lambda: done.count(), f"{job} SUCCEEDED in the Jobs view", timeout=120)
