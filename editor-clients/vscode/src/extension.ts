@@ -49,14 +49,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (result.codeStorage) void toldWhereTheCodeWent(result, storages);
   };
   registerDebugCommands(context, server, started);
-  const submitWith = (local: boolean) => async (target?: vscode.Uri | string) => {
-    const result = await submit(server, target, local);
+  const submitWith = (way: "submit" | "local") => async (target?: vscode.Uri | string) => {
+    const result = await submit(server, target, way);
     if (result) started(result, target);
     return result;
   };
   context.subscriptions.push(
-    vscode.commands.registerCommand("pai-lsp.submitJob", submitWith(false)),
-    vscode.commands.registerCommand("pai-lsp.runLocally", submitWith(true)),
+    vscode.commands.registerCommand("pai-lsp.submitJob", submitWith("submit")),
+    vscode.commands.registerCommand("pai-lsp.runLocally", submitWith("local")),
     vscode.commands.registerCommand("pai-lsp.restartServer", async () => {
       const client = await server.client();
       await client.restart();

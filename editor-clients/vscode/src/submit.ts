@@ -32,11 +32,10 @@ const COMMANDS = { submit: "pai.submitJob", local: "pai.runLocally", debug: "pai
  *  post-mortem minutes, how the debugger reaches them. */
 export type DebugChoices = Pick<DebugJob, "cluster" | "tasks" | "postMortemMinutes" | "via">;
 
-export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, how: SubmitHow | boolean,
+export async function submit(server: PaiServer, target: vscode.Uri | string | undefined, way: SubmitHow,
   debug: DebugChoices = {}): Promise<Submitted | undefined> {
   const uri = await jobConfigTarget(server, target, (patterns) => vscode.l10n.t("Open a job file ({0}) to submit it.", patterns));
   if (!uri) return undefined;
-  const way: SubmitHow = how === true ? "local" : how === false ? "submit" : how;
   const name = uri.path.split("/").pop() ?? uri.path;
   const title = way === "local" ? vscode.l10n.t("Running {0} locally", name)
     : way === "debug" ? vscode.l10n.t("Submitting {0} to debug it", name) : vscode.l10n.t("Submitting {0}", name);
