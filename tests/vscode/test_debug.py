@@ -37,6 +37,9 @@ def workspace(user) -> Path:
     remote = user.root / "task-code"
     remote.mkdir()
     shutil.copy(folder / "train.py", remote / "train.py")
+    # The same job with two instances of its role (for debugging all of them).
+    (folder / "two.pai.yaml").write_text((folder / "mnist.pai.yaml").read_text()
+                                         .replace("name: mnist", "name: two").replace("instances: 1", "instances: 2"))
     (folder / ".vscode" / "launch.json").write_text(json.dumps({"version": "0.2.0", "configurations": [{
         "type": "pai", "request": "attach", "name": "Attach to train.py",
         "connect": {"host": "127.0.0.1", "port": PORT},
@@ -175,8 +178,6 @@ def test_attach_debugger_from_a_running_tasks_row_in_the_jobs_view(workbench, wo
 
 def test_debug_job_with_options_all_tasks_stops_in_each_of_two_instances(workbench, workspace):
     """Two instances, all debugged: one debug session each, named "<job> train:<index>", both stop in the loop."""
-    job_file = workspace / "two.pai.yaml"
-    job_file.write_text((workspace / "mnist.pai.yaml").read_text().replace("name: mnist", "name: two").replace("instances: 1", "instances: 2"))
     line = loop_line(workspace)
     set_breakpoint(workbench, "train.py", line)
     workbench.open_file("two.pai.yaml")
