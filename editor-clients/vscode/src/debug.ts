@@ -4,9 +4,10 @@
 // the daemon opened); everything else (a launch here, an attach by `listen` or `processId`) runs
 // `python -m debugpy.adapter` with the Python that runs pai-lsp, which has debugpy as a dependency.
 import * as vscode from "vscode";
-import { FINAL_STATES } from "./config";
+import { outcome, toAttach } from "./debugplan";
 import { thisMachine } from "./install";
 import { findPython, serverPython } from "./python";
+import { DebugTarget } from "./protocol";
 import { PaiServer, guarded } from "./server";
 import { DebugChoices, Submitted, submit } from "./submit";
 
@@ -142,9 +143,9 @@ export class Attacher implements vscode.Disposable {
         if (cancel.isCancellationRequested) return;
         const cluster = ref.cluster ?? answer.cluster;
         const targets = answer.targets.filter((t) => !ref.task || t.task === ref.task);
-        for (const target of targets) {
+        const attached = (t: DebugTarget) => this.attached.has(key(cluster, t.job, t.task));
+        for (const target of toAttach(targets, attached)) {
           const id = key(cluster, target.job, target.task);
-          if (target.state !== "listening" || this.attached.has(id)) continue;
           this.attached.add(id);
           progress.report({ message: vscode.l10n.t("attaching to {0}", target.task) });
           const ok = await vscode.debug.startDebugging(folder, attachConfiguration(`${target.job} ${target.task}`, target,
@@ -152,16 +153,15 @@ export class Attacher implements vscode.Disposable {
           if (!ok) this.attached.delete(id);
         }
         known = answer.targets.filter((t) => t.state === "listening").length;
-        const pending = targets.filter((t) => t.state === "waiting");
-        if (!all || FINAL_STATES.includes(answer.state) || (targets.length && !pending.length)) {
-          if (!targets.some((t) => this.attached.has(key(cluster, t.job, t.task)))) {
-            if (!answer.message && answer.state === "SUCCEEDED" && all) return; // post-mortem: nothing failed to debug
-            throw new Error(answer.message ?? (ref.task
-              ? vscode.l10n.t("No debugger can attach to {0} of {1}: its Python does not listen for one (Debug Job starts it so).", ref.task, ref.job)
-              : vscode.l10n.t("No task of {0} listens for a debugger (Debug Job starts its Python so).", ref.job)));
-          }
-          return;
+        const now = outcome(targets, attached, answer.state, all);
+        if (now === "none") {
+          throw new Error(answer.message ?? (ref.task
+            ? vscode.l10n.t("No debugger can attach to {0} of {1}: its Python does not listen for one (Debug Job starts it so).", ref.task, ref.job)
+            : vscode.l10n.t("No task of {0} listens for a debugger (Debug Job starts its Python so).", ref.job)));
         }
+        if (now === "quiet" && answer.message) void vscode.window.showInformationMessage(answer.message);
+        if (now !== "wait") return;
+        const pending = targets.filter((t) => t.state === "waiting");
         progress.report({ message: pending.length ? vscode.l10n.t("{0} not listening yet", pending.map((t) => t.task).join(", ")) : undefined });
       }
     });
