@@ -181,12 +181,14 @@ function folderOf(uri: vscode.Uri | undefined): vscode.WorkspaceFolder | undefin
   return (uri && vscode.workspace.getWorkspaceFolder(uri)) ?? vscode.workspace.workspaceFolders?.[0];
 }
 
-/** Which tasks wait for the debugger, and whether only a failure stops them (post-mortem); undefined: cancelled. */
+/** Which cluster, which tasks wait for the debugger, whether only a failure stops them (post-mortem), and (on a
+ *  real cluster) how the debugger reaches them; undefined: cancelled. */
 async function askDebugChoices(server: PaiServer): Promise<(DebugChoices & { cluster: string }) | undefined> {
   const clusters = (await server.call("pai.clusters.list")).clusters;
   const local = clusters.filter((c) => c.local);
   const picked = await vscode.window.showQuickPick([...local, ...clusters.filter((c) => !c.local)].map((c) => ({
-    label: c.name, description: c.local ? vscode.l10n.t("this machine") : c.default ? vscode.l10n.t("default") : undefined, cluster: c.name,
+    label: c.name, description: c.local ? vscode.l10n.t("this machine") : c.default ? vscode.l10n.t("default") : undefined,
+    cluster: c.name, local: c.local,
   })), { title: vscode.l10n.t("Debug Job With Options"), placeHolder: vscode.l10n.t("Run the job to debug on which cluster?") });
   if (!picked) return undefined;
   const tasks = await vscode.window.showInputBox({
@@ -202,7 +204,14 @@ async function askDebugChoices(server: PaiServer): Promise<(DebugChoices & { clu
     validateInput: (text) => (!text.trim() || /^\d+$/.test(text.trim()) ? undefined : vscode.l10n.t("A whole number of minutes, or empty")),
   });
   if (minutes === undefined) return undefined;
-  return { cluster: picked.cluster, tasks: tasks.trim(), ...(minutes.trim() ? { postMortemMinutes: Number(minutes.trim()) } : {}) };
+  // The local cluster's tasks listen on this machine; a real cluster's may be reachable only through the task's sshd.
+  const via = picked.local ? undefined : (await vscode.window.showQuickPick([
+    { label: vscode.l10n.t("Directly"), description: vscode.l10n.t("the task's address and debug port"), via: "direct" },
+    { label: vscode.l10n.t("Through an SSH tunnel"), description: vscode.l10n.t("the job's ssh plugin; the port listens on the task's 127.0.0.1 only"), via: "ssh" },
+  ], { title: vscode.l10n.t("Debug Job With Options"), placeHolder: vscode.l10n.t("How does the debugger reach the tasks?") }))?.via;
+  if (!picked.local && !via) return undefined;
+  return { cluster: picked.cluster, tasks: tasks.trim(), ...(minutes.trim() ? { postMortemMinutes: Number(minutes.trim()) } : {}),
+    ...(via ? { via } : {}) };
 }
 
 /** A row of the Jobs view, as its commands receive it (a job, or one of its tasks). */
