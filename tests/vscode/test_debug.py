@@ -145,8 +145,8 @@ def test_debug_job_from_the_code_lens_stops_in_the_task_then_the_job_succeeds(wo
     session["job"] = job = workbench.output_channel().removeprefix("PAI: ")
     stops_in_the_loop(workbench, line, 1)
     workbench.screenshot("debug-job-stopped-in-the-task", docs="vscode-debug-job.png")
+    workbench.command("PAI: Focus on Jobs View")  # listed while it runs: its end then reaches the row
     continue_to_the_end(workbench)
-    workbench.command("PAI: Focus on Jobs View")
     row = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="SUCCEEDED")
     workbench.wait_for(lambda: row.count(), f"{job} SUCCEEDED in the Jobs view", timeout=120)
 
@@ -201,9 +201,11 @@ def test_debug_job_with_options_all_tasks_stops_in_each_of_two_instances(workben
     workbench.wait_for(lambda: sessions() == [f"{job} train:0", f"{job} train:1"], "a debug session for each task", timeout=120)
     workbench.wait_for(lambda: len([t for t in calls.all_inner_texts() if "paused on breakpoint" in t.lower()]) == 2, "both tasks stopped")
     workbench.screenshot("two-tasks-stopped")
+    workbench.command("PAI: Focus on Jobs View")  # listed while it runs: its end then reaches the row
     workbench.command("Remove All Breakpoints")
     for _ in range(2):  # each session: disconnecting lets its task run on to the end
         workbench.command("Debug: Disconnect")
-    workbench.command("PAI: Focus on Jobs View")
+    toolbar = workbench.page.locator(".debug-toolbar")
+    workbench.wait_for(lambda: not toolbar.count() or not toolbar.first.is_visible(), "both debug sessions to end", timeout=120)
     done = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="SUCCEEDED")
     workbench.wait_for(lambda: done.count(), f"{job} SUCCEEDED in the Jobs view", timeout=120)
