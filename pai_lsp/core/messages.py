@@ -627,6 +627,13 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "pfs.bad-chunk": (TEXT, "{path}: PFS sent a chunk that cannot be read"),
     "ssh.no-client": (TEXT, "no ssh client on this machine"),
     "ssh.no-port": (TEXT, "task {task} of {job} has no ssh port"),
+    "ssh.no-key": (TEXT, "no SSH key to log in to {target} as {user}: none in ~/.ssh, no ssh agent and none given (the private "
+                         "key whose public key the job's ssh plugin holds in userssh)"),
+    "ssh.key-unreadable": (TEXT, "cannot read the SSH key {path}: {why}"),
+    "ssh.auth-refused": (TEXT, "the task's SSH server {target} refused the key for {user}: the job's ssh plugin (userssh) must hold "
+                               "its public key"),
+    "ssh.unreachable": (TEXT, "cannot reach the task's SSH server {target}: {why}"),
+    "ssh.port-closed": (TEXT, "the task's SSH server {target} cannot open {remote} in the task ({why}): nothing listens there (yet)"),
     "clusters.local-no-paddle": (TEXT, "the running local cluster does not serve the PaddlePaddle Cloud API: stop it "
                                        "(`pai cluster stop-local`) and the next command starts one that does"),
     "pfs.no-rename": (TEXT, "PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload them under "

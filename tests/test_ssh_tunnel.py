@@ -1,0 +1,149 @@
+"""The daemon's SSH tunnels (pai_lsp/daemon/ssh_tunnel.py) through a real sshd on 127.0.0.1 (Debian's
+openssh-server, configured as the local cluster configures a task's): a TCP echo server behind it is
+reached through the local end, one tunnel per job and port, each failure in one line (a key refused, no
+key, a key that cannot be read, no sshd, a port where nothing listens), and the tunnel gone once
+released or once its job ends."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import getpass
+import os
+
+import pytest
+
+from pai_lsp.api import JobStatus
+from pai_lsp.core.openpai_rest import TaskStatus
+from pai_lsp.daemon.ssh_tunnel import SshAccess, SshTarget, TunnelRegistry, new_key, open_tunnel
+from pai_lsp.errors import AuthFailed, ConfigError, NotFound, Unreachable
+
+from .helpers.servers import free_port
+from .helpers.sshd import key_pair, sshd
+
+ME = getpass.getuser()
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    """(the key sshd lets in, its public line, a key it does not know)."""
+    folder = tmp_path_factory.mktemp("keys")
+    good, public = key_pair(folder, "good")
+    stranger, _ = key_pair(folder, "stranger")
+    return good, public, stranger
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, keys, starts_processes):
+    with sshd(tmp_path_factory.mktemp("sshd"), (keys[1],)) as running:
+        yield running
+
+
+@contextlib.asynccontextmanager
+async def echo_server():
+    """A TCP echo server on 127.0.0.1: what a task's debugger port stands for here."""
+
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        writer.close()
+
+    listener = await asyncio.start_server(echo, "127.0.0.1", 0)
+    try:
+        yield listener.sockets[0].getsockname()[1]
+    finally:
+        listener.close()
+        await listener.wait_closed()
+
+
+async def round_trip(host: str, port: int, data: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(data)
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.readexactly(len(data)), 10)
+    writer.close()
+    return answer
+
+
+async def test_the_local_end_reaches_a_server_behind_the_tasks_sshd_and_closes_when_released(server, keys):
+    registry = TunnelRegistry()
+    target = SshTarget("127.0.0.1", server.port, "worker:0")
+    async with echo_server() as port:
+        host, local = await registry.reach("local", "job1", target, port, SshAccess(ME, (keys[0],)))
+        assert host == "127.0.0.1" and local != port
+        payload = os.urandom(200_000)
+        assert await round_trip(host, local, payload) == payload
+        # Asked again, the open tunnel is given; another job gets its own.
+        assert await registry.reach("local", "job1", target, port, SshAccess(ME, (keys[0],))) == (host, local)
+        other = await registry.reach("local", "job2", target, port, SshAccess(ME, (keys[0],)))
+        assert other != (host, local)
+        assert len(registry.held("local", "job1")) == 1
+
+        assert await registry.release("local", "job1") == 1
+        assert registry.held("local", "job1") == []
+        with pytest.raises(OSError):
+            await round_trip(host, local, b"x")
+        assert await round_trip(*other, b"still") == b"still"  # the other job's tunnel is untouched
+
+        # The job's end (as the watcher tells it) closes its tunnels too.
+        await registry.on_end(JobStatus(job="job2", cluster="local", state="SUCCEEDED"), "SUCCEEDED")
+        with pytest.raises(OSError):
+            await round_trip(*other, b"x")
+        await registry.close_all()
+
+
+async def test_a_key_in_memory_logs_in_and_closing_the_daemons_tunnels_ends_them(server, tmp_path):
+    private, public = new_key()
+    assert public.startswith("ssh-ed25519 ") and public.endswith("pai-debug")
+    async with echo_server() as port:
+        with sshd(tmp_path / "sshd", (public,)) as own:
+            registry = TunnelRegistry()
+            local = await registry.reach(None, "job", SshTarget("127.0.0.1", own.port), port, SshAccess(ME, (private,)))
+            assert await round_trip(*local, b"hello") == b"hello"
+            await registry.close_all()
+            with pytest.raises(OSError):
+                await round_trip(*local, b"x")
+
+
+async def test_a_key_the_task_does_not_hold_is_refused_in_one_line(server, keys):
+    with pytest.raises(AuthFailed) as refused:
+        await open_tunnel(SshTarget("127.0.0.1", server.port), SshAccess(ME, (keys[2],)), 9)
+    assert refused.value.message == (f"the task's SSH server 127.0.0.1:{server.port} refused the key for {ME}: "
+                                     "the job's ssh plugin (userssh) must hold its public key")
+    assert "\n" not in refused.value.render("zh-cn")
+
+
+async def test_no_key_and_an_unreadable_key_are_said_by_name(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.ssh/id_*, and no agent
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    target = SshTarget("127.0.0.1", server.port)
+    with pytest.raises(ConfigError) as none:
+        await open_tunnel(target, SshAccess(ME), 9)
+    assert none.value.message.startswith(f"no SSH key to log in to 127.0.0.1:{server.port} as {ME}: none in ~/.ssh")
+    with pytest.raises(ConfigError) as unreadable:
+        await open_tunnel(target, SshAccess(ME, (tmp_path / "missing_key",)), 9)
+    assert unreadable.value.message.startswith(f"cannot read the SSH key {tmp_path / 'missing_key'}: ")
+    (tmp_path / "garbage").write_text("not a key\n")
+    with pytest.raises(ConfigError, match="cannot read the SSH key"):
+        await open_tunnel(target, SshAccess(ME, (tmp_path / "garbage",)), 9)
+
+
+async def test_no_sshd_and_a_closed_port_in_the_task_are_unreachable(server, keys):
+    nobody = free_port()
+    with pytest.raises(Unreachable) as unreachable:
+        await open_tunnel(SshTarget("127.0.0.1", nobody), SshAccess(ME, (keys[0],)), 9)
+    assert unreachable.value.message.startswith(f"cannot reach the task's SSH server 127.0.0.1:{nobody}: ")
+    closed = free_port()
+    with pytest.raises(Unreachable) as port_closed:
+        await open_tunnel(SshTarget("127.0.0.1", server.port), SshAccess(ME, (keys[0],)), closed)
+    assert port_closed.value.message.startswith(f"the task's SSH server 127.0.0.1:{server.port} cannot open 127.0.0.1:{closed} "
+                                                "in the task (")
+    assert port_closed.value.message.endswith("): nothing listens there (yet)")
+
+
+def test_a_tasks_sshd_is_where_the_job_detail_says():
+    task = TaskStatus(role="worker", index=1, state="RUNNING", ip="10.0.0.5", ports={"ssh": "23117", "http": "31552"})
+    assert SshTarget.of_task(task, "alice~job") == SshTarget("10.0.0.5", 23117, "worker:1")
+    with pytest.raises(NotFound, match="task worker:1 of alice~job has no ssh port"):
+        SshTarget.of_task(TaskStatus(role="worker", index=1, state="WAITING"), "alice~job")
