@@ -589,6 +589,7 @@ class SshTask(Result):
     ssh_port: str | None
     command: str | None  # "ssh -p P root@IP"
     urls: dict[str, list[str]]  # label -> its ports' URLs
+    user: str = "root"  # who logs in: root on a real cluster, the local cluster's OS user on the local cluster
 
 
 @wire

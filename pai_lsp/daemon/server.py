@@ -36,6 +36,7 @@ from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
 from .notices import Notices
 from .sessions import Sessions
+from .ssh_tunnel import TunnelRegistry
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ class Daemon:
         self.notices = Notices(self.explainer, config_dir() / "notices.json")
         self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
         self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster: storages, capacity
+        self.tunnels = TunnelRegistry()  # SSH tunnels to tasks' ports (a debugger's), by job: closed when the job ends
+        self.watcher.ends.add(self.tunnels.on_end)
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
@@ -94,6 +97,7 @@ class Daemon:
         async with server:
             await self.stopping.wait()
         watcher.cancel()
+        await self.tunnels.close_all()
         transport.close(self.path)
         self.sessions.close()
 
@@ -280,7 +284,8 @@ class Daemon:
         return api.ConfigResult(job=p.job, config=await self.sessions.run(p.cluster, lambda backend: backend.config(p.job)))
 
     async def ssh(self, p: api.Ssh, notify: Notify) -> api.SshResult:
-        tasks = await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task))
+        tasks = await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task,
+                                                                                   service.ssh_user(backend.profile)))
         return api.SshResult(job=p.job, tasks=tasks)
 
     async def profiles(self, p: api.Params, notify: Notify) -> api.Result:

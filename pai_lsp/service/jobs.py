@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..api import CodeStorage, JobRow, JobsResult, RecordSummary, SshTask, StopResult, SubmitResult, UploadSummary
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
+from ..clusters.profiles import LOCALS
 from ..common.config_file import UnreadableConfig, read_config
 from ..core.formats import DEFAULT, format_for, of_job
 from ..core.job_format import JobFormat, Unsendable
@@ -30,6 +31,7 @@ from .selection import checked_files
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
+    from ..clusters.profiles import Profile
     from ..core.openpai_rest import JobDetail
 
 
@@ -281,8 +283,16 @@ def read_log_range(backend: Backend, job: JobDetail, task: str, which: str, offs
     return backend.read_log(location, offset, min(length, LOG_READ_MOST))
 
 
-def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
-    """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+def ssh_user(profile: Profile) -> str:
+    """Who logs in to a task's sshd: root on a real cluster (the ssh runtime plugin's sshd, openpai-k8s.md
+    §E.4); on the local cluster, whose tasks' sshd runs as the OS user it runs as, that user (the local
+    profile's user)."""
+    return profile.user if profile.name in LOCALS else "root"
+
+
+def ssh_info(job: JobDetail, task: str | None = None, user: str = "root") -> list[SshTask]:
+    """How to reach each running task: its SSH command (as `user`: `ssh_user`) and the URLs of its
+    labelled ports."""
     check_task(job, task)
     tasks = [t for t in job.tasks if not task or t.label == task]
     if not tasks:
@@ -293,8 +303,8 @@ def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
     rows = []
     for t in running:
         ssh_port = str(t.ports.get("ssh") or "").split(",")[0]
-        rows.append(SshTask(task=t.label, ip=t.ip, ssh_port=ssh_port or None,
-                            command=f"ssh -p {ssh_port} root@{t.ip}" if ssh_port else None,
+        rows.append(SshTask(task=t.label, ip=t.ip, ssh_port=ssh_port or None, user=user,
+                            command=f"ssh -p {ssh_port} {user}@{t.ip}" if ssh_port else None,
                             urls={label: [f"http://{t.ip}:{p}" for p in str(ports).split(",")]
                                   for label, ports in t.ports.items() if label != "ssh"}))
     return rows

@@ -874,6 +874,7 @@ export interface SshTask {
   sshPort: string | null;
   command: string | null;
   urls: Record<string, string[]>;
+  user: string;
 }
 
 /** A running job's status also says whether its GPUs sat below `idle_threshold` percent over the last `idle_minutes` (the portal's rule: 10 % over 10 minutes), where the cluster has metrics. */
