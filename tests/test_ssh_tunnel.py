@@ -147,3 +147,11 @@ def test_a_tasks_sshd_is_where_the_job_detail_says():
     assert SshTarget.of_task(task, "alice~job") == SshTarget("10.0.0.5", 23117, "worker:1")
     with pytest.raises(NotFound, match="task worker:1 of alice~job has no ssh port"):
         SshTarget.of_task(TaskStatus(role="worker", index=1, state="WAITING"), "alice~job")
+
+
+def test_a_real_clusters_tasks_are_logged_in_as_root_the_local_clusters_as_its_user():
+    from pai_lsp.clusters.profiles import Profile
+    from pai_lsp.service.jobs import ssh_user
+
+    assert ssh_user(Profile("prod", "https://pai.example/rest-server", "", "alice")) == "root"
+    assert ssh_user(Profile("local", "http://127.0.0.1:1", "", "me")) == "me"
