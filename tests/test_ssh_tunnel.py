@@ -15,7 +15,7 @@ import pytest
 
 from pai_lsp.api import JobStatus
 from pai_lsp.core.openpai_rest import TaskStatus
-from pai_lsp.daemon.ssh_tunnel import SshAccess, SshTarget, TunnelRegistry, new_key, open_tunnel
+from pai_lsp.daemon.ssh_tunnel import SshAccess, SshTarget, TunnelRegistry, listening, new_key, open_tunnel
 from pai_lsp.errors import AuthFailed, ConfigError, NotFound, Unreachable
 
 from .helpers.servers import free_port
@@ -137,9 +137,55 @@ async def test_no_sshd_and_a_closed_port_in_the_task_are_unreachable(server, key
     closed = free_port()
     with pytest.raises(Unreachable) as port_closed:
         await open_tunnel(SshTarget("127.0.0.1", server.port), SshAccess(ME, (keys[0],)), closed)
-    assert port_closed.value.message.startswith(f"the task's SSH server 127.0.0.1:{server.port} cannot open 127.0.0.1:{closed} "
-                                                "in the task (")
-    assert port_closed.value.message.endswith("): nothing listens there (yet)")
+    assert port_closed.value.message == (f"nothing listens on 127.0.0.1:{closed} in the task (asked through its SSH server "
+                                         f"127.0.0.1:{server.port}): not yet, or on another address")
+
+
+async def test_a_tunnel_waits_for_its_port_to_listen_without_connecting_to_it(server, keys):
+    """The check reads the task's socket table: the server's first connection is the client's own (a
+    debugpy waiting for its client takes any connection for it)."""
+    port = free_port()
+    accepted: list[int] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(1)
+        writer.write(await reader.read(100))
+        await writer.drain()
+        writer.close()
+
+    async def listen_later() -> asyncio.Server:
+        await asyncio.sleep(0.8)
+        return await asyncio.start_server(serve, "127.0.0.1", port)
+
+    later = asyncio.ensure_future(listen_later())
+    registry = TunnelRegistry()
+    local = await registry.reach("c", "j", SshTarget("127.0.0.1", server.port), port, SshAccess(ME, (keys[0],)), wait=20)
+    listener = await later
+    assert accepted == []
+    assert await round_trip(*local, b"first") == b"first" and accepted == [1]
+    await registry.close_all()
+    listener.close()
+    await listener.wait_closed()
+
+
+def test_what_listens_is_read_from_the_kernels_socket_tables():
+    tables = """\
+  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0
+   1: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2 1 0 100 0 0 10 0
+   2: 0100007F:C350 0100007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 3 1 0 20 4 30 10 -1
+   3: 0500000A:2710 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4 1 0 100 0 0 10 0
+  sl  local_address                         remote_address                        st tx_queue rx_queue
+   0: 00000000000000000000000000000000:1389 00000000000000000000000000000000:0000 0A 00000000:00000000
+   1: 00000000000000000000000001000000:1B58 00000000000000000000000000000000:0000 0A 00000000:00000000
+"""
+    assert listening(tables, "127.0.0.1", 8080)  # on loopback
+    assert listening(tables, "127.0.0.1", 22) and listening(tables, "10.0.0.5", 22)  # on every IPv4 address
+    assert listening(tables, "127.0.0.1", 5001)  # IPv6's :: takes IPv4 too
+    assert not listening(tables, "127.0.0.1", 7000)  # ::1 only
+    assert not listening(tables, "127.0.0.1", 50000)  # a connected socket, not a listener
+    assert not listening(tables, "127.0.0.1", 10000) and listening(tables, "10.0.0.5", 10000)  # the task's address only
+    assert listening(tables, "localhost", 10000) and not listening(tables, "localhost", 9)
 
 
 def test_a_tasks_sshd_is_where_the_job_detail_says():
@@ -155,3 +201,54 @@ def test_a_real_clusters_tasks_are_logged_in_as_root_the_local_clusters_as_its_u
 
     assert ssh_user(Profile("prod", "https://pai.example/rest-server", "", "alice")) == "root"
     assert ssh_user(Profile("local", "http://127.0.0.1:1", "", "me")) == "me"
+
+
+async def test_a_debugpy_waiting_for_its_client_is_attached_through_the_tunnel(server, keys, tmp_path, starts_processes):
+    """What the debug job does: the tunnel waits for debugpy to listen, and the debugger's own first
+    connection through it is the one debugpy takes for its client (the check never connects)."""
+    pytest.importorskip("debugpy")
+    import json
+    import sys
+
+    script = tmp_path / "train.py"
+    script.write_text("value = 6 * 7\nprint('value', value, flush=True)\n")
+    port = free_port()
+    debuggee = await asyncio.create_subprocess_exec(
+        sys.executable, "-Xfrozen_modules=off", "-m", "debugpy", "--listen", f"127.0.0.1:{port}", "--wait-for-client",
+        str(script), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    registry = TunnelRegistry()
+    try:
+        host, local = await registry.reach(None, "j", SshTarget("127.0.0.1", server.port), port, SshAccess(ME, (keys[0],)),
+                                           wait=30)
+        reader, writer = await asyncio.open_connection(host, local)
+
+        async def send(seq: int, command: str, **arguments) -> None:
+            body = json.dumps({"seq": seq, "type": "request", "command": command, "arguments": arguments}).encode()
+            writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            await writer.drain()
+
+        async def until(kind: str, name: str) -> dict:
+            while True:
+                length = int((await reader.readuntil(b"\r\n\r\n")).split(b":")[1])
+                said = json.loads(await reader.readexactly(length))
+                if said["type"] == kind and name in (said.get("event"), said.get("command")):
+                    return said
+
+        await send(1, "initialize", adapterID="pai")
+        assert (await asyncio.wait_for(until("response", "initialize"), 30))["success"]
+        await send(2, "attach", justMyCode=True)  # (debugpy takes empty arguments for none)
+        await asyncio.wait_for(until("event", "initialized"), 30)
+        await send(3, "configurationDone")
+        await asyncio.wait_for(until("response", "attach"), 30)
+        started = await asyncio.wait_for(until("event", "thread"), 60)
+        assert started["body"]["reason"] == "started"
+        ended = await asyncio.wait_for(until("event", "thread"), 60)  # the script ran to its end under the debugger
+        assert ended["body"]["reason"] == "exited"
+        writer.close()  # the client leaves: debugpy's adapter (which shares the output) ends too
+        output, _ = await asyncio.wait_for(debuggee.communicate(), 60)
+        assert debuggee.returncode == 0 and b"value 42" in output
+    finally:
+        if debuggee.returncode is None:
+            debuggee.kill()
+            await debuggee.wait()
+        await registry.close_all()

@@ -633,7 +633,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "ssh.auth-refused": (TEXT, "the task's SSH server {target} refused the key for {user}: the job's ssh plugin (userssh) must hold "
                                "its public key"),
     "ssh.unreachable": (TEXT, "cannot reach the task's SSH server {target}: {why}"),
-    "ssh.port-closed": (TEXT, "the task's SSH server {target} cannot open {remote} in the task ({why}): nothing listens there (yet)"),
+    "ssh.port-closed": (TEXT, "nothing listens on {remote} in the task (asked through its SSH server {target}): not yet, or on "
+                              "another address"),
     "clusters.local-no-paddle": (TEXT, "the running local cluster does not serve the PaddlePaddle Cloud API: stop it "
                                        "(`pai cluster stop-local`) and the next command starts one that does"),
     "pfs.no-rename": (TEXT, "PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload them under "

@@ -101,12 +101,14 @@ class Tunnel:
 
 
 async def open_tunnel(target: SshTarget, access: SshAccess, remote_port: int, remote_host: str = LOCALHOST,
-                      timeout: float = CONNECT_TIMEOUT, probe: bool = True) -> Tunnel:
+                      timeout: float = CONNECT_TIMEOUT, wait: float = 0.0, check: bool = True) -> Tunnel:
     """A tunnel from a free port on 127.0.0.1 to `remote_host:remote_port` as the task sees it, through
-    the task's sshd. With `probe`, one connection to the remote port is opened and closed first, so that
-    a closed port is said now rather than as a broken connection later (leave it off for a server that
-    takes its first connection as its client). Raises, each in one line: ConfigError (no key, a key
-    that cannot be read), AuthFailed (the key refused), Unreachable (no answer, the port closed)."""
+    the task's sshd. With `check`, the task's own socket table says first whether anything listens
+    there (waiting up to `wait` seconds for it), so a closed port is said now rather than as a broken
+    connection later. It never connects to the port to find out: a debugpy waiting for its client takes
+    a connection that closes at once for a client that left, and stops waiting for the real one. Raises,
+    each in one line: ConfigError (no key, a key that cannot be read), AuthFailed (the key refused),
+    Unreachable (no answer, nothing listening)."""
     import asyncssh
 
     keys = _keys(access, target)
@@ -127,8 +129,8 @@ async def open_tunnel(target: SshTarget, access: SshAccess, remote_port: int, re
     except (OSError, asyncio.TimeoutError, asyncssh.Error) as exc:
         raise Unreachable(message("ssh.unreachable", target=str(target), why=_why(exc, timeout))) from None
     try:
-        if probe:
-            await _probe(connection, remote_host, remote_port, target, timeout)
+        if check:
+            await _until_listening(connection, remote_host, remote_port, target, wait, timeout)
         listener = await connection.forward_local_port(LOCALHOST, 0, remote_host, remote_port)
     except BaseException:
         connection.close()
@@ -136,14 +138,51 @@ async def open_tunnel(target: SshTarget, access: SshAccess, remote_port: int, re
     return Tunnel(target, (remote_host, remote_port), (LOCALHOST, listener.get_port()), connection, listener, lost)
 
 
-async def _probe(connection: Any, host: str, port: int, target: SshTarget, timeout: float) -> None:
-    import asyncssh
+SOCKET_TABLES = "cat /proc/net/tcp /proc/net/tcp6 2>/dev/null"  # the kernel's listening sockets, seen from the task
+LISTEN = "0A"  # a socket's state in those tables
+
+
+async def _until_listening(connection: Any, host: str, port: int, target: SshTarget, wait: float, timeout: float) -> None:
+    """Return once the task's socket table shows a listener that `host:port` reaches, or at once where
+    the table cannot be read (no Linux, no shell): the forward then says what it finds."""
+    deadline = asyncio.get_running_loop().time() + wait
+    while True:
+        try:
+            tables = await asyncio.wait_for(connection.run(SOCKET_TABLES), timeout)
+        except Exception:  # noqa: BLE001 - a task whose table cannot be read (no shell, no Linux) is not refused
+            return
+        text = tables.stdout if isinstance(tables.stdout, str) else ""
+        if not text.strip() or listening(text, host, port):
+            return
+        if asyncio.get_running_loop().time() >= deadline:
+            raise Unreachable(message("ssh.port-closed", target=str(target), remote=f"{host}:{port}"))
+        await asyncio.sleep(0.25)
+
+
+def listening(tables: str, host: str, port: int) -> bool:
+    """Whether /proc/net/tcp and /proc/net/tcp6 (`tables`) hold a listener on `port` that a connection
+    to `host` reaches: one on that address, or on every address (IPv4's 0.0.0.0, IPv6's :: also takes
+    IPv4); a host given by name reaches any."""
+    import ipaddress
 
     try:
-        _, writer = await asyncio.wait_for(connection.open_connection(host, port), timeout)
-    except (asyncssh.ChannelOpenError, asyncio.TimeoutError) as exc:
-        raise Unreachable(message("ssh.port-closed", target=str(target), remote=f"{host}:{port}", why=_why(exc, timeout))) from None
-    writer.close()
+        packed = ipaddress.IPv4Address(host).packed
+    except ValueError:
+        wanted = None
+    else:
+        v4 = packed[::-1].hex().upper()  # the kernel prints an address as a little-endian word
+        wanted = {f"{v4}:{port:04X}", f"00000000:{port:04X}", f"{'0' * 32}:{port:04X}",
+                  f"0000000000000000FFFF0000{v4}:{port:04X}"}
+    for line in tables.splitlines():
+        fields = line.split()
+        if len(fields) < 4 or fields[3] != LISTEN or ":" not in fields[1]:
+            continue
+        if wanted is None:
+            if fields[1].rsplit(":", 1)[1].upper() == f"{port:04X}":
+                return True
+        elif fields[1].upper() in wanted:
+            return True
+    return False
 
 
 def _keys(access: SshAccess, target: SshTarget) -> Any:
@@ -195,15 +234,16 @@ class TunnelRegistry:
         self._opening: dict[tuple[JobKey, tuple[str, int, str, int]], asyncio.Lock] = {}  # two callers, one tunnel
 
     async def reach(self, cluster: str | None, job: str, target: SshTarget, remote_port: int, access: SshAccess,
-                    remote_host: str = LOCALHOST, probe: bool = True) -> tuple[str, int]:
+                    remote_host: str = LOCALHOST, wait: float = 0.0) -> tuple[str, int]:
         """The local (host, port) that leads to `remote_host:remote_port` inside the task whose sshd is
-        `target`; the job's tunnel when one is open, else a new one (`open_tunnel`, whose errors it raises)."""
+        `target`; the job's tunnel when one is open, else a new one, once something listens there
+        (waiting up to `wait` seconds: `open_tunnel`, whose errors it raises)."""
         key, where = (cluster, job), (target.host, target.port, remote_host, remote_port)
         async with self._opening.setdefault((key, where), asyncio.Lock()):
             tunnel = self._tunnels.get(key, {}).get(where)
             if tunnel is not None and tunnel.open:
                 return tunnel.local
-            tunnel = await open_tunnel(target, access, remote_port, remote_host, probe=probe)
+            tunnel = await open_tunnel(target, access, remote_port, remote_host, wait=wait)
             self._tunnels.setdefault(key, {})[where] = tunnel
             return tunnel.local
 
