@@ -99,9 +99,13 @@ async def test_a_key_in_memory_logs_in_and_closing_the_daemons_tunnels_ends_them
     async with echo_server() as port:
         with sshd(tmp_path / "sshd", (public,)) as own:
             registry = TunnelRegistry()
-            local = await registry.reach(None, "job", SshTarget("127.0.0.1", own.port), port, SshAccess(ME, (private,)))
+            registry.keep_key(None, "job", private)  # as the debug submit keeps it, the public half in the job
+            task = TaskStatus(role="main", index=0, state="RUNNING", ip="127.0.0.1", ports={"ssh": str(own.port)})
+            access = SshAccess(ME, (registry.kept_key(None, "job"),))
+            local = await registry.reach_task(None, "job", task, port, access)
             assert await round_trip(*local, b"hello") == b"hello"
             await registry.close_all()
+            assert registry.kept_key(None, "job") is None
             with pytest.raises(OSError):
                 await round_trip(*local, b"x")
 

@@ -232,6 +232,7 @@ class TunnelRegistry:
     def __init__(self) -> None:
         self._tunnels: dict[JobKey, dict[tuple[str, int, str, int], Tunnel]] = {}
         self._opening: dict[tuple[JobKey, tuple[str, int, str, int]], asyncio.Lock] = {}  # two callers, one tunnel
+        self._keys: dict[JobKey, Any] = {}  # a debug session's own key (`new_key`), in memory only
 
     async def reach(self, cluster: str | None, job: str, target: SshTarget, remote_port: int, access: SshAccess,
                     remote_host: str = LOCALHOST, wait: float = 0.0) -> tuple[str, int]:
@@ -247,6 +248,19 @@ class TunnelRegistry:
             self._tunnels.setdefault(key, {})[where] = tunnel
             return tunnel.local
 
+    async def reach_task(self, cluster: str | None, job: str, task: TaskStatus, remote_port: int, access: SshAccess,
+                         remote_host: str = LOCALHOST, wait: float = 0.0) -> tuple[str, int]:
+        """`reach` for a task of the job's detail: its sshd where the detail says (`SshTarget.of_task`)."""
+        return await self.reach(cluster, job, SshTarget.of_task(task, job), remote_port, access, remote_host, wait)
+
+    def keep_key(self, cluster: str | None, job: str, key: Any) -> None:
+        """Keep the private key a job was submitted for (its public half in the job's `userssh`) until the
+        job's tunnels are released: what `kept_key` gives for its `SshAccess`."""
+        self._keys[(cluster, job)] = key
+
+    def kept_key(self, cluster: str | None, job: str) -> Any | None:
+        return self._keys.get((cluster, job))
+
     def held(self, cluster: str | None, job: str) -> list[Tunnel]:
         """The job's open tunnels."""
         return [t for t in self._tunnels.get((cluster, job), {}).values() if t.open]
@@ -254,6 +268,7 @@ class TunnelRegistry:
     async def release(self, cluster: str | None, job: str) -> int:
         """Close the job's tunnels (its debug session ended); how many were open."""
         tunnels = self._tunnels.pop((cluster, job), {})
+        self._keys.pop((cluster, job), None)
         for opening in [k for k in self._opening if k[0] == (cluster, job)]:
             del self._opening[opening]
         await asyncio.gather(*(t.close() for t in tunnels.values()), return_exceptions=True)
@@ -265,5 +280,5 @@ class TunnelRegistry:
 
     async def close_all(self) -> None:
         """The daemon stops: every tunnel ends."""
-        jobs, self._tunnels, self._opening = self._tunnels, {}, {}
+        jobs, self._tunnels, self._opening, self._keys = self._tunnels, {}, {}, {}
         await asyncio.gather(*(t.close() for tunnels in jobs.values() for t in tunnels.values()), return_exceptions=True)
