@@ -25,6 +25,7 @@ from __future__ import annotations
 import getpass
 import os
 import shlex
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,7 +120,7 @@ def write_files(folder: Path, port: int, keys: tuple[str, ...], env: dict[str, s
     _private(host_key, _new_host_key())
     authorized = folder / "authorized_keys"
     _private(authorized, "".join(f"{key}\n" for key in keys))
-    if os.geteuid() == 0 and not os.path.isdir(PRIVSEP_DIR):
+    if sys.platform != "win32" and os.geteuid() == 0 and not os.path.isdir(PRIVSEP_DIR):
         os.makedirs(PRIVSEP_DIR, mode=0o755, exist_ok=True)
     config = folder / "sshd_config"
     _private(config, sshd_config(port, host_key, authorized, getpass.getuser(), env))
