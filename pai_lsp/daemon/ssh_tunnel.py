@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 LOCALHOST = "127.0.0.1"
 CONNECT_TIMEOUT = 10.0  # seconds for the TCP connection, the SSH handshake and the login together
 KEEPALIVE_SECONDS = 30.0  # a dead task (or network) is noticed within a few of these
+CLOSE_SECONDS = 5.0  # a closing tunnel waits no longer for its peer (the daemon's stop waits for them all)
 DEFAULT_KEY_NAMES = ("id_ed25519", "id_ecdsa", "id_rsa", "id_ed25519_sk", "id_ecdsa_sk", "id_dsa")  # what ssh tries
 
 
@@ -96,7 +97,10 @@ class Tunnel:
         """Stop listening and end the SSH connection (and every connection forwarded through it)."""
         self.listener.close()
         self.connection.close()
-        await self.connection.wait_closed()
+        try:
+            await asyncio.wait_for(self.connection.wait_closed(), CLOSE_SECONDS)
+        except asyncio.TimeoutError:  # a peer that never answers the close: its transport is gone all the same
+            pass
         self.lost.set()
 
 
@@ -244,6 +248,8 @@ class TunnelRegistry:
             tunnel = self._tunnels.get(key, {}).get(where)
             if tunnel is not None and tunnel.open:
                 return tunnel.local
+            if tunnel is not None:  # its connection was lost (the task restarted, the network went): a new one
+                await tunnel.close()
             tunnel = await open_tunnel(target, access, remote_port, remote_host, wait=wait)
             self._tunnels.setdefault(key, {})[where] = tunnel
             return tunnel.local
