@@ -69,7 +69,8 @@ class Debugging:
         # the one kept for the job's debug session, else the user's own (~/.ssh, the agent).
         kept = self.tunnels.kept_key(cluster, job)
         access = SshAccess(user=getpass.getuser() if cluster in LOCALS else "root", keys=(kept,) if kept is not None else None)
-        return await self.tunnels.reach_task(cluster, job, task, port, access)
+        # The launcher's line said the port listens: no socket-table check (it would start the task's login shell).
+        return await self.tunnels.reach_task(cluster, job, task, port, access, check=False)
 
     async def end(self, p: api.DebugEnd) -> api.DebugEndResult:
         cluster = await self.sessions.resolve(p.cluster)

@@ -109,7 +109,8 @@ async def open_tunnel(target: SshTarget, access: SshAccess, remote_port: int, re
     """A tunnel from a free port on 127.0.0.1 to `remote_host:remote_port` as the task sees it, through
     the task's sshd. With `check`, the task's own socket table says first whether anything listens
     there (waiting up to `wait` seconds for it), so a closed port is said now rather than as a broken
-    connection later. It never connects to the port to find out: a debugpy waiting for its client takes
+    connection later; it runs a command, so it costs the start of the user's login shell in the task
+    (its ~/.bashrc: 0.5 s on a machine whose .bashrc starts pyenv). It never connects to the port to find out: a debugpy waiting for its client takes
     a connection that closes at once for a client that left, and stops waiting for the real one. Raises,
     each in one line: ConfigError (no key, a key that cannot be read), AuthFailed (the key refused),
     Unreachable (no answer, nothing listening)."""
@@ -239,10 +240,11 @@ class TunnelRegistry:
         self._keys: dict[JobKey, Any] = {}  # a debug session's own key (`new_key`), in memory only
 
     async def reach(self, cluster: str | None, job: str, target: SshTarget, remote_port: int, access: SshAccess,
-                    remote_host: str = LOCALHOST, wait: float = 0.0) -> tuple[str, int]:
+                    remote_host: str = LOCALHOST, wait: float = 0.0, check: bool = True) -> tuple[str, int]:
         """The local (host, port) that leads to `remote_host:remote_port` inside the task whose sshd is
         `target`; the job's tunnel when one is open, else a new one, once something listens there
-        (waiting up to `wait` seconds: `open_tunnel`, whose errors it raises)."""
+        (waiting up to `wait` seconds; `check=False` when the caller knows it listens, which spares the
+        task's login shell a start: `open_tunnel`, whose errors it raises)."""
         key, where = (cluster, job), (target.host, target.port, remote_host, remote_port)
         async with self._opening.setdefault((key, where), asyncio.Lock()):
             tunnel = self._tunnels.get(key, {}).get(where)
@@ -250,14 +252,14 @@ class TunnelRegistry:
                 return tunnel.local
             if tunnel is not None:  # its connection was lost (the task restarted, the network went): a new one
                 await tunnel.close()
-            tunnel = await open_tunnel(target, access, remote_port, remote_host, wait=wait)
+            tunnel = await open_tunnel(target, access, remote_port, remote_host, wait=wait, check=check)
             self._tunnels.setdefault(key, {})[where] = tunnel
             return tunnel.local
 
     async def reach_task(self, cluster: str | None, job: str, task: TaskStatus, remote_port: int, access: SshAccess,
-                         remote_host: str = LOCALHOST, wait: float = 0.0) -> tuple[str, int]:
+                         remote_host: str = LOCALHOST, wait: float = 0.0, check: bool = True) -> tuple[str, int]:
         """`reach` for a task of the job's detail: its sshd where the detail says (`SshTarget.of_task`)."""
-        return await self.reach(cluster, job, SshTarget.of_task(task, job), remote_port, access, remote_host, wait)
+        return await self.reach(cluster, job, SshTarget.of_task(task, job), remote_port, access, remote_host, wait, check)
 
     def keep_key(self, cluster: str | None, job: str, key: Any) -> None:
         """Keep the private key a job was submitted for (its public half in the job's `userssh`) until the
