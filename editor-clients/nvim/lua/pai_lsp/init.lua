@@ -71,13 +71,13 @@ function M.cancel()
   require("pai_lsp.submit").cancel()
 end
 
---- :PaiLogs {job} [cluster]
-function M.logs(job, cluster)
+--- :PaiLogs {job} [cluster] [--role NAME] [--index N] [--grep TEXT]
+function M.logs(job, cluster, filter_words)
   if not job or job == "" then
     require("pai_lsp.ui").error(require("pai_lsp.i18n").t("which job? :PaiLogs {job}"))
     return
   end
-  require("pai_lsp.logs").open(job, cluster ~= "" and cluster or nil)
+  require("pai_lsp.logs").open(job, cluster ~= "" and cluster or nil, filter_words)
 end
 
 --- :PaiWhy [job] [cluster]: why the job (default: the last one that failed here) failed, and where
