@@ -585,7 +585,8 @@ def test_help(env, tmp_path):
         editor.command(f"helptags {plugin / 'doc'}")
         for tag, line in (("pai-lsp", "*pai-lsp*"), (":PaiJobs", "*:PaiJobs*"), ("pai-lsp-hdfs", "*pai-lsp-hdfs*"),
                           (":PaiPreview", "*:PaiPreview*"), (":PaiRendered", "*:PaiRendered*"),
-                          (":PaiStorages", "*:PaiStorages*"), ("pai-lsp-storages", "*pai-lsp-storages*")):
+                          (":PaiStorages", "*:PaiStorages*"), ("pai-lsp-storages", "*pai-lsp-storages*"),
+                          (":PaiLogFilter", "*:PaiLogFilter*"), (":PaiDebugJob", "*:PaiDebugJob*"), ("pai-lsp-debug", "*pai-lsp-debug*")):
             editor.command(f"help {tag}")
             assert editor.current_name() == str(plugin / "doc" / "pai_lsp.txt")
             assert line in editor.lua("return vim.api.nvim_get_current_line()")

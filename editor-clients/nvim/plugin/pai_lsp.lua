@@ -95,4 +95,12 @@ command("PaiDiff", function(o) require("pai_lsp.records").diff(o.fargs[1], o.far
   nargs = "+", desc = "Compare two runs: config keys, code, commit and environment",
   complete = function(lead) return matching(require("pai_lsp.jobs").names(), lead) end,
 })
+command("PaiDebugJob", function(o) require("pai_lsp.dap").debug_job(o.fargs) end, {
+  nargs = "*", desc = "Submit this job with its tasks waiting for a debugger, and attach nvim-dap to each ([tasks] [--post-mortem MINUTES])",
+  complete = function(lead) return matching({ "first", "all", "--post-mortem" }, lead) end,
+})
+command("PaiDebugAttach", function(o) require("pai_lsp.dap").attach(o.fargs[1], o.fargs[2]) end, {
+  nargs = "+", desc = "Attach nvim-dap to the tasks of a running job that wait for a debugger",
+  complete = function(lead) return matching(require("pai_lsp.jobs").names(), lead) end,
+})
 command("PaiClusters", function() pai().clusters() end, { desc = "Cluster profiles: add, default, log in, remove" })

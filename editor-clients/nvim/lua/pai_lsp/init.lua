@@ -7,6 +7,10 @@ local M = {}
 
 M.config = client.config
 
+--- Debug Job with nvim-dap: the adapter (`dap.adapters.pai = require("pai_lsp").dap.adapter`) and the
+--- attach configurations built from `pai.debugTargets` (see :help pai-lsp-debug).
+M.dap = require("pai_lsp.dap")
+
 --- require("pai_lsp").setup({ cmd = {...}, settings = {...}, log_window = "split" })
 function M.setup(opts)
   opts = opts or {}
