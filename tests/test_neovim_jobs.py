@@ -273,6 +273,11 @@ def test_in_chinese(env, workspace):
         lines = editor.current_lines()
         assert lines[0] == "集群配置   (? 帮助)" and lines[1].split() == ["名称", "用户", "类型", "登录", "REST"]
         assert lines[2].split()[-2:] == ["运行中", "（内置，在本机）"] or lines[2].split()[-2:] == ["已停止", "（内置，在本机）"], lines
+        # <CR>: its virtual clusters, in Chinese too.
+        editor.cursor_to("* local ")
+        editor.keys("<CR>")
+        editor.wait("vim.fn.search('^    节点：', 'n') > 0", what="local's virtual clusters and nodes")
+        assert any(line.startswith("    default ") and "GPU 空闲 " in line and "个等待" in line for line in editor.current_lines())
     finally:
         editor.close()
 
