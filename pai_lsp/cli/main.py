@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "top": ("cmd_top", "a running job's tasks: GPU use and memory, CPU, memory of the limit"),
     "why": ("cmd_why", "why a job failed, and where: the cause, the evidence, your file and line"),
     "logs": ("cmd_jobs", "print a job's logs"),
+    "notices": ("cmd_notices", "where a job's end is told: the desktop, webhooks (Feishu, DingTalk, WeCom)"),
     "stop": ("cmd_jobs", "stop a job"),
     "ssh": ("cmd_jobs", "how to reach a task: SSH and its labelled ports (Jupyter, TensorBoard, …)"),
     "outputs": ("cmd_jobs", "download a job's outputDir"),

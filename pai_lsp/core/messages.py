@@ -436,6 +436,9 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "notice.settings-not-object": (TEXT, "the notice settings must be a JSON object"),
     "notice.webhook-url": (TEXT, "each webhook needs a `url` starting with http:// or https://"),
     "notice.webhook-format": (TEXT, "unknown webhook format {format!r} (one of: {formats})"),
+    "notice.settings-unreadable": (TEXT, "the notice settings were left as they are: {problem} (fix or remove the file)"),
+    "notice.no-such-webhook": (TEXT, "no webhook {which}: give its number (1 to {count}) or its address, as `pai notices` lists them"),
+    "notice.no-secret-stdin": (TEXT, "no secret on standard input: --secret-stdin reads the bot's signing secret from its first line"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
     "preview.code-storage": (TEXT, "The job has no codeDir: its code goes to storage {storage}, so pai adds to the job (shown below) "
                              "an extras.storages entry for {storage} (mounted at {mount}) and `cd {folder}` before each "

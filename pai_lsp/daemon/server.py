@@ -29,8 +29,9 @@ from ..service import clusters, job_metrics, mounted_storages, records, vc
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
+from ..service.notice_channels import settings_path as notice_settings_path
 from ..storage.base import Cancel
-from . import config_dir, endpoint_path, lock_path, protocol, settings, state_dir, transport
+from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
 from .explanations import Explainer
 from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
@@ -55,7 +56,7 @@ class Daemon:
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
-        self.notices = Notices(self.explainer, config_dir() / "notices.json")
+        self.notices = Notices(self.explainer, notice_settings_path())
         self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
         self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster: storages, capacity
         self.handlers: dict[str, Handler] = {
