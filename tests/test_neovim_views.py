@@ -90,24 +90,27 @@ def test_a_cluster_opens_into_its_virtual_clusters_and_nodes(env):
         nvim.close()
 
 
-# Two roles; each line of the workers says its index; the lines come over a few seconds, so that a
-# filter set at the start also filters lines that arrive after it.
-TWO_ROLES = {
-    "jobName": "filtered",
-    "image": "python:3",
-    "taskRoles": [
-        {"name": "worker", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
-         "command": "for i in 1 2 3; do echo \"step $i loss=0.$i of $PAI_TASK_INDEX\"; echo \"note $i\"; sleep 0.7; done"},
-        {"name": "ps", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
-         "command": "for i in 1 2 3; do echo \"ps loss=9.$i\"; sleep 0.7; done"},
-    ],
-}
+# Two roles; each line of the workers says its index. The workers write their first lines, then wait
+# for the file `go` (the test makes it once the filter is set), then write the rest.
+def two_roles(go: Path) -> dict:
+    wait = f"while [ ! -e {go} ]; do sleep 0.1; done"
+    return {
+        "jobName": "filtered",
+        "image": "python:3",
+        "taskRoles": [
+            {"name": "worker", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
+             "command": f"for i in 1 2 3; do echo \"step $i loss=0.$i of $PAI_TASK_INDEX\"; echo \"note $i\"; {wait}; done"},
+            {"name": "ps", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
+             "command": f"for i in 1 2 3; do echo \"ps loss=9.$i\"; {wait}; done"},
+        ],
+    }
 
 
 def test_a_log_filtered_by_role_index_and_text(env):
     ws = Path(env["PAI_NVIM_TEST_HOME"]) / "ws"
     ws.mkdir(parents=True)
-    (ws / "filtered.pai.json").write_text(json.dumps(TWO_ROLES, indent=2))
+    go = ws / "go"
+    (ws / "filtered.pai.json").write_text(json.dumps(two_roles(go), indent=2))
     sent = pai(env, "run", "filtered.pai.json", cwd=ws)
     assert sent.returncode == 0, sent.stderr
     job = re.search(r"submitted (\S+) to local", sent.stdout + sent.stderr).group(1)
@@ -117,8 +120,13 @@ def test_a_log_filtered_by_role_index_and_text(env):
         # As the CLI's `pai logs --role worker --grep 'loss='`: set before most lines have come.
         nvim.command(f"PaiLogs {job} --role worker --grep loss=")
         nvim.wait_message(f"log of {job}: only role:worker loss=")
-        nvim.wait(f"#vim.api.nvim_buf_get_lines(vim.fn.bufnr('{name}'), 0, -1, false) >= 6", what="the workers' 6 loss lines")
-        nvim.lua("vim.wait(3000)")  # the job ends; any line the filter should hide would be here now
+        count = f"#vim.tbl_filter(function(l) return l:find('loss=', 1, true) end, vim.api.nvim_buf_get_lines(vim.fn.bufnr('{name}'), 0, -1, false))"
+        nvim.wait(f"{count} == 2", what="the workers' first loss lines")
+        nvim.lua("vim.wait(500)")
+        assert sorted(nvim.buffer_lines(name)) == ["[worker:0] step 1 loss=0.1 of 0", "[worker:1] step 1 loss=0.1 of 1"]
+        go.touch()  # the rest of the log comes after the filter was set
+        nvim.wait(f"{count} >= 6", what="the workers' 6 loss lines")
+        nvim.lua("vim.wait(2000)")  # the job ends; any line the filter should hide would be here now
         lines = nvim.buffer_lines(name)
         workers = sorted(f"[worker:{t}] step {i} loss=0.{i} of {t}" for t in (0, 1) for i in (1, 2, 3))
         assert sorted(line for line in lines if not line.startswith("[pai]")) == workers, lines
