@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "local-cluster": ("cmd_local_cluster", "run the embedded local cluster (OpenPAI REST + WebHDFS + task runner)"),
     "submit": ("cmd_jobs", "submit a job file, v1 JSON or v2 YAML (uploading its code first)"),
     "run": ("cmd_jobs", "submit a job file to the local cluster"),
+    "debug": ("cmd_debug", "run a job with its Python command under a debugger: say where each task waits for one"),
     "jobs": ("cmd_jobs", "list your jobs"),
     "status": ("cmd_jobs", "show a job's state and tasks"),
     "top": ("cmd_top", "a running job's tasks: GPU use and memory, CPU, memory of the limit"),
