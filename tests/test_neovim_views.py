@@ -1,14 +1,13 @@
 """Neovim's views of what a cluster holds and what a job logged, in a real headless Neovim against the
 embedded local cluster: :PaiClusters opens a cluster into its virtual clusters (free / total GPUs,
 CPUs, memory, queues) and nodes; :PaiLogs and :PaiLogFilter show only some roles, task indices and
-lines of a job's log, those already there and those still to come."""
+lines of a job's log, those already there and those still to come. (Debug Job: test_neovim_debug.py.)"""
 
 from __future__ import annotations
 
 import json
 import re
 import shutil
-import sys
 import time
 from pathlib import Path
 
@@ -152,52 +151,3 @@ def test_a_log_filtered_by_role_index_and_text(env):
     finally:
         nvim.close()
 
-
-# A stand-in for the third-party nvim-dap (not installable here): it records what the plugin hands it.
-FAKE_DAP = """
-local M = { adapters = {}, configurations = {}, runs = {} }
-function M.run(config) table.insert(M.runs, config) end
-return M
-"""
-
-# Targets in the shape `pai.debugTargets` answers (docs/protocol.md).
-TARGETS = {"targets": [
-    {"job": "mnist_1", "task": "worker:0", "host": "127.0.0.1", "port": 40123, "state": "listening",
-     "pathMappings": [{"localRoot": "/ws", "remoteRoot": "/pai/mnist_1/code"}]},
-    {"job": "mnist_1", "task": "worker:1", "host": "127.0.0.1", "port": 40124, "state": "waiting", "pathMappings": []},
-]}
-
-
-def test_the_nvim_dap_adapter_and_attach_configurations(env, tmp_path):
-    nvim = Neovim(env, tmp_path)
-    try:
-        # The adapter: an attach by `connect` speaks to the task's debugpy there; a launch runs
-        # debugpy's adapter with the Python that runs pai-lsp (here the server command is that Python).
-        adapter = "local got; require('pai_lsp').dap.adapter(function(a) got = a end, ...); return got"
-        assert nvim.lua(adapter, {"type": "pai", "request": "attach", "connect": {"host": "10.0.0.5", "port": 5678}}) == {
-            "type": "server", "host": "10.0.0.5", "port": 5678}
-        assert nvim.lua(adapter, {"type": "pai", "request": "launch", "program": "x.py"}) == {
-            "type": "executable", "command": sys.executable, "args": ["-m", "debugpy.adapter"]}
-        # Started as pip's `pai-lsp` script: the Python its first line names.
-        script = Path(sys.executable).parent / "pai-lsp"
-        if script.exists():
-            nvim.lua("require('pai_lsp').config.cmd = { ... }", str(script))
-            assert nvim.lua("return require('pai_lsp').dap.executable().command") == script.read_text().splitlines()[0][2:].strip()
-        # The configurations: one per task listening now.
-        assert nvim.lua("return require('pai_lsp').dap.configurations(...)", TARGETS) == [{
-            "type": "pai", "request": "attach", "name": "mnist_1 worker:0", "connect": {"host": "127.0.0.1", "port": 40123},
-            "pathMappings": [{"localRoot": "/ws", "remoteRoot": "/pai/mnist_1/code"}], "justMyCode": True}]
-        # Without nvim-dap: one line says where to attach.
-        nvim.lua("require('pai_lsp.dap').start(...)", TARGETS["targets"][0])
-        assert nvim.wait_message("mnist_1 worker:0: ") == (
-            "pai: mnist_1 worker:0: debugpy listens at 127.0.0.1:40123; attach a debugger there (nvim-dap does it from Neovim) "
-            "with the path mappings /ws → /pai/mnist_1/code")
-        # With nvim-dap: its `pai` adapter registered, and a session run for the target.
-        (tmp_path / "fake" / "lua").mkdir(parents=True)
-        (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
-        nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
-        nvim.lua("require('pai_lsp.dap').start(...)", TARGETS["targets"][0])
-        assert nvim.lua("return require('dap').runs") == nvim.lua("return require('pai_lsp').dap.configurations(...)", TARGETS)
-        assert nvim.lua("return require('dap').adapters.pai == require('pai_lsp').dap.adapter") is True
-    finally:
-        nvim.close()

@@ -143,50 +143,73 @@ function M.start(target)
     target.job, target.task, target.host, target.port, #mappings > 0 and table.concat(mappings, ", ") or "-"))
 end
 
---- Attach to every debugged task of `job` as it starts listening (one session each): asks the
---- server for the targets, again while some still wait.
+--- Attach to every debugged task of `job` as it starts listening (one session each): asks the server
+--- for the targets, again while some still wait (each answer comes when one more listens, or after
+--- M.WAIT seconds); when the job has ended, what the daemon opened to reach it is closed.
 function M.attach(job, cluster)
-  local attached = {}
+  if not job or job == "" then
+    ui.error(t("which job? :PaiDebugAttach {job}"))
+    return
+  end
+  local attached, count, said = {}, 0, nil
   local function ask(round)
-    client.execute("pai.debugTargets", { { job = job, cluster = cluster, wait = M.WAIT } }, function(result)
+    client.execute("pai.debugTargets", { { job = job, cluster = cluster, wait = M.WAIT, known = count } }, function(result)
       local waiting = 0
       for _, target in ipairs(result.targets or {}) do
         if target.state == "listening" and not attached[target.task] then
           attached[target.task] = true
+          count = count + 1
+          if ui.value(target.postMortem) then
+            ui.notify(t("%s %s stopped at %s: attaching", target.job, target.task, target.postMortem), vim.log.levels.WARN)
+          end
           M.start(target)
-        elseif target.state == "waiting" then
+        elseif target.state == "waiting" or (target.state == "listening" and not attached[target.task]) then
           waiting = waiting + 1
         end
       end
-      if ui.value(result.message) then
-        ui.notify(job .. ": " .. result.message)
+      local message = ui.value(result.message)
+      if message and message ~= said and count == 0 then
+        said = message
+        ui.notify(job .. ": " .. message)
       end
-      if waiting > 0 and round < M.ROUNDS then
+      if ui.FINAL[result.state] then
+        client.execute("pai.debugEnd", { { job = job, cluster = cluster } }, nil, function() return true end)
+        if count == 0 and not message then
+          ui.notify(t("no task of %s listens for a debugger", job), vim.log.levels.WARN)
+        end
+      elseif round < M.ROUNDS and (waiting > 0 or count > 0 or #(result.targets or {}) == 0) then
         ask(round + 1)
-      elseif next(attached) == nil and #(result.targets or {}) == 0 and not ui.value(result.message) then
-        ui.notify(t("no task of %s listens for a debugger", job), vim.log.levels.WARN)
       end
     end)
   end
   ask(1)
 end
 
---- :PaiDebugJob [tasks] [--post-mortem MINUTES]: submit the job file in the current buffer with the
---- chosen tasks (default: the first instance of the first role; "all", a role, "role:index") waiting
---- for a debugger, open its log, and attach to each as it listens.
+--- :PaiDebugJob [tasks] [--post-mortem MINUTES] [--via direct|ssh] [--cluster NAME]: submit the job
+--- file in the current buffer (to the local cluster unless --cluster) with the chosen tasks (default:
+--- the first instance of the first role; "all", a role, "role:index") waiting for a debugger, open
+--- its log, and attach to each as it listens.
 function M.debug_job(words)
-  local tasks, minutes = nil, nil
+  local argument = {}
   local i = 1
   while i <= #words do
-    if words[i] == "--post-mortem" then
-      minutes = tonumber(words[i + 1] or "")
-      if not minutes then
+    local word, value = words[i], words[i + 1]
+    if word == "--post-mortem" then
+      argument.postMortemMinutes = tonumber(value or "")
+      if not argument.postMortemMinutes then
         ui.error(t("--post-mortem needs the minutes a failed task waits for a debugger"))
         return
       end
       i = i + 1
+    elseif word == "--via" or word == "--cluster" then
+      if not value then
+        ui.error(t("%s needs a value (%s)", word, word == "--via" and "direct, ssh" or t("a cluster profile")))
+        return
+      end
+      argument[word:sub(3)] = value
+      i = i + 1
     else
-      tasks = words[i]
+      argument.tasks = word
     end
     i = i + 1
   end
@@ -195,9 +218,10 @@ function M.debug_job(words)
   if not path then
     return
   end
-  local argument = { uri = uri, tasks = tasks, postMortemMinutes = minutes, workDoneToken = submit.token("debug") }
+  argument.uri = uri
+  argument.workDoneToken = submit.token("debug")
   client.execute("pai.debugJob", { argument }, function(result)
-    ui.notify(t("job %s submitted to %s to be debugged: attaching as its tasks listen", result.job, result.cluster))
+    ui.notify(t("job %s submitted to %s: %s wait for a debugger", result.job, result.cluster, table.concat(result.tasks or {}, ", ")))
     require("pai_lsp.logs").started(result.job, result.cluster)
     M.attach(result.job, result.cluster)
   end)
