@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -103,6 +104,43 @@ def test_without_nvim_dap_one_line_says_where_to_attach(env, workspace):
         assert nvim.wait_message(f"job {job} SUCCEEDED", 90) == f"pai: job {job} SUCCEEDED"
     finally:
         nvim.close()
+
+
+
+def test_the_jobs_view_attaches_to_both_instances_of_a_job_debugged_from_the_terminal(env, workspace, tmp_path):
+    """A job already running with its tasks waiting (`pai debug --task train`, two instances): `a` on its
+    row in :PaiJobs runs one nvim-dap session per instance, each on its own port."""
+    (tmp_path / "fake" / "lua").mkdir(parents=True)
+    (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
+    job_file = workspace / "mnist.pai.yaml"
+    job_file.write_text(job_file.read_text().replace("instances: 1", "instances: 2"))
+    terminal = subprocess.Popen([sys.executable, "-m", "pai_lsp", "debug", "mnist.pai.yaml", "--task", "train", "-o", "json"],
+                                env=env, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = terminal.stdout.readline()  # a task listens: the job runs
+        assert first, terminal.stderr.read()
+        job = re.search(r'"job": "([^"]+)"', first).group(1)
+        nvim = Neovim(env, workspace)
+        try:
+            nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
+            nvim.command("PaiJobs local")
+            nvim.wait(f"vim.fn.search('^{job} *RUNNING', 'n') > 0", 90, what="the job listed RUNNING")
+            nvim.cursor_to(job)
+            nvim.keys("a")
+            nvim.wait("#require('dap').runs == 2", 90, what="two debug sessions")
+            runs = sorted(nvim.lua("return require('dap').runs"), key=lambda c: c["name"])
+            assert [c["name"] for c in runs] == [f"{job} train:0", f"{job} train:1"], runs
+            assert runs[0]["connect"]["port"] != runs[1]["connect"]["port"], runs
+            for config in runs:
+                variables = stop_once_in_train_py(config["connect"]["host"], config["connect"]["port"], config["pathMappings"],
+                                                  workspace)
+                assert variables["epoch"] == "1", variables
+        finally:
+            nvim.close()
+        assert terminal.wait(timeout=120) == 0, terminal.stderr.read()
+    finally:
+        if terminal.poll() is None:
+            terminal.kill()
 
 
 # A stand-in for the third-party nvim-dap (not installable here): it records what the plugin hands it.
