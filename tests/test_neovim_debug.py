@@ -8,6 +8,7 @@ stops at the breakpoint. The tasks run this Python (its folder first on PATH), w
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -141,6 +142,60 @@ def test_the_jobs_view_attaches_to_both_instances_of_a_job_debugged_from_the_ter
     finally:
         if terminal.poll() is None:
             terminal.kill()
+
+
+
+FAILING = """\
+def ratio(values):
+    count = len(values)
+    return values[count] / count
+
+
+ratio([3, 4])
+"""
+
+
+def one_task_job(name: str, command: str) -> str:
+    return json.dumps({"jobName": name, "image": "python:3", "codeDir": "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME",
+                       "taskRoles": [{"name": "worker", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
+                                      "command": command}]}, indent=2)
+
+
+def test_post_mortem_attaches_at_the_exception_and_a_command_it_cannot_wrap_is_one_error(env, tmp_path):
+    (tmp_path / "fake" / "lua").mkdir(parents=True)
+    (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
+    ws = Path(env["PAI_NVIM_TEST_HOME"]) / "pm"
+    ws.mkdir()
+    (ws / "fail.py").write_text(FAILING)
+    (ws / "pm.pai.json").write_text(one_task_job("pm", "cd $PAI_JOB_NAME && python3 fail.py"))
+    (ws / "sh.pai.json").write_text(one_task_job("sh", "bash run.sh"))
+    nvim = Neovim(env, ws)
+    try:
+        nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
+        nvim.command("edit sh.pai.json")
+        nvim.keys(":PaiDebugJob<CR>")
+        assert "starts no Python program pai can debug" in nvim.wait_message("starts no Python program")
+        nvim.command("edit pm.pai.json")
+        nvim.command("PaiDebugJob --post-mortem 2")
+        line = nvim.wait_message(" stopped at ", 90)
+        job = re.match(r"pai: (\S+) worker:0 stopped at ", line).group(1)
+        assert "IndexError" in line and line.endswith(": attaching"), line
+        (config,) = nvim.wait("require('dap').runs[1] and require('dap').runs", 30, what="a debug session run")
+        assert config["name"] == f"{job} worker:0"
+        client = DapClient(config["connect"]["host"], config["connect"]["port"])
+        try:
+            client.attach(config["pathMappings"], {})
+            stopped = client.stopped(timeout=60)
+            assert stopped["reason"] == "exception"
+            frame = client.frames(stopped["threadId"])[0]
+            assert (frame["source"]["path"], frame["line"]) == (str(ws / "fail.py"), 3)
+            assert client.variables(frame["id"])["count"] == "2"
+            client.resume(stopped["threadId"])
+        finally:
+            client.disconnect()
+        assert nvim.wait_message(f"job {job} FAILED", 90).startswith(f"pai: job {job} FAILED")
+    finally:
+        nvim.close()
 
 
 # A stand-in for the third-party nvim-dap (not installable here): it records what the plugin hands it.
