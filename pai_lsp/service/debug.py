@@ -51,7 +51,7 @@ class DebugWatch:
             whole, _, rest = text.rpartition(b"\n")
             if rest:
                 self.partial[task.label] = rest
-            lines = [line for line in whole.decode("utf-8", "replace").splitlines() if line.startswith(MARK)]
+            lines = [line[line.index(MARK):] for line in whole.decode("utf-8", "replace").splitlines() if MARK in line]
             if lines:
                 self.said[task.label] = self.said.get(task.label, "") + "\n".join(lines) + "\n"
         return self.said.get(task.label, "")

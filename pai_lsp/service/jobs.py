@@ -190,7 +190,7 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     (`pai.job.upload.maxBytes` / `maxFiles`) is refused unless `force`. `debug`: a Debug Job submit
     (`prepare`); its result is then a DebugResult, naming the tasks that wait for a debugger."""
     if journal is not None and journal.phase == "done" and journal.result is not None:
-        return SubmitResult.from_json(journal.result)
+        return (DebugResult if debug is not None else SubmitResult).from_json(journal.result)
     config_path = Path(config_path)
     chosen = job_settings(config_path, settings, locale)
     resumed = journal.job if journal is not None else None
