@@ -198,6 +198,39 @@ def test_post_mortem_attaches_at_the_exception_and_a_command_it_cannot_wrap_is_o
         nvim.close()
 
 
+
+def test_the_debug_job_code_lens_attaches_nvim_dap_too(env, workspace, tmp_path):
+    """Neovim's own code lenses (vim.lsp.codelens): the server's "Debug Job" lens runs what :PaiDebugJob
+    does, in the editor, so a session follows."""
+    (tmp_path / "fake" / "lua").mkdir(parents=True)
+    (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
+    nvim = Neovim(env, workspace)
+    try:
+        nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
+        nvim.command("edit mnist.pai.yaml")
+        nvim.wait("#vim.lsp.get_active_clients() > 0 and vim.lsp.buf_is_attached(0, vim.lsp.get_active_clients()[1].id)",
+                  what="the server attached")
+        nvim.lua("vim.lsp.codelens.refresh()")
+        lenses = nvim.wait("#vim.lsp.codelens.get(0) > 0 and vim.tbl_map(function(l) return {l.range.start.line, l.command.title} end,"
+                           " vim.lsp.codelens.get(0))", what="the code lenses")
+        line = lenses[0][0]
+        titles = [title for at, title in lenses if at == line]
+        assert "Debug Job" in titles, lenses
+        nvim.lua("vim.api.nvim_win_set_cursor(0, {...})", line + 1, 0)
+        nvim.keys(f":lua vim.lsp.codelens.run()<CR>{titles.index('Debug Job') + 1}<CR>")
+        job = re.search(r"job (\S+) submitted to local: train:0 wait for a debugger", nvim.wait_message(" wait for a debugger", 90)).group(1)
+        (config,) = nvim.wait("require('dap').runs[1] and require('dap').runs", 90, what="a debug session run")
+        assert config["name"] == f"{job} train:0"
+        client = DapClient(config["connect"]["host"], config["connect"]["port"])
+        try:
+            client.attach(config["pathMappings"], {})
+        finally:
+            client.disconnect()
+        assert nvim.wait_message(f"job {job} SUCCEEDED", 90) == f"pai: job {job} SUCCEEDED"
+    finally:
+        nvim.close()
+
+
 # A stand-in for the third-party nvim-dap (not installable here): it records what the plugin hands it.
 FAKE_DAP = """
 local M = { adapters = {}, configurations = {}, runs = {} }

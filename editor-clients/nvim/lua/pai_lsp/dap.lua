@@ -189,7 +189,7 @@ end
 --- file in the current buffer (to the local cluster unless --cluster) with the chosen tasks (default:
 --- the first instance of the first role; "all", a role, "role:index") waiting for a debugger, open
 --- its log, and attach to each as it listens.
-function M.debug_job(words)
+function M.debug_job(words, bufnr)
   local argument = {}
   local i = 1
   while i <= #words do
@@ -214,7 +214,7 @@ function M.debug_job(words)
     i = i + 1
   end
   local submit = require("pai_lsp.submit")
-  local path, uri = submit.config(0, t("open a job file (%s) to debug it", submit.job_files()))
+  local path, uri = submit.config(bufnr or 0, t("open a job file (%s) to debug it", submit.job_files()))
   if not path then
     return
   end
@@ -225,6 +225,12 @@ function M.debug_job(words)
     require("pai_lsp.logs").started(result.job, result.cluster)
     M.attach(result.job, result.cluster)
   end)
+end
+
+-- The server's "Debug Job" code lens (vim.lsp.codelens.run()) does what :PaiDebugJob does, so that
+-- nvim-dap attaches too: the lens's command runs here, not only on the server.
+vim.lsp.commands["pai.debugJob"] = function(_, ctx)
+  M.debug_job({}, ctx and ctx.bufnr)
 end
 
 return M
