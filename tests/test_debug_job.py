@@ -262,3 +262,36 @@ def test_each_torchrun_worker_waits_on_its_own_port(debug_env, tmp_path):
     assert code == 0, err
     log = pai(debug_env, "logs", found[0]["job"]).stdout
     assert "worker rank 0 done" in log and "worker rank 1 done" in log
+
+
+ROUTED = """\
+protocolVersion: 2
+name: routed
+type: job
+prerequisites:
+  - {name: image, type: dockerimage, uri: "python:3"}
+taskRoles:
+  train:
+    instances: 1
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}
+    commands:
+      - python3 src/train.py --epochs 2
+"""
+
+
+def test_code_sent_through_a_storage_maps_from_the_folder_named_after_the_job(debug_env, tmp_path):
+    """No codeDir: the code goes to the user's default storage under `<user>~<job>/`, which the job mounts and
+    `cd`s into; a breakpoint in the workspace's nested src/train.py binds there."""
+    ws = tmp_path / "routed"
+    (ws / "src").mkdir(parents=True)
+    shutil.copy(EXAMPLE / "train.py", ws / "src" / "train.py")
+    (ws / "routed.pai.yaml").write_text(ROUTED)
+    process = start(debug_env, ws, "routed.pai.yaml")
+    (target,) = targets(process, 1)
+    (mapping,) = target["pathMappings"]
+    assert mapping["localRoot"] == str(ws) and mapping["remoteRoot"].endswith(f"~{target['job']}")
+    variables = stop_once_at(target, ws / "src" / "train.py", line_of(ws / "src" / "train.py", LOOP_LINE))
+    assert variables["epoch"] == "1"
+    code, _, err = finish(process)
+    assert code == 0, err

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from ..core.openpai_rest import TaskStatus
     from .sessions import Sessions
 
-POLL_SECONDS = 0.3  # how often a waiting `job.debugTargets` reads the logs again
+POLL_SECONDS = 0.3  # how often a waiting `job.debugTargets` reads the logs again, on the local cluster
+POLL_REMOTE_SECONDS = 1.0  # ... on a real cluster (a job detail and each debugged task's log, each time)
 WAIT_MOST = 600.0  # seconds one `job.debugTargets` may wait
 
 
@@ -43,7 +44,7 @@ class Debugging:
             done = all(t.state == "ended" for t in answer.targets) or answer.state in ("SUCCEEDED", "FAILED", "STOPPED")
             if len(listening) > p.known or done or time.monotonic() >= deadline:
                 return await self._reachable(cluster, p.job, watch, answer, p.locale)
-            await asyncio.sleep(POLL_SECONDS)
+            await asyncio.sleep(POLL_SECONDS if cluster in LOCALS else POLL_REMOTE_SECONDS)
 
     async def _reachable(self, cluster: str, job: str, watch: service.DebugWatch,
                          answer: api.DebugTargetsResult, locale: str | None) -> api.DebugTargetsResult:

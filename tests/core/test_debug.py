@@ -171,3 +171,15 @@ def test_path_mappings_find_the_workspace_root_from_a_nested_file() -> None:
         {"localRoot": "/home/a/ws", "remoteRoot": "/pai/work/job_1"}]
     # code that came with the image: its folder is taken for the workspace's
     assert path_mappings("/opt/app/main.py", "/home/a/ws", files) == [{"localRoot": "/home/a/ws", "remoteRoot": "/opt/app"}]
+
+
+def test_all_debugs_every_role_that_runs_python_and_leaves_the_others() -> None:
+    job_format, job = v1("python train.py")
+    job["taskRoles"][1]["command"] = "bash serve.sh"
+    plan = rewrite(job_format, job, Options(tasks="all"))
+    assert plan.tasks == ["worker:0", "worker:1"] and job["taskRoles"][1]["command"] == "bash serve.sh"
+    job_format, job = v1("bash a.sh")
+    job["taskRoles"][1]["command"] = "bash b.sh"
+    with pytest.raises(DebugRefused) as caught:
+        rewrite(job_format, job, Options(tasks="all"))
+    assert caught.value.said.args["role"] == "worker"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..job_format import JobFormat
 from ..messages import Message, message
 from .debugpy_launcher import ENCODED
-from .selector import Selection, SelectionError, select
+from .selector import ALL, Selection, SelectionError, select
 from .shell_words import Invocation, invocation, segments
 
 LABEL = "debug"
@@ -61,31 +61,30 @@ def rewrite(job_format: JobFormat, job: dict, options: Options) -> DebugPlan:
         selection = select(options.tasks, roles)
     except SelectionError as exc:
         raise DebugRefused(exc.said) from None
-    programs = {}
+    programs: dict[str, str] = {}
+    refused: Message | None = None
+    kept: dict[str, frozenset[int] | None] = {}
     for role, chosen in selection.roles.items():
         lines = job_format.role_commands(job, role)
         found = _last_python(lines)
         if found is None:
             shown = " ".join(" ".join(lines).split())
-            raise DebugRefused(message("debug.cannot-wrap", role=role,
-                                       command=shown if len(shown) <= 80 else shown[:77] + "...",
-                                       ))
+            refused = refused or message("debug.cannot-wrap", role=role, command=shown if len(shown) <= 80 else shown[:77] + "...")
+            if options.tasks.strip() != ALL:
+                raise DebugRefused(refused)
+            continue  # "all": every role that runs Python (a parameter server's shell script is left as it is)
         at, program = found
-        workers = program.workers if program.workers > 0 else UNKNOWN_WORKERS
-        if program.launcher != "python" and not _digits_given(program):
-            workers = UNKNOWN_WORKERS
-        job_format.add_ports(job, role, LABEL, workers)
+        job_format.add_ports(job, role, LABEL, program.workers or UNKNOWN_WORKERS)
         spec = role if chosen is None else f"{role}:{min(chosen)}"
         line = lines[at]
         seg = program.segment
         lines[at] = line[:seg.start] + wrapped(program, chosen, spec, options) + line[seg.end:]
         job_format.set_role_commands(job, role, lines)
         programs[role] = program.program
-    return DebugPlan(selection.tasks(dict(roles)), programs, options)
-
-
-def _digits_given(program: Invocation) -> bool:
-    return bool(re.search(r"--nproc[-_]per[-_]node[= ]+\d+", program.segment.text))
+        kept[role] = chosen
+    if refused is not None and not programs:
+        raise DebugRefused(refused)
+    return DebugPlan(Selection(kept).tasks(dict(roles)), programs, options)
 
 
 def _last_python(lines: list[str]) -> tuple[int, Invocation] | None:

@@ -39,7 +39,7 @@ class Invocation:
     resume_at: int
     module: bool  # the program is a module (`-m pkg`): the launcher gets `-m` from torchrun's part
     program: str  # the script or module, as written
-    workers: int
+    workers: int  # 0: as many as the node has (`--nproc-per-node gpu`)
     launcher: str  # "python", "torchrun" or "torch-launch"
 
 
@@ -152,8 +152,8 @@ def _torch(segment: Segment, w: list[Word], at: int, launcher: str) -> Invocatio
         takes_value = not value and option not in _TORCH_FLAGS
         if takes_value and j + 1 < len(w):
             value = w[j + 1][0]
-        if option in ("--nproc-per-node", "--nproc_per_node") and value.isdigit():
-            workers = int(value)
+        if option in ("--nproc-per-node", "--nproc_per_node"):
+            workers = int(value) if value.isdigit() else 0  # `gpu`, `auto`: as many as the node has (unknown here)
         j += 2 if takes_value else 1
     if j >= len(w):
         return None
