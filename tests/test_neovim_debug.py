@@ -128,6 +128,8 @@ def test_the_jobs_view_attaches_to_both_instances_of_a_job_debugged_from_the_ter
             nvim.wait(f"vim.fn.search('^{job} *RUNNING', 'n') > 0", 90, what="the job listed RUNNING")
             nvim.cursor_to(job)
             nvim.keys("a")
+            nvim.keys("a")  # again while it attaches: said, not done twice
+            nvim.wait_message(f"already attaching to the tasks of {job} as they listen")
             nvim.wait("#require('dap').runs == 2", 90, what="two debug sessions")
             runs = sorted(nvim.lua("return require('dap').runs"), key=lambda c: c["name"])
             assert [c["name"] for c in runs] == [f"{job} train:0", f"{job} train:1"], runs
@@ -136,6 +138,8 @@ def test_the_jobs_view_attaches_to_both_instances_of_a_job_debugged_from_the_ter
                 variables = stop_once_in_train_py(config["connect"]["host"], config["connect"]["port"], config["pathMappings"],
                                                   workspace)
                 assert variables["epoch"] == "1", variables
+            nvim.lua("vim.wait(500)")
+            assert len(nvim.lua("return require('dap').runs")) == 2
         finally:
             nvim.close()
         assert terminal.wait(timeout=120) == 0, terminal.stderr.read()

@@ -15,6 +15,8 @@ M.TYPE = "pai" -- the debug type: `dap.adapters.pai`, `type = "pai"` in a config
 M.WAIT = 60 -- seconds one `pai.debugTargets` waits for a task to listen
 M.ROUNDS = 30 -- times it is asked again while tasks still wait (a job that waits for resources)
 
+local attaching = {} -- job -> true while its tasks are attached to as they listen
+
 local function is_python(name)
   return name:match("^python[%d.]*$") ~= nil or name:match("^python[%d.]*%.exe$") ~= nil
 end
@@ -151,7 +153,15 @@ function M.attach(job, cluster)
     ui.error(t("which job? :PaiDebugAttach {job}"))
     return
   end
+  if attaching[job] then
+    ui.notify(t("already attaching to the tasks of %s as they listen", job))
+    return
+  end
+  attaching[job] = true
   local attached, count, said = {}, 0, nil
+  local function done()
+    attaching[job] = nil
+  end
   local function ask(round)
     client.execute("pai.debugTargets", { { job = job, cluster = cluster, wait = M.WAIT, known = count } }, function(result)
       local waiting = 0
@@ -173,13 +183,18 @@ function M.attach(job, cluster)
         ui.notify(job .. ": " .. message)
       end
       if ui.FINAL[result.state] then
+        done()
         client.execute("pai.debugEnd", { { job = job, cluster = cluster } }, nil, function() return true end)
         if count == 0 and not message then
           ui.notify(t("no task of %s listens for a debugger", job), vim.log.levels.WARN)
         end
       elseif round < M.ROUNDS and (waiting > 0 or count > 0 or #(result.targets or {}) == 0) then
         ask(round + 1)
+      else
+        done()
       end
+    end, function()
+      done()
     end)
   end
   ask(1)
