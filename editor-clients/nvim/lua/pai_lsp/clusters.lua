@@ -10,7 +10,7 @@ local t = require("pai_lsp.i18n").t
 local M = {}
 
 local COLUMNS = { 16, 12, 8, 10 } -- name, user, kind, login (then REST)
-local views = {} -- buffer -> {entries, clusters, opened}
+local views = {} -- buffer -> {entries, clusters, opened (cluster name -> the lines under its row)}
 local names = {} -- the names last listed (for completion)
 local BAR = 10 -- cells of a usage bar
 
@@ -34,13 +34,8 @@ function M.bar(used, total)
   return string.rep("█", full) .. string.rep("░", BAR - full)
 end
 
--- The lines under an opened cluster: its virtual clusters, then its nodes.
+-- The lines under an opened cluster (`pai.vc.list`'s answer): its virtual clusters, then its nodes.
 local function capacity_lines(shown)
-  if shown == true then
-    return { "    " .. t("Asking for its virtual clusters…") }
-  elseif type(shown) == "string" then
-    return { "    " .. shown }
-  end
   local width = 0
   for _, vc in ipairs(shown.vcs or {}) do
     width = math.max(width, vim.fn.strdisplaywidth(vc.name))
@@ -87,7 +82,7 @@ local function render(buf)
       ui.value(c.kind) or "", login_state(c), c["local"] and t("(embedded, on this machine)") or ui.value(c.rest) or "" }))
     entries[#lines] = c
     if view.opened[c.name] ~= nil then
-      for _, line in ipairs(capacity_lines(view.opened[c.name])) do
+      for _, line in ipairs(view.opened[c.name]) do
         table.insert(lines, line)
         entries[#lines] = c -- keys on the lines under a cluster act on it
       end
@@ -102,13 +97,13 @@ local function fetch_capacity(buf, name)
   client.execute("pai.vc.list", { { cluster = name } }, function(result)
     local view = views[buf]
     if view and view.opened[name] ~= nil and vim.api.nvim_buf_is_valid(buf) then
-      view.opened[name] = { vcs = result.vcs, nodes = result.nodes }
+      view.opened[name] = capacity_lines(result)
       render(buf)
     end
   end, function(failure)
     local view = views[buf]
     if view and view.opened[name] ~= nil and vim.api.nvim_buf_is_valid(buf) then
-      view.opened[name] = failure.message or t("could not list its virtual clusters")
+      view.opened[name] = { "    " .. (failure.message or t("could not list its virtual clusters")) }
       render(buf)
     end
     return true
@@ -127,7 +122,7 @@ function M.toggle(buf)
     render(buf)
     return
   end
-  view.opened[c.name] = true
+  view.opened[c.name] = { "    " .. t("Asking for its virtual clusters…") }
   render(buf)
   fetch_capacity(buf, c.name)
 end
