@@ -151,3 +151,37 @@ def test_a_log_filtered_by_role_index_and_text(env):
     finally:
         nvim.close()
 
+
+
+def test_a_long_log_opens_at_its_end_and_reads_earlier_lines_on_demand(env):
+    """A log of 1.5 MB this Neovim has none of: its last MiB first (starting at a whole line), then `<`
+    reads what is before it; every line once, in order, none cut."""
+    ws = Path(env["PAI_NVIM_TEST_HOME"]) / "ws"
+    ws.mkdir(parents=True)
+    count = 30000
+    command = f"python3 -c \"for i in range({count}): print('line %05d ' % i + 'x' * 40)\""
+    (ws / "long.pai.json").write_text(json.dumps({"jobName": "long", "image": "python:3", "taskRoles": [
+        {"name": "main", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0, "command": command}]}))
+    sent = pai(env, "run", "long.pai.json", "--follow", cwd=ws)
+    assert sent.returncode == 0, sent.stderr
+    job = re.search(r"submitted (\S+) to local", sent.stdout + sent.stderr).group(1)
+    expected = [f"line {i:05d} " + "x" * 40 for i in range(count)]
+    nvim = Neovim(env, ws)
+    name = f"pai://logs/{job}"
+    try:
+        nvim.command(f"PaiLogs {job}")
+        nvim.wait_message(f"log of {job}: from its last 1.0 MB of each task; < reads earlier lines")
+        nvim.wait(f"vim.api.nvim_buf_get_lines(vim.fn.bufnr('{name}'), -2, -1, false)[1] == '{expected[-1]}'", what="the log's end")
+        tail = nvim.buffer_lines(name)
+        assert 10000 < len(tail) < 25000, len(tail)  # about 1 MiB of 51-byte lines
+        assert tail == expected[-len(tail):]  # whole lines only
+        nvim.command("call cursor(1, 1)")
+        nvim.keys("<lt>")
+        nvim.wait(f"vim.api.nvim_buf_line_count(vim.fn.bufnr('{name}')) > {len(tail)}", what="earlier lines")
+        lines = [line for line in nvim.buffer_lines(name) if "[PAI local cluster]" not in line]
+        assert lines == expected, (len(lines), lines[:2])
+        assert nvim.lua("return vim.api.nvim_get_current_line()") == tail[0]  # the cursor stays on the line it was on
+        nvim.keys("<lt>")
+        nvim.wait_message(f"the log of {job} is shown from its start")
+    finally:
+        nvim.close()

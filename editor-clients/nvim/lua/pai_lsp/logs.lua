@@ -3,7 +3,9 @@
 -- relay, a restarted server or daemon) is never written twice, and following again after a
 -- restart asks only for the bytes this buffer does not have. The buffer keeps filling while hidden.
 -- A filter (roles, task indices, a Vim regular expression) shows only the lines it wants, of those
--- kept so far and of those still to come; `f` in the buffer or :PaiLogFilter sets it.
+-- kept so far and of those still to come; `f` in the buffer or :PaiLogFilter sets it. A log this
+-- Neovim has nothing of starts at the last TAIL_BYTES of each task (a 1 GB log does not come
+-- whole); `<` reads earlier lines, EARLIER_BYTES of each task at a time.
 local client = require("pai_lsp.client")
 local ui = require("pai_lsp.ui")
 local t = require("pai_lsp.i18n").t
@@ -14,6 +16,8 @@ M.window = "split" -- how a log buffer opens: "split", "vsplit", "tab" or "curre
 
 local logs = {} -- job name -> log (below)
 local KEPT_LINES = 200000 -- lines kept per job for a filter to choose from (the oldest go first)
+M.TAIL_BYTES = 1048576 -- of each task's log, when a log is opened that this Neovim has none of
+M.EARLIER_BYTES = 1048576 -- of each task's log read backwards by `<`
 local last_shown = nil -- the log shown last: what :PaiLogFilter filters outside a log buffer
 
 --- A filter from words: `role:NAME` / `--role NAME`, `task:N` / `index:N` / `--index N`, `--grep TEXT`
@@ -114,6 +118,7 @@ local function buffer_of(log)
   vim.api.nvim_buf_set_var(buf, "pai_job", log.job)
   ui.keymaps(buf, t(":PaiLogs keys"), {
     { "f", function() M.ask_filter(log.job) end, t("filter: role:NAME task:N and a regular expression; empty: every line") },
+    { "<", function() M.earlier(log.job) end, t("earlier lines (a log opened at its end)") },
   })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
@@ -140,7 +145,8 @@ local function get(job, cluster)
   end
   if not log then
     log = { job = job, cluster = cluster, have = {}, partial = {}, tasks = {}, count = 0,
-      following = false, ended = false, kept = {}, filter = nil }
+      following = false, ended = false, kept = {}, filter = nil,
+      first = {}, cut = {}, heads = {} } -- per task: where its log here starts, whether its first line is still cut, that line's start
     logs[job] = log
   end
   log.cluster = log.cluster or cluster
@@ -177,6 +183,16 @@ local function write(log, task, text, flush)
   if not log.partial[task] then
     log.partial[task] = ""
     table.insert(log.tasks, task)
+  end
+  if log.cut[task] then
+    -- Opened at its tail: the line the tail starts in is held back until `<` reads what is before it.
+    local at = text:find("\n", 1, true)
+    log.heads[task] = (log.heads[task] or "") .. text:sub(1, at or #text)
+    if not at then
+      return
+    end
+    log.cut[task] = nil
+    text = text:sub(at + 1)
   end
   if text == "" and not (flush and log.partial[task] ~= "") then
     return
@@ -236,8 +252,9 @@ local function append_note(log, message)
   log.count = log.count + 1
 end
 
---- Show only what `filter` wants (nil or false: every line), of the lines kept and from now on.
-function M.refilter(job, filter)
+--- Show only what `filter` wants (nil or false: every line), of the lines kept and from now on;
+--- `quiet`: say nothing and leave the cursor where it is.
+function M.refilter(job, filter, quiet)
   local log = logs[job]
   if not log then
     return
@@ -260,6 +277,9 @@ function M.refilter(job, filter)
   local buf = buffer_of(log)
   ui.set_lines(buf, 0, -1, lines)
   vim.b[buf].pai_log_filter = M.filter_words(log.filter)
+  if quiet then
+    return
+  end
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
     vim.api.nvim_win_set_cursor(win, { math.max(1, #lines), 0 })
   end
@@ -318,13 +338,80 @@ end
 
 local function follow(log)
   log.following = true
-  client.execute("pai.job.follow", { { job = log.job, cluster = log.cluster, offsets = M.offsets(log) } }, nil,
+  local argument = { job = log.job, cluster = log.cluster, offsets = M.offsets(log) }
+  if next(log.have) == nil then
+    argument.tail = M.TAIL_BYTES -- nothing of it here: its end first, however long it is
+    log.tailed = true
+  end
+  client.execute("pai.job.follow", { argument }, nil,
     function(result)
       log.following = false
       append_note(log, result.message or t("could not follow the log"))
       ui.error(log.job .. ": " .. (result.message or t("could not follow the log")))
       return true
     end)
+end
+
+--- `<` in a log opened at its tail: EARLIER_BYTES more of each task's log, before what the buffer
+--- has (each task's lines in order, before all that is shown); the cursor stays on the line it was on.
+function M.earlier(job)
+  local log = logs[job]
+  if not log then
+    return
+  end
+  local tasks = {}
+  for _, task in ipairs(log.tasks) do
+    if (log.first[task] or 0) > 0 then
+      table.insert(tasks, task)
+    end
+  end
+  if #tasks == 0 then
+    ui.notify(t("the log of %s is shown from its start", job))
+    return
+  end
+  local added = {}
+  local function finish()
+    local kept, shown_before = {}, 0
+    for _, task in ipairs(tasks) do
+      for _, line in ipairs(added[task] or {}) do
+        table.insert(kept, { task, line })
+        if wants(log.filter, task, line) then
+          shown_before = shown_before + 1
+        end
+      end
+    end
+    vim.list_extend(kept, log.kept)
+    log.kept = kept
+    local buf = buffer_of(log)
+    local cursors = {}
+    for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+      cursors[win] = vim.api.nvim_win_get_cursor(win)[1]
+    end
+    M.refilter(job, log.filter, true)
+    for win, line in pairs(cursors) do
+      vim.api.nvim_win_set_cursor(win, { math.min(line + shown_before, vim.api.nvim_buf_line_count(buf)), 0 })
+    end
+  end
+  local function read(i)
+    local task = tasks[i]
+    if not task then
+      return finish()
+    end
+    local first = log.first[task]
+    local from = math.max(0, first - M.EARLIER_BYTES)
+    client.execute("pai.job.logRead", { { job = job, cluster = log.cluster, task = task, offset = from, length = first - from } },
+      function(piece)
+        local pieces = vim.split(piece.text .. (log.heads[task] or ""), "\n", { plain = true })
+        if pieces[#pieces] == "" then
+          table.remove(pieces)
+        end
+        log.heads[task] = from > 0 and (table.remove(pieces, 1) or "") .. "\n" or nil
+        log.first[task] = from
+        added[task] = vim.tbl_map(shown, pieces)
+        read(i + 1)
+      end)
+  end
+  read(1)
 end
 
 --- A job submitted from this Neovim: its log buffer, shown without leaving the current window
@@ -376,6 +463,14 @@ end
 
 client.on("pai/jobLog", function(p)
   local log = get(p.job, ui.value(p.cluster))
+  if log.tailed and log.have[p.task] == nil and p.offset > 0 then
+    -- Asked from its tail: this task's log here starts there.
+    log.have[p.task], log.first[p.task], log.cut[p.task] = p.offset, p.offset, true
+    if not log.said_tail then
+      log.said_tail = true
+      ui.notify(t("log of %s: from its last %s of each task; < reads earlier lines", log.job, ui.size(M.TAIL_BYTES)))
+    end
+  end
   if p.offset > (log.have[p.task] or 0) then
     -- Bytes before this chunk never arrived here (a relay that began without this buffer):
     -- ask again from what the buffer has, so no line is lost.
