@@ -134,7 +134,10 @@ end
 function M.start(target)
   local dap = M.dap()
   if dap then
-    dap.run(M.configuration(target))
+    local ok, problem = pcall(dap.run, M.configuration(target))
+    if not ok then
+      ui.error(target.job .. " " .. target.task .. ": " .. tostring(problem))
+    end
     return
   end
   local mappings = {}
@@ -173,7 +176,7 @@ function M.attach(job, cluster)
             ui.notify(t("%s %s stopped at %s: attaching", target.job, target.task, target.postMortem), vim.log.levels.WARN)
           end
           M.start(target)
-        elseif target.state == "waiting" or (target.state == "listening" and not attached[target.task]) then
+        elseif target.state == "waiting" then
           waiting = waiting + 1
         end
       end
