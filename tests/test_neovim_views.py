@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from .helpers.cli import pai
+from .helpers.failing import failing_workspace
 from .helpers.neovim import Neovim, isolated_env, stop_services
 from .helpers.vc_jobs import LAYOUT, v2_job
 
@@ -183,5 +184,23 @@ def test_a_long_log_opens_at_its_end_and_reads_earlier_lines_on_demand(env):
         assert nvim.lua("return vim.api.nvim_get_current_line()") == tail[0]  # the cursor stays on the line it was on
         nvim.keys("<lt>")
         nvim.wait_message(f"the log of {job} is shown from its start")
+    finally:
+        nvim.close()
+
+
+def test_a_traceback_frame_in_a_log_opens_the_workspace_file_at_its_line(env):
+    ws = failing_workspace(Path(env["PAI_NVIM_TEST_HOME"]) / "ws", "boom")
+    sent = pai(env, "run", "boom.pai.json", "--follow", cwd=ws)
+    job = re.search(r"submitted (\S+) to local", sent.stdout + sent.stderr).group(1)
+    nvim = Neovim(env, ws)
+    try:
+        nvim.command(f"PaiLogs {job}")
+        nvim.wait("vim.fn.search('pkg/ops.py\", line 3', 'n') > 0", what="the traceback in the log")
+        nvim.cursor_to('pkg/ops.py", line 3')
+        log_window = nvim.lua("return vim.api.nvim_get_current_win()")
+        nvim.keys("<CR>")
+        nvim.wait(f"vim.api.nvim_buf_get_name(0) == '{ws / 'pkg' / 'ops.py'}'", what="pkg/ops.py opened")
+        assert nvim.lua("return vim.api.nvim_win_get_cursor(0)[1]") == 3
+        assert nvim.lua("return vim.api.nvim_get_current_win()") != log_window  # the log stays shown
     finally:
         nvim.close()

@@ -119,6 +119,7 @@ local function buffer_of(log)
   ui.keymaps(buf, t(":PaiLogs keys"), {
     { "f", function() M.ask_filter(log.job) end, t("filter: role:NAME task:N and a regular expression; empty: every line") },
     { "<", function() M.earlier(log.job) end, t("earlier lines (a log opened at its end)") },
+    { "<CR>", M.open_frame, t("on a traceback frame (File \"…\", line N): that line of the workspace's file") },
   })
   vim.api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
@@ -350,6 +351,55 @@ local function follow(log)
       ui.error(log.job .. ": " .. (result.message or t("could not follow the log")))
       return true
     end)
+end
+
+--- The workspace file a path in a task's log stands for: the longest end of the path that names a
+--- file in one of `folders` (a job's code runs from its own folder — the code dir, a storage, the
+--- job's name — so only the end is the workspace's). Nil when none does.
+function M.workspace_file(path, folders)
+  local parts = vim.tbl_filter(function(part)
+    return part ~= "" and part ~= "."
+  end, vim.split(path, "[\\/]+"))
+  for from = 1, #parts do
+    for _, folder in ipairs(folders) do
+      local candidate = folder:gsub("[\\/]+$", "") .. "/" .. table.concat(parts, "/", from)
+      if vim.fn.filereadable(candidate) == 1 then
+        return candidate
+      end
+    end
+  end
+  return nil
+end
+
+--- <CR> on a traceback frame of a log line (`File "…/pkg/ops.py", line 3`): that line of the
+--- workspace's file, in the window the log was opened from.
+function M.open_frame()
+  local text = vim.api.nvim_get_current_line()
+  local column = vim.api.nvim_win_get_cursor(0)[2] + 1
+  local chosen = nil
+  for start, path, line, finish in text:gmatch('()File "([^"]+)", line (%d+)()') do
+    if not chosen or (column >= start and column < finish) then
+      chosen = { path = path, line = tonumber(line) }
+    end
+  end
+  if not chosen then
+    return
+  end
+  local folders = { vim.fn.getcwd() }
+  local root = client.root()
+  if root and root ~= folders[1] then
+    table.insert(folders, root)
+  end
+  local file = M.workspace_file(chosen.path, folders)
+  if not file then
+    ui.notify(t("%s is no file of the workspace", chosen.path))
+    return
+  end
+  if #vim.api.nvim_tabpage_list_wins(0) > 1 then
+    vim.cmd("wincmd p")
+  end
+  vim.cmd("edit " .. vim.fn.fnameescape(file))
+  vim.api.nvim_win_set_cursor(0, { math.min(chosen.line, vim.api.nvim_buf_line_count(0)), 0 })
 end
 
 --- `<` in a log opened at its tail: EARLIER_BYTES more of each task's log, before what the buffer
