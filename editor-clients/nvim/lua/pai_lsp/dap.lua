@@ -94,12 +94,13 @@ function M.adapter(callback, config)
   callback(adapter)
 end
 
---- The nvim-dap attach configuration of one debug target (a task's debugpy): named "<job> <task>".
+--- The nvim-dap attach configuration of one debug target (a task's debugpy): named "<job> <task>" (and its
+--- worker, where the task starts several: torchrun).
 function M.configuration(target)
   return {
     type = M.TYPE,
     request = "attach",
-    name = target.job .. " " .. target.task,
+    name = target.job .. " " .. target.task .. (target.worker and (" worker " .. target.worker) or ""),
     connect = { host = target.host, port = target.port },
     pathMappings = target.pathMappings or {},
     justMyCode = true,
