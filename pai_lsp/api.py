@@ -1136,6 +1136,7 @@ class LogRead(JobRef):
 class RecordShow(JobRef):
     METHOD: ClassVar[str] = "record.show"
     RESULT: ClassVar[type[Result]] = RecordShowResult
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1146,6 +1147,7 @@ class RecordCode(JobRef):
     RESULT: ClassVar[type[Result]] = RecordCodeResult
     dest: str
     force: bool = False
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1169,6 +1171,7 @@ class RecordRerun(JobRef):
     name: str | None = None
     dry_run: bool = False
     progress_token: str | int | None = None
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1176,6 +1179,7 @@ class RecordDiff(JobRef):
     METHOD: ClassVar[str] = "record.diff"
     RESULT: ClassVar[type[Result]] = RecordDiffResult
     other: str
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1185,6 +1189,7 @@ class RecordCompare(JobRef):
     METHOD: ClassVar[str] = "record.compareWorkspace"
     RESULT: ClassVar[type[Result]] = RecordCompareResult
     workspace: str
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 RECORD_METHODS: tuple[type[Params], ...] = (RecordShow, RecordCode, RecordFile, RecordRerun, RecordDiff, RecordCompare)

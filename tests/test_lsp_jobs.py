@@ -81,6 +81,14 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [{"job": job, "dest": str(tmp_path / "out")}]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
+    # What it ran, said in the editor's language: the server asks the daemon for the record's words in it.
+    editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "zh-CN"}}))
+    try:
+        shown = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.job.record", [{"job": job}]))
+    finally:
+        editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "en"}}))
+    assert shown["ok"] is True and shown["lines"][0].startswith(f"作业       {job}，集群 local"), shown
+    assert shown["lines"][3].startswith("代码       2 个文件，"), shown["lines"]
 
 
 async def test_a_job_run_from_the_terminal_that_fails_is_told_in_the_editor_with_why(editor, tmp_path):

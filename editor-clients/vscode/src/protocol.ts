@@ -688,6 +688,7 @@ export interface RecordCode {
   job: string;
   dest: string;
   force?: boolean;
+  locale?: string | null;
 }
 
 export interface RecordCodeResult {
@@ -706,6 +707,7 @@ export interface RecordCompare {
   cluster?: string | null;
   job: string;
   workspace: string;
+  locale?: string | null;
 }
 
 export interface RecordCompareResult {
@@ -720,6 +722,7 @@ export interface RecordDiff {
   cluster?: string | null;
   job: string;
   other: string;
+  locale?: string | null;
 }
 
 export interface RecordDiffResult {
@@ -754,6 +757,7 @@ export interface RecordRerun {
   name?: string | null;
   dryRun?: boolean;
   progressToken?: string | number | null;
+  locale?: string | null;
 }
 
 /** A rerun submitted, or (`dryRun`) only the name, config and code folder it would send. */
@@ -776,6 +780,7 @@ export interface RecordRerunResult {
 export interface RecordShow {
   cluster?: string | null;
   job: string;
+  locale?: string | null;
 }
 
 /** A job's submission record, checked; `lines` it in words; `source`: "cluster" (beside its code) or "journal" (this machine's copy); `notes`: what was wrong on the way. */
