@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -19,6 +20,14 @@ from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
 
 ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-home-")))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def daemon_and_local_cluster():
+    """The daemon and the local cluster the first editor starts serve every test here (each test its own
+    jobs, found by name), and are stopped at the end: starting them once is all a test of the start needs."""
+    yield
+    stop_all(ENV)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
@@ -46,8 +55,7 @@ async def editor(lsp_client: LanguageClient):
     try:
         yield
     finally:
-        await lsp_client.shutdown_session()  # first: a server still running would start its daemon again
-        stop_all(ENV)
+        await lsp_client.shutdown_session()  # before the daemon stops: a server still running would start it again
 
 
 async def test_run_locally_from_the_editor(editor, tmp_path):

@@ -468,6 +468,21 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "jobs.v1-only": (TEXT, "{cluster} is a YARN-era cluster that takes v1 jobs only, and v1 cannot express {what}: submit "
                      "it to a Kubernetes-era cluster (job protocol v2), or change the job"),
     "jobs.refused": (TEXT, "{file}:{line}:{column}: {problem}{more}"),
+    # what a v1 config cannot express of a v2 job (`jobs.v1-only`'s `what`), each thing named
+    "v1-only.unrunnable": (TEXT, "{why}"),
+    "v1-only.images": (TEXT, "task roles in different Docker images ({images}): v1 runs a job in one image"),
+    "v1-only.registry-login": (TEXT, "the registry login of image {image} (auth): v1 takes one only as an authFile on HDFS"),
+    "v1-only.secrets": (TEXT, "secrets in the commands of {role} ({secrets}): a YARN-era cluster stores commands as written "
+                              "and shows job configs to anyone"),
+    "v1-only.task-retry": (TEXT, "taskRetryCount of {role}: v1 retries whole jobs only (retryCount)"),
+    "v1-only.shm": (TEXT, "shmMB {shm} of {role}, above its memoryMB {memory} (v1 refuses it)"),
+    "v1-only.infiniband": (TEXT, "extraContainerOptions.infiniband of {role}"),
+    "v1-only.plugin-prerequisite": (TEXT, "prerequisite {name}, run by the plugin {plugin} at start"),
+    "v1-only.plugins": (TEXT, Plural("the runtime plugin {plugins} (v1 has ssh built in, and no others)",
+                                     "the runtime plugins {plugins} (v1 has ssh built in, and no others)", "count")),
+    "v1-only.storages": (TEXT, "storage mounts (extras.storages)"),
+    "v1-only.hived": (TEXT, "HiveD's scheduling choices (extras.hivedScheduler)"),
+    "v1-only.and": (TEXT, "{first}; {second}"),
     "jobs.refused-more": (TEXT, " (and {count} more: run `pai check {file}`)"),
     "jobs.name-taken": (TEXT, "a job named {job} already exists on {cluster}: rename it or enable pai.job.generateJobName.enabled"),
     "jobs.name-taken-terminating": (TEXT, "a job named {job} already exists on {cluster} (or its pods are still terminating): rename "
