@@ -645,7 +645,7 @@ class ClustersListResult(Result):
 class ClustersAddResult(Result):
     name: str
     protocol: int
-    protocol_note: str
+    protocol_note: str  # how `protocol` was found: "as given" | "detected" | "assumed" (the server did not answer)
     logged_in: bool
     kind: str
     is_default: bool = False  # it is the default profile now (the first one, or `makeDefault`)
