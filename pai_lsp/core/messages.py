@@ -536,6 +536,10 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
                                       "{reason}: put stopped with {left} of {total} files not uploaded to {remote} "
                                       "(those uploaded are in place; none is there in part)", "total")),
     "hdfs.unsafe-name": (TEXT, "refusing to download a remote entry named {name!r}: it would land outside the destination"),
+    # why Windows cannot hold a file of that name (common/winnames.py)
+    "names.windows-characters": (TEXT, "it holds one of \\ / : * ? \" < > | or a control character, which Windows keeps out of names"),
+    "names.windows-trailing": (TEXT, "it ends with a dot or a space, which Windows drops"),
+    "names.windows-device": (TEXT, "it is the name of a device on Windows"),
     "hdfs.unfit-name": (TEXT, "refusing to download a remote entry named {name!r}: {problem}; rename it on the cluster"),
     "hdfs.outside": (TEXT, "refusing to write {target}: outside {root}"),
     "hdfs.not-utf8": (TEXT, "{path}: not UTF-8 text, which {storage} paths are"),
