@@ -691,7 +691,7 @@ class ClustersListResult(Result):
 class ClustersAddResult(Result):
     name: str
     protocol: int
-    protocol_note: str
+    protocol_note: str  # how `protocol` was found: "as given" | "detected" | "assumed" (the server did not answer)
     logged_in: bool
     kind: str
     is_default: bool = False  # it is the default profile now (the first one, or `makeDefault`)
@@ -1224,6 +1224,7 @@ class LogRead(JobRef):
 class RecordShow(JobRef):
     METHOD: ClassVar[str] = "record.show"
     RESULT: ClassVar[type[Result]] = RecordShowResult
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1234,6 +1235,7 @@ class RecordCode(JobRef):
     RESULT: ClassVar[type[Result]] = RecordCodeResult
     dest: str
     force: bool = False
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1257,6 +1259,7 @@ class RecordRerun(JobRef):
     name: str | None = None
     dry_run: bool = False
     progress_token: str | int | None = None
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1264,6 +1267,7 @@ class RecordDiff(JobRef):
     METHOD: ClassVar[str] = "record.diff"
     RESULT: ClassVar[type[Result]] = RecordDiffResult
     other: str
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1273,6 +1277,7 @@ class RecordCompare(JobRef):
     METHOD: ClassVar[str] = "record.compareWorkspace"
     RESULT: ClassVar[type[Result]] = RecordCompareResult
     workspace: str
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 RECORD_METHODS: tuple[type[Params], ...] = (RecordShow, RecordCode, RecordFile, RecordRerun, RecordDiff, RecordCompare)
