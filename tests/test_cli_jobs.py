@@ -326,6 +326,12 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     user = __import__("getpass").getuser()
     added = pai(env, "cluster", "add", "k8s", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user, "--protocol", "2")
     assert added.stdout.splitlines()[0] == "added cluster k8s (job protocol v2 as given); not logged in: log in with `pai cluster login k8s`"
+    from .helpers.servers import free_port
+
+    nowhere = f"http://127.0.0.1:{free_port()}"  # no server answers: its protocol is assumed, and said so
+    away = pai({**env, "LC_ALL": "zh_CN.UTF-8"}, "cluster", "add", "away", "--rest", nowhere, "--webhdfs", nowhere, "--user", user)
+    assert "job protocol v1" not in away.stdout and "；暂时无法连接，按 v1 处理" in away.stdout, away.stdout + away.stderr
+    assert pai(env, "cluster", "remove", "away").returncode == 0
     password = local_client_password(env)
     assert pai(env, "cluster", "login", "k8s", "--password-stdin", stdin=password + "\n").returncode == 0
     ws = command_job(tmp_path, "v2.pai.json", 'echo "role $PAI_CURRENT_TASK_ROLE_NAME out $PAI_OUTPUT_DIR"', name="train.v1")

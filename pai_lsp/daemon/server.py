@@ -498,13 +498,13 @@ TRANSFERS: dict[type, Callable[..., api.Result]] = {  # stopped by `cancelled` (
 
 
 RECORDS: dict[type, Callable[..., api.Result]] = {
-    api.RecordShow: lambda backend, p, progress: records.show(backend, p.job),
-    api.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force),
+    api.RecordShow: lambda backend, p, progress: records.show(backend, p.job, p.locale),
+    api.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force, p.locale),
     api.RecordFile: lambda backend, p, progress: api.RecordFileResult(
         job=p.job, path=p.path, data=base64.b64encode(records.file(backend, p.job, p.path)).decode()),
-    api.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress),
-    api.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other),
-    api.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace)),
+    api.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress, p.locale),
+    api.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other, p.locale),
+    api.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace), p.locale),
 }
 
 

@@ -230,7 +230,7 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     except PaiError:
         kept.discard(backend)
         raise
-    said = [*([kept.warning] if kept.warning else []), *([str(prepared.missing.render(locale))] if prepared.missing else []), *warnings]
+    said = [*([kept.warning.render(locale)] if kept.warning else []), *([str(prepared.missing.render(locale))] if prepared.missing else []), *warnings]
     result = _submitted(backend, prepared, uploaded, said, kept.summary())
     if journal is not None:
         journal.record("done", prepared.name, result.to_json())
