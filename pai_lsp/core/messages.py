@@ -710,7 +710,10 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
                                 "`python x.py`, `python -m pkg`, `torchrun …` and `python -m torch.distributed.launch …` under debugpy"),
     "debug.bad-via": (TEXT, "a debugger reaches a task directly or through ssh, not '{via}'"),
     "debug.bad-post-mortem": (TEXT, "post-mortem minutes are a whole number above 0, not {minutes}"),
-    "debug.not-debugged": (TEXT, "{job} was not submitted for debugging: submit it with Debug Job (pai debug)"),
+    "debug.not-debugged": (TEXT, "{job} was not submitted for debugging, nor does its command start debugpy: "
+                                 "submit it with Debug Job (pai debug)"),
+    "debug.self-started": (TEXT, "{job} starts debugpy itself: whether it waits for a debugger yet, only its log says; "
+                                 "breakpoints bind where the workspace is the program's working folder"),
     "debug.no-record": (TEXT, "no submission record of {job} on this machine: breakpoints bind only where the job's paths "
                               "match the workspace's"),
     "debug.job-ended": (TEXT, "{job} ended ({state}) before any task waited for a debugger"),

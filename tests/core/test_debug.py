@@ -10,6 +10,7 @@ import pytest
 
 from pai_lsp.core.debug import DebugRefused, Options, debugged, listening_lines, path_mappings, rewrite, select
 from pai_lsp.core.debug.debugpy_launcher import LAUNCHER
+from pai_lsp.core.debug.self_started import SelfStarted, self_started
 from pai_lsp.core.debug.selector import SelectionError
 from pai_lsp.core.debug.shell_words import invocation, segments
 from pai_lsp.core.debug.targets import gave_up
@@ -186,3 +187,25 @@ def test_all_debugs_every_role_that_runs_python_and_leaves_the_others() -> None:
     with pytest.raises(DebugRefused) as caught:
         rewrite(job_format, job, Options(tasks="all"))
     assert caught.value.said.args["role"] == "worker"
+
+
+# -- a job whose own command starts debugpy ----------------------------------------------------
+@pytest.mark.parametrize(("command", "where"), [
+    ("python -m debugpy --listen 0.0.0.0:5678 --wait-for-client train.py", SelfStarted(port=5678)),
+    ("python3 -m debugpy --listen 5678 train.py", SelfStarted(port=5678)),
+    ("python -m debugpy --wait-for-client --listen 0.0.0.0:$PAI_CONTAINER_HOST_dbg_PORT_LIST -m pkg", SelfStarted(label="dbg")),
+    ('python -m debugpy --listen "$PAI_PORT_LIST_worker_${PAI_TASK_INDEX}_debug" x.py', SelfStarted(label="debug")),
+    ("python -m debugpy --listen ${PAI_worker_0_debugpy_PORT} x.py", SelfStarted(label="debugpy")),
+])
+def test_where_a_command_that_starts_debugpy_itself_listens(command, where) -> None:
+    for job_format, job in (v1(command), v2([f"cd src && {command}"])):
+        role = next(iter(self_started(job_format, job)))
+        assert self_started(job_format, job) == {role: where}
+    assert where.port_of({"dbg": "31001,31002", "debug": "31003", "debugpy": "31004"}) == (
+        where.port or {"dbg": 31001, "debug": 31003, "debugpy": 31004}[where.label])
+
+
+def test_a_command_without_debugpy_or_with_an_unreadable_port_is_no_self_started_debugger() -> None:
+    assert self_started(*v1("python train.py")) == {}
+    assert self_started(*v1("python -m debugpy --listen $(cat port) train.py")) == {}
+    assert SelfStarted(label="debug").port_of({}) is None
