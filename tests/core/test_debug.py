@@ -10,8 +10,8 @@ import pytest
 
 from pai_lsp.core.debug import DebugRefused, Options, debugged, listening_lines, path_mappings, rewrite, select
 from pai_lsp.core.debug.debugpy_launcher import LAUNCHER
-from pai_lsp.core.debug.self_started import SelfStarted, self_started
 from pai_lsp.core.debug.selector import SelectionError
+from pai_lsp.core.debug.self_started import SelfStarted, self_started
 from pai_lsp.core.debug.shell_words import invocation, segments
 from pai_lsp.core.debug.targets import gave_up
 from pai_lsp.core.formats import format_for
