@@ -38,6 +38,7 @@ from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
 from .notices import Notices
 from .sessions import Sessions
+from .ssh_tunnel import TunnelRegistry
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
 if TYPE_CHECKING:
@@ -60,7 +61,9 @@ class Daemon:
         self.notices = Notices(self.explainer, notice_settings_path())
         self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
         self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster: storages, capacity
-        self.debugging = Debugging(self.sessions)  # Debug Job: where its tasks wait for a debugger
+        self.tunnels = TunnelRegistry()  # SSH tunnels to tasks' ports (a debugger's), by job: closed when the job ends
+        self.watcher.ends.add(self.tunnels.on_end)
+        self.debugging = Debugging(self.sessions, self.tunnels)  # Debug Job: where its tasks wait for a debugger
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
@@ -100,6 +103,7 @@ class Daemon:
         async with server:
             await self.stopping.wait()
         watcher.cancel()
+        await self.tunnels.close_all()
         transport.close(self.path)
         self.sessions.close()
 
@@ -287,7 +291,8 @@ class Daemon:
         return api.ConfigResult(job=p.job, config=await self.sessions.run(p.cluster, lambda backend: backend.config(p.job)))
 
     async def ssh(self, p: api.Ssh, notify: Notify) -> api.SshResult:
-        tasks = await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task))
+        tasks = await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task,
+                                                                                   service.ssh_user(backend.profile)))
         return api.SshResult(job=p.job, tasks=tasks)
 
     async def profiles(self, p: api.Params, notify: Notify) -> api.Result:
@@ -493,13 +498,13 @@ TRANSFERS: dict[type, Callable[..., api.Result]] = {  # stopped by `cancelled` (
 
 
 RECORDS: dict[type, Callable[..., api.Result]] = {
-    api.RecordShow: lambda backend, p, progress: records.show(backend, p.job),
-    api.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force),
+    api.RecordShow: lambda backend, p, progress: records.show(backend, p.job, p.locale),
+    api.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force, p.locale),
     api.RecordFile: lambda backend, p, progress: api.RecordFileResult(
         job=p.job, path=p.path, data=base64.b64encode(records.file(backend, p.job, p.path)).decode()),
-    api.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress),
-    api.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other),
-    api.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace)),
+    api.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress, p.locale),
+    api.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other, p.locale),
+    api.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace), p.locale),
 }
 
 

@@ -27,6 +27,7 @@ from ..api import (
 )
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
+from ..clusters.profiles import LOCALS
 from ..common.config_file import UnreadableConfig, read_config
 from ..core.debug import DebugPlan, DebugRefused
 from ..core.debug import Options as CoreDebugOptions
@@ -44,6 +45,7 @@ from .selection import checked_files
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
+    from ..clusters.profiles import Profile
     from ..core.openpai_rest import JobDetail
 
 
@@ -228,7 +230,7 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     except PaiError:
         kept.discard(backend)
         raise
-    said = [*([kept.warning] if kept.warning else []), *([str(prepared.missing.render(locale))] if prepared.missing else []), *warnings]
+    said = [*([kept.warning.render(locale)] if kept.warning else []), *([str(prepared.missing.render(locale))] if prepared.missing else []), *warnings]
     result = _submitted(backend, prepared, uploaded, said, kept.summary())
     if journal is not None:
         journal.record("done", prepared.name, result.to_json())
@@ -317,8 +319,16 @@ def read_log_range(backend: Backend, job: JobDetail, task: str, which: str, offs
     return backend.read_log(location, offset, min(length, LOG_READ_MOST))
 
 
-def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
-    """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+def ssh_user(profile: Profile) -> str:
+    """Who logs in to a task's sshd: root on a real cluster (the ssh runtime plugin's sshd, openpai-k8s.md
+    §E.4); on the local cluster, whose tasks' sshd runs as the OS user it runs as, that user (the local
+    profile's user)."""
+    return profile.user if profile.name in LOCALS else "root"
+
+
+def ssh_info(job: JobDetail, task: str | None = None, user: str = "root") -> list[SshTask]:
+    """How to reach each running task: its SSH command (as `user`: `ssh_user`) and the URLs of its
+    labelled ports."""
     check_task(job, task)
     tasks = [t for t in job.tasks if not task or t.label == task]
     if not tasks:
@@ -329,8 +339,8 @@ def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
     rows = []
     for t in running:
         ssh_port = str(t.ports.get("ssh") or "").split(",")[0]
-        rows.append(SshTask(task=t.label, ip=t.ip, ssh_port=ssh_port or None,
-                            command=f"ssh -p {ssh_port} root@{t.ip}" if ssh_port else None,
+        rows.append(SshTask(task=t.label, ip=t.ip, ssh_port=ssh_port or None, user=user,
+                            command=f"ssh -p {ssh_port} {user}@{t.ip}" if ssh_port else None,
                             urls={label: [f"http://{t.ip}:{p}" for p in str(ports).split(",")]
                                   for label, ports in t.ports.items() if label != "ssh"}))
     return rows

@@ -11,6 +11,7 @@ import pytest
 from pai_lsp.core.debug import DebugRefused, Options, debugged, listening_lines, path_mappings, rewrite, select
 from pai_lsp.core.debug.debugpy_launcher import LAUNCHER
 from pai_lsp.core.debug.selector import SelectionError
+from pai_lsp.core.debug.self_started import SelfStarted, self_started
 from pai_lsp.core.debug.shell_words import invocation, segments
 from pai_lsp.core.debug.targets import gave_up
 from pai_lsp.core.formats import format_for
@@ -156,10 +157,13 @@ def test_shell_segments_respect_quotes_and_comments() -> None:
 # -- what the task says, and the mappings -----------------------------------------------------
 def test_listening_lines_are_read_from_a_log() -> None:
     log = ("step 1\n[pai debug] waiting for a debugger on 10.0.0.4:31234 (script /pai/work/job/src/train.py)\n"
-           "[pai debug] IndexError ended the program: waiting 5 minutes for a debugger on 127.0.0.1:40001 (script /w/a b.py)\n")
-    first, second = listening_lines(log)
-    assert (first.host, first.port, first.script, first.failed) == ("10.0.0.4", 31234, "/pai/work/job/src/train.py", None)
+           "[pai debug] IndexError ended the program: waiting 5 minutes for a debugger on 127.0.0.1:40001 (script /w/a b.py)\n"
+           "[pai debug] waiting for a debugger on 10.0.0.4:31235 as worker 1 (script /pai/work/job/src/train.py)\n")
+    first, second, third = listening_lines(log)
+    assert (first.host, first.port, first.script, first.failed, first.worker) == (
+        "10.0.0.4", 31234, "/pai/work/job/src/train.py", None, None)
     assert (second.port, second.script, second.failed) == (40001, "/w/a b.py", "IndexError")
+    assert (third.port, third.script, third.worker) == (31235, "/pai/work/job/src/train.py", 1)
     assert not gave_up(log) and gave_up(log + "[pai debug] no debugger came: the task ends as it would have\n")
 
 
@@ -183,3 +187,25 @@ def test_all_debugs_every_role_that_runs_python_and_leaves_the_others() -> None:
     with pytest.raises(DebugRefused) as caught:
         rewrite(job_format, job, Options(tasks="all"))
     assert caught.value.said.args["role"] == "worker"
+
+
+# -- a job whose own command starts debugpy ----------------------------------------------------
+@pytest.mark.parametrize(("command", "where"), [
+    ("python -m debugpy --listen 0.0.0.0:5678 --wait-for-client train.py", SelfStarted(port=5678)),
+    ("python3 -m debugpy --listen 5678 train.py", SelfStarted(port=5678)),
+    ("python -m debugpy --wait-for-client --listen 0.0.0.0:$PAI_CONTAINER_HOST_dbg_PORT_LIST -m pkg", SelfStarted(label="dbg")),
+    ('python -m debugpy --listen "$PAI_PORT_LIST_worker_${PAI_TASK_INDEX}_debug" x.py', SelfStarted(label="debug")),
+    ("python -m debugpy --listen ${PAI_worker_0_debugpy_PORT} x.py", SelfStarted(label="debugpy")),
+])
+def test_where_a_command_that_starts_debugpy_itself_listens(command, where) -> None:
+    for job_format, job in (v1(command), v2([f"cd src && {command}"])):
+        role = next(iter(self_started(job_format, job)))
+        assert self_started(job_format, job) == {role: where}
+    assert where.port_of({"dbg": "31001,31002", "debug": "31003", "debugpy": "31004"}) == (
+        where.port or {"dbg": 31001, "debug": 31003, "debugpy": 31004}[where.label])
+
+
+def test_a_command_without_debugpy_or_with_an_unreadable_port_is_no_self_started_debugger() -> None:
+    assert self_started(*v1("python train.py")) == {}
+    assert self_started(*v1("python -m debugpy --listen $(cat port) train.py")) == {}
+    assert SelfStarted(label="debug").port_of({}) is None
