@@ -20,7 +20,7 @@ export interface AttachTarget {
   pathMappings: { localRoot: string; remoteRoot: string }[];
 }
 
-/** The attach configuration of one target: a debug session named "<job> <task>" (one per task). */
+/** The attach configuration of one target: a debug session named "<job> <task>" (one per task's process). */
 export function attachConfiguration(name: string, target: AttachTarget, extra: Record<string, unknown> = {}): vscode.DebugConfiguration {
   return {
     type: DEBUG_TYPE, request: "attach", name, connect: { host: target.host, port: target.port },
@@ -143,13 +143,13 @@ export class Attacher implements vscode.Disposable {
         if (cancel.isCancellationRequested) return;
         const cluster = ref.cluster ?? answer.cluster;
         const targets = answer.targets.filter((t) => !ref.task || t.task === ref.task);
-        const attached = (t: DebugTarget) => this.attached.has(key(cluster, t.job, t.task));
+        const attached = (t: DebugTarget) => this.attached.has(key(cluster, t.job, process(t)));
         for (const target of toAttach(targets, attached)) {
-          const id = key(cluster, target.job, target.task);
+          const id = key(cluster, target.job, process(target));
           this.attached.add(id);
           progress.report({ message: vscode.l10n.t("attaching to {0}", target.task) });
-          const ok = await vscode.debug.startDebugging(folder, attachConfiguration(`${target.job} ${target.task}`, target,
-            { pai: { job: target.job, cluster, task: target.task } }));
+          const ok = await vscode.debug.startDebugging(folder, attachConfiguration(sessionName(target), target,
+            { pai: { job: target.job, cluster, task: process(target) } }));
           if (!ok) this.attached.delete(id);
         }
         known = answer.targets.filter((t) => t.state === "listening").length;
@@ -174,6 +174,17 @@ export class Attacher implements vscode.Disposable {
 
 function key(cluster: string | undefined, job: string, task: string): string {
   return `${cluster ?? ""}/${job}/${task}`;
+}
+
+/** One debugged process of a task: "role:index", with "#worker" where the task starts several (torchrun). */
+function process(target: DebugTarget): string {
+  return target.worker === null || target.worker === undefined ? target.task : `${target.task}#${target.worker}`;
+}
+
+/** A debug session's name: "<job> <role:index>", and its worker where the task starts several. */
+function sessionName(target: DebugTarget): string {
+  return target.worker === null || target.worker === undefined ? `${target.job} ${target.task}`
+    : vscode.l10n.t("{0} {1} worker {2}", target.job, target.task, target.worker);
 }
 
 /** The workspace folder a job file is in (its path mappings are relative to it), else the first one. */
