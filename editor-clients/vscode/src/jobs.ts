@@ -356,6 +356,17 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.changed.fire(node);
   }
 
+  /** The jobs the view lists (listing each cluster's first page if the view has not yet), running ones first. */
+  async listed(): Promise<JobNode[]> {
+    const clusters = (await this.getChildren()).filter((n): n is ClusterNode => n instanceof ClusterNode);
+    const jobs: JobNode[] = [];
+    for (const cluster of clusters) {
+      if (!cluster.loaded) await this.getChildren(cluster);
+      jobs.push(...cluster.jobs);
+    }
+    return jobs.sort((a, b) => Number(b.job.state === "RUNNING") - Number(a.job.state === "RUNNING"));
+  }
+
   async showTasks(node: JobNode): Promise<void> {
     await this.view.reveal(node, { expand: true, focus: true, select: true });
   }
