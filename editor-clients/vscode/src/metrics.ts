@@ -37,11 +37,13 @@ class MetricsPanel implements vscode.Disposable {
   private static readonly open = new Map<string, MetricsPanel>();
   private readonly panel: vscode.WebviewPanel;
   private readonly timer: NodeJS.Timeout;
-  private range: Range = "hour";
+  /** Which span: until the user picks, since the start for a job younger than an hour, else the last hour. */
+  private range: Range | undefined;
   private created: number | undefined; // unix seconds
   private completed: number | undefined;
   private ended = false;
   private busy = false;
+  private again = false;
   private readonly nonce = randomBytes(16).toString("base64");
 
   static show(server: PaiServer, target: MetricsTarget): void {
@@ -98,7 +100,7 @@ polyline, .key line { fill: none; stroke-width: 2; }
 polyline.s0, polyline.s1, polyline.s2, polyline.s3, polyline.s4, polyline.s5, polyline.s6, polyline.s7, .key line { fill: none; }
 </style></head><body>
 <h2>${escapeXml(vscode.l10n.t("{0} on {1}", this.target.job, this.target.cluster))}</h2>
-<div class="bar"><button id="hour" class="on">${hour}</button><button id="start">${start}</button><span id="status"></span></div>
+<div class="bar"><button id="hour">${hour}</button><button id="start">${start}</button><span id="status"></span></div>
 <div id="charts"><p class="note">${escapeXml(vscode.l10n.t("Loading…"))}</p></div>
 <script nonce="${this.nonce}">
 const vscode = acquireVsCodeApi();
@@ -116,10 +118,16 @@ vscode.postMessage({ ready: true });
 
   /** Ask the daemon for the range now and show it (one ask at a time: a slow cluster is not asked twice). */
   async refresh(): Promise<void> {
-    if (this.busy) return;
+    if (this.busy) {
+      this.again = true; // e.g. the other span was picked meanwhile: asked once more when this answer is in
+      return;
+    }
     this.busy = true;
     try {
-      await this.show();
+      do {
+        this.again = false;
+        await this.show();
+      } while (this.again);
     } finally {
       this.busy = false;
     }
@@ -137,6 +145,7 @@ vscode.postMessage({ ready: true });
         this.ended = FINAL_STATES.includes(job.state);
       }
       const end = this.ended && this.completed ? this.completed : Date.now() / 1000;
+      this.range ??= this.created && end - this.created < HOUR ? "start" : "hour";
       const start = this.range === "start" && this.created ? Math.min(this.created, end - 60) : end - HOUR;
       const step = Math.max(REFRESH_SECONDS, Math.ceil((end - start) / 500));
       const got = await this.server.call("pai.job.metricsRange", { ...ref, start, end, step });
