@@ -16,13 +16,14 @@ import pytest
 
 from ..helpers.vc_jobs import LAYOUT, v2_job
 from .harness import copy_example
-from .workbench import SUGGEST_ROWS
+from .workbench import HOVER, SUGGEST_ROWS
 
 pytestmark = pytest.mark.timeout(600)
 
 BURN = {"jobName": "burn", "image": "local", "taskRoles": [{
     "name": "train", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 512, "gpuNumber": 0,
-    "command": "end=$((SECONDS + 150)); while [ $SECONDS -lt $end ]; do :; done"}]}
+    "command": "end=$((SECONDS + 150)); while [ $SECONDS -lt $end ]; do :; done"}, {
+    "name": "idle", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0, "command": "sleep 150"}]}
 
 session: dict[str, str] = {}  # what earlier steps learned (the burning job's name), for the later ones
 
@@ -69,18 +70,22 @@ def test_show_metrics_draws_the_jobs_history_with_a_line_per_task(workbench):
     row = workbench.view_rows("Jobs").filter(has_text=job).filter(has_text="RUNNING")
     workbench.context_menu(row.first, "Show Metrics")
     line = "svg.chart[data-panel='cpu'] g.series[data-series='train:0'] polyline"
+    idle = "svg.chart[data-panel='cpu'] g.series[data-series='idle:0'] polyline"
     chart = workbench.webview(line, timeout=60)
+    workbench.wait_for(lambda: chart.locator(idle).count(), "the idle task's line")
     assert chart.locator("svg.chart[data-panel='memory'] g.series[data-series='train:0'] polyline").count() == 1
-    assert chart.locator(".legend").inner_text().split() == ["train:0"]
+    assert chart.locator(".legend").inner_text().split() == ["idle:0", "train:0"]
     # A CPU-only job: one line says so where the GPU charts would be, never an empty chart.
     assert chart.locator("p.note").all_inner_texts() == ["No GPU in this job's tasks."]
     assert chart.locator("svg.chart").evaluate_all("charts => charts.map(c => c.dataset.panel)") == ["cpu", "memory"]
     points = lambda: len(chart.locator(line).first.get_attribute("points").split())  # noqa: E731
     before = points()
-    # The burner's line is above the CPU chart's 0% baseline (y=156 of 180).
-    ys = [float(p.split(",")[1]) for p in chart.locator(line).first.get_attribute("points").split()]
-    assert min(ys) < 150, ys
+    # The burner's line runs above the idle task's on the CPU chart (y grows downwards; 0% is at y=156 of 180).
+    def heights(selector: str) -> list[float]:
+        return [float(p.split(",")[1]) for p in chart.locator(selector).first.get_attribute("points").split()]
+    assert min(heights(line)) < min(heights(idle)), (heights(line), heights(idle))
     workbench.wait_for(lambda: points() > before, "the chart to refresh with a new sample", timeout=40)
+    workbench.command("View: Hide Panel")  # the whole chart in sight
     workbench.screenshot("metrics-chart", docs="vscode-metrics-chart.png")
     workbench.command("View: Close Editor")
 
@@ -99,16 +104,18 @@ def test_writing_a_job_says_whether_it_fits_with_the_vcs_free_resources(workbenc
     assert "This job will wait: it asks 4 GPUs; vc1 has 2 free of 4, 0 jobs waiting ahead." in rows[0], rows
     line = (workspace / "wait.pai.yaml").read_text().splitlines().index("  virtualCluster: vc1") + 1
     workbench.go_to(line, 21)  # on vc1
-    hover = workbench.hover_text()
+    workbench.hover_text()  # the diagnostic's part may show before the server's answer
+    parts = workbench.page.locator(HOVER)
+    hover = workbench.wait_for(lambda: "vc1: free" in (t := " ".join(parts.all_inner_texts())) and t, "what is free in vc1 in the hover")
     assert "vc1: free 2 of 4 GPUs, 7 of 8 CPUs, 15360 of 16384 MB" in hover, hover
     workbench.page.keyboard.press("Escape")
     workbench.go_to(line, 19)  # the value's start: every VC is offered
     offered = workbench.completions()
-    assert sorted(offered) == ["default", "vc1"], offered  # each VC once
+    assert sorted(o.split(",")[0] for o in offered) == ["default", "vc1"], offered  # each VC once
     focused = workbench.page.locator(f"{SUGGEST_ROWS}.focused")
     # The suggestion in focus shows its detail: what is free in that VC.
     text = workbench.wait_for(lambda: "vc1" in focused.inner_text() and focused.inner_text()
-                              or workbench.page.keyboard.press("Down"), "vc1 in focus in the suggestions")
+                              or workbench.page.keyboard.press("ArrowDown"), "vc1 in focus in the suggestions")
     assert "free 2 of 4 GPUs, 7 of 8 CPUs, 15360 of 16384 MB" in text, text
     workbench.screenshot("capacity-completion")
     workbench.page.keyboard.press("Escape")
@@ -131,4 +138,6 @@ def test_a_waiting_jobs_row_says_why_it_waits(workbench):
     assert "jobs ahead: 0 (an estimate" in text, text
     assert "free now in vc1: 2 GPUs" in text, text
     assert "holder" in text, text  # who holds what it needs
+    workbench.wait_for(lambda: not [t for t in workbench.toasts() if t.startswith("Info: Submitting wait.pai.yaml")],
+                       "the submit's progress notification to close", errors=False)
     workbench.screenshot("capacity", docs="vscode-capacity.png")
