@@ -86,7 +86,14 @@ def test_show_metrics_draws_the_jobs_history_with_a_line_per_task(workbench):
     assert min(heights(line)) < min(heights(idle)), (heights(line), heights(idle))
     workbench.wait_for(lambda: points() > before, "the chart to refresh with a new sample", timeout=40)
     workbench.command("View: Hide Panel")  # the whole chart in sight
+    workbench.page.mouse.move(900, 700)  # no tooltip over it
     workbench.screenshot("metrics-chart", docs="vscode-metrics-chart.png")
+    # Last Hour: the same lines over the hour before now (the time axis starts an hour back).
+    axis = chart.locator("svg.chart[data-panel='cpu'] text.tick").nth(3)
+    since_start = axis.text_content()
+    chart.locator("button#hour").click()
+    workbench.wait_for(lambda: chart.locator("button#hour.on").count() and axis.text_content() != since_start, "the last hour's chart")
+    assert chart.locator(line).count() == 1
     workbench.command("View: Close Editor")
 
 
@@ -131,6 +138,7 @@ def test_a_waiting_jobs_row_says_why_it_waits(workbench):
     reason = "not enough free GPUs in vc1: it asks 4, 2 free of 4"
     workbench.wait_for(lambda: row.count() and reason in row.first.inner_text(), "the reason on the waiting job's row", timeout=90)
     assert "WAITING" in row.first.inner_text()
+    assert any("This job will wait" in r for r in workbench.problems())  # in sight beside the row: the file's Warning
     row.first.hover()
     tooltip = workbench.page.locator(".workbench-hover, .monaco-hover").filter(has_text="jobs ahead")
     text = workbench.wait_for(lambda: tooltip.count() and tooltip.first.is_visible() and tooltip.first.inner_text(),
