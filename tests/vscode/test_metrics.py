@@ -95,6 +95,11 @@ def test_show_metrics_draws_the_jobs_history_with_a_line_per_task(workbench):
     workbench.wait_for(lambda: chart.locator("button#hour.on").count() and axis.text_content() != since_start, "the last hour's chart")
     assert chart.locator(line).count() == 1
     workbench.command("View: Close Editor")
+    # From the Command Palette: which job, from those the Jobs view lists.
+    workbench.command("PAI: Show Metrics")
+    workbench.pick(job)
+    workbench.webview(line, timeout=60)
+    workbench.command("View: Close Editor")
 
 
 def capacity_problems(workbench) -> list[str]:
