@@ -215,3 +215,20 @@ class JobFormat:
     def secrets_lost(self, job: dict) -> bool:
         """Whether the job's secrets are masked (read back from a record): it cannot run as it is."""
         return False
+
+    # -- debugging (core/debug: a format whose task roles run shell commands says how to reach them) ----------
+    def task_roles(self, job: dict) -> list[tuple[str, int]]:
+        """Each task role's name and instance count, in the job's order (none: the format runs no task roles
+        pai can debug)."""
+        return []
+
+    def role_commands(self, job: dict, role: str) -> list[str]:
+        """The shell lines role `role` runs, as written."""
+        return []
+
+    def set_role_commands(self, job: dict, role: str, commands: list[str]) -> None:
+        """Replace role `role`'s lines with `commands` (as many as `role_commands` gave)."""
+
+    def add_ports(self, job: dict, role: str, label: str, count: int) -> None:
+        """Make each task of role `role` hold at least `count` ports labelled `label`."""
+

@@ -402,6 +402,7 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     # -- the editor: code lenses and progress (server/) -------------------------------------
     "lens.submit": (TEXT, "Submit Job to PAI Cluster"),
     "lens.run-locally": (TEXT, "Run Job Locally"),
+    "lens.debug": (TEXT, "Debug Job"),
     "lens.preview": (TEXT, "Preview"),
     "progress.submitting-job": (TEXT, "Submitting job"),
     "progress.uploading": (TEXT, "uploading"),
@@ -436,6 +437,9 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "notice.settings-not-object": (TEXT, "the notice settings must be a JSON object"),
     "notice.webhook-url": (TEXT, "each webhook needs a `url` starting with http:// or https://"),
     "notice.webhook-format": (TEXT, "unknown webhook format {format!r} (one of: {formats})"),
+    "notice.settings-unreadable": (TEXT, "the notice settings were left as they are: {problem} (fix or remove the file)"),
+    "notice.no-such-webhook": (TEXT, "no webhook {which}: give its number (1 to {count}) or its address, as `pai notices` lists them"),
+    "notice.no-secret-stdin": (TEXT, "no secret on standard input: --secret-stdin reads the bot's signing secret from its first line"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
     "preview.code-storage": (TEXT, "The job has no codeDir: its code goes to storage {storage}, so pai adds to the job (shown below) "
                              "an extras.storages entry for {storage} (mounted at {mount}) and `cd {folder}` before each "
@@ -627,6 +631,21 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "pfs.bad-chunk": (TEXT, "{path}: PFS sent a chunk that cannot be read"),
     "ssh.no-client": (TEXT, "no ssh client on this machine"),
     "ssh.no-port": (TEXT, "task {task} of {job} has no ssh port"),
+    # -- debugging a job's tasks (core/debug, service/debug.py) ----------------------------------
+    "debug.no-roles": (TEXT, "this job file has no task roles pai can debug"),
+    "debug.bad-selector": (TEXT, "'{tasks}' names no tasks: use first, all, a task role, or ROLE:INDEX"),
+    "debug.unknown-role": (TEXT, "the job has no task role '{role}' (it has: {roles})"),
+    "debug.no-index": (TEXT, "task role {role} has {count} instances: it has no index {index}"),
+    "debug.cannot-wrap": (TEXT, "task role {role} starts no Python program pai can debug ({command}): pai debug runs "
+                                "`python x.py`, `python -m pkg`, `torchrun …` and `python -m torch.distributed.launch …` under debugpy"),
+    "debug.bad-via": (TEXT, "a debugger reaches a task directly or through ssh, not '{via}'"),
+    "debug.bad-post-mortem": (TEXT, "post-mortem minutes are a whole number above 0, not {minutes}"),
+    "debug.not-debugged": (TEXT, "{job} was not submitted for debugging: submit it with Debug Job (pai debug)"),
+    "debug.no-record": (TEXT, "no submission record of {job} on this machine: breakpoints bind only where the job's paths "
+                              "match the workspace's"),
+    "debug.job-ended": (TEXT, "{job} ended ({state}) before any task waited for a debugger"),
+    "debug.gave-up": (TEXT, "task {task} stopped waiting for a debugger: its log says why"),
+    "debug.no-tunnel": (TEXT, "an SSH tunnel to task {task} cannot be opened yet in this version: use --via direct"),
     "clusters.local-no-paddle": (TEXT, "the running local cluster does not serve the PaddlePaddle Cloud API: stop it "
                                        "(`pai cluster stop-local`) and the next command starts one that does"),
     "pfs.no-rename": (TEXT, "PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload them under "

@@ -29,8 +29,10 @@ from ..service import clusters, job_metrics, mounted_storages, records, vc
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
+from ..service.notice_channels import settings_path as notice_settings_path
 from ..storage.base import Cancel
-from . import config_dir, endpoint_path, lock_path, protocol, settings, state_dir, transport
+from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
+from .debugging import Debugging
 from .explanations import Explainer
 from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
@@ -55,13 +57,17 @@ class Daemon:
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
-        self.notices = Notices(self.explainer, config_dir() / "notices.json")
+        self.notices = Notices(self.explainer, notice_settings_path())
         self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
         self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster: storages, capacity
+        self.debugging = Debugging(self.sessions)  # Debug Job: where its tasks wait for a debugger
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
             api.Submit.METHOD: self.submit,
+            api.Debug.METHOD: self.submit,
+            api.DebugTargets.METHOD: lambda p, notify: self.debugging.targets(p),
+            api.DebugEnd.METHOD: lambda p, notify: self.debugging.end(p),
             api.Preview.METHOD: self.preview,
             api.Jobs.METHOD: self.jobs,
             api.Status.METHOD: self.status,
@@ -238,7 +244,8 @@ class Daemon:
         cluster = await self.cluster_for(p.cluster, p.file)
 
         def submit(backend: Backend, cancelled: threading.Event) -> api.SubmitResult:
-            return service.submit(backend, Path(p.file), p.settings, progress, p.locale, p.shown, journal, cancelled, p.force)
+            return service.submit(backend, Path(p.file), p.settings, progress, p.locale, p.shown, journal, cancelled, p.force,
+                                  p.debug if isinstance(p, api.Debug) else None)
 
         result = await self.stoppable(cluster, submit)
         await self.explainer.submitted(result, p.file)
@@ -248,7 +255,7 @@ class Daemon:
     async def preview(self, p: api.Preview, notify: Notify) -> api.PreviewResult:
         """What `submit` with the same params would do; nothing is sent."""
         return await self.sessions.run(await self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
-                                       p.locale, p.shown, p.list_files, p.show_secrets)
+                                       p.locale, p.shown, p.list_files, p.show_secrets, p.debug)
 
     async def cluster_for(self, cluster: str | None, file: str) -> str | None:
         """The local cluster serves each kind of job file through its own API."""

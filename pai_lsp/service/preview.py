@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..api import PreviewResult, UploadPreview
+from ..api import DebugOptions, PreviewResult, UploadPreview
 from ..core.job_format import Unsendable
 from ..core.messages import message
 from ..core.messages import render as text
@@ -26,14 +26,15 @@ if TYPE_CHECKING:
 
 
 def preview(backend: Backend, config_path: Path, settings: dict | None = None, locale: str | None = None,
-            shown: str | None = None, list_files: bool = False, show_secrets: bool = False) -> PreviewResult:
+            shown: str | None = None, list_files: bool = False, show_secrets: bool = False,
+            debug: DebugOptions | None = None) -> PreviewResult:
     """Everything a submit of `config_path` would do, without doing it: the job's name and final
     config, the files it would upload (and how many of them the last upload there already has).
     `rendered`: the job as the server will see it (a v2 job's YAML, its secrets masked unless
     `show_secrets`; a v1 config's JSON); `converted`: the v1 config a v1-only cluster gets instead."""
     config_path = Path(config_path)
     chosen_settings = job_settings(config_path, settings, locale)
-    prepared = prepare(config_path, chosen_settings, backend, shown)
+    prepared = prepare(config_path, chosen_settings, backend, shown, debug=debug)
     upload: UploadPreview | None = None
     if prepared.code_dir or prepared.route:
         chosen = choose(prepared.workspace, chosen_settings)

@@ -6,6 +6,7 @@ daemon's errors) rendered in the reader's language where it is shown."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import string
 from pathlib import Path
@@ -41,9 +42,11 @@ def test_every_code_is_said_in_both_languages_with_the_same_arguments(code):
     assert all(e.strip() and not CJK.search(e) for e in english), f"{code}: no English, or Chinese in it"
 
 
-def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+@functools.cache
+def _modules() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of the package, parsed once for the tests that read them all."""
+    return tuple((path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+                 for path in sorted(PACKAGE.rglob("*.py")))
 
 
 def _literal(node: ast.AST) -> bool:

@@ -119,6 +119,7 @@ def test_a_job_the_server_takes_but_no_scheduler_runs_is_refused_with_the_schedu
     assert len(caught.value.reasons) == 1 and reason in caught.value.reasons[0], caught.value.reasons
 
 
+@pytest.mark.slow  # a search over many generated jobs: the full suite runs it, `-m unit` stays quick
 def test_generated_jobs_the_editor_lets_through_convert_or_are_refused_never_crash():
     v2_format = BY_NAME["pai-v2"]
     outcomes = {"converted": 0, "refused": 0}

@@ -124,6 +124,26 @@ class PaiV2(JobFormat):
         return [c for role in roles.values() if isinstance(role, dict) and isinstance(role.get("commands"), list)
                 for c in role["commands"] if isinstance(c, str)]
 
+    def task_roles(self, job: dict) -> list[tuple[str, int]]:
+        roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
+        return [(name, role.get("instances", 1) if isinstance(role.get("instances", 1), int) else 1)
+                for name, role in roles.items() if isinstance(role, dict)]
+
+    def role_commands(self, job: dict, role: str) -> list[str]:
+        commands = job["taskRoles"][role].get("commands")
+        return [c for c in commands if isinstance(c, str)] if isinstance(commands, list) else []
+
+    def set_role_commands(self, job: dict, role: str, commands: list[str]) -> None:
+        job["taskRoles"][role]["commands"] = list(commands)
+
+    def add_ports(self, job: dict, role: str, label: str, count: int) -> None:
+        """`resourcePerInstance.ports.<label>`."""
+        resources = job["taskRoles"][role].setdefault("resourcePerInstance", {})
+        ports = resources.get("ports") if isinstance(resources.get("ports"), dict) else {}
+        resources["ports"] = ports
+        if not isinstance(ports.get(label), int) or ports[label] < count:
+            ports[label] = count
+
     def mount_code(self, job: dict, storage: str, folder: str) -> str | None:
         """An `extras.storages` entry for `storage` (none added when the job lists it already, or
         lists `[]`, the defaults, which it is one of), and `cd <mount path>/<folder>` as each role's
