@@ -95,10 +95,25 @@ def test_show_metrics_draws_the_jobs_history_with_a_line_per_task(workbench):
     workbench.wait_for(lambda: chart.locator("button#hour.on").count() and axis.text_content() != since_start, "the last hour's chart")
     assert chart.locator(line).count() == 1
     workbench.command("View: Close Editor")
-    # From the Command Palette: which job, from those the Jobs view lists.
-    workbench.command("PAI: Show Metrics")
-    workbench.pick(job)
-    workbench.webview(line, timeout=60)
+
+
+def test_a_cluster_without_metrics_says_so_in_one_line_instead_of_a_chart(workbench, user):
+    """A PaddlePaddle Cloud job (the embedded local-paddle cluster), its chart asked from the Command Palette."""
+    folder = user.home / "paddle"
+    (folder / ".vscode").mkdir(parents=True)
+    (folder / ".vscode" / "settings.json").write_text(json.dumps({"pai.job.upload.include": ["**/*.py"],
+                                                                  "pai.job.generateJobName.enabled": False}))
+    (folder / "train.py").write_text("print('fit')\n")
+    (folder / "fit.paddle.json").write_text(json.dumps({"name": "fit-a-line", "parallelism": 1, "pservers": 1, "memory": "256Mi",
+                                                        "psmemory": "256Mi", "entry": "python3 train.py"}))
+    ran = user.pai("run", str(folder / "fit.paddle.json"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    workbench.command("PAI: Refresh Jobs")
+    workbench.command("PAI: Show Metrics")  # which job: the ones the Jobs view lists
+    workbench.pick("fit-a-line")
+    page = workbench.webview("p.note:has-text('offers no job metrics')")
+    assert page.locator("p.note").all_inner_texts() == ["local-paddle is a PaddlePaddle Cloud cluster: it offers no job metrics"]
+    assert page.locator("svg.chart").count() == 0
     workbench.command("View: Close Editor")
 
 
