@@ -1,10 +1,11 @@
 """Watching and sizing jobs in a real VS Code, on the embedded local cluster shaped as a small cluster
 with virtual clusters (tests/helpers/vc_jobs.py) and metrics from the real Prometheus it runs. A running
 job's tasks in the Jobs view show their CPU and memory (of the limit) and keep them current; Show Metrics
-draws its history as a chart with a line per task, refreshed while it shows. While a job is written,
-`virtualCluster` completes and hovers with each VC's free/total resources and a diagnostic says with
-numbers when the job can never run or will wait; submitted, the waiting job's row in the Jobs view says
-why (reason, jobs ahead, what is free now). The tests run in order and share one window."""
+draws its history as a chart with a line per task, refreshed while it shows (a cluster with no metrics
+says so in one line instead). While a job is written, `virtualCluster` completes and hovers with each
+VC's free/total resources and a diagnostic says with numbers when the job can never run or will wait;
+submitted, the waiting job's row in the Jobs view says why (reason, jobs ahead, what is free now) until
+it starts. The tests run in order and share one window."""
 
 from __future__ import annotations
 
@@ -94,7 +95,15 @@ def test_show_metrics_draws_the_jobs_history_with_a_line_per_task(workbench):
     chart.locator("button#hour").click()
     workbench.wait_for(lambda: chart.locator("button#hour.on").count() and axis.text_content() != since_start, "the last hour's chart")
     assert chart.locator(line).count() == 1
-    workbench.command("View: Close Editor")
+    close_metrics(workbench)
+
+
+def close_metrics(workbench) -> None:
+    """Close the chart's tab with its own close button (the keyboard may be inside the webview's page)."""
+    tab = workbench.page.locator(".tabs-container .tab[aria-label^='Metrics: ']")
+    tab.first.hover()
+    tab.first.locator(".tab-actions .action-label").click()
+    workbench.wait_for(lambda: not tab.count(), "the chart's tab to close")
 
 
 def test_a_cluster_without_metrics_says_so_in_one_line_instead_of_a_chart(workbench, user):
@@ -114,7 +123,7 @@ def test_a_cluster_without_metrics_says_so_in_one_line_instead_of_a_chart(workbe
     page = workbench.webview("p.note:has-text('offers no job metrics')")
     assert page.locator("p.note").all_inner_texts() == ["local-paddle is a PaddlePaddle Cloud cluster: it offers no job metrics"]
     assert page.locator("svg.chart").count() == 0
-    workbench.command("View: Close Editor")
+    close_metrics(workbench)
 
 
 def capacity_problems(workbench) -> list[str]:
@@ -148,7 +157,7 @@ def test_writing_a_job_says_whether_it_fits_with_the_vcs_free_resources(workbenc
     workbench.page.keyboard.press("Escape")
 
 
-def test_a_waiting_jobs_row_says_why_it_waits(workbench):
+def test_a_waiting_jobs_row_says_why_it_waits_until_it_starts(workbench, user):
     workbench.clear_notifications()
     workbench.context_menu(workbench.explorer_row("wait.pai.yaml"), "Submit Job to PAI Cluster")
     workbench.wait_for(lambda: workbench.output_channel().startswith("PAI: wait"), "the job's Output channel", timeout=90)
@@ -169,3 +178,9 @@ def test_a_waiting_jobs_row_says_why_it_waits(workbench):
     workbench.wait_for(lambda: not [t for t in workbench.toasts() if t.startswith("Info: Submitting wait.pai.yaml")],
                        "the submit's progress notification to close", errors=False)
     workbench.screenshot("capacity", docs="vscode-capacity.png")
+    # The blocker ends: the job starts, and the explanation goes from its row.
+    stopped = user.pai("stop", "holder")
+    assert stopped.returncode == 0, stopped.stderr
+    workbench.page.mouse.move(900, 700)
+    workbench.wait_for(lambda: "RUNNING" in row.first.inner_text(), "the waiting job to start", timeout=90)
+    assert reason not in row.first.inner_text()
