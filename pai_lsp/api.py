@@ -358,6 +358,7 @@ class DebugTarget(Result):
     path_mappings: list[PathMapping]
     state: str
     post_mortem: str | None = omitted_when_none()  # it listens because this exception ended the program
+    worker: int | None = omitted_when_none()  # the local worker (LOCAL_RANK) of a task that starts several (torchrun)
 
 
 @wire

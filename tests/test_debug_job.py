@@ -253,6 +253,7 @@ def test_each_torchrun_worker_waits_on_its_own_port(debug_env, tmp_path):
     process = start(debug_env, ws, "ranks.pai.json")
     found = targets(process, 2)
     assert [t["task"] for t in found] == ["worker:0", "worker:0"] and found[0]["port"] != found[1]["port"]
+    assert sorted(t["worker"] for t in found) == [0, 1]  # which of the task's processes each is (LOCAL_RANK)
     ranks = set()
     for target in found:
         variables = stop_once_at(target, ws / "ranked.py", 5)

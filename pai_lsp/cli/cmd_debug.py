@@ -1,8 +1,9 @@
 """`pai debug FILE`: submit a job so that the chosen tasks run their Python command under debugpy
 waiting for a debugger (the daemon's `job.debug`), then say where each waits as soon as it listens
 (`job.debugTargets`), until the job ends. With `-o json`, one JSON line per attachable process —
-{"host", "port", "pathMappings": [{"localRoot", "remoteRoot"}], "job", "task"} — which a Debug Adapter
-Protocol client passes to debugpy's `attach` as it is; everything else goes to stderr.
+{"host", "port", "pathMappings": [{"localRoot", "remoteRoot"}], "job", "task"}, and "worker" (LOCAL_RANK) where a
+task starts several (torchrun) — which a Debug Adapter Protocol client passes to debugpy's `attach` as it
+is; everything else goes to stderr.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ def _announce(job: str, cluster: str, output: str, locale: str | None, talk) -> 
             mappings = [m.to_json() for m in target.path_mappings]
             if output == "json":
                 print(json.dumps({"host": target.host, "port": target.port, "pathMappings": mappings, "job": job,
-                                  "task": target.task}), flush=True)
+                                  "task": target.task, **({"worker": target.worker} if target.worker is not None else {})}),
+                      flush=True)
                 continue
             where = ", ".join(f"{m['localRoot']} -> {m['remoteRoot']}" for m in mappings) or "-"
             if target.post_mortem:
@@ -104,7 +106,9 @@ def _announce(job: str, cluster: str, output: str, locale: str | None, talk) -> 
                          "(path mappings: {mappings})")
             else:
                 line = _("{task} waits for a debugger at {host}:{port} (path mappings: {mappings})")
-            print(visible(line.format(task=target.task, exception=target.post_mortem, host=target.host, port=target.port,
+            task = target.task if target.worker is None else _("{task} worker {worker}").format(task=target.task,
+                                                                                                worker=target.worker)
+            print(visible(line.format(task=task, exception=target.post_mortem, host=target.host, port=target.port,
                                       mappings=where)), flush=True)
         if answer.message and answer.message != said_message:
             said_message = answer.message

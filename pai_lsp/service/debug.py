@@ -111,7 +111,7 @@ def targets(backend: Backend, job: str, watch: DebugWatch, locale: str | None = 
             out.append(DebugTarget(job=job, task=task.label, host=host, port=line.port,
                                    path_mappings=[PathMapping(local_root=m["localRoot"], remote_root=m["remoteRoot"])
                                                   for m in mappings],
-                                   state="ended" if ended else "listening", post_mortem=line.failed))
+                                   state="ended" if ended else "listening", post_mortem=line.failed, worker=line.worker))
     if record is None:
         notes.append(render("debug.no-record", locale, job=job))
     if detail.state in FINAL and not heard_any:

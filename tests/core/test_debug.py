@@ -156,10 +156,13 @@ def test_shell_segments_respect_quotes_and_comments() -> None:
 # -- what the task says, and the mappings -----------------------------------------------------
 def test_listening_lines_are_read_from_a_log() -> None:
     log = ("step 1\n[pai debug] waiting for a debugger on 10.0.0.4:31234 (script /pai/work/job/src/train.py)\n"
-           "[pai debug] IndexError ended the program: waiting 5 minutes for a debugger on 127.0.0.1:40001 (script /w/a b.py)\n")
-    first, second = listening_lines(log)
-    assert (first.host, first.port, first.script, first.failed) == ("10.0.0.4", 31234, "/pai/work/job/src/train.py", None)
+           "[pai debug] IndexError ended the program: waiting 5 minutes for a debugger on 127.0.0.1:40001 (script /w/a b.py)\n"
+           "[pai debug] waiting for a debugger on 10.0.0.4:31235 as worker 1 (script /pai/work/job/src/train.py)\n")
+    first, second, third = listening_lines(log)
+    assert (first.host, first.port, first.script, first.failed, first.worker) == (
+        "10.0.0.4", 31234, "/pai/work/job/src/train.py", None, None)
     assert (second.port, second.script, second.failed) == (40001, "/w/a b.py", "IndexError")
+    assert (third.port, third.script, third.worker) == (31235, "/pai/work/job/src/train.py", 1)
     assert not gave_up(log) and gave_up(log + "[pai debug] no debugger came: the task ends as it would have\n")
 
 

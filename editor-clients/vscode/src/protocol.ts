@@ -207,6 +207,7 @@ export interface DebugTarget {
   pathMappings: PathMapping[];
   state: string;
   postMortem?: string | null;
+  worker?: number | null;
 }
 
 /** The debugged tasks of a job and where each waits for a debugger; with `wait` (seconds), the answer waits until one more task listens than `known` says, or every debugged task has ended. */

@@ -47,6 +47,7 @@ if not ports:
 port = int(ports[min(rank, len(ports) - 1)])
 host = "127.0.0.1" if os.environ.get("PAI_DEBUG_VIA") == "ssh" else (os.environ.get("PAI_CONTAINER_HOST_IP") or "0.0.0.0")
 minutes = float(os.environ.get("PAI_DEBUG_POST_MORTEM") or 0)
+worker = " as worker {}".format(rank) if os.environ.get("PAI_DEBUG_RANKED") else ""
 if module:
     import importlib.util
     sys.path[0] = os.getcwd()
@@ -65,7 +66,7 @@ def run():
         runpy.run_path(where, run_name="__main__")
 if not minutes:
     debugpy.listen((host, port))
-    say("waiting for a debugger on {}:{} (script {})".format(host, port, where))
+    say("waiting for a debugger on {}:{}{} (script {})".format(host, port, worker, where))
     debugpy.wait_for_client()
     run()
     sys.exit(0)
@@ -80,8 +81,8 @@ except BaseException:
 else:
     sys.exit(0)
 debugpy.listen((host, port))
-say("{} ended the program: waiting {:g} minutes for a debugger on {}:{} (script {})".format(
-    failure[0].__name__, minutes, host, port, where))
+say("{} ended the program: waiting {:g} minutes for a debugger on {}:{}{} (script {})".format(
+    failure[0].__name__, minutes, host, port, worker, where))
 waiter = threading.Thread(target=debugpy.wait_for_client, daemon=True)
 waiter.start()
 waiter.join(minutes * 60)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 _LINE = re.compile(r"^\[pai debug\] (?:(?P<failed>\S+) ended the program: waiting \S+ minutes|waiting) "
-                   r"for a debugger on (?P<host>\S+):(?P<port>\d+) \(script (?P<script>.*)\)\s*$", re.M)
+                   r"for a debugger on (?P<host>\S+):(?P<port>\d+)(?: as worker (?P<worker>\d+))? \(script (?P<script>.*)\)\s*$", re.M)
 _GAVE_UP = re.compile(r"^\[pai debug\] (?:no debugger came|debugpy could not be installed|the task has no debug port)", re.M)
 
 
@@ -21,11 +21,13 @@ class Listening:
     port: int
     script: str  # the program's path in the container
     failed: str | None  # post-mortem: the exception that ended it
+    worker: int | None = None  # the local worker (LOCAL_RANK) of a task that starts several (torchrun)
 
 
 def listening_lines(text: str) -> list[Listening]:
     """Every place the log says a process waits for a debugger, in order."""
-    return [Listening(m["host"], int(m["port"]), m["script"], m["failed"]) for m in _LINE.finditer(text)]
+    return [Listening(m["host"], int(m["port"]), m["script"], m["failed"], int(m["worker"]) if m["worker"] else None)
+            for m in _LINE.finditer(text)]
 
 
 def gave_up(text: str) -> bool:
