@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import { ChartTexts, chartsHtml, escapeXml } from "./chart";
 import { FINAL_STATES } from "./config";
 import { JobNode, JobsView } from "./jobs";
-import { PaiServer, guarded } from "./server";
+import { CommandError, PaiServer, guarded } from "./server";
 
 /** Seconds between two refreshes: the local cluster's sampling interval (a real cluster's is 30). */
 export const REFRESH_SECONDS = 10;
@@ -42,6 +42,8 @@ class MetricsPanel implements vscode.Disposable {
   private created: number | undefined; // unix seconds
   private completed: number | undefined;
   private ended = false;
+  /** The cluster refused (it has no metrics): asking again every few seconds would only be refused again. */
+  private refused = false;
   private busy = false;
   private again = false;
   private readonly nonce = randomBytes(16).toString("base64");
@@ -69,7 +71,7 @@ class MetricsPanel implements vscode.Disposable {
       }
     });
     this.panel.onDidDispose(() => this.dispose());
-    this.timer = setInterval(() => { if (this.panel.visible && !this.ended) void this.refresh(); }, REFRESH_SECONDS * 1000);
+    this.timer = setInterval(() => { if (this.panel.visible && !this.ended && !this.refused) void this.refresh(); }, REFRESH_SECONDS * 1000);
   }
 
   /** The page, once: its script swaps in what each refresh posts (the page is not made again, so it keeps its scroll). */
@@ -157,6 +159,7 @@ vscode.postMessage({ ready: true });
     } catch (err) {
       // A cluster with no metrics (YARN-era, PaddlePaddle Cloud, a local cluster with no Prometheus): its one line.
       charts = `<p class="note">${escapeXml(err instanceof Error ? err.message : String(err))}</p>`;
+      this.refused = err instanceof CommandError && err.kind === "invalid";
     }
     await this.panel.webview.postMessage({ charts, status, range: this.range });
   }
