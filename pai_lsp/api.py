@@ -635,6 +635,7 @@ class SshTask(Result):
     ssh_port: str | None
     command: str | None  # "ssh -p P root@IP"
     urls: dict[str, list[str]]  # label -> its ports' URLs
+    user: str = "root"  # who logs in: root on a real cluster, the local cluster's OS user on the local cluster
 
 
 @wire
@@ -691,7 +692,7 @@ class ClustersListResult(Result):
 class ClustersAddResult(Result):
     name: str
     protocol: int
-    protocol_note: str
+    protocol_note: str  # how `protocol` was found: "as given" | "detected" | "assumed" (the server did not answer)
     logged_in: bool
     kind: str
     is_default: bool = False  # it is the default profile now (the first one, or `makeDefault`)
@@ -1224,6 +1225,7 @@ class LogRead(JobRef):
 class RecordShow(JobRef):
     METHOD: ClassVar[str] = "record.show"
     RESULT: ClassVar[type[Result]] = RecordShowResult
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1234,6 +1236,7 @@ class RecordCode(JobRef):
     RESULT: ClassVar[type[Result]] = RecordCodeResult
     dest: str
     force: bool = False
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1257,6 +1260,7 @@ class RecordRerun(JobRef):
     name: str | None = None
     dry_run: bool = False
     progress_token: str | int | None = None
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1264,6 +1268,7 @@ class RecordDiff(JobRef):
     METHOD: ClassVar[str] = "record.diff"
     RESULT: ClassVar[type[Result]] = RecordDiffResult
     other: str
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1273,6 +1278,7 @@ class RecordCompare(JobRef):
     METHOD: ClassVar[str] = "record.compareWorkspace"
     RESULT: ClassVar[type[Result]] = RecordCompareResult
     workspace: str
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 RECORD_METHODS: tuple[type[Params], ...] = (RecordShow, RecordCode, RecordFile, RecordRerun, RecordDiff, RecordCompare)

@@ -4,6 +4,7 @@ debugger's `attach` takes as they are — and a DAP client (as VS Code's adapter
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
@@ -64,3 +65,63 @@ async def test_debug_job_from_the_editor_then_attach(editor, tmp_path):
     ended = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
         "pai.debugEnd", [{"job": job, "cluster": "local"}]))
     assert ended == {"ok": True, "job": job, "closed": 0}
+
+
+SELF_STARTED = """\
+protocolVersion: 2
+name: selfdebug
+type: job
+prerequisites:
+  - {name: image, type: dockerimage, uri: openpai/pai.example.tensorflow}
+taskRoles:
+  train:
+    instances: 1
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0, ports: {debug: 1}}
+    commands:
+      - python3 -m debugpy --listen 127.0.0.1:$PAI_CONTAINER_HOST_debug_PORT_LIST --wait-for-client train.py --epochs 2
+"""
+
+
+async def test_attach_to_a_job_whose_own_command_starts_debugpy(editor, tmp_path):
+    """Attach Debugger on a job run as it is, its command starting debugpy by hand: the task's labelled
+    port, the workspace mapped to the program's working folder, and a message that only the log says
+    when it listens."""
+    ws = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, ws)
+    (ws / "self.pai.yaml").write_text(SELF_STARTED)
+    result = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+        "pai.runLocally", [{"uri": (ws / "self.pai.yaml").as_uri()}]))
+    assert result["ok"] is True, result
+    job = result["job"]
+    answer = None
+    for _ in range(120):
+        answer = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
+            "pai.debugTargets", [{"job": job, "cluster": "local"}]))
+        assert answer["ok"] is True, answer
+        if [t for t in answer["targets"] if t["state"] == "listening"]:
+            break
+        await asyncio.sleep(0.5)
+    (target,) = answer["targets"]
+    assert target["state"] == "listening" and target["task"] == "train:0" and target["port"] > 0
+    assert target["pathMappings"] == [{"localRoot": str(ws), "remoteRoot": "."}]
+    assert "starts debugpy itself" in answer["message"]
+    source = ws / "train.py"
+    line = source.read_text().splitlines().index("    loss *= 0.6") + 1
+    client = None
+    for _ in range(60):  # the task runs before its debugpy listens: attach as a user would, again until it does
+        try:
+            client = DapClient(target["host"], target["port"])
+            break
+        except OSError:
+            await asyncio.sleep(0.5)
+    assert client is not None
+    try:
+        client.attach(target["pathMappings"], {str(source): [line]})
+        stopped = client.stopped(timeout=60)
+        frame = client.frames(stopped["threadId"])[0]
+        assert frame["source"]["path"] == str(source) and client.variables(frame["id"])["epoch"] == "1"
+        client.request("setBreakpoints", source={"path": str(source)}, breakpoints=[])
+        client.resume(stopped["threadId"])
+    finally:
+        client.disconnect()

@@ -1,23 +1,23 @@
 """The daemon's side of Debug Job: `job.debugTargets` (where each debugged task waits, asked of the
 service in a worker thread; with `wait`, asked again until one more listens or all have ended) and
 `job.debugEnd`. A target of a job submitted with `via: ssh` listens on 127.0.0.1 inside its task:
-`reach` is the one place its address becomes one a debugger here can connect to (an SSH tunnel,
-daemon/ssh_tunnel.py, opened without probing the port: debugpy takes one client)."""
+`reach` is the one place its address becomes one a debugger here can connect to (an SSH tunnel of the
+daemon's registry, daemon/ssh_tunnel.py, which never connects to the port to see whether it listens:
+debugpy takes one client)."""
 
 from __future__ import annotations
 
 import asyncio
 import getpass
-import importlib
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import api
 from ..clusters.profiles import LOCALS
-from ..core.messages import message
-from ..errors import PaiError, Unsupported
+from ..errors import PaiError
 from ..service import debug as service
+from .ssh_tunnel import SshAccess, TunnelRegistry
 
 if TYPE_CHECKING:
     from ..core.openpai_rest import TaskStatus
@@ -29,10 +29,11 @@ WAIT_MOST = 600.0  # seconds one `job.debugTargets` may wait
 
 
 class Debugging:
-    def __init__(self, sessions: Sessions):
+    def __init__(self, sessions: Sessions, tunnels: TunnelRegistry | None = None):
         self.sessions = sessions
         self.watches: dict[tuple[str, str], service.DebugWatch] = {}
-        self.tunnels: Any = None  # ssh_tunnel.TunnelRegistry, made with the first tunnel
+        # The daemon's tunnels: a job's are closed by `end`, by the job's end (the watcher) and at the daemon's stop.
+        self.tunnels = tunnels if tunnels is not None else TunnelRegistry()
 
     async def targets(self, p: api.DebugTargets) -> api.DebugTargetsResult:
         cluster = await self.sessions.resolve(p.cluster)
@@ -64,18 +65,15 @@ class Debugging:
 
     async def reach(self, cluster: str, job: str, task: TaskStatus, port: int) -> tuple[str, int]:
         """The local (host, port) that leads to `port` on 127.0.0.1 inside `task`, through its sshd."""
-        try:
-            tunnel = importlib.import_module(f"{__package__}.ssh_tunnel")
-        except ImportError:
-            raise Unsupported(message("debug.no-tunnel", task=task.label)) from None
-        if self.tunnels is None:
-            self.tunnels = tunnel.TunnelRegistry()
-        # A real cluster's tasks are logged in to as root; the local cluster's as the user who runs it.
-        access = tunnel.SshAccess(user=getpass.getuser()) if cluster in LOCALS else tunnel.SshAccess()
-        return await self.tunnels.reach(cluster, job, tunnel.SshTarget.of_task(task, job), port, access, probe=False)
+        # A real cluster's tasks are logged in to as root; the local cluster's as the user who runs it. The key:
+        # the one kept for the job's debug session, else the user's own (~/.ssh, the agent).
+        kept = self.tunnels.kept_key(cluster, job)
+        access = SshAccess(user=getpass.getuser() if cluster in LOCALS else "root", keys=(kept,) if kept is not None else None)
+        # The launcher's line said the port listens: no socket-table check (it would start the task's login shell).
+        return await self.tunnels.reach_task(cluster, job, task, port, access, check=False)
 
     async def end(self, p: api.DebugEnd) -> api.DebugEndResult:
         cluster = await self.sessions.resolve(p.cluster)
         self.watches.pop((cluster, p.job), None)
-        closed = await self.tunnels.release(cluster, p.job) if self.tunnels is not None else 0
+        closed = await self.tunnels.release(cluster, p.job)
         return api.DebugEndResult(job=p.job, closed=closed)

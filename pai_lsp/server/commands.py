@@ -14,6 +14,7 @@ client's language, and one line in the server's log (not a traceback; see `_OneL
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import inspect
 import json
@@ -289,6 +290,8 @@ FORWARDED = {name: cls for name, cls in api.COMMANDS.items()
 
 def _forward(params_class: type[api.Params]):
     async def command(ls: PaiLanguageServer, params: api.Params) -> Answer:
+        if getattr(params, "locale", "") is None:  # a result with words: said in the editor's language
+            params = dataclasses.replace(params, locale=ls.jobs.locale())
         return await ls.jobs.call(params)
 
     # pygls reads the argument into the class the annotation names.

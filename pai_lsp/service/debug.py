@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..api import DebugTarget, DebugTargetsResult, PathMapping
 from ..core.debug import debugged, listening_lines, path_mappings
+from ..core.debug.self_started import self_started
 from ..core.debug.targets import gave_up
 from ..core.formats import of_job
 from ..core.messages import message, render
@@ -75,6 +76,31 @@ def _record(backend: Backend, job: str, watch: DebugWatch) -> tuple[str, list[st
     return watch.record
 
 
+def _self_started(backend: Backend, job: str, watch: DebugWatch, locale: str | None) -> DebugTargetsResult:
+    """A job not submitted with Debug Job whose own command starts debugpy: each task of those roles at
+    the port its command names. Whether it listens yet nothing says, so a running task is offered as
+    listening and the message says so; the paths map the workspace to the process's working folder."""
+    config = backend.config(job)
+    roles = self_started(of_job(config), config)
+    if not roles:
+        raise InvalidInput(message("debug.not-debugged", job=job))
+    detail = backend.job(job)
+    record = _record(backend, job, watch)
+    out: list[DebugTarget] = []
+    for task in detail.tasks:
+        where = next((w for r, w in roles.items() if _same_role(r, task.role)), None)
+        if where is None:
+            continue
+        port = where.port_of(task.ports) or 0
+        ended = task.state in FINAL or detail.state in FINAL
+        state = "ended" if ended else "listening" if task.state == "RUNNING" and task.ip and port else "waiting"
+        # debugpy reads a relative remote root from the process's working folder, the code's as a rule
+        mappings = [PathMapping(local_root=record[0], remote_root=".")] if record is not None else []
+        out.append(DebugTarget(job=job, task=task.label, host=task.ip or "", port=port, path_mappings=mappings, state=state))
+    return DebugTargetsResult(job=job, cluster=backend.profile.name, targets=out, state=detail.state,
+                              message=render("debug.self-started", locale, job=job))
+
+
 def targets(backend: Backend, job: str, watch: DebugWatch, locale: str | None = None) -> DebugTargetsResult:
     """Each debugged task's processes, and whether they wait for a debugger; the message says why none
     does yet or ever will (the job ended first, a task gave up, no record to map the paths from)."""
@@ -83,7 +109,7 @@ def targets(backend: Backend, job: str, watch: DebugWatch, locale: str | None = 
         watch.chosen = debugged(of_job(config), config)
     chosen = watch.chosen
     if not chosen:
-        raise InvalidInput(message("debug.not-debugged", job=job))
+        return _self_started(backend, job, watch, locale)
     detail = backend.job(job)
     record = _record(backend, job, watch)
     out: list[DebugTarget] = []

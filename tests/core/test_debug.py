@@ -11,6 +11,7 @@ import pytest
 from pai_lsp.core.debug import DebugRefused, Options, debugged, listening_lines, path_mappings, rewrite, select
 from pai_lsp.core.debug.debugpy_launcher import LAUNCHER
 from pai_lsp.core.debug.selector import SelectionError
+from pai_lsp.core.debug.self_started import SelfStarted, self_started
 from pai_lsp.core.debug.shell_words import invocation, segments
 from pai_lsp.core.debug.targets import gave_up
 from pai_lsp.core.formats import format_for
@@ -142,6 +143,52 @@ def test_bad_options_are_refused() -> None:
         assert caught.value.said.code == code
 
 
+SESSION_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeSessionKeyForTheTestOnly pai-debug"
+PLUGINS = "com.microsoft.pai.runtimeplugin"
+
+
+def test_via_ssh_a_job_without_the_ssh_plugin_gets_one_with_the_session_key() -> None:
+    job_format, job = v2(["python train.py"])
+    plan = rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    assert plan.ssh_key == SESSION_KEY
+    assert job["extras"][PLUGINS] == [{"plugin": "ssh", "parameters": {"userssh": {"type": "custom", "value": SESSION_KEY}}}]
+    assert job_format.ssh_keys(job) == (SESSION_KEY,)
+    assert SESSION_KEY in " ".join(job_format.rendered(job).split())  # the dry run shows it (a public key)
+
+
+def test_via_ssh_the_key_joins_the_plugin_list_or_fills_an_ssh_entry_without_userssh() -> None:
+    job_format, job = v2(["python train.py"])
+    job["extras"] = {PLUGINS: [{"plugin": "tensorboard", "parameters": {"port": 6006}}]}
+    rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    assert [p["plugin"] for p in job["extras"][PLUGINS]] == ["tensorboard", "ssh"]  # appended, the other kept
+    job_format, job = v2(["python train.py"])
+    job["extras"] = {PLUGINS: [{"plugin": "ssh", "parameters": {"jobssh": True, "userssh": {"type": "custom", "value": ""}},
+                                "taskroles": ["ps"], "failurePolicy": "ignore"}]}
+    rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    (entry,) = job["extras"][PLUGINS]  # the portal's empty "Enable User SSH" entry, filled
+    assert entry["parameters"] == {"jobssh": True, "userssh": {"type": "custom", "value": SESSION_KEY}}
+    assert entry["taskroles"] == ["ps", "trainer"] and entry["failurePolicy"] == "ignore"
+
+
+def test_via_ssh_a_job_that_names_the_users_key_keeps_it_and_direct_adds_nothing() -> None:
+    own = {PLUGINS: [{"plugin": "ssh", "parameters": {"userssh": {"type": "custom", "value": "ssh-rsa AAAAmine me@host"}}}]}
+    job_format, job = v2(["python train.py"])
+    job["extras"] = json.loads(json.dumps(own))
+    plan = rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    assert plan.ssh_key is None and job["extras"] == own
+    job_format, job = v2(["python train.py"])
+    assert rewrite(job_format, job, Options(via="direct"), SESSION_KEY).ssh_key is None and "extras" not in job
+
+
+def test_via_ssh_a_v1_job_is_refused_in_one_line() -> None:
+    job_format, job = v1("python train.py")
+    before = json.loads(json.dumps(job))
+    with pytest.raises(DebugRefused) as caught:
+        rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    assert caught.value.said.code == "debug.ssh-no-plugin" and job == before
+    assert "\n" not in render("debug.ssh-no-plugin", "en") and render("debug.ssh-no-plugin", "zh-cn")
+
+
 def test_a_job_not_debugged_reads_back_empty() -> None:
     job_format, job = v2(["python train.py"])
     assert debugged(job_format, job) == {}
@@ -186,3 +233,25 @@ def test_all_debugs_every_role_that_runs_python_and_leaves_the_others() -> None:
     with pytest.raises(DebugRefused) as caught:
         rewrite(job_format, job, Options(tasks="all"))
     assert caught.value.said.args["role"] == "worker"
+
+
+# -- a job whose own command starts debugpy ----------------------------------------------------
+@pytest.mark.parametrize(("command", "where"), [
+    ("python -m debugpy --listen 0.0.0.0:5678 --wait-for-client train.py", SelfStarted(port=5678)),
+    ("python3 -m debugpy --listen 5678 train.py", SelfStarted(port=5678)),
+    ("python -m debugpy --wait-for-client --listen 0.0.0.0:$PAI_CONTAINER_HOST_dbg_PORT_LIST -m pkg", SelfStarted(label="dbg")),
+    ('python -m debugpy --listen "$PAI_PORT_LIST_worker_${PAI_TASK_INDEX}_debug" x.py', SelfStarted(label="debug")),
+    ("python -m debugpy --listen ${PAI_worker_0_debugpy_PORT} x.py", SelfStarted(label="debugpy")),
+])
+def test_where_a_command_that_starts_debugpy_itself_listens(command, where) -> None:
+    for job_format, job in (v1(command), v2([f"cd src && {command}"])):
+        role = next(iter(self_started(job_format, job)))
+        assert self_started(job_format, job) == {role: where}
+    assert where.port_of({"dbg": "31001,31002", "debug": "31003", "debugpy": "31004"}) == (
+        where.port or {"dbg": 31001, "debug": 31003, "debugpy": 31004}[where.label])
+
+
+def test_a_command_without_debugpy_or_with_an_unreadable_port_is_no_self_started_debugger() -> None:
+    assert self_started(*v1("python train.py")) == {}
+    assert self_started(*v1("python -m debugpy --listen $(cat port) train.py")) == {}
+    assert SelfStarted(label="debug").port_of({}) is None

@@ -138,6 +138,27 @@ def test_an_english_text_in_the_catalogue_is_no_plural_made_by_hand():
     assert not found, found
 
 
+def test_no_text_outside_the_catalogue_makes_a_plural_by_hand():
+    """Nor anywhere else: "file(s)" in an f-string is a count said outside the catalogue (the local
+    cluster says its servers' own words, HDFS's "snapshot(s)" among them)."""
+    found = []
+    for name, tree in _modules():
+        if name.startswith("localcluster/"):
+            continue
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        found += [f"{name}:{node.lineno}: {node.value[:60]!r}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                  and re.search(r"[a-z]\(s\)", node.value) and "http(s)" not in node.value]
+    assert not found, "\n".join(found)
+
+
+def test_a_quick_fix_is_titled_by_the_catalogue():
+    """A quick fix's title is a line of the editor's menu: `Fix(msg.render("fix.…", locale, …), …)`, never a literal."""
+    found = [f"{name}:{node.lineno}: {ast.unparse(node)[:80]}" for name, tree in _modules() for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Fix" and node.args and _literal(node.args[0])]
+    assert not found, "\n".join(found)
+
+
 ERROR_CLASSES = {name for name, value in vars(errors).items() if isinstance(value, type) and issubclass(value, errors.PaiError)}
 # Said to a peer, not to a user: JSON-RPC's own errors (not JSON, not a request) and an unexpected
 # exception's repr; the local cluster is a product of its own, with its servers' words.

@@ -777,6 +777,7 @@ export interface RecordCode {
   job: string;
   dest: string;
   force?: boolean;
+  locale?: string | null;
 }
 
 export interface RecordCodeResult {
@@ -795,6 +796,7 @@ export interface RecordCompare {
   cluster?: string | null;
   job: string;
   workspace: string;
+  locale?: string | null;
 }
 
 export interface RecordCompareResult {
@@ -809,6 +811,7 @@ export interface RecordDiff {
   cluster?: string | null;
   job: string;
   other: string;
+  locale?: string | null;
 }
 
 export interface RecordDiffResult {
@@ -843,6 +846,7 @@ export interface RecordRerun {
   name?: string | null;
   dryRun?: boolean;
   progressToken?: string | number | null;
+  locale?: string | null;
 }
 
 /** A rerun submitted, or (`dryRun`) only the name, config and code folder it would send. */
@@ -865,6 +869,7 @@ export interface RecordRerunResult {
 export interface RecordShow {
   cluster?: string | null;
   job: string;
+  locale?: string | null;
 }
 
 /** A job's submission record, checked; `lines` it in words; `source`: "cluster" (beside its code) or "journal" (this machine's copy); `notes`: what was wrong on the way. */
@@ -963,6 +968,7 @@ export interface SshTask {
   sshPort: string | null;
   command: string | null;
   urls: Record<string, string[]>;
+  user: string;
 }
 
 /** A running job's status also says whether its GPUs sat below `idle_threshold` percent over the last `idle_minutes` (the portal's rule: 10 % over 10 minutes), where the cluster has metrics. */

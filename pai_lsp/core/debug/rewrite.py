@@ -5,7 +5,11 @@ have one) and its Python command — the last one its lines start: `python x.py`
 debug launcher (`debugpy_launcher.py`), written to a temporary file by the same command (one line of
 base64, so that it reads the same in JSON, YAML and the shell). The other instances
 run it as written. The wrapped command names what it was asked (`PAI_DEBUG_TASKS`, `PAI_DEBUG_VIA`,
-`PAI_DEBUG_POST_MORTEM`), so a job's config says which of its tasks are debugged (`debugged`)."""
+`PAI_DEBUG_POST_MORTEM`), so a job's config says which of its tasks are debugged (`debugged`).
+
+Debugged through ssh, the tasks need an sshd that lets the daemon in: a job whose ssh runtime plugin
+names no key of the user's (`userssh`) gets the public half of a key pair the caller made for the
+session (`ssh_key`, given as data: the core makes no keys), which the plan then names."""
 
 from __future__ import annotations
 
@@ -39,6 +43,7 @@ class DebugPlan:
     tasks: list[str]
     programs: dict[str, str]
     options: Options
+    ssh_key: str | None = None  # the session's public key the job's ssh plugin was given (None: the job's own keys)
 
 
 class DebugRefused(ValueError):
@@ -49,10 +54,14 @@ class DebugRefused(ValueError):
         self.said = said
 
 
-def rewrite(job_format: JobFormat, job: dict, options: Options) -> DebugPlan:
-    """Rewrite `job` (in place) so that the tasks `options.tasks` chooses wait for a debugger."""
+def rewrite(job_format: JobFormat, job: dict, options: Options, ssh_key: str | None = None) -> DebugPlan:
+    """Rewrite `job` (in place) so that the tasks `options.tasks` chooses wait for a debugger. Via ssh,
+    `ssh_key` (a public key's OpenSSH line) goes into the job's ssh plugin unless it names a key already."""
     if options.via not in VIAS:
         raise DebugRefused(message("debug.bad-via", via=options.via))
+    own_keys = job_format.ssh_keys(job) if options.via == "ssh" else ()
+    if own_keys is None:
+        raise DebugRefused(message("debug.ssh-no-plugin"))
     minutes = options.post_mortem_minutes
     if minutes is not None and minutes <= 0:
         raise DebugRefused(message("debug.bad-post-mortem", minutes=minutes))
@@ -84,7 +93,11 @@ def rewrite(job_format: JobFormat, job: dict, options: Options) -> DebugPlan:
         kept[role] = chosen
     if refused is not None and not programs:
         raise DebugRefused(refused)
-    return DebugPlan(Selection(kept).tasks(dict(roles)), programs, options)
+    added = None
+    if options.via == "ssh" and not own_keys and ssh_key:
+        job_format.add_ssh_key(job, list(programs), ssh_key)
+        added = ssh_key
+    return DebugPlan(Selection(kept).tasks(dict(roles)), programs, options, added)
 
 
 def _last_python(lines: list[str]) -> tuple[int, Invocation] | None:
