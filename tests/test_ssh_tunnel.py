@@ -256,3 +256,13 @@ async def test_a_debugpy_waiting_for_its_client_is_attached_through_the_tunnel(s
             debuggee.kill()
             await debuggee.wait()
         await registry.close_all()
+
+
+async def test_a_session_key_outlives_a_debug_session_and_a_retry_but_not_the_jobs_end():
+    registry = TunnelRegistry()
+    registry.keep_key("local", "job", "key")
+    await registry.release("local", "job")  # the debugger detached: attaching again needs the key
+    await registry.on_end(JobStatus(job="job", cluster="local", state="RUNNING", retries=1), "RETRIED")
+    assert registry.kept_key("local", "job") == "key"  # the retry's tasks let in the same key
+    await registry.on_end(JobStatus(job="job", cluster="local", state="SUCCEEDED"), "SUCCEEDED")
+    assert registry.kept_key("local", "job") is None

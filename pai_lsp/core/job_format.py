@@ -232,3 +232,11 @@ class JobFormat:
     def add_ports(self, job: dict, role: str, label: str, count: int) -> None:
         """Make each task of role `role` hold at least `count` ports labelled `label`."""
 
+    def ssh_keys(self, job: dict) -> tuple[str, ...] | None:
+        """The public keys the job's tasks let in over SSH (the ssh runtime plugin's `userssh`); None: the
+        format's jobs cannot ask for an sshd in their tasks."""
+        return None
+
+    def add_ssh_key(self, job: dict, roles: list[str], public_key: str) -> None:
+        """Make the tasks of `roles` start an sshd that lets in `public_key`."""
+

@@ -709,6 +709,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "debug.cannot-wrap": (TEXT, "task role {role} starts no Python program pai can debug ({command}): pai debug runs "
                                 "`python x.py`, `python -m pkg`, `torchrun …` and `python -m torch.distributed.launch …` under debugpy"),
     "debug.bad-via": (TEXT, "a debugger reaches a task directly or through ssh, not '{via}'"),
+    "debug.ssh-no-plugin": (TEXT, "a debugger reaches a task through ssh by the ssh runtime plugin of OpenPAI v2 jobs "
+                                  "(*.pai.yaml), which this job's format has not: debug it directly (via direct), or write it as a v2 job"),
     "debug.bad-post-mortem": (TEXT, "post-mortem minutes are a whole number above 0, not {minutes}"),
     "debug.not-debugged": (TEXT, "{job} was not submitted for debugging, nor does its command start debugpy: "
                                  "submit it with Debug Job (pai debug)"),

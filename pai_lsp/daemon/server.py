@@ -38,7 +38,7 @@ from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
 from .notices import Notices
 from .sessions import Sessions
-from .ssh_tunnel import TunnelRegistry
+from .ssh_tunnel import TunnelRegistry, new_key
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
 if TYPE_CHECKING:
@@ -247,19 +247,26 @@ class Daemon:
             raise InvalidInput(message("params.request-id", reason=str(exc))) from None
         cluster = await self.cluster_for(p.cluster, p.file)
 
+        debug = p.debug if isinstance(p, api.Debug) else None
+        private, session_key = session_key_for(debug)
+
         def submit(backend: Backend, cancelled: threading.Event) -> api.SubmitResult:
             return service.submit(backend, Path(p.file), p.settings, progress, p.locale, p.shown, journal, cancelled, p.force,
-                                  p.debug if isinstance(p, api.Debug) else None)
+                                  debug, session_key)
 
         result = await self.stoppable(cluster, submit)
+        if session_key is not None and session_key.used:  # the job's tasks let in this key only: its tunnels use it
+            self.tunnels.keep_key(result.cluster, result.job, private)
         await self.explainer.submitted(result, p.file)
         self.watcher.watch(result.cluster, result.job)
         return result
 
     async def preview(self, p: api.Preview, notify: Notify) -> api.PreviewResult:
         """What `submit` with the same params would do; nothing is sent."""
+        _, session_key = session_key_for(p.debug)  # shown as a submit would add it (a submit makes its own)
         return await self.sessions.run(await self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
-                                       p.locale, p.shown, p.list_files, p.show_secrets, p.debug)
+                                       p.locale, p.shown, p.list_files, p.show_secrets, p.debug,
+                                       session_key.public if session_key else None)
 
     async def cluster_for(self, cluster: str | None, file: str) -> str | None:
         """The local cluster serves each kind of job file through its own API."""
@@ -551,3 +558,12 @@ def serve() -> int:
         return 0
     asyncio.run(Daemon(path).serve())
     return 0
+
+
+def session_key_for(debug: api.DebugOptions | None) -> tuple[Any, service.SessionKey | None]:
+    """A Debug Job through ssh: a new key pair for its session (the private key, kept here in memory;
+    the public half, for a job whose ssh plugin names no key of the user's). Otherwise none."""
+    if debug is None or debug.via != "ssh":
+        return None, None
+    private, public = new_key()
+    return private, service.SessionKey(public)

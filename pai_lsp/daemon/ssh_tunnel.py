@@ -263,7 +263,8 @@ class TunnelRegistry:
 
     def keep_key(self, cluster: str | None, job: str, key: Any) -> None:
         """Keep the private key a job was submitted for (its public half in the job's `userssh`) until the
-        job's tunnels are released: what `kept_key` gives for its `SshAccess`."""
+        job ends for good (a retry's new tasks let in the same key; a debugger attached again needs it):
+        what `kept_key` gives for its `SshAccess`."""
         self._keys[(cluster, job)] = key
 
     def kept_key(self, cluster: str | None, job: str) -> Any | None:
@@ -273,10 +274,12 @@ class TunnelRegistry:
         """The job's open tunnels."""
         return [t for t in self._tunnels.get((cluster, job), {}).values() if t.open]
 
-    async def release(self, cluster: str | None, job: str) -> int:
-        """Close the job's tunnels (its debug session ended); how many were open."""
+    async def release(self, cluster: str | None, job: str, forget_key: bool = False) -> int:
+        """Close the job's tunnels (its debug session ended); how many were open. `forget_key`: the job
+        ended, so the key kept for it opens nothing any more."""
         tunnels = self._tunnels.pop((cluster, job), {})
-        self._keys.pop((cluster, job), None)
+        if forget_key:
+            self._keys.pop((cluster, job), None)
         for opening in [k for k in self._opening if k[0] == (cluster, job)]:
             del self._opening[opening]
         await asyncio.gather(*(t.close() for t in tunnels.values()), return_exceptions=True)
@@ -284,7 +287,7 @@ class TunnelRegistry:
 
     async def on_end(self, status: JobStatus, end: str) -> None:
         """The watcher saw the job end (or retry: its tasks are new ones): its tunnels lead nowhere now."""
-        await self.release(status.cluster, status.job)
+        await self.release(status.cluster, status.job, forget_key=end != "RETRIED")
 
     async def close_all(self) -> None:
         """The daemon stops: every tunnel ends."""

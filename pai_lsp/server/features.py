@@ -100,7 +100,10 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     settings = ls.settings_for(params.text_document.uri)
     found = job_format.complete(result.doc, offset, settings)
     incomplete = getattr(found, "incomplete", False)
-    found = [*found, *ls.capacity.completions(result.doc, offset, settings.locale)] if ls.capacity.state is not None else found
+    if ls.capacity.state is not None:  # the cluster's VCs with what is free, in place of the schema's bare names
+        vcs = ls.capacity.completions(result.doc, offset, settings.locale)
+        named = {c.label for c in vcs}
+        found = [*(c for c in found if c.label not in named), *vcs]
     found = [*found, *ls.cluster.complete(params.text_document.uri, result.doc, offset)]  # the cluster's names (storages)
     # YAML snippets carry their own indentation: the editor must not indent their lines again.
     mode = types.InsertTextMode.AsIs if job_format.syntax == "yaml" else None

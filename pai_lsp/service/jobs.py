@@ -68,13 +68,24 @@ class Prepared:
         return self.route
 
 
+@dataclass
+class SessionKey:
+    """The public half of a key pair made for one Debug Job through ssh (its private half stays with the
+    caller, in memory): `prepare` gives it to a job whose ssh plugin names no key of the user's, and then
+    sets `used`, so the caller knows which key opens the job's tasks."""
+
+    public: str
+    used: bool = False
+
+
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
-            name: str | None = None, debug: DebugOptions | None = None) -> Prepared:
+            name: str | None = None, debug: DebugOptions | None = None, session_key: SessionKey | None = None) -> Prepared:
     """`shown` is how messages name the file (as the user typed it). The config is checked as the
     cluster it goes to reads it: in its kind's job-file format and dialect (clusters/kinds.py).
     `name`, when given, is the job's name already chosen (a resumed submit). With `debug`, the job
     is rewritten so that the tasks it chooses wait for a debugger (core/debug), after pai's own
-    changes (the `cd` into code on a storage), so the dry run and the record show what runs."""
+    changes (the `cd` into code on a storage), so the dry run and the record show what runs; through
+    ssh, with `session_key` for a job that names no key of its own."""
     shown = shown or str(config_path)
     kind = kind_of(backend.profile)
     try:
@@ -119,7 +130,9 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
     plan = None
     if debug is not None:
         try:
-            plan = rewrite_for_debug(job_format, config, debug)
+            plan = rewrite_for_debug(job_format, config, debug, session_key.public if session_key else None)
+            if session_key is not None and plan.ssh_key is not None:
+                session_key.used = True
             converted = backend.converted(config) if converted is not None else None
         except DebugRefused as exc:
             raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
@@ -133,9 +146,9 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
                     plan)
 
 
-def rewrite_for_debug(job_format: JobFormat, config: dict, debug: DebugOptions) -> DebugPlan:
+def rewrite_for_debug(job_format: JobFormat, config: dict, debug: DebugOptions, ssh_key: str | None = None) -> DebugPlan:
     """The job (changed in place) as a Debug Job runs it: the core's rewrite, with the daemon's options."""
-    return core_rewrite(job_format, config, CoreDebugOptions(debug.tasks, debug.post_mortem_minutes, debug.via))
+    return core_rewrite(job_format, config, CoreDebugOptions(debug.tasks, debug.post_mortem_minutes, debug.via), ssh_key)
 
 
 def _code_route(backend: Backend, config: dict, name: str, job_format: JobFormat, workspace: Path, settings: Settings,
@@ -183,25 +196,26 @@ class Journal(Protocol):
 
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
            locale: str | None = None, shown: str | None = None, journal: Journal | None = None,
-           cancelled: threading.Event | None = None, force: bool = False, debug: DebugOptions | None = None) -> SubmitResult:
+           cancelled: threading.Event | None = None, force: bool = False, debug: DebugOptions | None = None,
+           session_key: SessionKey | None = None) -> SubmitResult:
     """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
     `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`. With a
     `journal` from an earlier attempt, that attempt is finished instead: same job name, the upload
     done again (its unfinished part is cleaned up), and never submitted twice. `cancelled`, once
     set (the caller hung up), stops the upload and the submit. An upload over the limits
     (`pai.job.upload.maxBytes` / `maxFiles`) is refused unless `force`. `debug`: a Debug Job submit
-    (`prepare`); its result is then a DebugResult, naming the tasks that wait for a debugger."""
+    (`prepare`, with `session_key`); its result is then a DebugResult, naming the tasks that wait for a debugger."""
     if journal is not None and journal.phase == "done" and journal.result is not None:
         return (DebugResult if debug is not None else SubmitResult).from_json(journal.result)
     config_path = Path(config_path)
     chosen = job_settings(config_path, settings, locale)
     resumed = journal.job if journal is not None else None
     if resumed is not None and journal.phase == "submitting" and backend.job_exists(resumed):
-        prepared = prepare(config_path, chosen, backend, shown, name=resumed, debug=debug)
+        prepared = prepare(config_path, chosen, backend, shown, name=resumed, debug=debug, session_key=session_key)
         result = _submitted(backend, prepared, None)
         journal.record("done", prepared.name, result.to_json())
         return result
-    prepared = prepare(config_path, chosen, backend, shown, name=resumed, debug=debug)
+    prepared = prepare(config_path, chosen, backend, shown, name=resumed, debug=debug, session_key=session_key)
     if journal is not None:
         journal.record("uploading", prepared.name)
     uploaded: UploadResult | None = None

@@ -143,6 +143,52 @@ def test_bad_options_are_refused() -> None:
         assert caught.value.said.code == code
 
 
+SESSION_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeSessionKeyForTheTestOnly pai-debug"
+PLUGINS = "com.microsoft.pai.runtimeplugin"
+
+
+def test_via_ssh_a_job_without_the_ssh_plugin_gets_one_with_the_session_key() -> None:
+    job_format, job = v2(["python train.py"])
+    plan = rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    assert plan.ssh_key == SESSION_KEY
+    assert job["extras"][PLUGINS] == [{"plugin": "ssh", "parameters": {"userssh": {"type": "custom", "value": SESSION_KEY}}}]
+    assert job_format.ssh_keys(job) == (SESSION_KEY,)
+    assert SESSION_KEY in " ".join(job_format.rendered(job).split())  # the dry run shows it (a public key)
+
+
+def test_via_ssh_the_key_joins_the_plugin_list_or_fills_an_ssh_entry_without_userssh() -> None:
+    job_format, job = v2(["python train.py"])
+    job["extras"] = {PLUGINS: [{"plugin": "tensorboard", "parameters": {"port": 6006}}]}
+    rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    assert [p["plugin"] for p in job["extras"][PLUGINS]] == ["tensorboard", "ssh"]  # appended, the other kept
+    job_format, job = v2(["python train.py"])
+    job["extras"] = {PLUGINS: [{"plugin": "ssh", "parameters": {"jobssh": True, "userssh": {"type": "custom", "value": ""}},
+                                "taskroles": ["ps"], "failurePolicy": "ignore"}]}
+    rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    (entry,) = job["extras"][PLUGINS]  # the portal's empty "Enable User SSH" entry, filled
+    assert entry["parameters"] == {"jobssh": True, "userssh": {"type": "custom", "value": SESSION_KEY}}
+    assert entry["taskroles"] == ["ps", "trainer"] and entry["failurePolicy"] == "ignore"
+
+
+def test_via_ssh_a_job_that_names_the_users_key_keeps_it_and_direct_adds_nothing() -> None:
+    own = {PLUGINS: [{"plugin": "ssh", "parameters": {"userssh": {"type": "custom", "value": "ssh-rsa AAAAmine me@host"}}}]}
+    job_format, job = v2(["python train.py"])
+    job["extras"] = json.loads(json.dumps(own))
+    plan = rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    assert plan.ssh_key is None and job["extras"] == own
+    job_format, job = v2(["python train.py"])
+    assert rewrite(job_format, job, Options(via="direct"), SESSION_KEY).ssh_key is None and "extras" not in job
+
+
+def test_via_ssh_a_v1_job_is_refused_in_one_line() -> None:
+    job_format, job = v1("python train.py")
+    before = json.loads(json.dumps(job))
+    with pytest.raises(DebugRefused) as caught:
+        rewrite(job_format, job, Options(via="ssh"), SESSION_KEY)
+    assert caught.value.said.code == "debug.ssh-no-plugin" and job == before
+    assert "\n" not in render("debug.ssh-no-plugin", "en") and render("debug.ssh-no-plugin", "zh-cn")
+
+
 def test_a_job_not_debugged_reads_back_empty() -> None:
     job_format, job = v2(["python train.py"])
     assert debugged(job_format, job) == {}

@@ -6,6 +6,7 @@ import { registerDebugCommands, registerDebugType } from "./debug";
 import { HdfsView, registerHdfs } from "./hdfs";
 import { JobsView, registerJobCommands } from "./jobs";
 import { LogBook } from "./logs";
+import { registerMetrics } from "./metrics";
 import { registerPreview } from "./preview";
 import { registerRecords } from "./records";
 import { PaiServer } from "./server";
@@ -25,6 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerWhy(context, why, jobs);
   registerWaiting(context, server, jobs);
   registerJobCommands(context, server, jobs, logs);
+  registerMetrics(context, server, jobs);
   registerHdfs(context, server, [hdfs, storages]);
   registerClusters(context, server, clusters);
   registerPreview(context, server);

@@ -5,11 +5,16 @@ have one) and its Python command — the last one its lines start: `python x.py`
 debug launcher (`debugpy_launcher.py`), written to a temporary file by the same command (one line of
 base64, so that it reads the same in JSON, YAML and the shell). The other instances
 run it as written. The wrapped command names what it was asked (`PAI_DEBUG_TASKS`, `PAI_DEBUG_VIA`,
-`PAI_DEBUG_POST_MORTEM`), so a job's config says which of its tasks are debugged (`debugged`)."""
+`PAI_DEBUG_POST_MORTEM`), so a job's config says which of its tasks are debugged (`debugged`).
+
+Debugged through ssh, the tasks need an sshd that lets the daemon in: a job whose ssh runtime plugin
+names no key of the user's (`userssh`) gets the public half of a key pair the caller made for the
+session (`ssh_key`, given as data: the core makes no keys), which the plan then names."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..job_format import JobFormat
@@ -39,6 +44,7 @@ class DebugPlan:
     tasks: list[str]
     programs: dict[str, str]
     options: Options
+    ssh_key: str | None = None  # the session's public key the job's ssh plugin was given (None: the job's own keys)
 
 
 class DebugRefused(ValueError):
@@ -49,10 +55,14 @@ class DebugRefused(ValueError):
         self.said = said
 
 
-def rewrite(job_format: JobFormat, job: dict, options: Options) -> DebugPlan:
-    """Rewrite `job` (in place) so that the tasks `options.tasks` chooses wait for a debugger."""
+def rewrite(job_format: JobFormat, job: dict, options: Options, ssh_key: str | None = None) -> DebugPlan:
+    """Rewrite `job` (in place) so that the tasks `options.tasks` chooses wait for a debugger. Via ssh,
+    `ssh_key` (a public key's OpenSSH line) goes into the job's ssh plugin unless it names a key already."""
     if options.via not in VIAS:
         raise DebugRefused(message("debug.bad-via", via=options.via))
+    own_keys = job_format.ssh_keys(job) if options.via == "ssh" else ()
+    if own_keys is None:
+        raise DebugRefused(message("debug.ssh-no-plugin"))
     minutes = options.post_mortem_minutes
     if minutes is not None and minutes <= 0:
         raise DebugRefused(message("debug.bad-post-mortem", minutes=minutes))
@@ -84,7 +94,11 @@ def rewrite(job_format: JobFormat, job: dict, options: Options) -> DebugPlan:
         kept[role] = chosen
     if refused is not None and not programs:
         raise DebugRefused(refused)
-    return DebugPlan(Selection(kept).tasks(dict(roles)), programs, options)
+    added = None
+    if options.via == "ssh" and not own_keys and ssh_key:
+        job_format.add_ssh_key(job, list(programs), ssh_key)
+        added = ssh_key
+    return DebugPlan(Selection(kept).tasks(dict(roles)), programs, options, added)
 
 
 def _last_python(lines: list[str]) -> tuple[int, Invocation] | None:
@@ -120,20 +134,25 @@ def debugged(job_format: JobFormat, job: dict) -> dict[str, tuple[frozenset[int]
     """Which tasks of a job (as submitted) are debugged, per role: the instances (None: every one)
     and the options they were asked with. Empty: a job not submitted for debugging."""
     out: dict[str, tuple[frozenset[int] | None, Options]] = {}
+    for role, line in command_lines(job_format, job):
+        said = _SAID.search(line)
+        if said is None:
+            continue
+        spec, via, minutes = said.groups()
+        _, _, index = spec.partition(":")
+        out[role] = (frozenset({int(index)}) if index.isdigit() else None, Options(spec, int(minutes) if minutes else None, via))
+    return out
+
+
+def command_lines(job_format: JobFormat, job: dict) -> Iterator[tuple[str, str]]:
+    """(role, command line) of each role of a job as submitted; nothing for a config of the wrong shape."""
     try:
         roles = job_format.task_roles(job)
     except (KeyError, TypeError, AttributeError):
-        return out
+        return
     for role, _ in roles:
         for line in job_format.role_commands(job, role):
-            said = _SAID.search(line)
-            if said is None:
-                continue
-            spec, via, minutes = said.groups()
-            _, _, index = spec.partition(":")
-            out[role] = (frozenset({int(index)}) if index.isdigit() else None,
-                         Options(spec, int(minutes) if minutes else None, via))
-    return out
+            yield role, line
 
 
 __all__ = ["DebugPlan", "DebugRefused", "Options", "Selection", "debugged", "rewrite"]
