@@ -63,7 +63,7 @@ def _validators(dialect: str) -> tuple[Any, Any]:
     top["properties"]["taskRoles"] = {k: v for k, v in top["properties"]["taskRoles"].items() if k != "items"}
     role = dict(schema["$defs"]["taskRole"], **{"$defs": schema["$defs"]})
     joi_validator = _validator_class()
-    remembering = validators.extend(joi_validator, {"properties": _remembered_properties})
+    remembering = validators.extend(joi_validator, {"properties": remembered_properties})
     return joi_validator(top), remembering(role)
 
 
@@ -89,7 +89,7 @@ _PROPERTY_OUTCOMES_CHARS = 1 << 20
 _property_chars = [0]  # the characters of the values kept, added up
 
 
-def _remembered_properties(validator: Any, properties: dict, instance: Any, schema: dict) -> Any:
+def remembered_properties(validator: Any, properties: dict, instance: Any, schema: dict) -> Any:
     from jsonschema.exceptions import ValidationError
 
     if not validator.is_type(instance, "object"):
@@ -102,7 +102,12 @@ def _remembered_properties(validator: Any, properties: dict, instance: Any, sche
             key: tuple = (id(subschema), type(value), value)
             chars = len(value) if isinstance(value, str) else 1
         else:
-            key = (id(subschema), json.dumps(value))
+            try:
+                key = (id(subschema), json.dumps(value))
+            except (TypeError, ValueError):  # a YAML timestamp, a cycle through aliases: checked, not remembered
+                for error in _descend(validator, value, subschema, prop):
+                    yield ValidationError.create_from(error)
+                continue
             chars = len(key[1])
         errors = _PROPERTY_OUTCOMES.get(key)
         if errors is None:
