@@ -138,3 +138,27 @@ def test_wrong_container_types_are_type_errors_and_do_not_break_the_checks(text,
     found = diagnose(parse(text), Settings())
     assert [text[d.start:d.end] for d in found if d.code == "schema.type"] == wrong  # each wrong value, once
     assert isinstance(complete(parse(text), len(text) - 1), list)  # completion still answers inside it
+
+
+ROLE_VALUES = st.none() | st.booleans() | st.integers(-3, 2**60) | st.floats(allow_nan=False) | st.text(max_size=6) \
+    | st.lists(st.integers(0, 3) | st.text(max_size=3), max_size=3) \
+    | st.dictionaries(st.sampled_from(["label", "beginAt", "portNumber", "cpu", "memoryMB", "gpu", "x"]), st.integers(-1, 3), max_size=3)
+
+
+@settings(deadline=None)
+@given(st.data())
+def test_a_roles_schema_errors_are_jsonschemas_own(data):
+    """The role validators answer the usual shape of a role (every key known, the required ones
+    there) without jsonschema's walk over the role's own keywords: the errors are the same as its."""
+    from pai_lsp.core import validate
+    from pai_lsp.core.v2 import schema_check
+
+    roles = [validate._validators(dialect)[1] for dialect in ("openpai", "scm")] + [schema_check._validators()[1]]
+    role_validator = data.draw(st.sampled_from(roles))
+    known = sorted(role_validator.validator.schema["properties"]) + ["unknown"]
+    role = data.draw(st.dictionaries(st.sampled_from(known), ROLE_VALUES, max_size=8))
+    if data.draw(st.booleans()):
+        role.update({key: "x" for key in role_validator.validator.schema.get("required", ())})
+    if data.draw(st.booleans()):
+        role = data.draw(ROLE_VALUES)
+    assert validate._reduce(role_validator.iter_errors(role)) == validate._reduce(role_validator.validator.iter_errors(role))

@@ -18,7 +18,7 @@ from ..joi import js_regex
 from ..jsonc import Node, find
 from ..model import Diagnostic, Edit, Fix, Settings
 from ..roles import v2_name
-from ..validate import SchemaError, _reduce, field_name, key_range, remembered_properties, schema_diagnostics
+from ..validate import RoleValidator, SchemaError, _reduce, field_name, key_range, remembered_properties, schema_diagnostics
 from ..yaml.write import literal, value_after_key
 from . import facts
 from .job import Job, job_of
@@ -94,7 +94,7 @@ def _validators() -> tuple[Any, Any]:
     # A role's properties are checked as v1's are: each (subschema, value) outcome remembered, since
     # the roles of a large job repeat most of their values (the same image, resources, retries).
     remembering = validators.extend(cls, {"properties": remembered_properties})
-    return cls(top), remembering(role)
+    return cls(top), RoleValidator(remembering(role))
 
 
 @lru_cache(maxsize=8)
