@@ -331,6 +331,52 @@ class SubmitResult(Result):
 
 
 @wire
+class DebugResult(SubmitResult):
+    """A Debug Job submit: the job, and which of its tasks wait for a debugger."""
+
+    tasks: list[str]  # "role:index" of each debugged task
+
+
+@wire
+class PathMapping(Result):
+    """A folder of the workspace and where it is in the task's container (debugpy's `pathMappings` item)."""
+
+    local_root: str
+    remote_root: str
+
+
+@wire
+class DebugTarget(Result):
+    """A debugged task's process as a debugger attaches to it: `host` and `port` go to debugpy's `attach`
+    `connect` as they are (the local end of an SSH tunnel when one was needed), with `path_mappings`.
+    `state`: "waiting" (not listening yet: host and port may still be empty), "listening", "ended"."""
+
+    job: str
+    task: str  # "role:index"
+    host: str
+    port: int
+    path_mappings: list[PathMapping]
+    state: str
+    post_mortem: str | None = omitted_when_none()  # it listens because this exception ended the program
+    worker: int | None = omitted_when_none()  # the local worker (LOCAL_RANK) of a task that starts several (torchrun)
+
+
+@wire
+class DebugTargetsResult(Result):
+    job: str
+    cluster: str
+    targets: list[DebugTarget]
+    state: str  # the job's
+    message: str | None = omitted_when_none()  # why none listens yet or ever will, in the caller's language
+
+
+@wire
+class DebugEndResult(Result):
+    job: str
+    closed: int  # tunnels closed
+
+
+@wire
 class UploadPreview(Result):
     workspace: str
     remote: str
@@ -589,6 +635,7 @@ class SshTask(Result):
     ssh_port: str | None
     command: str | None  # "ssh -p P root@IP"
     urls: dict[str, list[str]]  # label -> its ports' URLs
+    user: str = "root"  # who logs in: root on a real cluster, the local cluster's OS user on the local cluster
 
 
 @wire
@@ -645,7 +692,7 @@ class ClustersListResult(Result):
 class ClustersAddResult(Result):
     name: str
     protocol: int
-    protocol_note: str
+    protocol_note: str  # how `protocol` was found: "as given" | "detected" | "assumed" (the server did not answer)
     logged_in: bool
     kind: str
     is_default: bool = False  # it is the default profile now (the first one, or `makeDefault`)
@@ -983,6 +1030,27 @@ class Submit(OnCluster):
 
 
 @wire
+class DebugOptions(Wire):
+    """Which tasks of a Debug Job wait for a debugger, and how: `tasks` "first" (the first instance of
+    the first task role), "all", "ROLE" or "ROLE:INDEX"; `post_mortem_minutes`: instead of waiting at
+    the start, a process that fails waits this long, stopped at the exception; `via`: how the debugger
+    reaches the task, "direct" or "ssh" (a tunnel the daemon opens)."""
+
+    tasks: str = "first"
+    post_mortem_minutes: int | None = omitted_when_none()
+    via: str = "direct"
+
+
+@wire
+class Debug(Submit):
+    """`submit`, with the chosen tasks' Python command run under debugpy waiting for a client."""
+
+    METHOD: ClassVar[str] = "job.debug"
+    RESULT: ClassVar[type[Result]] = DebugResult
+    debug: DebugOptions = field(default_factory=DebugOptions)
+
+
+@wire
 class Preview(OnCluster):
     """What `submit` would do, nothing sent (`pai submit --dry-run`); `list_files`: every file too."""
 
@@ -994,6 +1062,7 @@ class Preview(OnCluster):
     locale: str | None = None
     list_files: bool = False
     show_secrets: bool = False  # a v2 job's secrets in plain text in the rendered job (masked otherwise)
+    debug: DebugOptions | None = None  # as `job.debug` would rewrite it
 
 
 @wire
@@ -1072,6 +1141,26 @@ class Ssh(JobRef):
 
 
 @wire
+class DebugTargets(JobRef):
+    """The debugged tasks of a job and where each waits for a debugger; with `wait` (seconds), the
+    answer waits until one more task listens than `known` says, or every debugged task has ended."""
+
+    METHOD: ClassVar[str] = "job.debugTargets"
+    RESULT: ClassVar[type[Result]] = DebugTargetsResult
+    wait: float | None = None
+    known: int = 0  # targets listening the caller has already
+    locale: str | None = None
+
+
+@wire
+class DebugEnd(JobRef):
+    """Close what the daemon opened to reach the job's tasks (SSH tunnels)."""
+
+    METHOD: ClassVar[str] = "job.debugEnd"
+    RESULT: ClassVar[type[Result]] = DebugEndResult
+
+
+@wire
 class Outputs(JobRef):
     METHOD: ClassVar[str] = "outputs"
     RESULT: ClassVar[type[Result]] = PathResult
@@ -1136,6 +1225,7 @@ class LogRead(JobRef):
 class RecordShow(JobRef):
     METHOD: ClassVar[str] = "record.show"
     RESULT: ClassVar[type[Result]] = RecordShowResult
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1146,6 +1236,7 @@ class RecordCode(JobRef):
     RESULT: ClassVar[type[Result]] = RecordCodeResult
     dest: str
     force: bool = False
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1169,6 +1260,7 @@ class RecordRerun(JobRef):
     name: str | None = None
     dry_run: bool = False
     progress_token: str | int | None = None
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1176,6 +1268,7 @@ class RecordDiff(JobRef):
     METHOD: ClassVar[str] = "record.diff"
     RESULT: ClassVar[type[Result]] = RecordDiffResult
     other: str
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 @wire
@@ -1185,6 +1278,7 @@ class RecordCompare(JobRef):
     METHOD: ClassVar[str] = "record.compareWorkspace"
     RESULT: ClassVar[type[Result]] = RecordCompareResult
     workspace: str
+    locale: str | None = None  # the asker's language, for the words of its result (English when absent)
 
 
 RECORD_METHODS: tuple[type[Params], ...] = (RecordShow, RecordCode, RecordFile, RecordRerun, RecordDiff, RecordCompare)
@@ -1486,14 +1580,14 @@ class ClusterFacts(OnCluster):
 
 HDFS_METHODS: tuple[type[Params], ...] = (HdfsList, HdfsStat, HdfsDu, HdfsMkdir, HdfsRemove, HdfsMove, HdfsCat, HdfsTail, HdfsPut, HdfsGet)
 METHODS: dict[str, type[Params]] = {cls.METHOD: cls for cls in (
-    Ping, StopDaemon, Submit, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, LogRead,
+    Ping, StopDaemon, Submit, Debug, DebugTargets, DebugEnd, Preview, Jobs, Status, Why, Config, Ssh, Stop, Outputs, Watch, Subscribe, FollowLogs, LogRead,
     JobMetrics, JobMetricsRange, *CLUSTER_METHODS,
     *HDFS_METHODS, StorageList, ClusterFacts, *BACKEND_METHODS, *RECORD_METHODS, *CAPACITY_METHODS)}
 
 # Methods that stop cleanly when their caller cancels them (`$/cancelRequest` with the request's id,
 # as in LSP: Ctrl-C, the editor's Cancel): the reply then says what was and was not done.
 CANCEL_REQUEST = "$/cancelRequest"
-CANCELLABLE = frozenset({Submit.METHOD, Outputs.METHOD, HdfsPut.METHOD, HdfsGet.METHOD})
+CANCELLABLE = frozenset({Submit.METHOD, Debug.METHOD, Outputs.METHOD, HdfsPut.METHOD, HdfsGet.METHOD})
 
 
 # -- events ------------------------------------------------------------------------------
@@ -1615,6 +1709,18 @@ class SubmitJob(OnConfig):
 
     METHOD: ClassVar[str] = "pai.submitJob"
     RESULT: ClassVar[type[Result]] = SubmitResult
+    work_done_token: str | int | None = None
+
+
+@wire
+class DebugJob(OnConfig):
+    """`pai.debugJob`: submit the job file so that the chosen tasks wait for a debugger (`job.debug`)."""
+
+    METHOD: ClassVar[str] = "pai.debugJob"
+    RESULT: ClassVar[type[Result]] = DebugResult
+    tasks: str = "first"
+    post_mortem_minutes: int | None = None
+    via: str = "direct"
     work_done_token: str | int | None = None
 
 
@@ -1759,6 +1865,9 @@ class Kinds(NoArgument):
 COMMANDS: dict[str, type[Params]] = {
     "pai.submitJob": SubmitJob,
     "pai.runLocally": SubmitJob,
+    "pai.debugJob": DebugJob,
+    "pai.debugTargets": DebugTargets,
+    "pai.debugEnd": DebugEnd,
     "pai.previewUpload": PreviewUpload,
     "pai.previewRendered": PreviewRendered,
     "pai.jobs.list": Jobs,

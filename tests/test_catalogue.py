@@ -137,3 +137,10 @@ def test_pai_speaks_chinese_to_a_chinese_terminal(tmp_path):
     assert "退出码：" in top.stdout and "检查作业配置并打印其中的问题" in top.stdout
     english = pai({**env, "LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, "hdfs", "ls", "--help")  # LC_ALL first, as settings.terminal_locale
     assert english.stdout.startswith("usage: pai hdfs ls") and "List a folder." in english.stdout
+    # argparse's own refusals too, by the same rule (gettext's would read LANGUAGE first)
+    missing = pai({**env, "LANG": "zh_CN.UTF-8", "LANGUAGE": "en"}, "show")
+    assert missing.returncode == 2 and missing.stderr.endswith("pai show：错误：缺少以下必需的参数：JOB\n"), missing.stderr
+    ambiguous = pai({**env, "LC_ALL": "zh_CN.UTF-8"}, "logs", "--t")
+    assert ambiguous.stderr.endswith("pai logs：错误：有歧义的选项：--t 可能是 --task, --tail\n"), ambiguous.stderr
+    wrong = pai({**env, "LC_ALL": "zh_CN.UTF-8"}, "bogus")
+    assert "pai：错误：参数 COMMAND：无效的选择：'bogus'（可选：'check'" in wrong.stderr, wrong.stderr

@@ -3,6 +3,7 @@ code uploaded by globs, logs streamed, outputs downloaded; and every failure one
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from .helpers.cli import command_job, complete, isolated_env, local_client_password, on_a_terminal, pai, remote_files, stop_all, workspace
+from .helpers.sshd import key_pair, needs_sshd
 from .helpers.standin import StandIn
 
 pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
@@ -233,11 +235,56 @@ def test_ssh_shows_how_to_reach_running_tasks(env, tmp_path):
             break
         time.sleep(0.1)
     lines = info.stdout.splitlines()
-    assert lines[0].startswith("train:0  ssh -p ") and lines[0].endswith(" root@127.0.0.1")
+    # The local cluster's tasks log in as its user (a real cluster's as root).
+    assert lines[0].startswith("train:0  ssh -p ") and lines[0].endswith(f" {getpass.getuser()}@127.0.0.1")
     assert any(line.strip().startswith("jupyter: http://127.0.0.1:") for line in lines)
     assert pai(env, "stop", job).stdout == f"stopped {job} (it was RUNNING)\n"
     gone = pai(env, "ssh", job)
     assert gone.returncode == 3 and "no task of" in gone.stderr
+
+
+SSH_JOB = """\
+protocolVersion: 2
+name: sshd_job
+type: job
+prerequisites:
+  - {name: image, type: dockerimage, uri: "ubuntu:18.04"}
+taskRoles:
+  worker:
+    dockerImage: image
+    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}
+    commands: [sleep 300]
+extras:
+  com.microsoft.pai.runtimeplugin:
+    - {plugin: ssh, parameters: {userssh: {type: custom, value: "KEY"}}}
+"""
+
+
+def test_ssh_connect_logs_in_to_the_tasks_sshd_with_the_jobs_key(env, tmp_path):
+    needs_sshd()
+    key, public = key_pair(tmp_path / "keys")
+    ws = tmp_path / "ws"
+    (ws / ".vscode").mkdir(parents=True)
+    (ws / ".vscode" / "settings.json").write_text(json.dumps({"pai.job.upload.enabled": False}))
+    (ws / "sshd.pai.yaml").write_text(SSH_JOB.replace("KEY", public))
+    job = pai(env, "run", "sshd.pai.yaml", cwd=ws).stdout.split()[1]
+    me = getpass.getuser()
+    # ssh reads the commands from its standard input (no terminal); its sshd starts beside the task's command.
+    for _ in range(200):
+        connect = pai(env, "ssh", job, "--connect", "-i", str(key),
+                      stdin='echo "$PAI_CURRENT_TASK_ROLE_NAME:$PAI_TASK_INDEX $(id -un)"\n')
+        if connect.returncode == 0:
+            break
+        time.sleep(0.1)
+    assert connect.returncode == 0, connect.stderr
+    lines = connect.stdout.splitlines()
+    assert lines[0].startswith("worker:0  ssh -p ") and lines[0].endswith(f" {me}@127.0.0.1")
+    assert lines[-1] == f"worker:0 {me}"
+    assert connect.stderr == ""  # no host-key warning: a task's host key is never kept nor checked
+    wrong_key, _ = key_pair(tmp_path / "keys", "other")
+    refused = pai(env, "ssh", job, "--connect", "-i", str(wrong_key), stdin="true\n")
+    assert refused.returncode == 255 and "Permission denied" in refused.stderr
+    assert pai(env, "stop", job).returncode == 0
 
 
 def test_watchers_resume_after_the_daemon_dies(env, tmp_path):
@@ -279,6 +326,12 @@ def test_submit_to_a_protocol_v2_cluster_converts_the_config(env, tmp_path):
     user = __import__("getpass").getuser()
     added = pai(env, "cluster", "add", "k8s", "--rest", info["url"], "--webhdfs", info["hdfs"], "--user", user, "--protocol", "2")
     assert added.stdout.splitlines()[0] == "added cluster k8s (job protocol v2 as given); not logged in: log in with `pai cluster login k8s`"
+    from .helpers.servers import free_port
+
+    nowhere = f"http://127.0.0.1:{free_port()}"  # no server answers: its protocol is assumed, and said so
+    away = pai({**env, "LC_ALL": "zh_CN.UTF-8"}, "cluster", "add", "away", "--rest", nowhere, "--webhdfs", nowhere, "--user", user)
+    assert "job protocol v1" not in away.stdout and "；暂时无法连接，按 v1 处理" in away.stdout, away.stdout + away.stderr
+    assert pai(env, "cluster", "remove", "away").returncode == 0
     password = local_client_password(env)
     assert pai(env, "cluster", "login", "k8s", "--password-stdin", stdin=password + "\n").returncode == 0
     ws = command_job(tmp_path, "v2.pai.json", 'echo "role $PAI_CURRENT_TASK_ROLE_NAME out $PAI_OUTPUT_DIR"', name="train.v1")

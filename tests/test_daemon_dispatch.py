@@ -141,8 +141,9 @@ async def test_config_and_ssh_of_a_running_job(daemon, cluster):
     _, waiting = await call(daemon, "ssh", {"job": "j"})  # the first look: WAITING, no task runs yet
     assert waiting["error"]["data"]["kind"] == "not-found" and "WAITING" in waiting["error"]["message"]
     _, running = await call(daemon, "ssh", {"job": "j"})
+    # The stand-in is the `local` profile here, whose tasks' sshd lets its user in (a real cluster's: root).
     assert running["result"]["tasks"] == [{"task": "main:0", "ip": "10.0.0.1", "sshPort": "2222",
-                                           "command": "ssh -p 2222 root@10.0.0.1", "urls": {}}]
+                                           "command": "ssh -p 2222 alice@10.0.0.1", "urls": {}, "user": "alice"}]
     _, other = await call(daemon, "ssh", {"job": "j", "task": "worker:3"})
     assert other["error"]["data"]["kind"] == "not-found" and "main:0" in other["error"]["message"]
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pai_lsp.storage.upload import PATCH_MOVES
+
 from .helpers.cli import command_job, pai
 from .helpers.standin import StandIn
 
@@ -147,14 +149,15 @@ def daemon_pid(env: dict) -> int:
 
 
 def hdfs_files(env: dict, path: str) -> dict[str, bytes]:
-    """Every file under `path` on the local cluster's HDFS, with its content."""
+    """Every file under `path` on the local cluster's HDFS, with its content (read 8 at a time)."""
     import getpass
+    from concurrent.futures import ThreadPoolExecutor
 
     import httpx
 
     hdfs = json.loads((Path(env["PAI_LOCAL_CLUSTER_DIR"]) / "server.json").read_text())["hdfs"] + "/webhdfs/v1"
     user = {"user.name": getpass.getuser()}
-    found, stack = {}, [path]
+    files, stack = [], [path]
     with httpx.Client(base_url=hdfs, follow_redirects=True, timeout=30) as http:
         while stack:
             folder = stack.pop()
@@ -163,11 +166,10 @@ def hdfs_files(env: dict, path: str) -> dict[str, bytes]:
                 continue
             for status in listing.json()["FileStatuses"]["FileStatus"]:
                 full = f"{folder}/{status['pathSuffix']}"
-                if status["type"] == "DIRECTORY":
-                    stack.append(full)
-                else:
-                    found[full[len(path) + 1:]] = http.get(full, params={"op": "OPEN", **user}).content
-    return found
+                (stack if status["type"] == "DIRECTORY" else files).append(full)
+        with ThreadPoolExecutor(8) as pool:
+            contents = pool.map(lambda full: http.get(full, params={"op": "OPEN", **user}).content, files)
+            return {full[len(path) + 1:]: data for full, data in zip(files, contents, strict=True)}
 
 
 def hdfs_count(env: dict, path: str, what: str = "fileCount") -> int:
@@ -222,7 +224,7 @@ def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_pa
     import getpass
 
     user = getpass.getuser()
-    ws = code_workspace(tmp_path, f"$PAI_DEFAULT_FS_URI/{user}/resume/code", 3000, "v1")
+    ws = code_workspace(tmp_path, f"$PAI_DEFAULT_FS_URI/{user}/resume/code", 1000, "v1")  # killed after 200 arrived
     pai(env, "jobs")  # the daemon runs
     run = subprocess.Popen([sys.executable, "-m", "pai_lsp", "run", "code.pai.json"], cwd=ws, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -234,23 +236,26 @@ def test_daemon_killed_during_run_is_one_line_and_the_submit_resumes(env, tmp_pa
     assert len(lines) == 3, err + (Path(env["XDG_STATE_HOME"]) / "pai-lsp" / "daemon.log").read_text()[-3000:]
     assert lines[0] == "pai run: the pai daemon stopped while submitting; a new one takes over where it stopped (the job is submitted once)"
     assert lines[1].startswith(f"removed an unfinished earlier upload to /{user}/resume/code (/{user}/resume/.pai-staging/code.")
-    assert lines[2].startswith("uploaded 3001 files, ") and "(3001 new or changed, 0 unchanged kept)" in lines[2]
+    assert lines[2].startswith("uploaded 1001 files, ") and "(1001 new or changed, 0 unchanged kept)" in lines[2]
     job = out.split()[1]
     assert [line.split()[0] for line in pai(env, "jobs").stdout.splitlines()].count(job) == 1  # submitted once
     files = hdfs_files(env, f"/{user}/resume")
-    assert sorted(files) == sorted(["code/.pai-manifest.json", "code/train.py", *(f"code/pkg/m{i % 10}/f{i}.py" for i in range(3000)),
+    assert sorted(files) == sorted(["code/.pai-manifest.json", "code/train.py", *(f"code/pkg/m{i % 10}/f{i}.py" for i in range(1000)),
                                     f".pai-records/{job}.json"])  # (its submission record, beside the code)
     assert ".pai-staging" not in pai(env, "hdfs", "ls", f"/{user}/resume").stdout
+
+
+WHOLE = PATCH_MOVES + 100  # files all changed: more than a patch moves, so the new tree is sent whole and swapped in
 
 
 def test_a_killed_reupload_leaves_the_old_tree_whole_and_is_cleaned_up_next_time(env, tmp_path):
     import getpass
 
     user = getpass.getuser()
-    ws = code_workspace(tmp_path, f"$PAI_DEFAULT_FS_URI/{user}/atomic/code", 3000, "v1")
+    ws = code_workspace(tmp_path, f"$PAI_DEFAULT_FS_URI/{user}/atomic/code", WHOLE, "v1")
     assert pai(env, "run", "code.pai.json", cwd=ws).returncode == 0
     before = hdfs_files(env, f"/{user}/atomic/code")
-    write_tree(ws, 3000, "v2", size=2100)  # each file 100 bytes longer: the bytes on HDFS grow as they arrive
+    write_tree(ws, WHOLE, "v2", size=2100)  # each file 100 bytes longer: the bytes on HDFS grow as they arrive
     run = subprocess.Popen([sys.executable, "-m", "pai_lsp", "run", "code.pai.json"], cwd=ws, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     baseline = hdfs_count(env, f"/{user}/atomic", "length")

@@ -84,6 +84,8 @@ async def test_never_wait_and_fits_with_numbers_and_the_vc_completes_with_what_i
         types.TextDocumentIdentifier(wait), types.Position(line, 19)))
     items = {i.label: i for i in listed.items if i.label in ("vc1", "default")}
     assert set(items) == {"vc1", "default"}
+    assert [i.label for i in listed.items].count("default") == 1  # the schema's "default" is the VC's, offered once
+    assert items["default"].detail.startswith("free ")
     assert items["vc1"].detail == "free 2 of 4 GPUs, 7 of 8 CPUs, 15360 of 16384 MB; 0 waiting"
     hover = await editor.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(wait), types.Position(line, 19)))
     assert "**vc1**: free 2 of 4 GPUs" in hover.contents.value

@@ -90,8 +90,9 @@ async def test_code_lenses_above_job_name(client, tmp_path):
     await editor.open(VALID)
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(editor.doc()))
     assert [(lens.command.title, lens.command.command) for lens in lenses] == [
-        ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run Job Locally", "pai.runLocally"), ("Preview", "pai.previewUpload")]
-    assert [(lens.range.start.line, list(lens.command.arguments)) for lens in lenses] == [(1, [editor.uri])] * 3
+        ("Submit Job to PAI Cluster", "pai.submitJob"), ("Run Job Locally", "pai.runLocally"), ("Debug Job", "pai.debugJob"),
+        ("Preview", "pai.previewUpload")]
+    assert [(lens.range.start.line, list(lens.command.arguments)) for lens in lenses] == [(1, [editor.uri])] * 4
 
 
 async def test_pai_kinds_tells_clients_the_job_files_and_cluster_kinds(client_zh):

@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -19,6 +20,14 @@ from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
 
 ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-home-")))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def daemon_and_local_cluster():
+    """The daemon and the local cluster the first editor starts serve every test here (each test its own
+    jobs, found by name), and are stopped at the end: starting them once is all a test of the start needs."""
+    yield
+    stop_all(ENV)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
@@ -46,8 +55,7 @@ async def editor(lsp_client: LanguageClient):
     try:
         yield
     finally:
-        await lsp_client.shutdown_session()  # first: a server still running would start its daemon again
-        stop_all(ENV)
+        await lsp_client.shutdown_session()  # before the daemon stops: a server still running would start it again
 
 
 async def test_run_locally_from_the_editor(editor, tmp_path):
@@ -81,6 +89,14 @@ async def test_run_locally_from_the_editor(editor, tmp_path):
     out = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.jobOutputs", [{"job": job, "dest": str(tmp_path / "out")}]))
     assert out["ok"] is True
     assert (Path(out["path"]) / "result.txt").read_text() == "final loss 0.4968\n"
+    # What it ran, said in the editor's language: the server asks the daemon for the record's words in it.
+    editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "zh-CN"}}))
+    try:
+        shown = await editor.workspace_execute_command_async(types.ExecuteCommandParams("pai.job.record", [{"job": job}]))
+    finally:
+        editor.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"pai": {"locale": "en"}}))
+    assert shown["ok"] is True and shown["lines"][0].startswith(f"作业       {job}，集群 local"), shown
+    assert shown["lines"][3].startswith("代码       2 个文件，"), shown["lines"]
 
 
 async def test_a_job_run_from_the_terminal_that_fails_is_told_in_the_editor_with_why(editor, tmp_path):

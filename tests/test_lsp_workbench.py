@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -24,6 +25,14 @@ from .helpers.paths import EXAMPLE
 
 HOME = Path(tempfile.mkdtemp(prefix="pai-lsp-wb-"))
 ENV = isolated_env(HOME)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def daemon_and_local_cluster():
+    """The daemon and the local cluster the first editor starts serve every test here (each test its own
+    jobs, found by name), and are stopped at the end."""
+    yield
+    stop_all(ENV)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
@@ -38,8 +47,7 @@ async def editor(lsp_client: LanguageClient):
     try:
         yield
     finally:
-        await lsp_client.shutdown_session()  # first: a server still running would start its daemon again
-        stop_all(ENV)
+        await lsp_client.shutdown_session()  # before the daemon stops: a server still running would start it again
 
 
 async def run(editor: LanguageClient, command: str, *arguments) -> dict:

@@ -273,6 +273,11 @@ def test_in_chinese(env, workspace):
         lines = editor.current_lines()
         assert lines[0] == "集群配置   (? 帮助)" and lines[1].split() == ["名称", "用户", "类型", "登录", "REST"]
         assert lines[2].split()[-2:] == ["运行中", "（内置，在本机）"] or lines[2].split()[-2:] == ["已停止", "（内置，在本机）"], lines
+        # <CR>: its virtual clusters, in Chinese too.
+        editor.cursor_to("* local ")
+        editor.keys("<CR>")
+        editor.wait("vim.fn.search('^    节点：', 'n') > 0", what="local's virtual clusters and nodes")
+        assert any(line.startswith("    default ") and "GPU 空闲 " in line and "个等待" in line for line in editor.current_lines())
     finally:
         editor.close()
 
@@ -585,7 +590,8 @@ def test_help(env, tmp_path):
         editor.command(f"helptags {plugin / 'doc'}")
         for tag, line in (("pai-lsp", "*pai-lsp*"), (":PaiJobs", "*:PaiJobs*"), ("pai-lsp-hdfs", "*pai-lsp-hdfs*"),
                           (":PaiPreview", "*:PaiPreview*"), (":PaiRendered", "*:PaiRendered*"),
-                          (":PaiStorages", "*:PaiStorages*"), ("pai-lsp-storages", "*pai-lsp-storages*")):
+                          (":PaiStorages", "*:PaiStorages*"), ("pai-lsp-storages", "*pai-lsp-storages*"),
+                          (":PaiLogFilter", "*:PaiLogFilter*"), (":PaiDebugJob", "*:PaiDebugJob*"), ("pai-lsp-debug", "*pai-lsp-debug*")):
             editor.command(f"help {tag}")
             assert editor.current_name() == str(plugin / "doc" / "pai_lsp.txt")
             assert line in editor.lua("return vim.api.nvim_get_current_line()")

@@ -232,3 +232,43 @@ def test_a_retry_is_told_as_one(noticed, desktop, receiver, tmp_path):
     assert told[1]["summary"] == f"Job {job} failed"
     posts = wait_for(lambda: len(_posts(receiver, "/generic", job)) >= 2 and _posts(receiver, "/generic", job), timeout=30)
     assert [p["body"]["state"] for p in posts] == ["RETRIED", "FAILED"] and posts[0]["body"]["retries"] == 1
+
+
+def test_the_channels_are_set_with_pai_notices_and_tried_with_its_test(desktop, receiver, tmp_path):
+    """`pai notices` writes the file the daemon reads (private: it holds the bots' keys), lists the
+    webhooks without their keys, and `pai notices test` tells a sample end through each channel now,
+    saying of each what it did (exit 1 when one did not take it)."""
+    address, shown = desktop
+    env = isolated_env(tmp_path / "home")
+    env.update(DBUS_SESSION_BUS_ADDRESS=address, DISPLAY=":0")
+    env.pop("WAYLAND_DISPLAY", None)
+    base = f"http://127.0.0.1:{receiver.server_address[1]}"
+    added = pai(env, "notices", "add-webhook", f"{base}/feishu", "--format", "feishu", "--secret-stdin", stdin=FEISHU_SECRET + "\n")
+    assert added.returncode == 0, added.stderr
+    assert pai(env, "notices", "add-webhook", f"{base}/wecom?key=s3cr3t-key", "--format", "wecom").returncode == 0
+    assert pai(env, "notices", "states", "FAILED", "STOPPED").returncode == 0
+    path = Path(env["XDG_CONFIG_HOME"]) / "pai-lsp" / "notices.json"
+    assert path.stat().st_mode & 0o077 == 0
+    settings = json.loads(path.read_text())
+    assert settings["webhooks"][0] == {"url": f"{base}/feishu", "format": "feishu", "secret": FEISHU_SECRET}
+    assert settings["states"] == ["FAILED", "STOPPED"] and settings["desktop"] is True
+
+    listed = pai(env, "notices")
+    assert "1. feishu, signed" in listed.stdout and f"2. wecom  {base}/wecom\n" in listed.stdout
+    assert "s3cr3t-key" not in listed.stdout + pai(env, "notices", "-o", "json").stdout
+
+    tried = pai(env, "notices", "test", "--state", "FAILED")
+    assert tried.returncode == 0, tried.stdout + tried.stderr
+    assert tried.stdout.splitlines() == ["desktop: sent", f"feishu {base}/feishu: sent", f"wecom {base}/wecom: sent"]
+    assert wait_for(lambda: _shown(shown, "pai-notices-test"))[0]["summary"] == "Job pai-notices-test failed"
+    assert wait_for(lambda: _posts(receiver, "/feishu", "pai-notices-test"))[0]["body"]["sign"]
+
+    assert pai(env, "notices", "remove-webhook", "1").returncode == 0
+    assert pai(env, "notices", "add-webhook", f"{base}/refuse", "--format", "wecom").returncode == 0
+    refused = pai(env, "notices", "test")
+    assert refused.returncode == 1 and f"wecom {base}/refuse: not sent: 310000 keywords not in content" in refused.stdout
+
+    path.write_text("{not json")  # a file it cannot read is left as it is
+    kept = pai(env, "notices", "desktop", "off")
+    assert kept.returncode != 0 and kept.stderr.count("\n") == 1 and "notices.json" in kept.stderr
+    assert path.read_text() == "{not json"

@@ -90,6 +90,9 @@ def test_git_workspace_record_code_rerun(env, tmp_path):
     assert "untracked  extra.py" in shown.stdout
     assert "+# tuned" in shown.stdout  # the diff against the commit
     assert "(sha256 " in shown.stdout and "read from the cluster" in shown.stdout
+    chinese = pai({**env, "LC_ALL": "zh_CN.UTF-8"}, "show", first)  # the same record, said to a Chinese terminal
+    assert chinese.returncode == 0 and chinese.stdout.startswith(f"作业       {first}，集群 local"), chinese.stderr
+    assert "git        master @ " in chinese.stdout and "有未提交的修改" in chinese.stdout and "读取自 集群" in chinese.stdout
     record = json.loads(pai(env, "show", first, "-o", "json").stdout)
     assert set(record["files"]) == {"train.py", "util.py", "extra.py"}
     assert record["config"]["taskRoles"][0]["command"].startswith(f"cd {first} &&")  # the final config, name filled in
@@ -100,7 +103,7 @@ def test_git_workspace_record_code_rerun(env, tmp_path):
     (ws / "util.py").unlink()
     got = pai(env, "code", first, str(tmp_path / "sent"))
     assert got.returncode == 0, got.stderr
-    assert "3 file(s)" in got.stdout and f"(3 file(s) from its code folder /{USER}/{first})" in got.stdout
+    assert "wrote 3 files" in got.stdout and f"(3 files from its code folder /{USER}/{first})" in got.stdout
     assert (tmp_path / "sent" / "train.py").read_bytes() == sent_train
     assert (tmp_path / "sent" / "util.py").read_text() == "VALUE = 1\n"
     again = pai(env, "code", first, str(tmp_path / "sent"))
@@ -157,10 +160,10 @@ def test_plain_folder_and_a_shared_code_folder_rerun_from_the_journal(env, tmp_p
     got = pai(env, "code", first, str(tmp_path / "first"))
     assert got.returncode == 0, got.stderr
     assert (tmp_path / "first" / "train.py").read_bytes() == sent
-    assert "(1 file(s) from this machine's journal)" in got.stdout
+    assert "(1 file from this machine's journal)" in got.stdout
     rerun = pai(env, "rerun", first)
     assert rerun.returncode == 0, rerun.stderr
-    assert (f"running the code of {first}: 1 file(s) from this machine's journal (each checked against its hash), "
+    assert (f"running the code of {first}: 1 file from this machine's journal (each checked against its hash), "
             f"uploaded to /{USER}/shared-code") in rerun.stderr
     third = rerun.stdout.split()[1]
     assert hdfs_read(env, f"/{USER}/shared-code/train.py") == sent  # the first run's code, uploaded again
@@ -198,7 +201,7 @@ def test_a_changed_code_file_is_caught_by_its_hash(env, tmp_path):
     hdfs_write(env, f"/{USER}/{job}/train.py", b"print('swapped')\n")
     got = pai(env, "code", job, str(tmp_path / "out"))
     assert got.returncode == 0, got.stderr
-    assert (tmp_path / "out" / "train.py").read_bytes() == sent and "1 file(s) from this machine's journal" in got.stdout
+    assert (tmp_path / "out" / "train.py").read_bytes() == sent and "1 file from this machine's journal" in got.stdout
     rerun = pai(env, "rerun", job)
     assert rerun.returncode == 0 and "from this machine's journal" in rerun.stderr, rerun.stderr
 
@@ -292,7 +295,7 @@ def test_a_paddlecloud_job_keeps_its_record_beside_its_package(env, tmp_path):
     (ws / "train.py").write_text("print('changed')\n")
     rerun = pai(env, "rerun", job, "--cluster", "local-paddle")
     assert rerun.returncode == 0, rerun.stderr
-    assert f"1 file(s) from its code folder /pfs/local/home/{USER}/jobs/{job} (each checked against its hash), uploaded to" in rerun.stderr
+    assert f"1 file from its code folder /pfs/local/home/{USER}/jobs/{job} (each checked against its hash), uploaded to" in rerun.stderr
     again = rerun.stdout.split()[1]
     got = pai(env, "code", again, str(tmp_path / "again"), "--cluster", "local-paddle")
     assert got.returncode == 0 and (tmp_path / "again" / "train.py").read_text() == "print('fit')\n", got.stderr
@@ -308,11 +311,11 @@ def test_rerun_from_the_git_commit_when_neither_the_folder_nor_the_journal_has_t
     got = pai(env, "code", first, str(tmp_path / "from-git"))
     assert got.returncode == 0, got.stderr
     head = _git(ws, "rev-parse", "HEAD")[:12]
-    assert f"(1 file(s) from its code folder /{USER}/git-shared, 1 file(s) from the recorded git commit {head})" in got.stdout
+    assert f"(1 file from its code folder /{USER}/git-shared, 1 file from the recorded git commit {head})" in got.stdout
     assert (tmp_path / "from-git" / "train.py").read_bytes() == sent
     rerun = pai(env, "rerun", first)
     assert rerun.returncode == 0, rerun.stderr
-    assert f"1 file(s) from the recorded git commit {head} (each checked against its hash), uploaded to /{USER}/git-shared" in rerun.stderr
+    assert f"1 file from the recorded git commit {head} (each checked against its hash), uploaded to /{USER}/git-shared" in rerun.stderr
     assert hdfs_read(env, f"/{USER}/git-shared/train.py") == sent
 
 

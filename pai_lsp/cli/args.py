@@ -63,9 +63,21 @@ def N_(text: str) -> str:
     return text
 
 
-# argparse's own words, said through `_` by the formatter and the parser below
+# argparse's own words: its headings and its error sentences, as its gettext calls name them. (pai
+# takes no fixed count of values, `nargs=N`, whose refusal is argparse's only plural.)
 ARGPARSE_WORDS = (N_("usage: "), N_("positional arguments"), N_("options"), N_("show this help message and exit"),
-                  N_("show program's version number and exit"))
+                  N_("show program's version number and exit"), N_("%(prog)s: error: %(message)s\n"),
+                  N_("argument %(argument_name)s: %(message)s"), N_("the following arguments are required: %s"),
+                  N_("one of the arguments %s is required"), N_("invalid choice: %(value)r (choose from %(choices)s)"),
+                  N_("invalid choice: %(value)r, maybe you meant %(closest)r? (choose from %(choices)s)"),
+                  N_("invalid %(type)s value: %(value)r"), N_("expected one argument"), N_("expected at most one argument"),
+                  N_("expected at least one argument"), N_("not allowed with argument %s"), N_("ignored explicit argument %r"),
+                  N_("ambiguous option: %(option)s could match %(matches)s"), N_("unrecognized arguments: %s"))
+# argparse says them through its module's `_` and `ngettext` (the standard library's gettext, which
+# picks a language by its own rule: LANGUAGE first, no catalogue for zh_TW): said through pai's, they
+# follow the terminal's language as every other word of pai does.
+argparse._ = _  # type: ignore[attr-defined]
+argparse.ngettext = ngettext  # type: ignore[attr-defined]
 
 # Each exit code once, in words (errors.py gives each failure its code; tests hold the two together).
 EXIT_CODES: tuple[tuple[int, str], ...] = (
@@ -96,9 +108,6 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str | None:
         return _(action.help) if action.help else action.help
 
-    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
-        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
-
 
 class Parser(argparse.ArgumentParser):
     """An `argparse` parser with `pai`'s conventions: examples under its help, and unknown words
@@ -115,7 +124,6 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.examples = list(examples)
         self.set_defaults(**{PARSER: self})
-        self._positionals.title, self._optionals.title = _("positional arguments"), _("options")
 
     def format_help(self) -> str:
         if self.summary is not None:

@@ -74,8 +74,7 @@ def cmd_cluster(args: argparse.Namespace) -> int:
         added = daemon.call_sync(api.ClustersAdd(name=args.name, rest=args.rest, webhdfs=args.webhdfs, user=args.user,
                                                       kind=args.kind, protocol=args.protocol, password=secret,
                                                       datacenter=args.datacenter, make_default=args.default))
-        note = _(" as given") if added.protocol_note == "as given" else "" if added.protocol_note == "detected" \
-            else f"; {added.protocol_note}"
+        note = {"as given": _(" as given"), "assumed": _("; not reachable now, so v1 was assumed")}.get(added.protocol_note, "")
         kind = CLUSTER_KINDS[args.kind]
         what = _("job protocol v{protocol}").format(protocol=added.protocol) + note if kind.protocols else kind.title[0]
         print((_("added cluster {name} ({what}), logged in as {user}") if added.logged_in else

@@ -109,6 +109,8 @@ def add_commands(sub) -> None:
     p.add_argument("--task", metavar="ROLE:IDX", help="one task only, e.g. worker:0").completer = complete.tasks  # type: ignore[attr-defined]
     cluster_option(p)
     p.add_argument("--connect", action="store_true", help="run ssh to the task (needs an ssh client and the job's key)")
+    p.add_argument("-i", "--identity", metavar="KEY", help="with --connect: the private key to log in with (ssh's -i); "
+                   "default: ssh's own (~/.ssh, the agent)")
     p = command(sub, "outputs", "download a job's outputDir", [
         ("pai outputs mnist_1a2b3c4d", "into ./<last part of its outputDir>"),
         ("pai outputs mnist_1a2b3c4d results/ -f", "into results/, replacing what is there")])
@@ -319,6 +321,12 @@ def cmd_logs(args: argparse.Namespace) -> int:
     return 0
 
 
+# A task's sshd has a host key of its own container (new with each task), on a host port other jobs' tasks
+# reuse: a known_hosts entry could only ever be stale, and a stale one makes ssh refuse. So none is kept
+# or checked (as the ssh plugin's own jobssh config does); the login is still the user's key.
+TASK_HOST_KEYS = ["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR"]
+
+
 def cmd_ssh(args: argparse.Namespace) -> int:
     running = daemon.call_sync(api.Ssh(job=args.job, cluster=args.cluster, task=args.task)).tasks
     for t in running:
@@ -333,7 +341,9 @@ def cmd_ssh(args: argparse.Namespace) -> int:
             raise ConfigError(message("ssh.no-client"))
         if not t.ssh_port:
             raise NotFound(message("ssh.no-port", task=t.task, job=args.job))
-        os.execvp("ssh", ["ssh", "-p", t.ssh_port, f"root@{t.ip}"])
+        identity = ["-i", local_path(args.identity)] if args.identity else []
+        sys.stdout.flush()  # what was printed above, before ssh takes the process over
+        os.execvp("ssh", ["ssh", "-p", t.ssh_port, *TASK_HOST_KEYS, *identity, f"{t.user}@{t.ip}"])
     return 0
 
 

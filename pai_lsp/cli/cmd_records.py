@@ -17,9 +17,12 @@ from ..core.messages import message
 from ..daemon import client as daemon
 from ..errors import InvalidInput
 from . import complete
-from .args import _, command, ngettext
+from .args import N_, _, command, ngettext
 from .cmd_daemon import restart_if_stale
 from .output import add_output_option, visible, visible_lines
+
+# where `pai show` read a record from (the result's `source`), in words
+SOURCES = {"cluster": N_("cluster"), "journal": N_("journal")}
 
 
 def add_commands(sub) -> None:
@@ -60,13 +63,20 @@ def run(args: argparse.Namespace) -> int:
     return COMMANDS[args.command](args)
 
 
+def _locale() -> str | None:
+    """The terminal's language: the daemon says the result's words in it."""
+    from ..settings import terminal_locale
+
+    return terminal_locale()
+
+
 def _notes(result: api.RecordShowResult | api.RecordCodeResult | api.RecordRerunResult | api.RecordDiffResult) -> None:
     for note in result.notes or []:
         print(_("warning: {warning}").format(warning=visible(note)), file=sys.stderr)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    shown = daemon.call_sync(api.RecordShow(job=args.job, cluster=args.cluster))
+    shown = daemon.call_sync(api.RecordShow(job=args.job, cluster=args.cluster, locale=_locale()))
     _notes(shown)
     if args.output == "json":
         print(visible_lines(json.dumps(shown.record.to_json(), indent=2, ensure_ascii=False)))
@@ -75,7 +85,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(visible(line))
     where = shown.location or _("nowhere on the cluster")
     print(visible(_("record     {where} (sha256 {sha256}, read from the {source})").format(where=where, sha256=shown.sha256[:12],
-                                                                                         source=shown.source)))
+                                                                                         source=_(SOURCES.get(shown.source, shown.source)))))
     git = shown.record.git
     if git is not None and git.dirty and git.diff:
         print("\n" + _("uncommitted changes (git diff HEAD):"))
@@ -87,7 +97,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_code(args: argparse.Namespace) -> int:
     dest = Path(args.dest or args.job).resolve()
-    got = daemon.call_sync(api.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force))
+    got = daemon.call_sync(api.RecordCode(job=args.job, cluster=args.cluster, dest=str(dest), force=args.force, locale=_locale()))
     _notes(got)
     print(visible(ngettext("wrote {files} file, {bytes:,} bytes, exactly as {job} was submitted, to {path} ({source})",
                            "wrote {files} files, {bytes:,} bytes, exactly as {job} was submitted, to {path} ({source})", got.files).format(
@@ -116,18 +126,19 @@ def _edited(config: dict, name: str) -> dict:
 def cmd_rerun(args: argparse.Namespace) -> int:
     config = name = None
     if args.edit:
-        plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True))
+        plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, dry_run=True, locale=_locale()))
         name = plan.job
         config = _edited(plan.config, name)
     if args.dry_run:
-        plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name, dry_run=True))
+        plan = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name, dry_run=True,
+                                                   locale=_locale()))
         _notes(plan)
         print(visible((_("would submit {job} (rerun of {rerun}, code folder {folder}); nothing was sent") if plan.code_dir else
                        _("would submit {job} (rerun of {rerun}); nothing was sent")).format(job=plan.job, rerun=args.job,
                                                                                           folder=plan.code_dir)))
         print(visible_lines(json.dumps(plan.config, indent=2, ensure_ascii=False)))
         return 0
-    done = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name))
+    done = daemon.call_sync(api.RecordRerun(job=args.job, cluster=args.cluster, config=config, name=name, locale=_locale()))
     _notes(done)
     print(visible(_("running {code}").format(code=done.code_from)), file=sys.stderr)
     if up := done.upload:
@@ -145,7 +156,7 @@ def cmd_rerun(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    found = daemon.call_sync(api.RecordDiff(job=args.job, other=args.other, cluster=args.cluster))
+    found = daemon.call_sync(api.RecordDiff(job=args.job, other=args.other, cluster=args.cluster, locale=_locale()))
     _notes(found)
     if args.output == "json":
         print(visible_lines(json.dumps(found.to_json(), indent=2, ensure_ascii=False)))

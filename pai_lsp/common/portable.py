@@ -1,8 +1,9 @@
 """Where an OS offers a better primitive (Linux's PR_SET_PDEATHSIG and pidfds, POSIX sessions and
 signals), pai-lsp uses it, and falls back to a portable way elsewhere (macOS, Windows). Setting
 PAI_LSP_PORTABLE_PROCESSES=1 forces the portable ways on any OS, so that they run, and are tested,
-on Linux too (CI runs the process tests a second time so). Likewise PAI_LSP_WINDOWS_NAMES=1 applies
-Windows' rules for file names (winnames.unfit_name) on any OS."""
+on Linux too (tests/localcluster/test_portable_processes.py; CI runs the daemon and editor-job tests a
+second time so). Likewise PAI_LSP_WINDOWS_NAMES=1 applies Windows' rules for file names
+(winnames.unfit_name) on any OS."""
 
 from __future__ import annotations
 

@@ -215,3 +215,28 @@ class JobFormat:
     def secrets_lost(self, job: dict) -> bool:
         """Whether the job's secrets are masked (read back from a record): it cannot run as it is."""
         return False
+
+    # -- debugging (core/debug: a format whose task roles run shell commands says how to reach them) ----------
+    def task_roles(self, job: dict) -> list[tuple[str, int]]:
+        """Each task role's name and instance count, in the job's order (none: the format runs no task roles
+        pai can debug)."""
+        return []
+
+    def role_commands(self, job: dict, role: str) -> list[str]:
+        """The shell lines role `role` runs, as written."""
+        return []
+
+    def set_role_commands(self, job: dict, role: str, commands: list[str]) -> None:
+        """Replace role `role`'s lines with `commands` (as many as `role_commands` gave)."""
+
+    def add_ports(self, job: dict, role: str, label: str, count: int) -> None:
+        """Make each task of role `role` hold at least `count` ports labelled `label`."""
+
+    def ssh_keys(self, job: dict) -> tuple[str, ...] | None:
+        """The public keys the job's tasks let in over SSH (the ssh runtime plugin's `userssh`); None: the
+        format's jobs cannot ask for an sshd in their tasks."""
+        return None
+
+    def add_ssh_key(self, job: dict, roles: list[str], public_key: str) -> None:
+        """Make the tasks of `roles` start an sshd that lets in `public_key`."""
+

@@ -402,6 +402,7 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     # -- the editor: code lenses and progress (server/) -------------------------------------
     "lens.submit": (TEXT, "Submit Job to PAI Cluster"),
     "lens.run-locally": (TEXT, "Run Job Locally"),
+    "lens.debug": (TEXT, "Debug Job"),
     "lens.preview": (TEXT, "Preview"),
     "progress.submitting-job": (TEXT, "Submitting job"),
     "progress.uploading": (TEXT, "uploading"),
@@ -436,6 +437,9 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "notice.settings-not-object": (TEXT, "the notice settings must be a JSON object"),
     "notice.webhook-url": (TEXT, "each webhook needs a `url` starting with http:// or https://"),
     "notice.webhook-format": (TEXT, "unknown webhook format {format!r} (one of: {formats})"),
+    "notice.settings-unreadable": (TEXT, "the notice settings were left as they are: {problem} (fix or remove the file)"),
+    "notice.no-such-webhook": (TEXT, "no webhook {which}: give its number (1 to {count}) or its address, as `pai notices` lists them"),
+    "notice.no-secret-stdin": (TEXT, "no secret on standard input: --secret-stdin reads the bot's signing secret from its first line"),
     # -- the dry run of a submit (service/preview.py) ----------------------------------------
     "preview.code-storage": (TEXT, "The job has no codeDir: its code goes to storage {storage}, so pai adds to the job (shown below) "
                              "an extras.storages entry for {storage} (mounted at {mount}) and `cd {folder}` before each "
@@ -468,6 +472,21 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "jobs.v1-only": (TEXT, "{cluster} is a YARN-era cluster that takes v1 jobs only, and v1 cannot express {what}: submit "
                      "it to a Kubernetes-era cluster (job protocol v2), or change the job"),
     "jobs.refused": (TEXT, "{file}:{line}:{column}: {problem}{more}"),
+    # what a v1 config cannot express of a v2 job (`jobs.v1-only`'s `what`), each thing named
+    "v1-only.unrunnable": (TEXT, "{why}"),
+    "v1-only.images": (TEXT, "task roles in different Docker images ({images}): v1 runs a job in one image"),
+    "v1-only.registry-login": (TEXT, "the registry login of image {image} (auth): v1 takes one only as an authFile on HDFS"),
+    "v1-only.secrets": (TEXT, "secrets in the commands of {role} ({secrets}): a YARN-era cluster stores commands as written "
+                              "and shows job configs to anyone"),
+    "v1-only.task-retry": (TEXT, "taskRetryCount of {role}: v1 retries whole jobs only (retryCount)"),
+    "v1-only.shm": (TEXT, "shmMB {shm} of {role}, above its memoryMB {memory} (v1 refuses it)"),
+    "v1-only.infiniband": (TEXT, "extraContainerOptions.infiniband of {role}"),
+    "v1-only.plugin-prerequisite": (TEXT, "prerequisite {name}, run by the plugin {plugin} at start"),
+    "v1-only.plugins": (TEXT, Plural("the runtime plugin {plugins} (v1 has ssh built in, and no others)",
+                                     "the runtime plugins {plugins} (v1 has ssh built in, and no others)", "count")),
+    "v1-only.storages": (TEXT, "storage mounts (extras.storages)"),
+    "v1-only.hived": (TEXT, "HiveD's scheduling choices (extras.hivedScheduler)"),
+    "v1-only.and": (TEXT, "{first}; {second}"),
     "jobs.refused-more": (TEXT, " (and {count} more: run `pai check {file}`)"),
     "jobs.name-taken": (TEXT, "a job named {job} already exists on {cluster}: rename it or enable pai.job.generateJobName.enabled"),
     "jobs.name-taken-terminating": (TEXT, "a job named {job} already exists on {cluster} (or its pods are still terminating): rename "
@@ -521,6 +540,10 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
                                       "{reason}: put stopped with {left} of {total} files not uploaded to {remote} "
                                       "(those uploaded are in place; none is there in part)", "total")),
     "hdfs.unsafe-name": (TEXT, "refusing to download a remote entry named {name!r}: it would land outside the destination"),
+    # why Windows cannot hold a file of that name (common/winnames.py)
+    "names.windows-characters": (TEXT, "it holds one of \\ / : * ? \" < > | or a control character, which Windows keeps out of names"),
+    "names.windows-trailing": (TEXT, "it ends with a dot or a space, which Windows drops"),
+    "names.windows-device": (TEXT, "it is the name of a device on Windows"),
     "hdfs.unfit-name": (TEXT, "refusing to download a remote entry named {name!r}: {problem}; rename it on the cluster"),
     "hdfs.outside": (TEXT, "refusing to write {target}: outside {root}"),
     "hdfs.not-utf8": (TEXT, "{path}: not UTF-8 text, which {storage} paths are"),
@@ -617,6 +640,49 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "records.editor-failed": (TEXT, "the editor ({editor}) exited with {code}: nothing was submitted"),
     "records.edited-not-json": (TEXT, "the edited config is not JSON ({why}): nothing was submitted"),
     "records.edited-not-object": (TEXT, "the edited config is not a JSON object: nothing was submitted"),
+    # a record in words (`pai show`): each line a label, padded to one column, then its facts
+    "records.summary-job": (TEXT, "job        {job} on {cluster} ({kind}) as {user}"),
+    "records.summary-submitted": (TEXT, "submitted  {submitted} with pai-lsp {tool} (python {python}, {os}, host {host})"),
+    "records.summary-config": (TEXT, "config     {file} in {workspace}"),
+    "records.summary-rerun": (TEXT, "rerun of   {job}"),
+    "records.summary-code": (TEXT, Plural("code       {count} file, {bytes:,} bytes at {folder} (code hash {hash})",
+                                          "code       {count} files, {bytes:,} bytes at {folder} (code hash {hash})", "count")),
+    "records.summary-no-code": (TEXT, "code       none uploaded"),
+    "records.summary-no-git": (TEXT, "git        not a git repository"),
+    "records.detached": (TEXT, "(detached)"),
+    "records.summary-git-clean": (TEXT, "git        {branch} @ {commit}{remote}, clean"),
+    "records.summary-git-dirty": (TEXT, "git        {branch} @ {commit}{remote}, uncommitted changes ({bytes:,} bytes of diff)"),
+    "records.summary-git-diff-too-large": (TEXT, "git        {branch} @ {commit}{remote}, uncommitted changes: the diff is too large "
+                                                 "to keep ({bytes:,} bytes)"),
+    "records.summary-untracked": (TEXT, "untracked  {files}"),
+    "records.summary-sent": (TEXT, Plural("sent as    OpenPAI protocol v2 YAML ({count} line: `pai show -o json` has it)",
+                                          "sent as    OpenPAI protocol v2 YAML ({count} lines: `pai show -o json` has it)", "count")),
+    "records.summary-variables": (TEXT, "variables  {values}"),
+    # where the files of what a job ran came from (`pai code`, `pai rerun`)
+    "records.from-cluster": (TEXT, Plural("{count} file from its code folder {folder}", "{count} files from its code folder {folder}",
+                                          "count")),
+    "records.from-journal": (TEXT, Plural("{count} file from this machine's journal", "{count} files from this machine's journal",
+                                          "count")),
+    "records.from-git": (TEXT, Plural("{count} file from the recorded git commit {commit}",
+                                      "{count} files from the recorded git commit {commit}", "count")),
+    "records.list": (TEXT, "{first}, {second}"),
+    "records.no-files": (TEXT, "no files"),
+    "records.code-unchanged": (TEXT, "the code of {job} from its code folder {folder} (unchanged; nothing uploaded)"),
+    "records.code-none": (TEXT, "no code (the first run sent none)"),
+    "records.code-uploaded": (TEXT, "the code of {job}: {sources} (each checked against its hash), uploaded to {folder}"),
+    # two runs compared (`pai diff`)
+    "records.diff-config": (TEXT, "config ({first} → {second}):"),
+    "records.diff-config-same": (TEXT, "config: the same"),
+    "records.diff-code": (TEXT, "code:"),
+    "records.diff-code-same": (TEXT, "code: the same"),
+    "records.diff-commit": (TEXT, "commit:"),
+    "records.diff-commit-same": (TEXT, "commit: the same"),
+    "records.diff-environment": (TEXT, "environment:"),
+    "records.diff-environment-same": (TEXT, "environment: the same"),
+    "records.diff-none": (TEXT, "(none)"),
+    "records.diff-uncommitted": (TEXT, "  ~ uncommitted changes: {old:,} → {new:,} bytes of diff"),
+    "records.binary-differs": (TEXT, "Binary file {path} differs ({old:,} → {new:,} bytes)"),
+    "records.more-diff-lines": (TEXT, Plural("… ({count} more diff line)", "… ({count} more diff lines)", "count")),
     "upload.unreadable": (TEXT, "cannot read {name}: {why}"),
     "upload.shrank": (TEXT, "{name} got shorter while it was uploaded: upload again"),
     "upload.code-dir-file": (TEXT, "codeDir {remote} is a file on HDFS, not a folder"),
@@ -627,6 +693,33 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "pfs.bad-chunk": (TEXT, "{path}: PFS sent a chunk that cannot be read"),
     "ssh.no-client": (TEXT, "no ssh client on this machine"),
     "ssh.no-port": (TEXT, "task {task} of {job} has no ssh port"),
+    "ssh.no-key": (TEXT, "no SSH key to log in to {target} as {user}: none in ~/.ssh, no ssh agent and none given (the private "
+                         "key whose public key the job's ssh plugin holds in userssh)"),
+    "ssh.key-unreadable": (TEXT, "cannot read the SSH key {path}: {why}"),
+    "ssh.auth-refused": (TEXT, "the task's SSH server {target} refused the key for {user}: the job's ssh plugin (userssh) must hold "
+                               "its public key"),
+    "ssh.unreachable": (TEXT, "cannot reach the task's SSH server {target}: {why}"),
+    "ssh.port-closed": (TEXT, "nothing listens on {remote} in the task (asked through its SSH server {target}): not yet, or on "
+                              "another address"),
+    # -- debugging a job's tasks (core/debug, service/debug.py) ----------------------------------
+    "debug.no-roles": (TEXT, "this job file has no task roles pai can debug"),
+    "debug.bad-selector": (TEXT, "'{tasks}' names no tasks: use first, all, a task role, or ROLE:INDEX"),
+    "debug.unknown-role": (TEXT, "the job has no task role '{role}' (it has: {roles})"),
+    "debug.no-index": (TEXT, "task role {role} has {count} instances: it has no index {index}"),
+    "debug.cannot-wrap": (TEXT, "task role {role} starts no Python program pai can debug ({command}): pai debug runs "
+                                "`python x.py`, `python -m pkg`, `torchrun …` and `python -m torch.distributed.launch …` under debugpy"),
+    "debug.bad-via": (TEXT, "a debugger reaches a task directly or through ssh, not '{via}'"),
+    "debug.ssh-no-plugin": (TEXT, "a debugger reaches a task through ssh by the ssh runtime plugin of OpenPAI v2 jobs "
+                                  "(*.pai.yaml), which this job's format has not: debug it directly (via direct), or write it as a v2 job"),
+    "debug.bad-post-mortem": (TEXT, "post-mortem minutes are a whole number above 0, not {minutes}"),
+    "debug.not-debugged": (TEXT, "{job} was not submitted for debugging, nor does its command start debugpy: "
+                                 "submit it with Debug Job (pai debug)"),
+    "debug.self-started": (TEXT, "{job} starts debugpy itself: whether it waits for a debugger yet, only its log says; "
+                                 "breakpoints bind where the workspace is the program's working folder"),
+    "debug.no-record": (TEXT, "no submission record of {job} on this machine: breakpoints bind only where the job's paths "
+                              "match the workspace's"),
+    "debug.job-ended": (TEXT, "{job} ended ({state}) before any task waited for a debugger"),
+    "debug.gave-up": (TEXT, "task {task} stopped waiting for a debugger: its log says why"),
     "clusters.local-no-paddle": (TEXT, "the running local cluster does not serve the PaddlePaddle Cloud API: stop it "
                                        "(`pai cluster stop-local`) and the next command starts one that does"),
     "pfs.no-rename": (TEXT, "PaddlePaddle Cloud's file server (PFS) cannot rename or move files: download and upload them under "
@@ -714,6 +807,22 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "route.setting-read-only": (ERROR, "`{path}` is a file of the workspace, but pai.job.upload.storage sends {cluster}'s code to storage {storage}, which is read-only."),
     "route.not-uploaded": (TEXT, "the job runs `{path}` of the workspace, but the upload leaves it out (pai.job.upload.include is {include}; pai.job.upload.exclude, .paiignore and .gitignore leave files out): name it there, or the command will not find it."),
     "route.fix-upload-on": (TEXT, "Turn uploads on (pai.job.upload.enabled in .vscode/settings.json)"),
+    # quick fixes' titles (a code action's line in the editor's light-bulb menu)
+    "fix.insert-comma": (TEXT, "Insert ','"),
+    "fix.remove-trailing-comma": (TEXT, "Remove the trailing comma"),
+    "fix.write": (TEXT, "Write {value}"),
+    "fix.rename": (TEXT, "Rename to \"{name}\""),
+    "fix.replace": (TEXT, "Replace with {value}"),
+    "fix.add": (TEXT, "Add \"{name}\""),
+    "fix.make-list": (TEXT, "Make it a list"),
+    "fix.move-shm": (TEXT, "Move shmMB to extraContainerOptions"),
+    "fix.remove-empty-ports": (TEXT, "Remove the empty ports list"),
+    "fix.ports-map": (TEXT, "Write ports as a map (label: count)"),
+    "fix.define-prerequisite-for": (TEXT, "Define prerequisite \"{new}\" for {name} and name it here"),
+    "fix.define-prerequisite": (TEXT, "Define {type} prerequisite \"{name}\""),
+    "fix.gang-allocation-off": (TEXT, "Turn gang allocation off (extras.gangAllocation: false)"),
+    "fix.define-in": (TEXT, "Define \"{key}\" in {section}"),
+    "fix.to-secret": (TEXT, "Move it to secrets as {key}"),
     "route.fix-mount": (TEXT, "Mount storage {storage} and upload the code there"),
     "route.fix-code-dir": (TEXT, "Upload the code to HDFS: add {field} and `cd $PAI_JOB_NAME`"),
     "route.refused": (TEXT, "{file}: {problem} (to submit anyway: --without-code, or pai.job.upload.requireRoute: false)"),

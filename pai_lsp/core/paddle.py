@@ -155,7 +155,8 @@ def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
     name = _value_node(doc, "name")
     if name is not None and isinstance(name.value, str) and (why := name_problem(name.value)) is not None:
         fixed = re.sub(r"[^a-z0-9-]+", "-", name.value.lower()).strip("-")[:NAME_MAX].strip("-")
-        fixes = [Fix(f'Rename to "{fixed}"', (Edit(name.start, name.end, doc.literal(fixed)),))] if fixed and fixed != name.value else []
+        fixes = [Fix(msg.render("fix.rename", locale, name=fixed), (Edit(name.start, name.end, doc.literal(fixed)),))] \
+            if fixed and fixed != name.value else []
         out.append(_diag(name.start, name.end, "paddle.name", locale, fixes, value=name.value,
                          why=why))
     for field in ("memory", "psmemory"):
@@ -168,19 +169,19 @@ def _rules(doc: Document, config: dict, locale: str | None) -> list[Diagnostic]:
         elif size < 2**20 and re.fullmatch(r"\d+", node.value.strip()):
             suggestion = f"{node.value.strip()}Mi" if int(node.value) >= 64 else f"{node.value.strip()}Gi"
             out.append(_diag(node.start, node.end, "paddle.tiny-memory", locale,
-                             [Fix(f'Write "{suggestion}"', (Edit(node.start, node.end, doc.literal(suggestion)),))],
+                             [Fix(msg.render("fix.write", locale, value=f'"{suggestion}"'), (Edit(node.start, node.end, doc.literal(suggestion)),))],
                              field=field, value=node.value, size=int(size), suggestion=suggestion))
     entry, topology = config.get("entry"), config.get("topology")
     if not (isinstance(entry, str) and entry.strip()) and not (isinstance(topology, str) and topology.strip()):
         where = _value_node(doc, "entry") or _value_node(doc, "topology")
         start, end = (where.start, where.end) if where is not None else (doc.root.start, doc.root.start + 1)
-        fixes = [] if where is not None else [Fix('Add "entry"', (doc.insert_member(doc.root, "entry", "python train.py"),))]
+        fixes = [] if where is not None else [Fix(msg.render("fix.add", locale, name="entry"), (doc.insert_member(doc.root, "entry", "python train.py"),))]
         out.append(_diag(start, end, "paddle.no-entry", locale, fixes))
     registry = _value_node(doc, "registry")
     if registry is not None and isinstance(registry.value, str) and registry.value and not registry.value.startswith(REGISTRY_PREFIX):
         full = registry_name(registry.value)
         out.append(_diag(registry.start, registry.end, "paddle.registry-prefix", locale,
-                         [Fix(f'Write "{full}"', (Edit(registry.start, registry.end, doc.literal(full)),))],
+                         [Fix(msg.render("fix.write", locale, value=f'"{full}"'), (Edit(registry.start, registry.end, doc.literal(full)),))],
                          full=full, value=registry.value))
     if entry is not None and (node := _value_node(doc, "entry")) is not None and isinstance(node.value, str):
         assigned = assigned_in(node.value, r"[A-Za-z_][A-Za-z0-9_]*")

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .messages import Message, message
+from .messages import Message, message, render
 
 VERSION = 1
 REFERENCE_KEY = "paiLspRecord"  # the job config's `extras` key that points at the record (v1 `extras` keys match [A-Za-z0-9._]+)
@@ -263,7 +263,8 @@ def file_changes(a: Record, b: Record) -> dict[str, list[str]]:
 
 
 def commit_changes(a: Record, b: Record) -> list[dict]:
-    """How the two workspaces' git states differ: commit, branch, remote, dirty, the diff itself."""
+    """How the two workspaces' git states differ: commit, branch, remote, dirty, and (`diff`, in bytes)
+    the uncommitted changes themselves."""
     ga, gb = a.git, b.git
     out = []
     facts_a = {"commit": ga.commit, "branch": ga.branch, "remote": ga.remote, "dirty": ga.dirty} if ga else {"commit": None}
@@ -272,7 +273,7 @@ def commit_changes(a: Record, b: Record) -> list[dict]:
         if facts_a.get(key) != facts_b.get(key):
             out.append({"key": key, "old": facts_a.get(key), "new": facts_b.get(key)})
     if ga and gb and ga.diff != gb.diff and ga.dirty and gb.dirty:
-        out.append({"key": "uncommitted changes", "old": f"{ga.diff_bytes} bytes of diff", "new": f"{gb.diff_bytes} bytes of diff"})
+        out.append({"key": "diff", "old": ga.diff_bytes, "new": gb.diff_bytes})
     return out
 
 
@@ -293,50 +294,59 @@ def is_text(data: bytes) -> bool:
     return True
 
 
-def text_diff(rel: str, old: bytes, new: bytes, old_label: str, new_label: str) -> str:
+def text_diff(rel: str, old: bytes, new: bytes, old_label: str, new_label: str, locale: str | None = None) -> str:
     """A unified diff of one file (at most TEXT_DIFF_LINES lines), or one line for a binary file."""
     if not (is_text(old) and is_text(new)):
-        return f"Binary file {rel} differs ({len(old):,} → {len(new):,} bytes)\n"
+        return render("records.binary-differs", locale, path=rel, old=len(old), new=len(new)) + "\n"
     lines = list(difflib.unified_diff(old.decode().splitlines(keepends=True), new.decode().splitlines(keepends=True),
                                       f"{old_label}/{rel}", f"{new_label}/{rel}"))
-    lines = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
+    lines = [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]  # diff's own marker
     if len(lines) > TEXT_DIFF_LINES:
-        lines = [*lines[:TEXT_DIFF_LINES], f"… ({len(lines) - TEXT_DIFF_LINES} more diff lines)\n"]
+        lines = [*lines[:TEXT_DIFF_LINES], render("records.more-diff-lines", locale, count=len(lines) - TEXT_DIFF_LINES) + "\n"]
     return "".join(lines)
 
 
-def summary_lines(record: Record) -> list[str]:
-    """The record in words (for `pai show`)."""
+def _more(items: tuple[str, ...] | list[str], shown: int) -> str:
+    """The first `shown` items, and how many more there are."""
+    return ", ".join(items[:shown]) + (f", … (+{len(items) - shown})" if len(items) > shown else "")
+
+
+def _git_line(git: GitState, locale: str | None) -> str:
+    where = {"branch": git.branch or render("records.detached", locale), "commit": git.commit[:12],
+             "remote": f" ({git.remote})" if git.remote else ""}
+    if not git.dirty:
+        return render("records.summary-git-clean", locale, **where)
+    if git.diff_too_large:
+        return render("records.summary-git-diff-too-large", locale, **where, bytes=git.diff_bytes)
+    return render("records.summary-git-dirty", locale, **where, bytes=git.diff_bytes)
+
+
+def summary_lines(record: Record, locale: str | None = None) -> list[str]:
+    """The record in words (for `pai show`), in the reader's language."""
     env = record.environment
-    lines = [f"job        {record.job} on {record.cluster} ({record.kind}) as {record.user}",
-             f"submitted  {record.submitted} with pai-lsp {record.tool} (python {env.get('python', '?')}, {env.get('os', '?')}, "
-             f"host {env.get('host', '?')})",
-             f"config     {record.config_file} in {record.workspace}"]
+    lines = [render("records.summary-job", locale, job=record.job, cluster=record.cluster, kind=record.kind, user=record.user),
+             render("records.summary-submitted", locale, submitted=record.submitted, tool=record.tool,
+                    python=env.get("python", "?"), os=env.get("os", "?"), host=env.get("host", "?")),
+             render("records.summary-config", locale, file=record.config_file, workspace=record.workspace)]
     if record.rerun_of:
-        lines.append(f"rerun of   {record.rerun_of}")
+        lines.append(render("records.summary-rerun", locale, job=record.rerun_of))
     if record.code_dir:
-        lines.append(f"code       {len(record.files)} file(s), {record.code_bytes:,} bytes at {record.code_dir} "
-                     f"(code hash {record.code_hash[:12]})")
+        lines.append(render("records.summary-code", locale, count=len(record.files), bytes=record.code_bytes,
+                            folder=record.code_dir, hash=record.code_hash[:12]))
     else:
-        lines.append("code       none uploaded")
+        lines.append(render("records.summary-no-code", locale))
     git = record.git
     if git is None:
-        lines.append("git        not a git repository")
+        lines.append(render("records.summary-no-git", locale))
     else:
-        where = f"{git.branch or '(detached)'} @ {git.commit[:12]}" + (f" ({git.remote})" if git.remote else "")
-        if not git.dirty:
-            state = "clean"
-        elif git.diff_too_large:
-            state = f"uncommitted changes: the diff is too large to keep ({git.diff_bytes:,} bytes)"
-        else:
-            state = f"uncommitted changes ({git.diff_bytes:,} bytes of diff)"
-        lines.append(f"git        {where}, {state}")
+        lines.append(_git_line(git, locale))
         if git.untracked:
-            lines.append(f"untracked  {', '.join(git.untracked[:10])}" + (f", … (+{len(git.untracked) - 10})" if len(git.untracked) > 10 else ""))
+            lines.append(render("records.summary-untracked", locale, files=_more(git.untracked, 10)))
     if record.sent:
-        lines.append(f"sent as    OpenPAI protocol v2 YAML ({record.sent.count(chr(10))} lines: `pai show -o json` has it)")
+        lines.append(render("records.summary-sent", locale, count=record.sent.count("\n")))
     if record.variables:
-        lines.append("variables  " + ", ".join(f"${key}={value}" for key, value in sorted(record.variables.items())))
+        lines.append(render("records.summary-variables", locale,
+                            values=", ".join(f"${key}={value}" for key, value in sorted(record.variables.items()))))
     return lines
 
 
@@ -344,11 +354,21 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def diff_text(found: dict) -> str:
+def _value(value: Any, locale: str | None) -> str:
+    return render("records.diff-none", locale) if value is None else str(value)
+
+
+def _row(row: dict, locale: str | None) -> str:
+    if row["key"] == "diff":
+        return render("records.diff-uncommitted", locale, old=row["old"], new=row["new"])
+    return f"  ~ {row['key']}: {_value(row['old'], locale)} → {_value(row['new'], locale)}"
+
+
+def diff_text(found: dict, locale: str | None = None) -> str:
     """Two runs compared (the daemon's `record.diff` result) in words: what `pai diff` prints and the
     editors show."""
     a, b = found["jobs"]
-    lines = [f"config ({a} → {b}):" if found["config"] else "config: the same"]
+    lines = [render("records.diff-config", locale, first=a, second=b) if found["config"] else render("records.diff-config-same", locale)]
     for change in found["config"]:
         if change["change"] == "added":
             lines.append(f"  + {change['key']}: {_shown(change['new'])}")
@@ -358,18 +378,17 @@ def diff_text(found: dict) -> str:
             lines.append(f"  ~ {change['key']}: {_shown(change['old'])} → {_shown(change['new'])}")
     files = found["files"]
     if not any(files.values()):
-        lines.append("code: the same")
+        lines.append(render("records.diff-code-same", locale))
     else:
-        lines.append("code:")
+        lines.append(render("records.diff-code", locale))
         for kind, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
             lines += [f"  {mark} {rel}" for rel in files[kind]]
     text = "\n".join(lines) + "\n" + "".join(piece["diff"] for piece in found["diffs"])
     rest = []
-    for title, rows in (("commit", found["commit"]), ("environment", found["environment"])):
+    for part, rows in (("commit", found["commit"]), ("environment", found["environment"])):
         if not rows:
-            rest.append(f"{title}: the same")
+            rest.append(render(f"records.diff-{part}-same", locale))
             continue
-        rest.append(f"{title}:")
-        rest += [f"  ~ {row['key']}: {'(none)' if row['old'] is None else row['old']} → {'(none)' if row['new'] is None else row['new']}"
-                 for row in rows]
+        rest.append(render(f"records.diff-{part}", locale))
+        rest += [_row(row, locale) for row in rows]
     return text + "\n".join(rest) + "\n"

@@ -21,6 +21,11 @@ _INTERPRETERS = re.compile(r"^(?:python[\d.]*|pypy[\d.]*)$")
 # Programs whose first argument that is no option is a file they run.
 _RUNNERS = re.compile(r"^(?:python[\d.]*|pypy[\d.]*|bash|sh|zsh|dash|ksh|perl|ruby|node|Rscript|julia|torchrun|deepspeed|horovodrun|mpirun|source|\.)$")
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
+# Modules that run a script named after their options (`python -m debugpy --listen 5678 train.py`), with
+# the options that take a value (the value is no file).
+_LAUNCHER_MODULES = {"debugpy": frozenset({"--listen", "--connect", "--log-to", "--pid", "--configure-subProcess"}),
+                     "pdb": frozenset({"-c"}), "cProfile": frozenset({"-o", "-s"}), "profile": frozenset({"-o", "-s"}),
+                     "trace": frozenset({"-f", "--file", "-C", "--coverdir", "--ignore-module", "--ignore-dir"})}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +95,7 @@ def _words(command: str) -> tuple[tuple[tuple[str, tuple[str, ...], int, bool], 
     module_next = False
     starts = True  # the next word starts a command (`./run.sh`)
     runner = False  # an interpreter came: its first word that is no option is what it runs
+    valued: frozenset[str] = frozenset()  # the options of the launcher module that came whose next word is a value
     previous = ""
     for match in _WORD.finditer(command.split("#", 1)[0] if command.lstrip().startswith("#") else command):
         raw = match.group()
@@ -97,11 +103,18 @@ def _words(command: str) -> tuple[tuple[tuple[str, tuple[str, ...], int, bool], 
         if word == "cd":
             return tuple(out), True
         if word in _SEPARATORS or word[:1] in ";&|<>()":
-            starts, runner, module_next = True, False, False
+            starts, runner, module_next, valued = True, False, False, frozenset()
+            previous = word
+            continue
+        if runner and previous in valued:  # `--listen 5678`: an option's value
             previous = word
             continue
         if module_next:
             module_next = False
+            if word in _LAUNCHER_MODULES:
+                runner, valued = True, _LAUNCHER_MODULES[word]
+                previous = word
+                continue
             if re.fullmatch(r"[A-Za-z_][\w.]*", word):
                 base = word.replace(".", "/")
                 out.append((word, (f"{base}.py", f"{base}/"), match.start(), True))

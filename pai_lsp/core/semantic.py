@@ -207,7 +207,7 @@ def _variable_diag(doc: Document, node: Node | None, name: str, start: int, end:
         args["hint"] = msg.render("schema.did-you-mean", settings.locale, suggestion="$" + suggestion) if suggestion else ""
         if suggestion:
             raw = doc.text[a:b]
-            fixes = [Fix(f"Replace with ${suggestion}", (Edit(a, b, raw.replace(name, suggestion)),))]
+            fixes = [Fix(msg.render("fix.replace", settings.locale, value="$" + suggestion), (Edit(a, b, raw.replace(name, suggestion)),))]
     code = problem.problem
     yield Diagnostic(a, b, code, msg.severity(code), msg.render(code, settings.locale, **args), fixes)
 

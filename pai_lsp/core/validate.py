@@ -238,7 +238,7 @@ def _role_diagnostics(doc: Document, index: int, node: Node, entry: role_cache.R
 def syntax_diagnostics(doc: Document, locale: str | None) -> list[Diagnostic]:
     """The parser's errors, with their quick fixes: the same in every kind of job file."""
     return [Diagnostic(e.start, e.end, e.code, msg.severity(e.code), msg.render(e.code, locale, **e.args),
-                       _syntax_fixes(e.code, e.start, e.end)) for e in doc.errors]
+                       _syntax_fixes(e.code, e.start, e.end, locale)) for e in doc.errors]
 
 
 def opening_diagnostics(doc: Any, locale: str | None, field: str) -> tuple[list[Diagnostic], bool]:
@@ -255,11 +255,11 @@ def opening_diagnostics(doc: Any, locale: str | None, field: str) -> tuple[list[
     return out, True
 
 
-def _syntax_fixes(code: str, start: int, end: int) -> list[Fix]:
+def _syntax_fixes(code: str, start: int, end: int, locale: str | None) -> list[Fix]:
     if code == "syntax.missing-comma":
-        return [Fix("Insert ','", (Edit(start, start, ","),))]
+        return [Fix(msg.render("fix.insert-comma", locale), (Edit(start, start, ","),))]
     if code == "syntax.trailing-comma":
-        return [Fix("Remove the trailing comma", (Edit(start, end, ""),))]
+        return [Fix(msg.render("fix.remove-trailing-comma", locale), (Edit(start, end, ""),))]
     return []
 
 
@@ -300,7 +300,7 @@ def schema_diagnostics(doc: Document, err: SchemaError, settings: Settings, root
         missing = [k for k in err.limit if isinstance(err.instance, dict) and k not in err.instance]
         start, end = key_range(doc, err.path)
         return [
-            _diag(start, end, "schema.required", locale, [_insert_field_fix(doc, node, name, err.schema, root)], missing=name)
+            _diag(start, end, "schema.required", locale, [_insert_field_fix(doc, node, name, err.schema, root, locale)], missing=name)
             for name in missing
         ]
     if kind == "additionalProperties":
@@ -315,7 +315,7 @@ def schema_diagnostics(doc: Document, err: SchemaError, settings: Settings, root
         if converted:
             literal = doc.literal(value)
             out = [_diag(node.start, node.end, "schema.type-coerced", locale,
-                         [Fix(f"Write {literal}", (Edit(node.start, node.end, literal),))] if len(literal) < 200 else [],
+                         [Fix(msg.render("fix.write", locale, value=literal), (Edit(node.start, node.end, literal),))] if len(literal) < 200 else [],
                          field=field, expected=words, value=doc.text[node.start:node.end])]
             out.extend(_diag(node.start, node.end, "schema.converted-invalid", locale, field=field, value=_short(literal),
                              detail=detail) for detail in _converted_errors(root, err.path, value))
@@ -341,7 +341,7 @@ def schema_diagnostics(doc: Document, err: SchemaError, settings: Settings, root
         fallback = msg.render("schema.pattern-fallback", locale, pattern=err.limit)
         text = explanation.get("zh" if msg.is_chinese(locale) else "en") or fallback
         fixed = _rewrite_to_pattern(str(err.instance), err.limit)
-        fixes = [Fix(f'Rename to "{fixed}"', (Edit(node.start, node.end, doc.literal(fixed)),))] if fixed else []
+        fixes = [Fix(msg.render("fix.rename", locale, name=fixed), (Edit(node.start, node.end, doc.literal(fixed)),))] if fixed else []
         return [_diag(node.start, node.end, "schema.pattern", locale, fixes, value=err.instance, field=field, explanation=text)]
     return [_diag(node.start, node.end, "schema.other", locale, detail=f"{field}: {kind} {err.limit}")]
 
@@ -383,7 +383,8 @@ def _unknown_keys(doc: Document, node: Node, err: SchemaError, settings: Setting
             lowered = {k.lower(): k for k in candidates}
             suggestion = [lowered[key.value.lower()]] if key.value.lower() in lowered else []
         hint = msg.render("schema.did-you-mean", locale, suggestion=suggestion[0]) if suggestion else ""
-        fixes = [Fix(f'Replace with "{suggestion[0]}"', (Edit(key.start, key.end, doc.key_text(suggestion[0])),))] if suggestion else []
+        fixes = [Fix(msg.render("fix.replace", locale, value=f'"{suggestion[0]}"'), (Edit(key.start, key.end, doc.key_text(suggestion[0])),))] \
+            if suggestion else []
         out.append(_diag(key.start, key.end, "schema.unknown-key", locale, fixes, key=key.value, hint=hint))
     return out
 
@@ -398,9 +399,9 @@ def placeholder(schema: dict | None) -> Any:
     return {"string": "", "integer": 1, "number": 1, "boolean": False, "array": [], "object": {}}.get(kind)
 
 
-def _insert_field_fix(doc: Document, obj: Node, name: str, obj_schema: dict, root: dict) -> Fix:
+def _insert_field_fix(doc: Document, obj: Node, name: str, obj_schema: dict, root: dict, locale: str | None) -> Fix:
     """Add `name` with a placeholder value as the first member of `obj`."""
     value = placeholder(resolve((obj_schema.get("properties") or {}).get(name), root))
     if name == "taskRoles":
         value = [{"name": "main", "command": ""}]
-    return Fix(f'Add "{name}"', (doc.insert_member(obj, name, value),))
+    return Fix(msg.render("fix.add", locale, name=name), (doc.insert_member(obj, name, value),))

@@ -51,7 +51,7 @@ class Notices:
             service.log(problem)
         if end not in settings.states:
             return ended
-        sends: list[Awaitable[None]] = [service.send_webhook(hook, ended, settings.locale) for hook in settings.webhooks]
+        sends: list[Awaitable[str | None]] = [service.send_webhook(hook, ended, settings.locale) for hook in settings.webhooks]
         if settings.desktop and service.desktop_session():
             sends.append(self.desktop.send(ended, settings.locale))
         await asyncio.gather(*sends)

@@ -29,13 +29,16 @@ from ..service import clusters, job_metrics, mounted_storages, records, vc
 from ..service import hdfs as explorer
 from ..service import jobs as service
 from ..service import preview as dry_run
+from ..service.notice_channels import settings_path as notice_settings_path
 from ..storage.base import Cancel
-from . import config_dir, endpoint_path, lock_path, protocol, settings, state_dir, transport
+from . import endpoint_path, lock_path, protocol, settings, state_dir, transport
+from .debugging import Debugging
 from .explanations import Explainer
 from .facts_cache import ClusterFactsCache
 from .journal import SubmitJournal, prune
 from .notices import Notices
 from .sessions import Sessions
+from .ssh_tunnel import TunnelRegistry, new_key
 from .watcher import CHUNK, Feed, Follower, Watcher, status_event
 
 if TYPE_CHECKING:
@@ -55,13 +58,19 @@ class Daemon:
         self.watcher = Watcher(self.sessions, state_dir() / "watched.json")
         self.explainer = Explainer(self.sessions, state_dir() / "why")
         self.watcher.subscribers.add(self.explainer.on_status)  # a watched job that ends is explained at once
-        self.notices = Notices(self.explainer, config_dir() / "notices.json")
+        self.notices = Notices(self.explainer, notice_settings_path())
         self.watcher.ends.add(self.notices.on_end)  # ... and told: the editors, the desktop, the webhooks
         self.facts = ClusterFactsCache(self.sessions)  # what the editor's checks need of each cluster: storages, capacity
+        self.tunnels = TunnelRegistry()  # SSH tunnels to tasks' ports (a debugger's), by job: closed when the job ends
+        self.watcher.ends.add(self.tunnels.on_end)
+        self.debugging = Debugging(self.sessions, self.tunnels)  # Debug Job: where its tasks wait for a debugger
         self.handlers: dict[str, Handler] = {
             api.Ping.METHOD: self.ping,
             api.StopDaemon.METHOD: self.stop_daemon,
             api.Submit.METHOD: self.submit,
+            api.Debug.METHOD: self.submit,
+            api.DebugTargets.METHOD: lambda p, notify: self.debugging.targets(p),
+            api.DebugEnd.METHOD: lambda p, notify: self.debugging.end(p),
             api.Preview.METHOD: self.preview,
             api.Jobs.METHOD: self.jobs,
             api.Status.METHOD: self.status,
@@ -94,6 +103,7 @@ class Daemon:
         async with server:
             await self.stopping.wait()
         watcher.cancel()
+        await self.tunnels.close_all()
         transport.close(self.path)
         self.sessions.close()
 
@@ -237,18 +247,26 @@ class Daemon:
             raise InvalidInput(message("params.request-id", reason=str(exc))) from None
         cluster = await self.cluster_for(p.cluster, p.file)
 
+        debug = p.debug if isinstance(p, api.Debug) else None
+        private, session_key = session_key_for(debug)
+
         def submit(backend: Backend, cancelled: threading.Event) -> api.SubmitResult:
-            return service.submit(backend, Path(p.file), p.settings, progress, p.locale, p.shown, journal, cancelled, p.force)
+            return service.submit(backend, Path(p.file), p.settings, progress, p.locale, p.shown, journal, cancelled, p.force,
+                                  debug, session_key)
 
         result = await self.stoppable(cluster, submit)
+        if session_key is not None and session_key.used:  # the job's tasks let in this key only: its tunnels use it
+            self.tunnels.keep_key(result.cluster, result.job, private)
         await self.explainer.submitted(result, p.file)
         self.watcher.watch(result.cluster, result.job)
         return result
 
     async def preview(self, p: api.Preview, notify: Notify) -> api.PreviewResult:
         """What `submit` with the same params would do; nothing is sent."""
+        _, session_key = session_key_for(p.debug)  # shown as a submit would add it (a submit makes its own)
         return await self.sessions.run(await self.cluster_for(p.cluster, p.file), dry_run.preview, Path(p.file), p.settings,
-                                       p.locale, p.shown, p.list_files, p.show_secrets)
+                                       p.locale, p.shown, p.list_files, p.show_secrets, p.debug,
+                                       session_key.public if session_key else None)
 
     async def cluster_for(self, cluster: str | None, file: str) -> str | None:
         """The local cluster serves each kind of job file through its own API."""
@@ -280,7 +298,8 @@ class Daemon:
         return api.ConfigResult(job=p.job, config=await self.sessions.run(p.cluster, lambda backend: backend.config(p.job)))
 
     async def ssh(self, p: api.Ssh, notify: Notify) -> api.SshResult:
-        tasks = await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task))
+        tasks = await self.sessions.run(p.cluster, lambda backend: service.ssh_info(backend.job(p.job), p.task,
+                                                                                   service.ssh_user(backend.profile)))
         return api.SshResult(job=p.job, tasks=tasks)
 
     async def profiles(self, p: api.Params, notify: Notify) -> api.Result:
@@ -486,13 +505,13 @@ TRANSFERS: dict[type, Callable[..., api.Result]] = {  # stopped by `cancelled` (
 
 
 RECORDS: dict[type, Callable[..., api.Result]] = {
-    api.RecordShow: lambda backend, p, progress: records.show(backend, p.job),
-    api.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force),
+    api.RecordShow: lambda backend, p, progress: records.show(backend, p.job, p.locale),
+    api.RecordCode: lambda backend, p, progress: records.code(backend, p.job, Path(p.dest), p.force, p.locale),
     api.RecordFile: lambda backend, p, progress: api.RecordFileResult(
         job=p.job, path=p.path, data=base64.b64encode(records.file(backend, p.job, p.path)).decode()),
-    api.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress),
-    api.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other),
-    api.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace)),
+    api.RecordRerun: lambda backend, p, progress: records.rerun(backend, p.job, p.config, p.name, p.dry_run, progress, p.locale),
+    api.RecordDiff: lambda backend, p, progress: records.diff(backend, p.job, p.other, p.locale),
+    api.RecordCompare: lambda backend, p, progress: records.compare_workspace(backend, p.job, Path(p.workspace), p.locale),
 }
 
 
@@ -539,3 +558,12 @@ def serve() -> int:
         return 0
     asyncio.run(Daemon(path).serve())
     return 0
+
+
+def session_key_for(debug: api.DebugOptions | None) -> tuple[Any, service.SessionKey | None]:
+    """A Debug Job through ssh: a new key pair for its session (the private key, kept here in memory;
+    the public half, for a job whose ssh plugin names no key of the user's). Otherwise none."""
+    if debug is None or debug.via != "ssh":
+        return None, None
+    private, public = new_key()
+    return private, service.SessionKey(public)

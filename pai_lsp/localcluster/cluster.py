@@ -48,6 +48,7 @@ from .runner import (
 from .shell import find_bash, missing
 from .storages import Storages
 from .task_mounts import TaskMounts
+from .task_sshd import requested as ssh_plugin
 
 STOP_GRACE_SECONDS = 2.0
 SCHEDULER_REFUSED = -7200  # the local cluster's code for a job the scheduler refuses after the REST server took it
@@ -453,8 +454,9 @@ class LocalCluster:
                     env = await asyncio.to_thread(kind.prepare, job, task, workdir)
                 if self._gone(job, attempt, task):
                     continue
+                ssh = ssh_plugin(job.config, task.role) if kind is None and job.version == 2 else None
                 running = await start(job, task, workdir, folder / "logs", env, self.shell, self.engine,
-                                      self.task_umask, self.capacity.cpu, mounts)
+                                      self.task_umask, self.capacity.cpu, mounts, ssh)
             except Exception as exc:  # noqa: BLE001 - whatever it is, this task failed to start, and says why
                 if not self._gone(job, attempt, task):
                     task.state, task.completed, task.diagnostics = "FAILED", now_ms(), f"Task could not start: {_words(exc)}"

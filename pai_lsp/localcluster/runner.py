@@ -21,6 +21,8 @@ from .job_data import Job, Task
 from .processes import TASK_MARKER, TaskProcesses
 from .shell import missing, search_path
 from .task_mounts import helper_argv
+from .task_sshd import SshPlugin
+from .task_sshd import preamble as ssh_preamble
 
 DEBUG_HOLD_SECONDS = 604800
 OUT_OF_DISK_EXIT = 198
@@ -249,9 +251,10 @@ def log_failure_exit(error: OSError) -> tuple[int, str]:
 
 
 def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir: Path, env: dict[str, str],
-                      max_cpus: int | None = None, mounts: list[dict] | None = None) -> list[str]:
+                      max_cpus: int | None = None, mounts: list[dict] | None = None, before: str = "") -> list[str]:
     """`docker run` (or podman) of the job's image with the task's resources (CPUs no more than the
-    machine has, for a job scaled to it), environment and storages (`task_mounts.py`)."""
+    machine has, for a job scaled to it), environment and storages (`task_mounts.py`); `before`: shell
+    lines the runtime's plugins run first."""
     cpus = min(role.cpu, max_cpus) if max_cpus else role.cpu
     argv = [engine, "run", "--rm", "--init", "--name", name, "--network", "host", "--workdir", "/pai/work",
             "--volume", f"{workdir}:/pai/work", "--cpus", str(cpus), "--memory", f"{role.memory_mb}m",
@@ -262,7 +265,8 @@ def container_command(engine: str, name: str, job: Job, role: TaskRole, workdir:
         argv += ["--cap-add=SYS_PTRACE", "--security-opt", "seccomp=unconfined"]
     for key, value in env.items():
         argv += ["--env", f"{key}={value}"]
-    return argv + ["--env", "PAI_WORK_DIR=/pai/work", job.config.get("image", ""), "/bin/bash", "-c", command_line(role, job.debug)]
+    return argv + ["--env", "PAI_WORK_DIR=/pai/work", job.config.get("image", ""), "/bin/bash", "-c",
+                                                                    before + command_line(role, job.debug)]
 
 
 def task_id(job: Job, task: Task) -> str:
@@ -271,12 +275,14 @@ def task_id(job: Job, task: Task) -> str:
 
 async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str, str], shell: str | None,
                 engine: str | None = None, umask: int = 0o022, max_cpus: int | None = None,
-                mounts: list[dict] | None = None) -> RunningTask:
+                mounts: list[dict] | None = None, ssh: SshPlugin | None = None) -> RunningTask:
     """Start the task's command with `shell` (bash; in a container, the image's own) in its own process
     group with a clean environment: the shell's few variables, the platform's (§4) and the job's
     `jobEnvs`, nothing else of the cluster's, and the marker that finds its processes (kept with their
     pids in the task's folder). The job's note (a job scaled to this machine) opens the task's stderr.
-    `mounts` (`task_mounts.py`): its storages, on the host through `mountns.py`, which becomes the command."""
+    `mounts` (`task_mounts.py`): its storages, on the host through `mountns.py`, which becomes the command.
+    `ssh` (`task_sshd.py`): the ssh plugin's sshd, started first in the task's group, as the runtime's
+    plugins start before the user's command."""
     logdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     role = job.role(task.role)
     full_env = shell_environment()
@@ -284,10 +290,11 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
     full_env["PAI_WORK_DIR"] = str(workdir)
     full_env[TASK_MARKER] = f"{task_id(job, task)}/{secrets.token_hex(8)}"  # unique to this start, on any cluster
     container = None
+    before = "" if ssh is None else await asyncio.to_thread(ssh_preamble, ssh, logdir.parent / "sshd", full_env, engine is None)
     if engine is None:
         if shell is None:
             raise FileNotFoundError(missing())
-        argv = [shell, "-c", command_line(role, job.debug)]
+        argv = [shell, "-c", before + command_line(role, job.debug)]
         if mounts:
             spec = json.dumps({"mounts": mounts, "stage": str(logdir.parent / "mounts")})
             argv = [*helper_argv(), spec, *argv]
@@ -295,7 +302,7 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
     else:
         name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in task_id(job, task))
         container = (engine, name)
-        argv = container_command(engine, name, job, role, workdir, env, max_cpus, mounts)
+        argv = container_command(engine, name, job, role, workdir, env, max_cpus, mounts, before)
     files = {name: _private_log(logdir / name) for name in LOG_NAMES}  # a disk that takes no file fails the start here
     group = processes.posix_processes()
     try:

@@ -14,10 +14,12 @@ client's language, and one line in the server's log (not a traceback; see `_OneL
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import inspect
 import json
 import logging
+from dataclasses import replace
 from typing import Any
 
 from lsprotocol import types
@@ -109,6 +111,24 @@ async def run_locally(ls: PaiLanguageServer, *args: Any) -> Answer:
     """As `pai.submitJob`, on the embedded local cluster."""
     params = api.SubmitJob.from_json(args[0]) if args else None
     return await ls.jobs.submit(params and params.uri, "local", params and params.work_done_token)
+
+
+@registry.command("pai.debugJob")
+async def debug_job(ls: PaiLanguageServer, *args: Any) -> Answer:
+    """Submit the job file so that the chosen tasks run their Python command under debugpy, waiting for
+    a debugger (`pai.debugTargets` then says where); on the embedded local cluster unless `cluster`."""
+    params = api.DebugJob.from_json(args[0]) if args else None
+    options = api.DebugOptions(tasks=params.tasks, post_mortem_minutes=params.post_mortem_minutes, via=params.via) \
+        if params else api.DebugOptions()
+    return await ls.jobs.submit(params and params.uri, (params and params.cluster) or "local",
+                                params and params.work_done_token, debug=options)
+
+
+@registry.command("pai.debugTargets")
+async def debug_targets(ls: PaiLanguageServer, params: api.DebugTargets) -> Answer:
+    """Where a Debug Job's tasks wait for a debugger (the daemon's `job.debugTargets`), its message in
+    the editor's language."""
+    return await ls.jobs.call(params if params.locale else replace(params, locale=ls.jobs.locale()))
 
 
 @registry.command("pai.previewUpload")
@@ -270,6 +290,8 @@ FORWARDED = {name: cls for name, cls in api.COMMANDS.items()
 
 def _forward(params_class: type[api.Params]):
     async def command(ls: PaiLanguageServer, params: api.Params) -> Answer:
+        if getattr(params, "locale", "") is None:  # a result with words: said in the editor's language
+            params = dataclasses.replace(params, locale=ls.jobs.locale())
         return await ls.jobs.call(params)
 
     # pygls reads the argument into the class the annotation names.

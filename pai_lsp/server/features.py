@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 registry = FeatureRegistry()
 
 # command: its title's message; Preview shows the files, the job's name and final config: what Submit would send
-CODE_LENSES = {"pai.submitJob": "lens.submit", "pai.runLocally": "lens.run-locally", "pai.previewUpload": "lens.preview"}
+CODE_LENSES = {"pai.submitJob": "lens.submit", "pai.runLocally": "lens.run-locally", "pai.debugJob": "lens.debug",
+               "pai.previewUpload": "lens.preview"}
+DEBUG_LENS = "pai.debugJob"  # shown where the file's format has task roles pai can debug (core/debug)
 REQUEST_FAILED = -32803  # LSP's RequestFailed: the request was valid, its answer is no
 
 
@@ -98,7 +100,10 @@ def completion(ls: PaiLanguageServer, params: types.CompletionParams) -> types.C
     settings = ls.settings_for(params.text_document.uri)
     found = job_format.complete(result.doc, offset, settings)
     incomplete = getattr(found, "incomplete", False)
-    found = [*found, *ls.capacity.completions(result.doc, offset, settings.locale)] if ls.capacity.state is not None else found
+    if ls.capacity.state is not None:  # the cluster's VCs with what is free, in place of the schema's bare names
+        vcs = ls.capacity.completions(result.doc, offset, settings.locale)
+        named = {c.label for c in vcs}
+        found = [*(c for c in found if c.label not in named), *vcs]
     found = [*found, *ls.cluster.complete(params.text_document.uri, result.doc, offset)]  # the cluster's names (storages)
     # YAML snippets carry their own indentation: the editor must not indent their lines again.
     mode = types.InsertTextMode.AsIs if job_format.syntax == "yaml" else None
@@ -310,13 +315,22 @@ def code_lens(ls: PaiLanguageServer, params: types.CodeLensParams) -> list[types
     result = ls.analysis(params.text_document.uri)
     root = result.doc.root
     settings = ls.settings_for(params.text_document.uri)
-    name_key = ls.job_format(params.text_document.uri).name_key
-    prop = root.get_property(name_key) if root is not None and root.type == "object" else None
+    job_format = ls.job_format(params.text_document.uri)
+    prop = root.get_property(job_format.name_key) if root is not None and root.type == "object" else None
     if prop is None:
         return []
     where = ls.range(result, prop.start, prop.start)
     locale = settings.locale
+    debuggable = isinstance(root.value, dict) and bool(_task_roles(job_format, root.value))
     return [
         types.CodeLens(range=where, command=types.Command(render(title, locale), name, arguments=[params.text_document.uri]))
-        for name, title in CODE_LENSES.items()
+        for name, title in CODE_LENSES.items() if name != DEBUG_LENS or debuggable
     ]
+
+
+def _task_roles(job_format, job: dict) -> list:
+    """The roles a Debug Job could stop (none in a half-typed file is fine)."""
+    try:
+        return job_format.task_roles(job)
+    except (KeyError, TypeError, AttributeError):
+        return []

@@ -98,7 +98,9 @@ class JobRelay:
         return answer
 
     # -- submit and its dry run ---------------------------------------------------------------
-    async def submit(self, uri: str | None, cluster: str | None, client_token: str | int | None = None) -> dict[str, Any]:
+    async def submit(self, uri: str | None, cluster: str | None, client_token: str | int | None = None,
+                     debug: api.DebugOptions | None = None) -> dict[str, Any]:
+        """`debug`: a Debug Job (the daemon's `job.debug`): the chosen tasks wait for a debugger."""
         ls = self.ls
         locale = ls.settings_for(uri).locale if uri else ls.locale
         path = to_fs_path(uri) if uri else None
@@ -126,9 +128,10 @@ class JobRelay:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
         self.watch_statuses()  # before the job exists: its end is heard however soon it comes
-        call = asyncio.ensure_future(daemon().call(api.Submit(
-            file=path, shown=self.shown_name(path), cluster=cluster, settings=job_values(ls.client_settings),
-            progress_token=token, locale=locale), on_progress))
+        asked = dict(file=path, shown=self.shown_name(path), cluster=cluster, settings=job_values(ls.client_settings),
+                     progress_token=token, locale=locale)
+        call = asyncio.ensure_future(daemon().call(api.Debug(**asked, debug=debug) if debug is not None else api.Submit(**asked),
+                                                   on_progress))
         if client_token is not None:
             self.cancellable[client_token] = call
         try:

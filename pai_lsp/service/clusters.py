@@ -202,7 +202,7 @@ def detect_protocol(rest: str) -> tuple[int, str]:
         with session.client(read=10) as http:
             info = http.get(f"{rest}/api/v2/info")
     except httpx.HTTPError:
-        return 1, "not reachable now, so v1 was assumed"
+        return 1, "assumed"  # not reachable now
     try:
         k8s = info.status_code == 200 and info.json().get("launcherType") == "k8s"
     except (ValueError, AttributeError):

@@ -13,10 +13,25 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..api import CodeStorage, JobRow, JobsResult, RecordSummary, SshTask, StopResult, SubmitResult, UploadSummary
+from ..api import (
+    CodeStorage,
+    DebugOptions,
+    DebugResult,
+    JobRow,
+    JobsResult,
+    RecordSummary,
+    SshTask,
+    StopResult,
+    SubmitResult,
+    UploadSummary,
+)
 from ..clusters.kinds import kind_of
 from ..clusters.openpai import hdfs_path
+from ..clusters.profiles import LOCALS
 from ..common.config_file import UnreadableConfig, read_config
+from ..core.debug import DebugPlan, DebugRefused
+from ..core.debug import Options as CoreDebugOptions
+from ..core.debug import rewrite as core_rewrite
 from ..core.formats import DEFAULT, format_for, of_job
 from ..core.job_format import JobFormat, Unsendable
 from ..core.messages import Message, message
@@ -30,6 +45,7 @@ from .selection import checked_files
 
 if TYPE_CHECKING:
     from ..clusters.backend import Backend
+    from ..clusters.profiles import Profile
     from ..core.openpai_rest import JobDetail
 
 
@@ -46,16 +62,30 @@ class Prepared:
     job_format: JobFormat = DEFAULT  # the format of its file
     route: CodeStorage | None = None  # no codeDir: the code goes to a storage the job is made to mount
     missing: Message | None = None  # its commands run workspace files that nothing uploads (sent anyway, as the user chose)
+    debug: DebugPlan | None = None  # the tasks that wait for a debugger (a Debug Job submit)
 
     def code_storage(self) -> CodeStorage | None:
         return self.route
 
 
+@dataclass
+class SessionKey:
+    """The public half of a key pair made for one Debug Job through ssh (its private half stays with the
+    caller, in memory): `prepare` gives it to a job whose ssh plugin names no key of the user's, and then
+    sets `used`, so the caller knows which key opens the job's tasks."""
+
+    public: str
+    used: bool = False
+
+
 def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str | None = None,
-            name: str | None = None) -> Prepared:
+            name: str | None = None, debug: DebugOptions | None = None, session_key: SessionKey | None = None) -> Prepared:
     """`shown` is how messages name the file (as the user typed it). The config is checked as the
     cluster it goes to reads it: in its kind's job-file format and dialect (clusters/kinds.py).
-    `name`, when given, is the job's name already chosen (a resumed submit)."""
+    `name`, when given, is the job's name already chosen (a resumed submit). With `debug`, the job
+    is rewritten so that the tasks it chooses wait for a debugger (core/debug), after pai's own
+    changes (the `cd` into code on a storage), so the dry run and the record show what runs; through
+    ssh, with `session_key` for a job that names no key of its own."""
     shown = shown or str(config_path)
     kind = kind_of(backend.profile)
     try:
@@ -97,11 +127,28 @@ def prepare(config_path: Path, settings: Settings, backend: Backend, shown: str 
         if settings.upload_require_route:
             raise InvalidInput(message("route.refused", file=shown, problem=missing))
         missing = message("route.sent-anyway", problem=missing)
+    plan = None
+    if debug is not None:
+        try:
+            plan = rewrite_for_debug(job_format, config, debug, session_key.public if session_key else None)
+            if session_key is not None and plan.ssh_key is not None:
+                session_key.used = True
+            converted = backend.converted(config) if converted is not None else None
+        except DebugRefused as exc:
+            raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
+        except InvalidInput as exc:
+            raise InvalidInput(message("error.at-file", file=shown, reason=exc.said)) from None
     try:
         rendered = job_format.rendered(config)
     except Unsendable as exc:  # a template: the server's 500 (mustache's words); the format's checks say it first
         raise InvalidInput(message("error.at-file", file=shown, reason=exc.said(backend.profile.name))) from None
-    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted, job_format, route, missing)
+    return Prepared(config, name, code_dir, workspace_of(config_path), source, rendered, converted, job_format, route, missing,
+                    plan)
+
+
+def rewrite_for_debug(job_format: JobFormat, config: dict, debug: DebugOptions, ssh_key: str | None = None) -> DebugPlan:
+    """The job (changed in place) as a Debug Job runs it: the core's rewrite, with the daemon's options."""
+    return core_rewrite(job_format, config, CoreDebugOptions(debug.tasks, debug.post_mortem_minutes, debug.via), ssh_key)
 
 
 def _code_route(backend: Backend, config: dict, name: str, job_format: JobFormat, workspace: Path, settings: Settings,
@@ -149,24 +196,26 @@ class Journal(Protocol):
 
 def submit(backend: Backend, config_path: Path, settings: dict | None = None, progress: Progress | None = None,
            locale: str | None = None, shown: str | None = None, journal: Journal | None = None,
-           cancelled: threading.Event | None = None, force: bool = False) -> SubmitResult:
+           cancelled: threading.Event | None = None, force: bool = False, debug: DebugOptions | None = None,
+           session_key: SessionKey | None = None) -> SubmitResult:
     """Check, name, upload and submit on a session already open (the daemon keeps one per cluster).
     `settings`: `pai.job.*` from the editor, over the workspace's `.vscode/settings.json`. With a
     `journal` from an earlier attempt, that attempt is finished instead: same job name, the upload
     done again (its unfinished part is cleaned up), and never submitted twice. `cancelled`, once
     set (the caller hung up), stops the upload and the submit. An upload over the limits
-    (`pai.job.upload.maxBytes` / `maxFiles`) is refused unless `force`."""
+    (`pai.job.upload.maxBytes` / `maxFiles`) is refused unless `force`. `debug`: a Debug Job submit
+    (`prepare`, with `session_key`); its result is then a DebugResult, naming the tasks that wait for a debugger."""
     if journal is not None and journal.phase == "done" and journal.result is not None:
-        return SubmitResult.from_json(journal.result)
+        return (DebugResult if debug is not None else SubmitResult).from_json(journal.result)
     config_path = Path(config_path)
     chosen = job_settings(config_path, settings, locale)
     resumed = journal.job if journal is not None else None
     if resumed is not None and journal.phase == "submitting" and backend.job_exists(resumed):
-        prepared = prepare(config_path, chosen, backend, shown, name=resumed)
+        prepared = prepare(config_path, chosen, backend, shown, name=resumed, debug=debug, session_key=session_key)
         result = _submitted(backend, prepared, None)
         journal.record("done", prepared.name, result.to_json())
         return result
-    prepared = prepare(config_path, chosen, backend, shown, name=resumed)
+    prepared = prepare(config_path, chosen, backend, shown, name=resumed, debug=debug, session_key=session_key)
     if journal is not None:
         journal.record("uploading", prepared.name)
     uploaded: UploadResult | None = None
@@ -195,7 +244,7 @@ def submit(backend: Backend, config_path: Path, settings: dict | None = None, pr
     except PaiError:
         kept.discard(backend)
         raise
-    said = [*([kept.warning] if kept.warning else []), *([str(prepared.missing.render(locale))] if prepared.missing else []), *warnings]
+    said = [*([kept.warning.render(locale)] if kept.warning else []), *([str(prepared.missing.render(locale))] if prepared.missing else []), *warnings]
     result = _submitted(backend, prepared, uploaded, said, kept.summary())
     if journal is not None:
         journal.record("done", prepared.name, result.to_json())
@@ -217,9 +266,12 @@ def _submitted(backend: Backend, prepared: Prepared, uploaded: UploadResult | No
                warnings: list[str] | None = None, record: RecordSummary | None = None) -> SubmitResult:
     """`warnings`: what the cluster said about the job it accepted (unknown, so none, when the job is
     found already submitted by a daemon that died)."""
-    return SubmitResult(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
-                        upload=UploadSummary(**uploaded.to_json()) if uploaded else None, warnings=list(warnings or []),
-                        record=record, code_storage=prepared.code_storage())
+    said = dict(job=prepared.name, cluster=backend.profile.name, user=backend.profile.user,
+                upload=UploadSummary(**uploaded.to_json()) if uploaded else None, warnings=list(warnings or []),
+                record=record, code_storage=prepared.code_storage())
+    if prepared.debug is not None:
+        return DebugResult(**said, tasks=prepared.debug.tasks)
+    return SubmitResult(**said)
 
 
 def _stoppable(progress: Progress | None, cancelled: threading.Event | None) -> Progress | None:
@@ -281,8 +333,16 @@ def read_log_range(backend: Backend, job: JobDetail, task: str, which: str, offs
     return backend.read_log(location, offset, min(length, LOG_READ_MOST))
 
 
-def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
-    """How to reach each running task: its SSH command and the URLs of its labelled ports."""
+def ssh_user(profile: Profile) -> str:
+    """Who logs in to a task's sshd: root on a real cluster (the ssh runtime plugin's sshd, openpai-k8s.md
+    §E.4); on the local cluster, whose tasks' sshd runs as the OS user it runs as, that user (the local
+    profile's user)."""
+    return profile.user if profile.name in LOCALS else "root"
+
+
+def ssh_info(job: JobDetail, task: str | None = None, user: str = "root") -> list[SshTask]:
+    """How to reach each running task: its SSH command (as `user`: `ssh_user`) and the URLs of its
+    labelled ports."""
     check_task(job, task)
     tasks = [t for t in job.tasks if not task or t.label == task]
     if not tasks:
@@ -293,8 +353,8 @@ def ssh_info(job: JobDetail, task: str | None = None) -> list[SshTask]:
     rows = []
     for t in running:
         ssh_port = str(t.ports.get("ssh") or "").split(",")[0]
-        rows.append(SshTask(task=t.label, ip=t.ip, ssh_port=ssh_port or None,
-                            command=f"ssh -p {ssh_port} root@{t.ip}" if ssh_port else None,
+        rows.append(SshTask(task=t.label, ip=t.ip, ssh_port=ssh_port or None, user=user,
+                            command=f"ssh -p {ssh_port} {user}@{t.ip}" if ssh_port else None,
                             urls={label: [f"http://{t.ip}:{p}" for p in str(ports).split(",")]
                                   for label, ports in t.ports.items() if label != "ssh"}))
     return rows

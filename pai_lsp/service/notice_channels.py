@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ..api import JobEnded
+from ..common.atomic import write_atomic
+from ..common.folders import config_dir
 from ..core.messages import is_chinese, message, render
 
 FORMATS = ("generic", "feishu", "dingtalk", "wecom")
@@ -71,6 +73,16 @@ class NoticeSettings:
         locale = data.get("locale") if isinstance(data.get("locale"), str) else None
         return cls(data.get("desktop") is not False, hooks, chosen, locale), ("; ".join(problems) or None)
 
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"desktop": self.desktop, "webhooks": [
+            {"url": h.url, "format": h.format, **({"secret": h.secret} if h.secret else {})} for h in self.webhooks],
+            "states": list(self.states)}
+        return data | ({"locale": self.locale} if self.locale else {})
+
+
+def settings_path() -> Path:
+    return config_dir() / "notices.json"
+
 
 def read_settings(path: Path) -> tuple[NoticeSettings, str | None]:
     """The settings in `path` (the defaults when there is no such file)."""
@@ -86,6 +98,12 @@ def read_settings(path: Path) -> tuple[NoticeSettings, str | None]:
         return NoticeSettings(), f"{path}: {exc}"
     settings, problem = NoticeSettings.from_json(data)
     return settings, (f"{path}: {problem}" if problem else None)
+
+
+def write_settings(path: Path, settings: NoticeSettings) -> None:
+    """The settings, written whole and readable by this user only (a webhook's address and secret are
+    the bot's keys)."""
+    write_atomic(path, json.dumps(settings.to_json(), ensure_ascii=False, indent=1) + "\n", private=True)
 
 
 # -- what it says --------------------------------------------------------------------------------
@@ -147,8 +165,9 @@ def refused(hook: Webhook, status: int, answer: bytes) -> str | None:
     return None if code in (0, None) else f"{code} {data.get('msg') or data.get('errmsg') or ''}".strip()
 
 
-async def send_webhook(hook: Webhook, ended: JobEnded, locale: str | None) -> None:
-    """POST the notice; a failure is one line in the daemon's log, never raised."""
+async def send_webhook(hook: Webhook, ended: JobEnded, locale: str | None, logged: bool = True) -> str | None:
+    """POST the notice: why the bot did not take it (never raised; `logged`: also one line in the daemon's
+    log), or None."""
     import httpx
 
     url, payload = webhook_request(hook, ended, locale)
@@ -158,11 +177,12 @@ async def send_webhook(hook: Webhook, ended: JobEnded, locale: str | None) -> No
         reason = refused(hook, response.status_code, response.content)
     except httpx.HTTPError as exc:
         reason = f"{type(exc).__name__}: {exc}".rstrip(": ")
-    if reason is not None:
-        log(message("notice.webhook-failed", url=_shown(hook.url), job=ended.job, reason=reason).render(None))
+    if reason is not None and logged:
+        log(message("notice.webhook-failed", url=shown(hook.url), job=ended.job, reason=reason).render(None))
+    return reason
 
 
-def _shown(url: str) -> str:
+def shown(url: str) -> str:
     """A webhook's address without its query (which holds the bot's key)."""
     parts = urllib.parse.urlsplit(url)
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
@@ -189,16 +209,21 @@ class Desktop:
     def __init__(self) -> None:
         self.notifier: Any = None
 
-    async def send(self, ended: JobEnded, locale: str | None) -> None:
+    async def send(self, ended: JobEnded, locale: str | None, logged: bool = True) -> str | None:
+        """Show the notice: why it could not be shown (`logged`: also one line in the daemon's log), or None."""
         try:
             if self.notifier is None:
                 from desktop_notifier import DesktopNotifier
 
                 self.notifier = DesktopNotifier(app_name="pai-lsp")
             await self.notifier.send(title=title(ended, locale), message=body(ended, locale))
+            return None
         except Exception as exc:  # noqa: BLE001 - a notice that cannot be shown must not stop the daemon
             self.notifier = None  # the next one tries again (the notification service may have started since)
-            log(message("notice.desktop-failed", reason=f"{type(exc).__name__}: {exc}").render(None))
+            reason = f"{type(exc).__name__}: {exc}"
+            if logged:
+                log(message("notice.desktop-failed", reason=reason).render(None))
+            return reason
 
 
 def log(line: str) -> None:

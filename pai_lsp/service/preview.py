@@ -11,13 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..api import PreviewResult, UploadPreview
+from ..api import DebugOptions, PreviewResult, UploadPreview
 from ..core.job_format import Unsendable
 from ..core.messages import message
 from ..core.messages import render as text
 from ..core.upload_facts import size_text
 from ..errors import InvalidInput
-from .jobs import Prepared, job_settings, left_out, prepare
+from .jobs import Prepared, SessionKey, job_settings, left_out, prepare
 from .mounted_storages import opened
 from .selection import choose
 
@@ -26,14 +26,17 @@ if TYPE_CHECKING:
 
 
 def preview(backend: Backend, config_path: Path, settings: dict | None = None, locale: str | None = None,
-            shown: str | None = None, list_files: bool = False, show_secrets: bool = False) -> PreviewResult:
+            shown: str | None = None, list_files: bool = False, show_secrets: bool = False,
+            debug: DebugOptions | None = None, ssh_key: str | None = None) -> PreviewResult:
     """Everything a submit of `config_path` would do, without doing it: the job's name and final
     config, the files it would upload (and how many of them the last upload there already has).
     `rendered`: the job as the server will see it (a v2 job's YAML, its secrets masked unless
-    `show_secrets`; a v1 config's JSON); `converted`: the v1 config a v1-only cluster gets instead."""
+    `show_secrets`; a v1 config's JSON); `converted`: the v1 config a v1-only cluster gets instead.
+    `ssh_key`: the public key a Debug Job through ssh would give a job that names none of its own."""
     config_path = Path(config_path)
     chosen_settings = job_settings(config_path, settings, locale)
-    prepared = prepare(config_path, chosen_settings, backend, shown)
+    prepared = prepare(config_path, chosen_settings, backend, shown, debug=debug,
+                       session_key=SessionKey(ssh_key) if ssh_key else None)
     upload: UploadPreview | None = None
     if prepared.code_dir or prepared.route:
         chosen = choose(prepared.workspace, chosen_settings)

@@ -45,7 +45,7 @@ from ..common.folders import state_dir
 from ..core import formats
 from ..core import record as rec
 from ..core.job_format import Unsendable
-from ..core.messages import Message, message
+from ..core.messages import Message, message, render
 from ..core.record import FileEntry, GitState, Record, RecordError
 from ..errors import InvalidInput, NotFound, PaiError
 from ..storage.upload import MANIFEST, Progress, Selected, bounded, file_hash, read_manifest, select
@@ -218,7 +218,7 @@ class Kept:
     digest: str
     location: str | None  # on the cluster's storage (None: it could not be written there)
     config: dict  # the config to submit: with the reference to the record where the cluster keeps one
-    warning: str | None = None
+    warning: Message | None = None  # why it is not on the cluster's storage
 
     def summary(self) -> RecordSummary:
         return RecordSummary(location=self.location, sha256=self.digest, code_hash=self.record.code_hash,
@@ -243,7 +243,7 @@ def keep(backend: Backend, record: Record, journal: LocalRecords, config: dict) 
         try:
             backend.storage.put(location, data)
         except PaiError as exc:
-            warning = str(message("records.not-written", location=location, why=exc.message))
+            warning = message("records.not-written", location=location, why=exc.message)
             location = None
     journal.save(record.cluster, record.job, data)
     config = rec.without_reference(config)
@@ -270,9 +270,9 @@ class Found:
     notes: list[Message]  # what was found wrong on the way, one line each
     checked: bool = True  # its SHA-256 is the one the job carries, or the journal's copy's
 
-    def said(self) -> list[str]:
-        """The notes as the result carries them (in English: a result is not said in a language yet)."""
-        return [str(note) for note in self.notes]
+    def said(self, locale: str | None = None) -> list[str]:
+        """The notes as the result carries them, in the asker's language (English when it said none)."""
+        return [note.render(locale) for note in self.notes]
 
 
 def _read(storage: Storage, path: str) -> bytes | None:
@@ -421,21 +421,26 @@ def fetch(backend: Backend, record: Record, journal: LocalRecords, dest: Path) -
     return sources
 
 
-def sources_text(sources: dict[str, int], record: Record) -> str:
-    """Where the files of what a job ran came from, in words: "2 from its code folder on the cluster, 1 from …"."""
-    commit = f" {record.git.commit[:12]}" if record.git else ""
-    names = {"cluster": f"its code folder {record.code_dir}", "journal": "this machine's journal",
-             "git": f"the recorded git commit{commit}"}
-    return ", ".join(f"{n} file(s) from {names[k]}" for k, n in sources.items() if n) or "no files"
+def sources_text(sources: dict[str, int], record: Record, locale: str | None = None) -> str:
+    """Where the files of what a job ran came from, in words: "2 files from its code folder …, 1 file from …"."""
+    said = []
+    if sources.get("cluster"):
+        said.append(render("records.from-cluster", locale, count=sources["cluster"], folder=record.code_dir))
+    if sources.get("journal"):
+        said.append(render("records.from-journal", locale, count=sources["journal"]))
+    if sources.get("git"):
+        said.append(render("records.from-git", locale, count=sources["git"], commit=record.git.commit[:12] if record.git else "?"))
+    return functools.reduce(lambda first, second: render("records.list", locale, first=first, second=second), said) if said \
+        else render("records.no-files", locale)
 
 
-def show(backend: Backend, job: str) -> RecordShowResult:
+def show(backend: Backend, job: str, locale: str | None = None) -> RecordShowResult:
     found = find(backend, job)
     return RecordShowResult(record=SubmissionRecord.from_json(found.record.to_json()), sha256=found.digest, source=found.source, location=found.location,
-                            notes=found.said(), lines=rec.summary_lines(found.record))
+                            notes=found.said(locale), lines=rec.summary_lines(found.record, locale))
 
 
-def code(backend: Backend, job: str, dest: Path, force: bool = False) -> RecordCodeResult:
+def code(backend: Backend, job: str, dest: Path, force: bool = False, locale: str | None = None) -> RecordCodeResult:
     """Download exactly what `job` ran into `dest` (a new or empty folder, unless `force`)."""
     found = find(backend, job)
     if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not force)):
@@ -443,7 +448,7 @@ def code(backend: Backend, job: str, dest: Path, force: bool = False) -> RecordC
     dest.mkdir(parents=True, exist_ok=True)
     sources = fetch(backend, found.record, LocalRecords(), dest)
     return RecordCodeResult(job=job, path=str(dest), files=len(found.record.files), bytes=found.record.code_bytes, sources=sources,
-                            said_from=sources_text(sources, found.record), notes=found.said(), code_hash=found.record.code_hash)
+                            said_from=sources_text(sources, found.record, locale), notes=found.said(locale), code_hash=found.record.code_hash)
 
 
 def file(backend: Backend, job: str, rel: str) -> bytes:
@@ -476,7 +481,7 @@ def _name_key(record: Record) -> str:
 
 
 def rerun(backend: Backend, job: str, config: dict | None = None, name: str | None = None, dry_run: bool = False,
-          progress: Progress | None = None) -> RecordRerunResult:
+          progress: Progress | None = None, locale: str | None = None) -> RecordRerunResult:
     """Submit what `job` ran again under a new generated name: its code from its own code folder when
     that still holds exactly what was sent (nothing uploaded), else from this machine's journal or the
     recorded git commit (uploaded, and said which); its final config, or `config` (edited by the user)."""
@@ -519,18 +524,18 @@ def rerun(backend: Backend, job: str, config: dict | None = None, name: str | No
         kept.discard(backend)
         raise
     if source == "cluster":
-        said = f"the code of {job} from its code folder {first.code_dir} (unchanged; nothing uploaded)"
+        said = render("records.code-unchanged", locale, job=job, folder=first.code_dir)
     elif source == "none":
-        said = "no code (the first run sent none)"
+        said = render("records.code-none", locale)
     else:
-        said = f"the code of {job}: {sources_text(sources, first)} (each checked against its hash), uploaded to {code_dir}"
+        said = render("records.code-uploaded", locale, job=job, sources=sources_text(sources, first, locale), folder=code_dir)
     return RecordRerunResult(job=name, cluster=backend.profile.name, user=backend.profile.user, rerun_of=job, code_source=source,
                              code_from=said, upload=uploaded, record=kept.summary(), code_hash=again.code_hash,
-                             warnings=[*([kept.warning] if kept.warning else []), *warnings], notes=found.said())
+                             warnings=[*([kept.warning.render(locale)] if kept.warning else []), *warnings], notes=found.said(locale))
 
 
 # -- comparing two runs ------------------------------------------------------------------
-def diff(backend: Backend, first: str, second: str) -> RecordDiffResult:
+def diff(backend: Backend, first: str, second: str, locale: str | None = None) -> RecordDiffResult:
     """What differs between two runs: config keys, files (with a unified diff of each changed text
     file), commit and environment."""
     journal = LocalRecords()
@@ -544,14 +549,14 @@ def diff(backend: Backend, first: str, second: str) -> RecordDiffResult:
                       Path(tmp, side))
             for rel in files["changed"]:
                 texts.append({"path": rel, "diff": rec.text_diff(rel, Path(tmp, "a", rel).read_bytes(), Path(tmp, "b", rel).read_bytes(),
-                                                                 first, second)})
+                                                                 first, second, locale)})
     found = {"jobs": [first, second], "config": rec.config_changes(a.record, b.record), "files": files, "diffs": texts,
              "commit": rec.commit_changes(a.record, b.record), "environment": rec.environment_changes(a.record, b.record),
-             "notes": a.said() + b.said()}
-    return RecordDiffResult.from_json({**found, "text": rec.diff_text(found)})
+             "notes": a.said(locale) + b.said(locale)}
+    return RecordDiffResult.from_json({**found, "text": rec.diff_text(found, locale)})
 
 
-def compare_workspace(backend: Backend, job: str, workspace: Path) -> RecordCompareResult:
+def compare_workspace(backend: Backend, job: str, workspace: Path, locale: str | None = None) -> RecordCompareResult:
     """The files whose content differs between what `job` ran and `workspace` now (for the editor's
     "Compare with Workspace"): changed, added since (in the workspace only among files the job
     sent folders of), removed since."""
@@ -568,5 +573,5 @@ def compare_workspace(backend: Backend, job: str, workspace: Path) -> RecordComp
             same = False
         if not same:
             changed.append(rel)
-    return RecordCompareResult(job=job, workspace=str(workspace), changed=changed, removed=removed, notes=found.said())
+    return RecordCompareResult(job=job, workspace=str(workspace), changed=changed, removed=removed, notes=found.said(locale))
 

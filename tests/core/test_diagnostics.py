@@ -26,6 +26,19 @@ def test_one_missing_comma_is_one_error_and_the_rest_is_still_checked():
     assert [f.title for f in syntax[0].fixes] == ["Insert ','"]
 
 
+def test_a_quick_fix_is_titled_in_the_readers_language():
+    """A fix's title is a catalogue text, as its diagnostic's message is (v1 JSON, a v2 job and its secrets)."""
+    text = VALID.replace('"memoryMB"', '"memroyMB"')
+    titles = {d.code: [f.title for f in d.fixes] for d in Buffer(text, settings=Settings(locale="zh-CN")).diagnostics()}
+    assert titles["schema.unknown-key"] == ['替换为 "memoryMB"']
+    assert {d.code: [f.title for f in d.fixes] for d in Buffer(text).diagnostics()}["schema.unknown-key"] == ['Replace with "memoryMB"']
+    v2 = ("protocolVersion: 2\nname: j\ntype: job\nprerequisites:\n  - {name: img, type: dockerimage, uri: ubuntu,"
+          " auth: {username: u, password: hunter2}}\ntaskRoles:\n  train:\n    instances: 1\n    dockerImage: img\n"
+          "    resourcePerInstance: {cpu: 1, memoryMB: 1024, gpu: 0}\n    commands: [echo hi]\n")
+    fixes = {d.code: [f.title for f in d.fixes] for d in Buffer(v2, "job.pai.yaml", Settings(locale="zh-CN")).diagnostics()}
+    assert fixes["v2.plain-secret"] == ["移到 secrets 中，名为 img_password"], fixes
+
+
 def test_errors_sit_on_the_offending_key_or_value():
     buffer = Buffer(VALID.replace('"memoryMB"', '"memroyMB"').replace('"name": "worker"', '"name": "ps-0"'))
     diagnostics = {d.code: d for d in buffer.diagnostics()}

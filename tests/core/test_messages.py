@@ -6,6 +6,7 @@ daemon's errors) rendered in the reader's language where it is shown."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import string
 from pathlib import Path
@@ -41,9 +42,11 @@ def test_every_code_is_said_in_both_languages_with_the_same_arguments(code):
     assert all(e.strip() and not CJK.search(e) for e in english), f"{code}: no English, or Chinese in it"
 
 
-def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+@functools.cache
+def _modules() -> tuple[tuple[str, ast.Module], ...]:
+    """Every module of the package, parsed once for the tests that read them all."""
+    return tuple((path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8")))
+                 for path in sorted(PACKAGE.rglob("*.py")))
 
 
 def _literal(node: ast.AST) -> bool:
@@ -133,6 +136,27 @@ def test_an_english_text_in_the_catalogue_is_no_plural_made_by_hand():
     found = [code for code, entry in CATALOGUE.items() for text in (entry[1] if isinstance(entry[1], Plural) else (entry[1],))
              if re.search(r"\w\(s\)|\{s\}", text) and "http(s)" not in text]
     assert not found, found
+
+
+def test_no_text_outside_the_catalogue_makes_a_plural_by_hand():
+    """Nor anywhere else: "file(s)" in an f-string is a count said outside the catalogue (the local
+    cluster says its servers' own words, HDFS's "snapshot(s)" among them)."""
+    found = []
+    for name, tree in _modules():
+        if name.startswith("localcluster/"):
+            continue
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        found += [f"{name}:{node.lineno}: {node.value[:60]!r}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                  and re.search(r"[a-z]\(s\)", node.value) and "http(s)" not in node.value]
+    assert not found, "\n".join(found)
+
+
+def test_a_quick_fix_is_titled_by_the_catalogue():
+    """A quick fix's title is a line of the editor's menu: `Fix(msg.render("fix.…", locale, …), …)`, never a literal."""
+    found = [f"{name}:{node.lineno}: {ast.unparse(node)[:80]}" for name, tree in _modules() for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Fix" and node.args and _literal(node.args[0])]
+    assert not found, "\n".join(found)
 
 
 ERROR_CLASSES = {name for name, value in vars(errors).items() if isinstance(value, type) and issubclass(value, errors.PaiError)}

@@ -83,6 +83,8 @@ def test_file_commit_and_environment_changes():
     assert rec.file_changes(a, b) == {"added": ["new.py"], "removed": ["util.py"], "changed": ["train.py"]}
     assert [c["key"] for c in rec.commit_changes(a, b)] == ["commit", "dirty"]
     assert rec.environment_changes(a, b) == [{"key": "python", "old": "3.11.7", "new": "3.12.0"}]
+    dirtier = make(git=replace(a.git, diff="+x\n+y\n", diff_bytes=1200))
+    assert rec.commit_changes(a, dirtier) == [{"key": "diff", "old": 3, "new": 1200}]  # the uncommitted changes, in bytes
     assert rec.commit_changes(make(git=None), a)[0] == {"key": "commit", "old": None, "new": "c" * 40}
 
 
@@ -103,3 +105,25 @@ def test_a_rerun_differs_from_its_first_run_by_nothing():
     text = rec.diff_text({"jobs": [first.job, rerun.job], "config": [], "files": rec.file_changes(first, rerun), "diffs": [],
                           "commit": [], "environment": []})
     assert text == "config: the same\ncode: the same\ncommit: the same\nenvironment: the same\n"
+
+
+def test_a_record_and_two_runs_compared_are_said_in_the_reader_s_language():
+    """Every line of `pai show` and `pai diff` is a catalogue text: English with a count said as one or
+    many, Chinese for a Chinese reader."""
+    one = make(files={"train.py": FileEntry(10, "a" * 64)})
+    english = rec.summary_lines(one)
+    assert english[3] == "code       1 file, 10 bytes at /alice/mnist_1a2b3c4d (code hash " + one.code_hash[:12] + ")"
+    assert "2 files, 15 bytes" in rec.summary_lines(make())[3]
+    assert english[4] == "git        main @ cccccccccccc, uncommitted changes (3 bytes of diff)"
+    chinese = rec.summary_lines(one, "zh-CN")
+    assert chinese[0] == "作业       mnist_1a2b3c4d，集群 local（openpai），用户 alice"
+    assert chinese[3].startswith("代码       1 个文件，10 字节") and chinese[4].endswith("有未提交的修改（差异 3 字节）")
+    assert len(chinese) == len(english) and not any(line in english for line in chinese)
+
+    a, b = make(), make(git=GitState(commit="c" * 40, branch="main", dirty=True, diff="+y\n" * 400, diff_bytes=1200))
+    found = {"jobs": ["j1", "j2"], "config": [], "files": rec.file_changes(a, b), "diffs": [],
+             "commit": rec.commit_changes(a, b), "environment": []}
+    assert rec.diff_text(found).splitlines()[2:4] == ["commit:", "  ~ uncommitted changes: 3 → 1,200 bytes of diff"]
+    assert rec.diff_text(found, "zh-CN").splitlines() == ["配置：相同", "代码：相同", "提交：", "  ~ 未提交的修改：差异 3 → 1,200 字节",
+                                                         "环境：相同"]
+    assert rec.text_diff("w.bin", b"\0", b"\0\1", "j1", "j2", "zh-CN") == "二进制文件 w.bin 不同（1 → 2 字节）\n"

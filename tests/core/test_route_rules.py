@@ -76,6 +76,14 @@ def test_a_file_a_command_runs_is_told_from_one_it_only_names():
     assert [c.word for c in present(found, frozenset({"data.csv", "info.py", "train.py"}), runs=True)] == ["train.py"]
 
 
+def test_a_launcher_module_runs_the_script_after_its_options():
+    """`python -m debugpy --listen 5678 train.py` (debugging by hand), `-m cProfile -o out train.py`: the
+    script is run, the options' values are no files."""
+    found = candidates(["python3 -m debugpy --listen 0.0.0.0:$PAI_CONTAINER_HOST_debug_PORT_LIST --wait-for-client train.py",
+                        "python -m debugpy --listen 5678 eval.py --data d.csv", "python -m cProfile -o prof.out bench.py"])
+    assert {c.word: c.runs for c in found if "." in c.word} == {"train.py": True, "eval.py": True, "d.csv": False, "bench.py": True}
+
+
 # -- where the code goes ---------------------------------------------------------------------------
 def test_the_storage_chosen_setting_then_default_then_one_the_job_mounts():
     assert choose_storage(K8S, None, []).storage == TEAM and choose_storage(K8S, None, []).source == "default"

@@ -852,6 +852,14 @@ def test_a_missing_script_is_said_by_what_the_submit_uploaded_and_where():
     assert folder in stored.message.zh and "$PAI_JOB_NAME" not in stored.message.en
     unknown = explain(missing, exit_code=2)  # submitted elsewhere: the codeDir habit, as before
     assert "cd $PAI_JOB_NAME" in unknown.message.en
+    # The codeDir habit kept in a job whose code went to a storage: the route already runs the commands there.
+    cd = explain("/bin/bash: line 4: cd: alice~mnist_1a2b: No such file or directory\n", exit_code=1, layout=CodeLayout.for_job(
+        {"model.py": "model.py"}, "mnist_1a2b", user="alice", uploaded=True, code_place="local:/alice~mnist_1a2b",
+        code_folder=folder))
+    assert cd.message.en == (f"The command could not cd into alice~mnist_1a2b: pai put the job's code in {folder} (storage "
+                             "local:/alice~mnist_1a2b) and runs the commands there already: leave out the cd, or name a "
+                             "folder relative to that one.")
+    assert "$PAI_JOB_NAME" not in cd.message.zh and folder in cd.message.zh
 
 
 def test_a_missing_script_of_a_code_dir_job_says_what_went_there():

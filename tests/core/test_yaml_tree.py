@@ -343,6 +343,7 @@ def test_an_edit_that_unsplits_an_entry_equals_a_fresh_parse():
     assert [(e.code, e.start) for e in edited.errors] == [(e.code, e.start) for e in fresh.errors]
 
 
+@pytest.mark.slow  # a search over many edits: the full suite runs it, `-m unit` stays quick
 def test_a_chain_of_edits_always_equals_a_fresh_parse():
     text = big_job(115)  # read in pieces
     doc = parse(text)

@@ -1,8 +1,8 @@
 """The local cluster's process handling as Windows gets it, run here (PAI_LSP_PORTABLE_PROCESSES=1):
 a task gets no POSIX session or process group of its own and nothing signals a group, yet stop, the
 command's end and a restart after a crash end every process it started (psutil alone finds them);
-the cluster is asked to stop through its data folder, not with a signal. CI also runs the whole of
-test_task_processes.py and test_lifecycle.py so (.ci/run)."""
+the cluster is asked to stop through its data folder, not with a signal. (These are
+test_task_processes.py's cases on the portable path; CI runs the daemon and editor-job tests so too.)"""
 
 from __future__ import annotations
 

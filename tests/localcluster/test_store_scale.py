@@ -86,6 +86,7 @@ def test_no_namespace_operation_reads_the_whole_table(store):
         assert statements.scans() == []
 
 
+@pytest.mark.slow  # fills a store on purpose: the full suite runs it, `-m unit` stays quick
 def test_a_create_costs_the_same_in_a_full_store_as_in_an_empty_one(store):
     """SQLite instructions per create (deterministic, unlike time): 200 files stored against 4,000."""
     def per_create(folder: str) -> float:

@@ -256,6 +256,20 @@ class Workbench:
 
     # --- panels --------------------------------------------------------------------------------------
 
+    def webview(self, selector: str, timeout: float = LONG):
+        """The frame of the webview (an editor tab an extension draws) that shows `selector`: VS Code puts
+        each webview's page in an iframe of its own inside another."""
+        def found():
+            for frame in self.page.frames:
+                try:
+                    if frame.locator(selector).count():
+                        return frame
+                except PlaywrightError:  # a frame that went away while we looked
+                    continue
+            return None
+
+        return self.wait_for(found, f"a webview showing {selector}", timeout)
+
     def problems(self) -> list[str]:
         """The Problems view's rows as shown: message, source(code), [Ln, Col]."""
         if not self.page.locator(".markers-panel").is_visible():

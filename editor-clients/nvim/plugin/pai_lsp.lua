@@ -35,14 +35,28 @@ command("PaiRendered", function(o) pai().rendered(o.args) end, {
   complete = function(lead) return matching(clusters(), lead) end,
 })
 command("PaiCancel", function() pai().cancel() end, { desc = "Stop the upload of a submit still uploading" })
-command("PaiLogs", function(o) pai().logs(o.fargs[1], o.fargs[2]) end, {
-  nargs = "+", desc = "The live log of a job",
+command("PaiLogs", function(o)
+  -- {job} [cluster] then the filter's words (--role NAME, --index N, --grep TEXT, role:NAME, task:N)
+  local cluster, rest = o.fargs[2], 3
+  if cluster and (cluster:match("^%-%-") or cluster:match("^%a+:")) then
+    cluster, rest = nil, 2
+  end
+  pai().logs(o.fargs[1], cluster, vim.list_slice(o.fargs, rest))
+end, {
+  nargs = "+", desc = "The live log of a job, filtered by --role, --index and --grep when given",
   complete = function(lead, line)
-    if #vim.split(line, "%s+") > 2 then
-      return matching(clusters(), lead)
+    local words = vim.split(line, "%s+")
+    if #words > 2 then
+      if lead:match("^%-") then
+        return matching({ "--role", "--index", "--grep" }, lead)
+      end
+      return #words == 3 and matching(clusters(), lead) or {}
     end
     return matching(require("pai_lsp.logs").jobs(), lead)
   end,
+})
+command("PaiLogFilter", function(o) require("pai_lsp.logs").set_filter(o.fargs) end, {
+  nargs = "*", desc = "Show only some lines of the log: role:NAME task:N and a regular expression; no words: every line",
 })
 command("PaiWhy", function(o) pai().why(o.fargs[1], o.fargs[2]) end, {
   nargs = "*", desc = "Why a job failed, and where: the quickfix list and a report",
@@ -79,6 +93,14 @@ for name, action in pairs({ PaiCode = "code", PaiCompare = "compare", PaiRerun =
 end
 command("PaiDiff", function(o) require("pai_lsp.records").diff(o.fargs[1], o.fargs[2], o.fargs[3]) end, {
   nargs = "+", desc = "Compare two runs: config keys, code, commit and environment",
+  complete = function(lead) return matching(require("pai_lsp.jobs").names(), lead) end,
+})
+command("PaiDebugJob", function(o) require("pai_lsp.dap").debug_job(o.fargs) end, {
+  nargs = "*", desc = "Submit this job with its tasks waiting for a debugger, and attach nvim-dap to each ([tasks] [--post-mortem MINUTES])",
+  complete = function(lead) return matching({ "first", "all", "--post-mortem" }, lead) end,
+})
+command("PaiDebugAttach", function(o) require("pai_lsp.dap").attach(o.fargs[1], o.fargs[2]) end, {
+  nargs = "+", desc = "Attach nvim-dap to the tasks of a running job that wait for a debugger",
   complete = function(lead) return matching(require("pai_lsp.jobs").names(), lead) end,
 })
 command("PaiClusters", function() pai().clusters() end, { desc = "Cluster profiles: add, default, log in, remove" })

@@ -5,6 +5,7 @@ import { ClustersView, registerClusters } from "./clusters";
 import { HdfsView, registerHdfs } from "./hdfs";
 import { JobsView, registerJobCommands } from "./jobs";
 import { LogBook } from "./logs";
+import { registerMetrics } from "./metrics";
 import { registerPreview } from "./preview";
 import { registerRecords } from "./records";
 import { PaiServer } from "./server";
@@ -24,6 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   registerWhy(context, why, jobs);
   registerWaiting(context, server, jobs);
   registerJobCommands(context, server, jobs, logs);
+  registerMetrics(context, server, jobs);
   registerHdfs(context, server, [hdfs, storages]);
   registerClusters(context, server, clusters);
   registerPreview(context, server);

@@ -93,6 +93,9 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private clusters: ClusterNode[] | undefined;
+  /** The clusters' listing on its way, and each cluster's first page on its way. */
+  private listing: Promise<ClusterNode[]> | undefined;
+  private readonly pages = new Map<ClusterNode, Promise<void>>();
   private generation = 0;
   private readonly tasks = new Map<JobNode, Task[]>();
   /** Jobs started from this window that have not ended: the status bar counts them. */
@@ -144,6 +147,8 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   refresh(): void {
     this.generation++; // a listing still on its way is older than this refresh: not kept
     this.clusters = undefined;
+    this.listing = undefined;
+    this.pages.clear();
     this.tasks.clear();
     this.expanded.clear();
     this.changed.fire(undefined);
@@ -294,16 +299,13 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     try {
       if (!node) {
         if (this.clusters) return this.clusters;
-        const generation = this.generation;
-        const list = await this.server.call("pai.clusters.list");
-        // The default cluster first: that is where Submit goes.
-        const sorted = [...list.clusters].sort((a, b) => Number(b.default) - Number(a.default));
-        const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local, p.kind));
-        if (generation === this.generation) this.clusters = nodes;
-        return nodes;
+        // One listing at a time: a second caller (the tree, Show Metrics' pick) gets the same nodes, so the
+        // rows on screen are the nodes later updates change.
+        this.listing ??= this.listClusters();
+        return await this.listing;
       }
       if (node instanceof ClusterNode) {
-        if (!node.loaded) await this.loadPage(node, 0);
+        if (!node.loaded) await this.firstPage(node);
         const more = node.jobs.length < node.total ? [new MoreNode(node)] : [];
         return node.jobs.length ? [...node.jobs, ...more] : [new MessageNode(vscode.l10n.t("No jobs yet."), "info")];
       }
@@ -341,6 +343,30 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     }
   }
 
+  private async listClusters(): Promise<ClusterNode[]> {
+    const generation = this.generation;
+    try {
+      const list = await this.server.call("pai.clusters.list");
+      // The default cluster first: that is where Submit goes.
+      const sorted = [...list.clusters].sort((a, b) => Number(b.default) - Number(a.default));
+      const nodes = sorted.map((p) => new ClusterNode(p.name, p.default, p.local, p.kind));
+      if (generation === this.generation) this.clusters = nodes;
+      return nodes;
+    } finally {
+      if (generation === this.generation) this.listing = undefined;
+    }
+  }
+
+  /** A cluster's first page, read once however many ask at the same time (its job rows stay the ones shown). */
+  private firstPage(node: ClusterNode): Promise<void> {
+    let loading = this.pages.get(node);
+    if (!loading) {
+      loading = this.loadPage(node, 0).finally(() => this.pages.delete(node));
+      this.pages.set(node, loading);
+    }
+    return loading;
+  }
+
   async loadPage(node: ClusterNode, offset: number): Promise<void> {
     const page = await this.server.call("pai.jobs.list", { cluster: node.name, offset, limit: PAGE });
     const known = new Set(node.jobs.map((j) => j.job.name));
@@ -354,6 +380,17 @@ export class JobsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   async loadMore(node: ClusterNode): Promise<void> {
     await guarded(() => this.loadPage(node, node.jobs.length));
     this.changed.fire(node);
+  }
+
+  /** The jobs the view lists (listing each cluster's first page if the view has not yet), running ones first. */
+  async listed(): Promise<JobNode[]> {
+    const clusters = (await this.getChildren()).filter((n): n is ClusterNode => n instanceof ClusterNode);
+    const jobs: JobNode[] = [];
+    for (const cluster of clusters) {
+      if (!cluster.loaded) await this.firstPage(cluster).catch(() => undefined); // a cluster that cannot list: none of its jobs
+      jobs.push(...cluster.jobs);
+    }
+    return jobs.sort((a, b) => Number(b.job.state === "RUNNING") - Number(a.job.state === "RUNNING"));
   }
 
   async showTasks(node: JobNode): Promise<void> {

@@ -145,6 +145,88 @@ export interface ConfigText {
   text: string;
 }
 
+/** `submit`, with the chosen tasks' Python command run under debugpy waiting for a client. */
+export interface Debug {
+  cluster?: string | null;
+  file: string;
+  shown?: string | null;
+  force?: boolean;
+  settings?: Record<string, unknown> | null;
+  progressToken?: string | number | null;
+  locale?: string | null;
+  requestId?: string | null;
+  debug?: DebugOptions;
+}
+
+/** Close what the daemon opened to reach the job's tasks (SSH tunnels). */
+export interface DebugEnd {
+  cluster?: string | null;
+  job: string;
+}
+
+export interface DebugEndResult {
+  job: string;
+  closed: number;
+}
+
+/** `pai.debugJob`: submit the job file so that the chosen tasks wait for a debugger (`job.debug`). */
+export interface DebugJob {
+  uri: string;
+  cluster?: string | null;
+  tasks?: string;
+  postMortemMinutes?: number | null;
+  via?: string;
+  workDoneToken?: string | number | null;
+}
+
+/** Which tasks of a Debug Job wait for a debugger, and how: `tasks` "first" (the first instance of the first task role), "all", "ROLE" or "ROLE:INDEX"; `post_mortem_minutes`: instead of waiting at the start, a process that fails waits this long, stopped at the exception; `via`: how the debugger reaches the task, "direct" or "ssh" (a tunnel the daemon opens). */
+export interface DebugOptions {
+  tasks: string;
+  postMortemMinutes?: number | null;
+  via: string;
+}
+
+/** A Debug Job submit: the job, and which of its tasks wait for a debugger. */
+export interface DebugResult {
+  job: string;
+  cluster: string;
+  user: string | null;
+  upload: UploadSummary | null;
+  warnings: string[];
+  record?: RecordSummary | null;
+  codeStorage?: CodeStorage | null;
+  tasks: string[];
+}
+
+/** A debugged task's process as a debugger attaches to it: `host` and `port` go to debugpy's `attach` `connect` as they are (the local end of an SSH tunnel when one was needed), with `path_mappings`. `state`: "waiting" (not listening yet: host and port may still be empty), "listening", "ended". */
+export interface DebugTarget {
+  job: string;
+  task: string;
+  host: string;
+  port: number;
+  pathMappings: PathMapping[];
+  state: string;
+  postMortem?: string | null;
+  worker?: number | null;
+}
+
+/** The debugged tasks of a job and where each waits for a debugger; with `wait` (seconds), the answer waits until one more task listens than `known` says, or every debugged task has ended. */
+export interface DebugTargets {
+  cluster?: string | null;
+  job: string;
+  wait?: number | null;
+  known?: number;
+  locale?: string | null;
+}
+
+export interface DebugTargetsResult {
+  job: string;
+  cluster: string;
+  targets: DebugTarget[];
+  state: string;
+  message?: string | null;
+}
+
 /** A watched job ended or was run again: the editor says so, offering its log and, when it failed, why. */
 export interface EditorJobEnded {
   job: string;
@@ -611,6 +693,12 @@ export interface Outputs {
   overwrite?: boolean;
 }
 
+/** A folder of the workspace and where it is in the task's container (debugpy's `pathMappings` item). */
+export interface PathMapping {
+  localRoot: string;
+  remoteRoot: string;
+}
+
 export interface PathResult {
   path: string;
 }
@@ -634,6 +722,7 @@ export interface Preview {
   locale?: string | null;
   listFiles?: boolean;
   showSecrets?: boolean;
+  debug?: DebugOptions | null;
 }
 
 /** The job as the server will see it: which job file, for which cluster (the default one when absent), and whether a v2 job's secrets are shown in plain text (masked otherwise). */
@@ -688,6 +777,7 @@ export interface RecordCode {
   job: string;
   dest: string;
   force?: boolean;
+  locale?: string | null;
 }
 
 export interface RecordCodeResult {
@@ -706,6 +796,7 @@ export interface RecordCompare {
   cluster?: string | null;
   job: string;
   workspace: string;
+  locale?: string | null;
 }
 
 export interface RecordCompareResult {
@@ -720,6 +811,7 @@ export interface RecordDiff {
   cluster?: string | null;
   job: string;
   other: string;
+  locale?: string | null;
 }
 
 export interface RecordDiffResult {
@@ -754,6 +846,7 @@ export interface RecordRerun {
   name?: string | null;
   dryRun?: boolean;
   progressToken?: string | number | null;
+  locale?: string | null;
 }
 
 /** A rerun submitted, or (`dryRun`) only the name, config and code folder it would send. */
@@ -776,6 +869,7 @@ export interface RecordRerunResult {
 export interface RecordShow {
   cluster?: string | null;
   job: string;
+  locale?: string | null;
 }
 
 /** A job's submission record, checked; `lines` it in words; `source`: "cluster" (beside its code) or "journal" (this machine's copy); `notes`: what was wrong on the way. */
@@ -874,6 +968,7 @@ export interface SshTask {
   sshPort: string | null;
   command: string | null;
   urls: Record<string, string[]>;
+  user: string;
 }
 
 /** A running job's status also says whether its GPUs sat below `idle_threshold` percent over the last `idle_minutes` (the portal's rule: 10 % over 10 minutes), where the cluster has metrics. */
@@ -1219,6 +1314,9 @@ export interface WhyTraceback {
 export interface Commands {
   "pai.submitJob": { argument: SubmitJob; result: SubmitResult };
   "pai.runLocally": { argument: SubmitJob; result: SubmitResult };
+  "pai.debugJob": { argument: DebugJob; result: DebugResult };
+  "pai.debugTargets": { argument: DebugTargets; result: DebugTargetsResult };
+  "pai.debugEnd": { argument: DebugEnd; result: DebugEndResult };
   "pai.previewUpload": { argument: PreviewUpload; result: PreviewResult };
   "pai.previewRendered": { argument: PreviewRendered; result: RenderedPreviewResult };
   "pai.jobs.list": { argument: Jobs; result: JobsResult };

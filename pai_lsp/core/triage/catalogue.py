@@ -185,6 +185,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "check the folder's name and codeDir.",
         "命令无法进入目录 {path}：上传的代码位于任务工作目录下的 $PAI_JOB_NAME/；请检查目录名和 codeDir。",
     ),
+    "path-not-found.cd-in-storage": (
+        "The command could not cd into {path}: pai put the job's code in {folder} (storage {place}) and runs the commands "
+        "there already: leave out the cd, or name a folder relative to that one.",
+        "命令无法进入目录 {path}：pai 已把作业的代码放在 {folder}（存储 {place}），并在那里运行命令：请去掉这个 cd，"
+        "或写相对于该目录的路径。",
+    ),
     "path-not-found.unnamed": (
         "A file or folder the program needed does not exist: the log line below names it.",
         "程序需要的文件或目录不存在：见下面的日志行。",

@@ -362,6 +362,9 @@ class _Words:
         elif path and self.variant == "script" and layout.code_folder:
             self.key = "path-not-found.script-in-storage"
             self.args.update(folder=layout.code_folder, place=layout.code_place, files=len(layout.manifest))
+        elif path and self.key == "path-not-found.cd" and layout.code_folder:  # the route cds into the code itself
+            self.key = "path-not-found.cd-in-storage"
+            self.args.update(folder=layout.code_folder, place=layout.code_place)
         elif path and self.variant == "script" and layout.uploaded and layout.code_place:
             sent = _uploaded_as(path, layout)
             self.key = "path-not-found.script-in-code-dir" if sent is None or sent else "path-not-found.script-not-uploaded"

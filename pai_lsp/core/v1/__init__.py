@@ -70,6 +70,31 @@ class PaiV1(JobFormat):
         roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), list) else []
         return [role["command"] for role in roles if isinstance(role, dict) and isinstance(role.get("command"), str)]
 
+    def _role(self, job: dict, role: str) -> dict:
+        return next(r for r in job.get("taskRoles", []) if isinstance(r, dict) and r.get("name") == role)
+
+    def task_roles(self, job: dict) -> list[tuple[str, int]]:
+        roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), list) else []
+        return [(r["name"], r.get("taskNumber", 1) if isinstance(r.get("taskNumber", 1), int) else 1)
+                for r in roles if isinstance(r, dict) and isinstance(r.get("name"), str)]
+
+    def role_commands(self, job: dict, role: str) -> list[str]:
+        """Its one `command`."""
+        command = self._role(job, role).get("command")
+        return [command] if isinstance(command, str) else []
+
+    def set_role_commands(self, job: dict, role: str, commands: list[str]) -> None:
+        self._role(job, role)["command"] = "\n".join(commands)
+
+    def add_ports(self, job: dict, role: str, label: str, count: int) -> None:
+        """A `portList` entry (beginAt 0: any free ports)."""
+        ports = self._role(job, role).setdefault("portList", [])
+        entry = next((p for p in ports if isinstance(p, dict) and p.get("label") == label), None)
+        if entry is None:
+            ports.append({"label": label, "beginAt": 0, "portNumber": count})
+        elif not isinstance(entry.get("portNumber"), int) or entry["portNumber"] < count:
+            entry["portNumber"] = count
+
     def cluster_diagnostics(self, doc: Document, facts: ClusterFacts, settings: Settings,
                             exists: frozenset[str]) -> list[Diagnostic]:
         from .code_checks import route_diagnostics

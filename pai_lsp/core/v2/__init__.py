@@ -124,6 +124,55 @@ class PaiV2(JobFormat):
         return [c for role in roles.values() if isinstance(role, dict) and isinstance(role.get("commands"), list)
                 for c in role["commands"] if isinstance(c, str)]
 
+    def task_roles(self, job: dict) -> list[tuple[str, int]]:
+        roles = job.get("taskRoles") if isinstance(job.get("taskRoles"), dict) else {}
+        return [(name, role.get("instances", 1) if isinstance(role.get("instances", 1), int) else 1)
+                for name, role in roles.items() if isinstance(role, dict)]
+
+    def role_commands(self, job: dict, role: str) -> list[str]:
+        commands = job["taskRoles"][role].get("commands")
+        return [c for c in commands if isinstance(c, str)] if isinstance(commands, list) else []
+
+    def set_role_commands(self, job: dict, role: str, commands: list[str]) -> None:
+        job["taskRoles"][role]["commands"] = list(commands)
+
+    def add_ports(self, job: dict, role: str, label: str, count: int) -> None:
+        """`resourcePerInstance.ports.<label>`."""
+        resources = job["taskRoles"][role].setdefault("resourcePerInstance", {})
+        ports = resources.get("ports") if isinstance(resources.get("ports"), dict) else {}
+        resources["ports"] = ports
+        if not isinstance(ports.get(label), int) or ports[label] < count:
+            ports[label] = count
+
+    def ssh_keys(self, job: dict) -> tuple[str, ...] | None:
+        """The `userssh.value` lines of its ssh runtime plugin entries."""
+        keys: list[str] = []
+        for entry in _ssh_plugins(job):
+            userssh = entry.get("parameters", {}).get("userssh") if isinstance(entry.get("parameters"), dict) else None
+            if isinstance(userssh, dict) and isinstance(userssh.get("value"), str):
+                keys += [line.strip() for line in userssh["value"].splitlines() if line.strip()]
+        return tuple(keys)
+
+    def add_ssh_key(self, job: dict, roles: list[str], public_key: str) -> None:
+        """The key as `userssh` (`{type: custom, value: <key>}`, as the portal's "Enable User SSH" writes
+        it) of the first ssh plugin entry, its `taskroles` (when it lists some) taking `roles` too; else a
+        new entry `{plugin: ssh, parameters: {userssh: …}}` at the end of the plugin list."""
+        userssh = {"type": "custom", "value": public_key}
+        entry = next(iter(_ssh_plugins(job)), None)
+        if entry is None:
+            extras = job.get("extras") if isinstance(job.get("extras"), dict) else {}
+            job["extras"] = extras
+            plugins = extras.get(facts.RUNTIME_PLUGIN_KEY)
+            if not isinstance(plugins, list):
+                plugins = extras[facts.RUNTIME_PLUGIN_KEY] = []
+            plugins.append({"plugin": "ssh", "parameters": {"userssh": userssh}})
+            return
+        if not isinstance(entry.get("parameters"), dict):
+            entry["parameters"] = {}
+        entry["parameters"]["userssh"] = userssh
+        if isinstance(entry.get("taskroles"), list):
+            entry["taskroles"] += [r for r in roles if r not in entry["taskroles"]]
+
     def mount_code(self, job: dict, storage: str, folder: str) -> str | None:
         """An `extras.storages` entry for `storage` (none added when the job lists it already, or
         lists `[]`, the defaults, which it is one of), and `cd <mount path>/<folder>` as each role's
@@ -178,3 +227,10 @@ class PaiV2(JobFormat):
 
 
 FORMAT = PaiV2()
+
+
+def _ssh_plugins(job: dict) -> list[dict]:
+    """The job's ssh runtime plugin entries (`extras["com.microsoft.pai.runtimeplugin"]`)."""
+    extras = job.get("extras")
+    plugins = extras.get(facts.RUNTIME_PLUGIN_KEY) if isinstance(extras, dict) else None
+    return [p for p in plugins if isinstance(p, dict) and p.get("plugin") == "ssh"] if isinstance(plugins, list) else []

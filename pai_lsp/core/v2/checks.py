@@ -64,8 +64,8 @@ def _closest(word: str, candidates: Any) -> str | None:
     return found[0]
 
 
-def _replace(node: Node, new: str, title: str | None = None) -> Fix:
-    return Fix(title or f'Replace with "{new}"', (Edit(node.start, node.end, literal(new)),))
+def _replace(node: Node, new: str, locale: str | None) -> Fix:
+    return Fix(msg.render("fix.replace", locale, value=f'"{new}"'), (Edit(node.start, node.end, literal(new)),))
 
 
 def diagnose(doc: Any, settings: Settings) -> list[Diagnostic]:
@@ -163,14 +163,14 @@ def _names(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
     chosen = defaults.get("deployment") if defaults is not None and defaults.type == "object" else None
     if chosen is not None and isinstance(chosen.value, str) and chosen.value not in job.deployments:
         close = _closest(chosen.value, job.deployments)
-        yield _diag(chosen.start, chosen.end, "v2.unknown-deployment", locale, [_replace(chosen, close)] if close else [],
+        yield _diag(chosen.start, chosen.end, "v2.unknown-deployment", locale, [_replace(chosen, close, locale)] if close else [],
                     name=chosen.value, known=", ".join(job.deployments) or "—")
     for item in items(job.root.get("deployments")):
         roles = item.get("taskRoles") if item.type == "object" else None
         for name, key, _ in pairs(roles):
             if name not in job.roles:
                 close = _closest(name, job.roles)
-                yield _diag(key.start, key.end, "v2.deployment-unknown-role", locale, [_replace(key, close)] if close else [],
+                yield _diag(key.start, key.end, "v2.deployment-unknown-role", locale, [_replace(key, close, locale)] if close else [],
                             role=name, hint=_hint(locale, close))
 
 
@@ -183,14 +183,14 @@ def _missing_prerequisite(doc: Any, job: Job, field: str, kind: str, node: Node,
         new = _free_name(job, "docker_image" if kind == "dockerimage" else kind)
         item = {"name": new, "type": kind, "uri": [name] if kind == "data" else name}
         what = msg.render("v2.word.image" if kind == "dockerimage" else "v2.word.uri", locale)
-        fix = Fix(f'Define prerequisite "{new}" for {name} and name it here', tuple(sorted(
+        fix = Fix(msg.render("fix.define-prerequisite-for", locale, new=new, name=name), tuple(sorted(
             (Edit(node.start, node.end, literal(new)), add_prerequisite(doc, job, item)), key=lambda e: e.start)))
         return _diag(node.start, node.end, "v2.uri-not-prerequisite", locale, [fix], field=field, what=what, name=name, type=kind)
     same = job.by_type.get(kind, {})
     close = _closest(name, same)
-    fixes = [_replace(node, close)] if close else []
+    fixes = [_replace(node, close, locale)] if close else []
     item = {"name": name, "type": kind, **({"uri": ""} if kind == "dockerimage" else {})}
-    fixes.append(Fix(f'Define {kind} prerequisite "{name}"', (add_prerequisite(doc, job, item),)))
+    fixes.append(Fix(msg.render("fix.define-prerequisite", locale, type=kind, name=name), (add_prerequisite(doc, job, item),)))
     return _diag(node.start, node.end, "v2.missing-prerequisite", locale, fixes, name=name, field=field, type=kind,
                  known=", ".join(same) or "—", hint=_hint(locale, close))
 
@@ -242,7 +242,7 @@ def _retry(doc: Any, job: Job, role: Named, locale: str | None) -> Iterator[Diag
         edit = append_member(doc.text, job.root, "extras", {"gangAllocation": False})
     else:
         return
-    yield _diag(prop.start, prop.end, "v2.retry-ignored", locale, [Fix("Turn gang allocation off (extras.gangAllocation: false)", (edit,))])
+    yield _diag(prop.start, prop.end, "v2.retry-ignored", locale, [Fix(msg.render("fix.gang-allocation-off", locale), (edit,))])
 
 
 def _extras(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
@@ -250,7 +250,7 @@ def _extras(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
     for name, key, _ in pairs(extras):
         if name not in EXTRAS and not name.startswith("com.microsoft.pai."):
             close = _closest(name, EXTRAS)
-            yield _diag(key.start, key.end, "v2.unknown-extra", locale, [_replace(key, close)] if close else [],
+            yield _diag(key.start, key.end, "v2.unknown-extra", locale, [_replace(key, close, locale)] if close else [],
                         key=name, hint=_hint(locale, close))
     hived = extras.get("hivedScheduler") if extras is not None and extras.type == "object" else None
     if hived is not None and hived.type == "object":
@@ -264,20 +264,20 @@ def _hived(job: Job, hived: Node, locale: str | None) -> Iterator[Diagnostic]:
     for name, key, _ in pairs(hived):
         if name not in HIVED_KEYS:
             close = _closest(name, HIVED_KEYS)
-            yield _diag(key.start, key.end, "v2.hived-unknown-key", locale, [_replace(key, close)] if close else [],
+            yield _diag(key.start, key.end, "v2.hived-unknown-key", locale, [_replace(key, close, locale)] if close else [],
                         key=name, hint=_hint(locale, close))
     groups: dict[str, tuple[Any, Any, str]] = {}
     for name, key, value in pairs(hived.get("taskRoles")):
         if name not in job.roles:
             close = _closest(name, job.roles)
-            yield _diag(key.start, key.end, "v2.hived-unknown-role", locale, [_replace(key, close)] if close else [],
+            yield _diag(key.start, key.end, "v2.hived-unknown-role", locale, [_replace(key, close, locale)] if close else [],
                         role=name, hint=_hint(locale, close))
         if value is None or value.type != "object":
             continue
         for field, field_key, _ in pairs(value):
             if field not in HIVED_ROLE_KEYS:
                 close = _closest(field, HIVED_ROLE_KEYS)
-                yield _diag(field_key.start, field_key.end, "v2.hived-unknown-key", locale, [_replace(field_key, close)] if close else [],
+                yield _diag(field_key.start, field_key.end, "v2.hived-unknown-key", locale, [_replace(field_key, close, locale)] if close else [],
                             key=field, hint=_hint(locale, close))
         settings = value.value
         sku, cell = settings.get("skuType"), settings.get("pinnedCellId")
@@ -295,7 +295,7 @@ def _plugin(text: str, item: Node, locale: str | None) -> Iterator[Diagnostic]:
     for name, key, _ in pairs(item):
         if name not in PLUGIN_ITEM_KEYS:
             close = _closest(name, PLUGIN_ITEM_KEYS)
-            yield _diag(key.start, key.end, "v2.plugin-item-key", locale, [_replace(key, close)] if close else [], key=name,
+            yield _diag(key.start, key.end, "v2.plugin-item-key", locale, [_replace(key, close, locale)] if close else [], key=name,
                         hint=_hint(locale, close))
     plugin = item.get("plugin")
     if plugin is None or not isinstance(plugin.value, str):
@@ -303,7 +303,7 @@ def _plugin(text: str, item: Node, locale: str | None) -> Iterator[Diagnostic]:
     name = plugin.value.removeprefix("com.microsoft.pai.runtimeplugin.")
     if name not in PLUGINS:
         close = _closest(name, PLUGINS)
-        yield _diag(plugin.start, plugin.end, "v2.unknown-plugin", locale, [_replace(plugin, close)] if close else [],
+        yield _diag(plugin.start, plugin.end, "v2.unknown-plugin", locale, [_replace(plugin, close, locale)] if close else [],
                     name=plugin.value, hint=_hint(locale, close))
         return
     if name == "cmd":
@@ -322,12 +322,12 @@ def _plugin(text: str, item: Node, locale: str | None) -> Iterator[Diagnostic]:
         if needed not in given:
             key = parameters.parent.key if parameters.parent is not None else plugin
             yield _diag(key.start, key.end, "v2.plugin-parameter-missing", locale,
-                        [Fix(f'Add "{needed}"', (insert_member(text, parameters, needed, _example(spec[needed][0])),))] if parameters.children else [],
+                        [Fix(msg.render("fix.add", locale, name=needed), (insert_member(text, parameters, needed, _example(spec[needed][0])),))] if parameters.children else [],
                         plugin=name, name=needed)
     for key, (key_node, value) in given.items():
         if key not in spec:
             close = _closest(key, spec)
-            yield _diag(key_node.start, key_node.end, "v2.plugin-parameter-unknown", locale, [_replace(key_node, close)] if close else [],
+            yield _diag(key_node.start, key_node.end, "v2.plugin-parameter-unknown", locale, [_replace(key_node, close, locale)] if close else [],
                         plugin=name, name=key, hint=_hint(locale, close))
         elif value is not None and not _joi_type(spec[key][0], value.value, key):
             yield _diag(value.start, value.end, "v2.plugin-parameter-type", locale, plugin=name, name=key,
@@ -451,7 +451,8 @@ def _templates(text: str, job: Job, role: Named | None, joined: _Joined, locale:
             fixes = []
             if guess is not None:
                 raw = text[a:b]
-                fixes = [Fix(f"Write ${tag.expr}", (Edit(a, b, raw.replace(tag.expr, "$" + tag.expr, 1)),))] if tag.expr in raw else []
+                fixes = [Fix(msg.render("fix.write", locale, value="$" + tag.expr), (Edit(a, b, raw.replace(tag.expr, "$" + tag.expr, 1)),))] \
+                    if tag.expr in raw else []
             yield _diag(a, b, "v2.unknown-template", locale, fixes, expr=tag.expr, hint=_hint(locale, "$" + tag.expr if guess else None))
 
 
@@ -463,7 +464,7 @@ def _undefined(text: str, a: int, b: int, code: str, expr: str, defined: dict[st
     fixes = []
     raw = text[a:b]
     if close and key in raw:
-        fixes.append(Fix(f"Replace with {close}", (Edit(a, b, raw.replace("." + key, "." + close, 1)),)))
+        fixes.append(Fix(msg.render("fix.replace", locale, value=close), (Edit(a, b, raw.replace("." + key, "." + close, 1)),)))
     if key not in defined:
         mapping = job.root.get(section)
         if mapping is not None and mapping.type == "object" and mapping.children:
@@ -473,7 +474,7 @@ def _undefined(text: str, a: int, b: int, code: str, expr: str, defined: dict[st
         else:
             edit = None
         if edit is not None:
-            fixes.append(Fix(f'Define "{key}" in {section}', (edit,)))
+            fixes.append(Fix(msg.render("fix.define-in", locale, key=key, section=section), (edit,)))
     return _diag(a, b, code, locale, fixes, name=name, hint=_hint(locale, close))
 
 
@@ -499,7 +500,7 @@ def _variables(text: str, job: Job, joined: _Joined, locale: str | None) -> Iter
                 suggestion = ""
             args["hint"] = _hint(locale, "$" + suggestion if suggestion else None)
             if suggestion:
-                fixes = [Fix(f"Replace with ${suggestion}", (Edit(a, b, text[a:b].replace(name, suggestion)),))]
+                fixes = [Fix(msg.render("fix.replace", locale, value="$" + suggestion), (Edit(a, b, text[a:b].replace(name, suggestion)),))]
         elif code == "semantic.undefined-port-label":
             code = "v2.undefined-port-label"
         yield _diag(a, b, code, locale, fixes, **args)
@@ -513,7 +514,7 @@ def _secrets(doc: Any, job: Job, locale: str | None) -> Iterator[Diagnostic]:
         password = auth.get("password") if auth is not None and auth.type == "object" else None
         if password is not None and isinstance(password.value, str) and password.value and OPEN not in password.value:
             key = re.sub(r"\W", "_", f"{item.name}_password")
-            yield _diag(password.start, password.end, "v2.plain-secret", locale, _to_secret(doc, job, password, password.value, key),
+            yield _diag(password.start, password.end, "v2.plain-secret", locale, _to_secret(doc, job, password, password.value, key, locale),
                         what=msg.render("v2.word.registry-password", locale), name=key)
     for name, key_node, value in pairs(job.root.get("parameters")):
         if _SECRET_KEY.match(name) and value is not None and isinstance(value.value, (str, int)) and value.value not in ("", None):
@@ -529,7 +530,7 @@ def _command_secrets(doc: Any, job: Job, role: Named, locale: str | None) -> Ite
         for found in _SECRET_IN_COMMAND.finditer(node.value):
             a, b = span(text, node, found.start("value"), found.end("value"))
             key = _secret_key(found.group(0), job)
-            yield _diag(a, b, "v2.plain-secret", locale, _to_secret(doc, job, node, found.group("value"), key, (a, b)),
+            yield _diag(a, b, "v2.plain-secret", locale, _to_secret(doc, job, node, found.group("value"), key, locale, (a, b)),
                         what=msg.render("v2.word.this-secret", locale), name=key)
 
 
@@ -539,7 +540,8 @@ def _secret_key(found: str, job: Job) -> str:
     return stem if stem not in job.secrets else next(f"{stem}_{i}" for i in range(1, 1000) if f"{stem}_{i}" not in job.secrets)
 
 
-def _to_secret(doc: Any, job: Job, node: Node, value: str, key: str, where: tuple[int, int] | None = None) -> list[Fix]:
+def _to_secret(doc: Any, job: Job, node: Node, value: str, key: str, locale: str | None,
+               where: tuple[int, int] | None = None) -> list[Fix]:
     """Move a literal secret into `secrets` and write `<% $secrets.key %>` in its place."""
     text = doc.text
     template = f"<% $secrets.{key} %>"
@@ -558,7 +560,7 @@ def _to_secret(doc: Any, job: Job, node: Node, value: str, key: str, where: tupl
         add = insert_member(text, _as_first(job.root, prop), "secrets", {key: value})
     else:
         return []
-    return [Fix(f"Move it to secrets as {key}", tuple(sorted((replace, add), key=lambda e: e.start)))]
+    return [Fix(msg.render("fix.to-secret", locale, key=key), tuple(sorted((replace, add), key=lambda e: e.start)))]
 
 
 # -- each task role (kept on its node while the role and what it refers to stay the same) -----------
@@ -612,7 +614,7 @@ def _role_checks(doc: Any, job: Job, role: Named, locale: str | None) -> Iterato
     for item in items(role_field(role, "prerequisites")):
         if isinstance(item.value, str) and item.value not in every:
             close = _closest(item.value, every)
-            yield _diag(item.start, item.end, "v2.unknown-prerequisite", locale, [_replace(item, close)] if close else [],
+            yield _diag(item.start, item.end, "v2.unknown-prerequisite", locale, [_replace(item, close, locale)] if close else [],
                         name=item.value, hint=_hint(locale, close))
     for field, kind in PREREQUISITE_FIELDS.items():
         node = role_field(role, field)

@@ -253,7 +253,7 @@ def diagnostics(doc: Any, job: Job, err: SchemaError, locale: str | None) -> lis
     if kind == "type":
         expected = err.limit if isinstance(err.limit, list) else [err.limit]
         words = " / ".join(msg.type_name(t, locale) for t in expected)
-        return [_diag(node.start, max(node.end, node.start + 1), "schema.type", locale, _type_fixes(doc, node, expected),
+        return [_diag(node.start, max(node.end, node.start + 1), "schema.type", locale, _type_fixes(doc, node, expected, locale),
                       field=field, expected=words, actual=msg.type_name(msg.json_type(err.instance), locale))]
     if kind == "enum" or kind == "const":
         allowed = err.limit if isinstance(err.limit, list) else [err.limit]
@@ -264,7 +264,8 @@ def diagnostics(doc: Any, job: Job, err: SchemaError, locale: str | None) -> lis
                 by_text[str(value)] = value
         close = difflib.get_close_matches(str(err.instance), list(by_text), n=1, cutoff=0.5)
         choice = by_text[close[0]] if close else next(iter(by_text.values())) if len(by_text) == 1 else None
-        fixes = [Fix(f"Write {literal(choice)}", (Edit(node.start, node.end, literal(choice)),))] if choice is not None else []
+        fixes = [Fix(msg.render("fix.write", locale, value=literal(choice)), (Edit(node.start, node.end, literal(choice)),))] \
+            if choice is not None else []
         return [_diag(node.start, max(node.end, node.start + 1), "v2.enum", locale, fixes, field=field, allowed=shown,
                       value=text[node.start:node.end] or "null")]
     if kind == "minProperties":
@@ -282,7 +283,7 @@ def diagnostics(doc: Any, job: Job, err: SchemaError, locale: str | None) -> lis
     return schema_diagnostics(doc, err, Settings(locale=locale), facts.schema())  # the shared wording (minimum, pattern …)
 
 
-def _type_fixes(doc: Any, node: Node, expected: list[str]) -> list[Fix]:
+def _type_fixes(doc: Any, node: Node, expected: list[str], locale: str | None) -> list[Fix]:
     value = node.value
     if isinstance(value, str) and ("integer" in expected or "number" in expected):
         try:
@@ -291,13 +292,14 @@ def _type_fixes(doc: Any, node: Node, expected: list[str]) -> list[Fix]:
             return []
         if math.isfinite(number) and ("number" in expected or number.is_integer()):
             written = literal(int(number) if number.is_integer() else number)
-            return [Fix(f"Write {written}", (Edit(node.start, node.end, written),))]
+            return [Fix(msg.render("fix.write", locale, value=written), (Edit(node.start, node.end, written),))]
     prop = node.parent
     if isinstance(value, str) and "array" in expected and prop is not None and prop.type == "property":
         # `commands: echo hi`: a list of one command
-        return [Fix("Make it a list", (value_after_key(doc.text, prop, [value]),))]
+        return [Fix(msg.render("fix.make-list", locale), (value_after_key(doc.text, prop, [value]),))]
     if isinstance(value, (int, float)) and not isinstance(value, bool) and expected == ["string"]:
-        return [Fix(f"Write \"{doc.text[node.start:node.end]}\"", (Edit(node.start, node.end, f'"{doc.text[node.start:node.end]}"'),))]
+        quoted = f'"{doc.text[node.start:node.end]}"'
+        return [Fix(msg.render("fix.write", locale, value=quoted), (Edit(node.start, node.end, quoted),))]
     return []
 
 
@@ -315,13 +317,13 @@ def _unknown_keys(doc: Any, job: Job, node: Node, err: SchemaError, locale: str 
             if key is None or key.value in known or any(js_regex(p).search(key.value) for p in patterns):
                 continue
             fixed = v2_name(key.value) if key.value else "_"
-            fixes = [Fix(f'Rename to "{fixed}"', tuple(_renames(doc, job, err.path, key, fixed)))]
+            fixes = [Fix(msg.render("fix.rename", locale, name=fixed), tuple(_renames(doc, job, err.path, key, fixed)))]
             out.append(_diag(key.start, max(key.end, key.start + 1), "v2.bad-name", locale, fixes, key=key.value,
                              what=msg.render(what, locale)))
         return out
     if err.path[-1:] == ("resourcePerInstance",) and node.get_property("shmMB") is not None:
         prop = node.get_property("shmMB")
-        fixes = [_move_shm(doc, node, prop)]
+        fixes = [_move_shm(doc, node, prop, locale)]
         out.append(_diag(prop.key.start, prop.key.end, "v2.shm-in-resources", locale, [f for f in fixes if f is not None]))
         rest = [p for p in node.properties() if p is not prop and p.key is not None and p.key.value not in known]
         if not rest:
@@ -339,7 +341,7 @@ def _renames(doc: Any, job: Job, path: tuple, key: Node, new: str) -> list[Edit]
     return [Edit(key.start, key.end, literal(new))]
 
 
-def _move_shm(doc: Any, resources: Node, prop: Node) -> Fix | None:
+def _move_shm(doc: Any, resources: Node, prop: Node, locale: str | None) -> Fix | None:
     """Move `shmMB` from resourcePerInstance into extraContainerOptions (made when missing)."""
     from ..yaml.write import append_member, remove_member, set_member
 
@@ -355,7 +357,7 @@ def _move_shm(doc: Any, resources: Node, prop: Node) -> Fix | None:
         add = append_member(doc.text, role, "extraContainerOptions", {"shmMB": value})
     else:
         return None
-    return Fix("Move shmMB to extraContainerOptions", tuple(sorted((remove, add), key=lambda e: e.start)))
+    return Fix(msg.render("fix.move-shm", locale), tuple(sorted((remove, add), key=lambda e: e.start)))
 
 
 def _required(doc: Any, job: Job, node: Node, err: SchemaError, locale: str | None) -> list[Diagnostic]:
@@ -370,7 +372,8 @@ def _required(doc: Any, job: Job, node: Node, err: SchemaError, locale: str | No
     out = []
     for name in missing:
         value = placeholder(job, err.path, name)
-        fixes = [Fix(f'Add "{name}"', (doc.insert_member(node, name, value),))] if node.type == "object" and node.children else []
+        fixes = [Fix(msg.render("fix.add", locale, name=name), (doc.insert_member(node, name, value),))] \
+            if node.type == "object" and node.children else []
         out.append(_diag(start, end, "schema.required", locale, fixes, missing=name))
     return out
 
@@ -410,22 +413,22 @@ def warning_diagnostics(doc: Any, path: tuple, warning: dict, locale: str | None
             if prop.key is not None and not validator.is_valid({prop.key.value: None}):
                 where = prop.key
                 break
-    return [_diag(where.start, max(where.end, where.start + 1), "v2.warning", locale, _warning_fixes(doc, path, node), message=message)]
+    return [_diag(where.start, max(where.end, where.start + 1), "v2.warning", locale, _warning_fixes(doc, path, node, locale), message=message)]
 
 
-def _warning_fixes(doc: Any, path: tuple, node: Node) -> list[Fix]:
+def _warning_fixes(doc: Any, path: tuple, node: Node, locale: str | None) -> list[Fix]:
     last = path[-1] if path else None
     if last == "minFailedInstances" and node.value == 0:
-        return [Fix("Write 1", (Edit(node.start, node.end, "1"),))]
+        return [Fix(msg.render("fix.write", locale, value="1"), (Edit(node.start, node.end, "1"),))]
     if last == "minSucceededInstances" and node.value == 0:
-        return [Fix("Write null", (Edit(node.start, node.end, "null"),))]
+        return [Fix(msg.render("fix.write", locale, value="null"), (Edit(node.start, node.end, "null"),))]
     if last == "ports" and node.type == "array":
-        fix = ports_to_map(doc, node)
+        fix = ports_to_map(doc, node, locale)
         return [fix] if fix is not None else []
     return []
 
 
-def ports_to_map(doc: Any, node: Node) -> Fix | None:
+def ports_to_map(doc: Any, node: Node, locale: str | None = None) -> Fix | None:
     """`ports: [http, {label: tb, count: 2}]` (or v1's portList items) as the map the scheduler reads."""
     ports: dict[str, int] = {}
     for item in node.children:
@@ -448,5 +451,5 @@ def ports_to_map(doc: Any, node: Node) -> Fix | None:
     if not ports:  # `ports: []`: no ports; the key goes
         from ..yaml.write import remove_member
 
-        return Fix("Remove the empty ports list", (remove_member(doc.text, prop),))
-    return Fix("Write ports as a map (label: count)", (value_after_key(doc.text, prop, ports),))
+        return Fix(msg.render("fix.remove-empty-ports", locale), (remove_member(doc.text, prop),))
+    return Fix(msg.render("fix.ports-map", locale), (value_after_key(doc.text, prop, ports),))

@@ -32,13 +32,21 @@ V1_FIELDS = (*V2_DIRS, "gpuType")  # extras v1 has fields for
 class NotExpressible(Unsendable):
     """What a v1 config cannot express of the job, each named."""
 
-    reasons: list[str]
+    reasons: list[Message]
 
     def __str__(self) -> str:
-        return "; ".join(self.reasons)
+        return str(self.what)
+
+    @property
+    def what(self) -> Message:
+        """The reasons as one message, said in its reader's language."""
+        said = self.reasons[0]
+        for reason in self.reasons[1:]:
+            said = message("v1-only.and", first=said, second=reason)
+        return said
 
     def said(self, cluster: str) -> Message:
-        return message("jobs.v1-only", cluster=cluster, what=str(self))
+        return message("jobs.v1-only", cluster=cluster, what=self.what)
 
 
 def to_v1(job: dict) -> dict:
@@ -86,49 +94,47 @@ def _role(name: str, role: dict) -> dict:
     }
 
 
-def _not_expressible(job: dict) -> list[str]:
-    reasons: list[str] = []
+def _not_expressible(job: dict) -> list[Message]:
+    reasons: list[Message] = []
     roles = job.get("taskRoles")
     cannot_run = unrunnable(job)
     if cannot_run:  # no cluster runs it: said as the scheduler says it
-        return [cannot_run]
+        return [message("v1-only.unrunnable", why=cannot_run)]
     by_type = prerequisites_by_type(job)
     images = {str(r.get("dockerImage")): by_type["dockerimage"].get(str(r.get("dockerImage")), {}).get("uri") for r in roles.values()}
     if len(set(images.values())) > 1:
-        reasons.append(f"task roles in different Docker images ({', '.join(sorted(map(str, images.values())))}): "
-                       "v1 runs a job in one image")
+        reasons.append(message("v1-only.images", images=", ".join(sorted(map(str, images.values())))))
     for name, image in by_type["dockerimage"].items():
         if name in images and "auth" in image:
-            reasons.append(f"the registry login of image {name} (auth): v1 takes one only as an authFile on HDFS")
+            reasons.append(message("v1-only.registry-login", image=name))
     for name in roles:
         used = sorted({tag.expr for tag in find_templates(entrypoint(job, name))
                        if tag.filled and tag.expr.startswith("$secrets")})
         if used:
-            reasons.append(f"secrets in the commands of {name} ({', '.join(used)}): a YARN-era cluster stores commands "
-                           "as written and shows job configs to anyone")
+            reasons.append(message("v1-only.secrets", role=name, secrets=", ".join(used)))
     extras = job.get("extras") if isinstance(job.get("extras"), dict) else {}
     for name, role in roles.items():
         if extras.get("gangAllocation") is False and (role.get("taskRetryCount") or 0) > 0:
-            reasons.append(f"taskRetryCount of {name}: v1 retries whole jobs only (retryCount)")
+            reasons.append(message("v1-only.task-retry", role=name))
         shm, memory = (role.get("extraContainerOptions") or {}).get("shmMB"), role["resourcePerInstance"].get("memoryMB")
         if isinstance(shm, int) and isinstance(memory, int) and shm > memory:
-            reasons.append(f"shmMB {shm} of {name}, above its memoryMB {memory} (v1 refuses it)")
+            reasons.append(message("v1-only.shm", role=name, shm=shm, memory=memory))
         if (role.get("extraContainerOptions") or {}).get("infiniband"):
-            reasons.append(f"extraContainerOptions.infiniband of {name}")
+            reasons.append(message("v1-only.infiniband", role=name))
         for field in ("prerequisites", *PREREQUISITE_FIELDS):
             for prerequisite in _named(role.get(field)):
                 found = next((p for p in by_type.values() if prerequisite in p), {}).get(prerequisite, {})
                 if found.get("plugin"):
-                    reasons.append(f"prerequisite {prerequisite}, run by the plugin {found['plugin']} at start")
+                    reasons.append(message("v1-only.plugin-prerequisite", name=prerequisite, plugin=str(found["plugin"])))
     plugins = [p.get("plugin") for p in extras.get("com.microsoft.pai.runtimeplugin") or [] if isinstance(p, dict)]
     others = sorted({str(p) for p in plugins if p != "ssh"})
     if others:
-        reasons.append(f"the runtime plugin(s) {', '.join(others)} (v1 has ssh built in, and no others)")
+        reasons.append(message("v1-only.plugins", count=len(others), plugins=", ".join(others)))
     if extras.get("storages"):
-        reasons.append("storage mounts (extras.storages)")
+        reasons.append(message("v1-only.storages"))
     if extras.get("hivedScheduler"):
-        reasons.append("HiveD's scheduling choices (extras.hivedScheduler)")
-    return list(dict.fromkeys(reasons))
+        reasons.append(message("v1-only.hived"))
+    return list({str(reason): reason for reason in reasons}.values())  # each once
 
 
 def _named(value: object) -> list[str]:

@@ -244,6 +244,12 @@ local function server_config(path)
   }
 end
 
+--- The workspace folder of the running server (nil when none runs).
+function M.root()
+  local client = client_id and vim.lsp.get_client_by_id(client_id)
+  return client and client.config and client.config.root_dir or nil
+end
+
 --- The client's id, starting the server if none runs.
 function M.start(path)
   if client_id and vim.lsp.get_client_by_id(client_id) then

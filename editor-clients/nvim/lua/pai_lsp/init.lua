@@ -7,6 +7,10 @@ local M = {}
 
 M.config = client.config
 
+--- Debug Job with nvim-dap: the adapter (`dap.adapters.pai = require("pai_lsp").dap.adapter`) and the
+--- attach configurations built from `pai.debugTargets` (see :help pai-lsp-debug).
+M.dap = require("pai_lsp.dap")
+
 --- require("pai_lsp").setup({ cmd = {...}, settings = {...}, log_window = "split" })
 function M.setup(opts)
   opts = opts or {}
@@ -71,13 +75,13 @@ function M.cancel()
   require("pai_lsp.submit").cancel()
 end
 
---- :PaiLogs {job} [cluster]
-function M.logs(job, cluster)
+--- :PaiLogs {job} [cluster] [--role NAME] [--index N] [--grep TEXT]
+function M.logs(job, cluster, filter_words)
   if not job or job == "" then
     require("pai_lsp.ui").error(require("pai_lsp.i18n").t("which job? :PaiLogs {job}"))
     return
   end
-  require("pai_lsp.logs").open(job, cluster ~= "" and cluster or nil)
+  require("pai_lsp.logs").open(job, cluster ~= "" and cluster or nil, filter_words)
 end
 
 --- :PaiWhy [job] [cluster]: why the job (default: the last one that failed here) failed, and where

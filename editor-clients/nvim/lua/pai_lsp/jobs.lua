@@ -287,6 +287,12 @@ function M.open(cluster)
         { "C", function() M.record(buf, "code") end, t("the code the job was submitted with") },
         { "d", function() M.record(buf, "compare") end, t("compare the job's code with the workspace (diff split)") },
         { "r", function() M.record(buf, "rerun") end, t("rerun the job: the same code and config, a new name") },
+        { "a", function()
+          local job = current(buf)
+          if job then
+            require("pai_lsp.dap").attach(job.name, ref(buf, job).cluster)
+          end
+        end, t("attach the debugger to its tasks that wait for one (nvim-dap)") },
         { "R", function() refresh(buf) end, t("refresh the list") },
         { "+", function()
           views[buf].limit = views[buf].limit + PAGE
