@@ -16,7 +16,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers.cli import isolated_env, stop_all
-from .helpers.dap import DapClient
+from .helpers.debug_job import LOOP_LINE, line_of, stop_once_at
 from .helpers.lsp import SERVER, start_session
 from .helpers.paths import EXAMPLE
 
@@ -48,17 +48,7 @@ async def test_debug_job_from_the_editor_then_attach(editor, tmp_path):
     assert target["task"] == "train:0" and target["host"] == "127.0.0.1"
     assert target["pathMappings"][0]["localRoot"] == str(ws)
     source = ws / "train.py"
-    line = source.read_text().splitlines().index("    loss *= 0.6") + 1
-    client = DapClient(target["host"], target["port"])
-    try:
-        client.attach(target["pathMappings"], {str(source): [line]})
-        stopped = client.stopped(timeout=60)
-        frame = client.frames(stopped["threadId"])[0]
-        assert frame["source"]["path"] == str(source) and client.variables(frame["id"])["epoch"] == "1"
-        client.request("setBreakpoints", source={"path": str(source)}, breakpoints=[])
-        client.resume(stopped["threadId"])
-    finally:
-        client.disconnect()
+    assert stop_once_at(target, source, line_of(source, LOOP_LINE))["epoch"] == "1"
     done = await editor.workspace_execute_command_async(types.ExecuteCommandParams(
         "pai.debugTargets", [{"job": job, "cluster": "local", "wait": 60, "known": 1}]))
     assert done["state"] == "SUCCEEDED" and [t["state"] for t in done["targets"]] == ["ended"]
@@ -106,22 +96,5 @@ async def test_attach_to_a_job_whose_own_command_starts_debugpy(editor, tmp_path
     assert target["state"] == "listening" and target["task"] == "train:0" and target["port"] > 0
     assert target["pathMappings"] == [{"localRoot": str(ws), "remoteRoot": "."}]
     assert "starts debugpy itself" in answer["message"]
-    source = ws / "train.py"
-    line = source.read_text().splitlines().index("    loss *= 0.6") + 1
-    client = None
-    for _ in range(60):  # the task runs before its debugpy listens: attach as a user would, again until it does
-        try:
-            client = DapClient(target["host"], target["port"])
-            break
-        except OSError:
-            await asyncio.sleep(0.5)
-    assert client is not None
-    try:
-        client.attach(target["pathMappings"], {str(source): [line]})
-        stopped = client.stopped(timeout=60)
-        frame = client.frames(stopped["threadId"])[0]
-        assert frame["source"]["path"] == str(source) and client.variables(frame["id"])["epoch"] == "1"
-        client.request("setBreakpoints", source={"path": str(source)}, breakpoints=[])
-        client.resume(stopped["threadId"])
-    finally:
-        client.disconnect()
+    source = ws / "train.py"  # the task runs before its debugpy listens: attach as a user would, again until it does
+    assert stop_once_at(target, source, line_of(source, LOOP_LINE), connect_for=30)["epoch"] == "1"

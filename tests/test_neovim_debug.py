@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from .helpers.dap import DapClient
+from .helpers.debug_job import LOOP_LINE, line_of, stop_once_at
 from .helpers.neovim import Neovim, isolated_env, stop_services
 from .helpers.paths import EXAMPLE
 
 pytestmark = pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed (.ci/run installs it)")
 
-LOOP_LINE = "    loss *= 0.6"  # inside the epoch loop of examples/mnist/train.py
 
 
 @pytest.fixture
@@ -43,23 +43,9 @@ def workspace(env) -> Path:
 
 
 def stop_once_in_train_py(host: str, port: int, mappings: list[dict], ws: Path) -> dict[str, str]:
-    """Attach as a debugger does, stop at the loop's line of the workspace's train.py, read its frame's
-    variables, clear the breakpoint and go on; the variables."""
+    """Attach as a debugger does, stop at the loop's line of the workspace's train.py; its frame's variables."""
     source = ws / "train.py"
-    line = source.read_text().splitlines().index(LOOP_LINE) + 1
-    client = DapClient(host, port)
-    try:
-        answered = client.attach(mappings, {str(source): [line]})
-        assert answered[str(source)][0]["verified"], answered
-        stopped = client.stopped(timeout=60)
-        frame = client.frames(stopped["threadId"])[0]
-        assert (frame["source"]["path"], frame["line"]) == (str(source), line)  # mapped back to the workspace
-        variables = client.variables(frame["id"])
-        client.request("setBreakpoints", source={"path": str(source)}, breakpoints=[])
-        client.resume(stopped["threadId"])
-        return variables
-    finally:
-        client.disconnect()
+    return stop_once_at({"host": host, "port": port, "pathMappings": mappings}, source, line_of(source, LOOP_LINE))
 
 
 def test_debug_job_hands_nvim_dap_a_session_that_stops_in_the_workspace_file(env, workspace, tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from .dap import DapClient
@@ -38,10 +39,19 @@ def line_of(path: Path, text: str) -> int:
     return path.read_text().splitlines(keepends=True).index(text) + 1
 
 
-def stop_once_at(target: dict, source: Path, line: int) -> dict[str, str]:
+def stop_once_at(target: dict, source: Path, line: int, connect_for: float = 0.0) -> dict[str, str]:
     """Attach, stop at `line` of `source` (a workspace file), read the variables of its frame, then clear
-    the breakpoint, continue and disconnect; the variables."""
-    client = DapClient(target["host"], target["port"])
+    the breakpoint, continue and disconnect; the variables. `connect_for`: seconds to try again while the
+    port refuses (a program that starts debugpy itself says nothing when it listens)."""
+    deadline = time.monotonic() + connect_for
+    while True:
+        try:
+            client = DapClient(target["host"], target["port"])
+            break
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
     try:
         answered = client.attach(target["pathMappings"], {str(source): [line]})
         assert answered[str(source)][0]["verified"], answered

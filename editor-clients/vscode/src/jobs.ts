@@ -1,6 +1,7 @@
 // The Jobs view: the user's jobs per cluster, newest first, paged; kept current by the status the
 // server pushes (`pai/jobStatus`), plus the actions on a job and the status-bar item.
 import * as vscode from "vscode";
+import { bytes } from "./chart";
 import { FINAL_STATES, duration, jobFileName } from "./config";
 import { replacing, withTransferProgress } from "./hdfs";
 import { LogBook } from "./logs";
@@ -41,17 +42,6 @@ class TaskNode {
 
 function percent(value: number | null | undefined): string {
   return value === null || value === undefined ? "-" : `${Math.round(value)}%`;
-}
-
-function bytes(value: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let n = value;
-  let unit = 0;
-  while (n >= 1024 && unit < units.length - 1) {
-    n /= 1024;
-    unit++;
-  }
-  return `${n.toFixed(unit ? 1 : 0)} ${units[unit]}`;
 }
 
 /** One task's figures in a line: `GPU0 87% 40% · CPU 98% · mem 1.2 GiB/4.0 GiB (30%)`. */

@@ -14,6 +14,7 @@ session (`ssh_key`, given as data: the core makes no keys), which the plan then 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..job_format import JobFormat
@@ -133,20 +134,25 @@ def debugged(job_format: JobFormat, job: dict) -> dict[str, tuple[frozenset[int]
     """Which tasks of a job (as submitted) are debugged, per role: the instances (None: every one)
     and the options they were asked with. Empty: a job not submitted for debugging."""
     out: dict[str, tuple[frozenset[int] | None, Options]] = {}
+    for role, line in command_lines(job_format, job):
+        said = _SAID.search(line)
+        if said is None:
+            continue
+        spec, via, minutes = said.groups()
+        _, _, index = spec.partition(":")
+        out[role] = (frozenset({int(index)}) if index.isdigit() else None, Options(spec, int(minutes) if minutes else None, via))
+    return out
+
+
+def command_lines(job_format: JobFormat, job: dict) -> Iterator[tuple[str, str]]:
+    """(role, command line) of each role of a job as submitted; nothing for a config of the wrong shape."""
     try:
         roles = job_format.task_roles(job)
     except (KeyError, TypeError, AttributeError):
-        return out
+        return
     for role, _ in roles:
         for line in job_format.role_commands(job, role):
-            said = _SAID.search(line)
-            if said is None:
-                continue
-            spec, via, minutes = said.groups()
-            _, _, index = spec.partition(":")
-            out[role] = (frozenset({int(index)}) if index.isdigit() else None,
-                         Options(spec, int(minutes) if minutes else None, via))
-    return out
+            yield role, line
 
 
 __all__ = ["DebugPlan", "DebugRefused", "Options", "Selection", "debugged", "rewrite"]

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..job_format import JobFormat
+from .rewrite import command_lines
 
 _LISTEN = re.compile(r"-m\s+debugpy\b[^;&|]*?--listen\s+[\"']?(?:[^\s:\"']+:)?(?P<port>\d+|\$[^\s\"';&|]+)")
 _LABEL = (re.compile(r"^\$\{?PAI_CONTAINER_HOST_(?P<label>\w+?)_PORT_LIST\}?$"),
@@ -37,21 +38,12 @@ def self_started(job_format: JobFormat, job: dict) -> dict[str, SelfStarted]:
     """The roles whose commands start debugpy themselves, and where it listens (roles whose port
     cannot be read from the command are left out)."""
     out: dict[str, SelfStarted] = {}
-    try:
-        roles = job_format.task_roles(job)
-    except (KeyError, TypeError, AttributeError):
-        return out
-    for role, _ in roles:
-        for line in job_format.role_commands(job, role):
-            found = _LISTEN.search(line)
-            if found is None:
-                continue
-            token = found["port"]
-            if token.isdigit():
-                out[role] = SelfStarted(port=int(token))
-                break
-            label = next((m["label"] for m in (p.match(token) for p in _LABEL) if m), None)
-            if label is not None:
-                out[role] = SelfStarted(label=label)
-                break
+    for role, line in command_lines(job_format, job):
+        found = _LISTEN.search(line)
+        if found is None or role in out:
+            continue
+        token = found["port"]
+        label = None if token.isdigit() else next((m["label"] for m in (p.match(token) for p in _LABEL) if m), None)
+        if token.isdigit() or label is not None:
+            out[role] = SelfStarted(port=int(token)) if token.isdigit() else SelfStarted(label=label)
     return out
