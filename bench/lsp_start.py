@@ -19,7 +19,11 @@ pai-lsp runs with its bytecode written first (as installing a wheel writes it; `
 is dropped): an editable install under that variable compiles every module of pai_lsp at every start,
 ~0.1 s of CPU before `initialize` and ~0.1 s more at the first open, which no installed server pays.
 
-    cd bench && npm ci && cd .. && .venv/bin/python bench/lsp_start.py [--format v2] [--runs 5]
+`--before DIR` adds a third side, alternated with the two: pai-lsp from another checkout (`git worktree
+add --detach /tmp/base main`, or `git archive`), its folder first on PYTHONPATH, bytecode written alike.
+Every run notes the 1-minute load when it starts; CPU times are the columns to compare on a busy machine.
+
+    cd bench && npm ci && cd .. && .venv/bin/python bench/lsp_start.py [--format v2] [--runs 5] [--before DIR]
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fair import CODE, alternate, wait_for_quiet  # noqa: E402
+from fair import CODE, wait_for_quiet  # noqa: E402
 from lsp_latency import config as v1_config  # noqa: E402
 from lsp_v2 import generated as v2_config  # noqa: E402
 
@@ -74,10 +78,11 @@ V2 = Format(".pai.yaml", "yaml", v2_config, [str(BIN / "yaml-language-server"), 
 class Server:
     """One server process spoken to in raw JSON-RPC; its messages are read on a thread and stamped."""
 
-    def __init__(self, command: list[str], settings: dict, cwd: Path):
+    def __init__(self, command: list[str], settings: dict, cwd: Path, env: dict[str, str] | None = None):
         self.settings = settings
         self.t0 = time.perf_counter()
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd,
+                                        env=env)
         self.ps = psutil.Process(self.process.pid)
         self.received: list[tuple[float, dict]] = []  # every message the server sent, stamped
         self.arrived = threading.Condition()
@@ -198,12 +203,12 @@ class Server:
         self.process.wait()
 
 
-def as_editor(command: list[str], fmt: Format, text: str) -> dict:
+def as_editor(command: list[str], fmt: Format, text: str, env: dict[str, str] | None = None) -> dict:
     """Spawn, initialize, open and ask at once: each answer's time from the spawn."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         uri = (root / f"job{fmt.suffix}").as_uri()
-        server = Server(command, fmt.settings, root)
+        server = Server(command, fmt.settings, root, env)
         try:
             out = {"initialize": server.initialize(root)}
             server.open(uri, fmt.language, text)
@@ -215,12 +220,12 @@ def as_editor(command: list[str], fmt: Format, text: str) -> dict:
     return out
 
 
-def costs(command: list[str], fmt: Format, text: str) -> dict:
+def costs(command: list[str], fmt: Format, text: str, env: dict[str, str] | None = None) -> dict:
     """Start-up CPU and idle memory, then the open's CPU and the memory with the file open."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         uri = (root / f"job{fmt.suffix}").as_uri()
-        server = Server(command, fmt.settings, root)
+        server = Server(command, fmt.settings, root, env)
         try:
             server.initialize(root)
             server.answered(server.request("pai/benchNoSuchMethod", {}))
@@ -265,17 +270,31 @@ def runtime_cpu(command: list[str]) -> float:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def measure(command: list[str], fmt: Format, text: str) -> dict:
+def measure(command: list[str], fmt: Format, text: str, env: dict[str, str] | None = None) -> dict:
     wait_for_quiet()
-    return {"load": os.getloadavg()[0], **as_editor(command, fmt, text), **costs(command, fmt, text)}
+    return {"load": os.getloadavg()[0], **as_editor(command, fmt, text, env), **costs(command, fmt, text, env)}
 
 
-def with_bytecode() -> None:
+def with_bytecode(*checkouts: Path) -> None:
     """pai_lsp's bytecode written, and kept by every process started from here on."""
     import compileall
 
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    compileall.compile_dir(CODE / "pai_lsp", quiet=1)
+    for checkout in checkouts:
+        compileall.compile_dir(checkout / "pai_lsp", quiet=1)
+
+
+def rotated(runs: int, sides: dict) -> dict[str, list[dict]]:
+    """`runs` rounds of every side, the order turned by one each round (each side as often first)."""
+    names = list(sides)
+    out: dict[str, list[dict]] = {name: [] for name in names}
+    for r in range(runs):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            done = sides[name]()
+            out[name].append(done)
+            print(f"round {r} {name}: open CPU {done['cpu_open'] * 1000:.0f} ms, start-up CPU {done['cpu_start'] * 1000:.0f} ms, "
+                  f"load {done['load']:.1f}", file=sys.stderr, flush=True)
+    return out
 
 
 def ms(value: float) -> str:
@@ -287,27 +306,32 @@ def main() -> int:
     parser.add_argument("--format", choices=("v1", "v2"), default="v1")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated role counts")
+    parser.add_argument("--before", type=Path, help="another checkout of pai-lsp, measured alternately with this one")
     args = parser.parse_args()
     fmt = V1 if args.format == "v1" else V2
     if not Path(fmt.reference[0]).exists():
         print("reference server missing: run `npm ci` in bench/", file=sys.stderr)
         return 2
-    with_bytecode()
+    with_bytecode(CODE, *([args.before] if args.before else []))
+    before_env = dict(os.environ, PYTHONPATH=str(args.before.resolve())) if args.before else None
     print(f"{args.runs} runs each, alternated, medians; {os.cpu_count()} cores; pai-lsp: {' '.join(OURS)}; "
-          f"reference: {fmt.reference_name}")
+          f"reference: {fmt.reference_name}" + (f"; before: {args.before}" if args.before else ""))
     rows = []
     for size in [int(s) for s in args.sizes.split(",")]:
         text = fmt.text(size)
-        compared = alternate(args.runs, lambda r, text=text: measure(OURS, fmt, text),
-                             lambda r, text=text: measure(fmt.reference, fmt, text))
-        print(f"  {size:>5} roles: ours {compared.ours}\n  {'':>5}        reference {compared.reference}", file=sys.stderr)
+        sides = {"ours": lambda text=text: measure(OURS, fmt, text), "reference": lambda text=text: measure(fmt.reference, fmt, text)}
+        if before_env is not None:
+            sides["before"] = lambda text=text: measure(OURS, fmt, text, before_env)
+        compared = rotated(args.runs, sides)
+        for name, runs in compared.items():
+            print(f"  {size:>5} roles: {name} {runs}", file=sys.stderr)
         rows.append((size, len(text.encode()), compared))
 
     def med(runs: list[dict], key: str) -> float:
         return statistics.median(run[key] for run in runs)
 
-    def pair(c, key: str, fmt_value=ms) -> str:
-        return f"{fmt_value(med(c.ours, key))} / {fmt_value(med(c.reference, key))}"
+    def cell(c: dict, key: str, fmt_value=ms) -> str:
+        return " / ".join(fmt_value(med(c[name], key)) for name in c)
 
     mb = "{:.0f}".format
     floor = [bare(BARE_PYGLS) for _ in range(args.runs)]
@@ -318,16 +342,15 @@ def main() -> int:
           "open -> diagnostics (ms) | start-up CPU (ms) | open CPU (ms) | idle MB (processes) | MB with the file open (processes) | load |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size, size_bytes, c in rows:
-        o, r = c.ours, c.reference
-        loads = [run["load"] for run in o + r]
-        print(f"| {size:,} | {size_bytes:,} | {pair(c, 'initialize')} | {pair(c, 'first_request')} | {pair(c, 'diagnostics')} | "
-              f"{pair(c, 'open')} | {pair(c, 'cpu_start')} | {pair(c, 'cpu_open')} | "
-              f"{mb(med(o, 'rss_idle'))} ({med(o, 'processes_idle'):.0f}) / {mb(med(r, 'rss_idle'))} ({med(r, 'processes_idle'):.0f}) | "
-              f"{mb(med(o, 'rss_open'))} ({med(o, 'processes_open'):.0f}) / {mb(med(r, 'rss_open'))} ({med(r, 'processes_open'):.0f}) | "
+        loads = [run["load"] for runs in c.values() for run in runs]
+        idle = " / ".join(f"{mb(med(c[n], 'rss_idle'))} ({med(c[n], 'processes_idle'):.0f})" for n in c)
+        opened = " / ".join(f"{mb(med(c[n], 'rss_open'))} ({med(c[n], 'processes_open'):.0f})" for n in c)
+        print(f"| {size:,} | {size_bytes:,} | {cell(c, 'initialize')} | {cell(c, 'first_request')} | {cell(c, 'diagnostics')} | "
+              f"{cell(c, 'open')} | {cell(c, 'cpu_start')} | {cell(c, 'cpu_open')} | {idle} | {opened} | "
               f"{min(loads):.1f}–{max(loads):.1f} |")
-    print("\nEach cell: pai-lsp / the reference. The floor, a server of pygls alone (no feature; not alternated): "
-          f"initialize answered {ms(med(floor, 'initialize'))} ms from spawn, start-up CPU {ms(med(floor, 'cpu_start'))} ms, "
-          f"idle {mb(med(floor, 'rss_idle'))} MB. The runtimes alone (start and exit, no code): "
+    print(f"\nEach cell: {' / '.join(rows[0][2]) if rows else ''} (ours: this checkout). The floor, a server of pygls alone "
+          f"(no feature; not alternated): initialize answered {ms(med(floor, 'initialize'))} ms from spawn, start-up CPU "
+          f"{ms(med(floor, 'cpu_start'))} ms, idle {mb(med(floor, 'rss_idle'))} MB. The runtimes alone (start and exit, no code): "
           f"CPython {ms(python_alone)} ms of CPU, node {ms(node_alone)} ms.")
     return 0
 

@@ -63,6 +63,39 @@ def test_lazy_and_eager_parses_agree(text):
     assert [(e.code, e.start) for e in lazy.errors] == [(e.code, e.start) for e in eager.errors]
 
 
+def _shape(node) -> tuple:
+    """Everything a reader of the tree sees of `node` and below (a lazy container expanded)."""
+    scalar = node.value if node.type not in ("object", "array", "property") else None
+    return (node.type, node.start, node.end, node.colon, scalar, tuple(_shape(child) for child in node.children))
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet='ab "\\/\n\t\u00e9\u4e2d\U0001f600', max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(alphabet='k "\\\u00e9', max_size=4), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 0, 2]), st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", " :\r\n ")]),
+       st.booleans())
+def test_a_lazy_container_expands_into_the_tree_an_eager_parse_builds(value, indent, separators, ascii_only):
+    """A strict container read by the C scanner and expanded on demand has the very nodes (types,
+    offsets, colons, values) the tolerant reader builds, however the JSON is spaced and escaped."""
+    import json
+
+    text = json.dumps({"a": {"b": [value, {"c": value}]}}, indent=indent, separators=separators, ensure_ascii=ascii_only)
+    assert _shape(parse(text, lazy=True).root) == _shape(parse(text, lazy=False).root)
+
+
+@settings(deadline=None)
+@given(mutated())
+def test_lazy_and_eager_trees_agree(text):
+    lazy, eager = parse(text, lazy=True), parse(text, lazy=False)
+    assert (_shape(lazy.root) if lazy.root else None) == (_shape(eager.root) if eager.root else None)
+
+
 @settings(deadline=None)
 @given(mutated())
 def test_formatting_keeps_the_value_and_is_stable(text):
@@ -105,3 +138,27 @@ def test_wrong_container_types_are_type_errors_and_do_not_break_the_checks(text,
     found = diagnose(parse(text), Settings())
     assert [text[d.start:d.end] for d in found if d.code == "schema.type"] == wrong  # each wrong value, once
     assert isinstance(complete(parse(text), len(text) - 1), list)  # completion still answers inside it
+
+
+ROLE_VALUES = st.none() | st.booleans() | st.integers(-3, 2**60) | st.floats(allow_nan=False) | st.text(max_size=6) \
+    | st.lists(st.integers(0, 3) | st.text(max_size=3), max_size=3) \
+    | st.dictionaries(st.sampled_from(["label", "beginAt", "portNumber", "cpu", "memoryMB", "gpu", "x"]), st.integers(-1, 3), max_size=3)
+
+
+@settings(deadline=None)
+@given(st.data())
+def test_a_roles_schema_errors_are_jsonschemas_own(data):
+    """The role validators answer the usual shape of a role (every key known, the required ones
+    there) without jsonschema's walk over the role's own keywords: the errors are the same as its."""
+    from pai_lsp.core import validate
+    from pai_lsp.core.v2 import schema_check
+
+    roles = [validate._validators(dialect)[1] for dialect in ("openpai", "scm")] + [schema_check._validators()[1]]
+    role_validator = data.draw(st.sampled_from(roles))
+    known = sorted(role_validator.validator.schema["properties"]) + ["unknown"]
+    role = data.draw(st.dictionaries(st.sampled_from(known), ROLE_VALUES, max_size=8))
+    if data.draw(st.booleans()):
+        role.update({key: "x" for key in role_validator.validator.schema.get("required", ())})
+    if data.draw(st.booleans()):
+        role = data.draw(ROLE_VALUES)
+    assert validate._reduce(role_validator.iter_errors(role)) == validate._reduce(role_validator.validator.iter_errors(role))

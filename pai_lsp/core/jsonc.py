@@ -31,6 +31,11 @@ _TOKEN = re.compile(
     )""",
     re.VERBOSE,
 )
+# Inside strict JSON (a lazily scanned container): a member's key (group 1) and colon (group 2),
+# white space around them; a string, number or literal; the comma after a value.
+_MEMBER = re.compile(r'[ \t\r\n]*("[^"\\]*(?:\\.[^"\\]*)*")[ \t\r\n]*(:)[ \t\r\n]*')
+_SCALAR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[-+.\w]+')
+_SEPARATOR = re.compile(r"[ \t\r\n]*,?[ \t\r\n]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?\Z")
 _LITERALS = {"true": True, "false": False, "null": None}
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -132,10 +137,13 @@ class Node:
 
     def get(self, key: str) -> Node | None:
         """Value node of `key` in an object (the last one when duplicated)."""
+        if self.type != "object":
+            return None
         found = None
-        for prop in self.properties():
-            if prop.key is not None and prop.key.value == key:
-                found = prop.value_node
+        for prop in self.children:
+            pair = prop._children  # a property's: [key] or [key, value]
+            if pair and pair[0]._value == key:
+                found = pair[1] if len(pair) > 1 else None
         return found
 
     def get_property(self, key: str) -> Node | None:
@@ -437,15 +445,49 @@ class Document:
         return None
 
     def _expand(self, node: Node) -> None:
-        """Parse the children of a lazily scanned container (strict JSON, so no errors)."""
-        saved = (self._pos, self._peeked, self._lazy_enabled)
-        self._pos, self._peeked, self._lazy_enabled = node.start, None, False
+        """The children of a lazily scanned container, one level: strict JSON (no comments, no
+        errors, no duplicate keys) whose values the C scanner already gave, in source order, so
+        only their offsets are looked for. A container inside it stays lazy in turn (its end found
+        by the C scanner, its value the one already read): asking for a role's name builds no node
+        for each word of its commands."""
         node._lazy = None
-        fresh = self._value(node.parent, depth=0)
-        self._pos, self._peeked, self._lazy_enabled = saved
-        node._children = fresh.children if fresh is not None else []
-        for child in node._children:
-            child.parent = node
+        text = self.text
+        pos = node.start + 1
+        children: list[Node] = []
+        if node.type == "object":
+            for key, item in node._value.items():
+                m = _MEMBER.match(text, pos)
+                assert m is not None  # strict JSON: a key and its colon come next
+                kstart, kend = m.span(1)
+                prop = Node("property", kstart, kend, None, node)
+                prop.colon = m.start(2)
+                child, pos = self._strict_child(prop, item, m.end())
+                prop._children = [Node("string", kstart, kend, key, prop), child]
+                prop.end = child.end
+                children.append(prop)
+        else:
+            pos = _space_end(text, pos)
+            for item in node._value:
+                child, pos = self._strict_child(node, item, pos)
+                children.append(child)
+        node._children = children
+
+    def _strict_child(self, parent: Node, value: Any, start: int) -> tuple[Node, int]:
+        """The node of `value`, found at `start` inside a strict container, and where the next
+        one begins (past the comma and white space after it)."""
+        text = self.text
+        if isinstance(value, (dict, list)):
+            child = Node("object" if isinstance(value, dict) else "array", start, _scan_once(text, start)[1], value, parent)
+            child._lazy = self
+            child.strict = True
+        else:
+            m = _SCALAR.match(text, start)
+            assert m is not None  # strict JSON: the value the scanner read is here
+            kind = "string" if isinstance(value, str) else "null" if value is None else "boolean" if isinstance(value, bool) else "number"
+            child = Node(kind, start, m.end(), value, parent)
+        m = _SEPARATOR.match(text, child.end)
+        assert m is not None  # (matches the empty string)
+        return child, m.end()
 
     def _string(self, parent: Node | None, tok: str, start: int, end: int) -> Node:
         if len(tok) < 2 or not tok.endswith('"') or tok.endswith('\\"') and _odd_backslashes(tok):
@@ -607,6 +649,12 @@ def _odd_backslashes(tok: str) -> bool:
         count += 1
         i -= 1
     return count % 2 == 1
+
+
+def _space_end(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
 
 
 def unlink(node: Node, keep: Set[int] = frozenset()) -> None:

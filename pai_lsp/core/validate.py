@@ -63,8 +63,8 @@ def _validators(dialect: str) -> tuple[Any, Any]:
     top["properties"]["taskRoles"] = {k: v for k, v in top["properties"]["taskRoles"].items() if k != "items"}
     role = dict(schema["$defs"]["taskRole"], **{"$defs": schema["$defs"]})
     joi_validator = _validator_class()
-    remembering = validators.extend(joi_validator, {"properties": _remembered_properties})
-    return joi_validator(top), remembering(role)
+    remembering = validators.extend(joi_validator, {"properties": remembered_properties})
+    return joi_validator(top), RoleValidator(remembering(role))
 
 
 def _converted_errors(root: dict, path: tuple, value: Any) -> list[str]:
@@ -89,7 +89,7 @@ _PROPERTY_OUTCOMES_CHARS = 1 << 20
 _property_chars = [0]  # the characters of the values kept, added up
 
 
-def _remembered_properties(validator: Any, properties: dict, instance: Any, schema: dict) -> Any:
+def remembered_properties(validator: Any, properties: dict, instance: Any, schema: dict) -> Any:
     from jsonschema.exceptions import ValidationError
 
     if not validator.is_type(instance, "object"):
@@ -102,7 +102,12 @@ def _remembered_properties(validator: Any, properties: dict, instance: Any, sche
             key: tuple = (id(subschema), type(value), value)
             chars = len(value) if isinstance(value, str) else 1
         else:
-            key = (id(subschema), json.dumps(value))
+            try:
+                key = (id(subschema), json.dumps(value))
+            except (TypeError, ValueError):  # a YAML timestamp, a cycle through aliases: checked, not remembered
+                for error in _descend(validator, value, subschema, prop):
+                    yield ValidationError.create_from(error)
+                continue
             chars = len(key[1])
         errors = _PROPERTY_OUTCOMES.get(key)
         if errors is None:
@@ -114,6 +119,35 @@ def _remembered_properties(validator: Any, properties: dict, instance: Any, sche
             _property_chars[0] += chars
         for error in errors:
             yield ValidationError.create_from(error)  # a copy: jsonschema extends the paths of what it gets
+
+
+# What a schema may hold besides its checks: words for people and editors.
+_ANNOTATIONS = frozenset({"$defs", "$comment", "title", "description", "default", "examples", "deprecated"})
+
+
+class RoleValidator:
+    """A task role's validator (one with `remembered_properties`), which answers the shape nearly
+    every role has without jsonschema's walk over its keywords: an object with every required key
+    and no key the schema does not name has no error but its properties' (each outcome remembered),
+    so those are all it is checked for. Anything else goes through jsonschema. The role schemas are
+    an object's `type`, `required`, `additionalProperties: false` and `properties`; a schema with
+    more checks than those always goes through jsonschema."""
+
+    def __init__(self, validator: Any):
+        self.validator = validator
+        schema = validator.schema
+        checks = {key for key in schema if key not in _ANNOTATIONS and not key.startswith("x-")}
+        self.properties: dict | None = schema.get("properties") if (
+            checks <= {"type", "required", "additionalProperties", "properties"} and schema.get("type") == "object"
+            and schema.get("additionalProperties") is False and isinstance(schema.get("properties"), dict)) else None
+        self.required = tuple(schema.get("required", ()))
+
+    def iter_errors(self, instance: Any) -> Any:
+        known = self.properties
+        if known is not None and type(instance) is dict and all(key in known for key in instance) \
+                and all(key in instance for key in self.required):
+            return remembered_properties(self.validator, known, instance, self.validator.schema)
+        return self.validator.iter_errors(instance)
 
 
 _STANDALONE: dict[int, Any] = {}  # id(subschema) -> a validator of it, for subschemas without "$ref"

@@ -18,10 +18,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+from typing import TYPE_CHECKING
 
 from .upload import glob_regex
+
+if TYPE_CHECKING:
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 DEFAULT_EXCLUDES = (".git/", ".hg/", ".svn/", "__pycache__/", ".venv/", "venv/", "node_modules/",
                     ".ipynb_checkpoints/", ".DS_Store")
@@ -76,7 +78,10 @@ class Problem:
 
 
 def read_patterns(text: str, source: str) -> tuple[list[GitIgnoreSpecPattern], list[Problem]]:
-    """The patterns of an ignore file; a line pathspec cannot read is a problem, not a failure."""
+    """The patterns of an ignore file; a line pathspec cannot read is a problem, not a failure.
+    (pathspec loads here, with the first ignore file: a workspace without one never needs it.)"""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     patterns, problems = [], []
     for number, line in enumerate(text.splitlines(), 1):
         try:

@@ -213,3 +213,11 @@ def test_multi_document_files_and_the_chinese_messages():
     assert d.severity == "error" and b.text[d.start:d.end] == "---"
     zh = buffer(JOB.replace("    dockerImage: img\n", "    dockerImage: imgg\n"), "zh-CN")
     assert "前置条件 imgg 不存在" in only(zh, "v2.missing-prerequisite").message
+
+
+def test_a_timestamp_in_a_roles_list_is_said_like_any_wrong_type():
+    """A role's values are checked once per value seen (remembered by their JSON text); a YAML
+    timestamp has none, and is checked all the same, in every role that has it."""
+    b = edited("    commands:\n", "    commands:\n      - 2020-01-01\n")
+    found = [d for d in b.diagnostics() if d.code == "schema.type"]
+    assert found and all(b.text[d.start:d.end] == "2020-01-01" for d in found), [(d.code, d.message) for d in b.diagnostics()]

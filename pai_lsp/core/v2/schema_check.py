@@ -18,7 +18,7 @@ from ..joi import js_regex
 from ..jsonc import Node, find
 from ..model import Diagnostic, Edit, Fix, Settings
 from ..roles import v2_name
-from ..validate import SchemaError, _reduce, field_name, key_range, schema_diagnostics
+from ..validate import RoleValidator, SchemaError, _reduce, field_name, key_range, remembered_properties, schema_diagnostics
 from ..yaml.write import literal, value_after_key
 from . import facts
 from .job import Job, job_of
@@ -84,13 +84,17 @@ def _validator_class() -> Any:
 @lru_cache(maxsize=1)
 def _validators() -> tuple[Any, Any]:
     """The validator of the job without its roles' insides, and the one of a role."""
+    from jsonschema import validators
     root = facts.schema()
     # The roles' names are checked in `errors` (one regex each), their insides role by role.
     roles = {k: v for k, v in root["properties"]["taskRoles"].items() if k not in ("patternProperties", "additionalProperties")}
     top = dict(root, properties=dict(root["properties"], taskRoles=roles))
     role = dict(root["$defs"]["taskRole"], **{"$defs": root["$defs"]})
     cls = _validator_class()
-    return cls(top), cls(role)
+    # A role's properties are checked as v1's are: each (subschema, value) outcome remembered, since
+    # the roles of a large job repeat most of their values (the same image, resources, retries).
+    remembering = validators.extend(cls, {"properties": remembered_properties})
+    return cls(top), RoleValidator(remembering(role))
 
 
 @lru_cache(maxsize=8)

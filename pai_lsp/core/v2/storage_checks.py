@@ -21,11 +21,12 @@ from .. import messages as msg
 from ..bounded import SizedCache
 from ..jsonc import Node, node_at
 from ..model import Completion, Diagnostic, Edit, Fix, Hover, Settings
-from ..route_rules import HDFS_CODE_DIR, ClusterFacts, StorageFact, candidates, choose_storage, present, setting_for
+from ..route_rules import HDFS_CODE_DIR, Candidate, ClusterFacts, StorageFact, candidates, choose_storage, present, setting_for
 from ..yaml.context import context_at
 from ..yaml.write import append_item, append_member, is_flow, line_start, literal
 from .facts import RUNTIME_PLUGIN_KEY
 from .job import Named, command_nodes, items, job_of, plugins
+from .schema_check import role_memory
 
 MOUNT_FIXES = 3  # storages offered to mount, at most
 SAID_ROLES = 50  # roles whose missing file is said, at most (the first ones: the same fix serves them all)
@@ -125,8 +126,8 @@ def route_diagnostics(doc: Any, facts: ClusterFacts, settings: Settings, exists:
         if problem == "route.no-default-storage":
             fixes = [_mount_fix(doc, s, locale) for s in facts.writable()[:MOUNT_FIXES]]
     out: list[Diagnostic] = []
-    for role, texts in _role_texts(doc):
-        for found in present(candidates(list(texts)), exists, runs=True):
+    for role, found_in_role in _role_candidates(doc):
+        for found in present(found_in_role, exists, runs=True):
             node = _role_nodes(doc, role)[found.command]
             start = node.start + found.start if found.start >= 0 and doc.text.startswith(found.word, node.start + found.start) \
                 else node.start
@@ -157,25 +158,33 @@ def _role_nodes(doc: Any, role: Named) -> list[Node]:
     return [n for n in items(commands) if n.type == "string"]
 
 
-def _role_texts(doc: Any) -> list[tuple[Named, tuple[str, ...]]]:
+def _role_candidates(doc: Any) -> list[tuple[Named, list[Candidate]]]:
+    """Each role's candidate words (`route_rules.candidates` of its commands), kept on the role's
+    node, which a parse after an edit elsewhere reuses: a keystroke reads one role's commands, not
+    every role's (nor copies every role's text to find them again by it)."""
     job = job_of(doc)
     out = []
     for role in job.roles.values():
-        if role.node is None or job.deployments:
-            out.append((role, tuple(n.value for n in _role_nodes(doc, role))))
+        node = role.node
+        if node is None or job.deployments:
+            out.append((role, candidates([n.value for n in _role_nodes(doc, role)])))
             continue
-        key = doc.text[role.node.start:role.node.end]
-        texts = _COMMANDS.get(key)
-        if texts is None:
-            texts = tuple(n.value for n in _role_nodes(doc, role))
-            _COMMANDS.put(key, texts, len(key))
-        out.append((role, texts))
+        memory = role_memory(node)
+        found = memory.get("candidates")
+        if found is None:
+            key = doc.text[node.start:node.end]
+            texts = _COMMANDS.get(key)
+            if texts is None:
+                texts = tuple(n.value for n in _role_nodes(doc, role))
+                _COMMANDS.put(key, texts, len(key))
+            found = memory["candidates"] = candidates(list(texts))
+        out.append((role, found))
     return out
 
 
 def workspace_paths(doc: Any) -> frozenset[str]:
     """The workspace paths the job's commands may run (`route_rules.candidates`' paths)."""
-    return frozenset(path for _, texts in _role_texts(doc) for c in candidates(list(texts)) for path in c.paths)
+    return frozenset(path for _, found in _role_candidates(doc) for c in found for path in c.paths)
 
 
 def _mount_fix(doc: Any, storage: StorageFact, locale: str | None) -> Fix:
