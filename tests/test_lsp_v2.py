@@ -119,7 +119,7 @@ async def test_outline_folding_and_code_lenses(client, tmp_path):
     folds = await client.text_document_folding_range_async(types.FoldingRangeParams(editor.doc()))
     assert (10, 22) in {(f.start_line, f.end_line) for f in folds}  # taskRoles: through its last line
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(editor.doc()))
-    assert [lens.command.command for lens in lenses] == ["pai.submitJob", "pai.runLocally", "pai.previewUpload"]
+    assert [lens.command.command for lens in lenses] == ["pai.submitJob", "pai.runLocally", "pai.debugJob", "pai.previewUpload"]
     assert {lens.range.start.line for lens in lenses} == {1}  # on `name:`
 
 
