@@ -77,6 +77,7 @@ JSON_VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow  # a search over many generated values: the full suite runs it, `-m unit` stays quick
 @settings(deadline=None)
 @given(JSON_VALUES, st.sampled_from([None, 0, 2]), st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", " :\r\n ")]),
        st.booleans())
@@ -145,6 +146,7 @@ ROLE_VALUES = st.none() | st.booleans() | st.integers(-3, 2**60) | st.floats(all
     | st.dictionaries(st.sampled_from(["label", "beginAt", "portNumber", "cpu", "memoryMB", "gpu", "x"]), st.integers(-1, 3), max_size=3)
 
 
+@pytest.mark.slow  # a search over many generated values: the full suite runs it, `-m unit` stays quick
 @settings(deadline=None)
 @given(st.data())
 def test_a_roles_schema_errors_are_jsonschemas_own(data):
