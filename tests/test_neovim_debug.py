@@ -42,6 +42,13 @@ def workspace(env) -> Path:
     return ws
 
 
+def fake_dap(tmp_path: Path) -> Path:
+    """A runtimepath folder holding the stand-in nvim-dap (FAKE_DAP), which records what it is handed."""
+    (tmp_path / "fake" / "lua").mkdir(parents=True)
+    (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
+    return tmp_path / "fake"
+
+
 def stop_once_in_train_py(host: str, port: int, mappings: list[dict], ws: Path) -> dict[str, str]:
     """Attach as a debugger does, stop at the loop's line of the workspace's train.py; its frame's variables."""
     source = ws / "train.py"
@@ -49,11 +56,10 @@ def stop_once_in_train_py(host: str, port: int, mappings: list[dict], ws: Path) 
 
 
 def test_debug_job_hands_nvim_dap_a_session_that_stops_in_the_workspace_file(env, workspace, tmp_path):
-    (tmp_path / "fake" / "lua").mkdir(parents=True)
-    (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
+    fake = fake_dap(tmp_path)
     nvim = Neovim(env, workspace)
     try:
-        nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
+        nvim.lua("vim.opt.runtimepath:append(...)", str(fake))
         nvim.command("edit mnist.pai.yaml")
         nvim.command("PaiDebugJob")
         line = nvim.wait_message(" wait for a debugger", 90)
@@ -97,8 +103,7 @@ def test_without_nvim_dap_one_line_says_where_to_attach(env, workspace):
 def test_the_jobs_view_attaches_to_both_instances_of_a_job_debugged_from_the_terminal(env, workspace, tmp_path):
     """A job already running with its tasks waiting (`pai debug --task train`, two instances): `a` on its
     row in :PaiJobs runs one nvim-dap session per instance, each on its own port."""
-    (tmp_path / "fake" / "lua").mkdir(parents=True)
-    (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
+    fake = fake_dap(tmp_path)
     job_file = workspace / "mnist.pai.yaml"
     job_file.write_text(job_file.read_text().replace("instances: 1", "instances: 2"))
     terminal = subprocess.Popen([sys.executable, "-m", "pai_lsp", "debug", "mnist.pai.yaml", "--task", "train", "-o", "json"],
@@ -109,7 +114,7 @@ def test_the_jobs_view_attaches_to_both_instances_of_a_job_debugged_from_the_ter
         job = re.search(r'"job": "([^"]+)"', first).group(1)
         nvim = Neovim(env, workspace)
         try:
-            nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
+            nvim.lua("vim.opt.runtimepath:append(...)", str(fake))
             nvim.command("PaiJobs local")
             nvim.wait(f"vim.fn.search('^{job} *RUNNING', 'n') > 0", 90, what="the job listed RUNNING")
             nvim.cursor_to(job)
@@ -152,8 +157,7 @@ def one_task_job(name: str, command: str) -> str:
 
 
 def test_post_mortem_attaches_at_the_exception_and_a_command_it_cannot_wrap_is_one_error(env, tmp_path):
-    (tmp_path / "fake" / "lua").mkdir(parents=True)
-    (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
+    fake = fake_dap(tmp_path)
     ws = Path(env["PAI_NVIM_TEST_HOME"]) / "pm"
     ws.mkdir()
     (ws / "fail.py").write_text(FAILING)
@@ -161,7 +165,7 @@ def test_post_mortem_attaches_at_the_exception_and_a_command_it_cannot_wrap_is_o
     (ws / "sh.pai.json").write_text(one_task_job("sh", "bash run.sh"))
     nvim = Neovim(env, ws)
     try:
-        nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
+        nvim.lua("vim.opt.runtimepath:append(...)", str(fake))
         nvim.command("edit sh.pai.json")
         nvim.keys(":PaiDebugJob<CR>")
         assert "starts no Python program pai can debug" in nvim.wait_message("starts no Python program")
@@ -192,11 +196,10 @@ def test_post_mortem_attaches_at_the_exception_and_a_command_it_cannot_wrap_is_o
 def test_the_debug_job_code_lens_attaches_nvim_dap_too(env, workspace, tmp_path):
     """Neovim's own code lenses (vim.lsp.codelens): the server's "Debug Job" lens runs what :PaiDebugJob
     does, in the editor, so a session follows."""
-    (tmp_path / "fake" / "lua").mkdir(parents=True)
-    (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
+    fake = fake_dap(tmp_path)
     nvim = Neovim(env, workspace)
     try:
-        nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
+        nvim.lua("vim.opt.runtimepath:append(...)", str(fake))
         nvim.command("edit mnist.pai.yaml")
         nvim.wait("#vim.lsp.get_active_clients() > 0 and vim.lsp.buf_is_attached(0, vim.lsp.get_active_clients()[1].id)",
                   what="the server attached")
@@ -261,9 +264,7 @@ def test_the_nvim_dap_adapter_and_attach_configurations(env, tmp_path):
             "pai: mnist_1 worker:0: debugpy listens at 127.0.0.1:40123; attach a debugger there (nvim-dap does it from Neovim) "
             "with the path mappings /ws → /pai/mnist_1/code")
         # With nvim-dap: its `pai` adapter registered, and a session run for the target.
-        (tmp_path / "fake" / "lua").mkdir(parents=True)
-        (tmp_path / "fake" / "lua" / "dap.lua").write_text(FAKE_DAP)
-        nvim.lua("vim.opt.runtimepath:append(...)", str(tmp_path / "fake"))
+        nvim.lua("vim.opt.runtimepath:append(...)", str(fake_dap(tmp_path)))
         nvim.lua("require('pai_lsp.dap').start(...)", TARGETS["targets"][0])
         assert nvim.lua("return require('dap').runs") == nvim.lua("return require('pai_lsp').dap.configurations(...)", TARGETS)
         assert nvim.lua("return require('dap').adapters.pai == require('pai_lsp').dap.adapter") is True
