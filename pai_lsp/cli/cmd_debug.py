@@ -18,7 +18,7 @@ from .. import api
 from ..daemon import client as daemon
 from .args import _, command
 from .cmd_daemon import restart_if_stale
-from .output import add_output_option, progress_bar, visible, visible_lines
+from .output import add_output_option, bar_updater, progress_bar, visible, visible_lines
 
 WAIT_SECONDS = 30.0  # one long poll of `job.debugTargets`
 FINAL = ("SUCCEEDED", "FAILED", "STOPPED")
@@ -64,14 +64,9 @@ def cmd_debug(args: argparse.Namespace) -> int:
         return 0
     talk = sys.stderr if args.output == "json" else sys.stdout
     with progress_bar() as bar:
-        task = bar.add_task("uploading code", total=None)
-
-        def on_progress(event: api.Event) -> None:
-            if isinstance(event, api.UploadProgress):
-                bar.update(task, completed=event.bytes, total=event.total_bytes)
-
         result = daemon.call_sync(api.Debug(file=file, shown=args.file, cluster=cluster, progress_token="cli",
-                                            request_id=secrets.token_hex(16), locale=locale, debug=options), on_progress)
+                                            request_id=secrets.token_hex(16), locale=locale, debug=options),
+                                  bar_updater(bar, bar.add_task("uploading code", total=None)))
     for warning in result.warnings:
         print(_("warning: {warning}").format(warning=visible(warning)), file=sys.stderr)
     print(visible(_("submitted {job} to {cluster}; waiting for a debugger: {tasks}").format(

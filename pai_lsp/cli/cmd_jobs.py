@@ -148,10 +148,6 @@ def cmd_submit(args: argparse.Namespace) -> int:
     with progress_bar() as bar:
         task = bar.add_task("uploading code", total=None)
 
-        def on_progress(event: api.Event) -> None:
-            if isinstance(event, api.UploadProgress):
-                bar.update(task, completed=event.bytes, total=event.total_bytes)
-
         def on_restart() -> None:
             bar.update(task, completed=0)
             print(f"pai {args.command}: " + _("the pai daemon stopped while submitting; a new one takes over where it "
@@ -163,7 +159,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         result = daemon.call_sync(api.Submit(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   force=args.force, progress_token="cli", request_id=secrets.token_hex(16),
                                                   settings=_route_settings(args)),
-                                  on_progress, on_restart=on_restart)
+                                  bar_updater(bar, task), on_restart=on_restart)
     if result.upload:
         print(_upload_line(result.upload), file=sys.stderr)
     if result.code_storage is not None:
