@@ -65,13 +65,15 @@ def test_a_burning_task_shows_a_core_and_an_idle_one_none(tmp_path, prometheus):
             return by_role(query(cluster.url, f"avg by (role_name) (avg_over_time({selector}[{window}s]))"))
 
         wait_for(lambda: exported(10).keys() == {"burner", "idler"}, 30, 1)
-        # What the OS says the burner used over 10 s, against what Prometheus holds for the same 10 s: one core
-        # on an idle machine, less where other work shares the cores, but the same figure either way.
+        # What the OS says the burner used over 15 s, against what Prometheus holds for the same 15 s: one core
+        # on an idle machine, less where other work shares the cores, but the same figure either way. The
+        # samples lag the OS by a scrape or two; on a loaded machine the burner's share swings from second to
+        # second, so the window is long enough for that lag to be a small part of it.
         before, start = _cpu_seconds(burner), time.monotonic()
-        time.sleep(10)
+        time.sleep(15)
         used = (_cpu_seconds(burner) - before) / (time.monotonic() - start) * 100
-        cpu = exported(10)
-        assert abs(cpu["burner"] - used) <= max(10.0, 0.25 * used), (cpu, used)
+        cpu = exported(15)
+        assert abs(cpu["burner"] - used) <= max(10.0, 0.3 * used), (cpu, used)
         assert cpu["idler"] < 5 and cpu["burner"] > 5 * max(cpu["idler"], 1.0)
         assert cpu["burner"] < 130  # one core at most: the loop is a single process
 
