@@ -531,6 +531,15 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "storage.denied": (TEXT, "{path}: permission denied on {storage} ({why})"),
     "storage.nfs-client-missing": (TEXT, "storage {name} is an NFS storage, and this machine lacks pai's NFS client "
                                          "(nfs-rs, which has wheels for Linux x86_64 with Python 3.11 or later)"),
+    "storage.local": (TEXT, "the local storage"),
+    "storage.link-out": (TEXT, "a link out of the storage's folder"),
+    "storage.local-read-only": (TEXT, "read-only storage"),
+    "storage.access-denied": (TEXT, "access denied"),
+    # -- what an upload leaves out: problems in .paiignore / .gitignore (storage/ignore.py) --
+    "ignore.problem": (TEXT, "{source}:{line}: {problem}"),
+    "ignore.not-pattern": (TEXT, "{pattern!r} is not a gitignore pattern ({why})"),
+    "ignore.not-utf8": (TEXT, "not UTF-8 text: ignored"),
+    "ignore.unreadable": (TEXT, "cannot be read ({why}): ignored"),
     "hdfs.rm-folder": (TEXT, "{path} is a folder: use -r to remove it with everything in it"),
     "hdfs.not-a-file": (TEXT, "{path} is a folder, not a file"),
     "hdfs.no-local": (TEXT, "{path}: no such local file or folder"),
@@ -598,12 +607,19 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "openpai.no-prometheus": (TEXT, "{url} has no Prometheus for job metrics: {why}"),
     "openpai.bad-metrics": (TEXT, "{url} answered a metrics query with something that is not a query result ({why})"),
     "metrics.no-tasks": (TEXT, "no task of {job} reports metrics now (it is not running, or its first samples are not in yet)"),
+    "status.cluster-code": (TEXT, "cluster code {code}"),
+    "status.cluster-code-why": (TEXT, "cluster code {code}: {why}"),
+    "status.exit-code": (TEXT, "exit code {code}"),
+    "status.exit-code-then": (TEXT, "exit code {code}; {platform}"),
     "status.idle-gpu": (TEXT, "its GPUs are idle: {average}% on average over the last {minutes} minutes (below {threshold}%)"),
     "paddle.no-metrics": (TEXT, "{name} is a PaddlePaddle Cloud cluster: it offers no job metrics"),
     "paddle.no-storages": (TEXT, "{name} is a PaddlePaddle Cloud cluster: it has no storages (its files are on PFS: pai hdfs)"),
     "openpai.code-dir": (TEXT, "codeDir {uri!r} is not a path on the cluster's HDFS"),
     "paddle.no-job-kept": (TEXT, "no job {job} on {cluster} (PaddlePaddle Cloud keeps no finished or killed jobs)"),
     "paddle.no-config-kept": (TEXT, "PaddlePaddle Cloud keeps no job configs: {job} was not submitted from this session"),
+    "paddle.stopped-by-user": (TEXT, "stopped by its user"),
+    "paddle.trainer-failed": (TEXT, "trainer {worker} failed"),
+    "paddle.trainer-failed-why": (TEXT, "trainer {worker} failed: {why}"),
     "jobs.no-such": (TEXT, "no job {job} on {cluster}"),
     # -- submission records (what a job ran) ------------------------------------------------
     "records.secrets-not-kept": (TEXT, "{job} is a v2 job with secrets, which its record does not keep: run its job file "
@@ -786,6 +802,11 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "daemon.endpoint-acl-unreadable": (TEXT, "{path}: {why}: refusing to use the secret in it; delete it and try again"),
     "daemon.endpoint-others": (TEXT, "{path} can be read or changed by others ({who}), not only you: refusing to use the secret "
                                      "in it; delete it and try again (the daemon writes a new one, private)"),
+    "daemon.endpoint-acl-unset": (TEXT, "cannot make it readable by you only ({why})"),
+    "daemon.endpoint-acl-unknown": (TEXT, "cannot read who may read it ({why})"),
+    "daemon.endpoint-owner-other": (TEXT, "the owner {name}"),
+    "daemon.endpoint-no-acl": (TEXT, "Everyone (the file has no access list)"),
+    "daemon.endpoint-more": (TEXT, "{first}, {then}"),
     "daemon.not-running": (TEXT, "the pai daemon is not running"),
     "daemon.did-not-start": (TEXT, "the pai daemon did not start: see {log}"),
     "daemon.stopped-unanswered": (TEXT, "the pai daemon stopped before it answered `{method}`, which may or may not have been "

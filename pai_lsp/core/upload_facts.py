@@ -59,7 +59,7 @@ class UploadFacts:
     data_like: tuple[tuple[str, int], ...]  # files that look like data, largest first
     max_files: int
     max_bytes: int
-    problems: tuple[str, ...] = ()  # lines of .paiignore / .gitignore that could not be read
+    problems: tuple[Message, ...] = ()  # lines of .paiignore / .gitignore that could not be read
     globs: GlobFacts | None = None  # how each include glob fares (counted for .vscode/settings.json only)
 
     @property
@@ -121,7 +121,7 @@ def hover_markdown(facts: UploadFacts | None, locale: str | None) -> str:
     if facts.data_like:
         lines += ["", render("upload.hover-data", locale, files=listing(facts.data_like))]
     for problem in facts.problems:
-        lines += ["", f"⚠ {problem}"]
+        lines += ["", f"⚠ {problem.render(locale)}"]
     return "\n".join(lines)
 
 

@@ -257,7 +257,7 @@ def check_private(path: Path, fd: int) -> None:
         except OSError as exc:
             raise Refused(message("daemon.endpoint-acl-unreadable", path=str(path), why=exc.strerror)) from None
         if others:
-            raise Refused(message("daemon.endpoint-others", path=str(path), who=", ".join(others)))
+            raise Refused(message("daemon.endpoint-others", path=str(path), who=winacl.listed(others)))
         return
     st = os.fstat(fd)
     if st.st_uid != os.geteuid():

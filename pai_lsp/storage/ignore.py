@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.messages import Message, message
 from .upload import glob_regex
 
 if TYPE_CHECKING:
@@ -69,12 +70,18 @@ def _names(m: re.Match, length: int, folder: bool) -> bool:
 
 @dataclass
 class Problem:
+    """A line of an ignore file that says nothing to the upload, and why (said in the reader's language)."""
+
     source: str
     line: int
-    message: str
+    message: Message
+
+    def said(self) -> Message:
+        """`.paiignore:3: …`, as the editor and `pai` show it."""
+        return message("ignore.problem", source=self.source, line=self.line, problem=self.message)
 
     def __str__(self) -> str:
-        return f"{self.source}:{self.line}: {self.message}"
+        return str(self.said())
 
 
 def read_patterns(text: str, source: str) -> tuple[list[GitIgnoreSpecPattern], list[Problem]]:
@@ -87,7 +94,7 @@ def read_patterns(text: str, source: str) -> tuple[list[GitIgnoreSpecPattern], l
         try:
             pattern = GitIgnoreSpecPattern(line)
         except ValueError as exc:  # pathspec's GitIgnorePatternError is one
-            problems.append(Problem(source, number, f"{line.strip()!r} is not a gitignore pattern ({exc})"))
+            problems.append(Problem(source, number, message("ignore.not-pattern", pattern=line.strip(), why=str(exc))))
             continue
         if pattern.include is not None and pattern.regex is not None:
             patterns.append(pattern)
@@ -124,10 +131,10 @@ class IgnoreRules:
         except FileNotFoundError:
             return
         except UnicodeDecodeError:
-            self.problems.append(Problem(source, 1, "not UTF-8 text: ignored"))
+            self.problems.append(Problem(source, 1, message("ignore.not-utf8")))
             return
         except OSError as exc:
-            self.problems.append(Problem(source, 1, f"cannot be read ({exc.strerror}): ignored"))
+            self.problems.append(Problem(source, 1, message("ignore.unreadable", why=exc.strerror or type(exc).__name__)))
             return
         patterns, problems = read_patterns(text, source)
         self.problems += problems
