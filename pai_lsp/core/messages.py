@@ -473,7 +473,13 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
                      "it to a Kubernetes-era cluster (job protocol v2), or change the job"),
     "jobs.refused": (TEXT, "{file}:{line}:{column}: {problem}{more}"),
     # what a v1 config cannot express of a v2 job (`jobs.v1-only`'s `what`), each thing named
-    "v1-only.unrunnable": (TEXT, "{why}"),
+    "v1-only.roles-empty": (TEXT, "taskRoles is an empty list, not a mapping of task role names to task roles: the job has no task role "
+                                  "to run."),
+    "v1-only.roles-type": (TEXT, "taskRoles is a {type}, not a mapping of task role names to task roles: the job has no task role to run."),
+    "v1-only.bad-count": (TEXT, "taskRoles.{role}.{field} is {value}: the scheduler needs a whole number of 0 or more."),
+    "v1-only.ports-list": (TEXT, "taskRoles.{role}.resourcePerInstance.ports is a list: the scheduler needs a mapping of port labels "
+                                 "to how many ports each task gets."),
+    "v1-only.bad-port-count": (TEXT, "taskRoles.{role}.resourcePerInstance.ports.{label} is {value}: the scheduler needs a whole number."),
     "v1-only.images": (TEXT, "task roles in different Docker images ({images}): v1 runs a job in one image"),
     "v1-only.registry-login": (TEXT, "the registry login of image {image} (auth): v1 takes one only as an authFile on HDFS"),
     "v1-only.secrets": (TEXT, "secrets in the commands of {role} ({secrets}): a YARN-era cluster stores commands as written "
@@ -535,6 +541,7 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "storage.link-out": (TEXT, "a link out of the storage's folder"),
     "storage.local-read-only": (TEXT, "read-only storage"),
     "storage.access-denied": (TEXT, "access denied"),
+    "storage.read-only-fs": (TEXT, "read-only file system"),
     # -- what an upload leaves out: problems in .paiignore / .gitignore (storage/ignore.py) --
     "ignore.problem": (TEXT, "{source}:{line}: {problem}"),
     "ignore.not-pattern": (TEXT, "{pattern!r} is not a gitignore pattern ({why})"),
@@ -706,6 +713,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "hdfs.no-datanode": (TEXT, "{path}: the namenode gave no datanode location"),
     "hdfs.bad-answer": (TEXT, "WebHDFS answered without the {name} it owes: is the address a WebHDFS server's?"),
     "hdfs.not-a-folder": (TEXT, "{path} is a file, not a folder"),
+    "pfs.no-data": (TEXT, "{path}: PFS sent no data"),
+    "pfs.public-read-only": (TEXT, "{public}/ is read-only public data"),
     "pfs.bad-chunk": (TEXT, "{path}: PFS sent a chunk that cannot be read"),
     "ssh.no-client": (TEXT, "no ssh client on this machine"),
     "ssh.no-port": (TEXT, "task {task} of {job} has no ssh port"),
@@ -714,6 +723,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "ssh.key-unreadable": (TEXT, "cannot read the SSH key {path}: {why}"),
     "ssh.auth-refused": (TEXT, "the task's SSH server {target} refused the key for {user}: the job's ssh plugin (userssh) must hold "
                                "its public key"),
+    "ssh.no-answer": (TEXT, "no answer"),
+    "ssh.no-answer-in": (TEXT, "no answer in {seconds:g} s"),
     "ssh.unreachable": (TEXT, "cannot reach the task's SSH server {target}: {why}"),
     "ssh.port-closed": (TEXT, "nothing listens on {remote} in the task (asked through its SSH server {target}): not yet, or on "
                               "another address"),
@@ -807,6 +818,9 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "daemon.endpoint-owner-other": (TEXT, "the owner {name}"),
     "daemon.endpoint-no-acl": (TEXT, "Everyone (the file has no access list)"),
     "daemon.endpoint-more": (TEXT, "{first}, {then}"),
+    "daemon.closed": (TEXT, "the pai daemon closed the connection"),
+    "daemon.cut-off": (TEXT, "the connection closed in the middle of a message"),
+    "daemon.no-unix-sockets": (TEXT, "no Unix sockets on Windows"),
     "daemon.not-running": (TEXT, "the pai daemon is not running"),
     "daemon.did-not-start": (TEXT, "the pai daemon did not start: see {log}"),
     "daemon.stopped-unanswered": (TEXT, "the pai daemon stopped before it answered `{method}`, which may or may not have been "
