@@ -397,6 +397,7 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
                                   "**Upload**: {files:,} files, {size} from this workspace "
                                   "(`pai.job.upload.include` / `exclude`, `.paiignore`, `.gitignore`)", "files")),
     "upload.largest": (TEXT, "Largest:"),
+    "upload.listing-more": (TEXT, "{files}, … (+{more} more)"),
     "upload.hover-over": (TEXT, "⚠ Over the limit: {over}."),
     "upload.hover-data": (TEXT, "⚠ Looks like data: {files}"),
     # -- the editor: code lenses and progress (server/) -------------------------------------

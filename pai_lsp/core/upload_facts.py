@@ -84,12 +84,13 @@ class UploadFacts:
         return over.render(locale) if over else None
 
 
-def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN, total: int | None = None) -> str:
+def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN, total: int | None = None) -> str | Message:
     """The first `limit` of `files`, and how many more there are of the `total` they were taken
-    from (the largest 10 of 34 files: "…, … (+29 more)")."""
+    from (the largest 10 of 34 files: "…, … (+29 more)", said in the reader's language)."""
     total = len(files) if total is None else total
     shown = ", ".join(f"{rel} ({size_text(size)})" for rel, size in files[:limit])
-    return shown + (f", … (+{total - min(limit, len(files))} more)" if total > min(limit, len(files)) else "")
+    more = total - min(limit, len(files))
+    return message("upload.listing-more", files=shown, more=more) if more > 0 else shown
 
 
 def code_dir(doc: Document) -> Node | None:
