@@ -113,6 +113,16 @@ def test_an_error_travels_as_one_wire_form_and_is_said_again_on_the_other_side()
     assert errors.PaiError.from_wire(None, "?").kind == "server"
 
 
+def test_a_broken_connection_pai_said_with_a_message_keeps_it():
+    """An OSError made with a message (`ConnectionError(message(…))`) becomes `Unreachable` said by
+    that message, in the reader's language; one the system made keeps its own words."""
+    cut = errors.as_pai_error(ConnectionError(message("daemon.cut-off")))
+    assert type(cut) is errors.Unreachable and cut.message == "the connection closed in the middle of a message"
+    assert cut.render("zh-CN") == "连接在一条消息的中途关闭"
+    refused = errors.as_pai_error(ConnectionRefusedError(111, "Connection refused"))
+    assert refused.render("zh-CN") == "[Errno 111] Connection refused"
+
+
 def test_the_catalogue_keeps_its_public_form():
     """code -> (severity, English), or (severity, Plural(one, other, count)); the Chinese is in the
     gettext catalogue (an entry written the old way, (severity, English, 中文), is moved there by
