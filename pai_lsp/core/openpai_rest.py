@@ -150,11 +150,11 @@ def describe_exit(state: str, exit_code: int | None, user_exit_code: int | None 
     words = reason.strip().rstrip(".")
     words = words[:1].lower() + words[1:] if words[:2] != words[:2].upper() else words
     if exit_code is not None:
-        platform = render("status.cluster-code-why", locale, code=exit_code, why=words) if words else \
-            render("status.cluster-code", locale, code=exit_code)
+        platform = render("status.cluster-code-why", locale, number=exit_code, why=words) if words else \
+            render("status.cluster-code", locale, number=exit_code)
     else:
         platform = words
     if user_exit_code is None:
         return platform
-    return render("status.exit-code-then", locale, code=user_exit_code, platform=platform) if platform else \
-        render("status.exit-code", locale, code=user_exit_code)
+    return render("status.exit-code-then", locale, number=user_exit_code, platform=platform) if platform else \
+        render("status.exit-code", locale, number=user_exit_code)

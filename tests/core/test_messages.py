@@ -31,6 +31,13 @@ def _fields(template: str) -> set[str]:
     return {name.split("!")[0].split(":")[0] for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
+def test_no_text_names_an_argument_that_render_and_message_take_themselves():
+    """`render(code, locale, **args)`, `message(code, **args)`: a text with `{code}` could never be given it."""
+    taken = [code for code, entry in CATALOGUE.items()
+             for text in (entry[1] if isinstance(entry[1], Plural) else (entry[1],)) if _fields(text) & {"code", "locale"}]
+    assert not taken, taken
+
+
 @pytest.mark.parametrize("code", sorted(CATALOGUE))
 def test_every_code_is_said_in_both_languages_with_the_same_arguments(code):
     severity, text = CATALOGUE[code][:2]
