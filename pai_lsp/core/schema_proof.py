@@ -96,8 +96,70 @@ class _Compiler:
                     if not one(v):
                         return False
                 return True
+        check = self._fast(schema, check) or check
         cell[0] = check
         return check
+
+    def _fast(self, schema: dict, general: Check) -> Check | None:
+        """The same check with the common case first: a schema of one JSON type (with its usual
+        limits) answers a value of exactly that type directly; any other value goes to `general`."""
+        keys = {key for key in schema if key not in ANNOTATIONS and not key.startswith("x-") and key not in _ROOT_ONLY}
+        kind = schema.get("type")
+        kinds = tuple(kind) if isinstance(kind, list) else (kind,)
+        if kinds in (("integer",), ("integer", "null")) and keys <= {"type", "minimum", "maximum"}:
+            low, high = schema.get("minimum", -joi.MAX_SAFE_INTEGER), schema.get("maximum", joi.MAX_SAFE_INTEGER)
+            if _number(low) is not True or _number(high) is not True:
+                return None
+            low, high = max(low, -joi.MAX_SAFE_INTEGER), min(high, joi.MAX_SAFE_INTEGER)
+
+            def integer(v: Any) -> bool:
+                return low <= v <= high if type(v) is int else general(v)  # |v| <= 2**53 - 1: a safe integer
+            return integer
+        if kinds == ("string",) and keys <= {"type", "minLength", "pattern"}:
+            shortest = schema.get("minLength", 0)
+            search = joi.js_regex(schema["pattern"]).search if "pattern" in schema else None
+            if not isinstance(shortest, int):
+                return None
+
+            def string(v: Any) -> bool:
+                if type(v) is not str:
+                    return general(v)
+                return len(v) >= shortest and (search is None or search(v) is not None)
+            return string
+        if kinds == ("object",) and keys <= {"type", "required", "properties", "additionalProperties"} \
+                and schema.get("additionalProperties") is False and isinstance(schema.get("properties"), dict):
+            checks = {key: self.compile(sub) for key, sub in schema["properties"].items()}
+            required = tuple(schema.get("required", ()))
+
+            def closed_object(v: Any) -> bool:
+                if type(v) is not dict:
+                    return general(v)
+                for key in required:
+                    if key not in v:
+                        return False
+                for key, item in v.items():
+                    one = checks.get(key)
+                    if one is None or not one(item):
+                        return False
+                return True
+            return closed_object
+        if kinds == ("array",) and keys <= {"type", "items", "minItems"}:
+            item = self.compile(schema.get("items", True))
+            fewest = schema.get("minItems", 0)
+            if not isinstance(fewest, int):
+                return None
+
+            def array(v: Any) -> bool:
+                if type(v) is not list:
+                    return general(v)
+                if len(v) < fewest:
+                    return False
+                for each in v:
+                    if not item(each):
+                        return False
+                return True
+            return array
+        return None
 
     def _keyword(self, key: str, value: Any, schema: dict) -> Check | None:
         maker = _KEYWORDS.get(key)
