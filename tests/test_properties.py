@@ -11,7 +11,7 @@ from pai_lsp.core.formats import FORMATS
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import LineIndex, Settings
 from pai_lsp.core.schema_completion import complete
-from pai_lsp.core.schema_outline import format_text
+from pai_lsp.core.schema_outline import format_text, symbols
 from pai_lsp.core.validate import diagnose
 
 from .helpers.lsp import Editor
@@ -95,6 +95,29 @@ def test_a_lazy_container_expands_into_the_tree_an_eager_parse_builds(value, ind
 def test_lazy_and_eager_trees_agree(text):
     lazy, eager = parse(text, lazy=True), parse(text, lazy=False)
     assert (_shape(lazy.root) if lazy.root else None) == (_shape(eager.root) if eager.root else None)
+
+
+ROLE_MEMBERS = st.dictionaries(st.sampled_from(["name", "taskNumber", "portList", "command", "x"]), JSON_VALUES | st.lists(
+    st.dictionaries(st.sampled_from(["label", "beginAt", "y"]), JSON_VALUES, max_size=3) | JSON_VALUES, max_size=3), max_size=5)
+
+
+@pytest.mark.slow  # a search over many generated values: the full suite runs it, `-m unit` stays quick
+@settings(deadline=None)
+@given(st.lists(ROLE_MEMBERS | JSON_VALUES, max_size=3), st.sampled_from([None, 0, 2]),
+       st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", " :\r\n ")]), st.booleans())
+def test_the_outline_read_from_a_roles_text_is_the_one_its_nodes_give(roles, indent, separators, ascii_only):
+    """The outline reads a strict-JSON role's name and ports from its text (no node built): the
+    symbols are those an eager parse's nodes give, however the JSON is spaced and escaped."""
+    import json
+
+    text = json.dumps({"jobName": "j", "taskRoles": roles}, indent=indent, separators=separators, ensure_ascii=ascii_only)
+    assert symbols(parse(text, lazy=True)) == symbols(parse(text, lazy=False))
+
+
+@settings(deadline=None)
+@given(mutated())
+def test_the_outline_of_a_lazy_parse_is_the_eager_parses(text):
+    assert symbols(parse(text, lazy=True)) == symbols(parse(text, lazy=False))
 
 
 @settings(deadline=None)
