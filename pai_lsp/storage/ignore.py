@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -101,6 +102,23 @@ def read_patterns(text: str, source: str) -> tuple[list[GitIgnoreSpecPattern], l
     return patterns, problems
 
 
+@dataclass(frozen=True)
+class NamePattern:
+    """A gitignore pattern that is a plain name (`node_modules/`, `.DS_Store`) as pathspec reads it
+    (the same `include` and `regex`), made without loading pathspec: a workspace without ignore
+    files needs only the defaults, which are all such names."""
+
+    include: bool
+    regex: re.Pattern
+
+
+@cache
+def default_patterns() -> list[GitIgnoreSpecPattern]:
+    """DEFAULT_EXCLUDES as pathspec reads them (tests/test_upload_preview.py holds the two equal)."""
+    return [NamePattern(True, re.compile(_NAME_PREFIX + re.escape(name.rstrip("/")) + (_FOLDER_TAIL if name.endswith("/") else _ANY_TAIL)))
+            for name in DEFAULT_EXCLUDES]  # type: ignore[misc]  (what Layer reads of a pattern: include, regex)
+
+
 @dataclass
 class IgnoreRules:
     """The ignore layers of one workspace, and the include globs that name default folders."""
@@ -118,7 +136,7 @@ class IgnoreRules:
     def load(cls, root: Path, respect_gitignore: bool = True, include: list[str] | tuple[str, ...] = ()) -> IgnoreRules:
         named = [g for g in include if not g.startswith("!") and _DEFAULT_NAMES & set(g.strip("/").split("/"))]
         rules = cls(root, respect_gitignore, _globs(named), frozenset(_DEFAULT_NAMES & set().union(*(g.strip("/").split("/") for g in named))))
-        rules.layers.append(Layer("defaults", "", read_patterns("\n".join(DEFAULT_EXCLUDES), "defaults")[0], default=True))
+        rules.layers.append(Layer("defaults", "", default_patterns(), default=True))
         if respect_gitignore:
             rules._add(root / GITIGNORE, "")
         rules._add(root / PAIIGNORE, "", pai=True)
