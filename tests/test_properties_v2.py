@@ -116,3 +116,119 @@ async def test_the_server_answers_every_edit(client, tmp_path, text):
 
 
 test_the_server_answers_every_edit.editors = {}
+
+
+# -- the schema checked without jsonschema -------------------------------------------------------
+
+def _schema_words() -> list[str]:
+    """Every property name of the v2 schema, and the enum values it names: keys and values a
+    generated job is made of, so that the drawn values reach deep into the schema."""
+    from pai_lsp.core.v2 import facts
+
+    words: set[str] = {"unknown", "worker", "ps"}
+    stack: list = [facts.schema()]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            words.update(k for k in (item.get("properties") or {}) if isinstance(k, str))
+            words.update(v for v in item.get("enum", []) if isinstance(v, str))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return sorted(words)
+
+
+WORDS = _schema_words()
+PLAIN = st.none() | st.booleans() | st.sampled_from([0, 0.0, 1, 1.0, -1, -2, 2, 8192, 2**53, 2**60, 1.5, float("inf"), -float("inf")]) \
+    | st.integers(-3, 3) | st.floats() | st.sampled_from(WORDS) | st.text(max_size=4)
+JSONISH = st.recursive(PLAIN, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(WORDS), inner, max_size=5),
+                       max_leaves=25)
+
+
+def _role_like(data: st.DataObject, schema: dict) -> object:
+    value = data.draw(st.dictionaries(st.sampled_from(sorted(schema.get("properties", {})) + ["unknown"]), JSONISH, max_size=8))
+    if data.draw(st.booleans()):
+        value.update({key: data.draw(JSONISH) for key in schema.get("required", ())})
+    return data.draw(JSONISH) if data.draw(st.integers(0, 9)) == 0 else value
+
+
+@pytest.mark.slow  # a search over many generated values: the full suite runs it, `-m unit` stays quick
+@settings(deadline=None, max_examples=400)
+@given(st.data())
+def test_a_v2_value_cleared_without_jsonschema_has_no_error_for_jsonschema(data):
+    """The v2 top level and roles are checked by `schema_proof` first: a value it clears (and
+    jsonschema is then never loaded) is one Ajv's reading of the schema finds no error in."""
+    from pai_lsp.core.v2 import schema_check
+
+    which = data.draw(st.sampled_from((0, 1)))  # the top level, a task role
+    proof, validator = schema_check._proofs()[which], schema_check._validators()[which]
+    validator = getattr(validator, "validator", validator)
+    assert proof is not None
+    value = _role_like(data, validator.schema)
+    if proof(value):
+        assert not list(validator.iter_errors(value)), value
+
+
+@pytest.mark.slow
+@settings(deadline=None, max_examples=200)
+@given(mutated())
+def test_a_mutated_jobs_parts_cleared_without_jsonschema_have_no_error(text):
+    """Real jobs, edited at random: each top level and role the proofs clear has no error for jsonschema."""
+    from pai_lsp.core.v2 import schema_check
+    from pai_lsp.core.v2.job import job_of
+
+    value = job_of(V2.parse(text)).value
+    if not isinstance(value, dict):
+        return
+    (top_proof, role_proof), (top, role) = schema_check._proofs(), schema_check._validators()
+    if top_proof(value):
+        assert not list(top.iter_errors(value))
+    for each in (value.get("taskRoles") or {}).values() if isinstance(value.get("taskRoles"), dict) else ():
+        if role_proof(each):
+            assert not list(role.validator.iter_errors(each)), each
+
+
+def _warnings_of_the_schema() -> list[dict]:
+    from pai_lsp.core.v2 import facts
+
+    found, stack = [], [facts.schema()]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.extend(item.get("x-warnings", []))
+            stack.extend(v for k, v in item.items() if k != "x-warnings")
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+WARNINGS = _warnings_of_the_schema()
+
+
+@pytest.mark.slow
+@settings(deadline=None, max_examples=400)
+@given(st.sampled_from(range(len(WARNINGS))), st.data())
+def test_a_value_a_warnings_proof_clears_breaks_no_warning(index, data):
+    """Each `x-warnings` schema as a proof: a value it clears is one jsonschema finds no error in."""
+    from pai_lsp.core.v2 import schema_check
+
+    warning = WARNINGS[index]
+    proof = schema_check._fragment_proof(id(warning), warning)[1]
+    if proof is None:
+        return
+    value = _role_like(data, warning["schema"]) if data.draw(st.booleans()) else data.draw(JSONISH)
+    if proof(value):
+        assert not list(schema_check._fragment_validator(id(warning), warning)[1].iter_errors(value)), (warning["schema"], value)
+
+
+def test_the_roles_and_top_level_of_valid_jobs_are_cleared_without_jsonschema():
+    """The proofs are not empty words: a real job's top level and roles, and most warnings' schemas
+    against them, are cleared without jsonschema."""
+    from pai_lsp.core.v2 import schema_check
+    from pai_lsp.core.v2.job import job_of
+
+    top_proof, role_proof = schema_check._proofs()
+    value = job_of(V2.parse(V2_JOB)).value
+    assert top_proof(value)
+    assert all(role_proof(role) for role in value["taskRoles"].values())
+    assert sum(schema_check._fragment_proof(id(w), w)[1] is not None for w in WARNINGS) >= len(WARNINGS) - 1

@@ -8,9 +8,12 @@ for the errors, in its own words. A schema with any keyword not understood here 
 (always asked).
 
 Understood: `type`, `required`, `properties`, `additionalProperties`, `propertyNames`, `items`,
-`minItems`, `maxItems`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`, `$ref` to a
-place in the same schema, boolean schemas; annotations (`title`, `default`, `x-…`, …) are ignored
-as jsonschema ignores them.
+`minItems`, `maxItems`, `minProperties`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`,
+`const` and `enum` of plain values (strings, numbers, booleans, null), `not` of such a `const` or
+`enum`, `patternProperties` (its patterns read as JavaScript's, as v2's checker reads them; the v1
+schemas have none), `oneOf` whose branches each require one property with disjoint sets of string
+values (the branch a value names is its only possible match), `$ref` to a place in the same schema,
+boolean schemas; annotations (`title`, `default`, `x-…`, …) are ignored as jsonschema ignores them.
 """
 
 from __future__ import annotations
@@ -50,6 +53,30 @@ def _number(value: Any) -> bool | None:
     if isinstance(value, _NON_NUMBERS) or not isinstance(value, numbers.Number):
         return False
     return None
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _same(value: Any, plain: Any) -> bool:
+    """True when `value` is JSON-equal to the plain value `plain` (1 and 1.0 equal, true and 1 not);
+    False for anything else, a container included (not proven equal)."""
+    if type(value) not in _PLAIN or type(plain) not in _PLAIN:
+        return False
+    if isinstance(value, bool) or isinstance(plain, bool):
+        return type(value) is type(plain) and value == plain
+    if isinstance(value, str) or isinstance(plain, str):
+        return type(value) is type(plain) and value == plain
+    return value == plain  # numbers with numbers, null with null (a number never equals None)
+
+
+def _differs(value: Any, plain: Any) -> bool:
+    """True when `value` is certainly not JSON-equal to the plain value `plain`."""
+    if type(plain) not in _PLAIN:
+        return False
+    if type(value) in _PLAIN:
+        return not _same(value, plain)
+    return type(value) in (dict, list)  # a container never equals a plain value; anything else: not proven
 
 
 def _is_integer(value: Any) -> bool:
@@ -201,15 +228,113 @@ class _Compiler:
         return check
 
     def _additionalProperties(self, value: Any, schema: dict) -> Check | None:
-        if "patternProperties" in schema:
-            raise _Unsupported("patternProperties")
         known = frozenset(schema.get("properties") or ())
         if value is True:
             return None
-        if value is False:
+        patterns = schema.get("patternProperties") or {}
+        if not isinstance(patterns, dict):
+            raise _Unsupported(patterns)
+        searches = tuple(joi.js_regex(p).search for p in patterns)
+        if value is False and not searches:
             return lambda v: not isinstance(v, dict) or known.issuperset(v)
-        extra = self.compile(value)
-        return lambda v: not isinstance(v, dict) or all(extra(item) for key, item in v.items() if key not in known)
+        extra = (lambda v: False) if value is False else self.compile(value)
+
+        def check(v: Any) -> bool:
+            if not isinstance(v, dict):
+                return True
+            for key, item in v.items():
+                if key in known:
+                    continue
+                if not isinstance(key, str):
+                    return False
+                if not any(search(key) for search in searches) and not extra(item):
+                    return False
+            return True
+        return check
+
+    def _patternProperties(self, value: Any, schema: dict) -> Check:
+        if not isinstance(value, dict):
+            raise _Unsupported(value)
+        pairs = tuple((joi.js_regex(p).search, self.compile(sub)) for p, sub in value.items())
+
+        def check(v: Any) -> bool:
+            if not isinstance(v, dict):
+                return True
+            for key, item in v.items():
+                if not isinstance(key, str):
+                    return False
+                for search, one in pairs:
+                    if search(key) and not one(item):
+                        return False
+            return True
+        return check
+
+    def _const(self, value: Any, schema: dict) -> Check:
+        if type(value) not in _PLAIN:
+            raise _Unsupported(value)
+        return lambda v: _same(v, value)
+
+    def _enum(self, value: Any, schema: dict) -> Check:
+        if not isinstance(value, list) or not all(type(a) in _PLAIN for a in value):
+            raise _Unsupported(value)
+        allowed = tuple(value)
+        return lambda v: any(_same(v, a) for a in allowed)
+
+    def _not(self, value: Any, schema: dict) -> Check:
+        """Only `not` of a `const` or an `enum` of plain values: proven where the value certainly
+        differs from each (a `not` of anything else would need a proof of an error)."""
+        keys = {k for k in value if k not in ANNOTATIONS and not k.startswith("x-")} if isinstance(value, dict) else None
+        if keys == {"const"}:
+            banned = (value["const"],)
+        elif keys == {"enum"} and isinstance(value["enum"], list):
+            banned = tuple(value["enum"])
+        else:
+            raise _Unsupported(value)
+        if not all(type(b) in _PLAIN for b in banned):
+            raise _Unsupported(value)
+        return lambda v: all(_differs(v, b) for b in banned)
+
+    def _oneOf(self, value: Any, schema: dict) -> Check:
+        """Branches told apart by one required property of string values, disjoint between them: a
+        value whose property names a branch fails every other (their `enum` lacks it), so it matches
+        one of them exactly when it matches that branch."""
+        if not isinstance(value, list) or not value:
+            raise _Unsupported(value)
+        branches = [self._target(b) for b in value]
+        for prop in branches[0].get("required") or ():
+            sets = [self._names(b, prop) for b in branches]
+            if all(s is not None for s in sets) and sum(map(len, sets)) == len(set().union(*sets)):  # type: ignore[arg-type]
+                chosen = {name: self.compile(b) for b, s in zip(value, sets, strict=True) for name in s}  # type: ignore[union-attr]
+
+                def check(v: Any, prop: str = prop, chosen: dict = chosen) -> bool:
+                    if not isinstance(v, dict):
+                        return False
+                    name = v.get(prop)
+                    one = chosen.get(name) if type(name) is str else None
+                    return one is not None and one(v)
+                return check
+        raise _Unsupported(value)
+
+    def _target(self, schema: Any) -> dict:
+        """`schema`, a schema of only a `$ref` (and annotations) followed to where it points."""
+        for _ in range(16):
+            if not isinstance(schema, dict):
+                raise _Unsupported(schema)
+            keys = {k for k in schema if k not in ANNOTATIONS and not k.startswith("x-")}
+            if keys != {"$ref"}:
+                return schema
+            schema = self._place(schema["$ref"])
+        raise _Unsupported(schema)
+
+    def _names(self, branch: dict, prop: str) -> frozenset[str] | None:
+        """The string values a branch allows for `prop`, where it requires `prop` and limits it to them."""
+        if prop not in (branch.get("required") or ()):
+            return None
+        sub = self._target((branch.get("properties") or {}).get(prop, True))
+        allowed = sub.get("enum", [sub["const"]] if "const" in sub else None)
+        if not isinstance(allowed, list) or not allowed or not all(type(a) is str for a in allowed):
+            return None
+        return frozenset(allowed)
 
     def _propertyNames(self, value: Any, schema: dict) -> Check:
         names = self.compile(value)
@@ -226,6 +351,9 @@ class _Compiler:
 
     def _maxItems(self, value: Any, schema: dict) -> Check:
         return lambda v: not isinstance(v, list) or not len(v) > value
+
+    def _minProperties(self, value: Any, schema: dict) -> Check:
+        return lambda v: not isinstance(v, dict) or not len(v) < value
 
     def _minLength(self, value: Any, schema: dict) -> Check:
         return lambda v: not isinstance(v, str) or not len(v) < value
@@ -250,6 +378,9 @@ class _Compiler:
         return check
 
     def _ref(self, value: Any, schema: dict) -> Check:
+        return self.compile(self._place(value))
+
+    def _place(self, value: Any) -> Any:
         if not isinstance(value, str) or not value.startswith("#"):
             raise _Unsupported(value)
         target: Any = self.root
@@ -259,7 +390,7 @@ class _Compiler:
                 target = target[part]
             else:
                 raise _Unsupported(value)
-        return self.compile(target)
+        return target
 
 
 _KEYWORDS: dict[str, Callable[[_Compiler, Any, dict], Check | None]] = {
@@ -268,4 +399,6 @@ _KEYWORDS: dict[str, Callable[[_Compiler, Any, dict], Check | None]] = {
     "items": _Compiler._items, "minItems": _Compiler._minItems, "maxItems": _Compiler._maxItems,
     "minLength": _Compiler._minLength, "maxLength": _Compiler._maxLength, "pattern": _Compiler._pattern,
     "minimum": _Compiler._minimum, "maximum": _Compiler._maximum, "$ref": _Compiler._ref,
+    "minProperties": _Compiler._minProperties, "patternProperties": _Compiler._patternProperties,
+    "const": _Compiler._const, "enum": _Compiler._enum, "not": _Compiler._not, "oneOf": _Compiler._oneOf,
 }

@@ -18,6 +18,7 @@ from ..joi import js_regex
 from ..jsonc import Node, find
 from ..model import Diagnostic, Edit, Fix, Settings
 from ..roles import v2_name
+from ..schema_proof import compile_schema
 from ..validate import RoleValidator, SchemaError, _reduce, field_name, key_range, remembered_properties, schema_diagnostics
 from ..yaml.write import literal, value_after_key
 from . import facts
@@ -82,14 +83,29 @@ def _validator_class() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _validators() -> tuple[Any, Any]:
-    """The validator of the job without its roles' insides, and the one of a role."""
-    from jsonschema import validators
+def _schemas() -> tuple[dict, dict]:
+    """The schema of the job without its roles' insides, and the one of a role."""
     root = facts.schema()
     # The roles' names are checked in `errors` (one regex each), their insides role by role.
     roles = {k: v for k, v in root["properties"]["taskRoles"].items() if k not in ("patternProperties", "additionalProperties")}
     top = dict(root, properties=dict(root["properties"], taskRoles=roles))
     role = dict(root["$defs"]["taskRole"], **{"$defs": root["$defs"]})
+    return top, role
+
+
+@lru_cache(maxsize=1)
+def _proofs() -> tuple[Any, Any]:
+    """Checks that say the job's top level or a role has no schema error without loading jsonschema
+    (`schema_proof.py`); jsonschema is loaded, and asked, only for a value they cannot clear."""
+    top, role = _schemas()
+    return compile_schema(top), compile_schema(role)
+
+
+@lru_cache(maxsize=1)
+def _validators() -> tuple[Any, Any]:
+    """The validator of the job without its roles' insides, and the one of a role."""
+    from jsonschema import validators
+    top, role = _schemas()
     cls = _validator_class()
     # A role's properties are checked as v1's are: each (subschema, value) outcome remembered, since
     # the roles of a large job repeat most of their values (the same image, resources, retries).
@@ -140,8 +156,9 @@ def server_errors(doc: Any) -> list[SchemaError]:
 
 def ajv_errors(job: Job) -> list[SchemaError]:
     """Every schema error of the job, as Ajv's keywords find them (roles from their nodes' memory)."""
-    top, _ = _validators()
-    out = list(_reduce(top.iter_errors(job.value)))
+    top_proof, role_proof = _proofs()
+    proven = top_proof is not None and top_proof(job.value)
+    out = [] if proven else list(_reduce(_validators()[0].iter_errors(job.value)))
     roles = job.value.get("taskRoles")
     if isinstance(roles, dict) and not all(_ROLE_KEY.search(name) for name in roles):
         schema = facts.schema()["properties"]["taskRoles"]
@@ -153,7 +170,8 @@ def ajv_errors(job: Job) -> list[SchemaError]:
         cached = memory.get("schema")
         if cached is None:
             value = role.node.value
-            found = tuple(_reduce(_validators()[1].iter_errors(value)))
+            proven = role_proof is not None and role_proof(value)
+            found = () if proven else tuple(_reduce(_validators()[1].iter_errors(value)))
             cached = memory["schema"] = (found, tuple(_warnings(facts.schema()["$defs"]["taskRole"], value, ())))
         out.extend(SchemaError(e.kind, ("taskRoles", name) + e.path, e.limit, e.instance, e.schema) for e in cached[0])
     return out
@@ -195,6 +213,9 @@ def _fragments(schema: dict, value: Any, path: tuple) -> list[tuple[tuple, dict]
             if isinstance(value, dict) and not all(js_regex(names["pattern"]).search(str(key)) for key in value):
                 out.append((path, warning))
             continue
+        proof = _fragment_proof(id(warning), warning)[1]
+        if proof is not None and proof(value):
+            continue
         for error in _fragment_validator(id(warning), warning)[1].iter_errors(value):
             out.append((path + tuple(error.absolute_path), warning))
             break
@@ -202,12 +223,21 @@ def _fragments(schema: dict, value: Any, path: tuple) -> list[tuple[tuple, dict]
 
 
 _FRAGMENTS: dict[int, tuple[dict, Any]] = {}
+_FRAGMENT_PROOFS: dict[int, tuple[dict, Any]] = {}
 
 
 def _fragment_validator(key: int, warning: dict) -> tuple[dict, Any]:
     found = _FRAGMENTS.get(key)
     if found is None:
         found = _FRAGMENTS[key] = (warning, _validator_class()(warning["schema"]))
+    return found
+
+
+def _fragment_proof(key: int, warning: dict) -> tuple[dict, Any]:
+    """A warning's schema as a check that clears a value without jsonschema (None: always asked)."""
+    found = _FRAGMENT_PROOFS.get(key)
+    if found is None:
+        found = _FRAGMENT_PROOFS[key] = (warning, compile_schema(warning["schema"]))
     return found
 
 
