@@ -12,6 +12,7 @@ from lsprotocol import types
 from pai_lsp.core.formats import format_for
 from pai_lsp.core.job_format import RenameError
 from pai_lsp.core.model import Settings
+from pai_lsp.core.v2.job import job_of
 
 from .helpers.configs import V2_JOB
 from .helpers.lsp import Editor
@@ -175,7 +176,6 @@ def test_a_v2_value_cleared_without_jsonschema_has_no_error_for_jsonschema(data)
 def test_a_mutated_jobs_parts_cleared_without_jsonschema_have_no_error(text):
     """Real jobs, edited at random: each top level and role the proofs clear has no error for jsonschema."""
     from pai_lsp.core.v2 import schema_check
-    from pai_lsp.core.v2.job import job_of
 
     value = job_of(V2.parse(text)).value
     if not isinstance(value, dict):
@@ -225,10 +225,48 @@ def test_the_roles_and_top_level_of_valid_jobs_are_cleared_without_jsonschema():
     """The proofs are not empty words: a real job's top level and roles, and most warnings' schemas
     against them, are cleared without jsonschema."""
     from pai_lsp.core.v2 import schema_check
-    from pai_lsp.core.v2.job import job_of
 
     top_proof, role_proof = schema_check._proofs()
     value = job_of(V2.parse(V2_JOB)).value
     assert top_proof(value)
     assert all(role_proof(role) for role in value["taskRoles"].values())
+    assert all(schema_check.quiet_role_proof()(role) for role in value["taskRoles"].values())
+    warned = dict(value["taskRoles"]["worker"], completion={"minFailedInstances": 0})  # valid, but 0 means 1: a warning
+    assert role_proof(warned) and not schema_check.quiet_role_proof()(warned)
     assert sum(schema_check._fragment_proof(id(w), w)[1] is not None for w in WARNINGS) >= len(WARNINGS) - 1
+
+
+@pytest.mark.slow
+@settings(deadline=None, max_examples=400)
+@given(st.data())
+def test_a_role_cleared_of_errors_and_warnings_at_once_has_neither(data):
+    """The one-pass check of a role (its schema with the warnings' schemas where they stand): a role
+    it clears has no schema error for jsonschema and breaks no `x-warnings` fragment."""
+    from pai_lsp.core.v2 import facts, schema_check
+
+    quiet, validator = schema_check.quiet_role_proof(), schema_check._validators()[1].validator
+    assert quiet is not None
+    value = _role_like(data, validator.schema)
+    if data.draw(st.booleans()):  # a role of a real job, one part replaced by a drawn value
+        value = dict(job_of(V2.parse(V2_JOB)).value["taskRoles"]["worker"])
+        part = data.draw(st.sampled_from(sorted(value) + ["extraContainerOptions", "completion", "taskRetryCount"]))
+        inner = value.get(part)
+        value[part] = _role_like(data, {"properties": {k: {} for k in inner}}) if isinstance(inner, dict) and data.draw(st.booleans()) \
+            else data.draw(JSONISH)
+    if quiet(value):
+        assert not list(validator.iter_errors(value)), value
+        assert not schema_check._warnings(facts.schema()["$defs"]["taskRole"], value, ()), value
+
+
+@pytest.mark.slow
+@settings(deadline=None, max_examples=200)
+@given(mutated())
+def test_a_mutated_jobs_roles_cleared_at_once_have_no_error_and_no_warning(text):
+    from pai_lsp.core.v2 import facts, schema_check
+
+    value = job_of(V2.parse(text)).value
+    roles = value.get("taskRoles") if isinstance(value, dict) else None
+    for each in roles.values() if isinstance(roles, dict) else ():
+        if schema_check.quiet_role_proof()(each):
+            assert not list(schema_check._validators()[1].validator.iter_errors(each)), each
+            assert not schema_check._warnings(facts.schema()["$defs"]["taskRole"], each, ()), each

@@ -9,7 +9,7 @@ for the errors, in its own words. A schema with any keyword not understood here 
 
 Understood: `type`, `required`, `properties`, `additionalProperties`, `propertyNames`, `items`,
 `minItems`, `maxItems`, `minProperties`, `minLength`, `maxLength`, `pattern`, `minimum`, `maximum`,
-`const` and `enum` of plain values (strings, numbers, booleans, null), `not` of such a `const` or
+`allOf`, `const` and `enum` of plain values (strings, numbers, booleans, null), `not` of such a `const` or
 `enum`, `patternProperties` (its patterns read as JavaScript's, as v2's checker reads them; the v1
 schemas have none), `oneOf` whose branches each require one property with disjoint sets of string
 values (the branch a value names is its only possible match), `$ref` to a place in the same schema,
@@ -352,6 +352,12 @@ class _Compiler:
     def _maxItems(self, value: Any, schema: dict) -> Check:
         return lambda v: not isinstance(v, list) or not len(v) > value
 
+    def _allOf(self, value: Any, schema: dict) -> Check:
+        if not isinstance(value, list):
+            raise _Unsupported(value)
+        checks = tuple(self.compile(sub) for sub in value)
+        return lambda v: all(one(v) for one in checks)
+
     def _minProperties(self, value: Any, schema: dict) -> Check:
         return lambda v: not isinstance(v, dict) or not len(v) < value
 
@@ -401,4 +407,5 @@ _KEYWORDS: dict[str, Callable[[_Compiler, Any, dict], Check | None]] = {
     "minimum": _Compiler._minimum, "maximum": _Compiler._maximum, "$ref": _Compiler._ref,
     "minProperties": _Compiler._minProperties, "patternProperties": _Compiler._patternProperties,
     "const": _Compiler._const, "enum": _Compiler._enum, "not": _Compiler._not, "oneOf": _Compiler._oneOf,
+    "allOf": _Compiler._allOf,
 }
