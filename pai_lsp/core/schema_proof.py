@@ -107,8 +107,8 @@ class _Compiler:
         if not isinstance(schema, dict):
             raise _Unsupported(schema)
         cell = self.compiled.get(id(schema))
-        if cell is not None:
-            return lambda v: cell[0](v)
+        if cell is not None:  # compiled (its check itself), or being compiled (a `$ref` back into it: asked later)
+            return cell[1] if len(cell) > 1 else lambda v: cell[0](v)
         cell = self.compiled[id(schema)] = [lambda v: False]
         checks = [self._keyword(key, value, schema) for key, value in schema.items()
                   if key not in ANNOTATIONS and not key.startswith("x-") and not (top and key in _ROOT_ONLY)]
@@ -125,6 +125,7 @@ class _Compiler:
                 return True
         check = self._fast(schema, check) or check
         cell[0] = check
+        cell.append(check)
         return check
 
     def _fast(self, schema: dict, general: Check) -> Check | None:
@@ -201,6 +202,8 @@ class _Compiler:
             raise _Unsupported(value)
         tests = tuple(_TYPES[k] for k in kinds)
         safe = "integer" in kinds  # the server's numbers are JavaScript's: an integer must be one it holds exactly
+        if len(tests) == 1 and not safe:
+            return tests[0]
 
         def check(v: Any) -> bool:
             if not any(test(v) for test in tests):
