@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from .helpers.configs import VALID
+from .helpers.configs import V2_JOB, VALID
 from .helpers.lsp import Editor, RawServer
 
 
@@ -80,6 +80,25 @@ def test_initialize_is_answered_before_any_job_file_machinery_loads(tmp_path, mo
         assert [m for m in opened if m.startswith(("pai_lsp.core.v2", "pai_lsp.core.paddle", "pai_lsp.core.yaml", "yaml", "tree_sitter"))] == []
         # and a config without a schema error is cleared without jsonschema (core/schema_proof.py)
         assert [m for m in opened if m.startswith("jsonschema")] == []
+    finally:
+        server.close()
+
+
+@pytest.mark.subprocess
+def test_opening_a_valid_v2_job_loads_neither_jsonschema_nor_the_features_not_asked_for(tmp_path, monkeypatch):
+    """A v2 job without a schema error or warning is cleared without jsonschema (core/schema_proof.py);
+    completion, hover and navigation load when first asked, not at the open."""
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
+    server = RawServer(tmp_path)
+    try:
+        server.initialize()
+        server.open(tmp_path / "job.pai.yaml", V2_JOB)
+        published = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+        assert published["params"]["diagnostics"] == []
+        opened = imported(server.stderr)
+        assert "pai_lsp.core.v2.checks" in opened  # the v2 format was loaded: the count is of the right lines
+        assert [m for m in opened if m.startswith("jsonschema")] == []
+        assert [m for m in opened if m.startswith(("pai_lsp.core.v2.completion", "pai_lsp.core.v2.hover", "pai_lsp.core.v2.navigate"))] == []
     finally:
         server.close()
 

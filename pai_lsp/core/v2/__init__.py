@@ -17,8 +17,7 @@ from ..model import Completion, Diagnostic, Edit, Hover, Settings
 from ..route_rules import ClusterFacts
 from ..schema_outline import Symbol
 from ..yaml.tree import Document, parse
-from . import checks, completion, facts, navigate, outline
-from . import hover as explain
+from . import checks, facts, outline  # completion, hover and navigation load at their first use, not at the open
 
 _PLAIN = re.compile(r"[\w@%+=:,./~-]+")  # a path the shell reads as it is (`~` only after its start)
 
@@ -49,9 +48,13 @@ class PaiV2(JobFormat):
         return checks.diagnose(doc, settings)
 
     def complete(self, doc: Document, offset: int, settings: Settings) -> list[Completion]:  # type: ignore[override]
+        from . import completion
+
         return completion.complete(doc, offset, settings)
 
     def hover(self, doc: Document, offset: int, settings: Settings) -> Hover | None:  # type: ignore[override]
+        from . import hover as explain
+
         return explain.hover(doc, offset, settings)
 
     def symbols(self, doc: Document) -> list[Symbol]:  # type: ignore[override]
@@ -64,15 +67,23 @@ class PaiV2(JobFormat):
         return None  # YAML is laid out by hand: nothing here rewrites it
 
     def definition(self, doc: Document, offset: int) -> list[tuple[int, int]]:  # type: ignore[override]
+        from . import navigate
+
         return navigate.definition(doc, offset)
 
     def references(self, doc: Document, offset: int, include_declaration: bool = True) -> list[tuple[int, int]]:  # type: ignore[override]
+        from . import navigate
+
         return navigate.references(doc, offset, include_declaration)
 
     def prepare_rename(self, doc: Document, offset: int) -> tuple[int, int] | None:  # type: ignore[override]
+        from . import navigate
+
         return navigate.prepare_rename(doc, offset)
 
     def rename(self, doc: Document, offset: int, new_name: str) -> list[Edit]:  # type: ignore[override]
+        from . import navigate
+
         return navigate.rename(doc, offset, new_name)
 
     # -- what the cluster holds -----------------------------------------------------------
