@@ -1,16 +1,21 @@
-"""How a Samba storage sends a file's bytes through smbprotocol with few round trips: a small file is
-one related compound request (CREATE, WRITE, CLOSE: one round trip where smbclient's file object
-makes three), a big one is written in pieces of up to the negotiated write size with several of them
+"""How a Samba storage sends a file's bytes through smbprotocol with few round trips and little
+Python work per file: a small file is one related compound request (CREATE, WRITE, CLOSE: one round
+trip where smbclient's file object makes three), a big one is written in pieces with several of them
 in flight (the server stores one while the next arrives), where a file object waits for each write's
 answer before it sends the next.
 
-Only smbprotocol's own messages and its connection's sending, credits and signing are used; a failure
-is raised as smbclient raises it (`SMBOSError` of the server's status, with the file's path), so the
-storage says it the same way whichever path a write took.
+The three request bodies are packed here with `struct` (their layouts are fixed by MS-SMB2 2.2.13,
+2.2.21 and 2.2.15) and handed to smbprotocol's connection, which frames, signs, sends and matches
+their answers as for its own messages: building and parsing them through its message classes cost
+about twice the server's own work per file (measured: 1.5 to 2 ms of Python per 10 KB file, smbd's
+about 1 ms), so a many-file upload was bound by the client's CPU. A failure is raised as smbclient
+raises it (`SMBOSError` of the server's status, with the file's path), so the storage says it the
+same way whichever path a write took.
 """
 
 from __future__ import annotations
 
+import struct
 import threading
 import weakref
 from collections import deque
@@ -18,8 +23,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from smbclient._pool import get_smb_tree
-from smbprotocol.connection import SMB2Echo
-from smbprotocol.exceptions import SMBOSError, SMBResponseException
+from smbprotocol.exceptions import SMBException, SMBOSError, SMBResponseException
+from smbprotocol.header import Commands
 from smbprotocol.open import (
     CreateDisposition,
     CreateOptions,
@@ -36,9 +41,57 @@ CREDITS = 512  # the credit window asked for once per connection: 8 threads of c
 CREDIT = 1 << 16  # bytes one SMB2 credit pays for
 WRITE_ACCESS = (FilePipePrinterAccessMask.FILE_WRITE_DATA | FilePipePrinterAccessMask.FILE_WRITE_ATTRIBUTES
                 | FilePipePrinterAccessMask.FILE_WRITE_EA)
+RELATED = b"\xff" * 16  # "the file the CREATE before me in this compound opened" (MS-SMB2 3.2.4.1.4)
+HEADER = 64  # bytes of the SMB2 header before a request's body
+CREATE = struct.Struct("<HBBIQQIIIIIHHII")  # MS-SMB2 2.2.13, without the name
+WRITE = struct.Struct("<HHIQ16sIIHHI")  # 2.2.21, without the data
+CLOSE = struct.Struct("<HHI16s")  # 2.2.15
 
 _widened: weakref.WeakSet = weakref.WeakSet()  # connections whose credit window was widened
 _widening = threading.Lock()
+
+
+class _Value:
+    def __init__(self, value: int):
+        self.value = value
+
+    def get_value(self) -> int:
+        return self.value
+
+
+class Packed:
+    """A request body packed here, in the shape smbprotocol's connection sends a message in: its
+    command, its bytes, and (for the credits a write costs) its payload's length."""
+
+    def __init__(self, command: int, body: bytes, payload: int = 0):
+        self.COMMAND, self.body, self.payload = command, body, payload
+
+    def pack(self) -> bytes:
+        return self.body
+
+    def __len__(self) -> int:
+        return len(self.body)
+
+    def __getitem__(self, field: str) -> _Value:
+        return _Value(self.payload if field == "length" else 0)
+
+
+def create_request(name: str) -> Packed:
+    """Open `name` for writing, created or emptied (what smbclient's `open_file(mode="wb")` asks)."""
+    path = name.encode("utf-16-le")
+    fixed = CREATE.pack(57, 0, 0, ImpersonationLevel.Impersonation, 0, 0, WRITE_ACCESS, FileAttributes.FILE_ATTRIBUTE_NORMAL,
+                        0, CreateDisposition.FILE_OVERWRITE_IF, CreateOptions.FILE_NON_DIRECTORY_FILE,
+                        HEADER + CREATE.size, len(path), 0, 0)
+    return Packed(Commands.SMB2_CREATE, fixed + (path or b"\0"))
+
+
+def write_request(file_id: bytes, offset: int, data: bytes) -> Packed:
+    fixed = WRITE.pack(49, HEADER + WRITE.size, len(data), offset, file_id, 0, 0, 0, 0, 0)
+    return Packed(Commands.SMB2_WRITE, fixed + data, len(data))
+
+
+def close_request(file_id: bytes) -> Packed:
+    return Packed(Commands.SMB2_CLOSE, CLOSE.pack(24, 0, 0, file_id))
 
 
 def opened_tree(unc: str, session: dict[str, Any]) -> tuple[Any, str]:
@@ -50,21 +103,20 @@ def opened_tree(unc: str, session: dict[str, Any]) -> tuple[Any, str]:
 
 def write_whole(tree: Any, name: str, unc: str, data: bytes) -> None:
     """`data` as the whole file `name`, created or replaced, in one round trip."""
-    fd = Open(tree, name)
-    steps = [_create(fd)]
-    if data:
-        steps.append(fd.write(data, 0, send=False))
-    steps.append(fd.close(send=False))
-    connection, session = tree.session.connection, tree.session.session_id
-    requests = connection.send_compound([m for m, _ in steps], session, tree.tree_connect_id, related=True)
-    failure = None
-    for (_, answer), request in zip(steps, requests, strict=True):  # every answer is taken, or the connection keeps it
+    steps = [create_request(name), *([write_request(RELATED, 0, data)] if data else []), close_request(RELATED)]
+    connection = tree.session.connection
+    requests = connection.send_compound(steps, tree.session.session_id, tree.tree_connect_id, related=True)
+    failure: Exception | None = None
+    for step, request in zip(steps, requests, strict=True):  # every answer is taken, or the connection keeps it
         try:
-            answer(request)
+            written = _answer(connection, request, step)
         except SMBResponseException as exc:
-            failure = failure or exc
+            failure = failure or SMBOSError(exc.status, unc)
+            continue
+        if written is not None and written != len(data):
+            failure = failure or _short(written, len(data))
     if failure is not None:
-        raise SMBOSError(failure.status, unc)
+        raise failure
 
 
 def write_pieces(tree: Any, name: str, unc: str, pieces: Iterable[bytes], written: Callable[[int], None] | None) -> None:
@@ -73,17 +125,20 @@ def write_pieces(tree: Any, name: str, unc: str, pieces: Iterable[bytes], writte
     connection = tree.session.connection
     fd = Open(tree, name)
     try:
-        fd.create(*_create_args())
+        fd.create(ImpersonationLevel.Impersonation, WRITE_ACCESS, FileAttributes.FILE_ATTRIBUTE_NORMAL, 0,
+                  CreateDisposition.FILE_OVERWRITE_IF, CreateOptions.FILE_NON_DIRECTORY_FILE)
     except SMBResponseException as exc:
         raise SMBOSError(exc.status, unc) from None
-    pending: deque[tuple[Any, Callable, int]] = deque()
+    pending: deque[tuple[Any, Packed]] = deque()
     offset = done = 0
 
     def settle() -> None:
         nonlocal done
-        request, answer, size = pending.popleft()
-        answer(request)
-        done += size
+        request, step = pending.popleft()
+        count = _answer(connection, request, step)
+        if count != step.payload:
+            raise _short(count or 0, step.payload)
+        done += step.payload
         if written is not None:
             written(done)
 
@@ -92,18 +147,18 @@ def write_pieces(tree: Any, name: str, unc: str, pieces: Iterable[bytes], writte
             charge = (len(piece) - 1) // CREDIT + 1
             while pending and (len(pending) >= IN_FLIGHT or _credits(connection) < charge):
                 settle()
-            message, answer = fd.write(piece, offset, send=False)
-            request = connection.send(message, sid=tree.session.session_id, tid=tree.tree_connect_id, credit_request=charge)
-            pending.append((request, answer, len(piece)))
+            step = write_request(fd.file_id, offset, piece)
+            pending.append((connection.send(step, sid=tree.session.session_id, tid=tree.tree_connect_id,
+                                            credit_request=charge), step))
             offset += len(piece)
         while pending:
             settle()
     except SMBResponseException as exc:
         raise SMBOSError(exc.status, unc) from None
     finally:
-        for request, answer, _ in pending:  # a stop part-way: the answers still due are taken before the close
+        for request, step in pending:  # a stop part-way: the answers still due are taken before the close
             try:
-                answer(request)
+                _answer(connection, request, step)
             except Exception:  # noqa: BLE001 - the first failure is the one raised
                 pass
         try:
@@ -112,21 +167,24 @@ def write_pieces(tree: Any, name: str, unc: str, pieces: Iterable[bytes], writte
             pass
 
 
+def _answer(connection: Any, request: Any, step: Packed) -> int | None:
+    """The server's answer to one request (raised when it failed); for a write, the bytes written."""
+    response = connection.receive(request, resolve_symlinks=False)
+    if step.COMMAND != Commands.SMB2_WRITE:
+        return None
+    return int.from_bytes(response["data"].get_value()[4:8], "little")
+
+
+def _short(written: int, size: int) -> SMBException:
+    return SMBException(f"the server wrote {written} of {size} bytes")
+
+
 def piece_size(tree: Any) -> int:
     return min(PIECE, tree.session.connection.max_write_size)
 
 
 def small_limit(tree: Any) -> int:
     return min(SMALL, tree.session.connection.max_write_size)
-
-
-def _create_args() -> tuple:
-    return (ImpersonationLevel.Impersonation, WRITE_ACCESS, FileAttributes.FILE_ATTRIBUTE_NORMAL, 0,
-            CreateDisposition.FILE_OVERWRITE_IF, CreateOptions.FILE_NON_DIRECTORY_FILE)
-
-
-def _create(fd: Open) -> tuple[Any, Callable]:
-    return fd.create(*_create_args(), send=False)
 
 
 def _credits(connection: Any) -> int:
@@ -144,6 +202,5 @@ def _widen(tree: Any) -> None:
             return
         wanted = CREDITS - _credits(connection)
         if wanted > 0:
-            request = connection.send(SMB2Echo(), sid=tree.session.session_id, credit_request=wanted)
-            connection.receive(request)
+            connection.echo(sid=tree.session.session_id, credit_request=wanted)
         _widened.add(connection)
