@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import struct
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from smbclient._pool import get_smb_tree
+from smbprotocol.connection import Request
 from smbprotocol.exceptions import SMBException, SMBOSError, SMBResponseException
 from smbprotocol.header import Commands
 from smbprotocol.open import (
@@ -39,6 +41,7 @@ PIECE = 1 << 20  # bytes per write of a big file (at most the negotiated write s
 IN_FLIGHT = 8  # writes of one file sent before the first of them must be answered
 CREDITS = 512  # the credit window asked for once per connection: 8 threads of compound requests and 8 pieces in flight fit
 CREDIT = 1 << 16  # bytes one SMB2 credit pays for
+CREDIT_WAIT = 60  # seconds a request waits for credits held by others in flight
 WRITE_ACCESS = (FilePipePrinterAccessMask.FILE_WRITE_DATA | FilePipePrinterAccessMask.FILE_WRITE_ATTRIBUTES
                 | FilePipePrinterAccessMask.FILE_WRITE_EA)
 RELATED = b"\xff" * 16  # "the file the CREATE before me in this compound opened" (MS-SMB2 3.2.4.1.4)
@@ -46,6 +49,8 @@ HEADER = 64  # bytes of the SMB2 header before a request's body
 CREATE = struct.Struct("<HBBIQQIIIIIHHII")  # MS-SMB2 2.2.13, without the name
 WRITE = struct.Struct("<HHIQ16sIIHHI")  # 2.2.21, without the data
 CLOSE = struct.Struct("<HHI16s")  # 2.2.15
+SYNC = struct.Struct("<4sHHIHHIIQIIQ16s")  # the SMB2 header of a request (2.2.1.2)
+SIGNED, CHAINED = 0x8, 0x4  # its flags: signed; related to the request before it in the compound
 
 _widened: weakref.WeakSet = weakref.WeakSet()  # connections whose credit window was widened
 _widening = threading.Lock()
@@ -74,6 +79,65 @@ class Packed:
 
     def __getitem__(self, field: str) -> _Value:
         return _Value(self.payload if field == "length" else 0)
+
+
+class _Sent:
+    """What smbprotocol's `Request` keeps of a request's header, for matching its answer."""
+
+    def __init__(self, message_id: int, command: int):
+        self.fields = {"message_id": _Value(message_id), "command": _Value(command), "reserved": _Value(0)}
+
+    def __getitem__(self, field: str) -> _Value:
+        return self.fields[field]
+
+
+def send(tree: Any, steps: list[Packed], related: bool = False, credit_request: int | None = None) -> list[Any]:
+    """`steps` as one compound request (one TCP send), each framed and signed here and registered with
+    the connection, whose receiving thread matches the answers as for its own messages."""
+    session, connection = tree.session, tree.session.connection
+    if session.encrypt_data or tree.encrypt_data or tree.is_dfs_share:  # what only its own sending does
+        if len(steps) == 1:
+            return [connection.send(steps[0], sid=session.session_id, tid=tree.tree_connect_id, credit_request=credit_request)]
+        return connection.send_compound(steps, session.session_id, tree.tree_connect_id, related=related)
+    key = session.signing_key if session.signing_required else None
+    out, requests = [], []
+    for i, step in enumerate(steps):
+        last = i == len(steps) - 1
+        padding = b"" if last else bytes(-(HEADER + len(step.body)) % 8)
+        charge = (max(0, step.payload - 1) // CREDIT + 1) if connection.supports_multi_credit else 0
+        message_id = _message_id(connection, charge)
+        flags = (SIGNED if key else 0) | (CHAINED if related and i else 0)
+        following = 0 if last else HEADER + len(step.body) + len(padding)
+        header = SYNC.pack(b"\xfeSMB", HEADER, charge, 0, step.COMMAND, credit_request or charge, flags, following,
+                           message_id, 0, tree.tree_connect_id, session.session_id, bytes(16))
+        message = header + step.body + padding
+        if key:
+            signature = connection._generate_signature(message, key, message_id, False, step.COMMAND)
+            message = header[:48] + signature + message[HEADER:]
+        request = Request(_Sent(message_id, step.COMMAND), Packed, connection, session_id=session.session_id)
+        connection.outstanding_requests[message_id] = request
+        out.append(message)
+        requests.append(request)
+    connection._check_worker_running()
+    connection.transport.send(out[0] if len(out) == 1 else b"".join(out))
+    return requests
+
+
+def _message_id(connection: Any, charge: int) -> int:
+    """The next message id, its credits taken from the window; while other requests in flight hold
+    them, it waits for their answers to give them back (smbprotocol's own sending refuses instead)."""
+    deadline = time.monotonic() + CREDIT_WAIT
+    while True:
+        with connection.sequence_lock:
+            window = connection.sequence_window
+            left = window["high"] - window["low"]
+            if charge <= left:
+                message_id = window["low"]
+                window["low"] += charge or 1
+                return message_id
+        if time.monotonic() > deadline:
+            raise SMBException(f"a request needs {charge} credits, the server has granted {left}")
+        time.sleep(0.001)
 
 
 def create_request(name: str) -> Packed:
@@ -105,7 +169,7 @@ def write_whole(tree: Any, name: str, unc: str, data: bytes) -> None:
     """`data` as the whole file `name`, created or replaced, in one round trip."""
     steps = [create_request(name), *([write_request(RELATED, 0, data)] if data else []), close_request(RELATED)]
     connection = tree.session.connection
-    requests = connection.send_compound(steps, tree.session.session_id, tree.tree_connect_id, related=True)
+    requests = send(tree, steps, related=True)
     failure: Exception | None = None
     for step, request in zip(steps, requests, strict=True):  # every answer is taken, or the connection keeps it
         try:
@@ -148,8 +212,7 @@ def write_pieces(tree: Any, name: str, unc: str, pieces: Iterable[bytes], writte
             while pending and (len(pending) >= IN_FLIGHT or _credits(connection) < charge):
                 settle()
             step = write_request(fd.file_id, offset, piece)
-            pending.append((connection.send(step, sid=tree.session.session_id, tid=tree.tree_connect_id,
-                                            credit_request=charge), step))
+            pending.append((send(tree, [step], credit_request=charge)[0], step))
             offset += len(piece)
         while pending:
             settle()
