@@ -50,7 +50,8 @@ CREATE = struct.Struct("<HBBIQQIIIIIHHII")  # MS-SMB2 2.2.13, without the name
 WRITE = struct.Struct("<HHIQ16sIIHHI")  # 2.2.21, without the data
 CLOSE = struct.Struct("<HHI16s")  # 2.2.15
 SYNC = struct.Struct("<4sHHIHHIIQIIQ16s")  # the SMB2 header of a request (2.2.1.2)
-SIGNED, CHAINED = 0x8, 0x4  # its flags: signed; related to the request before it in the compound
+ANSWER = struct.Struct("<4sHHIHHIIQIIQ16s")  # the header of an answer: the same fields, Status where a request has none
+SIGNED, CHAINED, ASYNC = 0x8, 0x4, 0x2  # header flags: signed; related to the request before it; an async answer
 
 _widened: weakref.WeakSet = weakref.WeakSet()  # connections whose credit window was widened
 _widening = threading.Lock()
@@ -121,6 +122,65 @@ def send(tree: Any, steps: list[Packed], related: bool = False, credit_request: 
     connection._check_worker_running()
     connection.transport.send(out[0] if len(out) == 1 else b"".join(out))
     return requests
+
+
+class _Answer:
+    """An answer read here, in the shape smbprotocol's `Connection.receive` reads one in."""
+
+    def __init__(self, status: int, data: bytes):
+        self.fields = {"status": _Value(status), "data": _Value(data)}
+
+    def __getitem__(self, field: str) -> _Value:
+        return self.fields[field]
+
+
+def _answers_read_here(connection: Any, recv: Callable[[float], bytes]) -> Callable[[float], bytes]:
+    """The connection's `transport.recv`, wrapped: a message made only of successful answers to
+    requests sent by `send` is checked (its signature) and handed to its waiters here; any other (an
+    error, a pending or encrypted answer, an answer to smbprotocol's own requests) goes on to
+    smbprotocol's receiving thread as before. Its parsing cost more Python work per answer than
+    the server took to write the file."""
+
+    def received(timeout: float) -> bytes:
+        while True:
+            message = recv(timeout)
+            if not message or not _handed_over(connection, message):
+                return message
+
+    return received
+
+
+def _handed_over(connection: Any, message: bytes) -> bool:
+    """Whether every answer in `message` was one of ours and successful, and is now with its waiter."""
+    parts, at = [], 0
+    while True:
+        if len(message) - at < HEADER or message[at:at + 4] != b"\xfeSMB":
+            return False
+        (_, _, _, status, command, credits, flags, following, message_id, _, _, session_id, signature) = \
+            ANSWER.unpack_from(message, at)
+        request = connection.outstanding_requests.get(message_id)
+        if status != 0 or flags & ASYNC or request is None or not isinstance(request.message, _Sent):
+            return False
+        end = at + following if following else len(message)
+        part = message[at:end]
+        if flags & SIGNED:
+            session = connection.session_table.get(session_id)
+            key = session.signing_key if session is not None else None
+            if not key or connection._generate_signature(part, key, message_id, True, command) != signature:
+                return False
+        parts.append((request, credits, part))
+        if not following:
+            break
+        at = end
+    for request, credits, part in parts:
+        if credits == 0 and not connection.supports_multi_credit:
+            credits = 1
+        with connection.sequence_lock:
+            connection.sequence_window["high"] += credits
+        with request.response_event_lock:
+            request.response = _Answer(0, part[HEADER:])
+            request.response_event.set()
+    return True
 
 
 def _message_id(connection: Any, charge: int) -> int:
@@ -266,4 +326,5 @@ def _widen(tree: Any) -> None:
         wanted = CREDITS - _credits(connection)
         if wanted > 0:
             connection.echo(sid=tree.session.session_id, credit_request=wanted)
+        connection.transport.recv = _answers_read_here(connection, connection.transport.recv)
         _widened.add(connection)
