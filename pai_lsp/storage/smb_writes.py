@@ -15,6 +15,8 @@ same way whichever path a write took.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import struct
 import threading
 import time
@@ -23,8 +25,11 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from cryptography.hazmat.primitives import cmac
+from cryptography.hazmat.primitives.ciphers import aead, algorithms
 from smbclient._pool import get_smb_tree
-from smbprotocol.connection import Request
+from smbprotocol import Dialects
+from smbprotocol.connection import Request, SigningAlgorithms
 from smbprotocol.exceptions import SMBException, SMBOSError, SMBResponseException
 from smbprotocol.header import Commands
 from smbprotocol.open import (
@@ -67,16 +72,17 @@ class _Value:
 
 class Packed:
     """A request body packed here, in the shape smbprotocol's connection sends a message in: its
-    command, its bytes, and (for the credits a write costs) its payload's length."""
+    command, its bytes (the fixed part, then the data, kept apart so that a big write's data is
+    copied once, into the message), and (for the credits a write costs) its payload's length."""
 
-    def __init__(self, command: int, body: bytes, payload: int = 0):
-        self.COMMAND, self.body, self.payload = command, body, payload
+    def __init__(self, command: int, fixed: bytes, data: bytes = b"", payload: int = 0):
+        self.COMMAND, self.fixed, self.data, self.payload = command, fixed, data, payload
 
     def pack(self) -> bytes:
-        return self.body
+        return self.fixed + self.data
 
     def __len__(self) -> int:
-        return len(self.body)
+        return len(self.fixed) + len(self.data)
 
     def __getitem__(self, field: str) -> _Value:
         return _Value(self.payload if field == "length" else 0)
@@ -101,27 +107,50 @@ def send(tree: Any, steps: list[Packed], related: bool = False, credit_request: 
             return [connection.send(steps[0], sid=session.session_id, tid=tree.tree_connect_id, credit_request=credit_request)]
         return connection.send_compound(steps, session.session_id, tree.tree_connect_id, related=related)
     key = session.signing_key if session.signing_required else None
-    out, requests = [], []
-    for i, step in enumerate(steps):
-        last = i == len(steps) - 1
-        padding = b"" if last else bytes(-(HEADER + len(step.body)) % 8)
+    sizes = [HEADER + len(step) for step in steps]
+    sizes = [size + (-size % 8 if i < len(steps) - 1 else 0) for i, size in enumerate(sizes)]  # 8-byte aligned
+    out = bytearray(4 + sum(sizes))  # Direct TCP's length first (MS-SMB2 2.1), then the messages
+    out[0:4] = (len(out) - 4).to_bytes(4, "big")
+    view, at, requests = memoryview(out), 4, []
+    for i, (step, size) in enumerate(zip(steps, sizes, strict=True)):
         charge = (max(0, step.payload - 1) // CREDIT + 1) if connection.supports_multi_credit else 0
         message_id = _message_id(connection, charge)
         flags = (SIGNED if key else 0) | (CHAINED if related and i else 0)
-        following = 0 if last else HEADER + len(step.body) + len(padding)
-        header = SYNC.pack(b"\xfeSMB", HEADER, charge, 0, step.COMMAND, credit_request or charge, flags, following,
-                           message_id, 0, tree.tree_connect_id, session.session_id, bytes(16))
-        message = header + step.body + padding
+        following = size if i < len(steps) - 1 else 0
+        SYNC.pack_into(out, at, b"\xfeSMB", HEADER, charge, 0, step.COMMAND, credit_request or charge, flags, following,
+                       message_id, 0, tree.tree_connect_id, session.session_id, bytes(16))
+        body = at + HEADER
+        out[body:body + len(step.fixed)] = step.fixed
+        out[body + len(step.fixed):body + len(step)] = step.data
         if key:
-            signature = connection._generate_signature(message, key, message_id, False, step.COMMAND)
-            message = header[:48] + signature + message[HEADER:]
+            view[at + 48:at + HEADER] = _signature(connection, key, view[at:at + size], message_id)
         request = Request(_Sent(message_id, step.COMMAND), Packed, connection, session_id=session.session_id)
         connection.outstanding_requests[message_id] = request
-        out.append(message)
         requests.append(request)
+        at += size
     connection._check_worker_running()
-    connection.transport.send(out[0] if len(out) == 1 else b"".join(out))
+    transport = connection.transport
+    with transport._sock_lock:  # the transport's own send would copy the message twice more
+        transport._sock.sendall(out)
     return requests
+
+
+def _signature(connection: Any, key: bytes, message: memoryview, message_id: int) -> bytes:
+    """A request's signature (MS-SMB2 3.1.4.1), computed over the message in place (its signature
+    field still zero), by the algorithm the connection negotiated, as smbprotocol computes it."""
+    if connection.dialect >= Dialects.SMB_3_1_1 and connection.signing_algorithm_id is not None:
+        algorithm = connection.signing_algorithm_id
+    elif connection.dialect >= Dialects.SMB_3_0_0:
+        algorithm = SigningAlgorithms.AES_CMAC
+    else:
+        algorithm = SigningAlgorithms.HMAC_SHA256
+    if algorithm == SigningAlgorithms.AES_GMAC:
+        return aead.AESGCM(key).encrypt(message_id.to_bytes(8, "little") + bytes(4), b"", message)
+    if algorithm == SigningAlgorithms.AES_CMAC:
+        mac = cmac.CMAC(algorithms.AES(key))
+        mac.update(message)
+        return mac.finalize()
+    return hmac.new(key, message, hashlib.sha256).digest()[:16]
 
 
 class _Answer:
@@ -211,7 +240,7 @@ def create_request(name: str) -> Packed:
 
 def write_request(file_id: bytes, offset: int, data: bytes) -> Packed:
     fixed = WRITE.pack(49, HEADER + WRITE.size, len(data), offset, file_id, 0, 0, 0, 0, 0)
-    return Packed(Commands.SMB2_WRITE, fixed + data, len(data))
+    return Packed(Commands.SMB2_WRITE, fixed, data, len(data))
 
 
 def close_request(file_id: bytes) -> Packed:
