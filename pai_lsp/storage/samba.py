@@ -163,5 +163,5 @@ def _made(name: str, attributes: int, size: int, modified: int) -> Stat:
 
 def _said(exc: BaseException, path: str, storage: str) -> ServerError:
     """Any other SMB failure, in one line about the path (never the session's credentials)."""
-    why = getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    why = getattr(exc, "why", None) or getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
     return ServerError(message("storage.failed", path=path, storage=storage, why=why))

@@ -41,6 +41,8 @@ from smbprotocol.open import (
     Open,
 )
 
+from ..core.messages import Message, message
+
 SMALL = 1 << 20  # bytes a file may have to go as one compound request
 PIECE = 1 << 20  # bytes per write of a big file (at most the negotiated write size)
 IN_FLIGHT = 8  # writes of one file sent before the first of them must be answered
@@ -225,7 +227,7 @@ def _message_id(connection: Any, charge: int) -> int:
                 window["low"] += charge or 1
                 return message_id
         if time.monotonic() > deadline:
-            raise SMBException(f"a request needs {charge} credits, the server has granted {left}")
+            raise Refused(message("storage.no-credits", left=left, charge=charge))
         time.sleep(0.001)
 
 
@@ -327,8 +329,16 @@ def _answer(connection: Any, request: Any, step: Packed) -> int | None:
     return int.from_bytes(response["data"].get_value()[4:8], "little")
 
 
-def _short(written: int, size: int) -> SMBException:
-    return SMBException(f"the server wrote {written} of {size} bytes")
+class Refused(SMBException):
+    """A write stopped here rather than by the server, its reason in the catalogue's words (`why`)."""
+
+    def __init__(self, why: Message):
+        super().__init__(str(why))
+        self.why = why
+
+
+def _short(written: int, size: int) -> Refused:
+    return Refused(message("storage.short-write", written=written, size=size))
 
 
 def piece_size(tree: Any) -> int:
