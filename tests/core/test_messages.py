@@ -53,6 +53,7 @@ def _literal(node: ast.AST) -> bool:
     return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_english_chinese_pair_is_written_outside_the_catalogue():
     """`pick(locale, "…", "…")` with literals, and any Chinese literal outside the catalogue and the
     data tables, is a message that belongs in core/messages.py under a code."""
@@ -77,6 +78,7 @@ def test_no_english_chinese_pair_is_written_outside_the_catalogue():
     assert not found, "\n".join(found)
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_every_code_the_code_names_is_in_the_catalogue():
     """`message("…")` / `render("…", …)` / `msg.render(...)` with a literal code: that code exists."""
     missing = []
@@ -138,6 +140,7 @@ def test_an_english_text_in_the_catalogue_is_no_plural_made_by_hand():
     assert not found, found
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_text_outside_the_catalogue_makes_a_plural_by_hand():
     """Nor anywhere else: "file(s)" in an f-string is a count said outside the catalogue (the local
     cluster says its servers' own words, HDFS's "snapshot(s)" among them)."""
@@ -152,6 +155,7 @@ def test_no_text_outside_the_catalogue_makes_a_plural_by_hand():
     assert not found, "\n".join(found)
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_a_quick_fix_is_titled_by_the_catalogue():
     """A quick fix's title is a line of the editor's menu: `Fix(msg.render("fix.…", locale, …), …)`, never a literal."""
     found = [f"{name}:{node.lineno}: {ast.unparse(node)[:80]}" for name, tree in _modules() for node in ast.walk(tree)
@@ -165,6 +169,7 @@ ERROR_CLASSES = {name for name, value in vars(errors).items() if isinstance(valu
 PLAIN_ERRORS = {"daemon/server.py", "daemon/watcher.py"}
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_every_error_a_user_reads_is_a_catalogue_message():
     """An error class raised with a literal line (`NotFound(f"…")`) is English only: the daemon can
     say it to a Chinese editor in no other way. Say it by a code (`message("…", …)`)."""
