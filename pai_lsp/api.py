@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from .core.messages import message
+from .core.messages import Message, message
 from .errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -458,16 +458,30 @@ class StatusResult(Result):
     user_exit_code: int | None
     exit_reason: str
     tasks: list[TaskRow]
+    diagnostics_said: dict[str, Any] | None = omitted_when_none()  # `diagnostics` in pai's words: code and args (`said_diagnostics`)
     idle_gpu: IdleGpu | None = omitted_when_none()  # a running job whose GPUs sit idle (`Status`'s thresholds)
 
     @classmethod
     def of(cls, job: JobDetail, cluster: str | None = None, web_portal: str | None = None,
            idle_gpu: IdleGpu | None = None) -> StatusResult:
         return cls(name=job.name, cluster=cluster, web_portal=web_portal, state=job.state, created=job.created,
-                   completed=job.completed, exit_code=job.exit_code, diagnostics=job.diagnostics,
-                   user_exit_code=job.user_exit_code, exit_reason=job.exit_reason, idle_gpu=idle_gpu,
+                   completed=job.completed, exit_code=job.exit_code, diagnostics=str(job.diagnostics),
+                   diagnostics_said=said_as_json(job.diagnostics), user_exit_code=job.user_exit_code, exit_reason=job.exit_reason, idle_gpu=idle_gpu,
                    tasks=[TaskRow(role=t.role, index=t.index, state=t.state, ports=t.ports, ip=t.ip, exit_code=t.exit_code,
                                   log=t.log, worker=t.worker, started=t.started, message=t.message) for t in job.tasks])
+
+
+def said_as_json(text: str | Message) -> dict[str, Any] | None:
+    """A job's diagnostics as the wire carries them beside their English: a message pai said (a
+    backend whose cluster says none, PaddlePaddle Cloud) as its code and arguments; None for the
+    cluster's own words, which are shown as they are."""
+    return text.to_json() if isinstance(text, Message) else None
+
+
+def said_diagnostics(status: StatusResult | JobStatus, locale: str | None) -> str:
+    """A job's diagnostics in the reader's language where pai said them (`diagnostics_said`), else as sent."""
+    said = Message.from_json(status.diagnostics_said) if status.diagnostics_said else None
+    return said.render(locale) if said is not None else status.diagnostics
 
 
 @wire
@@ -1659,6 +1673,7 @@ class JobStatus(Event):
     user_exit_code: int | None = None  # the command's own, when the cluster reports it
     exit_reason: str = ""  # the platform's code in words
     retries: int | None = None  # times the platform ran it again, where the cluster counts them
+    diagnostics_said: dict[str, Any] | None = omitted_when_none()  # `diagnostics` in pai's words: code and args (`said_diagnostics`)
 
 
 @wire

@@ -52,8 +52,12 @@ class PaiError(Exception):
 
 
 def as_pai_error(exc: BaseException) -> PaiError:
-    """Any failure of a call to the daemon as one of ours: a broken connection is `Unreachable`."""
-    return exc if isinstance(exc, PaiError) else Unreachable(str(exc))
+    """Any failure of a call to the daemon as one of ours: a broken connection is `Unreachable` (said
+    by its message where pai made it with one: `ConnectionError(message(…))`)."""
+    if isinstance(exc, PaiError):
+        return exc
+    said = next((a for a in exc.args if isinstance(a, Message)), None)
+    return Unreachable(said if said is not None else str(exc))
 
 
 class InvalidInput(PaiError):

@@ -428,6 +428,18 @@ def test_a_dry_run_that_the_submit_would_refuse_exits_one(env, tmp_path):
     assert "the upload is over the limit: " in said and "; largest: train.py (" in said and "(+" not in said
 
 
+def test_a_paiignore_line_that_is_no_pattern_is_said_in_the_readers_language(env, tmp_path):
+    ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME")
+    (ws / ".paiignore").write_text("*.npy\n!\n")
+    english = pai(env, "run", "--dry-run", "mnist.pai.json", cwd=ws)
+    assert english.returncode == 1 and "! .paiignore:2: '!' is not a gitignore pattern (" in english.stdout, english.stdout
+    chinese = {**env, "LC_ALL": "zh_CN.UTF-8"}
+    shown = pai(chinese, "run", "--dry-run", "mnist.pai.json", cwd=ws)
+    assert shown.returncode == 1 and "! .paiignore:2：'!' 不是 gitignore 模式（" in shown.stdout, shown.stdout
+    refused = pai(chinese, "run", "mnist.pai.json", cwd=ws)
+    assert refused.returncode == 1 and ".paiignore:2：'!' 不是 gitignore 模式（" in refused.stderr, refused.stderr
+
+
 def test_names_go_into_urls_escaped_and_what_no_url_can_carry_is_refused(env):
     """`pai status ../../etc/passwd` once asked the cluster for /api/v1/user/etc/passwd."""
     asked = []

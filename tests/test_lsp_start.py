@@ -77,6 +77,8 @@ def test_initialize_is_answered_before_any_job_file_machinery_loads(tmp_path, mo
         assert "pai_lsp.core.formats" in opened  # the count above was of the right lines
         # a v1 config loads its own format only: no YAML reader, no v2 or PaddlePaddle format
         assert [m for m in opened if m.startswith(("pai_lsp.core.v2", "pai_lsp.core.paddle", "pai_lsp.core.yaml", "yaml", "tree_sitter"))] == []
+        # and a config without a schema error is cleared without jsonschema (core/schema_proof.py)
+        assert [m for m in opened if m.startswith("jsonschema")] == []
     finally:
         server.close()
 

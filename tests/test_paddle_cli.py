@@ -150,6 +150,13 @@ def test_kill_and_a_name_still_in_use_is_refused(penv, tmp_path):
     gone = pai(penv, "stop", "long-job", "--cluster", "local-paddle")
     assert gone.returncode in (1, 3) and gone.stderr.count("\n") == 1, gone.stderr
     assert "long-job has ended already (STOPPED)" in gone.stderr or "no job long-job" in gone.stderr
+    # Once its pods are gone the platform keeps nothing of it: pai says why, in the reader's language.
+    chinese = {**penv, "LC_ALL": "zh_CN.UTF-8"}
+    deadline = time.monotonic() + 30
+    while "已被其用户停止" not in (shown := pai(chinese, "status", "long-job", "--cluster", "local-paddle")).stdout:
+        assert time.monotonic() < deadline, shown.stdout + shown.stderr
+        time.sleep(0.3)
+    assert "stopped by its user" in pai(penv, "status", "long-job", "--cluster", "local-paddle").stdout
     deadline = time.monotonic() + 30
     while pai(penv, "run", "fit.paddle.json", cwd=ws).returncode != 0:  # free again once its pods are gone
         assert time.monotonic() < deadline

@@ -19,7 +19,8 @@ import pytest
 from pai_lsp.clusters.paddle_config import default_path, read
 from pai_lsp.common import folders as files
 from pai_lsp.common.userlock import held, try_hold
-from pai_lsp.common.winacl import private_sddl, strangers
+from pai_lsp.common.winacl import listed, private_sddl, strangers
+from pai_lsp.core.messages import message
 from pai_lsp.server.uris import fs_path, workspace_relative
 
 from .helpers.cli import isolated_env, pai, remote_files, stop_all, workspace
@@ -187,14 +188,22 @@ PEER = "S-1-5-21-1004336348-1177238915-682003330-1002"  # another user of the sa
     (f"O:{ME}G:SY", ["Everyone (the file has no access list)"]),
 ])
 def test_where_files_have_no_modes_a_private_file_is_one_whose_acl_lets_in_no_one_else(sddl, others):
-    """What Windows' ACLs say, in SDDL (its own text form), decided as mode 600 and the owner are on POSIX."""
-    assert strangers(sddl, ME) == others
+    """What Windows' ACLs say, in SDDL (its own text form), decided as mode 600 and the owner are on POSIX
+    (an account by its name, what is more than a name as a message of the catalogue, English here)."""
+    assert [str(who) for who in strangers(sddl, ME)] == others
+
+
+def test_who_else_may_read_a_file_is_said_in_the_readers_language():
+    found = strangers(f"O:{PEER}D:(A;;FA;;;{PEER})(A;;FR;;;WD)", ME)
+    said = message("daemon.endpoint-others", path="endpoint.json", who=listed(found))
+    assert said.render("zh-CN").startswith(f"endpoint.json 可被他人读取或修改（所有者 {PEER}、{PEER}、Everyone）")
+    assert f"(the owner {PEER}, {PEER}, Everyone)" in str(said)
 
 
 def test_the_built_in_administrator_account_is_recognised_by_its_alias():
     administrator = ME[:-4] + "500"
     assert strangers("O:LAD:P(A;;FA;;;LA)(A;;FA;;;SY)", administrator) == []
-    assert strangers("O:LAD:P(A;;FA;;;LA)", ME) == ["the owner LA", "LA"]
+    assert [str(who) for who in strangers("O:LAD:P(A;;FA;;;LA)", ME)] == ["the owner LA", "LA"]
 
 
 @pytest.mark.subprocess

@@ -11,7 +11,7 @@ from pai_lsp.core.formats import FORMATS
 from pai_lsp.core.jsonc import parse
 from pai_lsp.core.model import LineIndex, Settings
 from pai_lsp.core.schema_completion import complete
-from pai_lsp.core.schema_outline import format_text
+from pai_lsp.core.schema_outline import format_text, symbols
 from pai_lsp.core.validate import diagnose
 
 from .helpers.lsp import Editor
@@ -97,6 +97,29 @@ def test_lazy_and_eager_trees_agree(text):
     assert (_shape(lazy.root) if lazy.root else None) == (_shape(eager.root) if eager.root else None)
 
 
+ROLE_MEMBERS = st.dictionaries(st.sampled_from(["name", "taskNumber", "portList", "command", "x"]), JSON_VALUES | st.lists(
+    st.dictionaries(st.sampled_from(["label", "beginAt", "y"]), JSON_VALUES, max_size=3) | JSON_VALUES, max_size=3), max_size=5)
+
+
+@pytest.mark.slow  # a search over many generated values: the full suite runs it, `-m unit` stays quick
+@settings(deadline=None)
+@given(st.lists(ROLE_MEMBERS | JSON_VALUES, max_size=3), st.sampled_from([None, 0, 2]),
+       st.sampled_from([(",", ":"), (", ", ": "), (" ,\t", " :\r\n ")]), st.booleans())
+def test_the_outline_read_from_a_roles_text_is_the_one_its_nodes_give(roles, indent, separators, ascii_only):
+    """The outline reads a strict-JSON role's name and ports from its text (no node built): the
+    symbols are those an eager parse's nodes give, however the JSON is spaced and escaped."""
+    import json
+
+    text = json.dumps({"jobName": "j", "taskRoles": roles}, indent=indent, separators=separators, ensure_ascii=ascii_only)
+    assert symbols(parse(text, lazy=True)) == symbols(parse(text, lazy=False))
+
+
+@settings(deadline=None)
+@given(mutated())
+def test_the_outline_of_a_lazy_parse_is_the_eager_parses(text):
+    assert symbols(parse(text, lazy=True)) == symbols(parse(text, lazy=False))
+
+
 @settings(deadline=None)
 @given(mutated())
 def test_formatting_keeps_the_value_and_is_stable(text):
@@ -164,3 +187,33 @@ def test_a_roles_schema_errors_are_jsonschemas_own(data):
     if data.draw(st.booleans()):
         role = data.draw(ROLE_VALUES)
     assert validate._reduce(role_validator.iter_errors(role)) == validate._reduce(role_validator.validator.iter_errors(role))
+
+
+TOP_VALUES = ROLE_VALUES | st.dictionaries(st.text(alphabet="aZ_ 1.é", max_size=3), st.booleans() | st.text(max_size=2), max_size=3)
+
+
+@pytest.mark.slow  # a search over many generated values: the full suite runs it, `-m unit` stays quick
+@settings(deadline=None)
+@given(st.data())
+def test_a_v1_value_is_cleared_without_jsonschema_exactly_when_jsonschema_finds_no_error(data):
+    """A v1 config's top level and task roles are checked by `schema_proof` first; it clears a value
+    (and jsonschema is then never loaded) only where jsonschema finds nothing, and for the v1
+    schemas it leaves nothing valid to jsonschema either."""
+    from pai_lsp.core import validate
+
+    dialect = data.draw(st.sampled_from(("openpai", "scm")))
+    which = data.draw(st.sampled_from((0, 1)))  # the top level, a task role
+    proof, validator = validate._proofs(dialect)[which], validate._validators(dialect)[which]
+    validator = getattr(validator, "validator", validator)
+    schema = validator.schema
+    values = TOP_VALUES if which == 0 else ROLE_VALUES
+    if which == 1 and data.draw(st.booleans()):
+        values = values | st.lists(st.dictionaries(st.sampled_from(["label", "beginAt", "portNumber", "x"]), ROLE_VALUES, max_size=3),
+                                   max_size=2)
+    value = data.draw(st.dictionaries(st.sampled_from(sorted(schema["properties"]) + ["unknown"]), values, max_size=8))
+    if data.draw(st.booleans()):
+        value.update({key: "x" for key in schema.get("required", ())})
+    if data.draw(st.booleans()):
+        value = data.draw(ROLE_VALUES)
+    assert proof is not None
+    assert proof(value) == (not list(validator.iter_errors(value))), value

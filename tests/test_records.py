@@ -239,6 +239,8 @@ def test_rerun_edit_opens_the_config_first(env, tmp_path):
     assert "--epochs 1" in diff and "code: the same" in diff
     broken = pai({**env, "EDITOR": "sed -i s/{/[/", "VISUAL": ""}, "rerun", first, "--edit")
     assert broken.returncode != 0 and broken.stderr.startswith("pai rerun: the edited config is not JSON")
+    failed = pai({**env, "EDITOR": "false", "VISUAL": ""}, "rerun", first, "--edit")
+    assert (failed.returncode, failed.stderr) == (1, "pai rerun: the editor (false) exited with 1: nothing was submitted\n")
 
 
 def test_rerun_follows_as_submit_does(env, tmp_path):

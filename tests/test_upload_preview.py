@@ -108,6 +108,25 @@ def test_each_default_exclude(env, tmp_path, excluded):
     assert {"train.py", "pkg/keep.py", "web/app.js", "venv_tools.py", "my.venv/x.py"} <= chosen  # only whole names
 
 
+@pytest.mark.subprocess
+def test_the_default_excludes_are_read_as_pathspec_reads_them_without_loading_it(tmp_path):
+    """The defaults' patterns are made without pathspec (a workspace without ignore files never
+    loads it): the very patterns pathspec makes of the same lines."""
+    import subprocess
+    import sys
+
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+    from pai_lsp.storage.ignore import DEFAULT_EXCLUDES, default_patterns
+
+    ours = [(p.include, p.regex.pattern) for p in default_patterns()]
+    assert ours == [(p.include, p.regex.pattern) for p in map(GitIgnoreSpecPattern, DEFAULT_EXCLUDES)]
+    code = ("import sys, pathlib; from pai_lsp.storage.ignore import IgnoreRules; "
+            "IgnoreRules.load(pathlib.Path(sys.argv[1])); print(sorted(m for m in sys.modules if m.startswith('pathspec')))")
+    assert subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True,
+                          check=True).stdout.strip() == "[]"
+
+
 def test_explicit_include_wins_over_defaults_and_paiignore_takes_them_back(env, tmp_path):
     settings = {"pai.job.upload.include": ["**/*.py", "**/*.js", "node_modules/mylib/**"]}
     ws = workspace(tmp_path, "$PAI_DEFAULT_FS_URI/$PAI_USER_NAME/$PAI_JOB_NAME", settings)

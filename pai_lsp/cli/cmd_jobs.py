@@ -267,24 +267,24 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
     if output == "json":
         print_json(status)
         return
+    from ..api import said_diagnostics
     from ..core.openpai_rest import describe_exit
+    from ..settings import terminal_locale
 
     out = console()
-    how = describe_exit(status.state, status.exit_code, status.user_exit_code, status.exit_reason)
+    how = describe_exit(status.state, status.exit_code, status.user_exit_code, status.exit_reason, terminal_locale())
     print_row([(f"{status.name}: ", None), (status.state, state_style(status.state)), (f" ({how})" if how else "", None)], out)
     if status.diagnostics:
-        out.print(f"  {visible(status.diagnostics)}", markup=False)
+        out.print(f"  {visible(said_diagnostics(status, terminal_locale()))}", markup=False)
     if (why := failure_line(cluster, status.name, status.state)) is not None:
         out.print("  " + _("why: {why}").format(why=visible(why)), markup=False)
     if status.state == "WAITING":
-        from ..settings import terminal_locale
         from .cmd_vc import waiting_lines
 
         for line in waiting_lines(cluster, status.name, terminal_locale()):
             out.print(f"  {line}", markup=False)
     if status.idle_gpu is not None:
         from ..core.messages import render
-        from ..settings import terminal_locale
 
         idle = status.idle_gpu
         out.print("  " + render("status.idle-gpu", terminal_locale(), average=f"{idle.average:g}", minutes=f"{idle.minutes:g}",

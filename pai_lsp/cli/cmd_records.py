@@ -113,7 +113,7 @@ def _edited(config: dict, name: str) -> dict:
         path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         done = subprocess.run([*shlex.split(editor, posix=sys.platform != "win32"), str(path)])
         if done.returncode != 0:
-            raise InvalidInput(message("records.editor-failed", editor=editor, code=done.returncode))
+            raise InvalidInput(message("records.editor-failed", editor=editor, status=done.returncode))
         try:
             value = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as exc:

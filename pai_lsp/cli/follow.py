@@ -51,8 +51,11 @@ def follow_logs(cluster: str | None, job: str, task: str | None, follow: bool = 
     if not follow:
         return 0
     state = result.state
+    from ..settings import terminal_locale
+
+    locale = terminal_locale()
     how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or
-                        final[-1].diagnostics) if final else ""
+                        api.said_diagnostics(final[-1], locale), locale) if final else ""
     print_row([(f"{job}: ", None), (state, state_style(state)), (f" ({how})" if how else "", None)], console(err=True))
     if (why := failure_line(cluster, job, state)) is not None:
         from .args import _

@@ -185,7 +185,7 @@ class PaddleCloud(Backend):
         mine = _pods_of(pods, name)
         if item is None and not mine and name not in (listed.get("terminating") or []):
             if name in self.stopped:
-                return JobDetail(name=name, state="STOPPED", diagnostics="stopped by its user")
+                return JobDetail(name=name, state="STOPPED", diagnostics=message("paddle.stopped-by-user"))
             raise NotFound(message("paddle.no-job-kept", job=name, cluster=self.profile.name))
         tasks = []
         for role, label in (("pserver", "paddle-job-pserver"), ("trainer", "paddle-job")):
@@ -197,7 +197,8 @@ class PaddleCloud(Backend):
             state = "STOPPED"
         status = (item or {}).get("status") or {}
         failed = [t for t in tasks if t.state == "FAILED" and t.role == "trainer"]
-        diagnostics = f"trainer {failed[0].worker} failed" + (f": {failed[0].message}" if failed[0].message else "") if failed else ""
+        diagnostics = ("" if not failed else message("paddle.trainer-failed-why", worker=failed[0].worker, why=failed[0].message)
+                       if failed[0].message else message("paddle.trainer-failed", worker=failed[0].worker))
         return JobDetail(name=name, state=state, created=_ms(((item or {}).get("metadata") or {}).get("creation_timestamp")),
                          completed=_ms(status.get("completion_time")),
                          exit_code=(0 if state == "SUCCEEDED" else failed[0].exit_code if failed else None),

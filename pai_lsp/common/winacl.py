@@ -11,15 +11,20 @@ plain code, tested on any OS; only reading and writing the descriptor needs Wind
 from __future__ import annotations
 
 import errno
+import functools
 import re
 import sys
+
+from ..core.messages import Message, message
 
 SYSTEM, ADMINISTRATORS, OWNER_RIGHTS = "S-1-5-18", "S-1-5-32-544", "S-1-3-4"
 ALIASES = {"SY": SYSTEM, "BA": ADMINISTRATORS, "OW": OWNER_RIGHTS, "WD": "S-1-1-0", "AU": "S-1-5-11",
            "BU": "S-1-5-32-545", "BG": "S-1-5-32-546", "IU": "S-1-5-4", "AN": "S-1-5-7", "NU": "S-1-5-2",
            "CO": "S-1-3-0", "CG": "S-1-3-1", "PS": "S-1-5-10"}
+# The well-known accounts by the names Windows itself gives them (its Security tab shows them so, in
+# every language of Windows): names, not words to translate.
 NAMES = {"S-1-1-0": "Everyone", "S-1-5-11": "Authenticated Users", "S-1-5-32-545": "Users", "S-1-5-32-546": "Guests",
-         "S-1-5-4": "Interactive users", "S-1-5-7": "Anonymous", "S-1-5-2": "Network users"}
+         "S-1-5-4": "INTERACTIVE", "S-1-5-7": "ANONYMOUS LOGON", "S-1-5-2": "NETWORK"}
 _GRANTS = {"A", "OA", "XA", "ZA"}  # the ACE types that allow (deny, audit and label ACEs give nobody anything)
 _OWNER = re.compile(r"O:(.*?)(?=[GDS]:|$)")
 
@@ -44,22 +49,23 @@ def _aces(dacl: str) -> list[list[str]]:
     return aces
 
 
-def strangers(sddl: str, me: str) -> list[str]:
+def strangers(sddl: str, me: str) -> list[str | Message]:
     """Who besides `me`, SYSTEM and the administrators owns the object `sddl` describes (its owner and
-    DACL in the SDDL form Windows prints) or may do anything to it; [] for a private file."""
+    DACL in the SDDL form Windows prints) or may do anything to it; [] for a private file. An account
+    is its name; what is more than a name (its owner, a file with no access list) a message."""
     trusted = {me, SYSTEM, ADMINISTRATORS, OWNER_RIGHTS}  # the owner's rights: the owner is checked first
     aliases = {**ALIASES, **({"LA": me} if me.endswith("-500") else {})}  # the built-in Administrator account
 
     def sid(text: str) -> str:
         return aliases.get(text, text)
 
-    found = []
+    found: list[str | Message] = []
     owner = _OWNER.search(sddl)
     if owner is None or sid(owner.group(1)) not in trusted:
-        found.append(f"the owner {NAMES.get(sid(owner.group(1)), owner.group(1)) if owner else '(unknown)'}")
+        found.append(message("daemon.endpoint-owner-other", name=NAMES.get(sid(owner.group(1)), owner.group(1)) if owner else "?"))
     start = sddl.find("D:")
     if start < 0 or sddl.startswith("NO_ACCESS_CONTROL", start + 2):
-        return [*found, "Everyone (the file has no access list)"]
+        return [*found, message("daemon.endpoint-no-acl")]
     end = min((i for i in (sddl.find("S:", start), sddl.find("O:", start), sddl.find("G:", start)) if i > start),
               default=len(sddl))
     for fields in _aces(sddl[start + 2:end]):
@@ -71,8 +77,12 @@ def strangers(sddl: str, me: str) -> list[str]:
     return found
 
 
+def listed(found: list[str | Message]) -> str | Message:
+    """`strangers` as one argument of a message, each said in the reader's language ("A, B, C")."""
+    return functools.reduce(lambda first, then: message("daemon.endpoint-more", first=first, then=then), found)
+
+
 if sys.platform == "win32":
-    import functools
     from pathlib import Path
 
     @functools.cache
@@ -98,9 +108,9 @@ if sys.platform == "win32":
                 win32security.DACL_SECURITY_INFORMATION | win32security.PROTECTED_DACL_SECURITY_INFORMATION,
                 None, None, descriptor.GetSecurityDescriptorDacl(), None)
         except pywintypes.error as exc:
-            raise PermissionError(errno.EACCES, f"cannot make it readable by you only ({exc.strerror})", str(path)) from None
+            raise PermissionError(errno.EACCES, message("daemon.endpoint-acl-unset", why=exc.strerror), str(path)) from None
 
-    def others(fd: int) -> list[str]:
+    def others(fd: int) -> list[str | Message]:
         """`strangers` of the file open as `fd` (the very file read, not what its name means now);
         OSError when its ACL cannot be read."""
         import msvcrt
@@ -114,5 +124,5 @@ if sys.platform == "win32":
             sddl = win32security.ConvertSecurityDescriptorToStringSecurityDescriptor(descriptor, win32security.SDDL_REVISION_1,
                                                                                      wanted)
         except pywintypes.error as exc:
-            raise PermissionError(errno.EACCES, f"cannot read who may read it ({exc.strerror})") from None
+            raise PermissionError(errno.EACCES, message("daemon.endpoint-acl-unknown", why=exc.strerror)) from None
         return strangers(sddl, current_user())

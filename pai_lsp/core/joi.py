@@ -87,6 +87,8 @@ def is_safe_integer(value: float | int) -> bool:
 
 def to_integer(value: Any) -> int | None:
     """The integer Joi's number().integer() makes of a value, or None when it refuses it."""
+    if type(value) is int:  # the usual case, answered at once: a safe integer is itself
+        return value if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER else None
     number = to_number(value)
     if number is None or not is_safe_integer(number):
         return None

@@ -472,6 +472,37 @@ class Document:
                 children.append(child)
         node._children = children
 
+    def strict_members(self, start: int, value: dict | list) -> Iterator[tuple[Any, int, int, Any]]:
+        """(key or index, value start, value end, value) of each member of the strict-JSON container
+        whose text starts at `start` and whose value the C scanner read as `value` (a strict node's
+        `start` and `value`, or a member's found here), in source order, building no node: the
+        outline of a 3,000-role config reads three members of each role, where expanding builds
+        every member's key and value nodes."""
+        text = self.text
+        pos = start + 1
+        if isinstance(value, dict):
+            for key, item in value.items():
+                m = _MEMBER.match(text, pos)
+                assert m is not None  # strict JSON: a key and its colon come next
+                begin = m.end()
+                end = self._strict_end(item, begin)
+                yield key, begin, end, item
+                pos = _SEPARATOR.match(text, end).end()  # type: ignore[union-attr]  (matches the empty string)
+        else:
+            pos = _space_end(text, pos)
+            for index, item in enumerate(value):
+                end = self._strict_end(item, pos)
+                yield index, pos, end, item
+                pos = _SEPARATOR.match(text, end).end()  # type: ignore[union-attr]
+
+    def _strict_end(self, value: Any, start: int) -> int:
+        """Where `value`, found at `start` inside a strict container, ends."""
+        if isinstance(value, (dict, list)):
+            return _scan_once(self.text, start)[1]
+        m = _SCALAR.match(self.text, start)
+        assert m is not None  # strict JSON: the value the scanner read is here
+        return m.end()
+
     def _strict_child(self, parent: Node, value: Any, start: int) -> tuple[Node, int]:
         """The node of `value`, found at `start` inside a strict container, and where the next
         one begins (past the comma and white space after it)."""

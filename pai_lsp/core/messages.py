@@ -397,6 +397,7 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
                                   "**Upload**: {files:,} files, {size} from this workspace "
                                   "(`pai.job.upload.include` / `exclude`, `.paiignore`, `.gitignore`)", "files")),
     "upload.largest": (TEXT, "Largest:"),
+    "upload.listing-more": (TEXT, "{files}, … (+{more} more)"),
     "upload.hover-over": (TEXT, "⚠ Over the limit: {over}."),
     "upload.hover-data": (TEXT, "⚠ Looks like data: {files}"),
     # -- the editor: code lenses and progress (server/) -------------------------------------
@@ -473,7 +474,13 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
                      "it to a Kubernetes-era cluster (job protocol v2), or change the job"),
     "jobs.refused": (TEXT, "{file}:{line}:{column}: {problem}{more}"),
     # what a v1 config cannot express of a v2 job (`jobs.v1-only`'s `what`), each thing named
-    "v1-only.unrunnable": (TEXT, "{why}"),
+    "v1-only.roles-empty": (TEXT, "taskRoles is an empty list, not a mapping of task role names to task roles: the job has no task role "
+                                  "to run."),
+    "v1-only.roles-type": (TEXT, "taskRoles is a {type}, not a mapping of task role names to task roles: the job has no task role to run."),
+    "v1-only.bad-count": (TEXT, "taskRoles.{role}.{field} is {value}: the scheduler needs a whole number of 0 or more."),
+    "v1-only.ports-list": (TEXT, "taskRoles.{role}.resourcePerInstance.ports is a list: the scheduler needs a mapping of port labels "
+                                 "to how many ports each task gets."),
+    "v1-only.bad-port-count": (TEXT, "taskRoles.{role}.resourcePerInstance.ports.{label} is {value}: the scheduler needs a whole number."),
     "v1-only.images": (TEXT, "task roles in different Docker images ({images}): v1 runs a job in one image"),
     "v1-only.registry-login": (TEXT, "the registry login of image {image} (auth): v1 takes one only as an authFile on HDFS"),
     "v1-only.secrets": (TEXT, "secrets in the commands of {role} ({secrets}): a YARN-era cluster stores commands as written "
@@ -531,6 +538,16 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "storage.denied": (TEXT, "{path}: permission denied on {storage} ({why})"),
     "storage.nfs-client-missing": (TEXT, "storage {name} is an NFS storage, and this machine lacks pai's NFS client "
                                          "(nfs-rs, which has wheels for Linux x86_64 with Python 3.11 or later)"),
+    "storage.local": (TEXT, "the local storage"),
+    "storage.link-out": (TEXT, "a link out of the storage's folder"),
+    "storage.local-read-only": (TEXT, "read-only storage"),
+    "storage.access-denied": (TEXT, "access denied"),
+    "storage.read-only-fs": (TEXT, "read-only file system"),
+    # -- what an upload leaves out: problems in .paiignore / .gitignore (storage/ignore.py) --
+    "ignore.problem": (TEXT, "{source}:{line}: {problem}"),
+    "ignore.not-pattern": (TEXT, "{pattern!r} is not a gitignore pattern ({why})"),
+    "ignore.not-utf8": (TEXT, "not UTF-8 text: ignored"),
+    "ignore.unreadable": (TEXT, "cannot be read ({why}): ignored"),
     "hdfs.rm-folder": (TEXT, "{path} is a folder: use -r to remove it with everything in it"),
     "hdfs.not-a-file": (TEXT, "{path} is a folder, not a file"),
     "hdfs.no-local": (TEXT, "{path}: no such local file or folder"),
@@ -598,12 +615,19 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "openpai.no-prometheus": (TEXT, "{url} has no Prometheus for job metrics: {why}"),
     "openpai.bad-metrics": (TEXT, "{url} answered a metrics query with something that is not a query result ({why})"),
     "metrics.no-tasks": (TEXT, "no task of {job} reports metrics now (it is not running, or its first samples are not in yet)"),
+    "status.cluster-code": (TEXT, "cluster code {number}"),
+    "status.cluster-code-why": (TEXT, "cluster code {number}: {why}"),
+    "status.exit-code": (TEXT, "exit code {number}"),
+    "status.exit-code-then": (TEXT, "exit code {number}; {platform}"),
     "status.idle-gpu": (TEXT, "its GPUs are idle: {average}% on average over the last {minutes} minutes (below {threshold}%)"),
     "paddle.no-metrics": (TEXT, "{name} is a PaddlePaddle Cloud cluster: it offers no job metrics"),
     "paddle.no-storages": (TEXT, "{name} is a PaddlePaddle Cloud cluster: it has no storages (its files are on PFS: pai hdfs)"),
     "openpai.code-dir": (TEXT, "codeDir {uri!r} is not a path on the cluster's HDFS"),
     "paddle.no-job-kept": (TEXT, "no job {job} on {cluster} (PaddlePaddle Cloud keeps no finished or killed jobs)"),
     "paddle.no-config-kept": (TEXT, "PaddlePaddle Cloud keeps no job configs: {job} was not submitted from this session"),
+    "paddle.stopped-by-user": (TEXT, "stopped by its user"),
+    "paddle.trainer-failed": (TEXT, "trainer {worker} failed"),
+    "paddle.trainer-failed-why": (TEXT, "trainer {worker} failed: {why}"),
     "jobs.no-such": (TEXT, "no job {job} on {cluster}"),
     # -- submission records (what a job ran) ------------------------------------------------
     "records.secrets-not-kept": (TEXT, "{job} is a v2 job with secrets, which its record does not keep: run its job file "
@@ -637,7 +661,7 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "records.damaged": (TEXT, "a damaged submission record ({why})"),
     "records.code-hash": (TEXT, "its file list does not match its code hash (edited by hand?)"),
     "records.not-sha256": (TEXT, "not a SHA-256: {value!r}"),
-    "records.editor-failed": (TEXT, "the editor ({editor}) exited with {code}: nothing was submitted"),
+    "records.editor-failed": (TEXT, "the editor ({editor}) exited with {status}: nothing was submitted"),
     "records.edited-not-json": (TEXT, "the edited config is not JSON ({why}): nothing was submitted"),
     "records.edited-not-object": (TEXT, "the edited config is not a JSON object: nothing was submitted"),
     # a record in words (`pai show`): each line a label, padded to one column, then its facts
@@ -690,6 +714,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "hdfs.no-datanode": (TEXT, "{path}: the namenode gave no datanode location"),
     "hdfs.bad-answer": (TEXT, "WebHDFS answered without the {name} it owes: is the address a WebHDFS server's?"),
     "hdfs.not-a-folder": (TEXT, "{path} is a file, not a folder"),
+    "pfs.no-data": (TEXT, "{path}: PFS sent no data"),
+    "pfs.public-read-only": (TEXT, "{public}/ is read-only public data"),
     "pfs.bad-chunk": (TEXT, "{path}: PFS sent a chunk that cannot be read"),
     "ssh.no-client": (TEXT, "no ssh client on this machine"),
     "ssh.no-port": (TEXT, "task {task} of {job} has no ssh port"),
@@ -698,6 +724,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "ssh.key-unreadable": (TEXT, "cannot read the SSH key {path}: {why}"),
     "ssh.auth-refused": (TEXT, "the task's SSH server {target} refused the key for {user}: the job's ssh plugin (userssh) must hold "
                                "its public key"),
+    "ssh.no-answer": (TEXT, "no answer"),
+    "ssh.no-answer-in": (TEXT, "no answer in {seconds:g} s"),
     "ssh.unreachable": (TEXT, "cannot reach the task's SSH server {target}: {why}"),
     "ssh.port-closed": (TEXT, "nothing listens on {remote} in the task (asked through its SSH server {target}): not yet, or on "
                               "another address"),
@@ -786,6 +814,14 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "daemon.endpoint-acl-unreadable": (TEXT, "{path}: {why}: refusing to use the secret in it; delete it and try again"),
     "daemon.endpoint-others": (TEXT, "{path} can be read or changed by others ({who}), not only you: refusing to use the secret "
                                      "in it; delete it and try again (the daemon writes a new one, private)"),
+    "daemon.endpoint-acl-unset": (TEXT, "cannot make it readable by you only ({why})"),
+    "daemon.endpoint-acl-unknown": (TEXT, "cannot read who may read it ({why})"),
+    "daemon.endpoint-owner-other": (TEXT, "the owner {name}"),
+    "daemon.endpoint-no-acl": (TEXT, "Everyone (the file has no access list)"),
+    "daemon.endpoint-more": (TEXT, "{first}, {then}"),
+    "daemon.closed": (TEXT, "the pai daemon closed the connection"),
+    "daemon.cut-off": (TEXT, "the connection closed in the middle of a message"),
+    "daemon.no-unix-sockets": (TEXT, "no Unix sockets on Windows"),
     "daemon.not-running": (TEXT, "the pai daemon is not running"),
     "daemon.did-not-start": (TEXT, "the pai daemon did not start: see {log}"),
     "daemon.stopped-unanswered": (TEXT, "the pai daemon stopped before it answered `{method}`, which may or may not have been "

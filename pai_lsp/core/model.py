@@ -133,6 +133,7 @@ class LineIndex:
         self.text = text
         self.encoding = encoding
         self._starts = starts
+        self._ascii: bool | None = None  # whether a column is the offset from the line's start in any encoding
 
     @property
     def starts(self) -> list[int]:
@@ -170,8 +171,13 @@ class LineIndex:
 
     def position(self, offset: int) -> tuple[int, int]:
         offset = max(0, min(offset, len(self.text)))
-        line = self.line_of(offset)
-        return line, _units(self.text[self.starts[line] : offset], self.encoding)
+        starts = self.starts
+        line = max(bisect.bisect_right(starts, offset) - 1, 0)
+        if self._ascii is None:
+            self._ascii = self.encoding == "utf-32" or self.text.isascii()
+        if self._ascii:
+            return line, offset - starts[line]
+        return line, _units(self.text[starts[line] : offset], self.encoding)
 
     def offset(self, line: int, column: int) -> int:
         if line < 0:

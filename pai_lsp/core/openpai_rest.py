@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .messages import Message, render
+
 FINAL = ("SUCCEEDED", "FAILED", "STOPPED")  # a job (or task) in one of these states never changes again
 
 
@@ -75,7 +77,7 @@ class JobDetail:
     created: int | None = None
     completed: int | None = None
     exit_code: int | None = None  # the platform's code (255 for any non-zero exit of the user's command)
-    diagnostics: str = ""
+    diagnostics: str | Message = ""  # the cluster's own words, or pai's (PaddlePaddle Cloud says none) as a message
     tasks: list[TaskStatus] = field(default_factory=list)
     user_exit_code: int | None = None  # the command's own code, from the runtime's exit report
     exit_reason: str = ""  # the platform's code in words (appExitSpec)
@@ -102,7 +104,7 @@ class JobDetail:
         return {
             "name": self.name,
             "jobStatus": {"state": self.state, "createdTime": self.created, "completedTime": self.completed,
-                          "appExitCode": self.exit_code, "appExitDiagnostics": self.diagnostics},
+                          "appExitCode": self.exit_code, "appExitDiagnostics": str(self.diagnostics)},
             "taskRoles": {role: {"taskRoleStatus": {"name": role},
                                  "taskStatuses": [t.to_json() for t in self.tasks if t.role == role]} for role in names},
         }
@@ -138,7 +140,8 @@ def _user_exit_code(runtime: Any) -> int | None:
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
-def describe_exit(state: str, exit_code: int | None, user_exit_code: int | None = None, reason: str = "") -> str:
+def describe_exit(state: str, exit_code: int | None, user_exit_code: int | None = None, reason: str = "",
+                  locale: str | None = None) -> str:
     """How a job ended, for people: the user's own exit code first, then the platform's code said
     in words ("" for a success). E.g. `exit code 3; cluster code 255: the user command exited with a
     non-zero code`."""
@@ -146,7 +149,12 @@ def describe_exit(state: str, exit_code: int | None, user_exit_code: int | None 
         return ""
     words = reason.strip().rstrip(".")
     words = words[:1].lower() + words[1:] if words[:2] != words[:2].upper() else words
-    platform = f"cluster code {exit_code}" + (f": {words}" if words else "") if exit_code is not None else words
+    if exit_code is not None:
+        platform = render("status.cluster-code-why", locale, number=exit_code, why=words) if words else \
+            render("status.cluster-code", locale, number=exit_code)
+    else:
+        platform = words
     if user_exit_code is None:
         return platform
-    return f"exit code {user_exit_code}" + (f"; {platform}" if platform else "")
+    return render("status.exit-code-then", locale, number=user_exit_code, platform=platform) if platform else \
+        render("status.exit-code", locale, number=user_exit_code)

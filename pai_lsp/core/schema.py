@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from functools import cache, lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .messages import pick
@@ -117,8 +119,10 @@ def types_of(schema: dict) -> list[str]:
 
 
 @cache
-def defaults(definition: str) -> dict[str, Any]:
+@cache
+def defaults(definition: str) -> Mapping[str, Any]:
     """The schema's defaults for the fields of one of its `$defs` ("taskRole", "port"): what the
-    real server fills in for a field left out. Read here, never written down twice."""
+    real server fills in for a field left out. Read here, never written down twice (and read
+    once: every role's checks ask)."""
     props = raw_schema()["$defs"][definition]["properties"]
-    return {key: sub["default"] for key, sub in props.items() if "default" in sub}
+    return MappingProxyType({key: sub["default"] for key, sub in props.items() if "default" in sub})

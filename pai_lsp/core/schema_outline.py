@@ -31,6 +31,9 @@ def symbols(doc: Document) -> list[Symbol]:
     for role in roles.children if roles is not None and roles.type == "array" else []:
         if role.type != "object":
             continue
+        if role.strict:  # read from its text: no node built for its members
+            job.children.append(_strict_role(doc, role.start, role.end, role.value))
+            continue
         role_name = role.get("name")
         label = role_name.value if role_name is not None and isinstance(role_name.value, str) else "?"
         tasks = role.get("taskNumber")
@@ -43,6 +46,34 @@ def symbols(doc: Document) -> list[Symbol]:
                 symbol.children.append(Symbol(str(port_label.value), "port", port.start, port.end, port_label.start, port_label.end))
         job.children.append(symbol)
     return [job]
+
+
+def _strict_role(doc: Document, start: int, end: int, role: dict) -> Symbol:
+    """A role's symbol from a strict-JSON role's text: the same as from its nodes."""
+    name = ports = None
+    wanted = sum(1 for key in ("name", "portList") if key in role)
+    for key, begin, finish, value in doc.strict_members(start, role) if wanted else ():
+        if key == "name":
+            name = (begin, finish)
+        elif key == "portList":
+            ports = (begin, value)
+        else:
+            continue
+        wanted -= 1
+        if not wanted:
+            break
+    label = role["name"] if name is not None and isinstance(role["name"], str) else "?"
+    select = name or (start, end)
+    symbol = Symbol(label, "role", start, end, select[0], select[1], f"× {role['taskNumber']}" if "taskNumber" in role else "")
+    if ports is not None and isinstance(ports[1], list):
+        for _, port_start, port_end, port in doc.strict_members(*ports):
+            if not isinstance(port, dict) or "label" not in port:
+                continue
+            for key, begin, finish, value in doc.strict_members(port_start, port):
+                if key == "label":
+                    symbol.children.append(Symbol(str(value), "port", port_start, port_end, begin, finish))
+                    break
+    return symbol
 
 
 def folding_ranges(doc: Document) -> list[tuple[int, int, str]]:

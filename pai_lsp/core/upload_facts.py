@@ -59,7 +59,7 @@ class UploadFacts:
     data_like: tuple[tuple[str, int], ...]  # files that look like data, largest first
     max_files: int
     max_bytes: int
-    problems: tuple[str, ...] = ()  # lines of .paiignore / .gitignore that could not be read
+    problems: tuple[Message, ...] = ()  # lines of .paiignore / .gitignore that could not be read
     globs: GlobFacts | None = None  # how each include glob fares (counted for .vscode/settings.json only)
 
     @property
@@ -84,12 +84,13 @@ class UploadFacts:
         return over.render(locale) if over else None
 
 
-def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN, total: int | None = None) -> str:
+def listing(files: tuple[tuple[str, int], ...], limit: int = SHOWN, total: int | None = None) -> str | Message:
     """The first `limit` of `files`, and how many more there are of the `total` they were taken
-    from (the largest 10 of 34 files: "…, … (+29 more)")."""
+    from (the largest 10 of 34 files: "…, … (+29 more)", said in the reader's language)."""
     total = len(files) if total is None else total
     shown = ", ".join(f"{rel} ({size_text(size)})" for rel, size in files[:limit])
-    return shown + (f", … (+{total - min(limit, len(files))} more)" if total > min(limit, len(files)) else "")
+    more = total - min(limit, len(files))
+    return message("upload.listing-more", files=shown, more=more) if more > 0 else shown
 
 
 def code_dir(doc: Document) -> Node | None:
@@ -121,7 +122,7 @@ def hover_markdown(facts: UploadFacts | None, locale: str | None) -> str:
     if facts.data_like:
         lines += ["", render("upload.hover-data", locale, files=listing(facts.data_like))]
     for problem in facts.problems:
-        lines += ["", f"⚠ {problem}"]
+        lines += ["", f"⚠ {problem.render(locale)}"]
     return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ from .jsonc import Document, Node, find, parse
 from .model import Diagnostic, Edit, Fix, Settings
 from .schema import dialect_keys, job_schema, resolve
 from .schema import subschema as schema_at
+from .schema_proof import compile_schema
 from .semantic import config_checks, role_checks
 
 
@@ -54,14 +55,43 @@ def _validator_class() -> Any:
 
 
 @lru_cache(maxsize=4)
-def _validators(dialect: str) -> tuple[Any, Any]:
-    """Validators for the top level (roles left out) and for one task role."""
-    from jsonschema import validators  # imported on first use: it slows server start
-
+def _schemas(dialect: str) -> tuple[dict, dict]:
+    """The schemas of the top level (roles left out) and of one task role."""
     schema = job_schema(dialect)
     top = dict(schema, properties=dict(schema["properties"]))
     top["properties"]["taskRoles"] = {k: v for k, v in top["properties"]["taskRoles"].items() if k != "items"}
     role = dict(schema["$defs"]["taskRole"], **{"$defs": schema["$defs"]})
+    return top, role
+
+
+@lru_cache(maxsize=4)
+def _proofs(dialect: str) -> tuple[Any, Any]:
+    """Checks that say a top level or a task role has no schema error without loading jsonschema
+    (`schema_proof.py`); jsonschema is loaded, and asked, only for a value they cannot clear."""
+    top, role = _schemas(dialect)
+    return compile_schema(top), compile_schema(role)
+
+
+def _top_errors(dialect: str, config: Any) -> list[SchemaError]:
+    proof = _proofs(dialect)[0]
+    if proof is not None and proof(config):
+        return []
+    return _reduce(_validators(dialect)[0].iter_errors(config))
+
+
+def _role_errors(dialect: str, role: Any) -> tuple[SchemaError, ...]:
+    proof = _proofs(dialect)[1]
+    if proof is not None and proof(role):
+        return ()
+    return tuple(_reduce(_validators(dialect)[1].iter_errors(role)))
+
+
+@lru_cache(maxsize=4)
+def _validators(dialect: str) -> tuple[Any, Any]:
+    """Validators for the top level (roles left out) and for one task role."""
+    from jsonschema import validators  # imported on first use: it slows server start
+
+    top, role = _schemas(dialect)
     joi_validator = _validator_class()
     remembering = validators.extend(joi_validator, {"properties": remembered_properties})
     return joi_validator(top), RoleValidator(remembering(role))
@@ -201,7 +231,7 @@ def diagnose(doc: Document, settings: Settings) -> list[Diagnostic]:
         return out
     config = doc.root.value
     root = job_schema(settings.dialect)
-    for err in _reduce(_validators(settings.dialect)[0].iter_errors(config)):
+    for err in _top_errors(settings.dialect, config):
         out.extend(schema_diagnostics(doc, err, settings, root))
     # Each role's findings depend on its text, its index, the settings and the names the whole
     # config defines (its `$PAI_…` variables may name other roles): found again when those are.
@@ -226,7 +256,7 @@ def _role_diagnostics(doc: Document, index: int, node: Node, entry: role_cache.R
                       settings: Settings) -> list[Diagnostic]:
     errors = entry.schema.get(settings.dialect)
     if errors is None:
-        errors = entry.schema[settings.dialect] = tuple(_reduce(_validators(settings.dialect)[1].iter_errors(node.value)))
+        errors = entry.schema[settings.dialect] = _role_errors(settings.dialect, node.value)
     out = []
     for err in errors:
         out.extend(schema_diagnostics(doc, SchemaError(err.kind, ("taskRoles", index) + err.path, err.limit, err.instance, err.schema),

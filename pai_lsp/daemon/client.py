@@ -139,7 +139,7 @@ async def _reply(reader: asyncio.StreamReader, params: api.Params, rid: int, on_
             done = on_event(reply)
             if asyncio.iscoroutine(done):
                 await done
-    raise DaemonStopped("the pai daemon closed the connection")
+    raise DaemonStopped(message("daemon.closed"))
 
 
 async def call_once(params: api.Params, on_event: OnEvent | None = None, start: bool = True) -> api.Result:

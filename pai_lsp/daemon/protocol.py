@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..api import CANCEL_REQUEST, EVENTS, Event, Params, Result
+from ..core.messages import message
 from ..errors import PaiError
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ async def read_line(reader: asyncio.StreamReader) -> bytes | None:
             parts.append(await reader.readexactly(exc.consumed))
         except asyncio.IncompleteReadError as exc:
             if exc.partial or parts:
-                raise ConnectionError("the connection closed in the middle of a message") from None
+                raise ConnectionError(message("daemon.cut-off")) from None
             return None
 
 

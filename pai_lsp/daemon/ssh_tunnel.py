@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.messages import message
+from ..core.messages import Message, message
 from ..errors import AuthFailed, ConfigError, NotFound, Unreachable
 
 if TYPE_CHECKING:
@@ -217,10 +217,10 @@ def _default_keys_exist() -> bool:
     return bool(os.environ.get("SSH_AUTH_SOCK")) or any((folder / name).is_file() for name in DEFAULT_KEY_NAMES)
 
 
-def _why(exc: BaseException, timeout: float | None = None) -> str:
+def _why(exc: BaseException, timeout: float | None = None) -> str | Message:
     """The cause in a few words (the system's for an OSError: "Connection refused")."""
     if isinstance(exc, asyncio.TimeoutError):
-        return f"no answer in {timeout:g} s" if timeout else "no answer"
+        return message("ssh.no-answer-in", seconds=timeout) if timeout else message("ssh.no-answer")
     if isinstance(exc, OSError) and exc.errno:
         return os.strerror(exc.errno)
     reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc)

@@ -196,7 +196,7 @@ async def listen(handler: Handler, path: Path, host: str = HOST) -> asyncio.Abst
 
 async def _listen_unix(handler: Handler, path: Path) -> asyncio.AbstractServer:
     if sys.platform == "win32":  # `kind` never says unix there; this tells mypy
-        raise OSError("no Unix sockets on Windows")
+        raise OSError(message("daemon.no-unix-sockets"))
     import asyncio
 
     server = await asyncio.start_unix_server(handler, path=str(path))
@@ -257,7 +257,7 @@ def check_private(path: Path, fd: int) -> None:
         except OSError as exc:
             raise Refused(message("daemon.endpoint-acl-unreadable", path=str(path), why=exc.strerror)) from None
         if others:
-            raise Refused(message("daemon.endpoint-others", path=str(path), who=", ".join(others)))
+            raise Refused(message("daemon.endpoint-others", path=str(path), who=winacl.listed(others)))
         return
     st = os.fstat(fd)
     if st.st_uid != os.geteuid():

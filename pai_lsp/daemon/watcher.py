@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pai_lsp.api import JobStatus
+from pai_lsp.api import JobStatus, said_as_json
 
 from ..clusters.profiles import LOCALS
 from ..common.atomic import write_atomic
@@ -419,5 +419,5 @@ def summary_event(cluster: str, found: JobSummary) -> JobStatus:
 
 def status_event(cluster: str, status: JobDetail) -> JobStatus:
     return JobStatus(job=status.name, cluster=cluster, state=status.state, exit_code=status.exit_code,
-                     diagnostics=status.diagnostics, user_exit_code=status.user_exit_code, exit_reason=status.exit_reason,
-                     retries=status.retries)
+                     diagnostics=str(status.diagnostics), diagnostics_said=said_as_json(status.diagnostics),
+                     user_exit_code=status.user_exit_code, exit_reason=status.exit_reason, retries=status.retries)

@@ -2,9 +2,12 @@
 units and labels OpenPAI's job-exporter gives them (openpai-k8s.md §C.2), in Prometheus' text format, for
 the cluster's Prometheus to scrape (`prometheus.py`).
 
-A task here is a tree of processes, not a container: its CPU is the tree's CPU time (what its reaped
-children spent included) over the time since the last sample, 100 being one core, as docker stats says
-it; its memory is the tree's resident memory against its role's memoryMB. GPU series exist for a task
+A task here is a tree of processes: a host task's is its command and what it started; a container
+task's (`--runtime container`) is the container's first process and what runs below it, found on this
+machine through its engine (`containers.py`), not the engine's client. Its CPU is the tree's CPU time
+(what its reaped children spent included) over the time since the last sample, 100 being one core, as
+docker stats says it; its memory is the tree's resident memory against its role's memoryMB (what a
+container is given, `--memory`). GPU series exist for a task
 that holds GPUs of this machine (`gpus.py`), one per GPU, labelled by minor number; none where the
 machine has none. Samples are taken when Prometheus scrapes (nothing is sampled while nobody asks), in
 a thread, one scan of the process table for every task.
@@ -24,6 +27,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import CollectorRegistry
 
+from .containers import ContainerProcesses, Wanted
 from .gpus import GpuReading, Gpus
 from .job_data import Job, Task
 from .processes import descendants, scan
@@ -37,8 +41,10 @@ class TaskTree:
     """What one sample needs of a running task: who it is and where its processes are."""
     job: Job
     task: Task
-    leader: int  # its command's pid
+    leader: int | None  # its command's pid; a container task's first process, once found (`containers.py`)
     noted: dict[int, float] = field(default_factory=dict)  # descendants that left the tree (setsid): pid -> start time
+    container: Wanted | None = None  # where a container task's processes are to be found
+    started: float | None = None  # the leader's start time, where it was found by pid alone
 
 
 @dataclass
@@ -57,14 +63,18 @@ class TaskSample:
 
 
 def running_trees(cluster) -> list[TaskTree]:
-    """The cluster's running tasks whose processes are this machine's (not a container engine's client)."""
+    """The cluster's running tasks: a host task by its command, a container task by its container (the
+    engine's client is no process of the task's)."""
     trees = []
     for (framework, role, index), running in list(cluster.running.items()):
         job = cluster.jobs.get(framework)
         task = next((t for t in job.tasks if t.role == role and t.index == index), None) if job else None
-        if task is None or running.container is not None or running.process.returncode is not None:
+        if task is None or running.process.returncode is not None:
             continue
-        trees.append(TaskTree(job, task, running.process.pid, dict(running.processes.seen)))
+        if running.container is not None:
+            trees.append(TaskTree(job, task, None, container=Wanted(*running.container, running.process.pid)))
+        else:
+            trees.append(TaskTree(job, task, running.process.pid, dict(running.processes.seen)))
     return trees
 
 
@@ -82,18 +92,21 @@ class Sampler:
 
     def __init__(self, gpus: Gpus | None = None) -> None:
         self.gpus = gpus or Gpus()
+        self.containers = ContainerProcesses()
         self._last: dict[tuple[int, float], tuple[float, float]] = {}  # (leader, its start) -> (CPU seconds, when)
         self._lock = threading.Lock()
 
     def sample(self, trees: Iterable[TaskTree], readings: dict[int, GpuReading]) -> list[TaskSample]:
         """One sample of every task, with the GPUs' `readings` of this moment; blocking (run it in a thread)."""
         with self._lock:
+            trees = self._placed(trees)
             procs, children = scan("cpu_times")  # with CPU times, read in the same pass
             now = time.monotonic()
             samples, kept = [], {}
             for tree in trees:
-                leader = procs.get(tree.leader)
-                if leader is None:
+                leader = procs.get(tree.leader) if tree.leader is not None else None
+                if leader is None or (tree.started is not None and leader.info["create_time"] is not None
+                                      and abs(leader.info["create_time"] - tree.started) >= 0.01):
                     continue
                 members = _members(leader, tree.noted, procs, children)
                 cpu_seconds, rss, read, written = _totals(members)
@@ -110,6 +123,19 @@ class Sampler:
                                           [readings[g] for g in tree.task.gpus if g in readings]))
             self._last = kept  # a task gone is forgotten
             return samples
+
+    def _placed(self, trees: Iterable[TaskTree]) -> list[TaskTree]:
+        """The trees, a container task's with its container's first process as leader (those not found
+        yet left out: a container still starting, or one whose processes are not this machine's)."""
+        trees = list(trees)
+        found = self.containers.find(t.container for t in trees if t.container is not None)
+        placed = []
+        for tree in trees:
+            if tree.container is None:
+                placed.append(tree)
+            elif (where := found.get(tree.container)) is not None:
+                placed.append(TaskTree(tree.job, tree.task, where.pid, {}, tree.container, where.started))
+        return placed
 
 
 def _members(leader: psutil.Process, noted: dict[int, float], procs: dict[int, psutil.Process],

@@ -483,7 +483,8 @@ def _job_v1(raw: bytes, content_type: str, owner: str, legacy: bool, url_name: s
 def _job_v2(text: str, user: str) -> tuple[Job, str]:
     """The job a v2 protocol describes, and the config to store (secrets masked)."""
     doc = v2.parse(text)
-    refused = unrunnable(doc)  # the server takes it, the scheduler cannot run it: FAILED at once, with why
+    said = unrunnable(doc)  # the server takes it, the scheduler cannot run it: FAILED at once, with why (in English, the cluster's)
+    refused = str(said) if said is not None else ""
     job = Job(user=user, name=doc["name"], version=2, legacy=False, config=v2.config(doc),
               virtual_cluster=(doc.get("defaults") or {}).get("virtualCluster") or "default",
               roles=[] if refused else v2.roles(doc), retry_count=doc.get("jobRetryCount") or 0, unrunnable=refused)

@@ -35,6 +35,13 @@ SHELL_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE
 WINDOWS_VARIABLES = ("SYSTEMROOT", "WINDIR", "SYSTEMDRIVE", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERNAME", "USERPROFILE",
                      "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)",
                      "PROGRAMW6432", "COMMONPROGRAMFILES", "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS")
+# ... and where the task's command is a container engine's client, what tells that client which engine and
+# configuration the cluster found working (`docker info` ran with them): a rootless daemon's socket, a context,
+# podman's configuration files. The container's own environment is given by `--env` alone, never these.
+ENGINE_VARIABLES = ("DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY",
+                    "CONTAINER_HOST", "CONTAINER_CONNECTION", "CONTAINER_SSHKEY", "CONTAINERS_CONF",
+                    "CONTAINERS_REGISTRIES_CONF", "CONTAINERS_STORAGE_CONF", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME",
+                    "XDG_DATA_HOME")
 
 
 def shell_environment(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> dict[str, str]:
@@ -286,6 +293,8 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
     logdir.mkdir(mode=0o700, parents=True, exist_ok=True)
     role = job.role(task.role)
     full_env = shell_environment()
+    if engine is not None:
+        full_env.update((k, v) for k, v in os.environ.items() if k in ENGINE_VARIABLES)
     full_env.update(env)
     full_env["PAI_WORK_DIR"] = str(workdir)
     full_env[TASK_MARKER] = f"{task_id(job, task)}/{secrets.token_hex(8)}"  # unique to this start, on any cluster

@@ -15,6 +15,7 @@ is rendered here, where the reader's language is known.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -81,9 +82,12 @@ class JobRelay:
                    locale: str | None = None) -> dict[str, Any]:
         """A daemon call as a command's answer: `{ok: true, …result}`, or the failure (also shown once)."""
         try:
-            return ok(await daemon().call(params, on_event))
+            result = await daemon().call(params, on_event)
         except (PaiError, OSError) as exc:
             return self.fail(as_pai_error(exc), locale)
+        if isinstance(result, api.StatusResult) and result.diagnostics_said:  # pai's words, in the editor's language
+            result = dataclasses.replace(result, diagnostics=api.said_diagnostics(result, locale or self.locale()))
+        return ok(result)
 
     def locale(self) -> str | None:
         """The editor's language: `pai.locale` when the client set it, else its `initialize` locale."""
@@ -254,7 +258,7 @@ class JobRelay:
 
         def on_status(status: api.JobStatus) -> None:
             self.notify_status(EditorJobStatus(job=job, cluster=cluster, uri=uri, state=status.state, exit_code=status.exit_code,
-                                               diagnostics=status.diagnostics))
+                                               diagnostics=api.said_diagnostics(status, self.locale())))
 
         try:
             final = await daemon().follow(api.FollowLogs(job=job, cluster=cluster, offsets=offsets or None, tail=tail), on_log,
@@ -316,7 +320,7 @@ class JobRelay:
         def on_event(event: api.Event) -> None:
             if isinstance(event, api.JobStatus):
                 self.notify_status(EditorJobStatus(job=event.job, cluster=event.cluster, state=event.state,
-                                                   exit_code=event.exit_code, diagnostics=event.diagnostics))
+                                                   exit_code=event.exit_code, diagnostics=api.said_diagnostics(event, self.locale())))
             elif isinstance(event, api.JobEnded):
                 self.announce_end(event)
 

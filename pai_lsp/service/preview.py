@@ -48,7 +48,7 @@ def preview(backend: Backend, config_path: Path, settings: dict | None = None, l
                                data_like=[list(p) for p in summary.data_like],
                                unchanged=_unchanged(backend, prepared, chosen.files),
                                max_files=summary.max_files, max_bytes=summary.max_bytes,
-                               over_limits=summary.over_limits(chosen_settings.locale), problems=list(summary.problems),
+                               over_limits=summary.over_limits(chosen_settings.locale), problems=[p.render(chosen_settings.locale) for p in summary.problems],
                                entries=[[f.rel, size] for f, size in zip(chosen.files, chosen.sizes, strict=True)]
                                if list_files else None)
     if prepared.rendered is None:

@@ -33,7 +33,7 @@ class Chosen:
         largest = heapq.nlargest(SHOWN, range(len(sizes)), key=sizes.__getitem__)
         return UploadFacts(files=len(rels), bytes=sum(sizes), largest=tuple((rels[i], sizes[i]) for i in largest),
                            data_like=tuple(data_like(rels, sizes)), max_files=settings.upload_max_files,
-                           max_bytes=settings.upload_max_bytes, problems=tuple(str(p) for p in self.rules.problems))
+                           max_bytes=settings.upload_max_bytes, problems=tuple(p.said() for p in self.rules.problems))
 
 
 def choose(workspace: Path, settings: Settings) -> Chosen:

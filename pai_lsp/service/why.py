@@ -170,7 +170,7 @@ def _role_facts(config: dict, role: str) -> dict:
 def _job_facts(detail: JobDetail, retries: int | None) -> JobFacts:
     if detail.raw.get("jobStatus"):
         return JobFacts.from_detail(detail.raw, retries_allowed=retries)
-    return JobFacts(state=detail.state, exit_code=detail.exit_code, diagnostics=detail.diagnostics,
+    return JobFacts(state=detail.state, exit_code=detail.exit_code, diagnostics=str(detail.diagnostics),
                     stopped_by_user=detail.state == "STOPPED", retries_allowed=retries)
 
 

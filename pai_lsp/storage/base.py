@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import BinaryIO, ClassVar
 
-from ..core.messages import message
+from ..core.messages import Message, message
 from ..errors import Interrupted, InvalidInput, NotFound, PaiError, PermissionDenied
 
 CHUNK = 1 << 20  # bytes per read of a streamed file: memory stays bounded whatever its size
@@ -47,7 +47,7 @@ class Stat:
 class Storage(ABC):
     """A cluster's file system. Paths are absolute posix paths; `home` is where relative ones start."""
 
-    name: ClassVar[str]  # the storage's name in messages: "HDFS", "PFS"
+    name: ClassVar[str | Message]  # the storage's name in messages: "HDFS", "PFS", the local storage
     renames: ClassVar[bool] = True  # whether it can rename (PFS cannot: `rename` refuses with Unsupported)
     folder_renames: ClassVar[bool] = True  # whether renaming a folder is one step, not a copy per file
     home: str
@@ -145,19 +145,19 @@ class Storage(ABC):
     def missing(self, path: str) -> NotFound:
         return missing(path, self.name)
 
-    def denied(self, path: str, why: str) -> PermissionDenied:
+    def denied(self, path: str, why: str | Message) -> PermissionDenied:
         return denied(path, self.name, why)
 
 
-def missing(path: str, storage: str) -> NotFound:
+def missing(path: str, storage: str | Message) -> NotFound:
     return NotFound(message("storage.missing", path=path, storage=storage))
 
 
-def denied(path: str, storage: str, why: str) -> PermissionDenied:
+def denied(path: str, storage: str | Message, why: str | Message) -> PermissionDenied:
     return PermissionDenied(message("storage.denied", path=path, storage=storage, why=why))
 
 
-def path_parts(path: str, storage: str) -> list[str]:
+def path_parts(path: str, storage: str | Message) -> list[str]:
     """The names along an absolute storage path, refused before any file work when one could leave
     the folder the storage was opened at (`..`) or means something else to the server (a `\\`, NUL)."""
     parts = [p for p in path.split("/") if p and p != "."]

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.messages import Message, message
 from .upload import glob_regex
 
 if TYPE_CHECKING:
@@ -69,12 +71,18 @@ def _names(m: re.Match, length: int, folder: bool) -> bool:
 
 @dataclass
 class Problem:
+    """A line of an ignore file that says nothing to the upload, and why (said in the reader's language)."""
+
     source: str
     line: int
-    message: str
+    message: Message
+
+    def said(self) -> Message:
+        """`.paiignore:3: …`, as the editor and `pai` show it."""
+        return message("ignore.problem", source=self.source, line=self.line, problem=self.message)
 
     def __str__(self) -> str:
-        return f"{self.source}:{self.line}: {self.message}"
+        return str(self.said())
 
 
 def read_patterns(text: str, source: str) -> tuple[list[GitIgnoreSpecPattern], list[Problem]]:
@@ -87,11 +95,28 @@ def read_patterns(text: str, source: str) -> tuple[list[GitIgnoreSpecPattern], l
         try:
             pattern = GitIgnoreSpecPattern(line)
         except ValueError as exc:  # pathspec's GitIgnorePatternError is one
-            problems.append(Problem(source, number, f"{line.strip()!r} is not a gitignore pattern ({exc})"))
+            problems.append(Problem(source, number, message("ignore.not-pattern", pattern=line.strip(), why=str(exc))))
             continue
         if pattern.include is not None and pattern.regex is not None:
             patterns.append(pattern)
     return patterns, problems
+
+
+@dataclass(frozen=True)
+class NamePattern:
+    """A gitignore pattern that is a plain name (`node_modules/`, `.DS_Store`) as pathspec reads it
+    (the same `include` and `regex`), made without loading pathspec: a workspace without ignore
+    files needs only the defaults, which are all such names."""
+
+    include: bool
+    regex: re.Pattern
+
+
+@cache
+def default_patterns() -> list[GitIgnoreSpecPattern]:
+    """DEFAULT_EXCLUDES as pathspec reads them (tests/test_upload_preview.py holds the two equal)."""
+    return [NamePattern(True, re.compile(_NAME_PREFIX + re.escape(name.rstrip("/")) + (_FOLDER_TAIL if name.endswith("/") else _ANY_TAIL)))
+            for name in DEFAULT_EXCLUDES]  # type: ignore[misc]  (what Layer reads of a pattern: include, regex)
 
 
 @dataclass
@@ -111,7 +136,7 @@ class IgnoreRules:
     def load(cls, root: Path, respect_gitignore: bool = True, include: list[str] | tuple[str, ...] = ()) -> IgnoreRules:
         named = [g for g in include if not g.startswith("!") and _DEFAULT_NAMES & set(g.strip("/").split("/"))]
         rules = cls(root, respect_gitignore, _globs(named), frozenset(_DEFAULT_NAMES & set().union(*(g.strip("/").split("/") for g in named))))
-        rules.layers.append(Layer("defaults", "", read_patterns("\n".join(DEFAULT_EXCLUDES), "defaults")[0], default=True))
+        rules.layers.append(Layer("defaults", "", default_patterns(), default=True))
         if respect_gitignore:
             rules._add(root / GITIGNORE, "")
         rules._add(root / PAIIGNORE, "", pai=True)
@@ -124,10 +149,10 @@ class IgnoreRules:
         except FileNotFoundError:
             return
         except UnicodeDecodeError:
-            self.problems.append(Problem(source, 1, "not UTF-8 text: ignored"))
+            self.problems.append(Problem(source, 1, message("ignore.not-utf8")))
             return
         except OSError as exc:
-            self.problems.append(Problem(source, 1, f"cannot be read ({exc.strerror}): ignored"))
+            self.problems.append(Problem(source, 1, message("ignore.unreadable", why=exc.strerror or type(exc).__name__)))
             return
         patterns, problems = read_patterns(text, source)
         self.problems += problems

@@ -27,7 +27,7 @@ from .base import CHUNK, Body, Sent, Stat, Storage, path_parts, pieces, read_pie
 
 
 class LocalFolder(Storage):
-    name = "the local storage"
+    name = message("storage.local")
 
     def __init__(self, folder: Path | str, *, root: str = "", read_only: bool = False, home: str = "/"):
         """`folder`: the storage's folder on this machine; `root`: a sub-path every path is under (a
@@ -44,12 +44,12 @@ class LocalFolder(Storage):
         local = self.top.joinpath(*path_parts(path, self.name))
         real, top = os.path.realpath(local), os.path.realpath(self.top)
         if real != top and not real.startswith(top + os.sep):
-            raise self.denied(path, "a link out of the storage's folder")
+            raise self.denied(path, message("storage.link-out"))
         return local
 
     def _writable(self, path: str) -> Path:
         if self.read_only:
-            raise self.denied(path, "read-only storage")
+            raise self.denied(path, message("storage.local-read-only"))
         return self._local(path)
 
     @contextlib.contextmanager
@@ -63,7 +63,7 @@ class LocalFolder(Storage):
             if exc.errno == errno.ENOENT:
                 raise self.missing(path) from None
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                raise self.denied(path, exc.strerror or "access denied") from None
+                raise self.denied(path, exc.strerror or message("storage.access-denied")) from None
             raise ServerError(message("storage.failed", path=path, storage=self.name,
                                       why=exc.strerror or type(exc).__name__)) from None
 

@@ -170,9 +170,9 @@ class Nfs(Storage):
                 raise transport_error(exc, self.what) from None
             code = getattr(exc, "errno", None)
             if isinstance(exc, NfsPermissionError) or code in REFUSED or "ERR_ACCESS" in str(exc.code_name or ""):
-                raise self.denied(path, "access denied") from None
+                raise self.denied(path, message("storage.access-denied")) from None
             if code in READ_ONLY or "ERR_ROFS" in str(exc.code_name or ""):
-                raise self.denied(path, "read-only file system") from None
+                raise self.denied(path, message("storage.read-only-fs")) from None
             raise _said(exc, path, self.name) from None
 
     # -- browsing --------------------------------------------------------------------------------

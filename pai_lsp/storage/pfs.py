@@ -120,7 +120,7 @@ class Pfs(Storage):
 
     def _writable(self, path: str) -> None:
         if self.read_only(path):
-            raise self.denied(path, f"{self.public}/ is read-only public data")
+            raise self.denied(path, message("pfs.public-read-only", public=self.public))
 
     # -- browsing --------------------------------------------------------------------------
     def status(self, path: str) -> Stat | None:
@@ -168,7 +168,7 @@ class Pfs(Storage):
                 error = response.json().get("err")
             except ValueError:
                 error = None
-            raise self.error(error or "no data", path)
+            raise self.error(error, path) if error else ServerError(message("pfs.no-data", path=path))
         try:
             parts = multipart.decode(response.content, kind)
         except ValueError:

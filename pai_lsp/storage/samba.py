@@ -60,7 +60,7 @@ class Samba(Storage):
             if status in LOGIN_REFUSED:
                 raise AuthFailed(message("storage.login-refused", what=self.what)) from None
             if status == NtStatus.STATUS_ACCESS_DENIED or getattr(exc, "errno", None) in (errno.EACCES, errno.EPERM):
-                raise self.denied(path, "access denied") from None
+                raise self.denied(path, message("storage.access-denied")) from None
             if getattr(exc, "errno", None) == errno.ENOENT:
                 raise self.missing(path) from None
             raise _said(exc, path, self.name) from None

@@ -6,6 +6,7 @@ daemon's errors) rendered in the reader's language where it is shown."""
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import re
 import string
@@ -28,6 +29,13 @@ TABLE_NAMES = {"VARIABLES", "title"}
 
 def _fields(template: str) -> set[str]:
     return {name.split("!")[0].split(":")[0] for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_no_text_names_an_argument_that_render_and_message_take_themselves():
+    """`render(code, locale, **args)`, `message(code, **args)`: a text with `{code}` could never be given it."""
+    taken = [code for code, entry in CATALOGUE.items()
+             for text in (entry[1] if isinstance(entry[1], Plural) else (entry[1],)) if _fields(text) & {"code", "locale"}]
+    assert not taken, taken
 
 
 @pytest.mark.parametrize("code", sorted(CATALOGUE))
@@ -114,6 +122,16 @@ def test_an_error_travels_as_one_wire_form_and_is_said_again_on_the_other_side()
     assert errors.PaiError.from_wire(None, "?").kind == "server"
 
 
+def test_a_broken_connection_pai_said_with_a_message_keeps_it():
+    """An OSError made with a message (`ConnectionError(message(…))`) becomes `Unreachable` said by
+    that message, in the reader's language; one the system made keeps its own words."""
+    cut = errors.as_pai_error(ConnectionError(message("daemon.cut-off")))
+    assert type(cut) is errors.Unreachable and cut.message == "the connection closed in the middle of a message"
+    assert cut.render("zh-CN") == "连接在一条消息的中途关闭"
+    refused = errors.as_pai_error(ConnectionRefusedError(111, "Connection refused"))
+    assert refused.render("zh-CN") == "[Errno 111] Connection refused"
+
+
 def test_the_catalogue_keeps_its_public_form():
     """code -> (severity, English), or (severity, Plural(one, other, count)); the Chinese is in the
     gettext catalogue (an entry written the old way, (severity, English, 中文), is moved there by
@@ -192,3 +210,249 @@ def test_a_message_is_one_sentence_for_its_translator():
     assert "pods are still terminating" in str(said)
     assert said.render("zh-CN") == "c1 上已有名为 j1 的作业（或它的 pod 仍在终止中）：请改名，或启用 pai.job.generateJobName.enabled"
     assert message(BY_NAME["openpai"].name_taken, job="j1", cluster="c1").render("zh-CN").startswith("c1 上已有名为 j1 的作业：")
+
+
+# -- English said to a user without the catalogue, found by where it goes ------------------------
+# The tests above find a literal only where it is the whole message: an error class's first argument,
+# a `pick` pair, a line `pai` prints. English also reaches a user as a part: the `why` a helper puts
+# into a message (`self.denied(path, "read-only storage")`), a field the user is shown (a job's
+# `diagnostics`, an ignore file's `Problem`), a class's name for itself in messages (`name = "the
+# local storage"`), what a function returns into a message (`why=_why(exc)`), and an OSError's text
+# (`PermissionError(errno.EACCES, "…")`: its `strerror`, and `str()`, are what pai says of it).
+
+PROSE = re.compile(r"\b[a-z]{2,}[,:]? +\(?[a-z]{2,}\b")  # two words: "access denied", "trainer {w} failed"
+COMMAND = re.compile(r"pai( [a-z-]+)*:? ?")  # a command's name, said as it is typed
+# Modules that quote others' words, in English because those say it so: the v2 server's own refusals
+# (its JavaScript's errors, word for word) and the log lines triage looks for.
+QUOTING = {"core/v2/server_code.py", "core/triage/rules.py"}
+SHOWN_FIELDS = {"message", "diagnostics", "reason", "problem", "why", "detail"}
+LOGGERS = {"logger", "log", "logging", "_log", "LOG"}
+OS_ERRORS = {name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, OSError)}
+
+
+def _prose(node: ast.AST) -> list[str]:
+    """The English literals in an expression, through `or`, `… if … else …`, `+`, lists and f-strings
+    (not into calls: a call's arguments are its own)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+    elif isinstance(node, ast.JoinedStr):
+        text = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    elif isinstance(node, ast.BoolOp):
+        return [w for v in node.values for w in _prose(v)]
+    elif isinstance(node, ast.IfExp):
+        return _prose(node.body) + _prose(node.orelse)
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _prose(node.left) + _prose(node.right)
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        return [w for e in node.elts for w in _prose(e)]
+    else:
+        return []
+    return [ast.unparse(node)[:80]] if PROSE.search(text) and not COMMAND.fullmatch(text) else []
+
+
+def _name(call: ast.Call) -> str | None:
+    return getattr(call.func, "id", getattr(call.func, "attr", None))
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _params(f: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[list[str], bool]:
+    """Its parameters (without `self`/`cls`), and whether it is a method."""
+    names = [a.arg for a in f.args.posonlyargs + f.args.args]
+    method = bool(names) and names[0] in ("self", "cls")
+    return (names[1:] if method else names) + [a.arg for a in f.args.kwonlyargs], method
+
+
+class _Flow:
+    """Where the package's code puts a value into a message: the arguments of `message`/`render`, and
+    the parameters of functions (and methods) that pass theirs on into one, found to a fixed point."""
+
+    def __init__(self, modules: tuple[tuple[str, ast.Module], ...]):
+        self.modules = [(name, tree) for name, tree in modules if not name.startswith("localcluster/")]
+        self.aliases = {name: {a.asname or a.name.split(".")[-1] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                               for a in n.names} for name, tree in self.modules}
+        self.said: dict[tuple[bool, str], dict[str, int]] = {}  # (method?, name) -> parameter -> position
+        self.defs: dict[tuple[str, str], list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}  # (module, name) -> its defs
+        for name, tree in self.modules:
+            for f in _functions(tree):
+                self.defs.setdefault((name, f.name), []).append(f)
+        self.imported = {name: _imports(name, tree) for name, tree in self.modules}
+        changed = True
+        while changed:
+            changed = False
+            for name, tree in self.modules:
+                for f in _functions(tree):
+                    params, method = _params(f)
+                    for call in (c for c in ast.walk(f) if isinstance(c, ast.Call)):
+                        for value in self.into_message(call, name):
+                            for n in ast.walk(value):
+                                if isinstance(n, ast.Name) and n.id in params:
+                                    known = self.said.setdefault((method, f.name), {})
+                                    if n.id not in known:
+                                        known[n.id] = params.index(n.id)
+                                        changed = True
+
+    def _callee(self, call: ast.Call, module: str) -> tuple[bool, str] | None:
+        """Which kind of def a call reaches: a function (`f()`, `module.f()`) or a method (`x.f()`)."""
+        if isinstance(call.func, ast.Name):
+            return False, call.func.id
+        if isinstance(call.func, ast.Attribute):
+            receiver = call.func.value
+            function = isinstance(receiver, ast.Name) and receiver.id in self.aliases.get(module, set())
+            return (not function), call.func.attr
+        return None
+
+    def into_message(self, call: ast.Call, module: str) -> list[ast.AST]:
+        """The argument values of `call` that become arguments of a message."""
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id in LOGGERS:
+            return []  # a log line, in English by design
+        if _name(call) in ("message", "render") and call.args and _literal(call.args[0]):
+            return [k.value for k in call.keywords]
+        said = self.said.get(self._callee(call, module) or (False, ""), {})
+        positions = set(said.values())
+        return [k.value for k in call.keywords if k.arg in said] + [a for i, a in enumerate(call.args) if i in positions]
+
+    def _def(self, call: ast.Call, module: str) -> tuple[str, str] | None:
+        """The function of the package a call runs, where the call says which: `f()` (of this module,
+        or imported by name), `module.f()`, `self.f()` (a method of this module)."""
+        imported = self.imported.get(module, {})
+        if isinstance(call.func, ast.Name):
+            return imported.get(call.func.id) or (module, call.func.id)
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+            if call.func.value.id == "self":
+                return module, call.func.attr
+            target = imported.get(call.func.value.id)
+            if target is not None and target[1] == "":
+                return target[0], call.func.attr
+        return None
+
+    def returns(self, callee: tuple[str, str], seen: set) -> list[str]:
+        """The English a function returns, itself or through another's return."""
+        if callee in seen:
+            return []
+        seen.add(callee)
+        found = []
+        for f in self.defs.get(callee, []):
+            assigned = _assigned(f)
+            for r in (n for n in ast.walk(f) if isinstance(n, ast.Return) and n.value is not None):
+                found += self.english(r.value, assigned, callee[0], seen)
+        return found
+
+    def english(self, value: ast.AST, assigned: dict[str, list[ast.AST]], module: str, seen: set | None = None) -> list[str]:
+        """The English in a value: its literals, a local variable's, what a called function of the
+        package returns (`", ".join(x)` passes x on)."""
+        seen = set() if seen is None else seen
+        found = _prose(value)
+        if isinstance(value, ast.Name):
+            for v in assigned.get(value.id, []):
+                found += self.english(v, {**assigned, value.id: []}, module, seen)
+        if isinstance(value, ast.Call):
+            if _name(value) == "join" and value.args:
+                found += self.english(value.args[0], assigned, module, seen)
+            elif (callee := self._def(value, module)) in self.defs:
+                found += self.returns(callee, seen)
+        return found
+
+
+def _imports(module: str, tree: ast.Module) -> dict[str, tuple[str, str]]:
+    """What a module's imports of the package name: alias -> (module, "") for a module, (module,
+    function) for a function."""
+    here = module.split("/")[:-1]
+    found = {}
+    for node in (n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level):
+        base = here[:len(here) - node.level + 1] + (node.module.split(".") if node.module else [])
+        for alias in node.names:
+            as_module = "/".join([*base, alias.name]) + ".py"
+            if (PACKAGE / as_module).is_file() or (PACKAGE / as_module[:-3] / "__init__.py").is_file():
+                found[alias.asname or alias.name] = (as_module if (PACKAGE / as_module).is_file() else as_module[:-3] + "/__init__.py", "")
+            else:
+                found[alias.asname or alias.name] = ("/".join(base) + ".py" if (PACKAGE / ("/".join(base) + ".py")).is_file()
+                                                     else "/".join([*base, "__init__.py"]), alias.name)
+    return found
+
+
+def _assigned(f: ast.AST) -> dict[str, list[ast.AST]]:
+    """What each local name of a function is given: `x = …`, `x.append(…)`, `x += […]`."""
+    values: dict[str, list[ast.AST]] = {}
+    for n in ast.walk(f):
+        if isinstance(n, ast.Assign):
+            for target in n.targets:
+                if isinstance(target, ast.Name):
+                    values.setdefault(target.id, []).append(n.value)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            values.setdefault(n.target.id, []).append(n.value)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend") \
+                and isinstance(n.func.value, ast.Name) and n.args:
+            values.setdefault(n.func.value.id, []).append(n.args[0])
+    return values
+
+
+def _scopes(tree: ast.Module) -> list[ast.AST]:
+    return [tree, *_functions(tree)]
+
+
+def test_no_english_goes_into_a_message_from_outside_the_catalogue():
+    """A `why` (or any argument of a message) given as English, directly or through the helpers that
+    pass theirs on (`self.denied(path, "access denied")`), through a local variable, or as what a
+    function returns (`why=_why(exc)`): the message is translated, its argument not."""
+    flow = _Flow(_modules())
+    found = set()
+    for name, tree in flow.modules:
+        if name in QUOTING:
+            continue
+        for scope in _scopes(tree):
+            assigned = _assigned(scope)
+            for call in (c for c in ast.walk(scope) if isinstance(c, ast.Call)):
+                for value in flow.into_message(call, name):
+                    found |= {f"{name}:{call.lineno}: {_name(call)}(… {w!r} …)" for w in flow.english(value, assigned, name)}
+    assert not found, "\n".join(sorted(found))
+
+
+def test_no_english_is_a_field_the_user_is_shown():
+    """A class's field a user reads (`message`, `diagnostics`, `reason`, …: a job's diagnostics, an
+    ignore file's problem) given English when the object is made; and a class's own name for itself
+    in messages (`name = "the local storage"`, said as `self.name`)."""
+    flow = _Flow(_modules())
+    fields = {}
+    for _, tree in flow.modules:
+        for cls in (c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)):
+            names = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+            if SHOWN_FIELDS & set(names):
+                fields[cls.name] = names
+    said_of_self = {v.attr for name, tree in flow.modules for call in ast.walk(tree) if isinstance(call, ast.Call)
+                    for value in flow.into_message(call, name) for v in ast.walk(value)
+                    if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self"}
+    found = set()
+    for name, tree in flow.modules:
+        if name in QUOTING:
+            continue
+        for scope in _scopes(tree):
+            assigned = _assigned(scope)
+            for call in (c for c in ast.walk(scope) if isinstance(c, ast.Call) and _name(c) in fields):
+                order = fields[_name(call)]
+                values = [k.value for k in call.keywords if k.arg in SHOWN_FIELDS]
+                values += [a for i, a in enumerate(call.args) if i < len(order) and order[i] in SHOWN_FIELDS]
+                found |= {f"{name}:{call.lineno}: {_name(call)}(… {w!r} …)" for v in values for w in flow.english(v, assigned, name)}
+        for cls in (c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)):
+            for stmt in cls.body:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+                if any(isinstance(t, ast.Name) and t.id in said_of_self for t in targets) and stmt.value is not None:
+                    found |= {f"{name}:{stmt.lineno}: {cls.name}.{ast.unparse(targets[0])} = {w!r}" for w in _prose(stmt.value)}
+    assert not found, "\n".join(sorted(found))
+
+
+def test_no_os_error_is_raised_with_english():
+    """An OSError's text is its `strerror`, which pai says as the cause (`why=exc.strerror`), and
+    `str(exc)`, which a broken connection becomes (`as_pai_error`): English written there reaches
+    a Chinese reader as it is. Give it a message (`PermissionError(errno.EACCES, message(…))`)."""
+    classes = set(OS_ERRORS)
+    for _module, tree in _modules():
+        classes |= {c.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                    and any(getattr(b, "id", None) in OS_ERRORS for b in c.bases)}
+    found = [f"{name}:{call.lineno}: {ast.unparse(call)[:80]}" for name, tree in _modules()
+             if not name.startswith("localcluster/") and name not in PLAIN_ERRORS
+             for call in ast.walk(tree) if isinstance(call, ast.Call) and _name(call) in classes
+             and isinstance(call.func, ast.Name) and any(_prose(a) for a in call.args)]
+    assert not found, "\n".join(found)

@@ -86,3 +86,31 @@ def test_a_machine_without_nvml_has_no_gpu():
         pytest.skip("a GPU machine: bench/gpu_metrics_check.sh is its check")
     assert Gpus().read() == {}
     assert node_families({}) == []
+
+
+@pytest.mark.subprocess
+@pytest.mark.skipif(not os.path.exists("/proc/self/cgroup"), reason="Linux: a process's cgroups are in /proc")
+def test_an_engine_pid_counts_only_where_it_is_the_containers_process_here():
+    """A container's pid the engine gives is taken only when it is this machine's process of that container:
+    started after the task's engine client, in a cgroup that names the container's id. A process of this
+    machine outside it (as a pid from Docker Desktop's VM would be) or older than the client is not."""
+    import subprocess
+
+    import psutil
+
+    from pai_lsp.localcluster.containers import ContainerProcesses, Wanted, ours
+
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        started = psutil.Process(child.pid).create_time()
+        assert ours(child.pid, "f" * 64, started - 1) is None  # not in a cgroup of that container
+        cgroups = open(f"/proc/{child.pid}/cgroup", encoding="utf-8").read()
+        path = cgroups.splitlines()[-1].split(":", 2)[2]  # a cgroup it is in: the container's here
+        assert ours(child.pid, path, started + 5) is None  # started before the client
+        found = ours(child.pid, path, started - 1)
+        assert found is not None and (found.pid, found.started) == (child.pid, started)
+    finally:
+        child.kill()
+        child.wait()
+    # An engine that cannot be run finds nothing, and says nothing.
+    assert ContainerProcesses().find([Wanted("/nonexistent/docker", "pai-x", os.getpid())]) == {}

@@ -611,6 +611,7 @@ export interface JobStatus {
   userExitCode: number | null;
   exitReason: string;
   retries: number | null;
+  diagnosticsSaid?: Record<string, unknown> | null;
 }
 
 /** The user's jobs, newest first: `limit` of them from `offset` (all when no limit). */
@@ -992,6 +993,7 @@ export interface StatusResult {
   userExitCode: number | null;
   exitReason: string;
   tasks: TaskRow[];
+  diagnosticsSaid?: Record<string, unknown> | null;
   idleGpu?: IdleGpu | null;
 }
 

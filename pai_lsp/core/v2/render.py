@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from ..messages import Message, message
 from ..schema import load_schema
 from ..yaml.scalars import js_string, resolve_plain
 from .facts import SCHEMA_FILE
@@ -181,27 +182,26 @@ def _has_defaults(properties: dict) -> bool:
 
 
 # -- what a scheduler can run -----------------------------------------------------------
-def unrunnable(doc: dict) -> str:
-    """Why no scheduler can run a job the server took ("" when it can run): the local cluster fails
-    such a job at scheduling with this, and a YARN-era cluster is not sent its v1 config."""
+def unrunnable(doc: dict) -> Message | None:
+    """Why no scheduler can run a job the server took (None when it can run): the local cluster fails
+    such a job at scheduling with this (its English), and a YARN-era cluster is not sent its v1 config."""
     roles = doc["taskRoles"]
     if not isinstance(roles, dict) or not roles:
-        what = "an empty list" if roles == [] else f"a {type(roles).__name__.replace('str', 'string')}"
-        return f"taskRoles is {what}, not a mapping of task role names to task roles: the job has no task role to run."
+        if roles == []:
+            return message("v1-only.roles-empty")
+        return message("v1-only.roles-type", type=type(roles).__name__.replace("str", "string"))
     for name, role in roles.items():
         for path in COUNTS:
             value = _at(role, path)
             if isinstance(value, float) and not math.isfinite(value) or isinstance(value, (int, float)) and value < 0:
-                return (f"taskRoles.{name}.{'.'.join(path)} is {js_string(value)}: the scheduler needs a whole number of "
-                        "0 or more.")
+                return message("v1-only.bad-count", role=name, field=".".join(path), value=js_string(value))
         ports = role["resourcePerInstance"].get("ports")
         if isinstance(ports, list) and ports:
-            return (f"taskRoles.{name}.resourcePerInstance.ports is a list: the scheduler needs a mapping of port labels to "
-                    "how many ports each task gets.")
+            return message("v1-only.ports-list", role=name)
         for label, count in (ports or {}).items() if isinstance(ports, dict) else ():
             if isinstance(count, float) and not math.isfinite(count) or count < 0:
-                return f"taskRoles.{name}.resourcePerInstance.ports.{label} is {js_string(count)}: the scheduler needs a whole number."
-    return ""
+                return message("v1-only.bad-port-count", role=name, label=label, value=js_string(count))
+    return None
 
 
 def _at(role: dict, path: tuple[str, ...]) -> Any:

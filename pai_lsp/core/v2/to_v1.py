@@ -98,8 +98,8 @@ def _not_expressible(job: dict) -> list[Message]:
     reasons: list[Message] = []
     roles = job.get("taskRoles")
     cannot_run = unrunnable(job)
-    if cannot_run:  # no cluster runs it: said as the scheduler says it
-        return [message("v1-only.unrunnable", why=cannot_run)]
+    if cannot_run is not None:  # no cluster runs it: said as the scheduler says it
+        return [cannot_run]
     by_type = prerequisites_by_type(job)
     images = {str(r.get("dockerImage")): by_type["dockerimage"].get(str(r.get("dockerImage")), {}).get("uri") for r in roles.values()}
     if len(set(images.values())) > 1:
