@@ -393,6 +393,7 @@ def _scopes(tree: ast.Module) -> list[ast.AST]:
     return [tree, *_functions(tree)]
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_english_goes_into_a_message_from_outside_the_catalogue():
     """A `why` (or any argument of a message) given as English, directly or through the helpers that
     pass theirs on (`self.denied(path, "access denied")`), through a local variable, or as what a
@@ -410,6 +411,7 @@ def test_no_english_goes_into_a_message_from_outside_the_catalogue():
     assert not found, "\n".join(sorted(found))
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_english_is_a_field_the_user_is_shown():
     """A class's field a user reads (`message`, `diagnostics`, `reason`, …: a job's diagnostics, an
     ignore file's problem) given English when the object is made; and a class's own name for itself
@@ -443,6 +445,7 @@ def test_no_english_is_a_field_the_user_is_shown():
     assert not found, "\n".join(sorted(found))
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_os_error_is_raised_with_english():
     """An OSError's text is its `strerror`, which pai says as the cause (`why=exc.strerror`), and
     `str(exc)`, which a broken connection becomes (`as_pai_error`): English written there reaches
