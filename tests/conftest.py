@@ -77,8 +77,9 @@ UNIT_EXAMPLES = 30  # examples a property test tries in a run of the unit tier a
 def _load_hypothesis_profile(config) -> None:
     """Property tests: CI runs a fixed set of examples (a red CI must be reproducible);
     `HYPOTHESIS_PROFILE=explore` searches afresh with many more. A run of the unit tier alone (`-m unit`)
-    tries at most UNIT_EXAMPLES of each (a test's own smaller count stays, see `examples`): the quick
-    answer; the full suite tries them all."""
+    tries at most UNIT_EXAMPLES of each, the quick answer (a test that names its own count gives it
+    through `tests/helpers/tiers.py:examples`, capped the same way), unless HYPOTHESIS_PROFILE names a
+    profile; the full suite tries them all."""
     from hypothesis import settings
 
     from .helpers.tiers import only_selects  # a plugin (above): imported once pytest has rewritten it
