@@ -12,8 +12,9 @@ these three requests are packed here with `struct` (their layouts are fixed by M
 with its connection under message ids taken from its window; a message made only of successful
 answers to them is checked and handed over here (`_answers_read_here`), anything else goes to
 smbprotocol's receiving thread as before. An encrypted or DFS share goes through smbprotocol's own
-sending. This leans on smbprotocol's connection internals (its window, request table, socket lock):
-the storage suite (tests/test_storage_protocols.py) runs every write path against a real smbd.
+sending. This leans on smbprotocol's connection internals (its window, request table, socket lock),
+so pyproject.toml pins smbprotocol to the minor version tested, and the storage suite
+(tests/test_storage_protocols.py) runs every write path against a real smbd.
 
 A failure is raised as smbclient raises it (`SMBOSError` of the server's status, with the file's
 path), so the storage says it the same way whichever path a write took.
