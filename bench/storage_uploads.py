@@ -21,6 +21,7 @@ each run, the local files read once first, the load noted).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
@@ -124,13 +125,18 @@ def main() -> None:
         sets = make_files(work / "local", args.big_mib, args.files)
         for folder in sets.values():
             warm(folder)
-        with samba(work / "samba") as smb, nfs(work / "nfs") as nfs_server, azurite(work / "azurite") as blob:
-            from azure.storage.blob import BlobServiceClient
+        with contextlib.ExitStack() as servers:
+            # only the servers measured are started (each is a process of its own, and one may not be installed)
+            smb = servers.enter_context(samba(work / "samba")) if "samba" in only else None
+            nfs_server = servers.enter_context(nfs(work / "nfs")) if "nfs" in only else None
+            blob = servers.enter_context(azurite(work / "azurite")) if "azure" in only else None
+            if blob is not None:
+                from azure.storage.blob import BlobServiceClient
 
-            BlobServiceClient(blob.endpoint, credential={"account_name": blob.account, "account_key": blob.key}).create_container("bench")
-            smb_server = SimpleNamespace(process=_process_of(smb.port))
-            blob_server = SimpleNamespace(process=_process_of(blob.port))
-            ganesha = SimpleNamespace(process=_process_of(nfs_server.port))
+                BlobServiceClient(blob.endpoint, credential={"account_name": blob.account, "account_key": blob.key}).create_container("bench")
+            smb_server = SimpleNamespace(process=_process_of(smb.port)) if smb else None
+            blob_server = SimpleNamespace(process=_process_of(blob.port)) if blob else None
+            ganesha = SimpleNamespace(process=_process_of(nfs_server.port)) if nfs_server else None
             smbclient = shutil.which("smbclient")
             for set_no, (label, folder) in enumerate(sets.items()):
                 def ours_smb(r: int, folder=folder) -> Run:

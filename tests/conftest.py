@@ -52,6 +52,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     if transport := config.getoption("--daemon-transport"):
         os.environ["PAI_LSP_TRANSPORT"] = transport
+    _load_hypothesis_profile(config)
 
 
 def pytest_report_header(config):
@@ -70,11 +71,24 @@ def env(tmp_path_factory, starts_processes):
     stop_all(environment)
 
 
-# Property tests: CI runs a fixed set of examples (a red CI must be reproducible);
-# `HYPOTHESIS_PROFILE=explore` searches afresh with many more.
-from hypothesis import settings as _hypothesis_settings  # noqa: E402
+UNIT_EXAMPLES = 30  # examples a property test tries in a run of the unit tier alone
 
-_hypothesis_settings.register_profile("dev", max_examples=300)
-_hypothesis_settings.register_profile("ci", max_examples=300, derandomize=True)
-_hypothesis_settings.register_profile("explore", max_examples=5000)
-_hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+def _load_hypothesis_profile(config) -> None:
+    """Property tests: CI runs a fixed set of examples (a red CI must be reproducible);
+    `HYPOTHESIS_PROFILE=explore` searches afresh with many more. A run of the unit tier alone (`-m unit`)
+    tries at most UNIT_EXAMPLES of each, the quick answer (a test that names its own count gives it
+    through `tests/helpers/tiers.py:examples`, capped the same way), unless HYPOTHESIS_PROFILE names a
+    profile; the full suite tries them all."""
+    from hypothesis import settings
+
+    from .helpers.tiers import only_selects  # a plugin (above): imported once pytest has rewritten it
+
+    settings.register_profile("dev", max_examples=300)
+    settings.register_profile("ci", max_examples=300, derandomize=True)
+    settings.register_profile("explore", max_examples=5000)
+    name = os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev")
+    if "HYPOTHESIS_PROFILE" not in os.environ and only_selects(config.getoption("markexpr", ""), "unit"):
+        settings.register_profile("unit", settings.get_profile(name), max_examples=UNIT_EXAMPLES)
+        name = "unit"
+    settings.load_profile(name)

@@ -12,9 +12,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 import httpx
+import pytest
 
 from .helpers.cli import on_a_terminal, pai, typed_on_a_terminal
 from .helpers.standin import StandIn
+
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
 
 
 def test_put_ls_cat_tail_mv_get_rm(env, tmp_path):

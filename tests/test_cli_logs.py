@@ -11,7 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .helpers.cli import command_job, pai
+
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
 
 ROLES = [
     {"name": "worker", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,

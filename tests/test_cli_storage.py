@@ -15,6 +15,8 @@ import pytest
 from .helpers.cli import local_client_password, pai
 from .helpers.configs import FIRST_RUN
 
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
+
 SMB_PASSWORD = "smb-secret-pw-do-not-print"
 
 

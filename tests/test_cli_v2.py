@@ -11,9 +11,12 @@ import shutil
 from pathlib import Path
 
 import httpx
+import pytest
 
 from .helpers.cli import local_client_password, pai
 from .helpers.paths import EXAMPLE, shared
+
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
 
 JOB = """\
 # a comment the user keeps

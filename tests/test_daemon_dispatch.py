@@ -27,7 +27,10 @@ def cluster(tmp_path, monkeypatch, no_programs):
 
 
 @pytest.fixture
-def daemon(cluster, tmp_path):
+def daemon(cluster, tmp_path, monkeypatch):
+    # A cluster in memory answers at once: its board is looked at every 0.05 s, not every 0.5 s.
+    monkeypatch.setattr("pai_lsp.daemon.watcher.FOLLOW_INTERVAL", 0.05)
+    monkeypatch.setattr("pai_lsp.daemon.watcher.LOCAL_WATCH_INTERVAL", 0.05)
     return Daemon(tmp_path / "daemon.sock", Sessions(connect=lambda name, start=True: cluster))
 
 
@@ -286,8 +289,10 @@ async def test_the_editors_cluster_data_is_asked_once_at_a_time_and_kept_for_few
 
     names = [f"c{i}" for i in range(KEPT + 1)]
     backends = {name: Counted(name) for name in names}
-    for name in names:
-        Profiles().add(Profile(name, "http://127.0.0.1:9/rest", "http://127.0.0.1:9/hdfs", "alice"))  # never dialled: in memory
+    profiles = Profiles()
+    for name in names:  # never dialled: in memory
+        profiles.clusters[name] = Profile(name, "http://127.0.0.1:9/rest", "http://127.0.0.1:9/hdfs", "alice")
+    profiles.save()  # once: each save checks the whole file
     daemon = Daemon(tmp_path / "facts.sock", Sessions(connect=lambda name, start=True: backends[name]))
     asyncio.get_running_loop().call_later(0.3, gate.set)
     replies = await asyncio.gather(*(call(daemon, "cluster.facts", {"cluster": "c0"}) for _ in range(5)))

@@ -16,6 +16,8 @@ from pai_lsp.storage.upload import PATCH_MOVES
 from .helpers.cli import command_job, pai
 from .helpers.standin import StandIn
 
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
+
 
 def fake_cluster(job: str):
     """A REST server and namenode whose only job and only file are named `job`."""

@@ -145,6 +145,7 @@ async def test_watching_never_asks_for_the_whole_history(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setattr("pai_lsp.daemon.watcher.WATCH_INTERVAL", 0.05)
+    monkeypatch.setattr("pai_lsp.daemon.watcher.LOCAL_WATCH_INTERVAL", 0.05)  # the cluster is named `local`
     cluster = LongHistory()
     cluster.submit({"jobName": "mine"})
     daemon = Daemon(tmp_path / "daemon.sock", Sessions(connect=lambda name, start=True: cluster))

@@ -19,35 +19,36 @@ from pai_lsp.storage.webhdfs import Hdfs
 
 from .helpers.standin import StandIn
 
-QUICK = 0.5  # seconds a silent server is waited for
+QUICK = 0.5  # seconds a server is waited for
+SILENT = 0.1  # ... one that never answers: however long, the same failure
 
 
-def openpai(url: str) -> OpenPai:
+def openpai(url: str, wait: float) -> OpenPai:
     backend = OpenPai(Profile("c", url, url, "alice", "openpai", 1), lambda: "pw", token="t")
-    backend.http.timeout = httpx.Timeout(QUICK)
+    backend.http.timeout = httpx.Timeout(wait)
     return backend
 
 
-def paddlecloud(url: str) -> PaddleCloud:
+def paddlecloud(url: str, wait: float) -> PaddleCloud:
     backend = PaddleCloud(Profile("c", url, url, "alice", "paddlecloud", 1, "dc"), lambda: "pw", token="t")
-    backend.http.timeout = httpx.Timeout(QUICK)
+    backend.http.timeout = httpx.Timeout(wait)
     return backend
 
 
-def pfs(url: str) -> Pfs:
+def pfs(url: str, wait: float) -> Pfs:
     storage = Pfs(url, "alice", "dc", lambda: "Token t", lambda: None)
-    storage.http.timeout = httpx.Timeout(QUICK)
+    storage.http.timeout = httpx.Timeout(wait)
     return storage
 
 
-# Each client, as the product uses it: (the client for a server's URL, one call of it).
+# Each client, as the product uses it: (the client for a server's URL and a wait, one call of it).
 CALLS = {
     "REST": (openpai, lambda c: c.request("GET", "/api/v1/user/alice/jobs")),
     "REST log read": (openpai, lambda c: c.read_log(f"{c.rest_uri}/logs/stdout", 0)),
     "PaddlePaddle Cloud": (paddlecloud, lambda c: c.request("GET", "/api/v1/jobs/")),
     "PFS": (pfs, lambda c: c.list("/pfs/dc/home/alice/data")),
-    "WebHDFS browsing": (lambda url: Hdfs(url, "alice", timeout=(QUICK, QUICK)), lambda c: c.list("/data")),
-    "WebHDFS write": (lambda url: Hdfs(url, "alice", timeout=(QUICK, QUICK)), lambda c: c.write("/data/x", b"x")),
+    "WebHDFS browsing": (lambda url, wait: Hdfs(url, "alice", timeout=(wait, wait)), lambda c: c.list("/data")),
+    "WebHDFS write": (lambda url, wait: Hdfs(url, "alice", timeout=(wait, wait)), lambda c: c.write("/data/x", b"x")),
 }
 
 
@@ -55,8 +56,8 @@ CALLS = {
 def call(request):
     make, use = CALLS[request.param]
 
-    def against(url: str) -> PaiError:
-        client = make(url)
+    def against(url: str, wait: float = QUICK) -> PaiError:
+        client = make(url, wait)
         try:
             use(client)
         except PaiError as exc:
@@ -107,7 +108,7 @@ def test_a_server_that_never_answers(call):
                     return
 
         threading.Thread(target=hold, daemon=True).start()
-        failure = call(f"http://127.0.0.1:{silent.getsockname()[1]}")
+        failure = call(f"http://127.0.0.1:{silent.getsockname()[1]}", SILENT)
     for conn in held:
         conn.close()
     assert type(failure) is Unreachable and failure.message.endswith(" did not answer in time"), failure.message

@@ -14,6 +14,7 @@ from pai_lsp.core.model import Settings
 from pai_lsp.core.validate import diagnose
 
 from .helpers.paths import config_texts
+from .helpers.tiers import examples
 
 ROLES = json.dumps({
     "jobName": "j", "image": "i", "codeDir": "$PAI_DEFAULT_FS_URI/x",
@@ -29,7 +30,7 @@ def findings(doc) -> list[tuple]:
             for d in diagnose(doc, Settings(locale="en"))]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.sampled_from([ROLES, *config_texts()]), st.data())
 def test_an_edited_parse_equals_a_fresh_one(text, data):
     doc = parse(text)

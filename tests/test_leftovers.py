@@ -55,3 +55,13 @@ def test_a_run_that_ends_what_it_starts_passes(pytester, monkeypatch):
 
 def test_the_session_marks_what_it_starts():
     assert os.environ["PAI_TEST_SESSION"] == str(os.getpid()) and sys.executable
+
+
+def test_a_run_of_the_in_process_tiers_alone_looks_for_no_process(pytestconfig, monkeypatch):
+    """Their tests could start none (tests/helpers/tiers.py), so `-m unit` skips the look at every process."""
+    from .helpers.leftovers import in_process_only
+
+    for markexpr, skipped in [("unit", True), ("unit or slow", True), ("not subprocess and not editor", True),
+                              ("", False), ("subprocess", False), ("not slow", False), ("unit or other", False)]:
+        monkeypatch.setattr(pytestconfig.option, "markexpr", markexpr)
+        assert in_process_only(pytestconfig) is skipped, markexpr

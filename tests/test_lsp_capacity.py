@@ -20,6 +20,8 @@ from .helpers.cli import isolated_env, pai, stop_all
 from .helpers.lsp import SERVER, start_session, until
 from .helpers.vc_jobs import LAYOUT, v2_job
 
+pytestmark = pytest.mark.subprocess  # the language server over stdio
+
 ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-vc-")))
 BARE = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-vc-none-")))  # no daemon ever runs here
 

@@ -11,6 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -19,6 +20,8 @@ from .helpers.cli import isolated_env, stop_all
 from .helpers.debug_job import LOOP_LINE, line_of, stop_once_at
 from .helpers.lsp import SERVER, start_session
 from .helpers.paths import EXAMPLE
+
+pytestmark = pytest.mark.subprocess  # the language server over stdio
 
 ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-debug-")))
 ENV["PATH"] = os.path.dirname(sys.executable) + os.pathsep + ENV.get("PATH", "")  # the tasks' Python has debugpy

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from lsprotocol import types
 
 from .helpers.configs import VALID
 from .helpers.lsp import Editor
+
+pytestmark = pytest.mark.subprocess  # the language server over stdio
 
 
 async def test_valid_config_has_no_diagnostics(client, tmp_path):

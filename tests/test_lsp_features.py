@@ -3,10 +3,13 @@ mapping to LSP types, one case each. What the core answers is tested in-process 
 
 from __future__ import annotations
 
+import pytest
 from lsprotocol import types
 
 from .helpers.configs import VALID
 from .helpers.lsp import Editor, apply_edit, text_at, until
+
+pytestmark = pytest.mark.subprocess  # the language server over stdio
 
 
 async def complete(editor: Editor, position: types.Position) -> list[types.CompletionItem]:

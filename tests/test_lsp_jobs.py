@@ -19,6 +19,8 @@ from .helpers.failing import failing_workspace
 from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
 
+pytestmark = pytest.mark.subprocess  # the language server over stdio
+
 ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-home-")))
 
 

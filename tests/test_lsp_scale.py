@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from lsprotocol import types
 
 from .helpers.cli import pai_lang
 from .helpers.lsp import Editor
+
+pytestmark = pytest.mark.subprocess  # the language server over stdio
 
 ROLES = 300
 

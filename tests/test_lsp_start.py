@@ -9,6 +9,8 @@ from lsprotocol import types
 from .helpers.configs import V2_JOB, VALID
 from .helpers.lsp import Editor, RawServer
 
+pytestmark = pytest.mark.subprocess  # the language server over stdio, and `pai-lsp` started as editors start it
+
 
 async def test_requests_sent_right_after_initialize_are_served(client, tmp_path):
     editor = Editor(client, tmp_path / "job.pai.json")
@@ -18,7 +20,6 @@ async def test_requests_sent_right_after_initialize_are_served(client, tmp_path)
     assert "**jobName**" in hover.contents.value
 
 
-@pytest.mark.subprocess
 def test_the_language_server_does_not_load_the_job_stack_at_start():
     """Start-up time and memory (docs/benchmarks.md) depend on this: HTTP and HDFS clients load
     only when a job command runs."""
@@ -31,7 +32,6 @@ def test_the_language_server_does_not_load_the_job_stack_at_start():
     assert out.strip() == "[]"
 
 
-@pytest.mark.subprocess
 def test_pai_lsp_starts_the_server_before_loading_the_job_commands():
     """Nothing of the CLI's other commands loads before the server starts (they pulled in the
     daemon protocol and asyncio: +0.13 s per editor start)."""
@@ -58,7 +58,6 @@ def imported(stderr: list[str]) -> list[str]:
     return [line.rsplit("|", 1)[1].strip() for line in stderr if line.startswith("import time:") and "imported package" not in line]
 
 
-@pytest.mark.subprocess
 def test_initialize_is_answered_before_any_job_file_machinery_loads(tmp_path, monkeypatch):
     """The job-file formats, their validators and readers load with the first document; the daemon's
     client with the first job command; nothing loads in the background meanwhile."""
@@ -108,7 +107,6 @@ BARE_PYGLS = ["-c", "from pygls.lsp.server import LanguageServer; LanguageServer
 MODULES_BEYOND_PYGLS = 60  # the CLI's parser, the server's own modules, the settings (46 today)
 
 
-@pytest.mark.subprocess
 def test_initialize_loads_little_beyond_what_pygls_alone_loads(tmp_path, monkeypatch):
     """pygls and lsprotocol are most of the start-up (docs/benchmarks.md): what the server adds to
     them before `initialize` is answered is counted against a server of pygls alone."""
@@ -131,7 +129,6 @@ def test_initialize_loads_little_beyond_what_pygls_alone_loads(tmp_path, monkeyp
     assert [m for m in beyond if m.startswith(HEAVY)] == []
 
 
-@pytest.mark.subprocess
 def test_a_small_workspace_is_counted_without_starting_a_process(tmp_path):
     """Counting the files an upload would send (codeDir's hover and warnings) runs in a thread: the
     server starts no process for it, nor multiprocessing's resource tracker."""

@@ -20,6 +20,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .helpers.cli import isolated_env, pai, stop_all
 from .helpers.lsp import SERVER, Editor, apply_edit, start_session, text_at, until
 
+pytestmark = pytest.mark.subprocess  # the language server over stdio
+
 ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-storages-")))
 JOB = """\
 protocolVersion: 2

@@ -21,6 +21,8 @@ from pai_lsp.core.validate import validate
 
 from .helpers.lsp import SERVER, Editor, apply_edit, position_of
 
+pytestmark = pytest.mark.subprocess  # the language server over stdio
+
 ENCODINGS = ["utf-16", "utf-8", "utf-32"]
 # Characters `str.splitlines` treats as line ends, which LSP does not.
 NOT_LINE_ENDS = ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x1c"]

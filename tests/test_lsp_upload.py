@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -16,6 +17,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .helpers.cli import isolated_env, stop_all
 from .helpers.lsp import SERVER, Editor, start_session, text_at, until
 from .helpers.paths import EXAMPLE
+
+pytestmark = pytest.mark.subprocess  # the language server over stdio
 
 ENV = isolated_env(Path(tempfile.mkdtemp(prefix="pai-lsp-upload-")))
 

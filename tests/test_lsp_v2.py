@@ -6,6 +6,7 @@ lenses; a YAML file claimed by its content; and the v1 → v2 action writing a n
 
 from __future__ import annotations
 
+import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -13,6 +14,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .helpers.configs import V2_JOB as JOB
 from .helpers.configs import VALID
 from .helpers.lsp import SERVER, Editor, apply_edit, text_at
+
+pytestmark = pytest.mark.subprocess  # the language server over stdio
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))

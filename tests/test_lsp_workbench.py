@@ -23,6 +23,8 @@ from .helpers.cli import isolated_env, stop_all
 from .helpers.lsp import SERVER, start_session, until
 from .helpers.paths import EXAMPLE
 
+pytestmark = pytest.mark.subprocess  # the language server over stdio
+
 HOME = Path(tempfile.mkdtemp(prefix="pai-lsp-wb-"))
 ENV = isolated_env(HOME)
 

@@ -16,6 +16,8 @@ from .helpers.cli import local_client_password, pai
 from .helpers.proxy import CuttingProxy
 from .helpers.standin import StandIn
 
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
+
 SEED_003 = """datacenters:
 - name: datacenter1
   username: alice@example.com

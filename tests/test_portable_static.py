@@ -173,6 +173,7 @@ os.fork()
         "a path joined with '/': os.path.join(base, 'a/b')", "os.fork"]
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_posix_only_api_outside_os_guards():
     reports = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -226,6 +227,7 @@ path.open("w")
         "path.read_text", "path.write_text", "open(…)", "open(…'w')", "os.fdopen(…'w')", "path.open(…'w')"]
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_text_files_are_read_and_written_as_utf8():
     found = [f"{path.relative_to(ROOT).as_posix()}:{line}: {what}" for path in sorted(PACKAGE.rglob("*.py"))
              for line, what in text_without_encoding(path.read_text(encoding="utf-8"))]

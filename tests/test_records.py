@@ -14,8 +14,11 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
 from .helpers.cli import local_client_password, pai, workspace
+
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
 
 USER = os.environ.get("USER") or getpass.getuser()
 

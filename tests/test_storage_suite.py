@@ -20,6 +20,8 @@ from pai_lsp.storage.base import Body, Stat, Storage
 from .helpers.cli import local_client_password, pai
 from .helpers.proxy import CuttingProxy
 
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
+
 CLUSTERS = {"local": "HDFS", "local-paddle": "PFS"}
 BIG = 3_000_000  # the size that broke `pai hdfs put` on PFS: more than one read of a streamed file
 

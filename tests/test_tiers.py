@@ -49,3 +49,30 @@ def test_a_test_is_unit_unless_it_starts_processes_and_a_unit_test_that_does_fai
     others = pytester.runpytest_inprocess("-p", "tests.helpers.tiers", "-p", "no:cacheprovider", "-m", "subprocess",
                                           "--collect-only", "-q")
     others.stdout.fnmatch_lines(["*::test_uses_a_fixture_that_starts_processes", "*::test_marked", "2/6 tests collected*"])
+
+
+def test_a_run_of_one_tier_does_not_import_a_module_whose_tests_are_all_of_another(pytester):
+    """`-m unit` leaves out, unimported, a module marked `subprocess` as a whole (it would deselect each of
+    its tests); one that also names another tier is imported, and a run that selects by other marks too
+    imports everything."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\nmarkers =\n    unit: u\n    slow: l\n"
+                     "    subprocess: s\n    editor: e\n    other: o\n")
+    broken = "import pytest\n\npytestmark = pytest.mark.subprocess\n\nraise ImportError('imported')\n"
+    pytester.makepyfile(test_whole=broken, test_neovim_x="raise ImportError('imported')\n",
+                        test_mixed=("import pytest\n\npytestmark = pytest.mark.subprocess\n\n\n"
+                                    "@pytest.mark.unit\ndef test_in_process():\n    pass\n"),
+                        test_plain="def test_pure():\n    pass\n")
+    unit = pytester.runpytest_inprocess("-p", "tests.helpers.tiers", "-p", "no:cacheprovider", "-m", "unit and not slow")
+    unit.assert_outcomes(passed=2)
+    for markexpr in ("subprocess", "unit or other"):  # selects the module / names a mark that is no tier
+        assert "ImportError: imported" in pytester.runpytest_inprocess(
+            "-p", "tests.helpers.tiers", "-p", "no:cacheprovider", "-m", markexpr).stdout.str()
+
+
+def test_a_run_of_the_unit_tier_alone_is_told_from_the_others():
+    """What makes the property tests try fewer examples (tests/conftest.py): `-m` picks unit tests and no other tier's."""
+    from .helpers.tiers import only_selects
+
+    assert only_selects("unit", "unit") and only_selects("unit and not slow", "unit") and only_selects("(unit)", "unit")
+    assert not any(only_selects(markexpr, "unit") for markexpr in
+                   ("", "not subprocess", "unit or slow", "slow", "unit and other", "unit and", "not (unit"))

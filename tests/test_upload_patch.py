@@ -20,6 +20,8 @@ from pai_lsp.storage.webhdfs import Hdfs
 from .helpers.localcluster import USER, start_cluster, stop_cluster
 from .helpers.paths import ROOT
 
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
+
 REMOTE = f"/user/{USER}/code"
 
 OLD = {f"pkg{i % 4}/m{i % 3}/f{i}.py": f"print({i})\n".encode() for i in range(40)} | {"train.py": b"train()\n"}

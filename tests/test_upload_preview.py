@@ -17,6 +17,8 @@ import pytest
 
 from .helpers.cli import pai, remote_files, workspace
 
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
+
 USER = os.environ.get("USER") or getpass.getuser()
 EVERYTHING = {"pai.job.upload.include": ["**/*"]}
 
@@ -257,7 +259,6 @@ PATTERNS = ["*.log", "!x.log", "/build/", "build", "data/**", "!data/k.txt", "su
 # Not "sub/**/": pathspec reads it as "sub/" (the folder itself), git as the folders inside sub/.
 
 
-@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_random_ignore_files_agree_with_git(tmp_path):
     """Random trees and .gitignore / nested .gitignore files: the files an upload takes are the files

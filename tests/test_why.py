@@ -16,6 +16,8 @@ import pytest
 from .helpers.cli import pai
 from .helpers.failing import OPS, RUN, failing_workspace
 
+pytestmark = pytest.mark.subprocess  # `pai`, its daemon and the local cluster
+
 
 def _workspace(tmp_path: Path, name: str, command: str, **role) -> Path:
     return failing_workspace(tmp_path / name, name, command, **role)

@@ -543,6 +543,8 @@ CATALOGUE: dict[str, tuple[Any, ...]] = {
     "storage.local-read-only": (TEXT, "read-only storage"),
     "storage.access-denied": (TEXT, "access denied"),
     "storage.read-only-fs": (TEXT, "read-only file system"),
+    "storage.short-write": (TEXT, "the server wrote {written} of {size} bytes"),
+    "storage.no-credits": (TEXT, "the server granted {left} credits where a request needs {charge}"),
     # -- what an upload leaves out: problems in .paiignore / .gitignore (storage/ignore.py) --
     "ignore.problem": (TEXT, "{source}:{line}: {problem}"),
     "ignore.not-pattern": (TEXT, "{pattern!r} is not a gitignore pattern ({why})"),

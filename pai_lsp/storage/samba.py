@@ -22,7 +22,8 @@ from smbprotocol.header import NtStatus
 
 from ..core.messages import message
 from ..errors import AuthFailed, ServerError
-from .base import CHUNK, Body, Sent, Stat, Storage, delete_walked, path_parts, pieces, read_pieces
+from . import smb_writes
+from .base import Body, Sent, Stat, Storage, delete_walked, path_parts, pieces, read_pieces
 from .http import at_storage, transport_error
 
 TIMEOUT = 10  # seconds to connect
@@ -103,31 +104,34 @@ class Samba(Storage):
 
     # -- writing ---------------------------------------------------------------------------------
     def write(self, path: str, data: bytes | Body, sent: Sent | None = None) -> None:
+        """A small file in one round trip, a big one with several writes in flight (`smb_writes`);
+        its folders are made first when missing (as WebHDFS's CREATE does, and as Kubernetes makes a
+        `share: false` user's folder at the first mount)."""
         if isinstance(data, Body):
             data.rewind()
-        done = 0
-        with self._errors(path), self._created(path) as f:
-            for piece in pieces(data, CHUNK):
-                f.write(piece)
-                done += len(piece)
-                if sent is not None and not isinstance(data, Body):
-                    sent(done)
+        with self._errors(path):
+            try:
+                self._write(path, data, sent)
+            except SMBOSError as exc:
+                if exc.errno != errno.ENOENT:
+                    raise
+                smbclient.makedirs(self._unc(posixpath.dirname(path)), exist_ok=True, **self._session)
+                if isinstance(data, Body):
+                    data.rewind()
+                self._write(path, data, sent)
         if sent is not None and isinstance(data, Body):
             sent(data.size)
 
-    @contextlib.contextmanager
-    def _created(self, path: str) -> Iterator[Any]:
-        """The file opened for writing, its folders made first when missing (as WebHDFS's CREATE does,
-        and as Kubernetes makes a `share: false` user's folder at the first mount)."""
-        try:
-            f = smbclient.open_file(self._unc(path), mode="wb", **self._session)
-        except SMBOSError as exc:
-            if exc.errno != errno.ENOENT:
-                raise
-            smbclient.makedirs(self._unc(posixpath.dirname(path)), exist_ok=True, **self._session)
-            f = smbclient.open_file(self._unc(path), mode="wb", **self._session)
-        with f:
-            yield f
+    def _write(self, path: str, data: bytes | Body, sent: Sent | None) -> None:
+        unc = self._unc(path)
+        tree, name = smb_writes.opened_tree(unc, self._session)
+        if isinstance(data, bytes) and len(data) <= smb_writes.small_limit(tree):
+            smb_writes.write_whole(tree, name, unc, data)
+            if sent is not None:
+                sent(len(data))
+            return
+        written = sent if sent is not None and not isinstance(data, Body) else None
+        smb_writes.write_pieces(tree, name, unc, pieces(data, smb_writes.piece_size(tree)), written)
 
     def commit(self, temp: str, path: str) -> None:
         """One rename that replaces what is at `path` (a folder there is refused, as rename2 does)."""
@@ -159,5 +163,5 @@ def _made(name: str, attributes: int, size: int, modified: int) -> Stat:
 
 def _said(exc: BaseException, path: str, storage: str) -> ServerError:
     """Any other SMB failure, in one line about the path (never the session's credentials)."""
-    why = getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    why = getattr(exc, "why", None) or getattr(exc, "strerror", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
     return ServerError(message("storage.failed", path=path, storage=storage, why=why))

@@ -61,6 +61,7 @@ def _literal(node: ast.AST) -> bool:
     return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_english_chinese_pair_is_written_outside_the_catalogue():
     """`pick(locale, "…", "…")` with literals, and any Chinese literal outside the catalogue and the
     data tables, is a message that belongs in core/messages.py under a code."""
@@ -85,6 +86,7 @@ def test_no_english_chinese_pair_is_written_outside_the_catalogue():
     assert not found, "\n".join(found)
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_every_code_the_code_names_is_in_the_catalogue():
     """`message("…")` / `render("…", …)` / `msg.render(...)` with a literal code: that code exists."""
     missing = []
@@ -156,6 +158,7 @@ def test_an_english_text_in_the_catalogue_is_no_plural_made_by_hand():
     assert not found, found
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_text_outside_the_catalogue_makes_a_plural_by_hand():
     """Nor anywhere else: "file(s)" in an f-string is a count said outside the catalogue (the local
     cluster says its servers' own words, HDFS's "snapshot(s)" among them)."""
@@ -170,6 +173,7 @@ def test_no_text_outside_the_catalogue_makes_a_plural_by_hand():
     assert not found, "\n".join(found)
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_a_quick_fix_is_titled_by_the_catalogue():
     """A quick fix's title is a line of the editor's menu: `Fix(msg.render("fix.…", locale, …), …)`, never a literal."""
     found = [f"{name}:{node.lineno}: {ast.unparse(node)[:80]}" for name, tree in _modules() for node in ast.walk(tree)
@@ -183,6 +187,7 @@ ERROR_CLASSES = {name for name, value in vars(errors).items() if isinstance(valu
 PLAIN_ERRORS = {"daemon/server.py", "daemon/watcher.py"}
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_every_error_a_user_reads_is_a_catalogue_message():
     """An error class raised with a literal line (`NotFound(f"…")`) is English only: the daemon can
     say it to a Chinese editor in no other way. Say it by a code (`message("…", …)`)."""
@@ -388,6 +393,7 @@ def _scopes(tree: ast.Module) -> list[ast.AST]:
     return [tree, *_functions(tree)]
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_english_goes_into_a_message_from_outside_the_catalogue():
     """A `why` (or any argument of a message) given as English, directly or through the helpers that
     pass theirs on (`self.denied(path, "access denied")`), through a local variable, or as what a
@@ -405,6 +411,7 @@ def test_no_english_goes_into_a_message_from_outside_the_catalogue():
     assert not found, "\n".join(sorted(found))
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_english_is_a_field_the_user_is_shown():
     """A class's field a user reads (`message`, `diagnostics`, `reason`, …: a job's diagnostics, an
     ignore file's problem) given English when the object is made; and a class's own name for itself
@@ -438,6 +445,7 @@ def test_no_english_is_a_field_the_user_is_shown():
     assert not found, "\n".join(sorted(found))
 
 
+@pytest.mark.slow  # reads every module of the package: the full suite runs it, `-m unit` stays quick
 def test_no_os_error_is_raised_with_english():
     """An OSError's text is its `strerror`, which pai says as the cause (`why=exc.strerror`), and
     `str(exc)`, which a broken connection becomes (`as_pai_error`): English written there reaches

@@ -28,14 +28,37 @@ from ..helpers.paths import SHARED
 from ..helpers.yaml_oracle import server_verdict
 
 V2 = BY_NAME["pai-v2"]
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's: the same values, several times sooner
+
+
+def load(text: str):
+    """The values of a YAML text, as `yaml.safe_load` reads them."""
+    return yaml.load(text, Loader=LOADER)
+
+
 OTHER_TYPES = ["x", None, [], ["a"], {}, {"a": 1}, 1, True, [["a"]], [{"a": 1}], "", 0, -1, 1.5]
 
 
 @cache
+def own() -> list[dict]:
+    """The repository's job, as plain values."""
+    return [json.loads(json.dumps(load(V2_JOB), default=str))]
+
+
+@cache
+def real() -> list[dict]:
+    """The real examples (when ../shared is there), as plain values."""
+    texts = [p.read_text(encoding="utf-8") for p in sorted((SHARED / "corpus").glob("openpai-examples/v2/*.yaml"))]
+    return [json.loads(json.dumps(load(t), default=str)) for t in texts]
+
+
 def examples() -> list[dict]:
-    """The repository's job and the real examples (when ../shared is there), as plain values."""
-    texts = [V2_JOB] + [p.read_text(encoding="utf-8") for p in sorted((SHARED / "corpus").glob("openpai-examples/v2/*.yaml"))]
-    return [json.loads(json.dumps(yaml.safe_load(t), default=str)) for t in texts]
+    """The repository's job and the real examples."""
+    return own() + real()
+
+
+# Each change on the repository's job (the unit tier), and on every real example (much work: the full suite).
+JOBS = [pytest.param(own, id="own"), pytest.param(real, id="real", marks=pytest.mark.slow)]
 
 
 def changed(job: dict, path: tuple, value) -> dict:
@@ -104,23 +127,25 @@ def local_status(text: str) -> int:
     return 202
 
 
+@pytest.mark.parametrize("jobs", JOBS)
 @pytest.mark.parametrize("what, change, status", REFUSED, ids=[r[0] for r in REFUSED])
-def test_what_the_servers_code_refuses_is_an_error_here_and_in_the_local_cluster(what, change, status):
-    for job in examples():
+def test_what_the_servers_code_refuses_is_an_error_here_and_in_the_local_cluster(what, change, status, jobs):
+    for job in jobs():
         text = yaml.safe_dump(change(job), sort_keys=False)
         found = errors(text)
         assert found, f"{what}: no error\n{text}"
         assert {d.code for d in found} & {"v2.server-crash", "v2.server-refuses", "v2.server-letters"}, (what, [(d.code, d.message) for d in found])
         assert local_status(text) == status, (what, text)
-        assert next(refusals(yaml.safe_load(text))).status == status
+        assert next(refusals(load(text))).status == status
 
 
+@pytest.mark.parametrize("jobs", JOBS)
 @pytest.mark.parametrize("what, change", ACCEPTED, ids=[a[0] for a in ACCEPTED])
-def test_what_the_servers_code_accepts_is_no_error(what, change):
-    for job in examples():
+def test_what_the_servers_code_accepts_is_no_error(what, change, jobs):
+    for job in jobs():
         text = yaml.safe_dump(change(job), sort_keys=False)
         assert errors(text) == [], (what, [(d.code, d.message) for d in errors(text)])
-        assert list(refusals(yaml.safe_load(text))) == []
+        assert list(refusals(load(text))) == []
         assert local_status(text) == 202, what
 
 
@@ -131,7 +156,7 @@ def test_the_editor_says_where_and_why():
     assert "Cannot convert undefined or null to object" in found.message and "taskRoles be null" in found.message
     zh = [d for d in V2.diagnose(V2.parse(text), Settings(locale="zh-CN")) if d.code == "v2.server-crash"]
     assert zh and "服务器" in zh[0].message
-    (crash,) = [r for r in refusals(yaml.safe_load(text)) if r.kind == JAVASCRIPT]
+    (crash,) = [r for r in refusals(load(text)) if r.kind == JAVASCRIPT]
     assert (crash.status, crash.path, crash.expected) == (500, ("taskRoles",), "object")
 
 

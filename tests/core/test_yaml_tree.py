@@ -300,6 +300,7 @@ def big_job(roles: int) -> str:
     return "\n".join(out) + "\ndefaults: {virtualCluster: default}\n"
 
 
+@pytest.mark.slow  # 36,000 lines on purpose: the full suite runs it, `-m unit` stays quick
 def test_a_file_longer_than_tree_sitter_yaml_reads_in_one_go_is_read_whole():
     text = big_job(4000)  # 36,000 lines: tree-sitter-yaml alone stops at 32,768
     assert text.count("\n") > 32_768 > SPLIT_LINES

@@ -75,7 +75,7 @@ def leftovers(mark: str, root: int | None, grace: float = GRACE) -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
-    if os.environ.get(MARK) != str(os.getpid()):
+    if os.environ.get(MARK) != str(os.getpid()) or in_process_only(session.config):
         return
     named = leftovers(str(os.getpid()), os.getpid())
     if not named:
@@ -87,3 +87,12 @@ def pytest_sessionfinish(session, exitstatus):
         for line in lines:
             reporter.write_line(line)
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def in_process_only(config: pytest.Config) -> bool:
+    """Whether the run selects only tiers whose tests may start no process (`-m unit`): each that
+    tried failed already (tests/helpers/tiers.py), so there is nothing to look for."""
+    from .tiers import selects
+
+    markexpr = config.getoption("markexpr", "")
+    return bool(markexpr) and all(selects(markexpr, tier) is False for tier in ("subprocess", "editor"))

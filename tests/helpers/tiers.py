@@ -11,12 +11,18 @@ A unit (or slow) test that starts a process anyway (while it is set up or run) f
 honest. A program that is not installed is not started: it fails as it would (FileNotFoundError), so
 code that asks git when there is one is tested in-process on a machine without it (`no_programs`).
 A mark on the test or its module wins over what it uses.
+
+A run that selects by tier alone (`-m unit`, `-m "unit or slow"`) does not import a module whose tests it
+would deselect anyway, so the unit tier does not pay for importing (and rewriting the asserts of) the
+end-to-end modules: one that says `pytestmark = pytest.mark.<tier>` and names no other tier, or a Neovim
+module that names none.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -50,10 +56,13 @@ def tier(item: pytest.Item) -> str:
     marked = next((mark.name for mark in item.iter_markers() if mark.name in TIERS), None)
     if marked:
         return marked
-    path = Path(item.path)
-    if "vscode" in path.parts or path.name.startswith("test_neovim"):
+    if _editor_path(Path(item.path)):
         return "editor"
     return "subprocess" if _starts_processes(item) else "unit"
+
+
+def _editor_path(path: Path) -> bool:
+    return "vscode" in path.parts or path.name.startswith("test_neovim")
 
 
 def _starts_processes(item: pytest.Item) -> bool:
@@ -62,6 +71,55 @@ def _starts_processes(item: pytest.Item) -> bool:
     info = getattr(item, "_fixtureinfo", None)  # pytest-lsp's fixtures start the server; they request nothing we own
     return info is not None and any(defs[-1].func.__module__.startswith("pytest_lsp")
                                     for defs in info.name2fixturedefs.values() if defs)
+
+
+MODULE_TIER = re.compile(r"^pytestmark = pytest\.mark\.(\w+)\b", re.MULTILINE)
+NAMED_TIER = re.compile(r"\bmark\.(" + "|".join(TIERS) + r")\b")
+WORD = re.compile(r"[()]|[^\s()]+")
+
+
+def module_tier(path: Path) -> str | None:
+    """The one tier every test of a module has, read from its text without importing it (None: not
+    known before its tests are collected)."""
+    text = path.read_text(encoding="utf-8")
+    named = set(NAMED_TIER.findall(text))
+    declared = MODULE_TIER.search(text)
+    if declared and named == {declared[1]}:
+        return declared[1]
+    return "editor" if not named and _editor_path(path) else None
+
+
+def selects(markexpr: str, tier: str) -> bool | None:
+    """Whether `-m markexpr` selects a test whose only tier is `tier` (None: the expression names more
+    than tiers, so a test's other marks count too)."""
+    words = WORD.findall(markexpr)
+    if not words or any(w not in TIERS and w not in ("and", "or", "not", "(", ")") for w in words):
+        return None
+    try:  # only True, False, and, or, not and brackets are left to evaluate
+        return bool(eval(" ".join(str(w == tier) if w in TIERS else w for w in words), {"__builtins__": {}}))
+    except SyntaxError:
+        return None  # pytest says what is wrong with it
+
+
+def only_selects(markexpr: str, tier: str) -> bool:
+    """Whether `-m markexpr` selects the tests of `tier` and of no other tier."""
+    return selects(markexpr, tier) is True and not any(selects(markexpr, other) for other in TIERS if other != tier)
+
+
+def examples(wanted: int) -> int:
+    """A property test's own count of examples (`@settings(max_examples=examples(150))`), or the fewer that
+    the run's profile tries (the unit tier alone: tests/conftest.py)."""
+    from hypothesis import settings
+
+    return min(wanted, settings.default.max_examples)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    markexpr = config.getoption("markexpr", "")
+    if not markexpr or collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    tier = module_tier(collection_path)
+    return True if tier is not None and selects(markexpr, tier) is False else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -5,9 +5,12 @@ up to the platform's 200,000,000 bytes."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from ..helpers.localcluster import USER, job, login, role, wait_for
 from ..helpers.webhdfs import hdfs
+
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
 
 PRIVATE = f"/user/{USER}/private"
 

@@ -5,11 +5,14 @@ unfinished jobs (`OpenPai.active_jobs`) sends it back, so a quiet round costs no
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from pai_lsp.clusters.openpai import OpenPai
 from pai_lsp.clusters.profiles import Profile
 
 from ..helpers.localcluster import USER, job, role, submit, wait_for
+
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
 
 
 def test_the_job_list_has_a_weak_etag_and_answers_304_while_nothing_changed(cluster):

@@ -15,6 +15,8 @@ import pytest
 from ..helpers.localcluster import USER, detail, finished, job, own_cluster, role, submit, task_pids, wait_for
 from ..helpers.webhdfs import hdfs, remote_exception
 
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
+
 
 @pytest.fixture
 def small_disk(tmp_path: Path, starts_processes):

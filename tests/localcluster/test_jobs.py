@@ -12,6 +12,8 @@ import pytest
 
 from ..helpers.localcluster import PASSWORD, USER, detail, finished, job, log, role, secret_file, submit, task_pids, wait_for
 
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
+
 
 def test_login_forms_and_auth_errors(cluster):
     form = httpx.post(f"{cluster.url}/api/v1/authn/basic/login", data={"username": USER, "password": PASSWORD})

@@ -45,7 +45,7 @@ def exposition(found) -> dict:
 
 def test_a_tasks_series_carry_job_exporters_names_units_and_labels():
     job, task = a_job()
-    busy_until = time.process_time() + 0.3
+    busy_until = time.process_time() + 0.05
     while time.process_time() < busy_until:  # this process's tree is the task: it has spent some CPU
         pass
     gpu = GpuReading(index=0, minor_number=3, utilization=87.0, memory_used=40 << 30, memory_total=80 << 30)
@@ -74,7 +74,7 @@ def test_a_task_without_gpus_has_no_gpu_series_and_the_next_sample_is_over_the_t
     sampler = Sampler(Gpus())
     tree = TaskTree(job, task, os.getpid())
     sampler.sample([tree], {})
-    time.sleep(0.5)  # idle: this process spends (almost) nothing meanwhile
+    time.sleep(0.25)  # idle: this process spends (almost) nothing meanwhile (a clock tick is 10 ms: 4 %)
     (sample,) = sampler.sample([tree], {})
     read = exposition(families([sample]))
     assert "task_gpu_percent" not in read and "task_gpu_mem_percent" not in read

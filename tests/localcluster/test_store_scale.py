@@ -130,6 +130,7 @@ def test_hadoops_max_directory_items_limit(store):
     assert store.status(ME, "/full")["childrenNum"] == 3
 
 
+@pytest.mark.slow  # 400 random changes on purpose: the full suite runs it, `-m unit` stays quick
 def test_children_counts_stay_exact_through_every_change(store):
     """Random creates, overwrites, mkdirs, renames and deletes: childrenNum is always what the folder holds."""
     rng = random.Random(22)
@@ -160,6 +161,7 @@ def test_children_counts_stay_exact_through_every_change(store):
                 assert store.status(ME, checked)["childrenNum"] == len(os.listdir(local)), (step, checked)
 
 
+@pytest.mark.slow  # 600 calls from 8 threads on purpose: the full suite runs it, `-m unit` stays quick
 def test_creates_and_mkdirs_at_once_in_new_folders_all_succeed(store):
     """WebHDFS serves calls from several threads: two making the same new folder at once both succeed
     (the second finds it made), a folder is never seen before its owner and mode are recorded (alice

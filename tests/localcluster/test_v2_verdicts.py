@@ -23,6 +23,8 @@ from ..helpers.paths import shared
 from ..helpers.v2_jobs import BASE, CHOICES, ROLES, SHAPES, generated
 from ..helpers.yaml_oracle import server_verdict
 
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
+
 
 def corpus() -> list[str]:
     """The real examples, in the virtual cluster this one has (which virtual clusters exist is the cluster's, not the protocol's)."""

@@ -12,6 +12,8 @@ import httpx
 import pytest
 from hdfs import HdfsError, InsecureClient
 
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
+
 
 @pytest.fixture
 def client(cluster):

@@ -11,6 +11,8 @@ from hdfs import HdfsError, InsecureClient
 from ..helpers.localcluster import USER
 from ..helpers.webhdfs import hdfs, remote_exception
 
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
+
 SUPERUSER = getpass.getuser()
 
 

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import getpass
 
+import pytest
+
 from ..helpers.localcluster import USER
 from ..helpers.webhdfs import hdfs, remote_exception
+
+pytestmark = pytest.mark.subprocess  # the local cluster runs as a process
 
 SUPERUSER = getpass.getuser()
 HOME = f"/user/{USER}"
