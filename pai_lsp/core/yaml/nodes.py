@@ -88,10 +88,11 @@ class YamlNode(Node):
     def get_property(self, key: str) -> Node | None:
         found = None
         if self.type == "object":
-            for prop in self._children:  # type: ignore[union-attr]
+            for prop in reversed(self._children):  # type: ignore[arg-type]  # the last pair of a repeated key wins
                 pair = prop._children  # a pair's: [key] or [key, value]; a scalar key's value is its `_value`
                 if pair and pair[0]._value == key and not getattr(prop, "is_merge", False):
                     found = prop
+                    break
         if found is None and self.merges:
             for source in self.merges:
                 found = source.get_property(key)
