@@ -7,7 +7,6 @@ Keys are the ones users already have (OpenPAI's guide to submitting through HDFS
 
 from __future__ import annotations
 
-import os
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -107,12 +106,3 @@ def cluster_storages(value: Any) -> tuple[tuple[str, str, str], ...]:
 def job_values(values: dict[str, Any]) -> dict[str, Any]:
     """The `pai.job.*` keys of `values`: what an editor passes on with a submit."""
     return {key: value for key, value in values.items() if key.startswith("pai.job.")}
-
-
-def terminal_locale() -> str | None:
-    """Locale of a terminal user: LC_ALL, LC_MESSAGES, then LANG (e.g. zh_CN.UTF-8)."""
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(var)
-        if value:
-            return value.split(".")[0]
-    return None

@@ -135,7 +135,7 @@ def test_pai_speaks_chinese_to_a_chinese_terminal(tmp_path):
     assert chinese.stdout.startswith("用法：pai hdfs ls") and "列出文件夹。" in chinese.stdout and "--cluster PROFILE" in chinese.stdout
     top = pai({**env, "LC_ALL": "zh_CN.UTF-8"}, "--help")
     assert "退出码：" in top.stdout and "检查作业配置并打印其中的问题" in top.stdout
-    english = pai({**env, "LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, "hdfs", "ls", "--help")  # LC_ALL first, as settings.terminal_locale
+    english = pai({**env, "LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, "hdfs", "ls", "--help")  # LC_ALL first, as cli.output.terminal_locale
     assert english.stdout.startswith("usage: pai hdfs ls") and "List a folder." in english.stdout
     # argparse's own refusals too, by the same rule (gettext's would read LANGUAGE first)
     missing = pai({**env, "LANG": "zh_CN.UTF-8", "LANGUAGE": "en"}, "show")

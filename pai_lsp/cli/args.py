@@ -244,7 +244,7 @@ def required_value(value: str) -> str:
     if value:
         return value
     from ..core.messages import render
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     raise argparse.ArgumentTypeError(render("cli.empty-value", terminal_locale()))
 
@@ -257,7 +257,7 @@ def locale(value: str) -> str:
     if tag == "zh" or tag.startswith(("zh-cn", "zh-hans", "zh-sg")):
         return "zh-CN"
     from ..core.messages import render
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     raise argparse.ArgumentTypeError(render("cli.bad-locale", terminal_locale(), value=repr(value)))
 

@@ -29,7 +29,7 @@ def add_commands(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     return check(args.files, args.cluster_kind, args.locale or terminal_locale(), as_json=args.output == "json",
                  stdin_name=args.stdin_name)

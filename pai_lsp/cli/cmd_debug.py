@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def cmd_debug(args: argparse.Namespace) -> int:
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     cluster = args.cluster or "local"
     options = api.DebugOptions(tasks=args.task, post_mortem_minutes=args.post_mortem, via=args.via)

@@ -136,7 +136,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if args.list and not args.dry_run:
         raise InvalidInput(message("cli.list-needs-dry-run"))
     if args.dry_run:
-        from ..settings import terminal_locale
+        from .output import terminal_locale
 
         shown = daemon.call_sync(api.Preview(file=str(Path(args.file).resolve()), shown=args.file, cluster=cluster,
                                                   list_files=args.list, locale=terminal_locale(),
@@ -166,7 +166,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         to, up = result.code_storage, result.upload
         files = (up.sent_files + up.unchanged_files) if up is not None else 0
         from ..core.messages import render
-        from ..settings import terminal_locale
+        from .output import terminal_locale
 
         print(visible(render("cli.code-storage", terminal_locale(), files=files, storage=to.storage, path=to.path,
                              mount=to.mount_path, folder=to.job_folder)), file=sys.stderr)
@@ -269,7 +269,7 @@ def _show_status(status: Any, output: str, cluster: str | None) -> None:
         return
     from ..api import said_diagnostics
     from ..core.openpai_rest import describe_exit
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     out = console()
     how = describe_exit(status.state, status.exit_code, status.user_exit_code, status.exit_reason, terminal_locale())

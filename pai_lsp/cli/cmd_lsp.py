@@ -54,7 +54,7 @@ def print_kinds(out=sys.stdout) -> int:
     import json
 
     from ..clusters.kinds import catalogue
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     print(json.dumps(catalogue(terminal_locale()), ensure_ascii=False), file=out)
     return EXIT_OK

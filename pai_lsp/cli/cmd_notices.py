@@ -110,7 +110,7 @@ def show(args: argparse.Namespace, path: Path, settings: NoticeSettings, problem
 
 def send_test(settings: NoticeSettings, state: str) -> int:
     """A sample end told through every channel set, each said in one line: what it did."""
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     sample = JobEnded(job="pai-notices-test", cluster="local", state=state, why="", why_zh="", retries=0, exit_code=None)
     locale = settings.locale or terminal_locale()

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _locale() -> str | None:
     """The terminal's language: the daemon says the result's words in it."""
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     return terminal_locale()
 

@@ -182,7 +182,7 @@ def _list(cluster: str | None, output: str) -> int:
         print(visible("  ".join(cell.ljust(width) for cell, width in zip(row[:-1], widths, strict=True)) + "  " + row[-1]))
     if not answer.storages:
         from ..core.messages import render
-        from ..settings import terminal_locale
+        from .output import terminal_locale
 
         print(visible(render("cli.no-storages", terminal_locale(), cluster=answer.cluster)), file=sys.stderr)
     return 0

@@ -61,7 +61,7 @@ def cmd_top(args: argparse.Namespace) -> int:
 def render(result: JobMetricsResult) -> str:
     """The table: one line per task, then one per GPU of it."""
     from ..core.messages import render as say
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     stamp = time.strftime("%H:%M:%S", time.localtime(result.time))
     lines = [visible(_("{job} on {cluster} at {time}").format(job=result.job, cluster=result.cluster, time=stamp))]

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
 def cmd_vc(args: argparse.Namespace) -> int:
     from ..core.messages import render
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     locale = terminal_locale()
     result = daemon.call_sync(api.VirtualClusters(cluster=args.cluster))

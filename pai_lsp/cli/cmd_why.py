@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def cmd_why(args: argparse.Namespace) -> int:
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     result = daemon.call_sync(api.Why(job=args.job, cluster=args.cluster, refresh=args.refresh))
     if result.state == "WAITING":  # not a failure: why it waits (the daemon's job.waiting), where the cluster can tell
@@ -64,7 +64,7 @@ def cmd_why(args: argparse.Namespace) -> int:
 
 def _waiting(args: argparse.Namespace, waiting: api.WaitingResult) -> int:
     from ..core.waiting import Explanation
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     if args.output == "json":
         print_json(waiting)
@@ -82,7 +82,7 @@ def failure_line(cluster: str | None, job: str, state: str) -> str | None:
     if state not in EXPLAINED:
         return None
     from ..service.why import one_line  # the triage core only when a job failed: `pai status` stays quick
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     try:
         result = daemon.call_sync(api.Why(job=job, cluster=cluster))

@@ -51,7 +51,7 @@ def follow_logs(cluster: str | None, job: str, task: str | None, follow: bool = 
     if not follow:
         return 0
     state = result.state
-    from ..settings import terminal_locale
+    from .output import terminal_locale
 
     locale = terminal_locale()
     how = describe_exit(state, final[-1].exit_code, final[-1].user_exit_code, final[-1].exit_reason or

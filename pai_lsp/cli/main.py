@@ -109,7 +109,7 @@ def guarded(name: str, run) -> int:
         return run()
     except PaiError as exc:
         from ..core.messages import render
-        from ..settings import terminal_locale
+        from .output import terminal_locale
 
         locale = terminal_locale()
         print(visible(f"{name}: {exc.render(locale)}") + (render("cli.f-replaces", locale) if isinstance(exc, Exists) else ""),

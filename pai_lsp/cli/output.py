@@ -190,3 +190,13 @@ def bar_updater(bar: Any, task: Any) -> Callable[[api.Event], None]:
             bar.update(task, completed=event.bytes, total=event.total_bytes or None)
 
     return on_progress
+
+
+def terminal_locale() -> str | None:
+    """Locale of a terminal user: LC_ALL, LC_MESSAGES, then LANG (e.g. zh_CN.UTF-8). Here, not with the
+    editor's settings, so that a command reads it without loading those."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var)
+        if value:
+            return value.split(".")[0]
+    return None
