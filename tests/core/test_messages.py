@@ -389,6 +389,18 @@ def _assigned(f: ast.AST) -> dict[str, list[ast.AST]]:
     return values
 
 
+def _scoped_calls(flow: _Flow):
+    """Every call in the package's modules (but those quoting other programs' words), with what its
+    scope assigns: where the scans look for English going into a message or a shown field."""
+    for name, tree in flow.modules:
+        if name in QUOTING:
+            continue
+        for scope in _scopes(tree):
+            assigned = _assigned(scope)
+            for call in (c for c in ast.walk(scope) if isinstance(c, ast.Call)):
+                yield name, call, assigned
+
+
 def _scopes(tree: ast.Module) -> list[ast.AST]:
     return [tree, *_functions(tree)]
 
@@ -400,14 +412,9 @@ def test_no_english_goes_into_a_message_from_outside_the_catalogue():
     function returns (`why=_why(exc)`): the message is translated, its argument not."""
     flow = _Flow(_modules())
     found = set()
-    for name, tree in flow.modules:
-        if name in QUOTING:
-            continue
-        for scope in _scopes(tree):
-            assigned = _assigned(scope)
-            for call in (c for c in ast.walk(scope) if isinstance(c, ast.Call)):
-                for value in flow.into_message(call, name):
-                    found |= {f"{name}:{call.lineno}: {_name(call)}(… {w!r} …)" for w in flow.english(value, assigned, name)}
+    for name, call, assigned in _scoped_calls(flow):
+        for value in flow.into_message(call, name):
+            found |= {f"{name}:{call.lineno}: {_name(call)}(… {w!r} …)" for w in flow.english(value, assigned, name)}
     assert not found, "\n".join(sorted(found))
 
 
@@ -427,16 +434,14 @@ def test_no_english_is_a_field_the_user_is_shown():
                     for value in flow.into_message(call, name) for v in ast.walk(value)
                     if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self"}
     found = set()
+    for name, call, assigned in _scoped_calls(flow):
+        if (order := fields.get(_name(call))) is not None:
+            values = [k.value for k in call.keywords if k.arg in SHOWN_FIELDS]
+            values += [a for i, a in enumerate(call.args) if i < len(order) and order[i] in SHOWN_FIELDS]
+            found |= {f"{name}:{call.lineno}: {_name(call)}(… {w!r} …)" for v in values for w in flow.english(v, assigned, name)}
     for name, tree in flow.modules:
         if name in QUOTING:
             continue
-        for scope in _scopes(tree):
-            assigned = _assigned(scope)
-            for call in (c for c in ast.walk(scope) if isinstance(c, ast.Call) and _name(c) in fields):
-                order = fields[_name(call)]
-                values = [k.value for k in call.keywords if k.arg in SHOWN_FIELDS]
-                values += [a for i, a in enumerate(call.args) if i < len(order) and order[i] in SHOWN_FIELDS]
-                found |= {f"{name}:{call.lineno}: {_name(call)}(… {w!r} …)" for v in values for w in flow.english(v, assigned, name)}
         for cls in (c for c in ast.walk(tree) if isinstance(c, ast.ClassDef)):
             for stmt in cls.body:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
