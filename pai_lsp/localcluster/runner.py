@@ -297,7 +297,8 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
         full_env.update((k, v) for k, v in os.environ.items() if k in ENGINE_VARIABLES)
     full_env.update(env)
     full_env["PAI_WORK_DIR"] = str(workdir)
-    full_env[TASK_MARKER] = f"{task_id(job, task)}/{secrets.token_hex(8)}"  # unique to this start, on any cluster
+    start_token = secrets.token_hex(8)
+    full_env[TASK_MARKER] = f"{task_id(job, task)}/{start_token}"  # unique to this start, on any cluster
     container = None
     before = "" if ssh is None else await asyncio.to_thread(ssh_preamble, ssh, logdir.parent / "sshd", full_env, engine is None)
     if engine is None:
@@ -309,7 +310,9 @@ async def start(job: Job, task: Task, workdir: Path, logdir: Path, env: dict[str
             argv = [*helper_argv(), spec, *argv]
         full_env["PATH"] = search_path(shell, full_env.get("PATH", ""))
     else:
-        name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in task_id(job, task))
+        # An engine's container names are the whole machine's: another local cluster (another data folder,
+        # another user) may run a task of the same job name, so the name ends with this start's token.
+        name = "pai-" + "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in task_id(job, task)) + f"-{start_token[:8]}"
         container = (engine, name)
         argv = container_command(engine, name, job, role, workdir, env, max_cpus, mounts, before)
     files = {name: _private_log(logdir / name) for name in LOG_NAMES}  # a disk that takes no file fails the start here

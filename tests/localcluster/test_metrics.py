@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import time
+import uuid
 
 import httpx
 import psutil
@@ -76,7 +77,7 @@ def test_a_container_task_exports_the_same_series_as_a_host_task(tmp_path, prome
             cluster.client() as c:
         # The loop's command line is unique to this test: its processes are found among this machine's by it
         # (the container's, not the engine client's, which names the command after `bash -c` too).
-        loop = f"while :; do :; done # {tmp_path.name}"
+        loop = f"while :; do :; done # {uuid.uuid4().hex}"  # (another run's test may loop beside it)
         body = job("boxed", role("burner", loop), role("idler", "sleep 600"), image=engine.image)
         assert submit(c, body).status_code == 201
         wait_for(lambda: detail(c, "boxed")["jobStatus"]["state"] == "RUNNING", 60)
@@ -84,9 +85,21 @@ def test_a_container_task_exports_the_same_series_as_a_host_task(tmp_path, prome
         burner = wait_for(lambda: [p.pid for p in psutil.process_iter(["cmdline"])
                                    if (p.info["cmdline"] or [""])[0] == "/bin/bash" and loop in p.info["cmdline"]], 60)
         # The limit exported is the one the engine gave the container.
-        given = engine.run("inspect", "--format", "{{.HostConfig.Memory}}", f"pai-{USER}-boxed-0-burner-0")
-        assert given.stdout.split() == [str(256 * 2**20)], given
+        given = _container_memory(engine, f"pai-{USER}-boxed-0-burner-0-", loop)
+        assert given == 256 * 2**20, given
         _burner_shows_a_core_and_idler_none(cluster, c, "boxed", burner)
+
+
+def _container_memory(engine, prefix: str, command: str) -> int | None:
+    """The memory limit of the running container whose name starts with `prefix` and whose command has
+    `command` in it (the name ends with a token of its start: other clusters' containers run beside it)."""
+    names = engine.run("ps", "--format", "{{.Names}}").stdout.split()
+    for name in (n for n in names if n.startswith(prefix)):
+        seen = engine.run("inspect", "--format", "{{.HostConfig.Memory}} {{json .Config.Cmd}}", name).stdout
+        memory, _, cmd = seen.partition(" ")
+        if command in cmd:
+            return int(memory)
+    return None
 
 
 def _burner_shows_a_core_and_idler_none(cluster, c, name: str, burner: list[int]) -> None:
