@@ -55,11 +55,12 @@ def prometheus() -> None:
 
 def test_a_burning_task_shows_a_core_and_an_idle_one_none(tmp_path, prometheus):
     with own_cluster(tmp_path / "cluster", "--metrics-interval", "1") as cluster, cluster.client() as c:
-        body = job("metrics", role("burner", "while :; do :; done"), role("idler", "sleep 600"))
+        name = f"metrics{uuid.uuid4().hex[:8]}"  # its tasks are found by it among every cluster's on this machine
+        body = job(name, role("burner", "while :; do :; done"), role("idler", "sleep 600"))
         assert submit(c, body).status_code == 201
-        wait_for(lambda: detail(c, "metrics")["jobStatus"]["state"] == "RUNNING", 30)
-        burner = wait_for(lambda: [p for p in task_pids("metrics") if _is_loop(p)], 30)
-        _burner_shows_a_core_and_idler_none(cluster, c, "metrics", burner)
+        wait_for(lambda: detail(c, name)["jobStatus"]["state"] == "RUNNING", 30)
+        burner = wait_for(lambda: [p for p in task_pids(name) if _is_loop(p)], 30)
+        _burner_shows_a_core_and_idler_none(cluster, c, name, burner)
 
 
 @pytest.fixture
