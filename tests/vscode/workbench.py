@@ -94,8 +94,14 @@ class Workbench:
         while True:
             self.page.keyboard.press("F1")
             box = self.page.locator(QUICK_INPUT_BOX)
-            box.wait_for(state="visible")
-            box.fill(">" + title)
+            try:  # (a palette pressed open while another quick input closes can go inert: open it again)
+                box.wait_for(state="visible", timeout=10_000)
+                box.fill(">" + title, timeout=10_000)
+            except PlaywrightError:
+                if time.monotonic() > deadline:
+                    raise
+                self.page.keyboard.press("Escape")
+                continue
             try:
                 self.pick(title, timeout=min(10.0, max(1.0, deadline - time.monotonic())))
                 return
