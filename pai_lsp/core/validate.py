@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -72,18 +73,20 @@ def _proofs(dialect: str) -> tuple[Any, Any]:
     return compile_schema(top), compile_schema(role)
 
 
-def _top_errors(dialect: str, config: Any) -> list[SchemaError]:
-    proof = _proofs(dialect)[0]
-    if proof is not None and proof(config):
-        return []
-    return _reduce(_validators(dialect)[0].iter_errors(config))
+def errors_unless_proven(proof: Any, validator: Callable[[], Any], value: Any) -> tuple[SchemaError, ...]:
+    """`value`'s schema errors: none where `proof` (`schema_proof.py`; None: none) clears it, else
+    jsonschema's, from `validator()`, which loads it only then."""
+    if proof is not None and proof(value):
+        return ()
+    return tuple(_reduce(validator().iter_errors(value)))
+
+
+def _top_errors(dialect: str, config: Any) -> tuple[SchemaError, ...]:
+    return errors_unless_proven(_proofs(dialect)[0], lambda: _validators(dialect)[0], config)
 
 
 def _role_errors(dialect: str, role: Any) -> tuple[SchemaError, ...]:
-    proof = _proofs(dialect)[1]
-    if proof is not None and proof(role):
-        return ()
-    return tuple(_reduce(_validators(dialect)[1].iter_errors(role)))
+    return errors_unless_proven(_proofs(dialect)[1], lambda: _validators(dialect)[1], role)
 
 
 @lru_cache(maxsize=4)

@@ -19,7 +19,16 @@ from ..jsonc import Node, find
 from ..model import Diagnostic, Edit, Fix, Settings
 from ..roles import v2_name
 from ..schema_proof import compile_schema
-from ..validate import RoleValidator, SchemaError, _reduce, field_name, key_range, remembered_properties, schema_diagnostics
+from ..validate import (
+    RoleValidator,
+    SchemaError,
+    _reduce,
+    errors_unless_proven,
+    field_name,
+    key_range,
+    remembered_properties,
+    schema_diagnostics,
+)
 from ..yaml.write import literal, value_after_key
 from . import facts
 from .job import Job, job_of
@@ -177,8 +186,7 @@ def server_errors(doc: Any) -> list[SchemaError]:
 def ajv_errors(job: Job) -> list[SchemaError]:
     """Every schema error of the job, as Ajv's keywords find them (roles from their nodes' memory)."""
     top_proof, role_proof = _proofs()
-    proven = top_proof is not None and top_proof(job.value)
-    out = [] if proven else list(_reduce(_validators()[0].iter_errors(job.value)))
+    out = list(errors_unless_proven(top_proof, lambda: _validators()[0], job.value))
     roles = job.value.get("taskRoles")
     if isinstance(roles, dict) and not all(_ROLE_KEY.search(name) for name in roles):
         schema = facts.schema()["properties"]["taskRoles"]
@@ -194,8 +202,7 @@ def ajv_errors(job: Job) -> list[SchemaError]:
             if quiet is not None and quiet(value):  # the usual role: no error, no warning, one pass
                 cached = memory["schema"] = ((), ())
             else:
-                proven = role_proof is not None and role_proof(value)
-                found = () if proven else tuple(_reduce(_validators()[1].iter_errors(value)))
+                found = errors_unless_proven(role_proof, lambda: _validators()[1], value)
                 cached = memory["schema"] = (found, tuple(_warnings(facts.schema()["$defs"]["taskRole"], value, ())))
         out.extend(SchemaError(e.kind, ("taskRoles", name) + e.path, e.limit, e.instance, e.schema) for e in cached[0])
     return out
